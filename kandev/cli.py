@@ -1,0 +1,112 @@
+"""The `kandev` command: serve, worker, scheduler, db upgrade."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import typer
+
+from kandev.config import Settings
+
+app = typer.Typer(
+    help="Kandev orchestrates AI coding agents as tasks. Settings come from KANDEV_* environment variables.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+log = logging.getLogger("kandev")
+
+
+def _setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def serve(
+    host: str = typer.Option(None, help="Bind address (default KANDEV_HOST, 127.0.0.1)."),
+    port: int = typer.Option(None, help="Port (default KANDEV_PORT, 8420)."),
+) -> None:
+    """Run the API server. With no KANDEV_DATABASE_URL / KANDEV_REDIS_URL it runs everything embedded:
+    SQLite in KANDEV_DATA_DIR, a Redis-protocol server, one worker and the scheduler."""
+    import uvicorn
+
+    from kandev.app import create_app
+    from kandev.embedded import start_embedded_redis
+    from kandev.migrations import upgrade_to_head
+    from kandev.supervisor import ChildProcesses
+
+    _setup_logging()
+    overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    settings = Settings(**overrides)
+    settings.data_path.mkdir(parents=True, exist_ok=True)
+    if settings.embedded_database:
+        log.info("embedded database: %s", settings.resolved_database_url())
+        upgrade_to_head(settings.resolved_database_url())
+
+    redis_server = None
+    children = ChildProcesses()
+    try:
+        if settings.embedded_redis:
+            redis_server = start_embedded_redis()
+            settings.redis_url = redis_server.url
+            log.info("embedded Redis-protocol server at %s", redis_server.url)
+        if settings.embedded_redis or settings.embedded_database:
+            env = {**os.environ, "KANDEV_REDIS_URL": settings.redis_url or ""}
+            env["KANDEV_DATA_DIR"] = str(settings.data_path)
+            for role in ("worker", "scheduler"):
+                children.start(role, [sys.executable, "-m", "kandev.cli", role], env=env)
+        uvicorn.Server(
+            uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+        ).run()
+    finally:
+        children.stop_all()
+        if redis_server is not None:
+            redis_server.stop()
+
+
+@app.command()
+def worker(burst: bool = typer.Option(False, help="Exit once the queues are empty.")) -> None:
+    """Run an RQ worker for agent turns and background jobs (needs KANDEV_REDIS_URL)."""
+    from kandev.jobs.worker import run_worker
+
+    _setup_logging()
+    run_worker(_require_redis(Settings()), burst=burst)
+
+
+@app.command()
+def scheduler() -> None:
+    """Run the scheduler loop that fires due schedules (needs KANDEV_REDIS_URL)."""
+    from kandev.jobs.scheduler import run_scheduler
+
+    _setup_logging()
+    run_scheduler(_require_redis(Settings()))
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Migrate the database (KANDEV_DATABASE_URL, or the embedded SQLite file) to the newest schema."""
+    from kandev.migrations import upgrade_to_head
+
+    settings = Settings()
+    settings.data_path.mkdir(parents=True, exist_ok=True)
+    upgrade_to_head(settings.resolved_database_url())
+    typer.echo("database is at the newest revision")
+
+
+def _require_redis(settings: Settings) -> Settings:
+    if not settings.redis_url:
+        typer.echo("KANDEV_REDIS_URL is not set", err=True)
+        raise typer.Exit(2)
+    return settings
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Settings read from the environment (prefix KANDEV_); every process derives its wiring from these."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="KANDEV_", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy async URL; default: SQLite at <data dir>/kandev.db"
+    )
+    redis_url: str | None = Field(
+        default=None, description="redis:// URL; default: an embedded Redis-protocol server"
+    )
+    data_dir: Path = Field(default=Path("~/.kandev"), description="where the embedded state lives")
+    host: str = "127.0.0.1"
+    port: int = 8420
+    public_url: str | None = Field(default=None, description="URL agents use to reach this server")
+    secret_key: str | None = Field(default=None, description="server key; default: generated into the data dir")
+    auth: Literal["off", "on"] = "off"
+    turn_timeout_seconds: int = 6 * 3600
+    scheduler_interval_seconds: float = 5.0
+
+    @property
+    def data_path(self) -> Path:
+        return self.data_dir.expanduser()
+
+    @property
+    def embedded_database(self) -> bool:
+        return self.database_url is None
+
+    @property
+    def embedded_redis(self) -> bool:
+        return self.redis_url is None
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{self.data_path / 'kandev.db'}"
+
+    def resolved_public_url(self) -> str:
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @cached_property
+    def server_key(self) -> bytes:
+        """The key behind session tokens and secret encryption; created once per data dir."""
+        if self.secret_key:
+            return self.secret_key.encode()
+        path = self.data_path / "server.key"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"server.key.{os.getpid()}")
+            tmp.write_text(secrets.token_hex(32))
+            tmp.chmod(0o600)
+            try:
+                # link() never overwrites, so processes racing here all end up with the first key.
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+        return path.read_text().strip().encode()
+
+
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,82 @@
+"""Engines and sessions for SQLite (embedded) and PostgreSQL, with the SQLite pragmas we rely on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import NullPool
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+_IMMEDIATE = "kandev_begin_immediate"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def _install_sqlite_hooks(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" hook below issue BEGIN itself instead of pysqlite's implicit one.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # Writers take the write lock up front: a deferred transaction that later upgrades to a
+        # writer fails with SQLITE_BUSY instead of waiting, and read-then-write must not interleave.
+        immediate = conn.get_execution_options().get(_IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
+    """An async engine; pass pooled=False inside RQ jobs, which each run on a fresh event loop."""
+    kwargs: dict[str, Any] = {}
+    if not pooled:
+        kwargs["poolclass"] = NullPool
+    if is_sqlite(url):
+        kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+    else:
+        kwargs["pool_pre_ping"] = pooled
+    engine = create_async_engine(url, **kwargs)
+    if is_sqlite(url):
+        _install_sqlite_hooks(engine)
+    return engine
+
+
+class Database:
+    """One engine plus the two session kinds: reads, and write transactions that commit on exit."""
+
+    def __init__(self, url: str, *, pooled: bool = True) -> None:
+        self.url = url
+        self.engine = create_engine(url, pooled=pooled)
+        writer = self.engine.execution_options(**{_IMMEDIATE: True})
+        self._reads = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._writes = async_sessionmaker(writer, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return is_sqlite(self.url)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self._reads() as session:
+            yield session
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A write unit of work: BEGIN IMMEDIATE on SQLite, committed on success, rolled back on error."""
+        async with self._writes() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

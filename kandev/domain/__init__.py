@@ -1,0 +1,1 @@
+"""Domain services: every rule, state machine and authorization check lives here."""

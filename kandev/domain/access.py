@@ -1,0 +1,59 @@
+"""Loading aggregates on behalf of a principal: unknown and unauthorized look the same."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql import Select
+
+from kandev.domain.context import Principal
+from kandev.domain.errors import NotFoundError
+from kandev.models import Task, Workflow, WorkflowStep, Workspace
+
+
+def visible_workspaces(principal: Principal) -> Select[tuple[Workspace]]:
+    query = select(Workspace)
+    if not principal.sees_everything:
+        query = query.where(Workspace.owner_id == principal.user_id)
+    return query
+
+
+async def load_workspace(session: AsyncSession, principal: Principal, workspace_id: str) -> Workspace:
+    workspace = await session.get(Workspace, workspace_id)
+    if workspace is None or not (principal.sees_everything or workspace.owner_id == principal.user_id):
+        raise NotFoundError("workspace", workspace_id)
+    return workspace
+
+
+async def load_workflow(session: AsyncSession, principal: Principal, workflow_id: str) -> Workflow:
+    workflow = await session.get(Workflow, workflow_id)
+    if workflow is None:
+        raise NotFoundError("workflow", workflow_id)
+    try:
+        await load_workspace(session, principal, workflow.workspace_id)
+    except NotFoundError:
+        raise NotFoundError("workflow", workflow_id) from None
+    return workflow
+
+
+async def load_step(session: AsyncSession, principal: Principal, step_id: str) -> WorkflowStep:
+    step = await session.get(WorkflowStep, step_id)
+    if step is None:
+        raise NotFoundError("workflow step", step_id)
+    try:
+        await load_workflow(session, principal, step.workflow_id)
+    except NotFoundError:
+        raise NotFoundError("workflow step", step_id) from None
+    return step
+
+
+async def load_task(session: AsyncSession, principal: Principal, task_id: str) -> Task:
+    """A live (not deleted) task the principal may see."""
+    task = await session.get(Task, task_id)
+    if task is None or task.deleted_at is not None:
+        raise NotFoundError("task", task_id)
+    try:
+        await load_workspace(session, principal, task.workspace_id)
+    except NotFoundError:
+        raise NotFoundError("task", task_id) from None
+    return task

@@ -1,0 +1,37 @@
+"""First-run bootstrap, safe to run on every start and from several processes at once."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, text
+
+from kandev.config import Settings
+from kandev.db import Database
+from kandev.domain.context import LOCAL_LOGIN, Principal
+from kandev.domain.workspaces import add_workspace
+from kandev.models import User, Workspace
+from kandev.models.base import new_id
+
+DEFAULT_WORKSPACE_NAME = "Default"
+# Any constant works: it only serializes concurrent bootstraps on PostgreSQL.
+_BOOTSTRAP_LOCK_KEY = 0x6B616E646576
+
+
+async def bootstrap(db: Database, settings: Settings) -> Principal:
+    """Ensure the server key, the `local` user and its default workspace; returns the local principal."""
+    _ = settings.server_key
+    async with db.transaction() as session:
+        if not db.is_sqlite:  # SQLite's BEGIN IMMEDIATE already serializes this transaction
+            await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOOTSTRAP_LOCK_KEY})
+        user = await session.scalar(select(User).where(User.login == LOCAL_LOGIN))
+        if user is None:
+            user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user")
+            session.add(user)
+            await session.flush()
+        has_workspace = await session.scalar(select(Workspace.id).where(Workspace.owner_id == user.id).limit(1))
+        if has_workspace is None:
+            await add_workspace(session, user.id, DEFAULT_WORKSPACE_NAME)
+    return local_principal(user.id, sees_everything=settings.auth == "off")
+
+
+def local_principal(user_id: str, *, sees_everything: bool) -> Principal:
+    return Principal(user_id=user_id, login=LOCAL_LOGIN, sees_everything=sees_everything)

@@ -1,0 +1,70 @@
+"""Who is calling and the unit of work that publishes domain events only after commit."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.db import Database
+
+if TYPE_CHECKING:
+    from kandev.events import EventBus
+
+LOCAL_LOGIN = "local"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller. With auth off the local user sees everything; a session principal is bound to its task."""
+
+    user_id: str
+    login: str
+    sees_everything: bool = False
+    session_id: str | None = None
+    task_id: str | None = None
+
+    @property
+    def actor(self) -> str:
+        return f"session:{self.session_id}" if self.session_id else f"user:{self.login}"
+
+
+@dataclass
+class Event:
+    channel: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class UnitOfWork:
+    session: AsyncSession
+    events: list[Event] = field(default_factory=list)
+
+    def emit(self, channel: str, payload: dict[str, Any]) -> None:
+        self.events.append(Event(channel, payload))
+
+
+@dataclass
+class ServiceContext:
+    """Everything a domain service needs; built once per request, job or CLI command."""
+
+    db: Database
+    bus: EventBus
+    principal: Principal
+
+    @asynccontextmanager
+    async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
+        async with self.db.transaction() as session:
+            uow = UnitOfWork(session)
+            yield uow
+        # Published only once the commit succeeded, so subscribers never see a rolled-back change.
+        for event in uow.events:
+            await self.bus.publish(event.channel, event.payload)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self.db.read() as session:
+            yield session

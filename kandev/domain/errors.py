@@ -1,0 +1,47 @@
+"""The one error hierarchy; each edge (GraphQL, MCP, REST) translates it once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Expected failure with a client-safe message and structured fields."""
+
+    code = "DOMAIN_ERROR"
+
+    def __init__(self, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields
+
+
+class NotFoundError(DomainError):
+    """Unknown or unauthorized id: both get the same answer so ids can't be probed."""
+
+    code = "NOT_FOUND"
+
+    def __init__(self, entity: str, entity_id: str | None = None) -> None:
+        super().__init__(f"{entity} not found", entity=entity, id=entity_id)
+        self.entity = entity
+        self.entity_id = entity_id
+
+
+class ValidationError(DomainError):
+    """Input that breaks a rule; `field` names the offending input (never echoes its value)."""
+
+    code = "VALIDATION"
+
+    def __init__(self, message: str, field: str | None = None, **fields: Any) -> None:
+        super().__init__(message, field=field, **fields)
+        self.field = field
+
+
+class ConflictError(DomainError):
+    """The request is valid but the current state does not allow it."""
+
+    code = "CONFLICT"
+
+
+class PermissionDeniedError(DomainError):
+    code = "PERMISSION_DENIED"

@@ -1,0 +1,36 @@
+"""One bundle of services per request, job or CLI command, over one ServiceContext."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from kandev.domain.context import ServiceContext
+from kandev.domain.lookups import Lookups
+from kandev.domain.tasks import TaskService
+from kandev.domain.workflows import WorkflowService
+from kandev.domain.workspaces import WorkspaceService
+
+
+class Services:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def principal(self):  # noqa: ANN201 - re-exported for adapters
+        return self.ctx.principal
+
+    @cached_property
+    def tasks(self) -> TaskService:
+        return TaskService(self.ctx)
+
+    @cached_property
+    def workspaces(self) -> WorkspaceService:
+        return WorkspaceService(self.ctx)
+
+    @cached_property
+    def workflows(self) -> WorkflowService:
+        return WorkflowService(self.ctx)
+
+    @cached_property
+    def lookups(self) -> Lookups:
+        return Lookups(self.ctx)

@@ -1,0 +1,302 @@
+"""Tasks: create, read, list, update, move, archive and delete, with every rule they carry."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access import load_step, load_task, load_workflow, load_workspace
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.records import TaskRecord
+from kandev.domain.transitions import emit_task_event, record_transition
+from kandev.domain.validation import clean_external_id, clean_title
+from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
+from kandev.models import AgentProfile, ExecutorProfile, Task, Workflow, WorkflowStep
+from kandev.models.base import new_id, utcnow
+from kandev.models.enums import TaskOrigin, TaskState, TransitionTrigger
+
+MAX_PAGE_SIZE = 1000
+
+
+@dataclass
+class CreateTask:
+    workspace_id: str
+    title: str
+    prompt: str = ""
+    parent_id: str | None = None
+    autopilot: bool = False
+    external_id: str | None = None
+    workflow_id: str | None = None
+    workflow_step_id: str | None = None
+    agent_profile_id: str | None = None
+    executor_profile_id: str | None = None
+    origin: TaskOrigin = TaskOrigin.USER
+
+
+@dataclass(frozen=True)
+class CreatedTask:
+    task: TaskRecord
+    deduplicated: bool
+    creation_complete: bool
+
+
+@dataclass
+class TaskFilter:
+    workflow_step_id: str | None = None
+    state: TaskState | None = None
+    parent_id: str | None = None
+    # False: live tasks only; True: archived only; None: both.
+    archived: bool | None = False
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    records: list[TaskRecord]
+    has_next_page: bool
+    total_count: int
+    cursors: list[str] = field(default_factory=list)
+
+
+def encode_cursor(created_at: datetime, task_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{task_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created, task_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(created), task_id
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError("after is not a cursor from this API", field="after") from None
+
+
+async def _profile_in(
+    session: AsyncSession, model: type[AgentProfile] | type[ExecutorProfile], profile_id: str | None, workspace_id: str
+) -> str | None:
+    """The id back when it names a profile of this workspace; not-found otherwise."""
+    if profile_id is None:
+        return None
+    profile = await session.get(model, profile_id)
+    if profile is None or profile.workspace_id != workspace_id:
+        entity = "agent profile" if model is AgentProfile else "executor profile"
+        raise NotFoundError(entity, profile_id)
+    return profile_id
+
+
+class TaskService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def get(self, task_id: str) -> TaskRecord:
+        async with self.ctx.read() as session:
+            return TaskRecord.of(await load_task(session, self.ctx.principal, task_id))
+
+    async def list(
+        self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None
+    ) -> TaskPage:
+        """Newest first, keyset-paginated; hidden automation-run tasks never appear."""
+        if not 0 <= first <= MAX_PAGE_SIZE:
+            raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
+        async with self.ctx.read() as session:
+            await load_workspace(session, self.ctx.principal, workspace_id)
+            conditions = [
+                Task.workspace_id == workspace_id,
+                Task.deleted_at.is_(None),
+                Task.origin != TaskOrigin.AUTOMATION_RUN,
+            ]
+            if filters.workflow_step_id is not None:
+                conditions.append(Task.workflow_step_id == filters.workflow_step_id)
+            if filters.state is not None:
+                conditions.append(Task.state == filters.state)
+            if filters.parent_id is not None:
+                conditions.append(Task.parent_id == filters.parent_id)
+            if filters.archived is True:
+                conditions.append(Task.archived_at.is_not(None))
+            elif filters.archived is False:
+                conditions.append(Task.archived_at.is_(None))
+            total = await session.scalar(select(func.count()).select_from(Task).where(*conditions))
+            page_conditions = list(conditions)
+            if after:
+                created_at, task_id = decode_cursor(after)
+                page_conditions.append(
+                    or_(Task.created_at < created_at, and_(Task.created_at == created_at, Task.id < task_id))
+                )
+            rows = list(
+                await session.scalars(
+                    select(Task)
+                    .where(*page_conditions)
+                    .order_by(Task.created_at.desc(), Task.id.desc())
+                    .limit(first + 1)
+                )
+            )
+        page = rows[:first]
+        return TaskPage(
+            records=[TaskRecord.of(t) for t in page],
+            has_next_page=len(rows) > first,
+            total_count=total or 0,
+            cursors=[encode_cursor(t.created_at, t.id) for t in page],
+        )
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def create(self, command: CreateTask) -> CreatedTask:
+        title = clean_title(command.title)
+        external_id = clean_external_id(command.external_id)
+        try:
+            async with self.ctx.unit_of_work() as uow:
+                if external_id is not None:
+                    existing = await self._by_external_id(uow.session, command.workspace_id, external_id)
+                    if existing is not None:
+                        return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=True)
+                task = await self._new_task(uow, command, title, external_id)
+                emit_task_event(uow, "CREATED", task)
+                return CreatedTask(TaskRecord.of(task), deduplicated=False, creation_complete=True)
+        except IntegrityError:
+            # A concurrent create with the same identity committed first: answer with its task.
+            if external_id is None:
+                raise
+            async with self.ctx.read() as session:
+                existing = await self._by_external_id(session, command.workspace_id, external_id)
+            if existing is None:
+                raise
+            return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=True)
+
+    async def _new_task(self, uow: UnitOfWork, command: CreateTask, title: str, external_id: str | None) -> Task:
+        session, principal = uow.session, self.ctx.principal
+        workspace = await load_workspace(session, principal, command.workspace_id)
+        step = await self._initial_step(session, command, workspace.default_workflow_id)
+        if command.parent_id is not None:
+            parent = await session.get(Task, command.parent_id)
+            if parent is None or parent.deleted_at is not None or parent.workspace_id != workspace.id:
+                raise NotFoundError("parent task", command.parent_id)
+        agent_profile_id = await _profile_in(session, AgentProfile, command.agent_profile_id, workspace.id)
+        executor_profile_id = await _profile_in(
+            session, ExecutorProfile, command.executor_profile_id, workspace.id
+        )
+        if command.autopilot:
+            profile = await session.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
+            if profile is not None and not profile.supports_mcp:
+                raise ValidationError(
+                    "autopilot needs an agent profile that can receive the task MCP tools", field="autopilot"
+                )
+        task = Task(
+            id=new_id(),
+            workspace_id=workspace.id,
+            workflow_id=step.workflow_id,
+            workflow_step_id=step.id,
+            parent_id=command.parent_id,
+            title=title,
+            prompt=command.prompt or "",
+            state=TaskState.COMPLETED if step.is_final_step else TaskState.TODO,
+            autopilot=command.autopilot,
+            origin=command.origin,
+            external_id=external_id,
+            agent_profile_id=agent_profile_id,
+            executor_profile_id=executor_profile_id,
+            created_by=principal.actor,
+            created_at=utcnow(),
+            updated_at=utcnow(),
+        )
+        session.add(task)
+        await session.flush()
+        return task
+
+    async def _initial_step(
+        self, session: AsyncSession, command: CreateTask, default_workflow_id: str | None
+    ) -> WorkflowStep:
+        principal = self.ctx.principal
+        if command.workflow_step_id is not None:
+            step = await load_step(session, principal, command.workflow_step_id)
+            workflow = await session.get(Workflow, step.workflow_id)
+            if workflow is None or workflow.workspace_id != command.workspace_id:
+                raise NotFoundError("workflow step", command.workflow_step_id)
+            if command.workflow_id is not None and command.workflow_id != step.workflow_id:
+                raise ValidationError("workflowStepId is not a step of workflowId", field="workflowStepId")
+            return step
+        workflow_id = command.workflow_id or default_workflow_id
+        if workflow_id is None:
+            raise ValidationError("the workspace has no default workflow; name one", field="workflowId")
+        workflow = await load_workflow(session, principal, workflow_id)
+        if workflow.workspace_id != command.workspace_id:
+            raise NotFoundError("workflow", workflow_id)
+        return start_step_of(await ordered_steps(session, workflow.id))
+
+    async def _by_external_id(self, session: AsyncSession, workspace_id: str, external_id: str) -> Task | None:
+        await load_workspace(session, self.ctx.principal, workspace_id)
+        return await session.scalar(
+            select(Task).where(
+                Task.workspace_id == workspace_id,
+                Task.external_id == external_id,
+                Task.deleted_at.is_(None),
+            )
+        )
+
+    async def update(self, task_id: str, *, title: str | None = None, state: TaskState | None = None) -> TaskRecord:
+        """Rename and/or set state; COMPLETED moves the task to its workflow's final step."""
+        new_title = clean_title(title) if title is not None else None
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            if new_title is not None:
+                task.title = new_title
+            if state is not None and state != task.state:
+                if state == TaskState.COMPLETED:
+                    final = final_step_of(await ordered_steps(uow.session, task.workflow_id))
+                    record_transition(
+                        uow, task, final, trigger=TransitionTrigger.TASK_UPDATE, actor=self.ctx.principal.actor
+                    )
+                    kind = "MOVED"
+                else:
+                    task.state = state
+                    kind = "UPDATED"
+            else:
+                kind = "UPDATED"
+            task.updated_at = utcnow()
+            emit_task_event(uow, kind, task)
+            return TaskRecord.of(task)
+
+    async def move(self, task_id: str, workflow_step_id: str) -> TaskRecord:
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            step = await uow.session.get(WorkflowStep, workflow_step_id)
+            if step is None or step.workflow_id != task.workflow_id:
+                raise NotFoundError("workflow step", workflow_step_id)
+            if step.id == task.workflow_step_id:
+                return TaskRecord.of(task)
+            if not step.allow_manual_move:
+                raise ConflictError("tasks can't be moved into this step by hand", step_id=step.id)
+            if step.wip_limit is not None:
+                occupied = await uow.session.scalar(
+                    select(func.count())
+                    .select_from(Task)
+                    .where(
+                        Task.workflow_step_id == step.id, Task.deleted_at.is_(None), Task.archived_at.is_(None)
+                    )
+                )
+                if (occupied or 0) >= step.wip_limit:
+                    raise ConflictError("the step is at its WIP limit", step_id=step.id, wip_limit=step.wip_limit)
+            record_transition(uow, task, step, trigger=TransitionTrigger.MANUAL, actor=self.ctx.principal.actor)
+            emit_task_event(uow, "MOVED", task)
+            return TaskRecord.of(task)
+
+    async def archive(self, task_id: str) -> TaskRecord:
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            if task.archived_at is None:
+                task.archived_at = task.updated_at = utcnow()
+                emit_task_event(uow, "ARCHIVED", task)
+            return TaskRecord.of(task)
+
+    async def delete(self, task_id: str) -> TaskRecord:
+        """Soft delete: the task disappears everywhere and frees its external id."""
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task.deleted_at = task.updated_at = utcnow()
+            emit_task_event(uow, "DELETED", task)
+            return TaskRecord.of(task)

@@ -1,0 +1,48 @@
+"""Workspaces: listing what the caller may see and creating a ready-to-use workspace."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access import load_workspace, visible_workspaces
+from kandev.domain.context import ServiceContext
+from kandev.domain.profiles import add_builtin_profiles
+from kandev.domain.validation import clean_name
+from kandev.domain.workflows import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
+from kandev.models import Workspace
+from kandev.models.base import new_id
+
+DEFAULT_SETTINGS = {"agent_generated_titles": True}
+
+
+async def add_workspace(session: AsyncSession, owner_id: str, name: str) -> Workspace:
+    """Stage a workspace with the default Kanban workflow and the built-in profiles."""
+    workspace = Workspace(id=new_id(), name=name, owner_id=owner_id, settings=dict(DEFAULT_SETTINGS))
+    session.add(workspace)
+    await session.flush()
+    workflow = add_workflow(session, workspace.id, DEFAULT_WORKFLOW_NAME, DEFAULT_KANBAN_STEPS)
+    agent, executor = add_builtin_profiles(session, workspace.id)
+    workspace.default_workflow_id = workflow.id
+    workspace.default_agent_profile_id = agent.id
+    workspace.default_executor_profile_id = executor.id
+    await session.flush()
+    return workspace
+
+
+class WorkspaceService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    async def list(self) -> list[Workspace]:
+        async with self.ctx.read() as session:
+            query = visible_workspaces(self.ctx.principal).order_by(Workspace.created_at, Workspace.id)
+            return list(await session.scalars(query))
+
+    async def get(self, workspace_id: str) -> Workspace:
+        async with self.ctx.read() as session:
+            return await load_workspace(session, self.ctx.principal, workspace_id)
+
+    async def create(self, name: str) -> Workspace:
+        name = clean_name(name, "name")
+        async with self.ctx.unit_of_work() as uow:
+            return await add_workspace(uow.session, self.ctx.principal.user_id, name)

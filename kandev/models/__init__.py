@@ -1,0 +1,30 @@
+"""ORM tables, one module per aggregate; importing this package registers them all on Base.metadata."""
+
+from kandev.models.base import Base
+from kandev.models.profiles import AgentProfile, ExecutorProfile
+from kandev.models.secrets import Secret
+from kandev.models.sessions import Message, QueuedPrompt, Session, Turn
+from kandev.models.tasks import StepTransition, Task, TaskDependency
+from kandev.models.users import AccessToken, User
+from kandev.models.workflows import Workflow, WorkflowStep
+from kandev.models.workspaces import Repository, Workspace
+
+__all__ = [
+    "AccessToken",
+    "AgentProfile",
+    "Base",
+    "ExecutorProfile",
+    "Message",
+    "QueuedPrompt",
+    "Repository",
+    "Secret",
+    "Session",
+    "StepTransition",
+    "Task",
+    "TaskDependency",
+    "Turn",
+    "User",
+    "Workflow",
+    "WorkflowStep",
+    "Workspace",
+]

@@ -1,0 +1,96 @@
+"""Value sets stored as plain strings; the GraphQL enums mirror these."""
+
+from enum import StrEnum
+
+
+class TaskState(StrEnum):
+    TODO = "TODO"
+    SCHEDULING = "SCHEDULING"
+    IN_PROGRESS = "IN_PROGRESS"
+    REVIEW = "REVIEW"
+    BLOCKED = "BLOCKED"
+    WAITING_FOR_INPUT = "WAITING_FOR_INPUT"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class TaskOrigin(StrEnum):
+    USER = "user"
+    AGENT = "agent"
+    AUTOMATION = "automation"
+    AUTOMATION_RUN = "automation_run"
+
+
+class PendingAction(StrEnum):
+    NONE = "NONE"
+    CLARIFICATION = "CLARIFICATION"
+    PERMISSION = "PERMISSION"
+    COMPLETION_PENDING = "COMPLETION_PENDING"
+
+
+class SessionState(StrEnum):
+    CREATED = "CREATED"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
+    WAITING_FOR_INPUT = "WAITING_FOR_INPUT"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+TERMINAL_SESSION_STATES = frozenset({SessionState.COMPLETED, SessionState.FAILED, SessionState.CANCELLED})
+
+
+class TurnState(StrEnum):
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class PromptState(StrEnum):
+    QUEUED = "QUEUED"
+    CLAIMED = "CLAIMED"
+    SUPERSEDED = "SUPERSEDED"
+    CANCELLED = "CANCELLED"
+
+
+class MessageKind(StrEnum):
+    USER = "USER"
+    AGENT = "AGENT"
+    THOUGHT = "THOUGHT"
+    TOOL_CALL = "TOOL_CALL"
+    PLAN = "PLAN"
+    SYSTEM = "SYSTEM"
+    ERROR = "ERROR"
+    RICH_OUTPUT = "RICH_OUTPUT"
+
+
+class AgentKind(StrEnum):
+    SCRIPTED = "SCRIPTED"
+    ACP = "ACP"
+
+
+class PermissionPolicy(StrEnum):
+    ALLOW = "ALLOW"
+    DENY = "DENY"
+    ASK = "ASK"
+
+
+class ExecutorKind(StrEnum):
+    SCRATCH = "scratch"
+    WORKTREE = "worktree"
+    LOCAL = "local"
+
+
+class TransitionTrigger(StrEnum):
+    MANUAL = "manual"
+    AUTO_COMPLETE = "auto_complete"
+    APPROVAL = "approval"
+    ON_TURN_START = "on_turn_start"
+    ON_TURN_COMPLETE = "on_turn_complete"
+    TASK_UPDATE = "task_update"
+    START_TASK = "start_task"
+    CHILDREN_COMPLETED = "children_completed"
+    CREATE = "create"

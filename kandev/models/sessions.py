@@ -1,0 +1,88 @@
+"""Agent sessions, their turns, the durable prompt queue and the transcript."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
+
+
+class Session(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    agent_profile_id: Mapped[str | None] = mapped_column(
+        ForeignKey("agent_profiles.id", ondelete="SET NULL"), nullable=True
+    )
+    executor_profile_id: Mapped[str | None] = mapped_column(
+        ForeignKey("executor_profiles.id", ondelete="SET NULL"), nullable=True
+    )
+    name: Mapped[str] = mapped_column(String(200), default="")
+    is_primary: Mapped[bool] = mapped_column(Boolean, default=False)
+    purpose: Mapped[str] = mapped_column(String(40), default="task")
+    state: Mapped[str] = mapped_column(String(30), default="CREATED")
+    working_dir: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    # The worker queue that owns this session's working tree, once one does.
+    worker_queue: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Turn(Base):
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("session_id", "seq"),)
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    prompt_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    state: Mapped[str] = mapped_column(String(20), default="RUNNING")
+    stop_reason: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    worker_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    started_at: Mapped[datetime] = created_at_column()
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class QueuedPrompt(Base):
+    __tablename__ = "queued_prompts"
+    __table_args__ = (UniqueConstraint("session_id", "seq"),)
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    idempotency_key: Mapped[str] = mapped_column(String(300), unique=True)
+    # user, step, parent_answer, parent_question, automation, peer, system
+    source: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(20), default="QUEUED")
+    reply_to_question_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    sender: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    turn_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Message(Base):
+    __tablename__ = "messages"
+    __table_args__ = (UniqueConstraint("session_id", "seq"),)
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(String(36), nullable=True, index=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(20))
+    text: Mapped[str] = mapped_column(Text, default="")
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()

@@ -1,0 +1,82 @@
+"""Tasks, their dependencies and the step-transition history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
+
+
+class Task(Base):
+    __tablename__ = "tasks"
+    __table_args__ = (
+        # One live task per identity; a deleted task frees its external id, an archived one keeps it.
+        Index(
+            "uq_tasks_workspace_external_id",
+            "workspace_id",
+            "external_id",
+            unique=True,
+            sqlite_where=text("external_id IS NOT NULL AND deleted_at IS NULL"),
+            postgresql_where=text("external_id IS NOT NULL AND deleted_at IS NULL"),
+        ),
+        Index("ix_tasks_workspace_created", "workspace_id", "created_at", "id"),
+    )
+
+    id: Mapped[str] = id_column()
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    workflow_id: Mapped[str] = mapped_column(ForeignKey("workflows.id", ondelete="RESTRICT"), index=True)
+    workflow_step_id: Mapped[str] = mapped_column(
+        ForeignKey("workflow_steps.id", ondelete="RESTRICT"), index=True
+    )
+    parent_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    title: Mapped[str] = mapped_column(String(200))
+    prompt: Mapped[str] = mapped_column(Text, default="")
+    state: Mapped[str] = mapped_column(String(30), default="TODO")
+    autopilot: Mapped[bool] = mapped_column(Boolean, default=False)
+    origin: Mapped[str] = mapped_column(String(30), default="user")
+    external_id: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    agent_profile_id: Mapped[str | None] = mapped_column(
+        ForeignKey("agent_profiles.id", ondelete="SET NULL"), nullable=True
+    )
+    executor_profile_id: Mapped[str | None] = mapped_column(
+        ForeignKey("executor_profiles.id", ondelete="SET NULL"), nullable=True
+    )
+    # A start requested at creation that waits for dependencies: {"prompt": ..., "agent_profile_id": ...}.
+    deferred_launch: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    block_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_by: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class TaskDependency(Base):
+    """`task_id` is blocked by `blocked_by_id` until that task completes."""
+
+    __tablename__ = "task_dependencies"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    blocked_by_id: Mapped[str] = mapped_column(
+        ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class StepTransition(Base):
+    __tablename__ = "step_transitions"
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    from_step_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    to_step_id: Mapped[str] = mapped_column(String(36))
+    trigger: Mapped[str] = mapped_column(String(40))
+    actor: Mapped[str] = mapped_column(String(200))
+    details: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    created_at: Mapped[datetime] = created_at_column()

@@ -1,0 +1,1 @@
+"""Thin GraphQL adapters: convert input, call one service, convert output."""

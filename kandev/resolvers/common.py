@@ -1,0 +1,24 @@
+"""The one place where domain errors become GraphQL error results."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from kandev.domain.errors import DomainError
+from kandev.schema.errors import Error, to_graphql_error
+
+T = TypeVar("T")
+
+
+async def attempt(call: Awaitable[Any], wrap: Callable[[Any], T]) -> T | Error:
+    """Await a service call and wrap its result, or answer with the typed error it raised."""
+    try:
+        value = await call
+    except DomainError as error:
+        return to_graphql_error(error)
+    return wrap(value)
+
+
+def optional_id(value: object) -> str | None:
+    return str(value) if value is not None else None

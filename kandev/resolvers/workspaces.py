@@ -1,0 +1,17 @@
+"""Workspace and workflow queries."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.schema.context import Info
+from kandev.schema.types import Workflow, Workspace
+
+
+async def workspaces(info: Info) -> list[Workspace]:
+    return [Workspace(row=w) for w in await info.context.services.workspaces.list()]
+
+
+async def workflows(info: Info, workspace_id: strawberry.ID) -> list[Workflow]:
+    rows = await info.context.services.workflows.list_for_workspace(str(workspace_id))
+    return [Workflow(row=w) for w in rows]

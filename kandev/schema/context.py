@@ -1,0 +1,39 @@
+"""What every resolver gets: the caller's services and the DataLoaders of this request or event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from strawberry.dataloader import DataLoader
+from strawberry.types import Info as StrawberryInfo
+
+from kandev.domain.services import Services
+from kandev.models import Session, WorkflowStep
+from kandev.models.enums import PendingAction
+
+
+class Loaders:
+    """Per request (HTTP) or per event (WebSocket): caches must not outlive the data they read."""
+
+    def __init__(self, services: Services) -> None:
+        lookups = services.lookups
+        self.steps_by_workflow: DataLoader[str, list[WorkflowStep]] = DataLoader(lookups.steps_by_workflow)
+        self.step: DataLoader[str, WorkflowStep | None] = DataLoader(lookups.steps_by_id)
+        self.sessions_by_task: DataLoader[str, list[Session]] = DataLoader(lookups.sessions_by_task)
+        self.pending_action: DataLoader[str, PendingAction] = DataLoader(lookups.pending_actions)
+
+
+@dataclass
+class Context:
+    services: Services
+    loaders: Loaders
+    request: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_services(cls, services: Services, request: Any = None) -> Context:
+        return cls(services=services, loaders=Loaders(services), request=request)
+
+
+Info = StrawberryInfo[Context, None]

@@ -1,0 +1,50 @@
+"""Expected failures as schema types; every mutation returns its payload or one of these."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.domain import errors as domain
+
+
+@strawberry.interface(description="An expected failure; `code` is stable, `message` is for people.")
+class Error:
+    message: str
+    code: str
+
+
+@strawberry.type(description="The id is unknown, or not visible to the caller (the two look the same).")
+class NotFoundError(Error):
+    entity: str
+    id: strawberry.ID | None
+
+
+@strawberry.type(description="The input breaks a rule; `field` names the input at fault.")
+class ValidationError(Error):
+    field: str | None
+
+
+@strawberry.type(description="The request is valid but the current state does not allow it.")
+class ConflictError(Error):
+    pass
+
+
+@strawberry.type(description="The caller may not do this.")
+class PermissionDeniedError(Error):
+    pass
+
+
+ERROR_TYPES = (NotFoundError, ValidationError, ConflictError, PermissionDeniedError)
+
+
+def to_graphql_error(error: domain.DomainError) -> Error:
+    """The single translation of domain errors into schema types."""
+    if isinstance(error, domain.NotFoundError):
+        return NotFoundError(message=error.message, code=error.code, entity=error.entity, id=error.entity_id)
+    if isinstance(error, domain.ValidationError):
+        return ValidationError(message=error.message, code=error.code, field=error.field)
+    if isinstance(error, domain.ConflictError):
+        return ConflictError(message=error.message, code=error.code)
+    if isinstance(error, domain.PermissionDeniedError):
+        return PermissionDeniedError(message=error.message, code=error.code)
+    raise TypeError(f"unmapped domain error {type(error).__name__}")

@@ -1,0 +1,230 @@
+"""Object types. Each wraps a domain record or row and resolves nested fields through loaders."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from kandev.domain.records import TaskRecord
+from kandev.models import Session as SessionRow
+from kandev.models import Workflow as WorkflowRow
+from kandev.models import WorkflowStep as StepRow
+from kandev.models import Workspace as WorkspaceRow
+from kandev.schema.context import Info, Loaders
+from kandev.schema.enums import PendingAction, SessionState, TaskEventKind, TaskOrigin, TaskState
+
+
+@strawberry.type(description="A workspace: owns workflows, profiles and tasks.")
+class Workspace:
+    row: strawberry.Private[WorkspaceRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def default_workflow_id(self) -> strawberry.ID | None:
+        return strawberry.ID(self.row.default_workflow_id) if self.row.default_workflow_id else None
+
+
+@strawberry.type(description="One column of a workflow.")
+class WorkflowStep:
+    row: strawberry.Private[StepRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def position(self) -> int:
+        return self.row.position
+
+    @strawberry.field
+    def is_start_step(self) -> bool:
+        return self.row.is_start_step
+
+    @strawberry.field
+    def is_final_step(self) -> bool:
+        return self.row.is_final_step
+
+    @strawberry.field(description="Auto-advance waits for the agent's step_complete_kandev signal.")
+    def auto_advance_requires_signal(self) -> bool:
+        return self.row.auto_advance_requires_signal
+
+    @strawberry.field
+    def allow_manual_move(self) -> bool:
+        return self.row.allow_manual_move
+
+    @strawberry.field
+    def prompt(self) -> str:
+        return self.row.prompt
+
+
+@strawberry.type(description="An ordered set of steps that tasks move through.")
+class Workflow:
+    row: strawberry.Private[WorkflowRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def workspace_id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.workspace_id)
+
+    @strawberry.field
+    async def steps(self, info: Info) -> list[WorkflowStep]:
+        steps = await info.context.loaders.steps_by_workflow.load(self.row.id)
+        return [WorkflowStep(row=s) for s in steps]
+
+
+@strawberry.type(description="One agent conversation on a task.")
+class Session:
+    row: strawberry.Private[SessionRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def state(self) -> SessionState:
+        return SessionState(self.row.state)
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def is_primary(self) -> bool:
+        return self.row.is_primary
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.row.created_at
+
+
+@strawberry.type(description="A unit of work handed to agents.")
+class Task:
+    record: strawberry.Private[TaskRecord]
+    # Subscriptions build a fresh set per event; queries use the request's.
+    loaders: strawberry.Private[Loaders | None] = None
+
+    def _loaders(self, info: Info) -> Loaders:
+        return self.loaders or info.context.loaders
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.record.id)
+
+    @strawberry.field
+    def workspace_id(self) -> strawberry.ID:
+        return strawberry.ID(self.record.workspace_id)
+
+    @strawberry.field
+    def title(self) -> str:
+        return self.record.title
+
+    @strawberry.field
+    def prompt(self) -> str:
+        return self.record.prompt
+
+    @strawberry.field
+    def state(self) -> TaskState:
+        return TaskState(self.record.state)
+
+    @strawberry.field(description="Fixed at creation: the agent works on its own and never asks the operator.")
+    def autopilot(self) -> bool:
+        return self.record.autopilot
+
+    @strawberry.field
+    def origin(self) -> TaskOrigin:
+        return TaskOrigin(self.record.origin)
+
+    @strawberry.field
+    def parent_id(self) -> strawberry.ID | None:
+        return strawberry.ID(self.record.parent_id) if self.record.parent_id else None
+
+    @strawberry.field
+    def external_id(self) -> str | None:
+        return self.record.external_id
+
+    @strawberry.field
+    def workflow_id(self) -> strawberry.ID:
+        return strawberry.ID(self.record.workflow_id)
+
+    @strawberry.field
+    def workflow_step_id(self) -> strawberry.ID:
+        return strawberry.ID(self.record.workflow_step_id)
+
+    @strawberry.field
+    async def workflow_step(self, info: Info) -> WorkflowStep | None:
+        step = await self._loaders(info).step.load(self.record.workflow_step_id)
+        return WorkflowStep(row=step) if step else None
+
+    @strawberry.field(description="What the task waits on; NONE when nothing.")
+    async def pending_action(self, info: Info) -> PendingAction:
+        return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
+
+    @strawberry.field(description="The task's sessions, primary first.")
+    async def sessions(self, info: Info) -> list[Session]:
+        if self.record.deleted_at is not None:
+            return []
+        return [Session(row=s) for s in await self._loaders(info).sessions_by_task.load(self.record.id)]
+
+    @strawberry.field
+    def block_reason(self) -> str | None:
+        return self.record.block_reason
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.record.created_at
+
+    @strawberry.field
+    def updated_at(self) -> datetime:
+        return self.record.updated_at
+
+    @strawberry.field
+    def archived_at(self) -> datetime | None:
+        return self.record.archived_at
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type
+class TaskEdge:
+    cursor: str
+    node: Task
+
+
+@strawberry.type(description="A page of tasks, newest first.")
+class TaskConnection:
+    edges: list[TaskEdge]
+    page_info: PageInfo
+    total_count: int
+
+    @strawberry.field
+    def nodes(self) -> list[Task]:
+        return [edge.node for edge in self.edges]
+
+
+@strawberry.type(description="A change to a task, carrying its current sidebar row.")
+class TaskEvent:
+    kind: TaskEventKind
+    task: Task

@@ -1,0 +1,41 @@
+"""Process-wide wiring shared by the HTTP app: database, event bus and the bootstrap principal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from kandev.config import Settings
+from kandev.db import Database
+from kandev.domain.bootstrap import bootstrap
+from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.services import Services
+from kandev.events import EventBus
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    db: Database
+    bus: EventBus
+    redis: aioredis.Redis
+    local_principal: Principal
+
+    @classmethod
+    async def open(cls, settings: Settings) -> AppState:
+        if settings.redis_url is None:
+            raise RuntimeError("KANDEV_REDIS_URL is not set (kandev serve starts an embedded server)")
+        db = Database(settings.resolved_database_url())
+        redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=5, health_check_interval=30)
+        bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5))
+        principal = await bootstrap(db, settings)
+        return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal)
+
+    def services(self, principal: Principal) -> Services:
+        return Services(ServiceContext(db=self.db, bus=self.bus, principal=principal))
+
+    async def close(self) -> None:
+        await self.bus.close()
+        await self.redis.aclose()
+        await self.db.dispose()

@@ -1,0 +1,135 @@
+"""Suite-wide fixtures: the database and Redis the suite runs on, services and a GraphQL caller.
+
+KANDEV_TEST_DATABASE_URL / KANDEV_TEST_REDIS_URL choose real servers; without them the suite uses
+SQLite and an embedded Redis-protocol server, like `kandev serve` does. KANDEV_TEST_STRICT=1
+turns every skip into a failure, so CI can't pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kandev.config import Settings
+from kandev.db import Database
+from kandev.domain.bootstrap import bootstrap
+from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.services import Services
+from kandev.events import EventBus
+from kandev.schema.context import Context
+from kandev.schema.root import schema
+from tests.support import databases
+
+STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if STRICT and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under KANDEV_TEST_STRICT=1: {report.longrepr}"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    url = os.environ.get("KANDEV_TEST_REDIS_URL")
+    if url:
+        yield url
+        return
+    from kandev.embedded import start_embedded_redis
+
+    server = start_embedded_redis()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def _suite_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    url = databases.suite_database_url()
+    if url is None:
+        yield databases.SqliteTemplate(tmp_path_factory.mktemp("sqlite-template"))
+        return
+    server = url
+    created = databases.run(databases.create_postgres_database(server))
+    from kandev.migrations import upgrade_to_head
+
+    upgrade_to_head(created)
+    try:
+        yield created
+    finally:
+        databases.run(databases.drop_postgres_database(server, created))
+
+
+@pytest.fixture
+async def database_url(_suite_database: Any, tmp_path: Path) -> str:
+    if isinstance(_suite_database, databases.SqliteTemplate):
+        return _suite_database.fresh(tmp_path)
+    await databases.truncate_all(_suite_database)
+    return _suite_database
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+async def db(settings: Settings) -> AsyncIterator[Database]:
+    database = Database(settings.resolved_database_url())
+    yield database
+    await database.dispose()
+
+
+@pytest.fixture
+async def bus(redis_url: str) -> AsyncIterator[EventBus]:
+    import redis.asyncio as aioredis
+
+    event_bus = EventBus(aioredis.from_url(redis_url))
+    yield event_bus
+    await event_bus.close()
+
+
+@pytest.fixture
+async def principal(db: Database, settings: Settings) -> Principal:
+    return await bootstrap(db, settings)
+
+
+@pytest.fixture
+def services(db: Database, bus: EventBus, principal: Principal) -> Services:
+    return Services(ServiceContext(db=db, bus=bus, principal=principal))
+
+
+class GraphQLCaller:
+    """Runs operations through schema.execute with a fresh context, like one HTTP request."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
+        result = await schema.execute(
+            query, variable_values=variables, context_value=Context.for_services(self.services)
+        )
+        assert result.errors is None, result.errors
+        assert result.data is not None
+        return result.data
+
+    async def raw(self, query: str, **variables: Any) -> Any:
+        return await schema.execute(query, variable_values=variables, context_value=Context.for_services(self.services))
+
+
+@pytest.fixture
+def gql(services: Services) -> GraphQLCaller:
+    return GraphQLCaller(services)
+
+
+@pytest.fixture
+async def workspace_id(services: Services) -> str:
+    return (await services.workspaces.list())[0].id

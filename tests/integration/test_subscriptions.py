@@ -1,0 +1,63 @@
+"""taskEvents over a real WebSocket (graphql-transport-ws) on a real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from kandev.events import task_channel
+from tests.support.graphql_ws import GraphQLWebSocket
+from tests.support.server import running_server
+from tests.support.waiting import subscribers_on, wait_until
+
+SUBSCRIPTION = """subscription($ws: ID!) { taskEvents(workspaceId: $ws) {
+  kind task { id title state autopilot pendingAction workflowStepId sessions { id } } } }"""
+
+
+async def test_a_subscriber_receives_a_task_created_by_a_mutation_on_another_connection(settings, redis_url):
+    async with running_server(settings) as address:
+        async with httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http:
+            workspaces = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()
+            workspace_id = workspaces["data"]["workspaces"][0]["id"]
+            ws = await GraphQLWebSocket.open(address)
+            try:
+                op_id = await ws.subscribe(SUBSCRIPTION, ws=workspace_id)
+                channel = task_channel(workspace_id)
+
+                async def subscribed() -> bool:
+                    return await subscribers_on(redis_url, channel) > 0
+
+                await wait_until(subscribed)
+                created = await http.post(
+                    "/graphql",
+                    json={
+                        "query": "mutation($i: CreateTaskInput!) { createTask(input: $i) {"
+                        " ... on CreateTaskPayload { task { id } } } }",
+                        "variables": {"i": {"workspaceId": workspace_id, "title": "Live one"}},
+                    },
+                )
+                task_id = created.json()["data"]["createTask"]["task"]["id"]
+                message = await asyncio.wait_for(ws.next_message(), timeout=10)
+            finally:
+                await ws.close()
+    assert message["type"] == "next" and message["id"] == op_id
+    event = message["payload"]["data"]["taskEvents"]
+    assert event["kind"] == "CREATED"
+    assert event["task"]["id"] == task_id
+    assert event["task"]["title"] == "Live one"
+    assert event["task"]["state"] == "TODO"
+    assert event["task"]["pendingAction"] == "NONE"
+
+
+async def test_subscribing_to_an_unknown_workspace_gets_a_not_found_error_instead_of_events(settings):
+    async with running_server(settings) as address:
+        ws = await GraphQLWebSocket.open(address)
+        try:
+            await ws.subscribe(SUBSCRIPTION, ws="no-such-workspace")
+            message = await asyncio.wait_for(ws.next_message(), timeout=10)
+        finally:
+            await ws.close()
+    assert message["type"] == "next"
+    assert message["payload"]["data"] is None
+    assert message["payload"]["errors"][0]["message"] == "workspace not found"

@@ -1,0 +1,74 @@
+"""Test databases: a migrated SQLite template copied per test, or a PostgreSQL database truncated per test."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from kandev.db import create_engine
+from kandev.migrations import upgrade_to_head
+from kandev.models import Base
+
+
+def postgres_server_url() -> str | None:
+    return os.environ.get("KANDEV_TEST_POSTGRES_URL") or None
+
+
+def suite_database_url() -> str | None:
+    """The database the whole suite runs on; None means the embedded SQLite default."""
+    return os.environ.get("KANDEV_TEST_DATABASE_URL") or None
+
+
+async def create_postgres_database(server_url: str, prefix: str = "kandev_t") -> str:
+    """A new empty database on the server named by `server_url`; returns its URL."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(server_url, pooled=False)
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
+        await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    await engine.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_postgres_database(server_url: str, url: str) -> None:
+    name = make_url(url).database
+    engine = create_engine(server_url, pooled=False)
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
+        await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    await engine.dispose()
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
+
+
+class SqliteTemplate:
+    """Migrate once, copy the file for every test: fast and fully isolated."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "template.db"
+        upgrade_to_head(sqlite_url(self.path))
+
+    def fresh(self, folder: Path) -> str:
+        target = folder / "kandev.db"
+        shutil.copyfile(self.path, target)
+        return sqlite_url(target)
+
+
+async def truncate_all(url: str) -> None:
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    engine = create_engine(url, pooled=False)
+    async with engine.begin() as conn:
+        await conn.execute(text(f"TRUNCATE {tables} CASCADE"))
+    await engine.dispose()
+
+
+def run(coro):  # noqa: ANN001, ANN201 - tiny sync bridge for session fixtures
+    return asyncio.run(coro)
