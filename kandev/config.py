@@ -27,7 +27,13 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, description="URL agents use to reach this server")
     secret_key: str | None = Field(default=None, description="server key; default: generated into the data dir")
     auth: Literal["off", "on"] = "off"
-    turn_timeout_seconds: int = 6 * 3600
+    turn_timeout_seconds: int = Field(default=6 * 3600, description="RQ job timeout of a turn job")
+    turn_lease_seconds: float = Field(
+        default=30.0, description="a running turn whose worker stops renewing this lease is reaped"
+    )
+    worker_name: str | None = Field(
+        default=None, description="a stable worker name: sessions it runs are routed to its own queue"
+    )
     scheduler_interval_seconds: float = 5.0
 
     @property

@@ -12,6 +12,7 @@ from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
 from kandev.events import EventBus
+from kandev.jobs.dispatch import RqDispatcher
 
 
 @dataclass
@@ -21,6 +22,7 @@ class AppState:
     bus: EventBus
     redis: aioredis.Redis
     local_principal: Principal
+    jobs: RqDispatcher
 
     @classmethod
     async def open(cls, settings: Settings) -> AppState:
@@ -30,12 +32,16 @@ class AppState:
         redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=5, health_check_interval=30)
         bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5))
         principal = await bootstrap(db, settings)
-        return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal)
+        jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
+        return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:
-        return Services(ServiceContext(db=self.db, bus=self.bus, principal=principal))
+        return Services(
+            ServiceContext(db=self.db, bus=self.bus, principal=principal, settings=self.settings, jobs=self.jobs)
+        )
 
     async def close(self) -> None:
+        self.jobs.close()
         await self.bus.close()
         await self.redis.aclose()
         await self.db.dispose()

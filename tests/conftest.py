@@ -20,6 +20,7 @@ from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
 from kandev.events import EventBus
+from kandev.jobs.dispatch import RqDispatcher
 from kandev.schema.context import Context
 from kandev.schema.root import schema
 from tests.support import databases
@@ -103,8 +104,15 @@ async def principal(db: Database, settings: Settings) -> Principal:
 
 
 @pytest.fixture
-def services(db: Database, bus: EventBus, principal: Principal) -> Services:
-    return Services(ServiceContext(db=db, bus=bus, principal=principal))
+def jobs(redis_url: str, bus: EventBus, settings: Settings) -> Iterator[RqDispatcher]:
+    dispatcher = RqDispatcher(redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
+    yield dispatcher
+    dispatcher.close()
+
+
+@pytest.fixture
+def services(db: Database, bus: EventBus, principal: Principal, settings: Settings, jobs: RqDispatcher) -> Services:
+    return Services(ServiceContext(db=db, bus=bus, principal=principal, settings=settings, jobs=jobs))
 
 
 class GraphQLCaller:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,7 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.db import Database
 
 if TYPE_CHECKING:
+    from kandev.config import Settings
     from kandev.events import EventBus
+    from kandev.jobs.dispatch import JobDispatcher
 
 LOCAL_LOGIN = "local"
 
@@ -42,9 +44,14 @@ class Event:
 class UnitOfWork:
     session: AsyncSession
     events: list[Event] = field(default_factory=list)
+    # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
+    after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     def emit(self, channel: str, payload: dict[str, Any]) -> None:
         self.events.append(Event(channel, payload))
+
+    def then(self, action: Callable[[], Awaitable[None]]) -> None:
+        self.after_commit.append(action)
 
 
 @dataclass
@@ -54,6 +61,8 @@ class ServiceContext:
     db: Database
     bus: EventBus
     principal: Principal
+    settings: Settings
+    jobs: JobDispatcher
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
@@ -63,6 +72,11 @@ class ServiceContext:
         # Published only once the commit succeeded, so subscribers never see a rolled-back change.
         for event in uow.events:
             await self.bus.publish(event.channel, event.payload)
+        for action in uow.after_commit:
+            await action()
+
+    def with_principal(self, principal: Principal) -> ServiceContext:
+        return replace(self, principal=principal)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

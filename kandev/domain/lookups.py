@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext
-from kandev.models import Session, WorkflowStep
+from kandev.models import PermissionRequest, Session, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -51,9 +51,17 @@ class Lookups:
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
-        """Derived from durable waits (permissions, questions, completion signals).
+        """Derived from durable waits, most urgent first: PERMISSION, CLARIFICATION, COMPLETION_PENDING.
 
-        No such wait exists yet in the data model, so every task answers NONE without a query;
-        the runtime and workflow issues add the sources and their single batched query here.
+        Permission requests exist now; questions and completion signals join this one query as
+        their tables arrive.
         """
-        return [PendingAction.NONE for _ in task_ids]
+        async with self.ctx.read() as session:
+            waiting = set(
+                await session.scalars(
+                    select(PermissionRequest.task_id)
+                    .where(PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING")
+                    .distinct()
+                )
+            )
+        return [PendingAction.PERMISSION if i in waiting else PendingAction.NONE for i in task_ids]

@@ -36,16 +36,92 @@ class TaskRecord:
         return cls(**{f.name: getattr(task, f.name) for f in dataclasses.fields(cls)})
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        for key, value in data.items():
-            if isinstance(value, datetime):
-                data[key] = value.isoformat()
-        return data
+        return _json(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskRecord:
-        values = dict(data)
-        for key in ("created_at", "updated_at", "archived_at", "deleted_at"):
-            if values.get(key):
-                values[key] = datetime.fromisoformat(values[key])
-        return cls(**values)
+        return cls(**_parse_times(data, ("created_at", "updated_at", "archived_at", "deleted_at")))
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    task_id: str
+    agent_profile_id: str | None
+    name: str
+    is_primary: bool
+    state: str
+    created_at: datetime
+    updated_at: datetime
+    ended_at: datetime | None
+
+    @classmethod
+    def of(cls, row: Any) -> SessionRecord:
+        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+
+    def to_json(self) -> dict[str, Any]:
+        return _json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionRecord:
+        return cls(**_parse_times(data, ("created_at", "updated_at", "ended_at")))
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    id: str
+    session_id: str
+    turn_id: str | None
+    seq: int
+    kind: str
+    text: str
+    data: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, row: Any) -> MessageRecord:
+        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+
+    def to_json(self) -> dict[str, Any]:
+        return _json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MessageRecord:
+        return cls(**_parse_times(data, ("created_at", "updated_at")))
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    id: str
+    session_id: str
+    seq: int
+    state: str
+    stop_reason: str | None
+    error: str | None
+    started_at: datetime
+    ended_at: datetime | None
+
+    @classmethod
+    def of(cls, row: Any) -> TurnRecord:
+        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+
+    def to_json(self) -> dict[str, Any]:
+        return _json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TurnRecord:
+        return cls(**_parse_times(data, ("started_at", "ended_at")))
+
+
+def _json(record: Any) -> dict[str, Any]:
+    data = dataclasses.asdict(record)
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in data.items()}
+
+
+def _parse_times(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    values = dict(data)
+    for key in keys:
+        if values.get(key):
+            values[key] = datetime.fromisoformat(values[key])
+    return values

@@ -6,6 +6,10 @@ from functools import cached_property
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.lookups import Lookups
+from kandev.domain.permissions import PermissionService
+from kandev.domain.profiles import AgentProfileService
+from kandev.domain.secrets import SecretService
+from kandev.domain.sessions import SessionService
 from kandev.domain.tasks import TaskService
 from kandev.domain.workflows import WorkflowService
 from kandev.domain.workspaces import WorkspaceService
@@ -30,6 +34,22 @@ class Services:
     @cached_property
     def workflows(self) -> WorkflowService:
         return WorkflowService(self.ctx)
+
+    @cached_property
+    def sessions(self) -> SessionService:
+        return SessionService(self.ctx)
+
+    @cached_property
+    def agent_profiles(self) -> AgentProfileService:
+        return AgentProfileService(self.ctx)
+
+    @cached_property
+    def secrets(self) -> SecretService:
+        return SecretService(self.ctx, self.ctx.settings.server_key)
+
+    @cached_property
+    def permissions(self) -> PermissionService:
+        return PermissionService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:

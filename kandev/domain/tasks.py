@@ -14,7 +14,7 @@ from kandev.domain.access import load_step, load_task, load_workflow, load_works
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
-from kandev.domain.transitions import emit_task_event, record_transition
+from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
 from kandev.models import AgentProfile, ExecutorProfile, Task, Workflow, WorkflowStep
@@ -248,17 +248,11 @@ class TaskService:
             if state is not None and state != task.state:
                 if state == TaskState.COMPLETED:
                     final = final_step_of(await ordered_steps(uow.session, task.workflow_id))
-                    record_transition(
-                        uow, task, final, trigger=TransitionTrigger.TASK_UPDATE, actor=self.ctx.principal.actor
-                    )
-                    kind = "MOVED"
-                else:
-                    task.state = state
-                    kind = "UPDATED"
-            else:
-                kind = "UPDATED"
+                    await move_task(self.ctx, uow, task, final, trigger=TransitionTrigger.TASK_UPDATE)
+                    return TaskRecord.of(task)
+                task.state = state
             task.updated_at = utcnow()
-            emit_task_event(uow, kind, task)
+            emit_task_event(uow, "UPDATED", task)
             return TaskRecord.of(task)
 
     async def move(self, task_id: str, workflow_step_id: str) -> TaskRecord:
@@ -281,8 +275,7 @@ class TaskService:
                 )
                 if (occupied or 0) >= step.wip_limit:
                     raise ConflictError("the step is at its WIP limit", step_id=step.id, wip_limit=step.wip_limit)
-            record_transition(uow, task, step, trigger=TransitionTrigger.MANUAL, actor=self.ctx.principal.actor)
-            emit_task_event(uow, "MOVED", task)
+            await move_task(self.ctx, uow, task, step, trigger=TransitionTrigger.MANUAL)
             return TaskRecord.of(task)
 
     async def archive(self, task_id: str) -> TaskRecord:

@@ -1,15 +1,17 @@
-"""The one writer of step moves: history row, COMPLETED on the final step, and the MOVED event."""
+"""The one writer of step moves: history row, COMPLETED on the final step, events, on-enter actions."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.context import UnitOfWork
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.records import TaskRecord
 from kandev.events import task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskState
+
+AUTO_START_AGENT = "auto_start_agent"
 
 
 def emit_task_event(uow: UnitOfWork, kind: str, task: Task) -> None:
@@ -17,22 +19,31 @@ def emit_task_event(uow: UnitOfWork, kind: str, task: Task) -> None:
     uow.emit(task_channel(task.workspace_id), {"kind": kind, "task": TaskRecord.of(task).to_json()})
 
 
-def record_transition(
+def auto_start_action(step: WorkflowStep) -> dict[str, Any] | None:
+    return next((a for a in (step.events or {}).get("on_enter", []) if a.get("type") == AUTO_START_AGENT), None)
+
+
+async def move_task(
+    ctx: ServiceContext,
     uow: UnitOfWork,
     task: Task,
     to_step: WorkflowStep,
     *,
     trigger: str,
-    actor: str,
+    prompt_override: str | None = None,
+    agent_profile_id: str | None = None,
     details: dict[str, Any] | None = None,
 ) -> StepTransition:
-    """Put `task` on `to_step` and write history; entering the final step completes the task."""
+    """Put `task` on `to_step`, write history, then run the step's on-enter actions.
+
+    `prompt_override` replaces the auto-start prompt (startTask's prompt): one turn, never two.
+    """
     transition = StepTransition(
         task_id=task.id,
         from_step_id=task.workflow_step_id,
         to_step_id=to_step.id,
         trigger=trigger,
-        actor=actor,
+        actor=ctx.principal.actor,
         details=details or {},
         created_at=utcnow(),
     )
@@ -42,7 +53,13 @@ def record_transition(
     if to_step.is_final_step:
         task.state = TaskState.COMPLETED
     elif was_final:
-        # Leaving the final step re-opens the task.
-        task.state = TaskState.TODO
+        task.state = TaskState.TODO  # leaving the final step re-opens the task
     task.updated_at = utcnow()
+    emit_task_event(uow, "MOVED", task)
+    action = auto_start_action(to_step)
+    if action is not None:
+        from kandev.domain.starts import start_agent
+
+        prompt = prompt_override or action.get("prompt") or to_step.prompt or task.prompt or task.title
+        await start_agent(ctx, uow, task, prompt, source="step", agent_profile_id=agent_profile_id)
     return transition

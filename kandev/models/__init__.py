@@ -3,7 +3,7 @@
 from kandev.models.base import Base
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
-from kandev.models.sessions import Message, QueuedPrompt, Session, Turn
+from kandev.models.sessions import Message, PermissionRequest, QueuedPrompt, Session, Turn
 from kandev.models.tasks import StepTransition, Task, TaskDependency
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
@@ -15,6 +15,7 @@ __all__ = [
     "Base",
     "ExecutorProfile",
     "Message",
+    "PermissionRequest",
     "QueuedPrompt",
     "Repository",
     "Secret",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -39,7 +39,18 @@ class Session(Base):
 
 class Turn(Base):
     __tablename__ = "turns"
-    __table_args__ = (UniqueConstraint("session_id", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("session_id", "seq"),
+        # At most one running turn per session, enforced by the database itself.
+        Index(
+            "uq_turns_one_running_per_session",
+            "session_id",
+            unique=True,
+            sqlite_where=text("state = 'RUNNING'"),
+            postgresql_where=text("state = 'RUNNING'"),
+        ),
+        Index("ix_turns_state_lease", "state", "lease_expires_at"),
+    )
 
     id: Mapped[str] = id_column()
     session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
@@ -49,6 +60,9 @@ class Turn(Base):
     stop_reason: Mapped[str | None] = mapped_column(String(40), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     worker_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    job_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Set by stop/interrupt; the running job sees it on its next heartbeat even if the nudge is lost.
+    cancel_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     started_at: Mapped[datetime] = created_at_column()
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
@@ -56,7 +70,7 @@ class Turn(Base):
 
 class QueuedPrompt(Base):
     __tablename__ = "queued_prompts"
-    __table_args__ = (UniqueConstraint("session_id", "seq"),)
+    __table_args__ = (UniqueConstraint("session_id", "seq"), Index("ix_queued_prompts_state", "state"))
 
     id: Mapped[str] = id_column()
     session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
@@ -86,3 +100,23 @@ class Message(Base):
     data: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
+
+
+class PermissionRequest(Base):
+    """An agent's request to run something, waiting for an operator under the ASK policy."""
+
+    __tablename__ = "permission_requests"
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    tool_call: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    options: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    # PENDING, RESOLVED, CANCELLED (the turn ended first)
+    state: Mapped[str] = mapped_column(String(20), default="PENDING", index=True)
+    chosen_option_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    resolved_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

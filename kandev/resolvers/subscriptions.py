@@ -6,10 +6,11 @@ from collections.abc import AsyncGenerator
 
 import strawberry
 
-from kandev.domain.records import TaskRecord
-from kandev.events import task_channel
+from kandev.domain.records import MessageRecord, SessionRecord, TaskRecord, TurnRecord
+from kandev.events import session_channel, task_channel
 from kandev.schema.context import Info, Loaders
-from kandev.schema.enums import TaskEventKind
+from kandev.schema.enums import SessionEventKind, TaskEventKind
+from kandev.schema.session_types import Message, Session, SessionEvent, Turn
 from kandev.schema.types import Task, TaskEvent
 
 
@@ -21,3 +22,18 @@ async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator
             # A fresh set of loaders per event: the connection's context lives for hours.
             task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
             yield TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
+
+
+async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerator[SessionEvent, None]:
+    services = info.context.services
+    await services.sessions.get(str(session_id))  # authorize before listening
+    async with services.ctx.bus.subscribe(session_channel(str(session_id))) as events:
+        async for payload in events:
+            message = payload.get("message")
+            turn = payload.get("turn")
+            yield SessionEvent(
+                kind=SessionEventKind(payload["kind"]),
+                session=Session(record=SessionRecord.from_json(payload["session"])),
+                message=Message(record=MessageRecord.from_json(message)) if message else None,
+                turn=Turn(record=TurnRecord.from_json(turn)) if turn else None,
+            )

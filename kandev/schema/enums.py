@@ -26,3 +26,26 @@ class TaskOrigin(Enum):
     AGENT = "agent"
     AUTOMATION = "automation"
     AUTOMATION_RUN = "automation_run"
+
+MessageKind = strawberry.enum(m.MessageKind, description="What a transcript message is.")
+TurnState = strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
+AgentKind = strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
+PermissionPolicy = strawberry.enum(
+    m.PermissionPolicy, description="What happens when the agent asks permission: allow, deny, or ask an operator."
+)
+
+
+@strawberry.enum(description="QUEUED waits for the running turn; INTERRUPT cancels it first.")
+class DeliveryMode(Enum):
+    QUEUED = "QUEUED"
+    INTERRUPT = "INTERRUPT"
+
+
+@strawberry.enum(description="What happened in a sessionEvents message.")
+class SessionEventKind(Enum):
+    MESSAGE_APPENDED = "MESSAGE_APPENDED"
+    MESSAGE_UPDATED = "MESSAGE_UPDATED"
+    TURN_STARTED = "TURN_STARTED"
+    TURN_ENDED = "TURN_ENDED"
+    STATE_CHANGED = "STATE_CHANGED"
+    PROMPT_QUEUED = "PROMPT_QUEUED"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import strawberry
 
-from kandev.schema.enums import TaskState
+from strawberry.scalars import JSON
+
+from kandev.schema.enums import AgentKind, DeliveryMode, PermissionPolicy, TaskState
 
 
 @strawberry.input(description="A new task. Omitted workflow and step mean the workspace default's start step.")
@@ -36,3 +38,56 @@ class UpdateTaskInput:
 class MoveTaskInput:
     task_id: strawberry.ID
     workflow_step_id: strawberry.ID
+
+
+@strawberry.input(description="Start the task's agent; from the start step the task moves to the first auto-start step.")
+class StartTaskInput:
+    task_id: strawberry.ID
+    prompt: str | None = strawberry.field(default=None, description="Replaces the step prompt for this start.")
+    agent_profile_id: strawberry.ID | None = None
+
+
+@strawberry.input
+class SendMessageInput:
+    task_id: strawberry.ID
+    prompt: str
+    session_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Default: the primary session, else the newest one still open."
+    )
+    delivery_mode: DeliveryMode = DeliveryMode.QUEUED
+    reply_to_question_id: strawberry.ID | None = None
+
+
+@strawberry.input
+class CreateAgentProfileInput:
+    workspace_id: strawberry.ID
+    name: str
+    kind: AgentKind = AgentKind.ACP
+    command: list[str] | None = None
+    env: JSON | None = None
+    supports_mcp: bool | None = None
+    permission_policy: PermissionPolicy | None = None
+
+
+@strawberry.input(description="Only the fields given change.")
+class UpdateAgentProfileInput:
+    agent_profile_id: strawberry.ID
+    name: str | None = None
+    kind: AgentKind | None = None
+    command: list[str] | None = None
+    env: JSON | None = None
+    supports_mcp: bool | None = None
+    permission_policy: PermissionPolicy | None = None
+
+
+@strawberry.input
+class CreateSecretInput:
+    workspace_id: strawberry.ID
+    name: str
+    value: str = strawberry.field(description="Stored encrypted; never returned.")
+
+
+@strawberry.input
+class ResolvePermissionInput:
+    request_id: strawberry.ID
+    option_id: str

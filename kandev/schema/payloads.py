@@ -7,6 +7,8 @@ from typing import Annotated
 import strawberry
 
 from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.schema.config_types import AgentProfile, PermissionRequest, Secret
+from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
 
@@ -34,3 +36,54 @@ UpdateTaskResult = result("UpdateTaskResult", TaskPayload)
 MoveTaskResult = result("MoveTaskResult", TaskPayload)
 ArchiveTaskResult = result("ArchiveTaskResult", TaskPayload)
 DeleteTaskResult = result("DeleteTaskResult", TaskPayload)
+
+
+@strawberry.type
+class StartTaskPayload:
+    task: Task
+    session: Session
+
+
+@strawberry.type
+class SendMessagePayload:
+    task: Task
+    session: Session
+    queued_prompt_id: strawberry.ID
+
+
+@strawberry.type
+class StopTaskPayload:
+    task: Task
+    status: str = strawberry.field(description="stopped, or not_running when nothing was live.")
+    stopped_sessions: list[Session]
+
+
+@strawberry.type
+class CreateAgentProfilePayload:
+    agent_profile: AgentProfile
+
+
+@strawberry.type
+class AgentProfilePayload:
+    agent_profile: AgentProfile
+
+
+@strawberry.type
+class SecretPayload:
+    secret: Secret
+
+
+@strawberry.type
+class ResolvePermissionPayload:
+    request: PermissionRequest
+
+
+StartTaskResult = result("StartTaskResult", StartTaskPayload)
+SendMessageResult = result("SendMessageResult", SendMessagePayload)
+StopTaskResult = result("StopTaskResult", StopTaskPayload)
+CreateAgentProfileResult = result("CreateAgentProfileResult", CreateAgentProfilePayload)
+UpdateAgentProfileResult = result("UpdateAgentProfileResult", AgentProfilePayload)
+DeleteAgentProfileResult = result("DeleteAgentProfileResult", AgentProfilePayload)
+CreateSecretResult = result("CreateSecretResult", SecretPayload)
+DeleteSecretResult = result("DeleteSecretResult", SecretPayload)
+ResolvePermissionResult = result("ResolvePermissionResult", ResolvePermissionPayload)

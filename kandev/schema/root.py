@@ -8,6 +8,8 @@ import strawberry
 from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError
+from kandev.resolvers import profiles as profile_resolvers
+from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
 from kandev.resolvers import tasks as task_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
@@ -20,6 +22,12 @@ class Query:
     workflows = strawberry.field(resolver=workspace_resolvers.workflows, description="A workspace's workflows.")
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
+    session = strawberry.field(resolver=session_resolvers.session)
+    agent_profiles = strawberry.field(resolver=profile_resolvers.agent_profiles)
+    secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
+    pending_permissions = strawberry.field(
+        resolver=profile_resolvers.pending_permissions, description="Agents waiting for an operator's allow or deny."
+    )
 
 
 @strawberry.type
@@ -29,12 +37,27 @@ class Mutation:
     move_task = strawberry.mutation(resolver=task_resolvers.move_task, description="Move a task to another step by hand.")
     archive_task = strawberry.mutation(resolver=task_resolvers.archive_task)
     delete_task = strawberry.mutation(resolver=task_resolvers.delete_task)
+    start_task = strawberry.mutation(resolver=session_resolvers.start_task)
+    send_message = strawberry.mutation(resolver=session_resolvers.send_message)
+    stop_task = strawberry.mutation(
+        resolver=session_resolvers.stop_task, description="Cancel every live session of the task."
+    )
+    create_agent_profile = strawberry.mutation(resolver=profile_resolvers.create_agent_profile)
+    update_agent_profile = strawberry.mutation(resolver=profile_resolvers.update_agent_profile)
+    delete_agent_profile = strawberry.mutation(resolver=profile_resolvers.delete_agent_profile)
+    create_secret = strawberry.mutation(resolver=profile_resolvers.create_secret)
+    delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
+    resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
 
 
 @strawberry.type
 class Subscription:
     task_events = strawberry.subscription(
         resolver=subscription_resolvers.task_events, description="Every change to the workspace's tasks, as it commits."
+    )
+    session_events = strawberry.subscription(
+        resolver=subscription_resolvers.session_events,
+        description="Transcript messages, turns and state changes of one session, live.",
     )
 
 

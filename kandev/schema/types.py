@@ -6,13 +6,13 @@ from datetime import datetime
 
 import strawberry
 
-from kandev.domain.records import TaskRecord
-from kandev.models import Session as SessionRow
+from kandev.domain.records import SessionRecord, TaskRecord
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
 from kandev.schema.context import Info, Loaders
-from kandev.schema.enums import PendingAction, SessionState, TaskEventKind, TaskOrigin, TaskState
+from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
+from kandev.schema.session_types import Session
 
 
 @strawberry.type(description="A workspace: owns workflows, profiles and tasks.")
@@ -91,31 +91,6 @@ class Workflow:
         return [WorkflowStep(row=s) for s in steps]
 
 
-@strawberry.type(description="One agent conversation on a task.")
-class Session:
-    row: strawberry.Private[SessionRow]
-
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def state(self) -> SessionState:
-        return SessionState(self.row.state)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def is_primary(self) -> bool:
-        return self.row.is_primary
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
-
-
 @strawberry.type(description="A unit of work handed to agents.")
 class Task:
     record: strawberry.Private[TaskRecord]
@@ -182,7 +157,8 @@ class Task:
     async def sessions(self, info: Info) -> list[Session]:
         if self.record.deleted_at is not None:
             return []
-        return [Session(row=s) for s in await self._loaders(info).sessions_by_task.load(self.record.id)]
+        rows = await self._loaders(info).sessions_by_task.load(self.record.id)
+        return [Session(record=SessionRecord.of(s)) for s in rows]
 
     @strawberry.field
     def block_reason(self) -> str | None:

@@ -1,0 +1,48 @@
+"""The backend's context for an agent: one block before the first prompt of every ACP session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kandev.models import Message, Session, Task, WorkflowStep
+from kandev.models.enums import MessageKind
+
+OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
+HISTORY_LIMIT = 50
+HISTORY_MESSAGE_CHARS = 2000
+
+
+def context_block(task: Task, session: Session, step: WorkflowStep | None) -> str:
+    lines = [
+        OPEN,
+        f"You are working on Kandev task {task.id}: {task.title}",
+        f"Session: {session.id}",
+    ]
+    if step is not None:
+        lines.append(f"Workflow step: {step.name}")
+        if step.auto_advance_requires_signal:
+            lines.append(
+                "This step advances only when you call step_complete_kandev with a summary once every "
+                "requirement the user stated for this step is met."
+            )
+    if task.prompt and task.prompt.strip():
+        lines += ["Task description:", task.prompt.strip()]
+    lines.append("Kandev tools are available on the MCP server named 'kandev'.")
+    lines.append(CLOSE)
+    return "\n".join(lines)
+
+
+def resume_history(messages: Sequence[Message]) -> str:
+    """A synthesized resume prompt from the newest 50 non-empty user/agent messages, oldest first."""
+    kept = [m for m in messages if m.kind in (MessageKind.USER, MessageKind.AGENT) and m.text.strip()]
+    kept = kept[-HISTORY_LIMIT:]
+    if not kept:
+        return ""
+    lines = ["The conversation so far (you are resuming it):"]
+    for message in kept:
+        who = "User" if message.kind == MessageKind.USER else "You"
+        text = message.text.strip()
+        if len(text) > HISTORY_MESSAGE_CHARS:
+            text = text[:HISTORY_MESSAGE_CHARS] + " …"
+        lines.append(f"[{who}] {text}")
+    return "\n".join(lines)

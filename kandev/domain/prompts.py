@@ -1,0 +1,129 @@
+"""The durable prompt queue: every prompt is a row first; a turn starts by claiming the next one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.models import QueuedPrompt, Session, Task
+from kandev.models.base import new_id, utcnow
+from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionState
+
+
+def is_terminal(session: Session) -> bool:
+    return SessionState(session.state) in TERMINAL_SESSION_STATES
+
+
+async def lock_session(db_session: AsyncSession, session_id: str) -> Session | None:
+    """The session row, locked for this transaction (SQLite's BEGIN IMMEDIATE already serializes)."""
+    return await db_session.scalar(
+        select(Session).where(Session.id == session_id).with_for_update().execution_options(populate_existing=True)
+    )
+
+
+async def task_sessions(db_session: AsyncSession, task_id: str) -> list[Session]:
+    """Primary first, then newest first."""
+    rows = await db_session.scalars(
+        select(Session)
+        .where(Session.task_id == task_id)
+        .order_by(Session.is_primary.desc(), Session.created_at.desc(), Session.id.desc())
+    )
+    return list(rows)
+
+
+async def open_session(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> Session:
+    """The task's session to talk to: its live primary, else its newest live one, else a new primary."""
+    sessions = await task_sessions(uow.session, task.id)
+    live = [s for s in sessions if not is_terminal(s)]
+    if live:
+        return live[0]
+    for old in sessions:
+        old.is_primary = False
+    session = Session(
+        id=new_id(),
+        task_id=task.id,
+        agent_profile_id=agent_profile_id,
+        executor_profile_id=task.executor_profile_id,
+        name="",
+        is_primary=True,
+        state=SessionState.CREATED,
+        created_at=utcnow(),
+        updated_at=utcnow(),
+    )
+    uow.session.add(session)
+    await uow.session.flush()
+    return session
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    text: str
+    source: str
+    idempotency_key: str | None = None
+    reply_to_question_id: str | None = None
+    sender: dict[str, Any] | None = None
+
+
+async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session, spec: PromptSpec) -> QueuedPrompt:
+    """Store the prompt, then (after commit) ask a worker to drain the session's queue.
+
+    A repeated idempotency key returns the prompt already stored and queues nothing.
+    """
+    key = spec.idempotency_key or f"{spec.source}:{new_id()}"
+    existing = await uow.session.scalar(select(QueuedPrompt).where(QueuedPrompt.idempotency_key == key))
+    if existing is not None:
+        return existing
+    await lock_session(uow.session, session.id)
+    last = await uow.session.scalar(select(func.max(QueuedPrompt.seq)).where(QueuedPrompt.session_id == session.id))
+    prompt = QueuedPrompt(
+        id=new_id(),
+        session_id=session.id,
+        seq=(last or 0) + 1,
+        idempotency_key=key,
+        source=spec.source,
+        text=spec.text,
+        state=PromptState.QUEUED,
+        reply_to_question_id=spec.reply_to_question_id,
+        sender=spec.sender or {},
+        created_at=utcnow(),
+    )
+    uow.session.add(prompt)
+    await uow.session.flush()
+    session_id, queue = session.id, session.worker_queue
+    uow.then(lambda: ctx.jobs.enqueue_turn(session_id, queue))
+    return prompt
+
+
+async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: str) -> QueuedPrompt | None:
+    """Atomically mark the oldest queued prompt as claimed by `turn_id` (portable UPDATE … RETURNING)."""
+    oldest = (
+        select(QueuedPrompt.id)
+        .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
+        .order_by(QueuedPrompt.seq)
+        .limit(1)
+        .scalar_subquery()
+    )
+    claimed_id = await db_session.scalar(
+        update(QueuedPrompt)
+        .where(QueuedPrompt.id == oldest, QueuedPrompt.state == PromptState.QUEUED)
+        .values(state=PromptState.CLAIMED, claimed_at=utcnow(), turn_id=turn_id)
+        .returning(QueuedPrompt.id)
+        .execution_options(synchronize_session=False)
+    )
+    if claimed_id is None:
+        return None
+    return await db_session.get(QueuedPrompt, claimed_id, populate_existing=True)
+
+
+async def cancel_queued(db_session: AsyncSession, session_id: str) -> int:
+    result = await db_session.execute(
+        update(QueuedPrompt)
+        .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
+        .values(state=PromptState.CANCELLED)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0

@@ -1,0 +1,94 @@
+"""Workspace secrets: encrypted with a key derived from the server key; values never leave the backend
+except into an agent's environment, and are redacted from everything the agent prints."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+
+from cryptography.fernet import Fernet
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access import load_workspace
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.models import Secret
+from kandev.models.base import new_id
+
+SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+# Profile env values reference secrets as ${secret:NAME}.
+SECRET_REFERENCE = re.compile(r"\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}")
+REDACTED = "[redacted]"
+
+
+def cipher(server_key: bytes) -> Fernet:
+    digest = hashlib.sha256(b"kandev-secrets:" + server_key).digest()
+    return Fernet(base64.urlsafe_b64encode(digest))
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace every secret value (longest first, so overlapping values vanish whole)."""
+    for value in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
+
+
+async def resolve_env(
+    session: AsyncSession, server_key: bytes, workspace_id: str, env: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """Substitute ${secret:NAME} references; returns the env and the secret values used (for redaction)."""
+    names = {m for value in env.values() for m in SECRET_REFERENCE.findall(value)}
+    values: dict[str, str] = {}
+    if names:
+        rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
+        fernet = cipher(server_key)
+        values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
+        missing = names - values.keys()
+        if missing:
+            raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
+    resolved = {key: SECRET_REFERENCE.sub(lambda m: values[m.group(1)], value) for key, value in env.items()}
+    return resolved, list(values.values())
+
+
+class SecretService:
+    def __init__(self, ctx: ServiceContext, server_key: bytes) -> None:
+        self.ctx = ctx
+        self.server_key = server_key
+
+    async def list(self, workspace_id: str) -> list[Secret]:
+        async with self.ctx.read() as session:
+            await load_workspace(session, self.ctx.principal, workspace_id)
+            return list(await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id).order_by(Secret.name)))
+
+    async def create(self, workspace_id: str, name: str, value: str) -> Secret:
+        if not SECRET_NAME.match(name or ""):
+            raise ValidationError("secret names are letters, digits and _ and start with a letter or _", field="name")
+        if not value:
+            raise ValidationError("the secret value must not be empty", field="value")
+        try:
+            async with self.ctx.unit_of_work() as uow:
+                await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                secret = Secret(
+                    id=new_id(), workspace_id=workspace_id, name=name, ciphertext=cipher(self.server_key).encrypt(value.encode())
+                )
+                uow.session.add(secret)
+                await uow.session.flush()
+                return secret
+        except IntegrityError:
+            raise ConflictError("a secret with this name already exists", field="name") from None
+
+    async def delete(self, secret_id: str) -> Secret:
+        async with self.ctx.unit_of_work() as uow:
+            secret = await uow.session.get(Secret, secret_id)
+            if secret is None:
+                raise NotFoundError("secret", secret_id)
+            try:
+                await load_workspace(uow.session, self.ctx.principal, secret.workspace_id)
+            except NotFoundError:
+                raise NotFoundError("secret", secret_id) from None
+            await uow.session.delete(secret)
+            return secret

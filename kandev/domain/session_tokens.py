@@ -1,0 +1,22 @@
+"""Session MCP tokens: derived from the server key and the session id, so every launch and restart
+hands the agent the same token while nothing secret is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+PREFIX = "kst_"
+
+
+def session_token(server_key: bytes, session_id: str) -> str:
+    digest = hmac.new(server_key, f"session:{session_id}".encode(), hashlib.sha256).hexdigest()
+    return f"{PREFIX}{session_id}.{digest}"
+
+
+def session_id_from_token(server_key: bytes, token: str) -> str | None:
+    """The session the token was derived for, or None when it is not one of ours."""
+    if not token.startswith(PREFIX) or "." not in token:
+        return None
+    session_id = token[len(PREFIX) :].rsplit(".", 1)[0]
+    return session_id if hmac.compare_digest(session_token(server_key, session_id), token) else None

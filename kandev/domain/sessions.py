@@ -1,0 +1,232 @@
+"""Sessions from the operator's side: start a task, send messages, stop, and read transcripts."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import select, update
+
+from kandev.domain.access import load_task
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.prompts import PromptSpec, cancel_queued, enqueue_prompt, is_terminal, lock_session, task_sessions
+from kandev.domain.records import TaskRecord
+from kandev.domain.starts import start_agent
+from kandev.domain.transcript import emit_session_event
+from kandev.domain.transitions import auto_start_action, emit_task_event, move_task
+from kandev.domain.workflows import ordered_steps
+from kandev.models import Message, QueuedPrompt, Session, Task, Turn
+from kandev.models.base import utcnow
+from kandev.models.enums import PromptState, SessionState, TaskState, TransitionTrigger, TurnState
+
+MAX_MESSAGES_PAGE = 500
+
+
+class DeliveryMode(StrEnum):
+    QUEUED = "QUEUED"
+    INTERRUPT = "INTERRUPT"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    task: TaskRecord
+    session: Session
+    prompt: QueuedPrompt
+
+
+@dataclass(frozen=True)
+class StopResult:
+    task: TaskRecord
+    stopped_sessions: list[Session]
+
+    @property
+    def status(self) -> str:
+        return "stopped" if self.stopped_sessions else "not_running"
+
+
+@dataclass(frozen=True)
+class MessagePage:
+    messages: list[Message]
+    has_next_page: bool
+
+
+def _clean_prompt(prompt: str | None) -> str:
+    text = (prompt or "").strip()
+    if not text:
+        raise ValidationError("prompt must not be empty", field="prompt")
+    return prompt or ""
+
+
+async def request_turn_cancel(uow: UnitOfWork, session_id: str) -> bool:
+    """Flag the session's running turn for cancellation; the job also gets a nudge after commit."""
+    result = await uow.session.execute(
+        update(Turn)
+        .where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None))
+        .values(cancel_requested_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)
+
+
+class SessionService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    async def start_task(self, task_id: str, prompt: str | None, agent_profile_id: str | None) -> Delivery:
+        """From the start step, move to the first auto-start step with this prompt instead of the step's
+        own (one turn); elsewhere, start the agent where the task is."""
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            steps = await ordered_steps(uow.session, task.workflow_id)
+            current = next(s for s in steps if s.id == task.workflow_step_id)
+            target = next((s for s in steps if auto_start_action(s) is not None), None)
+            text = (prompt or "").strip() and prompt
+            if current.is_start_step and target is not None and target.id != current.id:
+                await move_task(
+                    self.ctx, uow, task, target,
+                    trigger=TransitionTrigger.START_TASK,
+                    prompt_override=text or None,
+                    agent_profile_id=agent_profile_id,
+                )
+                session = (await task_sessions(uow.session, task.id))[0]
+                queued = await uow.session.scalar(
+                    select(QueuedPrompt).where(QueuedPrompt.session_id == session.id).order_by(QueuedPrompt.seq.desc())
+                )
+                assert queued is not None
+            else:
+                body = text or task.prompt or current.prompt or task.title
+                session, queued = await start_agent(
+                    self.ctx, uow, task, body, source="user", agent_profile_id=agent_profile_id
+                )
+            return Delivery(TaskRecord.of(task), session, queued)
+
+    async def send_message(
+        self,
+        task_id: str,
+        prompt: str,
+        *,
+        session_id: str | None = None,
+        delivery_mode: DeliveryMode = DeliveryMode.QUEUED,
+        reply_to_question_id: str | None = None,
+    ) -> Delivery:
+        text = _clean_prompt(prompt)
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            session = await self._target_session(uow, task, session_id)
+            queued = await enqueue_prompt(
+                self.ctx,
+                uow,
+                session,
+                PromptSpec(
+                    text=text,
+                    source="user",
+                    reply_to_question_id=reply_to_question_id,
+                    sender={"actor": self.ctx.principal.actor},
+                ),
+            )
+            if delivery_mode == DeliveryMode.INTERRUPT and await request_turn_cancel(uow, session.id):
+                target = session.id
+                uow.then(lambda: self.ctx.jobs.nudge_cancel(target))
+            emit_session_event(uow, "PROMPT_QUEUED", session)
+            return Delivery(TaskRecord.of(task), session, queued)
+
+    async def _target_session(self, uow: UnitOfWork, task: Task, session_id: str | None) -> Session:
+        sessions = await task_sessions(uow.session, task.id)
+        if session_id is not None:
+            session = next((s for s in sessions if s.id == session_id), None)
+            if session is None:
+                raise NotFoundError("session", session_id)
+            if is_terminal(session):
+                raise ConflictError(
+                    f"the session is {session.state.lower()} and takes no more messages; "
+                    "send without a sessionId or use startTask to open a new session",
+                    session_id=session.id,
+                )
+            return session
+        live = [s for s in sessions if not is_terminal(s)]
+        if not live:
+            raise ConflictError(
+                "the task has no session that can take a message; use startTask to open a new one",
+                task_id=task.id,
+            )
+        primary = next((s for s in live if s.is_primary), None)
+        return primary or max(live, key=lambda s: (s.created_at, s.id))
+
+    async def stop_task(self, task_id: str) -> StopResult:
+        """Cancel every live session of the task: queued prompts dropped, running turns told to stop."""
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.session, self.ctx.principal, task_id)
+            stopped: list[Session] = []
+            for session in await task_sessions(uow.session, task.id):
+                await lock_session(uow.session, session.id)
+                if is_terminal(session):
+                    continue
+                await cancel_queued(uow.session, session.id)
+                if await request_turn_cancel(uow, session.id):
+                    target = session.id
+                    uow.then(lambda target=target: self.ctx.jobs.nudge_cancel(target))
+                session.state = SessionState.CANCELLED
+                session.ended_at = session.updated_at = utcnow()
+                emit_session_event(uow, "STATE_CHANGED", session)
+                stopped.append(session)
+            if stopped and task.state != TaskState.COMPLETED:
+                task.state = TaskState.CANCELLED
+                task.updated_at = utcnow()
+                emit_task_event(uow, "UPDATED", task)
+            return StopResult(TaskRecord.of(task), stopped)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def get(self, session_id: str) -> Session:
+        async with self.ctx.read() as db:
+            session = await db.get(Session, session_id)
+            if session is None:
+                raise NotFoundError("session", session_id)
+            try:
+                await load_task(db, self.ctx.principal, session.task_id)
+            except NotFoundError:
+                raise NotFoundError("session", session_id) from None
+            return session
+
+    async def messages(self, session_id: str, *, first: int = 100, after: str | None = None) -> MessagePage:
+        """Oldest first; `after` is a message cursor from a previous page."""
+        if not 0 <= first <= MAX_MESSAGES_PAGE:
+            raise ValidationError(f"first must be between 0 and {MAX_MESSAGES_PAGE}", field="first")
+        await self.get(session_id)
+        conditions = [Message.session_id == session_id]
+        if after is not None:
+            conditions.append(Message.seq > decode_message_cursor(after))
+        async with self.ctx.read() as db:
+            rows = list(await db.scalars(select(Message).where(*conditions).order_by(Message.seq).limit(first + 1)))
+        return MessagePage(rows[:first], len(rows) > first)
+
+    async def turns(self, session_id: str) -> list[Turn]:
+        await self.get(session_id)
+        async with self.ctx.read() as db:
+            return list(await db.scalars(select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq)))
+
+    async def queued_prompts(self, session_id: str) -> list[QueuedPrompt]:
+        await self.get(session_id)
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
+                select(QueuedPrompt)
+                .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
+                .order_by(QueuedPrompt.seq)
+            )
+            return list(rows)
+
+
+def encode_message_cursor(seq: int) -> str:
+    return base64.urlsafe_b64encode(f"m:{seq}".encode()).decode()
+
+
+def decode_message_cursor(cursor: str) -> int:
+    try:
+        prefix, seq = base64.urlsafe_b64decode(cursor.encode()).decode().split(":", 1)
+        if prefix != "m":
+            raise ValueError
+        return int(seq)
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError("after is not a cursor from this API", field="after") from None

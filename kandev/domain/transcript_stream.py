@@ -1,0 +1,96 @@
+"""Turns an agent's stream of updates into transcript messages: text coalesced per message, one
+message per tool call updated in place, one plan per turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kandev.domain.context import ServiceContext
+from kandev.domain.transcript import append_message, update_message
+from kandev.models import Message, Session
+from kandev.models.enums import MessageKind
+from kandev.runtime.base import AgentUpdate
+
+_TEXT_KINDS = {"agent_text": MessageKind.AGENT, "thought": MessageKind.THOUGHT}
+
+
+class TranscriptStream:
+    def __init__(self, ctx: ServiceContext, session_id: str, turn_id: str) -> None:
+        self.ctx = ctx
+        self.session_id = session_id
+        self.turn_id = turn_id
+        self._open_text: tuple[str, str] | None = None  # (kind, message id) still receiving chunks
+        self._tool_messages: dict[str, str] = {}
+        self._plan_message: str | None = None
+
+    def next_turn(self, turn_id: str) -> None:
+        self.turn_id = turn_id
+        self._open_text = None
+        self._tool_messages.clear()
+        self._plan_message = None
+
+    async def on_update(self, update: AgentUpdate) -> None:
+        if update.kind in _TEXT_KINDS:
+            await self._text(_TEXT_KINDS[update.kind], update.text)
+        elif update.kind == "tool_call":
+            self._open_text = None
+            call_id = str(update.data.get("tool_call_id", ""))
+            title = str(update.data.get("title") or update.text or "tool call")
+            message_id = await self._append(MessageKind.TOOL_CALL, title, {**update.data, "output": update.text})
+            self._tool_messages[call_id] = message_id
+        elif update.kind == "tool_call_update":
+            await self._tool_update(update)
+        elif update.kind == "plan":
+            self._open_text = None
+            if self._plan_message is None:
+                self._plan_message = await self._append(MessageKind.PLAN, update.text, update.data)
+            else:
+                await self._replace(self._plan_message, text=update.text, data=update.data)
+
+    async def note(self, kind: MessageKind, text: str, data: dict[str, Any] | None = None) -> None:
+        self._open_text = None
+        await self._append(kind, text, data or {})
+
+    async def _text(self, kind: MessageKind, chunk: str) -> None:
+        if not chunk:
+            return
+        if self._open_text is not None and self._open_text[0] == kind:
+            async with self.ctx.unit_of_work() as uow:
+                message = await uow.session.get(Message, self._open_text[1])
+                session = await uow.session.get(Session, self.session_id)
+                assert message is not None and session is not None
+                update_message(uow, session, message, text=message.text + chunk)
+            return
+        self._open_text = (kind, await self._append(kind, chunk, {}))
+
+    async def _tool_update(self, update: AgentUpdate) -> None:
+        call_id = str(update.data.get("tool_call_id", ""))
+        message_id = self._tool_messages.get(call_id)
+        if message_id is None:  # an update for a call we never saw start: show it anyway
+            self._tool_messages[call_id] = await self._append(
+                MessageKind.TOOL_CALL, str(update.data.get("title") or "tool call"), {**update.data, "output": update.text}
+            )
+            return
+        async with self.ctx.unit_of_work() as uow:
+            message = await uow.session.get(Message, message_id)
+            session = await uow.session.get(Session, self.session_id)
+            assert message is not None and session is not None
+            data = {**message.data, **update.data}
+            if update.text:
+                data["output"] = update.text
+            title = str(update.data.get("title") or message.text)
+            update_message(uow, session, message, text=title, data=data)
+
+    async def _append(self, kind: MessageKind, text: str, data: dict[str, Any]) -> str:
+        async with self.ctx.unit_of_work() as uow:
+            session = await uow.session.get(Session, self.session_id)
+            assert session is not None
+            message = await append_message(uow, session, kind, text, turn_id=self.turn_id, data=data)
+            return message.id
+
+    async def _replace(self, message_id: str, *, text: str, data: dict[str, Any]) -> None:
+        async with self.ctx.unit_of_work() as uow:
+            message = await uow.session.get(Message, message_id)
+            session = await uow.session.get(Session, self.session_id)
+            assert message is not None and session is not None
+            update_message(uow, session, message, text=text, data=data)

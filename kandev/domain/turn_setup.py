@@ -1,0 +1,99 @@
+"""Everything a worker needs to run a claimed turn, read in one place: agent, env, directory, context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+
+from kandev.domain.agent_context import CLOSE, context_block, resume_history
+from kandev.domain.context import ServiceContext
+from kandev.domain.profiles import launch_command, missing_command
+from kandev.domain.secrets import resolve_env
+from kandev.domain.session_tokens import session_token
+from kandev.domain.turns import ClaimedTurn
+from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
+from kandev.models.base import utcnow
+
+
+@dataclass
+class TurnSetup:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    permission_policy: str
+    supports_mcp: bool
+    mcp_url: str
+    mcp_token: str
+    resume_session_id: str | None
+    secrets: list[str] = field(default_factory=list)
+    missing_command: str | None = None
+    # Prepended to the first prompt this agent process receives.
+    context: str = ""
+    history: str = ""
+    task_origin: str = "user"
+
+    def first_prompt(self, prompt: str, *, loaded: bool) -> str:
+        """Context block (with synthesized history when the agent could not load the session) + prompt."""
+        block = self.context
+        if not loaded and self.history:
+            block = block.replace(CLOSE, f"{self.history}\n{CLOSE}")
+        return f"{block}\n\n{prompt}" if block else prompt
+
+
+def scratch_dir(ctx: ServiceContext, task_id: str) -> Path:
+    return ctx.settings.data_path / "scratch" / task_id
+
+
+async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
+    async with ctx.unit_of_work() as uow:
+        db = uow.session
+        session = await db.get(Session, claimed.session_id)
+        task = await db.get(Task, claimed.task_id)
+        assert session is not None and task is not None
+        profile = await db.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
+        step = await db.get(WorkflowStep, task.workflow_step_id)
+        if profile is None:
+            return TurnSetup(
+                argv=[], env={}, cwd="", permission_policy="DENY", supports_mcp=False, mcp_url="", mcp_token="",
+                resume_session_id=None, missing_command="(the session's agent profile was deleted)",
+            )
+        env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
+        # Tasks without a repository work in a scratch directory of their own under the data dir.
+        workdir = Path(session.working_dir) if session.working_dir else scratch_dir(ctx, task.id)
+        workdir.mkdir(parents=True, exist_ok=True)
+        if session.working_dir is None:
+            session.working_dir = str(workdir)
+            session.updated_at = utcnow()
+        history = ""
+        if claimed.turn_seq > 1:
+            rows = await db.scalars(
+                select(Message)
+                .where(Message.session_id == session.id, Message.turn_id != claimed.turn_id)
+                .order_by(Message.seq)
+            )
+            history = resume_history(list(rows))
+        return TurnSetup(
+            argv=launch_command(profile),
+            env=env,
+            cwd=str(workdir),
+            permission_policy=profile.permission_policy,
+            supports_mcp=profile.supports_mcp,
+            mcp_url=f"{ctx.settings.resolved_public_url()}/mcp/session",
+            mcp_token=session_token(ctx.settings.server_key, session.id),
+            resume_session_id=session.acp_session_id,
+            secrets=secrets,
+            missing_command=missing_command(profile),
+            context=context_block(task, session, step),
+            history=history,
+            task_origin=task.origin,
+        )
+
+
+async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:
+    async with ctx.unit_of_work() as uow:
+        session = await uow.session.get(Session, session_id)
+        if session is not None and session.acp_session_id != acp_session_id:
+            session.acp_session_id = acp_session_id
+            session.updated_at = utcnow()

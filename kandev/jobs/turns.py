@@ -1,0 +1,175 @@
+"""The turn job: claim the session's next prompt, run it on the agent, stream the transcript, and keep
+draining the queue with the same agent process while prompts are waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+from dataclasses import asdict
+
+from kandev.config import Settings
+from kandev.domain.context import ServiceContext
+from kandev.domain.permissions import record_request, wait_for_answer
+from kandev.domain.transcript_stream import TranscriptStream
+from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
+from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.jobs.context import job_context
+from kandev.jobs.dispatch import control_channel
+from kandev.models.enums import TaskOrigin
+from kandev.runtime.base import AgentLaunchError, AgentRuntime, LaunchSpec, PermissionRequest, PromptResult
+
+log = logging.getLogger("kandev.jobs.turns")
+
+
+def run_turn(session_id: str) -> str:
+    """RQ entry point (sync): RQ runs every job on a fresh event loop."""
+    return asyncio.run(run_turns(Settings(), session_id))
+
+
+def worker_identity() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def current_job_id() -> str | None:
+    try:
+        from rq import get_current_job
+    except ImportError:  # pragma: no cover
+        return None
+    job = get_current_job()
+    return job.id if job else None
+
+
+async def run_turns(settings: Settings, session_id: str) -> str:
+    async with job_context(settings) as ctx:
+        claimed = await _claim(ctx, session_id)
+        if claimed is None:
+            return "idle"
+        return await TurnRunner(ctx, claimed).run()
+
+
+async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
+    return await claim_turn(
+        ctx,
+        session_id,
+        worker_name=ctx.settings.worker_name or worker_identity(),
+        job_id=current_job_id(),
+        lease_seconds=ctx.settings.turn_lease_seconds,
+    )
+
+
+class TurnRunner:
+    def __init__(self, ctx: ServiceContext, claimed: ClaimedTurn) -> None:
+        self.ctx = ctx
+        self.claimed = claimed
+        self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
+        self.runtime: AgentRuntime | None = None
+        self.setup: TurnSetup | None = None
+
+    async def run(self) -> str:
+        turns = 0
+        try:
+            self.setup = await prepare_turn(self.ctx, self.claimed)
+            if self.setup.missing_command:
+                await fail_session_launch(
+                    self.ctx, self.claimed.turn_id, f"the agent can't start: command '{self.setup.missing_command}' "
+                    "is not on PATH"
+                )
+                return "launch_failed"
+            loaded = await self._launch()
+            if loaded is None:
+                return "launch_failed"
+            first = True
+            while True:
+                text = self.setup.first_prompt(self.claimed.prompt_text, loaded=loaded) if first else self.claimed.prompt_text
+                first = False
+                result = await self._prompt(text)
+                await finish_turn(self.ctx, self.claimed.turn_id, stop_reason=result.stop_reason, error=result.error)
+                turns += 1
+                following = await _claim(self.ctx, self.claimed.session_id)
+                if following is None:
+                    return f"ran {turns} turn(s)"
+                self.claimed = following
+                self.stream.next_turn(following.turn_id)
+        except Exception as exc:  # the turn must end in the database whatever went wrong here
+            log.exception("turn job for session %s failed", self.claimed.session_id)
+            await finish_turn(
+                self.ctx, self.claimed.turn_id, stop_reason="failed", error=f"internal error: {type(exc).__name__}"
+            )
+            raise
+        finally:
+            if self.runtime is not None:
+                await self.runtime.close()
+
+    async def _launch(self) -> bool | None:
+        """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
+        from kandev.runtime.acp_adapter import AcpRuntime
+
+        setup = self.setup
+        assert setup is not None
+        spec = LaunchSpec(
+            argv=setup.argv,
+            cwd=setup.cwd,
+            env=setup.env,
+            mcp_url=setup.mcp_url if setup.supports_mcp else None,
+            mcp_token=setup.mcp_token if setup.supports_mcp else None,
+            resume_session_id=setup.resume_session_id,
+            permission_policy=setup.permission_policy,  # type: ignore[arg-type]
+            secrets=setup.secrets,
+        )
+        self.runtime = AcpRuntime()
+        try:
+            info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
+        except AgentLaunchError as exc:
+            await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent could not be launched: {exc}")
+            return None
+        await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)
+        return info.loaded
+
+    async def _prompt(self, text: str) -> PromptResult:
+        """Send the prompt while watching for cancellation (a Redis nudge or the lease check)."""
+        runtime = self.runtime
+        assert runtime is not None
+        prompt = asyncio.create_task(runtime.prompt(text))
+        watchers = [
+            asyncio.create_task(self._heartbeat()),
+            asyncio.create_task(self._listen_for_cancel()),
+        ]
+        try:
+            done, _ = await asyncio.wait([prompt, *watchers], return_when=asyncio.FIRST_COMPLETED)
+            if prompt not in done:
+                await runtime.cancel(grace_seconds=1.0)
+            return await prompt
+        finally:
+            for watcher in watchers:
+                watcher.cancel()
+                with contextlib.suppress(BaseException):
+                    await watcher
+
+    async def _heartbeat(self) -> None:
+        """Renew the lease; returns when the turn should stop (stop/interrupt recorded in the database)."""
+        interval = max(0.2, self.ctx.settings.turn_lease_seconds / 3)
+        while not await renew_lease(self.ctx, self.claimed.turn_id, self.ctx.settings.turn_lease_seconds):
+            await asyncio.sleep(interval)
+
+    async def _listen_for_cancel(self) -> None:
+        async with self.ctx.bus.subscribe(control_channel(self.claimed.session_id)) as events:
+            async for event in events:
+                if event.get("action") == "cancel":
+                    return
+
+    async def _ask_permission(self, request: PermissionRequest) -> str | None:
+        setup = self.setup
+        if setup is not None and setup.task_origin == TaskOrigin.AUTOMATION_RUN:
+            return None  # an automation run never waits on an operator
+        request_id = await record_request(
+            self.ctx,
+            session_id=self.claimed.session_id,
+            turn_id=self.claimed.turn_id,
+            title=request.title,
+            tool_call={"tool_call_id": request.tool_call_id, "raw_input": request.raw_input},
+            options=[asdict(o) for o in request.options],
+        )
+        return await wait_for_answer(self.ctx, request_id)

@@ -1,0 +1,97 @@
+"""Agent profiles, secrets and permission requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+
+from kandev.domain.profiles import AgentProfileFields
+from kandev.domain.errors import ValidationError as DomainValidationError
+from kandev.models.enums import AgentKind as StoredKind
+from kandev.models.enums import PermissionPolicy as StoredPolicy
+from kandev.resolvers.common import attempt
+from kandev.schema.config_types import AgentProfile, PermissionRequest, Secret
+from kandev.schema.context import Info
+from kandev.schema.inputs import (
+    CreateAgentProfileInput,
+    CreateSecretInput,
+    ResolvePermissionInput,
+    UpdateAgentProfileInput,
+)
+from kandev.schema.payloads import (
+    AgentProfilePayload,
+    CreateAgentProfilePayload,
+    CreateAgentProfileResult,
+    CreateSecretResult,
+    DeleteAgentProfileResult,
+    DeleteSecretResult,
+    ResolvePermissionPayload,
+    ResolvePermissionResult,
+    SecretPayload,
+    UpdateAgentProfileResult,
+)
+
+
+async def agent_profiles(info: Info, workspace_id: strawberry.ID) -> list[AgentProfile]:
+    return [AgentProfile(row=p) for p in await info.context.services.agent_profiles.list(str(workspace_id))]
+
+
+async def secrets(info: Info, workspace_id: strawberry.ID) -> list[Secret]:
+    return [Secret(row=s) for s in await info.context.services.secrets.list(str(workspace_id))]
+
+
+async def pending_permissions(
+    info: Info, workspace_id: strawberry.ID, task_id: strawberry.ID | None = None
+) -> list[PermissionRequest]:
+    rows = await info.context.services.permissions.pending(str(workspace_id), str(task_id) if task_id else None)
+    return [PermissionRequest(row=r) for r in rows]
+
+
+def _fields(input: CreateAgentProfileInput | UpdateAgentProfileInput) -> AgentProfileFields:
+    env: Any = input.env
+    if env is not None and (not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())):
+        raise DomainValidationError("env must be an object of string values", field="env")
+    return AgentProfileFields(
+        name=input.name,
+        kind=StoredKind(input.kind.value) if input.kind else None,
+        command=input.command,
+        env=env,
+        supports_mcp=input.supports_mcp,
+        permission_policy=StoredPolicy(input.permission_policy.value) if input.permission_policy else None,
+    )
+
+
+async def _create_profile(info: Info, input: CreateAgentProfileInput) -> Any:
+    return await info.context.services.agent_profiles.create(str(input.workspace_id), _fields(input))
+
+
+async def _update_profile(info: Info, input: UpdateAgentProfileInput) -> Any:
+    return await info.context.services.agent_profiles.update(str(input.agent_profile_id), _fields(input))
+
+
+async def create_agent_profile(info: Info, input: CreateAgentProfileInput) -> CreateAgentProfileResult:  # type: ignore[valid-type]
+    return await attempt(_create_profile(info, input), lambda p: CreateAgentProfilePayload(agent_profile=AgentProfile(row=p)))
+
+
+async def update_agent_profile(info: Info, input: UpdateAgentProfileInput) -> UpdateAgentProfileResult:  # type: ignore[valid-type]
+    return await attempt(_update_profile(info, input), lambda p: AgentProfilePayload(agent_profile=AgentProfile(row=p)))
+
+
+async def delete_agent_profile(info: Info, agent_profile_id: strawberry.ID) -> DeleteAgentProfileResult:  # type: ignore[valid-type]
+    call = info.context.services.agent_profiles.delete(str(agent_profile_id))
+    return await attempt(call, lambda p: AgentProfilePayload(agent_profile=AgentProfile(row=p)))
+
+
+async def create_secret(info: Info, input: CreateSecretInput) -> CreateSecretResult:  # type: ignore[valid-type]
+    call = info.context.services.secrets.create(str(input.workspace_id), input.name, input.value)
+    return await attempt(call, lambda s: SecretPayload(secret=Secret(row=s)))
+
+
+async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretResult:  # type: ignore[valid-type]
+    return await attempt(info.context.services.secrets.delete(str(secret_id)), lambda s: SecretPayload(secret=Secret(row=s)))
+
+
+async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:  # type: ignore[valid-type]
+    call = info.context.services.permissions.resolve(str(input.request_id), input.option_id)
+    return await attempt(call, lambda r: ResolvePermissionPayload(request=PermissionRequest(row=r)))

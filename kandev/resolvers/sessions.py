@@ -1,0 +1,69 @@
+"""Session queries and the start / message / stop mutations."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.domain.records import SessionRecord
+from kandev.domain.sessions import Delivery, DeliveryMode, StopResult
+from kandev.resolvers.common import attempt, optional_id
+from kandev.schema.context import Info
+from kandev.schema.inputs import SendMessageInput, StartTaskInput
+from kandev.schema.payloads import (
+    SendMessagePayload,
+    SendMessageResult,
+    StartTaskPayload,
+    StartTaskResult,
+    StopTaskPayload,
+    StopTaskResult,
+)
+from kandev.schema.session_types import Session
+from kandev.schema.types import Task
+
+
+def _session(row: object) -> Session:
+    return Session(record=SessionRecord.of(row))
+
+
+async def session(info: Info, id: strawberry.ID) -> Session:
+    return _session(await info.context.services.sessions.get(str(id)))
+
+
+def _started(value: Delivery) -> StartTaskPayload:
+    return StartTaskPayload(task=Task(record=value.task), session=_session(value.session))
+
+
+def _sent(value: Delivery) -> SendMessagePayload:
+    return SendMessagePayload(
+        task=Task(record=value.task), session=_session(value.session), queued_prompt_id=strawberry.ID(value.prompt.id)
+    )
+
+
+def _stopped(value: StopResult) -> StopTaskPayload:
+    return StopTaskPayload(
+        task=Task(record=value.task), status=value.status, stopped_sessions=[_session(s) for s in value.stopped_sessions]
+    )
+
+
+async def start_task(info: Info, input: StartTaskInput) -> StartTaskResult:  # type: ignore[valid-type]
+    call = info.context.services.sessions.start_task(
+        str(input.task_id), input.prompt, optional_id(input.agent_profile_id)
+    )
+    return await attempt(call, _started)
+
+
+async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult:  # type: ignore[valid-type]
+    call = info.context.services.sessions.send_message(
+        str(input.task_id),
+        input.prompt,
+        session_id=optional_id(input.session_id),
+        delivery_mode=DeliveryMode(input.delivery_mode.value),
+        reply_to_question_id=optional_id(input.reply_to_question_id),
+    )
+    return await attempt(call, _sent)
+
+
+async def stop_task(info: Info, task_id: strawberry.ID) -> StopTaskResult:  # type: ignore[valid-type]
+    return await attempt(info.context.services.sessions.stop_task(str(task_id)), _stopped)
+
+

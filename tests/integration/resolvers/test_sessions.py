@@ -1,0 +1,123 @@
+"""Starting tasks, sending messages and stopping, through schema.execute (no worker runs here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from kandev.models import QueuedPrompt, Session, StepTransition
+
+START = """mutation($input: StartTaskInput!) { startTask(input: $input) { __typename
+  ... on StartTaskPayload { task { id state workflowStepId } session { id state isPrimary } }
+  ... on Error { code message } } }"""
+SEND = """mutation($input: SendMessageInput!) { sendMessage(input: $input) { __typename
+  ... on SendMessagePayload { session { id } queuedPromptId }
+  ... on Error { code message } ... on ValidationError { field } } }"""
+STOP = """mutation($id: ID!) { stopTask(taskId: $id) { __typename
+  ... on StopTaskPayload { status task { state } stoppedSessions { id state } } ... on Error { code } } }"""
+CREATE = """mutation($input: CreateTaskInput!) { createTask(input: $input) {
+  ... on CreateTaskPayload { task { id workflowStepId } } } }"""
+STEPS = "query($ws: ID!) { workflows(workspaceId: $ws) { steps { id name } } }"
+
+
+async def new_task(gql: Any, workspace_id: str, **fields: Any) -> dict[str, Any]:
+    return (await gql(CREATE, input={"workspaceId": workspace_id, "title": "Do it", **fields}))["createTask"]["task"]
+
+
+async def prompts_of(db: Any, session_id: str) -> list[tuple[str, str]]:
+    async with db.read() as s:
+        rows = await s.scalars(select(QueuedPrompt).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq))
+        return [(p.text, p.state) for p in rows]
+
+
+async def test_start_task_from_the_start_step_moves_to_in_progress_and_queues_exactly_one_prompt(gql, db, workspace_id):
+    task = await new_task(gql, workspace_id)
+    started = (await gql(START, input={"taskId": task["id"], "prompt": "/say hello"}))["startTask"]
+    assert started["__typename"] == "StartTaskPayload"
+    steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
+    assert started["task"]["workflowStepId"] == steps[1]["id"]  # In Progress: its on-enter auto-starts
+    assert started["task"]["state"] == "SCHEDULING"
+    assert started["session"]["isPrimary"] is True and started["session"]["state"] == "CREATED"
+    # the given prompt replaced the step prompt: one prompt, one turn
+    assert await prompts_of(db, started["session"]["id"]) == [("/say hello", "QUEUED")]
+    async with db.read() as s:
+        triggers = list(await s.scalars(select(StepTransition.trigger).where(StepTransition.task_id == task["id"])))
+    assert triggers == ["start_task"]
+
+
+async def test_moving_a_task_into_an_auto_start_step_queues_the_step_prompt(gql, db, workspace_id):
+    task = await new_task(gql, workspace_id, prompt="Build the thing")
+    steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
+    move = "mutation($i: MoveTaskInput!) { moveTask(input: $i) { __typename } }"
+    assert (await gql(move, i={"taskId": task["id"], "workflowStepId": steps[1]["id"]}))["moveTask"]["__typename"] == "TaskPayload"
+    async with db.read() as s:
+        session = await s.scalar(select(Session).where(Session.task_id == task["id"]))
+    assert session is not None
+    assert await prompts_of(db, session.id) == [("Build the thing", "QUEUED")]
+
+
+async def test_start_task_outside_the_start_step_starts_the_agent_where_the_task_is(gql, db, workspace_id):
+    steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
+    task = await new_task(gql, workspace_id, workflowStepId=steps[2]["id"])
+    started = (await gql(START, input={"taskId": task["id"], "prompt": "review please"}))["startTask"]
+    assert started["task"]["workflowStepId"] == steps[2]["id"]
+    assert await prompts_of(db, started["session"]["id"]) == [("review please", "QUEUED")]
+
+
+async def test_an_unavailable_profile_is_refused_by_name_before_any_session_exists(gql, db, workspace_id):
+    created = await gql(
+        """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) {
+        ... on CreateAgentProfilePayload { agentProfile { id available missingCommand } } } }""",
+        i={"workspaceId": workspace_id, "name": "Ghost", "kind": "ACP", "command": ["no-such-agent-binary", "--acp"]},
+    )
+    profile = created["createAgentProfile"]["agentProfile"]
+    assert profile["available"] is False and profile["missingCommand"] == "no-such-agent-binary"
+    task = await new_task(gql, workspace_id)
+    result = (await gql(START, input={"taskId": task["id"], "agentProfileId": profile["id"]}))["startTask"]
+    assert result["__typename"] == "ConflictError"
+    assert "no-such-agent-binary" in result["message"]
+    async with db.read() as s:
+        assert await s.scalar(select(func.count()).select_from(Session)) == 0
+
+
+async def test_send_message_goes_to_the_primary_session_and_refuses_a_terminal_one(gql, db, workspace_id):
+    task = await new_task(gql, workspace_id)
+    no_session = (await gql(SEND, input={"taskId": task["id"], "prompt": "hi"}))["sendMessage"]
+    assert no_session["__typename"] == "ConflictError" and "startTask" in no_session["message"]
+    session_id = (await gql(START, input={"taskId": task["id"], "prompt": "first"}))["startTask"]["session"]["id"]
+    sent = (await gql(SEND, input={"taskId": task["id"], "prompt": "second"}))["sendMessage"]
+    assert sent["session"]["id"] == session_id
+    assert await prompts_of(db, session_id) == [("first", "QUEUED"), ("second", "QUEUED")]
+    empty = (await gql(SEND, input={"taskId": task["id"], "prompt": "   "}))["sendMessage"]
+    assert empty["__typename"] == "ValidationError" and empty["field"] == "prompt"
+    stopped = (await gql(STOP, id=task["id"]))["stopTask"]
+    assert stopped["status"] == "stopped" and stopped["stoppedSessions"][0]["state"] == "CANCELLED"
+    assert stopped["task"]["state"] == "CANCELLED"
+    assert await prompts_of(db, session_id) == [("first", "CANCELLED"), ("second", "CANCELLED")]
+    explicit = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": session_id}))["sendMessage"]
+    assert explicit["__typename"] == "ConflictError"
+    implicit = (await gql(SEND, input={"taskId": task["id"], "prompt": "x"}))["sendMessage"]
+    assert implicit["__typename"] == "ConflictError" and "startTask" in implicit["message"]
+    again = (await gql(STOP, id=task["id"]))["stopTask"]
+    assert again["status"] == "not_running"
+
+
+async def test_start_task_after_every_session_ended_opens_a_new_primary_session(gql, db, workspace_id):
+    task = await new_task(gql, workspace_id)
+    first = (await gql(START, input={"taskId": task["id"], "prompt": "one"}))["startTask"]["session"]["id"]
+    await gql(STOP, id=task["id"])
+    second = (await gql(START, input={"taskId": task["id"], "prompt": "two"}))["startTask"]["session"]
+    assert second["id"] != first and second["isPrimary"] is True
+    listed = await gql("query($id: ID!) { task(id: $id) { sessions { id isPrimary state } } }", id=task["id"])
+    assert [s["id"] for s in listed["task"]["sessions"]] == [second["id"], first]
+
+
+async def test_unknown_ids_are_not_found(gql, workspace_id):
+    assert (await gql(START, input={"taskId": "nope"}))["startTask"]["__typename"] == "NotFoundError"
+    assert (await gql(SEND, input={"taskId": "nope", "prompt": "x"}))["sendMessage"]["__typename"] == "NotFoundError"
+    assert (await gql(STOP, id="nope"))["stopTask"]["__typename"] == "NotFoundError"
+    task = await new_task(gql, workspace_id)
+    await gql(START, input={"taskId": task["id"], "prompt": "x"})
+    wrong = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": "nope"}))["sendMessage"]
+    assert wrong["__typename"] == "NotFoundError"

@@ -1,0 +1,74 @@
+"""`kandev serve` on the embedded default, as a user starts it: a real process tree."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.processes import descendants, wait_gone
+from tests.support.server import free_port
+
+
+def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"kandev serve exited early with {process.returncode}")
+        try:
+            response = httpx.get(f"{base}/healthz", timeout=2)
+            if response.status_code == 200:
+                return response.json()
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("kandev serve did not become healthy in time")
+
+
+@pytest.mark.slow
+def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigterm(tmp_path: Path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
+    env["KANDEV_DATA_DIR"] = str(tmp_path / "data")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kandev.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        health = wait_healthy(base, process)
+        assert health == {"status": "ok", "database": "ok", "redis": "ok"}
+        workspaces = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id name } }"}, timeout=10).json()
+        workspace_id = workspaces["data"]["workspaces"][0]["id"]
+        created = httpx.post(
+            f"{base}/graphql",
+            json={
+                "query": "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename"
+                " ... on CreateTaskPayload { task { id title state } } } }",
+                "variables": {"i": {"workspaceId": workspace_id, "title": "From a real server"}},
+            },
+            timeout=10,
+        ).json()["data"]["createTask"]
+        assert created["__typename"] == "CreateTaskPayload"
+        assert created["task"]["title"] == "From a real server"
+        assert (tmp_path / "data" / "kandev.db").exists()
+        assert (tmp_path / "data" / "server.key").exists()
+        tree = descendants(process.pid)
+        assert len(tree) >= 3, "expected the embedded Redis server, a worker and the scheduler"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert wait_gone(tree) == set()
+    assert process.returncode == 0
