@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 
 import typer
@@ -59,6 +60,10 @@ def serve(
             env["KANDEV_DATA_DIR"] = str(settings.data_path)
             for role in ("worker", "scheduler"):
                 children.start(role, [sys.executable, "-m", "kandev.cli", role], env=env)
+        # uvicorn restores these after its graceful shutdown and re-raises the signal it got; a
+        # handler (instead of the default, which would kill us) lets the cleanup below run.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: None)
         uvicorn.Server(
             uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="info")
         ).run()

@@ -19,7 +19,8 @@ class TranscriptStream:
         self.ctx = ctx
         self.session_id = session_id
         self.turn_id = turn_id
-        self._open_text: tuple[str, str] | None = None  # (kind, message id) still receiving chunks
+        # (kind, the agent's message id, our message id) of the text message still receiving chunks
+        self._open_text: tuple[str, str | None, str] | None = None
         self._tool_messages: dict[str, str] = {}
         self._plan_message: str | None = None
 
@@ -31,7 +32,7 @@ class TranscriptStream:
 
     async def on_update(self, update: AgentUpdate) -> None:
         if update.kind in _TEXT_KINDS:
-            await self._text(_TEXT_KINDS[update.kind], update.text)
+            await self._text(_TEXT_KINDS[update.kind], update.text, update.data.get("message_id"))
         elif update.kind == "tool_call":
             self._open_text = None
             call_id = str(update.data.get("tool_call_id", ""))
@@ -51,17 +52,18 @@ class TranscriptStream:
         self._open_text = None
         await self._append(kind, text, data or {})
 
-    async def _text(self, kind: MessageKind, chunk: str) -> None:
+    async def _text(self, kind: MessageKind, chunk: str, agent_message_id: str | None) -> None:
+        """Chunks extend the open message of the same kind, until the agent starts a new message id."""
         if not chunk:
             return
-        if self._open_text is not None and self._open_text[0] == kind:
+        if self._open_text is not None and self._open_text[:2] == (kind, agent_message_id):
             async with self.ctx.unit_of_work() as uow:
-                message = await uow.session.get(Message, self._open_text[1])
+                message = await uow.session.get(Message, self._open_text[2])
                 session = await uow.session.get(Session, self.session_id)
                 assert message is not None and session is not None
                 update_message(uow, session, message, text=message.text + chunk)
             return
-        self._open_text = (kind, await self._append(kind, chunk, {}))
+        self._open_text = (kind, agent_message_id, await self._append(kind, chunk, {}))
 
     async def _tool_update(self, update: AgentUpdate) -> None:
         call_id = str(update.data.get("tool_call_id", ""))

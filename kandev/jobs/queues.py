@@ -10,15 +10,21 @@ from rq import Queue
 DEFAULT = "kandev-default"
 TURNS = "kandev-turns"
 AUTOMATIONS = "kandev-automations"
+# The shared queues every worker listens on, in the order it takes work from them.
 ALL = (TURNS, DEFAULT, AUTOMATIONS)
+
+# Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
+RESULT_TTL_SECONDS = 3600
+FAILURE_TTL_SECONDS = 7 * 24 * 3600
 
 
 def worker_queue_name(worker_name: str) -> str:
-    """A worker's own queue: sessions whose working tree lives on it are routed here."""
+    """A worker's own queue: sessions whose working tree lives on that worker are routed here."""
     return f"kandev-worker-{worker_name}"
 
 
 def get_queue(name: str, connection: Redis) -> Queue:
+    """The RQ queue `name` on `connection` (a sync client without decode_responses, see redis_conn)."""
     return Queue(name, connection=connection)
 
 
@@ -29,8 +35,21 @@ def enqueue(
     job_timeout: int,
     connection: Redis,
     job_id: str | None = None,
+    unique: bool = False,
 ) -> str:
-    job = get_queue(queue_name, connection).enqueue(
-        func_path, *args, job_timeout=job_timeout, job_id=job_id, result_ttl=3600, failure_ttl=7 * 24 * 3600
+    """Enqueue `func_path(*args)` (a dotted path to a module-level function); returns the job id.
+
+    `job_timeout` is required: RQ's default (180 s) would kill a long agent turn. With `unique` (needs
+    `job_id`), a job id that still exists in Redis raises rq.exceptions.DuplicateJobError instead of
+    replacing that job; note finished jobs keep their id for RESULT_TTL_SECONDS.
+    """
+    job = get_queue(queue_name, connection).enqueue_call(
+        func=func_path,
+        args=args,
+        timeout=job_timeout,
+        job_id=job_id,
+        unique=unique,
+        result_ttl=RESULT_TTL_SECONDS,
+        failure_ttl=FAILURE_TTL_SECONDS,
     )
     return job.id

@@ -19,7 +19,15 @@ from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, fi
 from kandev.jobs.context import job_context
 from kandev.jobs.dispatch import control_channel
 from kandev.models.enums import TaskOrigin
-from kandev.runtime.base import AgentLaunchError, AgentRuntime, LaunchSpec, PermissionRequest, PromptResult
+from kandev.runtime.base import (
+    CANCELLED,
+    FAILED,
+    AgentLaunchError,
+    AgentRuntime,
+    LaunchSpec,
+    PermissionRequest,
+    PromptResult,
+)
 
 log = logging.getLogger("kandev.jobs.turns")
 
@@ -69,25 +77,26 @@ class TurnRunner:
         self.setup: TurnSetup | None = None
 
     async def run(self) -> str:
+        """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
+        after a cancel, which kills it."""
         turns = 0
+        loaded: bool | None = None
         try:
-            self.setup = await prepare_turn(self.ctx, self.claimed)
-            if self.setup.missing_command:
-                await fail_session_launch(
-                    self.ctx, self.claimed.turn_id, f"the agent can't start: command '{self.setup.missing_command}' "
-                    "is not on PATH"
-                )
-                return "launch_failed"
-            loaded = await self._launch()
-            if loaded is None:
-                return "launch_failed"
-            first = True
             while True:
-                text = self.setup.first_prompt(self.claimed.prompt_text, loaded=loaded) if first else self.claimed.prompt_text
-                first = False
+                first = self.runtime is None
+                if first:
+                    loaded = await self._launch()
+                    if loaded is None:
+                        return "launch_failed"
+                assert self.setup is not None
+                text = self.claimed.prompt_text
+                if first:
+                    text = self.setup.first_prompt(text, loaded=bool(loaded))
                 result = await self._prompt(text)
                 await finish_turn(self.ctx, self.claimed.turn_id, stop_reason=result.stop_reason, error=result.error)
                 turns += 1
+                if result.stop_reason in (CANCELLED, FAILED):
+                    await self._close()
                 following = await _claim(self.ctx, self.claimed.session_id)
                 if following is None:
                     return f"ran {turns} turn(s)"
@@ -96,19 +105,27 @@ class TurnRunner:
         except Exception as exc:  # the turn must end in the database whatever went wrong here
             log.exception("turn job for session %s failed", self.claimed.session_id)
             await finish_turn(
-                self.ctx, self.claimed.turn_id, stop_reason="failed", error=f"internal error: {type(exc).__name__}"
+                self.ctx, self.claimed.turn_id, stop_reason=FAILED, error=f"internal error: {type(exc).__name__}"
             )
             raise
         finally:
-            if self.runtime is not None:
-                await self.runtime.close()
+            await self._close()
+
+    async def _close(self) -> None:
+        if self.runtime is not None:
+            runtime, self.runtime = self.runtime, None
+            await runtime.close()
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
         from kandev.runtime.acp_adapter import AcpRuntime
 
-        setup = self.setup
-        assert setup is not None
+        self.setup = setup = await prepare_turn(self.ctx, self.claimed)
+        if setup.missing_command:
+            await fail_session_launch(
+                self.ctx, self.claimed.turn_id, f"the agent can't start: command '{setup.missing_command}' is not on PATH"
+            )
+            return None
         spec = LaunchSpec(
             argv=setup.argv,
             cwd=setup.cwd,
@@ -123,6 +140,7 @@ class TurnRunner:
         try:
             info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
         except AgentLaunchError as exc:
+            await self._close()
             await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent could not be launched: {exc}")
             return None
         await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)

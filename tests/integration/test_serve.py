@@ -31,6 +31,18 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 6
     raise AssertionError("kandev serve did not become healthy in time")
 
 
+def wait_for_agent_text(base: str, session_id: str, timeout: float = 30) -> str:
+    query = "query($id: ID!) { session(id: $id) { messages { nodes { kind text } } } }"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        data = httpx.post(f"{base}/graphql", json={"query": query, "variables": {"id": session_id}}, timeout=10).json()
+        texts = [m["text"] for m in data["data"]["session"]["messages"]["nodes"] if m["kind"] == "AGENT"]
+        if texts:
+            return texts[0]
+        time.sleep(0.1)
+    raise AssertionError("no agent message arrived")
+
+
 @pytest.mark.slow
 def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigterm(tmp_path: Path):
     port = free_port()
@@ -61,6 +73,18 @@ def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigte
         assert created["task"]["title"] == "From a real server"
         assert (tmp_path / "data" / "kandev.db").exists()
         assert (tmp_path / "data" / "server.key").exists()
+        # The embedded worker runs a scripted turn started over GraphQL.
+        started = httpx.post(
+            f"{base}/graphql",
+            json={
+                "query": "mutation($i: StartTaskInput!) { startTask(input: $i) { __typename"
+                " ... on StartTaskPayload { session { id } } } }",
+                "variables": {"i": {"taskId": created["task"]["id"], "prompt": "/say served by the embedded worker"}},
+            },
+            timeout=10,
+        ).json()["data"]["startTask"]
+        assert started["__typename"] == "StartTaskPayload"
+        assert wait_for_agent_text(base, started["session"]["id"]) == "served by the embedded worker"
         tree = descendants(process.pid)
         assert len(tree) >= 3, "expected the embedded Redis server, a worker and the scheduler"
     finally:

@@ -6,6 +6,7 @@ import asyncio
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import uvicorn
 
@@ -19,10 +20,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+_last_app: list[Any] = []
+
+
+def last_app_state() -> Any:
+    """The AppState of the most recently started server (benchmarks read its engine)."""
+    return _last_app[-1].state.kandev
+
+
 @asynccontextmanager
 async def running_server(settings: Settings) -> AsyncIterator[str]:
     port = free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    app = create_app(settings)
+    _last_app[:] = [app]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:

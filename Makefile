@@ -1,0 +1,65 @@
+# Kandev developer commands.
+#
+#   make install   create .venv (first python3 >= 3.11 found) and install kandev + test extras
+#   make run       install, build the web client if there is one, then `kandev serve`
+#   make test      install, then run the whole test suite (PYTEST_ARGS="..." to pass options)
+#   make lint      ruff check
+#   make bench     run the benchmarks (prints JSON)
+#   make ci        what CI runs: real PostgreSQL + Redis, then the suite twice (see .ci/run)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := test
+
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTHON_CANDIDATES := python3.13 python3.12 python3.11 python3
+PYTEST_ARGS ?=
+KANDEV_ARGS ?=
+
+# First interpreter that actually runs and is >= 3.11 (pyenv shims exist for versions that
+# are not selected and fail when run, so each candidate is executed, not just looked up).
+# Recursive (=) on purpose: only evaluated when the venv has to be created.
+PYTHON = $(shell for p in $(PYTHON_CANDIDATES); do \
+	if "$$p" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' >/dev/null 2>&1; then \
+	echo "$$p"; break; fi; done)
+
+.PHONY: install run test lint bench ci
+
+install: $(STAMP)
+
+$(VENV_PY):
+	@py="$(PYTHON)"; \
+	if [ -z "$$py" ]; then echo "error: no python >= 3.11 found (tried: $(PYTHON_CANDIDATES))" >&2; exit 1; fi; \
+	echo "creating $(VENV) with $$py ($$($$py -c 'import sys; print(sys.version.split()[0])'))"; \
+	"$$py" -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(VENV_PY)
+	$(VENV_PY) -m pip install --quiet --upgrade pip
+	$(VENV_PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+run: install
+	@if [ -f frontend/package.json ]; then \
+		if command -v npm >/dev/null 2>&1; then \
+			(cd frontend && { if [ -f package-lock.json ]; then npm ci || npm install; else npm install; fi; } \
+				&& npm run build) || exit 1; \
+		else \
+			echo "warning: frontend/package.json found but npm is not on PATH; serving without building the web client" >&2; \
+		fi; \
+	fi
+	exec $(VENV)/bin/kandev serve $(KANDEV_ARGS)
+
+# pytest's own exit code is the recipe's exit code: failures (1), errors (2-4) and
+# "no tests collected" (5) all fail `make test`.
+test: install
+	$(VENV_PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check kandev tests
+
+bench: install
+	$(VENV_PY) -m bench
+
+ci:
+	bash .ci/run

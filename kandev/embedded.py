@@ -1,0 +1,166 @@
+"""The embedded Redis-protocol server (fakeredis over TCP) that `kandev serve` runs when KANDEV_REDIS_URL is unset.
+
+It runs in its own child process, so a busy API server can't starve it and RQ workers reach it like a
+real Redis. It keeps nothing across restarts: the database is the source of truth and work is
+re-enqueued from it on start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import redis
+
+from kandev.redis_conn import sync_redis
+from kandev.supervisor import spawn, stop_process_group
+
+# The child prints this line, with the port it bound, once it accepts connections.
+_READY = "kandev-embedded-redis-port"
+
+
+class EmbeddedRedisError(RuntimeError):
+    """The embedded server did not start, or started without what RQ needs."""
+
+
+@dataclass
+class EmbeddedRedis:
+    """A running embedded server: its redis:// URL and its child process."""
+
+    url: str
+    process: subprocess.Popen[bytes] = field(repr=False)
+
+    def stop(self, timeout: float = 5.0) -> int | None:
+        """Stop the server process (SIGTERM, SIGKILL after `timeout`) and reap it."""
+        return stop_process_group(self.process, timeout)
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _read_port(proc: subprocess.Popen[bytes], deadline: float) -> int:
+    """Read the child's ready line (bounded by `deadline`) and return the port it announces."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    buf = b""
+    while b"\n" not in buf:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise EmbeddedRedisError("the embedded Redis-protocol server did not report its port in time")
+        readable, _, _ = select.select([fd], [], [], remaining)
+        if readable:
+            chunk = os.read(fd, 256)
+            if not chunk:
+                code = proc.wait(timeout=5)
+                raise EmbeddedRedisError(f"the embedded Redis-protocol server exited with {code} before starting")
+            buf += chunk
+    word, _, port = buf.split(b"\n", 1)[0].decode().partition(" ")
+    if word != _READY or not port.isdigit():
+        raise EmbeddedRedisError(f"unexpected output from the embedded Redis-protocol server: {buf!r}")
+    return int(port)
+
+
+def _wait_ready(url: str, deadline: float) -> None:
+    """Poll PING until it answers (bounded), then check Lua scripting, which RQ relies on."""
+    client = sync_redis(url, socket_timeout=2.0)
+    try:
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() >= deadline:
+                    raise EmbeddedRedisError(f"the embedded Redis-protocol server at {url} does not answer PING")
+                time.sleep(0.05)
+        try:
+            client.eval("return 1", 0)
+        except redis.ResponseError as exc:
+            raise EmbeddedRedisError(f"the embedded server has no Lua scripting (install fakeredis[lua]): {exc}")
+    finally:
+        client.close()
+
+
+def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1") -> EmbeddedRedis:
+    """Start the server in a child process on a free loopback port; returns once it answers PING."""
+    # The child binds port 0 itself and reports the port, so no other process can take it in between.
+    proc = spawn(
+        [sys.executable, "-m", "kandev.embedded", "--host", host, "--port", "0"],
+        # It holds only in-memory state, so it can die outright with us.
+        death_signal=signal.SIGKILL,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + timeout
+    try:
+        port = _read_port(proc, deadline)
+        url = f"redis://{host}:{port}/0"
+        _wait_ready(url, deadline)
+    except BaseException:
+        stop_process_group(proc, timeout=1.0)
+        raise
+    finally:
+        if proc.stdout is not None:
+            proc.stdout.close()
+    return EmbeddedRedis(url=url, process=proc)
+
+
+def _request_handler() -> type[Any]:
+    """fakeredis's TCP handler, fixed so CLIENT INFO/LIST report addresses as ip:port like Redis does.
+
+    fakeredis records the socket tuples verbatim ("addr=('127.0.0.1', 5) ..."), which redis-py cannot
+    parse; RQ calls CLIENT INFO when a worker starts.
+    """
+    from fakeredis._clients._tcp_server import TCPFakeRequestHandler
+
+    class Handler(TCPFakeRequestHandler):  # type: ignore[misc]
+        def setup(self) -> None:
+            super().setup()
+            info = self.current_client.get_socket()._client_info
+            for key in ("addr", "laddr"):
+                if isinstance(info.get(key), tuple):
+                    info[key] = "%s:%s" % info[key][:2]
+
+    return Handler
+
+
+def serve(host: str, port: int) -> None:
+    """Run the server until SIGTERM/SIGINT; prints the ready line with the bound port on stdout."""
+    from fakeredis import TcpFakeServer
+
+    # Nothing to flush on the way out, and blocked clients must not hold the exit up.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    signal.signal(signal.SIGINT, lambda *_: os._exit(0))
+    server = TcpFakeServer((host, port))
+    server.RequestHandlerClass = _request_handler()
+    # Non-daemon handler threads (fakeredis's default) would keep the interpreter from exiting.
+    server.daemon_threads = True
+    print(f"{_READY} {server.server_address[1]}", flush=True)
+    # The parent stops reading after the ready line; anything printed later goes to stderr, not a dead pipe.
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    server.serve_forever()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of `python -m kandev.embedded`."""
+    parser = argparse.ArgumentParser(description="Embedded Redis-protocol server (fakeredis over TCP)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    args = parser.parse_args(argv)
+    serve(args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

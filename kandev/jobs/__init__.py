@@ -1,0 +1,1 @@
+"""RQ jobs and the worker and scheduler processes that run them."""

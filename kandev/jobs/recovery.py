@@ -1,0 +1,28 @@
+"""Recovery from the database, the only source of truth: reap turns whose worker died, and enqueue
+again every session that has queued prompts (a restarted Redis may have lost its jobs)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from kandev.config import Settings
+from kandev.domain.turns import reap_expired_turns, sessions_with_pending_work
+from kandev.jobs.context import job_context
+
+log = logging.getLogger("kandev.recovery")
+
+
+async def recover(settings: Settings) -> dict[str, int]:
+    async with job_context(settings) as ctx:
+        reaped = await reap_expired_turns(ctx)
+        pending = await sessions_with_pending_work(ctx)
+        for session_id, queue in pending:
+            await ctx.jobs.enqueue_turn(session_id, queue)
+    if reaped or pending:
+        log.info("recovery: reaped %d turn(s), re-enqueued %d session(s)", len(reaped), len(pending))
+    return {"reaped": len(reaped), "enqueued": len(pending)}
+
+
+def recover_sync(settings: Settings) -> dict[str, int]:
+    return asyncio.run(recover(settings))

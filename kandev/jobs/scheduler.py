@@ -1,0 +1,96 @@
+"""`kandev scheduler`: a loop that ticks every few seconds and runs the registered tick hooks.
+
+Recovery (reaping expired turns, re-enqueueing queued work) is a hook; automation schedules join it.
+Two schedulers may run at once: whatever a hook fires must be claimed in the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+
+from kandev.config import Settings
+
+log = logging.getLogger("kandev.scheduler")
+
+_POLL_SECONDS = 0.1
+
+
+def _recover(settings: Settings) -> object:
+    """Reap expired turns and re-enqueue pending work (imported late: it pulls in the domain)."""
+    from kandev.jobs.recovery import recover_sync
+
+    return recover_sync(settings)
+
+
+# Called in order on every tick; a hook may return a coroutine, which runs on the scheduler's event loop.
+# A failing hook is logged and does not stop the others or the loop.
+tick_hooks: list[Callable[[Settings], object]] = [_recover]
+
+
+class _StopFlag:
+    """Set from a signal handler: a plain attribute, because threading.Event.set() takes a lock that the
+    interrupted main thread may be holding."""
+
+    def __init__(self, event: threading.Event | None) -> None:
+        self.event = event
+        self.signalled = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        log.info("scheduler: got %s, stopping", signal.Signals(signum).name)
+        self.signalled = True
+
+    def is_set(self) -> bool:
+        return self.signalled or (self.event is not None and self.event.is_set())
+
+
+def _run_hooks(settings: Settings, runner: asyncio.Runner) -> None:
+    for hook in list(tick_hooks):
+        try:
+            result = hook(settings)
+            if inspect.isawaitable(result):
+                runner.run(result)  # type: ignore[arg-type]
+        except Exception:
+            log.exception("scheduler hook %s failed", getattr(hook, "__name__", hook))
+
+
+def run_scheduler(
+    settings: Settings, *, stop_event: threading.Event | None = None, max_ticks: int | None = None
+) -> int:
+    """Tick every `settings.scheduler_interval_seconds` until SIGTERM/SIGINT, `stop_event` or `max_ticks`.
+
+    Returns the number of ticks. Signal handlers are installed (and restored after) only in the main thread.
+    """
+    stop = _StopFlag(stop_event)
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, stop)
+    interval = settings.scheduler_interval_seconds
+    ticks = 0
+    log.info("scheduler running every %.1fs", interval)
+    try:
+        with asyncio.Runner() as runner:
+            next_tick = time.monotonic()
+            while not stop.is_set():
+                ticks += 1
+                log.debug("scheduler tick %d", ticks)
+                _run_hooks(settings, runner)
+                if max_ticks is not None and ticks >= max_ticks:
+                    break
+                # Fixed rate, not fixed delay; after an overlong tick, start the next one at once.
+                next_tick = max(next_tick + interval, time.monotonic())
+                # Short sleeps so a signal or stop_event ends the wait promptly, whatever the interval.
+                while not stop.is_set() and (remaining := next_tick - time.monotonic()) > 0:
+                    time.sleep(min(remaining, _POLL_SECONDS))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+    log.info("scheduler stopped after %d tick(s)", ticks)
+    return ticks

@@ -1,0 +1,130 @@
+"""`kandev worker`: an RQ worker whose job processes (horses) die with it, taking their agents along."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
+
+from rq import Worker, worker_registration
+from rq.worker import WorkerStatus
+
+from kandev.config import Settings
+from kandev.jobs.queues import ALL, get_queue, worker_queue_name
+from kandev.redis_conn import sync_redis
+from kandev.supervisor import set_parent_death_signal
+
+log = logging.getLogger("kandev.worker")
+
+DEFAULT_SHUTDOWN_GRACE_SECONDS = 3.0
+
+
+def _recover(settings: Settings) -> object:
+    """Reap what a dead worker left and re-enqueue from the database (imported late: it pulls in the domain)."""
+    from kandev.jobs.recovery import recover_sync
+
+    return recover_sync(settings)
+
+
+# Called in order before the worker takes jobs; a failing hook is logged and does not stop the worker.
+on_worker_start: list[Callable[[Settings], object]] = [_recover]
+
+
+class KandevWorker(Worker):
+    """rq's forking Worker, plus: horses die with the worker, and a stop waits only a short grace for a job."""
+
+    shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
+    _grace_timer: threading.Timer | None = None
+
+    def setup_work_horse_signals(self) -> None:
+        """In the horse: rq's signal setup, plus SIGKILL when the worker dies.
+
+        The horse calls setpgrp, so neither a signal to the worker's group nor the worker's death reaches it;
+        without this a SIGKILLed worker would leave its horse (and the horse's agent) running.
+        """
+        super().setup_work_horse_signals()
+        set_parent_death_signal(signal.SIGKILL)
+        if os.getppid() != self.pid:  # the worker died before the death signal was armed
+            os._exit(1)
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        """Warm stop (rq): finish the current job, but escalate to rq's cold stop after the grace period.
+
+        A turn can run for hours; rather than hold a deploy or a Ctrl-C hostage, the horse is killed
+        and the turn reaper fails the turn visibly. Short jobs get the grace period to finish.
+        """
+        if self.get_state() == WorkerStatus.BUSY and self._grace_timer is None:
+            grace = max(self.shutdown_grace_seconds, 1.1)  # rq ignores a second signal within 1 s
+            log.info("worker %s: stopping; the running job has %.1fs to finish", self.name, grace)
+            self._grace_timer = threading.Timer(grace, os.kill, (os.getpid(), signal.SIGTERM))
+            self._grace_timer.daemon = True
+            self._grace_timer.start()
+        super().request_stop(signum, frame)
+
+    def teardown(self) -> None:
+        """Cancel a pending escalation first, so it cannot interrupt the worker's own deregistration."""
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+        super().teardown()
+
+    def register_birth(self) -> None:
+        """Replace a stale registration of our own name (a crashed predecessor with the same host and pid/name)."""
+        if self.connection.exists(self.key) and not self.connection.hexists(self.key, "death"):
+            log.warning("worker %s: replacing a registration left by a worker that did not stop cleanly", self.name)
+            with self.connection.pipeline() as pipe:
+                worker_registration.unregister(self, pipe)
+                pipe.delete(self.key)
+                pipe.execute()
+        super().register_birth()
+
+    def _set_ip_address(self, connection: object) -> None:
+        # Cosmetic (shown by `rq info`); an unparsable CLIENT INFO from a Redis-like server must not stop us.
+        try:
+            super()._set_ip_address(connection)
+        except ValueError:
+            self.ip_address = "unknown"
+
+
+def worker_name(settings: Settings) -> str:
+    """The configured KANDEV_WORKER_NAME, or hostname-pid: unique among live workers."""
+    return settings.worker_name or f"{socket.gethostname()}-{os.getpid()}"
+
+
+def worker_queues(name: str, extra_queues: Sequence[str] = ()) -> list[str]:
+    """The queues a worker named `name` listens on, highest priority first."""
+    # Its own queue first: only this worker can run what was routed there.
+    return [worker_queue_name(name), *ALL, *extra_queues]
+
+
+def run_worker(
+    settings: Settings,
+    *,
+    burst: bool = False,
+    extra_queues: Sequence[str] = (),
+    shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
+) -> bool:
+    """Run hooks, then work the kandev queues until SIGTERM/SIGINT (or until empty with `burst`).
+
+    Returns whether any job ran. Must run in the main thread (rq installs signal handlers).
+    """
+    if not settings.redis_url:
+        raise ValueError("a worker needs KANDEV_REDIS_URL (kandev serve passes its embedded server's URL)")
+    connection = sync_redis(settings.redis_url)
+    name = worker_name(settings)
+    for hook in on_worker_start:
+        try:
+            hook(settings)
+        except Exception:
+            log.exception("worker start hook %s failed", getattr(hook, "__name__", hook))
+    names = worker_queues(name, extra_queues)
+    worker = KandevWorker([get_queue(n, connection) for n in names], connection=connection, name=name)
+    worker.shutdown_grace_seconds = shutdown_grace_seconds
+    log.info("worker %s listening on %s", name, ", ".join(names))
+    try:
+        return worker.work(burst=burst, logging_level="INFO")
+    finally:
+        connection.close()

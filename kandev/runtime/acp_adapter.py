@@ -1,0 +1,271 @@
+"""AcpRuntime: one ACP agent subprocess driven over stdio with the `agent-client-protocol` package.
+
+Only this module (and acp_client, which it imports) imports `acp`, about half a second, so importing
+`kandev.runtime` stays cheap. An agent's error answer to `session/prompt` (the scripted agent's
+`/fail TEXT` is JSON-RPC error -32603 with message TEXT) becomes `PromptResult("failed", error=message)`,
+with the error's `data.details` appended after ": " when it adds something.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable
+from typing import Any, TypeVar, cast
+
+import acp
+from acp.schema import (
+    ClientCapabilities,
+    FileSystemCapabilities,
+    HttpHeader,
+    HttpMcpServer,
+    Implementation,
+    SessionModeState,
+)
+
+from kandev import __version__
+from kandev.runtime.acp_client import AcpClient
+from kandev.runtime.base import (
+    CANCELLED,
+    FAILED,
+    MCP_SERVER_NAME,
+    AgentLaunchError,
+    AgentProcessExited,
+    AgentRuntimeError,
+    LaunchInfo,
+    LaunchSpec,
+    PermissionHandler,
+    PromptResult,
+    Redactor,
+    UpdateHandler,
+)
+from kandev.runtime.process import AgentProcess, minimal_env
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# After the agent exits, how long its last reply may still sit in the pipe.
+_EXIT_GRACE = 0.5
+_REQUEST_TIMEOUT = 30.0
+_DRAIN_TIMEOUT = 5.0
+
+
+def error_text(exc: acp.RequestError) -> str:
+    """A JSON-RPC error as one line: its message, plus `data.details` when that adds something."""
+    data = exc.data
+    detail = data.get("details") if isinstance(data, dict) else data if isinstance(data, str) else None
+    text = str(exc)
+    return f"{text}: {detail}" if detail and str(detail) != text else text
+
+
+def mcp_servers(spec: LaunchSpec) -> list[Any]:
+    """The session's kandev MCP server (http, bearer token) when the spec has both URL and token."""
+    if not (spec.mcp_url and spec.mcp_token):
+        return []
+    header = HttpHeader(name="Authorization", value=f"Bearer {spec.mcp_token}")
+    return [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
+
+
+def _launch_info(
+    session_id: str, loaded: bool, supports_load: bool, modes: SessionModeState | None, pid: int
+) -> LaunchInfo:
+    mode_ids = [m.id for m in modes.available_modes] if modes else []
+    return LaunchInfo(
+        session_id, loaded, supports_load, mode_ids, modes.current_mode_id if modes else None, pid
+    )
+
+
+class AcpRuntime:
+    """An AgentRuntime over an ACP agent subprocess (one process, one ACP session)."""
+
+    def __init__(self) -> None:
+        self.info: LaunchInfo | None = None
+        self._proc: AgentProcess | None = None
+        self._conn: Any = None
+        self._client: AcpClient | None = None
+        self._redactor = Redactor(())
+        self._turn_done: asyncio.Event | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    async def launch(
+        self, spec: LaunchSpec, on_update: UpdateHandler, on_permission: PermissionHandler | None = None
+    ) -> LaunchInfo:
+        """Spawn the agent, `initialize`, then `session/load` (resume) or `session/new`."""
+        if self._proc is not None:
+            raise AgentRuntimeError("this runtime has already launched an agent")
+        self._redactor = Redactor(spec.secrets)
+        if not os.path.isdir(spec.cwd):
+            raise AgentLaunchError(f"working directory {spec.cwd!r} does not exist")
+        try:
+            self._proc = await AgentProcess.spawn(spec.argv, minimal_env(spec.env), spec.cwd)
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise AgentLaunchError(self._redactor.text(f"cannot start {spec.argv[:1]}: {reason}")) from None
+        self._client = AcpClient(spec.permission_policy, self._redactor, on_update, on_permission)
+        self._conn = acp.connect_to_agent(cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout)
+        try:
+            info = await self._race_exit(self._handshake(spec), spec.startup_timeout)
+        except TimeoutError:
+            await self.close()
+            raise AgentLaunchError(
+                f"agent did not answer its handshake within {spec.startup_timeout:g}s"
+            ) from None
+        except acp.RequestError as exc:
+            await self.close()
+            raise AgentLaunchError(
+                self._redactor.text(f"agent refused to start: {error_text(exc)}")
+            ) from None
+        except BaseException:
+            await self.close()
+            raise
+        self.info, self._client.session_id = info, info.acp_session_id
+        return info
+
+    async def prompt(self, text: str) -> PromptResult:
+        """Run one turn; every update of it has reached `on_update` when this returns."""
+        conn, client = self._require()
+        if self._turn_done is not None and not self._turn_done.is_set():
+            raise AgentRuntimeError("a prompt is already running on this agent")
+        self._turn_done = done = asyncio.Event()
+        try:
+            result = await self._run_prompt(conn, client, text)
+        finally:
+            done.set()
+        await client.delivered()
+        return result
+
+    async def cancel(self, grace_seconds: float = 1.0) -> None:
+        """`session/cancel`, up to `grace_seconds` for the turn to end, then kill the process group."""
+        if self._proc is None:
+            return
+        if self._client is not None:
+            self._client.stopping = True
+        turn = self._turn_done
+        if self._closing is None and turn is not None and not turn.is_set():
+            # A wedged agent may not read its stdin: the notification itself must not block us.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._conn.cancel(session_id=self._client_session()), grace_seconds)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(turn.wait(), grace_seconds)
+        await self.close()
+
+    async def set_mode(self, mode_id: str) -> None:
+        """`session/set_mode`; the agent confirms with a `mode` update."""
+        conn, _ = self._require()
+        request = conn.set_session_mode(session_id=self._client_session(), mode_id=mode_id)
+        try:
+            await self._race_exit(request, _REQUEST_TIMEOUT)
+        except acp.RequestError as exc:
+            message = f"agent refused mode {mode_id!r}: {error_text(exc)}"
+            raise AgentRuntimeError(self._redactor.text(message)) from None
+
+    async def close(self) -> None:
+        """Kill the process group, deliver the updates already received, stop; idempotent."""
+        if self._closing is None:
+            in_pump = self._client is not None and self._client.in_pump()
+            self._closing = asyncio.create_task(self._shutdown(0 if in_pump else _DRAIN_TIMEOUT))
+        await asyncio.shield(self._closing)
+
+    async def _handshake(self, spec: LaunchSpec) -> LaunchInfo:
+        conn, proc = self._conn, self._proc
+        assert proc is not None
+        init = await conn.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False
+            ),
+            client_info=Implementation(name="kandev", version=__version__),
+        )
+        supports_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
+        servers = mcp_servers(spec)
+        if spec.resume_session_id and supports_load:
+            try:
+                loaded = await conn.load_session(
+                    cwd=spec.cwd, session_id=spec.resume_session_id, mcp_servers=servers
+                )
+            except acp.RequestError as exc:
+                # The agent lost that session: a new one it is, and the caller synthesizes history.
+                log.info(
+                    "session/load refused, new session instead: %s", self._redactor.text(error_text(exc))
+                )
+            else:
+                modes = loaded.modes if loaded else None
+                return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid)
+        created = await conn.new_session(cwd=spec.cwd, mcp_servers=servers)
+        return _launch_info(created.session_id, False, supports_load, created.modes, proc.pid)
+
+    async def _run_prompt(self, conn: Any, client: AcpClient, text: str) -> PromptResult:
+        request = conn.prompt(session_id=self._client_session(), prompt=[acp.text_block(text)])
+        try:
+            answer = await self._race_exit(request)
+        except acp.RequestError as exc:
+            if client.stopping:
+                return PromptResult(CANCELLED)
+            return PromptResult(FAILED, self._redactor.text(error_text(exc)))
+        except AgentProcessExited as exc:
+            # We killed it ourselves (cancel/close): that is a cancelled turn, not a crash.
+            if client.stopping:
+                return PromptResult(CANCELLED)
+            return PromptResult(FAILED, str(exc), exc.exit_code)
+        return PromptResult(str(answer.stop_reason))
+
+    async def _race_exit(self, request: Awaitable[T], timeout: float | None = None) -> T:
+        """Await `request` unless the agent exits (AgentProcessExited) or `timeout` passes (TimeoutError)."""
+        proc = self._proc
+        assert proc is not None
+        reply = asyncio.ensure_future(request)
+        exited = asyncio.ensure_future(proc.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {reply, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if reply not in done and exited in done:
+                await asyncio.wait({reply}, timeout=_EXIT_GRACE)
+            if reply.done():
+                try:
+                    return reply.result()
+                except ConnectionError:
+                    raise await self._exit_error() from None
+            if exited.done():
+                raise await self._exit_error()
+            raise TimeoutError
+        finally:
+            reply.cancel()
+            exited.cancel()
+
+    async def _exit_error(self) -> AgentProcessExited:
+        proc = self._proc
+        assert proc is not None
+        try:
+            code: int | None = await asyncio.wait_for(proc.wait(), 2.0)
+        except TimeoutError:
+            # It closed its stdout but lives on: useless to us, so it goes.
+            code = await proc.kill_group()
+        tail = [self._redactor.text(line) for line in await proc.stderr_tail(20)]
+        return AgentProcessExited(code, tail)
+
+    def _require(self) -> tuple[Any, AcpClient]:
+        if self._conn is None or self._client is None or self._closing is not None or self.info is None:
+            raise AgentRuntimeError("the agent is not running")
+        return self._conn, self._client
+
+    def _client_session(self) -> str | None:
+        return self.info.acp_session_id if self.info else None
+
+    async def _shutdown(self, drain_timeout: float) -> None:
+        if self._client is not None:
+            self._client.stopping = True
+        if self._proc is not None:
+            await self._proc.kill_group()
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._conn.close(), 2.0)
+        if self._client is not None:
+            # Updates that arrived before the end still belong in the transcript.
+            await self._client.stop(drain_timeout)

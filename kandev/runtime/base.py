@@ -1,0 +1,160 @@
+"""Value types, errors and the protocol every agent adapter implements; no I/O, no heavy imports."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
+UpdateKind = Literal[
+    "agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"
+]
+
+# Our stop reason for a turn the agent could not finish (agent error, /fail, crash); the rest are ACP's.
+FAILED = "failed"
+CANCELLED = "cancelled"
+END_TURN = "end_turn"
+REDACTED = "[redacted]"
+MCP_SERVER_NAME = "kandev"
+
+
+def scripted_command() -> list[str]:
+    """The argv of the built-in scripted agent on this interpreter."""
+    return [sys.executable, "-m", "kandev.runtime.scripted"]
+
+
+@dataclass(slots=True)
+class LaunchSpec:
+    """How to start one agent and which ACP session to open or resume."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str] = field(default_factory=dict)
+    mcp_url: str | None = None
+    mcp_token: str | None = None
+    resume_session_id: str | None = None
+    permission_policy: PermissionPolicy = "ASK"
+    secrets: list[str] = field(default_factory=list)
+    # Real agents may install themselves on first start (npx), so the default is generous.
+    startup_timeout: float = 60.0
+
+
+@dataclass(slots=True)
+class LaunchInfo:
+    """What the agent told us while it started."""
+
+    acp_session_id: str
+    loaded: bool
+    supports_load: bool
+    modes: list[str]
+    current_mode: str | None
+    pid: int
+
+
+@dataclass(slots=True)
+class AgentUpdate:
+    """One `session/update` from the agent, already redacted."""
+
+    kind: UpdateKind
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class PromptResult:
+    """How a turn ended: an ACP stop reason, or `failed` with an error text."""
+
+    stop_reason: str
+    error: str | None = None
+    exit_code: int | None = None
+
+
+@dataclass(slots=True)
+class PermissionOptionInfo:
+    """One choice the agent offers in a permission request."""
+
+    option_id: str
+    name: str
+    kind: str
+
+
+@dataclass(slots=True)
+class PermissionRequest:
+    """An agent asking to run a tool call; answered with an option id or None (reject)."""
+
+    tool_call_id: str
+    title: str
+    options: list[PermissionOptionInfo]
+    raw_input: Any = None
+
+
+UpdateHandler = Callable[[AgentUpdate], Awaitable[None]]
+PermissionHandler = Callable[[PermissionRequest], Awaitable[str | None]]
+
+
+class AgentRuntimeError(Exception):
+    """Root of the runtime's errors."""
+
+
+class AgentLaunchError(AgentRuntimeError):
+    """The agent could not be started or did not finish its handshake."""
+
+
+class AgentProcessExited(AgentRuntimeError):
+    """The agent process ended while we still needed it."""
+
+    def __init__(self, exit_code: int | None, stderr_tail: list[str]) -> None:
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+        status = "was killed" if exit_code is None else _describe_status(exit_code)
+        text = f"agent process {status}"
+        if stderr_tail:
+            text += "; last lines of its stderr:\n" + "\n".join(stderr_tail)
+        super().__init__(text)
+
+
+def _describe_status(code: int) -> str:
+    # asyncio reports death by signal N as -N.
+    return f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+
+
+class Redactor:
+    """Replaces secret values (longest first, so overlapping values vanish whole)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self._values = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        for secret in self._values:
+            value = value.replace(secret, REDACTED)
+        return value
+
+    def data(self, value: Any) -> Any:
+        """Redacts every string inside JSON-like data."""
+        if not self._values:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
+
+
+class AgentRuntime(Protocol):
+    """One agent process speaking one session; a turn job launches, prompts and closes it."""
+
+    async def launch(
+        self, spec: LaunchSpec, on_update: UpdateHandler, on_permission: PermissionHandler | None = None
+    ) -> LaunchInfo: ...
+
+    async def prompt(self, text: str) -> PromptResult: ...
+
+    async def cancel(self, grace_seconds: float = 1.0) -> None: ...
+
+    async def set_mode(self, mode_id: str) -> None: ...
+
+    async def close(self) -> None: ...
