@@ -17,15 +17,23 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UNSET
 
 from kandev.config import Settings
+from kandev.domain.access_tokens import bearer, principal_for_token
+from kandev.domain.context import Principal
 from kandev.schema.context import Context
 from kandev.schema.root import schema
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.app")
 FRONTEND_DIST = Path(__file__).resolve().parent.parent / "frontend" / "dist"
+
+
+# A WebSocket's caller before its connection_init proves who it is: sees nothing.
+ANONYMOUS = Principal(user_id="", login="anonymous")
 
 
 class KandevGraphQL(GraphQL[Context, None]):
@@ -35,7 +43,55 @@ class KandevGraphQL(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:
         state: AppState = self._state()
-        return Context.for_services(state.services(state.local_principal), request=request)
+        if state.settings.auth == "off":
+            principal = state.local_principal
+        elif isinstance(request, WebSocket):
+            principal = ANONYMOUS
+        else:
+            principal = request.scope["kandev.principal"]
+        return Context.for_services(state.services(principal), request=request)
+
+    async def on_ws_connect(self, context: Context) -> Any:
+        state: AppState = self._state()
+        if state.settings.auth == "off":
+            return UNSET
+        params = context.connection_params or {}
+        token = bearer(params.get("Authorization") or params.get("authorization")) or params.get("token")
+        principal = await principal_for_token(state.db, token if isinstance(token, str) else None)
+        if principal is None:
+            raise ConnectionRejectionError({"message": "a valid personal access token is required"})
+        context.act_as(state.services(principal))
+        return UNSET
+
+
+class RequireToken:
+    """With KANDEV_AUTH=on, HTTP requests need `Authorization: Bearer <personal access token>`; the
+    GraphiQL page itself loads without one (its queries then send the header)."""
+
+    def __init__(self, app: Any, state_getter: Any) -> None:
+        self.app = app
+        self._state = state_getter
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        state: AppState = self._state()
+        if scope["type"] != "http" or state.settings.auth == "off":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
+            await self.app(scope, receive, send)
+            return
+        principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
+        if principal is None:
+            response = JSONResponse(
+                {"errors": [{"message": "a valid personal access token is required"}]},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await response(scope, receive, send)
+            return
+        scope["kandev.principal"] = principal
+        await self.app(scope, receive, send)
 
 
 async def healthz(request: Request) -> JSONResponse:
@@ -76,7 +132,7 @@ def create_app(settings: Settings) -> Starlette:
     graphql = KandevGraphQL(lambda: app.state.kandev)
     routes: list[Any] = [
         Route("/healthz", healthz),
-        Route("/graphql", graphql, methods=["GET", "POST"]),
+        Route("/graphql", RequireToken(graphql, lambda: app.state.kandev), methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
     ]
     if (FRONTEND_DIST / "index.html").exists():

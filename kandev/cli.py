@@ -18,6 +18,8 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+token_app = typer.Typer(help="Personal access tokens (required by /graphql when KANDEV_AUTH=on).", no_args_is_help=True)
+app.add_typer(token_app, name="token")
 
 log = logging.getLogger("kandev")
 
@@ -100,6 +102,38 @@ def db_upgrade() -> None:
     settings.data_path.mkdir(parents=True, exist_ok=True)
     upgrade_to_head(settings.resolved_database_url())
     typer.echo("database is at the newest revision")
+
+
+@token_app.command("create")
+def token_create(
+    name: str = typer.Option(..., "--name", help="What the token is for."),
+    user: str = typer.Option("local", "--user", help="Login of the user the token acts as (created if new)."),
+) -> None:
+    """Create a personal access token and print it once; only its hash is stored."""
+    import asyncio
+
+    from kandev.db import Database
+    from kandev.domain.access_tokens import create_token
+    from kandev.domain.errors import DomainError
+    from kandev.migrations import upgrade_to_head
+
+    settings = Settings()
+    if settings.embedded_database:
+        settings.data_path.mkdir(parents=True, exist_ok=True)
+        upgrade_to_head(settings.resolved_database_url())
+
+    async def create() -> str:
+        db = Database(settings.resolved_database_url(), pooled=False)
+        try:
+            return (await create_token(db, name=name, login=user)).token
+        finally:
+            await db.dispose()
+
+    try:
+        typer.echo(asyncio.run(create()))
+    except DomainError as error:
+        typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _require_redis(settings: Settings) -> Settings:

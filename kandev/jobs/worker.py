@@ -124,7 +124,13 @@ def run_worker(
     worker = KandevWorker([get_queue(n, connection) for n in names], connection=connection, name=name)
     worker.shutdown_grace_seconds = shutdown_grace_seconds
     log.info("worker %s listening on %s", name, ", ".join(names))
+    # rq replaces these for good; put them back so an embedding process (a test, a burst run) is unchanged.
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return worker.work(burst=burst, logging_level="INFO")
     finally:
         connection.close()
+        if threading.current_thread() is threading.main_thread():
+            for sig, handler in previous.items():
+                if handler is not None:
+                    signal.signal(sig, handler)

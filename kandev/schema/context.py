@@ -29,11 +29,18 @@ class Context:
     services: Services
     loaders: Loaders
     request: Any = None
+    # graphql-transport-ws `connection_init` payload (set by strawberry on WebSocket connections).
+    connection_params: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def for_services(cls, services: Services, request: Any = None) -> Context:
         return cls(services=services, loaders=Loaders(services), request=request)
+
+    def act_as(self, services: Services) -> None:
+        """Switch the caller (a WebSocket authenticates in its connection_init, after the context exists)."""
+        self.services = services
+        self.loaders = Loaders(services)
 
 
 Info = StrawberryInfo[Context, None]
