@@ -1,4 +1,4 @@
-"""The embedded Redis-protocol server (fakeredis over TCP) that `kandev serve` runs when KANDEV_REDIS_URL is unset.
+"""The embedded Redis-protocol server (fakeredis over TCP) that `kandev serve` runs without KANDEV_REDIS_URL.
 
 It runs in its own child process, so a busy API server can't starve it and RQ workers reach it like a
 real Redis. It keeps nothing across restarts: the database is the source of truth and work is
@@ -65,7 +65,7 @@ def _read_port(proc: subprocess.Popen[bytes], deadline: float) -> int:
             chunk = os.read(fd, 256)
             if not chunk:
                 code = proc.wait(timeout=5)
-                raise EmbeddedRedisError(f"the embedded Redis-protocol server exited with {code} before starting")
+                raise EmbeddedRedisError(f"the embedded server exited with {code} before starting")
             buf += chunk
     word, _, port = buf.split(b"\n", 1)[0].decode().partition(" ")
     if word != _READY or not port.isdigit():
@@ -83,12 +83,14 @@ def _wait_ready(url: str, deadline: float) -> None:
                 break
             except redis.ConnectionError:
                 if time.monotonic() >= deadline:
-                    raise EmbeddedRedisError(f"the embedded Redis-protocol server at {url} does not answer PING")
+                    raise EmbeddedRedisError(f"the embedded server at {url} does not answer PING") from None
                 time.sleep(0.05)
         try:
             client.eval("return 1", 0)
         except redis.ResponseError as exc:
-            raise EmbeddedRedisError(f"the embedded server has no Lua scripting (install fakeredis[lua]): {exc}")
+            raise EmbeddedRedisError(
+                f"the embedded server has no Lua (install fakeredis[lua]): {exc}"
+            ) from exc
     finally:
         client.close()
 
@@ -131,7 +133,7 @@ def _request_handler() -> type[Any]:
             info = self.current_client.get_socket()._client_info
             for key in ("addr", "laddr"):
                 if isinstance(info.get(key), tuple):
-                    info[key] = "%s:%s" % info[key][:2]
+                    info[key] = f"{info[key][0]}:{info[key][1]}"
 
     return Handler
 

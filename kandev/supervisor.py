@@ -1,4 +1,4 @@
-"""Child-process supervision: parent-death signals, own process groups, and a stop that leaves nothing behind."""
+"""Child-process supervision: parent-death signals, own process groups, a stop that leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def spawn(
     normally the main thread.
     """
     if threading.current_thread() is not threading.main_thread():
-        log.warning("spawning %s from a non-main thread: it gets its death signal when that thread exits", argv)
+        log.warning("spawning %s off the main thread: its death signal fires when this thread exits", argv)
     full_env = {**os.environ, **env} if env is not None else None
     return subprocess.Popen(  # type: ignore[call-overload,no-any-return]
         list(argv),
@@ -88,9 +88,11 @@ def process_alive(pid: int) -> bool:
 
 
 def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the child exited, without reaping it: an unreaped leader keeps its process-group id reserved."""
+    """Whether the child exited, without reaping it: an unreaped leader keeps its group id reserved."""
     if proc.returncode is not None:
         return True
+    if not hasattr(os, "waitid"):  # macOS: no WNOWAIT, so reap (the group sweep then is skipped)
+        return proc.poll() is not None
     try:
         info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
@@ -101,7 +103,7 @@ def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    """Send `sig` to the child's whole process group; no-op once the child was reaped (its group id may be reused)."""
+    """Send `sig` to the child's process group; no-op once the child was reaped (its id may be reused)."""
     if proc.returncode is not None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -118,8 +120,10 @@ def _finish(proc: subprocess.Popen[bytes], reap_timeout: float) -> int | None:
         return None
 
 
-def stop_process_group(proc: subprocess.Popen[bytes], timeout: float = 10.0, sig: int = signal.SIGTERM) -> int | None:
-    """Send `sig` to the child's group, SIGKILL the group after `timeout`, reap the child; returns its exit code."""
+def stop_process_group(
+    proc: subprocess.Popen[bytes], timeout: float = 10.0, sig: int = signal.SIGTERM
+) -> int | None:
+    """Send `sig` to the child's group, SIGKILL the group after `timeout`, reap; returns the exit code."""
     _signal_group(proc, sig)
     deadline = time.monotonic() + timeout
     while not _has_exited(proc) and time.monotonic() < deadline:
@@ -128,7 +132,7 @@ def stop_process_group(proc: subprocess.Popen[bytes], timeout: float = 10.0, sig
 
 
 class ChildProcesses:
-    """Named child commands, each in its own process group with a parent-death signal; stop_all ends them all."""
+    """Named child commands, each in its own process group with a parent-death signal; stop_all ends all."""
 
     def __init__(self, death_signal: int = signal.SIGTERM) -> None:
         self._death_signal = death_signal
@@ -164,7 +168,7 @@ class ChildProcesses:
         return list(self._children)
 
     def exited(self) -> list[str]:
-        """Names of children that have exited (without reaping them, so stop_all can still sweep their groups)."""
+        """Names of children that have exited (not reaped, so stop_all can still sweep their groups)."""
         return [name for name, proc in self._children.items() if _has_exited(proc)]
 
     def stop(self, name: str, timeout: float = 10.0) -> int | None:
@@ -173,7 +177,7 @@ class ChildProcesses:
         return stop_process_group(proc, timeout)
 
     def stop_all(self, timeout: float = 10.0) -> dict[str, int | None]:
-        """SIGTERM every child group at once, SIGKILL whatever is left after `timeout`, reap; returns exit codes."""
+        """SIGTERM all child groups at once, SIGKILL the rest after `timeout`, reap; returns exit codes."""
         children = list(self._children.items())
         for name, proc in children:
             log.info("stopping %s (pid %s)", name, proc.pid)

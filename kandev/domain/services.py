@@ -8,6 +8,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.lookups import Lookups
 from kandev.domain.permissions import PermissionService
 from kandev.domain.profiles import AgentProfileService
+from kandev.domain.repositories import RepositoryService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService
 from kandev.domain.tasks import TaskService
@@ -42,6 +43,10 @@ class Services:
     @cached_property
     def agent_profiles(self) -> AgentProfileService:
         return AgentProfileService(self.ctx)
+
+    @cached_property
+    def repositories(self) -> RepositoryService:
+        return RepositoryService(self.ctx)
 
     @cached_property
     def secrets(self) -> SecretService:

@@ -14,6 +14,7 @@ from kandev.domain.access import load_step, load_task, load_workflow, load_works
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
+from kandev.domain.repositories import RepositoryChoice, attach_repositories
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
@@ -37,6 +38,7 @@ class CreateTask:
     agent_profile_id: str | None = None
     executor_profile_id: str | None = None
     origin: TaskOrigin = TaskOrigin.USER
+    repositories: list[RepositoryChoice] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,7 @@ class TaskService:
         )
         session.add(task)
         await session.flush()
+        await attach_repositories(session, task.id, workspace.id, command.repositories)
         return task
 
     async def _initial_step(

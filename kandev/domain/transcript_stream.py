@@ -3,6 +3,7 @@ message per tool call updated in place, one plan per turn."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from kandev.domain.context import ServiceContext
@@ -31,6 +32,11 @@ class TranscriptStream:
         self._plan_message = None
 
     async def on_update(self, update: AgentUpdate) -> None:
+        # Shielded: the agent connection may cancel its handlers on shutdown, and a write cut off
+        # mid-transaction would hold SQLite's write lock until the connection is collected.
+        await asyncio.shield(self._apply(update))
+
+    async def _apply(self, update: AgentUpdate) -> None:
         if update.kind in _TEXT_KINDS:
             await self._text(_TEXT_KINDS[update.kind], update.text, update.data.get("message_id"))
         elif update.kind == "tool_call":

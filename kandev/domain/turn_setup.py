@@ -13,6 +13,8 @@ from kandev.domain.profiles import launch_command, missing_command
 from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import session_token
 from kandev.domain.turns import ClaimedTurn
+from kandev.domain.workdirs import prepare_workdir
+from kandev.jobs.queues import worker_queue_name
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 
@@ -42,10 +44,6 @@ class TurnSetup:
         return f"{block}\n\n{prompt}" if block else prompt
 
 
-def scratch_dir(ctx: ServiceContext, task_id: str) -> Path:
-    return ctx.settings.data_path / "scratch" / task_id
-
-
 async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
     async with ctx.unit_of_work() as uow:
         db = uow.session
@@ -60,12 +58,15 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
                 resume_session_id=None, missing_command="(the session's agent profile was deleted)",
             )
         env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
-        # Tasks without a repository work in a scratch directory of their own under the data dir.
-        workdir = Path(session.working_dir) if session.working_dir else scratch_dir(ctx, task.id)
-        workdir.mkdir(parents=True, exist_ok=True)
-        if session.working_dir is None:
+        if session.working_dir and Path(session.working_dir).is_dir():
+            workdir = Path(session.working_dir)
+        else:
+            workdir = await prepare_workdir(db, ctx.settings.data_path, task, session.executor_profile_id)
             session.working_dir = str(workdir)
             session.updated_at = utcnow()
+        if ctx.settings.worker_name and session.worker_queue is None:
+            # The working tree now lives on this worker: later turns are routed to its own queue.
+            session.worker_queue = worker_queue_name(ctx.settings.worker_name)
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(

@@ -70,8 +70,8 @@ def run_scheduler(
     stop = _StopFlag(stop_event)
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, stop)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            previous[signum] = signal.signal(signum, stop)
     interval = settings.scheduler_interval_seconds
     ticks = 0
     log.info("scheduler running every %.1fs", interval)

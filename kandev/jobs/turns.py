@@ -12,6 +12,7 @@ from dataclasses import asdict
 
 from kandev.config import Settings
 from kandev.domain.context import ServiceContext
+from kandev.domain.errors import DomainError
 from kandev.domain.permissions import record_request, wait_for_answer
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
@@ -120,7 +121,11 @@ class TurnRunner:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
         from kandev.runtime.acp_adapter import AcpRuntime
 
-        self.setup = setup = await prepare_turn(self.ctx, self.claimed)
+        try:
+            self.setup = setup = await prepare_turn(self.ctx, self.claimed)
+        except DomainError as error:  # e.g. git could not create the worktree
+            await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent can't start: {error.message}")
+            return None
         if setup.missing_command:
             await fail_session_launch(
                 self.ctx, self.claimed.turn_id, f"the agent can't start: command '{setup.missing_command}' is not on PATH"
@@ -169,7 +174,10 @@ class TurnRunner:
     async def _heartbeat(self) -> None:
         """Renew the lease; returns when the turn should stop (stop/interrupt recorded in the database)."""
         interval = max(0.2, self.ctx.settings.turn_lease_seconds / 3)
-        while not await renew_lease(self.ctx, self.claimed.turn_id, self.ctx.settings.turn_lease_seconds):
+        lease = self.ctx.settings.turn_lease_seconds
+        # Shielded: this watcher is cancelled when the prompt ends, and a write transaction cut off
+        # mid-way would keep SQLite's write lock until the connection is collected.
+        while not await asyncio.shield(renew_lease(self.ctx, self.claimed.turn_id, lease)):
             await asyncio.sleep(interval)
 
     async def _listen_for_cancel(self) -> None:

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 from types import FrameType
 
+from redis import Redis
 from rq import Worker, worker_registration
 from rq.worker import WorkerStatus
 
@@ -24,7 +25,7 @@ DEFAULT_SHUTDOWN_GRACE_SECONDS = 3.0
 
 
 def _recover(settings: Settings) -> object:
-    """Reap what a dead worker left and re-enqueue from the database (imported late: it pulls in the domain)."""
+    """Reap what a dead worker left, re-enqueue from the database (imported late: it pulls in the domain)."""
     from kandev.jobs.recovery import recover_sync
 
     return recover_sync(settings)
@@ -35,7 +36,7 @@ on_worker_start: list[Callable[[Settings], object]] = [_recover]
 
 
 class KandevWorker(Worker):
-    """rq's forking Worker, plus: horses die with the worker, and a stop waits only a short grace for a job."""
+    """rq's forking Worker, plus: horses die with the worker, and a stop waits only briefly for a job."""
 
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
     _grace_timer: threading.Timer | None = None
@@ -72,16 +73,18 @@ class KandevWorker(Worker):
         super().teardown()
 
     def register_birth(self) -> None:
-        """Replace a stale registration of our own name (a crashed predecessor with the same host and pid/name)."""
+        """Replace a stale registration of our name (a crashed predecessor with the same name)."""
         if self.connection.exists(self.key) and not self.connection.hexists(self.key, "death"):
-            log.warning("worker %s: replacing a registration left by a worker that did not stop cleanly", self.name)
+            log.warning(
+                "worker %s: replacing the registration of a worker that did not stop cleanly", self.name
+            )
             with self.connection.pipeline() as pipe:
                 worker_registration.unregister(self, pipe)
                 pipe.delete(self.key)
                 pipe.execute()
         super().register_birth()
 
-    def _set_ip_address(self, connection: object) -> None:
+    def _set_ip_address(self, connection: Redis) -> None:
         # Cosmetic (shown by `rq info`); an unparsable CLIENT INFO from a Redis-like server must not stop us.
         try:
             super()._set_ip_address(connection)

@@ -4,7 +4,7 @@ from kandev.models.base import Base
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import Message, PermissionRequest, QueuedPrompt, Session, Turn
-from kandev.models.tasks import StepTransition, Task, TaskDependency
+from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskRepository
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
@@ -23,6 +23,7 @@ __all__ = [
     "StepTransition",
     "Task",
     "TaskDependency",
+    "TaskRepository",
     "Turn",
     "User",
     "Workflow",

@@ -80,3 +80,16 @@ class StepTransition(Base):
     actor: Mapped[str] = mapped_column(String(200))
     details: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     created_at: Mapped[datetime] = created_at_column()
+
+
+class TaskRepository(Base):
+    """A repository a task works in, with the base branch and (once created) the task's own branch."""
+
+    __tablename__ = "task_repositories"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(default=0)
+    base_branch: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    branch: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()

@@ -11,10 +11,11 @@ from kandev.domain.errors import ValidationError as DomainValidationError
 from kandev.models.enums import AgentKind as StoredKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy
 from kandev.resolvers.common import attempt
-from kandev.schema.config_types import AgentProfile, PermissionRequest, Secret
+from kandev.schema.config_types import AgentProfile, PermissionRequest, Repository, Secret
 from kandev.schema.context import Info
 from kandev.schema.inputs import (
     CreateAgentProfileInput,
+    CreateRepositoryInput,
     CreateSecretInput,
     ResolvePermissionInput,
     UpdateAgentProfileInput,
@@ -23,10 +24,12 @@ from kandev.schema.payloads import (
     AgentProfilePayload,
     CreateAgentProfilePayload,
     CreateAgentProfileResult,
+    CreateRepositoryResult,
     CreateSecretResult,
     DeleteAgentProfileResult,
     DeleteSecretResult,
     ResolvePermissionPayload,
+    RepositoryPayload,
     ResolvePermissionResult,
     SecretPayload,
     UpdateAgentProfileResult,
@@ -35,6 +38,15 @@ from kandev.schema.payloads import (
 
 async def agent_profiles(info: Info, workspace_id: strawberry.ID) -> list[AgentProfile]:
     return [AgentProfile(row=p) for p in await info.context.services.agent_profiles.list(str(workspace_id))]
+
+
+async def repositories(info: Info, workspace_id: strawberry.ID) -> list[Repository]:
+    return [Repository(row=r) for r in await info.context.services.repositories.list(str(workspace_id))]
+
+
+async def create_repository(info: Info, input: CreateRepositoryInput) -> CreateRepositoryResult:  # type: ignore[valid-type]
+    call = info.context.services.repositories.create(str(input.workspace_id), input.name, input.path, input.default_branch)
+    return await attempt(call, lambda r: RepositoryPayload(repository=Repository(row=r)))
 
 
 async def secrets(info: Info, workspace_id: strawberry.ID) -> list[Secret]:

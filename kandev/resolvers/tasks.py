@@ -6,7 +6,8 @@ from typing import Annotated
 
 import strawberry
 
-from kandev.domain.tasks import CreateTask, CreatedTask, TaskFilter
+from kandev.domain.repositories import RepositoryChoice
+from kandev.domain.tasks import CreatedTask, CreateTask, TaskFilter
 from kandev.models.enums import TaskState as StoredTaskState
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
@@ -77,6 +78,9 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  
         workflow_step_id=optional_id(input.workflow_step_id),
         agent_profile_id=optional_id(input.agent_profile_id),
         executor_profile_id=optional_id(input.executor_profile_id),
+        repositories=[
+            RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch) for r in input.repositories or []
+        ],
     )
     return await attempt(info.context.services.tasks.create(command), _created)
 

@@ -96,7 +96,7 @@ class AcpRuntime:
     async def launch(
         self, spec: LaunchSpec, on_update: UpdateHandler, on_permission: PermissionHandler | None = None
     ) -> LaunchInfo:
-        """Spawn the agent, `initialize`, then `session/load` (resume) or `session/new`."""
+        """Spawn, `initialize`, then `session/load` (resume) or `session/new`; AgentLaunchError if not."""
         if self._proc is not None:
             raise AgentRuntimeError("this runtime has already launched an agent")
         self._redactor = Redactor(spec.secrets)
@@ -121,6 +121,10 @@ class AcpRuntime:
             raise AgentLaunchError(
                 self._redactor.text(f"agent refused to start: {error_text(exc)}")
             ) from None
+        except AgentProcessExited as exc:
+            # One error type for "could not start"; the exit details stay on __cause__.
+            await self.close()
+            raise AgentLaunchError(str(exc)) from exc
         except BaseException:
             await self.close()
             raise

@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 from kandev.domain.profiles import missing_command
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import PermissionRequest as PermissionRow
+from kandev.models import Repository as RepositoryRow
 from kandev.models import Secret as SecretRow
 from kandev.schema.enums import AgentKind, PermissionPolicy
 
@@ -122,3 +123,24 @@ class PermissionRequest:
     @strawberry.field
     def created_at(self) -> datetime:
         return self.row.created_at
+
+
+@strawberry.type(description="A local git repository tasks can work in.")
+class Repository:
+    row: strawberry.Private[RepositoryRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def path(self) -> str:
+        return self.row.path
+
+    @strawberry.field
+    def default_branch(self) -> str:
+        return self.row.default_branch

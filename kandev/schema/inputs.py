@@ -9,6 +9,20 @@ from strawberry.scalars import JSON
 from kandev.schema.enums import AgentKind, DeliveryMode, PermissionPolicy, TaskState
 
 
+@strawberry.input(description="A repository for a task to work in.")
+class TaskRepositoryInput:
+    repository_id: strawberry.ID
+    base_branch: str | None = strawberry.field(default=None, description="Default: the repository's default branch.")
+
+
+@strawberry.input
+class CreateRepositoryInput:
+    workspace_id: strawberry.ID
+    name: str
+    path: str = strawberry.field(description="Absolute path of a local git repository on the workers' machine.")
+    default_branch: str | None = None
+
+
 @strawberry.input(description="A new task. Omitted workflow and step mean the workspace default's start step.")
 class CreateTaskInput:
     workspace_id: strawberry.ID
@@ -25,6 +39,7 @@ class CreateTaskInput:
     workflow_step_id: strawberry.ID | None = None
     agent_profile_id: strawberry.ID | None = None
     executor_profile_id: strawberry.ID | None = None
+    repositories: list[TaskRepositoryInput] | None = None
 
 
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")

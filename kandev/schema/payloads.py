@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.schema.config_types import AgentProfile, PermissionRequest, Secret
+from kandev.schema.config_types import AgentProfile, PermissionRequest, Repository, Secret
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
@@ -87,3 +87,11 @@ DeleteAgentProfileResult = result("DeleteAgentProfileResult", AgentProfilePayloa
 CreateSecretResult = result("CreateSecretResult", SecretPayload)
 DeleteSecretResult = result("DeleteSecretResult", SecretPayload)
 ResolvePermissionResult = result("ResolvePermissionResult", ResolvePermissionPayload)
+
+
+@strawberry.type
+class RepositoryPayload:
+    repository: Repository
+
+
+CreateRepositoryResult = result("CreateRepositoryResult", RepositoryPayload)

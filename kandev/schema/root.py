@@ -24,6 +24,7 @@ class Query:
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
     session = strawberry.field(resolver=session_resolvers.session)
     agent_profiles = strawberry.field(resolver=profile_resolvers.agent_profiles)
+    repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions, description="Agents waiting for an operator's allow or deny."
@@ -45,6 +46,7 @@ class Mutation:
     create_agent_profile = strawberry.mutation(resolver=profile_resolvers.create_agent_profile)
     update_agent_profile = strawberry.mutation(resolver=profile_resolvers.update_agent_profile)
     delete_agent_profile = strawberry.mutation(resolver=profile_resolvers.delete_agent_profile)
+    create_repository = strawberry.mutation(resolver=profile_resolvers.create_repository)
     create_secret = strawberry.mutation(resolver=profile_resolvers.create_secret)
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)

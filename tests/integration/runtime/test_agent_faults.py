@@ -44,11 +44,13 @@ async def test_prompting_after_the_agent_died_fails_instead_of_hanging(launch: L
     assert result.stop_reason == "failed" and "exited with status 3" in (result.error or "")
 
 
-async def test_an_agent_exiting_during_initialize_raises_with_its_stderr(launch: Launch) -> None:
-    with pytest.raises(AgentProcessExited) as caught:
+async def test_an_agent_exiting_during_initialize_is_a_launch_error_with_its_stderr(launch: Launch) -> None:
+    with pytest.raises(AgentLaunchError, match="exited with status 2") as caught:
         await launch([sys.executable, FAKE, "exit-on-initialize"])
-    assert caught.value.exit_code == 2
-    assert caught.value.stderr_tail == ["fatal: no credentials configured"]
+    assert "fatal: no credentials configured" in str(caught.value)
+    cause = caught.value.__cause__
+    assert isinstance(cause, AgentProcessExited) and cause.exit_code == 2
+    assert cause.stderr_tail == ["fatal: no credentials configured"]
 
 
 async def test_a_missing_command_is_a_launch_error(launch: Launch) -> None:
@@ -84,7 +86,7 @@ async def test_cancel_kills_an_agent_that_ignores_cancel_and_sigterm_with_its_ch
         result = await turn
     assert result.stop_reason == "cancelled"
     assert time.monotonic() - started < 2
-    assert group_members(pid) == []
+    await until(lambda: group_members(pid) == [], timeout=2)
 
 
 HELPER = textwrap.dedent(

@@ -1,0 +1,126 @@
+"""What a turn runs with: worktrees, secrets in the agent's env (redacted from its output), permissions."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from kandev.config import Settings
+from kandev.domain.profiles import AgentProfileFields
+from kandev.domain.repositories import RepositoryChoice
+from kandev.domain.tasks import CreateTask
+from kandev.events import session_channel, task_channel
+from kandev.models import Message
+from kandev.models.enums import PermissionPolicy
+from tests.support.workers import running_worker
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+
+
+def make_repository(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"], ["config", "user.name", "T"]):
+        subprocess.run(["git", *args], cwd=folder, check=True)
+    (folder / "README").write_text("hello\n")
+    subprocess.run(["git", "add", "."], cwd=folder, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=folder, check=True)
+    return folder
+
+
+async def wait_turn_end(events: Any, timeout: float = 30) -> dict[str, Any]:
+    async with asyncio.timeout(timeout):
+        async for event in events:
+            if event["kind"] == "TURN_ENDED":
+                return event
+    raise AssertionError("no turn ended")
+
+
+async def agent_texts(db: Any, session_id: str) -> list[str]:
+    async with db.read() as s:
+        rows = await s.scalars(
+            select(Message.text).where(Message.session_id == session_id, Message.kind == "AGENT").order_by(Message.seq)
+        )
+        return list(rows)
+
+
+async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(services, settings, bus, db, workspace_id, tmp_path):
+    repo = make_repository(tmp_path / "project")
+    repository = await services.repositories.create(workspace_id, "project", str(repo))
+    assert repository.default_branch == "main"
+    created = await services.tasks.create(
+        CreateTask(workspace_id=workspace_id, title="Fix the README", repositories=[RepositoryChoice(repository.id)])
+    )
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, "/say in the worktree", None)
+        async with bus.subscribe(session_channel(started.session.id)) as events:
+            ended = await wait_turn_end(events)
+    assert ended["turn"]["state"] == "COMPLETED"
+    session = await services.sessions.get(started.session.id)
+    workdir = Path(session.working_dir)
+    assert workdir == settings.data_path / "worktrees" / created.task.id / "project"
+    assert (workdir / "README").read_text() == "hello\n"
+    branch = subprocess.run(["git", "branch", "--show-current"], cwd=workdir, capture_output=True, text=True).stdout.strip()
+    assert branch.startswith(f"kandev/{created.task.id[:8]}-fix-the-readme")
+    listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
+    assert str(workdir) in listed
+
+
+async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(services, settings, bus, db, workspace_id):
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Scratch"))
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, "/say scratch", None)
+        async with bus.subscribe(session_channel(started.session.id)) as events:
+            await wait_turn_end(events)
+    session = await services.sessions.get(started.session.id)
+    assert Path(session.working_dir) == settings.data_path / "scratch" / created.task.id
+
+
+async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(services, settings, bus, db, workspace_id):
+    value = "sk-live-0123456789abcdef"
+    await services.secrets.create(workspace_id, "API_KEY", value)
+    profile = await services.agent_profiles.create(
+        workspace_id,
+        AgentProfileFields(name="Scripted with key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
+    )
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, f"/say the key is {value}", profile.id)
+        async with bus.subscribe(session_channel(started.session.id)) as events:
+            await wait_turn_end(events)
+    texts = await agent_texts(db, started.session.id)
+    assert texts == ["the key is [redacted]"]
+
+
+async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(services, settings, bus, db, workspace_id):
+    profile = await services.agent_profiles.create(
+        workspace_id,
+        AgentProfileFields(name="Asking", kind="SCRIPTED", permission_policy=PermissionPolicy.ASK),
+    )
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Needs approval"))
+    with running_worker(settings):
+        async with bus.subscribe(task_channel(workspace_id)) as task_events:
+            started = await services.sessions.start_task(created.task.id, "/permission Delete the build folder", profile.id)
+            async with asyncio.timeout(30):
+                while not (pending := await services.permissions.pending(workspace_id)):
+                    await anext(task_events)
+        [request] = pending
+        assert request.title == "Delete the build folder"
+        actions = await services.lookups.pending_actions([created.task.id])
+        assert actions == ["PERMISSION"]
+        allow = next(o["option_id"] for o in request.options if o["kind"].startswith("allow"))
+        async with bus.subscribe(session_channel(started.session.id)) as events:
+            await services.permissions.resolve(request.id, allow)
+            await wait_turn_end(events)
+    assert await services.lookups.pending_actions([created.task.id]) == ["NONE"]
+    texts = " ".join(await agent_texts(db, started.session.id))
+    assert allow in texts or "allow" in texts.lower()
