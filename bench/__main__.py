@@ -7,10 +7,11 @@ import json
 import sys
 
 from bench.foundation import run as foundation
+from bench.turns import run as turns
 
 
 def main() -> None:
-    results = {"foundation": asyncio.run(foundation())}
+    results = {"foundation": asyncio.run(foundation()), "turns": asyncio.run(turns())}
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

@@ -97,12 +97,21 @@ async def renew_lease(ctx: ServiceContext, turn_id: str, lease_seconds: float) -
         return turn.cancel_requested_at is not None or session is None or is_terminal(session)
 
 
-async def finish_turn(ctx: ServiceContext, turn_id: str, *, stop_reason: str, error: str | None = None) -> None:
+async def finish_turn(
+    ctx: ServiceContext,
+    turn_id: str,
+    *,
+    stop_reason: str,
+    error: str | None = None,
+    timings: dict[str, float] | None = None,
+) -> None:
     """Record how the turn ended; a failed turn leaves the session waiting for input with the error shown."""
     async with ctx.unit_of_work() as uow:
         turn = await uow.session.get(Turn, turn_id)
         if turn is None or turn.state != TurnState.RUNNING:
             return  # already reaped
+        if timings:
+            turn.timings = dict(timings)
         session = await lock_session(uow.session, turn.session_id)
         assert session is not None
         await _end_turn(uow, session, turn, stop_reason=stop_reason, error=error)

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import os
 import socket
+import time
 from dataclasses import asdict
 
 from kandev.config import Settings
@@ -76,6 +77,7 @@ class TurnRunner:
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
         self.runtime: AgentRuntime | None = None
         self.setup: TurnSetup | None = None
+        self.timings: dict[str, float] = {}
 
     async def run(self) -> str:
         """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
@@ -93,8 +95,13 @@ class TurnRunner:
                 text = self.claimed.prompt_text
                 if first:
                     text = self.setup.first_prompt(text, loaded=bool(loaded))
+                began = time.perf_counter()
                 result = await self._prompt(text)
-                await finish_turn(self.ctx, self.claimed.turn_id, stop_reason=result.stop_reason, error=result.error)
+                self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
+                await finish_turn(
+                    self.ctx, self.claimed.turn_id, stop_reason=result.stop_reason, error=result.error, timings=self.timings
+                )
+                self.timings = {}
                 turns += 1
                 if result.stop_reason in (CANCELLED, FAILED):
                     await self._close()
@@ -142,12 +149,14 @@ class TurnRunner:
             secrets=setup.secrets,
         )
         self.runtime = AcpRuntime()
+        began = time.perf_counter()
         try:
             info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
         except AgentLaunchError as exc:
             await self._close()
             await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent could not be launched: {exc}")
             return None
+        self.timings["launch_ms"] = round((time.perf_counter() - began) * 1000, 3)
         await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)
         return info.loaded
 

@@ -61,6 +61,8 @@ class Turn(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     worker_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
     job_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Where the turn's time went: {"launch_ms": agent start, "prompt_ms": the ACP prompt round trip}.
+    timings: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     # Set by stop/interrupt; the running job sees it on its next heartbeat even if the nudge is lost.
     cancel_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -1,0 +1,92 @@
+"""A scripted `/say` turn from startTask to turn end, split into queueing, agent start and protocol time.
+
+One real `kandev worker` process runs the turns; the database and Redis are the embedded default
+unless KANDEV_BENCH_DATABASE_URL / KANDEV_BENCH_REDIS_URL are set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+from sqlalchemy import select
+
+from bench.foundation import summary
+from kandev.config import Settings
+from kandev.db import Database
+from kandev.domain.bootstrap import bootstrap
+from kandev.domain.context import ServiceContext
+from kandev.domain.services import Services
+from kandev.domain.tasks import CreateTask
+from kandev.events import EventBus, session_channel
+from kandev.jobs.dispatch import RqDispatcher
+from kandev.migrations import upgrade_to_head
+from kandev.models import Turn
+from tests.support.workers import running_worker
+
+TURNS = 20
+
+
+async def measure(settings: Settings) -> dict[str, Any]:
+    db = Database(settings.resolved_database_url())
+    bus = EventBus(aioredis.from_url(settings.redis_url))
+    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=600)
+    services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
+    workspace = (await services.workspaces.list())[0]
+    totals, queueing, launch, protocol = [], [], [], []
+    try:
+        with running_worker(settings):
+            for i in range(TURNS + 1):
+                task = (await services.tasks.create(CreateTask(workspace_id=workspace.id, title=f"bench {i}"))).task
+                started_at = time.time()
+                began = time.perf_counter()
+                delivery = await services.sessions.start_task(task.id, "/say benchmark", None)
+                async with bus.subscribe(session_channel(delivery.session.id)) as events:
+                    async with asyncio.timeout(60):
+                        async for event in events:
+                            if event["kind"] == "TURN_ENDED":
+                                break
+                total = time.perf_counter() - began
+                if i == 0:
+                    continue  # the worker's first job also pays its own imports
+                async with db.read() as session:
+                    turn = await session.scalar(select(Turn).where(Turn.session_id == delivery.session.id))
+                totals.append(total)
+                queueing.append(turn.started_at.timestamp() - started_at)
+                launch.append(turn.timings["launch_ms"] / 1000)
+                protocol.append(turn.timings["prompt_ms"] / 1000)
+    finally:
+        jobs.close()
+        await bus.close()
+        await db.dispose()
+    return {
+        "turns": TURNS,
+        "start_task_to_turn_end": summary(totals),
+        "queueing": summary(queueing),
+        "agent_process_start": summary(launch),
+        "protocol": summary(protocol),
+    }
+
+
+async def run() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
+        server = None
+        if not redis_url:
+            from kandev.embedded import start_embedded_redis
+
+            server = start_embedded_redis()
+            redis_url = server.url
+        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+        upgrade_to_head(database_url)
+        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=Path(folder) / "data")
+        try:
+            return {"database": database_url.split(":", 1)[0], **await measure(settings)}
+        finally:
+            if server is not None:
+                server.stop()
