@@ -123,3 +123,8 @@ async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> AsyncIterator[dict[str
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def tools_channel(session_id: str) -> str:
+    """A session's MCP tool list changed (its profile got a new revision)."""
+    return f"mcp:tools:{session_id}"

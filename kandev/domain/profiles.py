@@ -1,213 +1,135 @@
-"""Agent and executor profiles: built-ins, presets, availability and the profile CRUD rules."""
+"""MCP profiles: which tools a caller gets, decided by the backend from durable state, never by the agent.
+
+A profile is a base surface plus capability groups. The tool names of each are declared here as
+data, so the API can show a session's tools without importing the MCP layer.
+"""
 
 from __future__ import annotations
 
-import shutil
-import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from kandev.domain.access import load_workspace
-from kandev.domain.context import ServiceContext
-from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
-from kandev.domain.validation import clean_name
-from kandev.models import AgentProfile, ExecutorProfile, Workspace
-from kandev.models.base import new_id, utcnow
-from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
-
-SCRIPTED_PROFILE_NAME = "Scripted"
-
-# Well-known ACP agents; usable once their command is on PATH.
-ACP_PRESETS: list[dict[str, Any]] = [
-    {"name": "Claude Code", "command": ["claude-code-acp"]},
-    {"name": "Codex", "command": ["codex-acp"]},
-    {"name": "Gemini CLI", "command": ["gemini", "--experimental-acp"]},
-]
+from kandev.domain.context import UnitOfWork
+from kandev.models import Session, Task
+from kandev.models.base import utcnow
 
 
-def scripted_agent_command() -> list[str]:
-    return [sys.executable, "-m", "kandev.runtime.scripted"]
+class Surface(StrEnum):
+    KANBAN_TASK = "kanban-task"
+    CONFIGURATION = "configuration"
+    EXTERNAL = "external"
+    AUTOMATION_COORDINATOR = "automation-coordinator"
 
 
-def launch_command(profile: AgentProfile) -> list[str]:
-    """The argv to spawn; the scripted agent runs on this interpreter wherever it is installed."""
-    if profile.kind == AgentKind.SCRIPTED:
-        return scripted_agent_command()
-    return list(profile.command)
+class Capability(StrEnum):
+    USER_QUESTION = "user-question"
+    PARENT_QUESTION = "parent-question"
+    TASK_TITLE = "task-title"
+    GITHUB_PR = "github-pr"
+    GITLAB_MR = "gitlab-mr"
 
 
-def missing_command(profile: AgentProfile) -> str | None:
-    """The executable that is not on PATH, or None when the profile can run here."""
-    if profile.kind == AgentKind.SCRIPTED:
-        return None
-    if not profile.command:
-        return "(no command)"
-    executable = profile.command[0]
-    return None if shutil.which(executable) else executable
+_READS = (
+    "list_workspaces_kandev",
+    "list_workflows_kandev",
+    "list_workflow_steps_kandev",
+    "list_tasks_kandev",
+    "list_agents_kandev",
+)
+_CONFIGURATION = (
+    *_READS,
+    "move_task_kandev",
+    "archive_task_kandev",
+    "delete_task_kandev",
+    "get_task_conversation_kandev",
+)
+SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
+    Surface.KANBAN_TASK: (
+        *_READS,
+        "create_task_kandev",
+        "update_task_kandev",
+        "move_task_kandev",
+        "archive_task_kandev",
+        "delete_task_kandev",
+        "message_task_kandev",
+        "get_task_conversation_kandev",
+        "list_task_sessions_kandev",
+    ),
+    Surface.CONFIGURATION: _CONFIGURATION,
+    Surface.EXTERNAL: (
+        *_CONFIGURATION,
+        "create_task_kandev",
+        "list_pending_agent_permissions_kandev",
+        "resolve_agent_permission_kandev",
+    ),
+    Surface.AUTOMATION_COORDINATOR: (),
+}
+# Capability groups add tools as their features land (questions, titles, provider automation).
+CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capability in Capability}
+
+SESSION_PURPOSE_SURFACE = {
+    "task": Surface.KANBAN_TASK,
+    "configuration": Surface.CONFIGURATION,
+    "automation": Surface.AUTOMATION_COORDINATOR,
+}
 
 
-def ensure_available(profile: AgentProfile) -> None:
-    missing = missing_command(profile)
-    if missing is not None:
-        raise ConflictError(
-            f"agent profile '{profile.name}' is unavailable: command '{missing}' is not on PATH",
-            command=missing,
-            agent_profile_id=profile.id,
-        )
+@dataclass(frozen=True)
+class McpProfile:
+    surface: Surface
+    capabilities: frozenset[Capability] = frozenset()
+
+    def tool_names(self) -> list[str]:
+        names = list(SURFACE_TOOLS[self.surface])
+        for capability in sorted(self.capabilities):
+            names += [n for n in CAPABILITY_TOOLS[capability] if n not in names]
+        return names
+
+    def to_json(self) -> dict[str, Any]:
+        return {"surface": self.surface.value, "capabilities": sorted(c.value for c in self.capabilities)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> McpProfile | None:
+        if not data or "surface" not in data:
+            return None
+        return cls(Surface(data["surface"]), frozenset(Capability(c) for c in data.get("capabilities", [])))
 
 
-def add_builtin_profiles(session: AsyncSession, workspace_id: str) -> tuple[AgentProfile, ExecutorProfile]:
-    """Stage the Scripted agent, the ACP presets and the executors; returns the defaults."""
-    scripted = AgentProfile(
-        id=new_id(),
-        workspace_id=workspace_id,
-        name=SCRIPTED_PROFILE_NAME,
-        kind=AgentKind.SCRIPTED,
-        command=[],
-        env={},
-        supports_mcp=True,
-        permission_policy=PermissionPolicy.ALLOW,
-        builtin=True,
-    )
-    presets = [
-        AgentProfile(
-            id=new_id(),
-            workspace_id=workspace_id,
-            name=preset["name"],
-            kind=AgentKind.ACP,
-            command=preset["command"],
-            env={},
-            supports_mcp=True,
-            permission_policy=PermissionPolicy.ASK,
-            builtin=True,
-        )
-        for preset in ACP_PRESETS
-    ]
-    session.add_all([scripted, *presets])
-    executors = [
-        ExecutorProfile(id=new_id(), workspace_id=workspace_id, name=kind.value, kind=kind, builtin=True)
-        for kind in (ExecutorKind.WORKTREE, ExecutorKind.LOCAL, ExecutorKind.SCRATCH)
-    ]
-    session.add_all(executors)
-    return scripted, executors[0]
+EXTERNAL_PROFILE = McpProfile(Surface.EXTERNAL)
 
 
-@dataclass
-class AgentProfileFields:
-    name: str | None = None
-    kind: AgentKind | None = None
-    command: list[str] | None = None
-    env: dict[str, str] | None = None
-    supports_mcp: bool | None = None
-    permission_policy: PermissionPolicy | None = None
+def compute_profile(session: Session, task: Task, *, title_owner: bool = False, providers: frozenset[str] = frozenset()) -> McpProfile:
+    """The profile a session should have now: from its purpose, the task's autopilot flag, whether the
+    task has a direct parent, title ownership and the providers of its repositories."""
+    surface = SESSION_PURPOSE_SURFACE.get(session.purpose, Surface.KANBAN_TASK)
+    capabilities: set[Capability] = set()
+    if surface == Surface.KANBAN_TASK:
+        # Never both question tools: an autopilot child asks its parent, an autopilot root asks nobody.
+        if not task.autopilot:
+            capabilities.add(Capability.USER_QUESTION)
+        elif task.parent_id is not None:
+            capabilities.add(Capability.PARENT_QUESTION)
+        if title_owner:
+            capabilities.add(Capability.TASK_TITLE)
+        if "github" in providers:
+            capabilities.add(Capability.GITHUB_PR)
+        if "gitlab" in providers:
+            capabilities.add(Capability.GITLAB_MR)
+    return McpProfile(surface, frozenset(capabilities))
 
 
-def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
-    if fields.command is not None and any(not isinstance(a, str) or not a for a in fields.command):
-        raise ValidationError("command must be a list of non-empty strings", field="command")
-    if kind == AgentKind.ACP and fields.command is not None and not fields.command:
-        raise ValidationError("an ACP profile needs a command to spawn", field="command")
-    if fields.env is not None:
-        for key in fields.env:
-            if not key or "=" in key or "\0" in key:
-                raise ValidationError("env names must be non-empty and contain no '='", field="env")
+def store_profile(uow: UnitOfWork, session: Session, profile: McpProfile) -> bool:
+    """Save the profile as a new revision when it differs; True when it changed (then the caller
+    must tell the session's MCP connection, once, after commit)."""
+    if McpProfile.from_json(session.mcp_profile or {}) == profile:
+        return False
+    session.mcp_profile = profile.to_json()
+    session.mcp_profile_revision = (session.mcp_profile_revision or 0) + 1
+    session.updated_at = utcnow()
+    return True
 
 
-class AgentProfileService:
-    def __init__(self, ctx: ServiceContext) -> None:
-        self.ctx = ctx
-
-    async def list(self, workspace_id: str) -> list[AgentProfile]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
-            rows = await session.scalars(
-                select(AgentProfile)
-                .where(AgentProfile.workspace_id == workspace_id)
-                .order_by(AgentProfile.builtin.desc(), AgentProfile.name)
-            )
-            return list(rows)
-
-    async def get(self, profile_id: str) -> AgentProfile:
-        async with self.ctx.read() as session:
-            return await self._load(session, profile_id)
-
-    async def _load(self, session: AsyncSession, profile_id: str) -> AgentProfile:
-        profile = await session.get(AgentProfile, profile_id)
-        if profile is None:
-            raise NotFoundError("agent profile", profile_id)
-        try:
-            await load_workspace(session, self.ctx.principal, profile.workspace_id)
-        except NotFoundError:
-            raise NotFoundError("agent profile", profile_id) from None
-        return profile
-
-    async def create(self, workspace_id: str, fields: AgentProfileFields) -> AgentProfile:
-        name = clean_name(fields.name, "name")
-        kind = fields.kind or AgentKind.ACP
-        if kind == AgentKind.ACP and not fields.command:
-            raise ValidationError("an ACP profile needs a command to spawn", field="command")
-        _check_fields(fields, kind)
-        try:
-            async with self.ctx.unit_of_work() as uow:
-                await load_workspace(uow.session, self.ctx.principal, workspace_id)
-                profile = AgentProfile(
-                    id=new_id(),
-                    workspace_id=workspace_id,
-                    name=name,
-                    kind=kind,
-                    command=list(fields.command or []),
-                    env=dict(fields.env or {}),
-                    supports_mcp=True if fields.supports_mcp is None else fields.supports_mcp,
-                    permission_policy=fields.permission_policy or PermissionPolicy.ASK,
-                    builtin=False,
-                )
-                uow.session.add(profile)
-                await uow.session.flush()
-                return profile
-        except IntegrityError:
-            raise ConflictError("an agent profile with this name already exists", field="name") from None
-
-    async def update(self, profile_id: str, fields: AgentProfileFields) -> AgentProfile:
-        try:
-            async with self.ctx.unit_of_work() as uow:
-                profile = await self._load(uow.session, profile_id)
-                kind = fields.kind or AgentKind(profile.kind)
-                _check_fields(fields, kind)
-                if fields.name is not None:
-                    profile.name = clean_name(fields.name, "name")
-                if fields.kind is not None:
-                    profile.kind = fields.kind
-                for attr in ("command", "env", "supports_mcp", "permission_policy"):
-                    value = getattr(fields, attr)
-                    if value is not None:
-                        setattr(profile, attr, value)
-                if profile.kind == AgentKind.ACP and not profile.command:
-                    raise ValidationError("an ACP profile needs a command to spawn", field="command")
-                profile.updated_at = utcnow()
-                await uow.session.flush()
-                return profile
-        except IntegrityError:
-            raise ConflictError("an agent profile with this name already exists", field="name") from None
-
-    async def delete(self, profile_id: str) -> AgentProfile:
-        async with self.ctx.unit_of_work() as uow:
-            profile = await self._load(uow.session, profile_id)
-            workspace = await uow.session.get(Workspace, profile.workspace_id)
-            if workspace is not None and workspace.default_agent_profile_id == profile.id:
-                raise ConflictError("the workspace's default agent profile can't be deleted")
-            await uow.session.delete(profile)
-            return profile
-
-
-async def resolve_agent_profile(session: AsyncSession, task: Any, requested_id: str | None = None) -> AgentProfile:
-    """The profile a task's agent runs with: the one asked for, the task's own, or the workspace default."""
-    workspace = await session.get(Workspace, task.workspace_id)
-    profile_id = requested_id or task.agent_profile_id or (workspace.default_agent_profile_id if workspace else None)
-    profile = await session.get(AgentProfile, profile_id) if profile_id else None
-    if profile is None or profile.workspace_id != task.workspace_id:
-        raise NotFoundError("agent profile", profile_id)
-    return profile
+def session_profile(session: Session, task: Task) -> McpProfile:
+    """The stored profile, or the computed one for a session that has not launched yet."""
+    return McpProfile.from_json(session.mcp_profile or {}) or compute_profile(session, task)

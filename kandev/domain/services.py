@@ -7,7 +7,7 @@ from functools import cached_property
 from kandev.domain.context import ServiceContext
 from kandev.domain.lookups import Lookups
 from kandev.domain.permissions import PermissionService
-from kandev.domain.profiles import AgentProfileService
+from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.repositories import RepositoryService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService

@@ -11,15 +11,15 @@ from sqlalchemy import select, update
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.profiles import session_profile
 from kandev.domain.prompts import PromptSpec, cancel_queued, enqueue_prompt, is_terminal, lock_session, task_sessions
 from kandev.domain.records import TaskRecord
-from kandev.domain.starts import start_agent
+from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
-from kandev.domain.transitions import auto_start_action, emit_task_event, move_task
-from kandev.domain.workflows import ordered_steps
+from kandev.domain.transitions import emit_task_event
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import utcnow
-from kandev.models.enums import PromptState, SessionState, TaskState, TransitionTrigger, TurnState
+from kandev.models.enums import PromptState, SessionState, TaskState, TurnState
 
 MAX_MESSAGES_PAGE = 500
 
@@ -75,31 +75,9 @@ class SessionService:
         self.ctx = ctx
 
     async def start_task(self, task_id: str, prompt: str | None, agent_profile_id: str | None) -> Delivery:
-        """From the start step, move to the first auto-start step with this prompt instead of the step's
-        own (one turn); elsewhere, start the agent where the task is."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
-            steps = await ordered_steps(uow.session, task.workflow_id)
-            current = next(s for s in steps if s.id == task.workflow_step_id)
-            target = next((s for s in steps if auto_start_action(s) is not None), None)
-            text = (prompt or "").strip() and prompt
-            if current.is_start_step and target is not None and target.id != current.id:
-                await move_task(
-                    self.ctx, uow, task, target,
-                    trigger=TransitionTrigger.START_TASK,
-                    prompt_override=text or None,
-                    agent_profile_id=agent_profile_id,
-                )
-                session = (await task_sessions(uow.session, task.id))[0]
-                queued = await uow.session.scalar(
-                    select(QueuedPrompt).where(QueuedPrompt.session_id == session.id).order_by(QueuedPrompt.seq.desc())
-                )
-                assert queued is not None
-            else:
-                body = text or task.prompt or current.prompt or task.title
-                session, queued = await start_agent(
-                    self.ctx, uow, task, body, source="user", agent_profile_id=agent_profile_id
-                )
+            session, queued = await begin_task(self.ctx, uow, task, prompt, agent_profile_id)
             return Delivery(TaskRecord.of(task), session, queued)
 
     async def send_message(
@@ -171,8 +149,9 @@ class SessionService:
                 session.ended_at = session.updated_at = utcnow()
                 emit_session_event(uow, "STATE_CHANGED", session)
                 stopped.append(session)
-            if stopped and task.state != TaskState.COMPLETED:
-                task.state = TaskState.CANCELLED
+            # Stopping halts the agent, not the work: a running task goes to review, others keep their state.
+            if stopped and task.state in (TaskState.IN_PROGRESS, TaskState.SCHEDULING):
+                task.state = TaskState.REVIEW
                 task.updated_at = utcnow()
                 emit_task_event(uow, "UPDATED", task)
             return StopResult(TaskRecord.of(task), stopped)
@@ -190,17 +169,30 @@ class SessionService:
                 raise NotFoundError("session", session_id) from None
             return session
 
-    async def messages(self, session_id: str, *, first: int = 100, after: str | None = None) -> MessagePage:
-        """Oldest first; `after` is a message cursor from a previous page."""
-        if not 0 <= first <= MAX_MESSAGES_PAGE:
-            raise ValidationError(f"first must be between 0 and {MAX_MESSAGES_PAGE}", field="first")
+    async def messages(
+        self, session_id: str, *, first: int = 100, after: str | None = None, last: int | None = None
+    ) -> MessagePage:
+        """Oldest first; `after` is a message cursor from a previous page; `last` takes the newest N."""
+        for name, value in (("first", first), ("last", last)):
+            if value is not None and not 0 <= value <= MAX_MESSAGES_PAGE:
+                raise ValidationError(f"{name} must be between 0 and {MAX_MESSAGES_PAGE}", field=name)
         await self.get(session_id)
         conditions = [Message.session_id == session_id]
         if after is not None:
             conditions.append(Message.seq > decode_message_cursor(after))
         async with self.ctx.read() as db:
+            if last is not None:
+                newest = await db.scalars(select(Message).where(*conditions).order_by(Message.seq.desc()).limit(last))
+                return MessagePage(list(reversed(list(newest))), False)
             rows = list(await db.scalars(select(Message).where(*conditions).order_by(Message.seq).limit(first + 1)))
         return MessagePage(rows[:first], len(rows) > first)
+
+    async def mcp_tools(self, session_id: str) -> list[str]:
+        session = await self.get(session_id)
+        async with self.ctx.read() as db:
+            task = await db.get(Task, session.task_id)
+        assert task is not None
+        return session_profile(session, task).tool_names()
 
     async def turns(self, session_id: str) -> list[Turn]:
         await self.get(session_id)

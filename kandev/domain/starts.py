@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.profiles import ensure_available, resolve_agent_profile
-from kandev.domain.prompts import PromptSpec, enqueue_prompt, open_session
+from sqlalchemy import select
+
+from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+from kandev.domain.prompts import PromptSpec, enqueue_prompt, open_session, task_sessions
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.models import QueuedPrompt, Session, Task
@@ -35,3 +37,31 @@ async def start_agent(
         emit_task_event(uow, "UPDATED", task)
     emit_session_event(uow, "PROMPT_QUEUED", session)
     return session, queued
+
+
+async def begin_task(
+    ctx: ServiceContext, uow: UnitOfWork, task: Task, prompt: str | None, agent_profile_id: str | None
+) -> tuple[Session, QueuedPrompt]:
+    """startTask's rule: from the start step, move to the first auto-start step and send `prompt`
+    instead of that step's own (one turn, never two); elsewhere start the agent where the task is."""
+    from kandev.domain.transitions import auto_start_action, move_task
+    from kandev.domain.workflows import ordered_steps
+    from kandev.models.enums import TransitionTrigger
+
+    steps = await ordered_steps(uow.session, task.workflow_id)
+    current = next(s for s in steps if s.id == task.workflow_step_id)
+    target = next((s for s in steps if auto_start_action(s) is not None), None)
+    text = prompt if prompt and prompt.strip() else None
+    if current.is_start_step and target is not None and target.id != current.id:
+        await move_task(
+            ctx, uow, task, target,
+            trigger=TransitionTrigger.START_TASK, prompt_override=text, agent_profile_id=agent_profile_id,
+        )
+        session = (await task_sessions(uow.session, task.id))[0]
+        queued = await uow.session.scalar(
+            select(QueuedPrompt).where(QueuedPrompt.session_id == session.id).order_by(QueuedPrompt.seq.desc())
+        )
+        assert queued is not None
+        return session, queued
+    body = text or task.prompt or current.prompt or task.title
+    return await start_agent(ctx, uow, task, body, source="user", agent_profile_id=agent_profile_id)

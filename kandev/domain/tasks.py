@@ -15,6 +15,7 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
+from kandev.domain.starts import begin_task
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
@@ -39,6 +40,8 @@ class CreateTask:
     executor_profile_id: str | None = None
     origin: TaskOrigin = TaskOrigin.USER
     repositories: list[RepositoryChoice] = field(default_factory=list)
+    # None: start the agent when there is a prompt (the rule on every create surface).
+    start_agent: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,9 @@ class TaskService:
                         return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=True)
                 task = await self._new_task(uow, command, title, external_id)
                 emit_task_event(uow, "CREATED", task)
+                start = command.start_agent if command.start_agent is not None else bool(command.prompt.strip())
+                if start:
+                    await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
                 return CreatedTask(TaskRecord.of(task), deduplicated=False, creation_complete=True)
         except IntegrityError:
             # A concurrent create with the same identity committed first: answer with its task.

@@ -9,11 +9,13 @@ from sqlalchemy import select
 
 from kandev.domain.agent_context import CLOSE, context_block, resume_history
 from kandev.domain.context import ServiceContext
-from kandev.domain.profiles import launch_command, missing_command
+from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import session_token
+from kandev.domain.profiles import compute_profile, store_profile
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import prepare_workdir
+from kandev.events import tools_channel
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
@@ -67,6 +69,9 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
         if ctx.settings.worker_name and session.worker_queue is None:
             # The working tree now lives on this worker: later turns are routed to its own queue.
             session.worker_queue = worker_queue_name(ctx.settings.worker_name)
+        # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
+        if store_profile(uow, session, compute_profile(session, task)):
+            uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(

@@ -6,7 +6,7 @@ from typing import Any
 
 import strawberry
 
-from kandev.domain.profiles import AgentProfileFields
+from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.errors import ValidationError as DomainValidationError
 from kandev.models.enums import AgentKind as StoredKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy

@@ -78,6 +78,7 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  
         workflow_step_id=optional_id(input.workflow_step_id),
         agent_profile_id=optional_id(input.agent_profile_id),
         executor_profile_id=optional_id(input.executor_profile_id),
+        start_agent=input.start_agent,
         repositories=[
             RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch) for r in input.repositories or []
         ],

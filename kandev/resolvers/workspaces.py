@@ -15,3 +15,7 @@ async def workspaces(info: Info) -> list[Workspace]:
 async def workflows(info: Info, workspace_id: strawberry.ID) -> list[Workflow]:
     rows = await info.context.services.workflows.list_for_workspace(str(workspace_id))
     return [Workflow(row=w) for w in rows]
+
+
+async def workflow(info: Info, id: strawberry.ID) -> Workflow:
+    return Workflow(row=await info.context.services.workflows.get(str(id)))

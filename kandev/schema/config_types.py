@@ -7,7 +7,7 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.profiles import missing_command
+from kandev.domain.agent_profiles import missing_command
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import PermissionRequest as PermissionRow
 from kandev.models import Repository as RepositoryRow

@@ -40,6 +40,9 @@ class CreateTaskInput:
     agent_profile_id: strawberry.ID | None = None
     executor_profile_id: strawberry.ID | None = None
     repositories: list[TaskRepositoryInput] | None = None
+    start_agent: bool | None = strawberry.field(
+        default=None, description="Start the agent now. Default: true when a prompt is given."
+    )
 
 
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")

@@ -20,6 +20,7 @@ from kandev.schema.errors import ERROR_TYPES
 class Query:
     workspaces = strawberry.field(resolver=workspace_resolvers.workspaces, description="Workspaces the caller can see.")
     workflows = strawberry.field(resolver=workspace_resolvers.workflows, description="A workspace's workflows.")
+    workflow = strawberry.field(resolver=workspace_resolvers.workflow)
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
     session = strawberry.field(resolver=session_resolvers.session)

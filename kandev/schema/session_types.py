@@ -154,14 +154,20 @@ class Session:
         rows = await info.context.services.sessions.turns(self.record.id)
         return [Turn(record=TurnRecord.of(t)) for t in rows]
 
-    @strawberry.field(description="The transcript, oldest first; page with `after`.")
-    async def messages(self, info: Info, first: int = 100, after: str | None = None) -> MessageConnection:
-        page = await info.context.services.sessions.messages(self.record.id, first=first, after=after)
+    @strawberry.field(description="The transcript, oldest first; page with `after`, or take the newest with `last`.")
+    async def messages(
+        self, info: Info, first: int = 100, after: str | None = None, last: int | None = None
+    ) -> MessageConnection:
+        page = await info.context.services.sessions.messages(self.record.id, first=first, after=after, last=last)
         edges = [MessageEdge(cursor=encode_message_cursor(m.seq), node=Message(record=MessageRecord.of(m))) for m in page.messages]
         return MessageConnection(
             edges=edges,
             page_info=MessagePageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),
         )
+
+    @strawberry.field(description="The MCP tool names this session's agent currently has (its profile).")
+    async def mcp_tools(self, info: Info) -> list[str]:
+        return await info.context.services.sessions.mcp_tools(self.record.id)
 
     @strawberry.field(description="Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:

@@ -153,11 +153,13 @@ class Task:
     async def pending_action(self, info: Info) -> PendingAction:
         return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
 
-    @strawberry.field(description="The task's sessions, primary first.")
-    async def sessions(self, info: Info) -> list[Session]:
+    @strawberry.field(description="The task's sessions, primary first; `only` picks one by id.")
+    async def sessions(self, info: Info, only: strawberry.ID | None = None) -> list[Session]:
         if self.record.deleted_at is not None:
             return []
         rows = await self._loaders(info).sessions_by_task.load(self.record.id)
+        if only is not None:
+            rows = [s for s in rows if s.id == str(only)]
         return [Session(record=SessionRecord.of(s)) for s in rows]
 
     @strawberry.field

@@ -47,7 +47,7 @@ async def test_start_task_from_the_start_step_moves_to_in_progress_and_queues_ex
 
 
 async def test_moving_a_task_into_an_auto_start_step_queues_the_step_prompt(gql, db, workspace_id):
-    task = await new_task(gql, workspace_id, prompt="Build the thing")
+    task = await new_task(gql, workspace_id, prompt="Build the thing", startAgent=False)
     steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
     move = "mutation($i: MoveTaskInput!) { moveTask(input: $i) { __typename } }"
     assert (await gql(move, i={"taskId": task["id"], "workflowStepId": steps[1]["id"]}))["moveTask"]["__typename"] == "TaskPayload"
@@ -93,7 +93,7 @@ async def test_send_message_goes_to_the_primary_session_and_refuses_a_terminal_o
     assert empty["__typename"] == "ValidationError" and empty["field"] == "prompt"
     stopped = (await gql(STOP, id=task["id"]))["stopTask"]
     assert stopped["status"] == "stopped" and stopped["stoppedSessions"][0]["state"] == "CANCELLED"
-    assert stopped["task"]["state"] == "CANCELLED"
+    assert stopped["task"]["state"] == "REVIEW"  # it was SCHEDULING: a stopped task goes to review
     assert await prompts_of(db, session_id) == [("first", "CANCELLED"), ("second", "CANCELLED")]
     explicit = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": session_id}))["sendMessage"]
     assert explicit["__typename"] == "ConflictError"

@@ -65,7 +65,7 @@ async def test_the_default_workspace_has_the_kanban_workflow_with_its_gated_in_p
 
 
 async def test_create_task_puts_it_in_the_start_step_as_todo(gql, workspace_id):
-    result = await create(gql, workspace_id, title="  Write the docs  ", prompt="Explain the CLI")
+    result = await create(gql, workspace_id, title="  Write the docs  ", prompt="Explain the CLI", startAgent=False)
     assert result["__typename"] == "CreateTaskPayload"
     assert result["deduplicated"] is False and result["creationComplete"] is True
     task = result["task"]
@@ -237,3 +237,17 @@ async def test_an_external_id_makes_a_repeat_create_answer_with_the_same_task(gq
     assert first["deduplicated"] is False and again["deduplicated"] is True
     assert again["task"]["id"] == first["task"]["id"]
     assert again["task"]["externalId"] == "ticket-42"
+
+
+async def test_a_create_with_a_prompt_starts_the_agent_unless_told_not_to(gql, db, workspace_id):
+    started = (await create(gql, workspace_id, title="Go", prompt="Do the work"))["task"]
+    idle = (await create(gql, workspace_id, title="Wait", prompt="Later", startAgent=False))["task"]
+    bare = (await create(gql, workspace_id, title="No prompt"))["task"]
+    in_progress = (await steps(gql, workspace_id))[1]["id"]
+    assert started["workflowStepId"] == in_progress and len(started["sessions"]) == 1
+    assert idle["sessions"] == [] and bare["sessions"] == []
+    async with db.read() as session:
+        from kandev.models import QueuedPrompt
+
+        texts = list(await session.scalars(select(QueuedPrompt.text)))
+    assert texts == ["Do the work"]  # the task prompt, once: the auto-start step did not add its own

@@ -1,0 +1,76 @@
+"""The tool catalogue: one declarative entry per tool; each runs one GraphQL operation in process."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from kandev.mcp_bridge.surface import McpCaller
+
+
+class ToolInputError(Exception):
+    """A tool argument problem found after schema validation (e.g. a default that can't be resolved)."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """What a variables builder gets: the validated arguments and who is calling."""
+
+    arguments: dict[str, Any]
+    caller: McpCaller
+    # Resolves the caller's own task workspace, for tools whose workspace_id defaults to it.
+    caller_workspace: Callable[[], Awaitable[str | None]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    document: str
+    # GraphQL variables from the call (sync, or async when it must look something up).
+    variables: Callable[[ToolCall], dict[str, Any] | Awaitable[dict[str, Any]]]
+    # Turns the operation's data into the tool's JSON object (snake_case, created things' id on top).
+    result: Callable[[dict[str, Any]], dict[str, Any]]
+    # Accepted but never advertised argument names -> canonical name.
+    aliases: dict[str, str] = field(default_factory=dict)
+    # The top-level field of `data` holding a payload-or-error union, for mutations.
+    union_field: str | None = None
+
+    @cached_property
+    def validation_schema(self) -> dict[str, Any]:
+        """The advertised schema plus the hidden aliases (which accept what their canonical field does)."""
+        if not self.aliases:
+            return self.input_schema
+        properties = dict(self.input_schema.get("properties", {}))
+        for alias, canonical in self.aliases.items():
+            properties[alias] = properties[canonical]
+        return {**self.input_schema, "properties": properties}
+
+
+CATALOGUE: dict[str, ToolSpec] = {}
+
+
+def register(*specs: ToolSpec) -> None:
+    for spec in specs:
+        assert spec.input_schema.get("additionalProperties") is False, f"{spec.name}: schema must be closed"
+        assert spec.name not in CATALOGUE, f"{spec.name} registered twice"
+        CATALOGUE[spec.name] = spec
+
+
+def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A closed JSON object schema."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def string(description: str, **constraints: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **constraints}
+
+
+def identity(data: dict[str, Any]) -> dict[str, Any]:
+    return data

@@ -1,0 +1,100 @@
+"""Conversation tools: message a task, read its conversation, list its sessions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
+from kandev.mcp_bridge.tools.fields import ERRORS, SESSION, TASK_ID, task_id_of
+
+MESSAGE = "id kind text turn_id: turnId created_at: createdAt"
+
+
+def _message_variables(call: ToolCall) -> dict[str, Any]:
+    args = call.arguments
+    value: dict[str, Any] = {
+        "taskId": task_id_of(call),
+        "prompt": args["prompt"],
+        "deliveryMode": args.get("delivery_mode", "queued").upper(),
+    }
+    if args.get("session_id"):
+        value["sessionId"] = args["session_id"]
+    if args.get("reply_to_question_id"):
+        value["replyToQuestionId"] = args["reply_to_question_id"]
+    return {"input": value}
+
+
+def _sent(data: dict[str, Any]) -> dict[str, Any]:
+    payload = data["sendMessage"]
+    return {
+        "task_id": payload["task"]["id"],
+        "session_id": payload["session"]["id"],
+        "queued_prompt_id": payload["queued_prompt_id"],
+        "status": "queued",
+    }
+
+
+def _conversation(data: dict[str, Any]) -> dict[str, Any]:
+    task = data["task"]
+    sessions = task["sessions"]
+    chosen = sessions[0] if sessions else None
+    return {
+        "task_id": task["id"],
+        "session_id": chosen["id"] if chosen else None,
+        "messages": chosen["messages"]["nodes"] if chosen else [],
+    }
+
+
+register(
+    ToolSpec(
+        name="message_task_kandev",
+        description=(
+            "Send a message to a task's agent. Without session_id it goes to the task's primary session (or its "
+            "newest session that can still take one). A running agent gets it queued after its current turn; "
+            "delivery_mode 'interrupt' cancels that turn first."
+        ),
+        input_schema=obj(
+            {
+                "task_id": TASK_ID,
+                "prompt": string("The message.", minLength=1),
+                "session_id": string("A specific session of the task."),
+                "delivery_mode": {"type": "string", "enum": ["queued", "interrupt"], "description": "Default: queued."},
+                "reply_to_question_id": string("When answering a question, its question_id."),
+            },
+            ("task_id", "prompt"),
+        ),
+        document=f"""mutation($input: SendMessageInput!) {{ sendMessage(input: $input) {{ {ERRORS}
+          ... on SendMessagePayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ id }} }} }} }}""",
+        variables=_message_variables,
+        result=_sent,
+        union_field="sendMessage",
+    ),
+    ToolSpec(
+        name="get_task_conversation_kandev",
+        description="Read the newest messages of a task's conversation (its primary session unless session_id is given).",
+        input_schema=obj(
+            {
+                "task_id": TASK_ID,
+                "session_id": string("A specific session of the task."),
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Default: 50."},
+            },
+            ("task_id",),
+        ),
+        document=f"""query($id: ID!, $session: ID, $last: Int!) {{ task(id: $id) {{ id
+          sessions(only: $session) {{ id messages(last: $last) {{ nodes {{ {MESSAGE} }} }} }} }} }}""",
+        variables=lambda call: {
+            "id": task_id_of(call),
+            "session": call.arguments.get("session_id"),
+            "last": call.arguments.get("limit", 50),
+        },
+        result=_conversation,
+    ),
+    ToolSpec(
+        name="list_task_sessions_kandev",
+        description="List a task's sessions, primary first, with their states.",
+        input_schema=obj({"task_id": TASK_ID}, ("task_id",)),
+        document=f"query($id: ID!) {{ task(id: $id) {{ sessions {{ {SESSION} }} }} }}",
+        variables=lambda call: {"id": task_id_of(call)},
+        result=lambda data: {"sessions": data["task"]["sessions"]},
+    ),
+)
