@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     turn_lease_seconds: float = Field(
         default=30.0, description="a running turn whose worker stops renewing this lease is reaped"
     )
+    clarification_timeout_s: float = Field(
+        default=600.0, description="how long ask_user_question_kandev waits before the turn pauses"
+    )
     worker_name: str | None = Field(
         default=None, description="a stable worker name: sessions it runs are routed to its own queue"
     )

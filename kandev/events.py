@@ -40,6 +40,11 @@ class EventBus:
         self._confirmed: dict[str, asyncio.Event] = {}
         self._lock = asyncio.Lock()
 
+    @property
+    def redis(self) -> aioredis.Redis:
+        """The bus's client, for the few other Redis uses (shared counters)."""
+        return self._redis
+
     async def publish(self, channel: str, payload: dict[str, Any]) -> None:
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
 

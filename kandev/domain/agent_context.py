@@ -10,6 +10,12 @@ from kandev.models.enums import MessageKind
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
 HISTORY_MESSAGE_CHARS = 2000
+STEP_SIGNAL_INSTRUCTION = (
+    "This workflow step advances automatically only on your signal: call step_complete_kandev once, as the "
+    "last action of your turn, and only when every user request and follow-up requirement for this step is "
+    "satisfied. Do not call it on partial progress, before asking a question, or after a failure. Ending "
+    "your turn without calling it leaves the step paused for the user."
+)
 
 
 def context_block(task: Task, session: Session, step: WorkflowStep | None) -> str:
@@ -21,10 +27,7 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None) -> st
     if step is not None:
         lines.append(f"Workflow step: {step.name}")
         if step.auto_advance_requires_signal:
-            lines.append(
-                "This step advances only when you call step_complete_kandev with a summary once every "
-                "requirement the user stated for this step is met."
-            )
+            lines.append(STEP_SIGNAL_INSTRUCTION)
     if task.prompt and task.prompt.strip():
         lines += ["Task description:", task.prompt.strip()]
     lines.append("Kandev tools are available on the MCP server named 'kandev'.")
@@ -34,6 +37,9 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None) -> st
 
 def resume_history(messages: Sequence[Message]) -> str:
     """A synthesized resume prompt from the newest 50 non-empty user/agent messages, oldest first."""
+    resets = [i for i, m in enumerate(messages) if (m.data or {}).get("context_reset")]
+    if resets:
+        messages = messages[resets[-1] + 1 :]
     kept = [m for m in messages if m.kind in (MessageKind.USER, MessageKind.AGENT) and m.text.strip()]
     kept = kept[-HISTORY_LIMIT:]
     if not kept:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
-from kandev.models import PermissionRequest, Session, WorkflowStep
+from kandev.models import Clarification, PermissionRequest, Session, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -51,17 +51,24 @@ class Lookups:
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
-        """Derived from durable waits, most urgent first: PERMISSION, CLARIFICATION, COMPLETION_PENDING.
-
-        Permission requests exist now; questions and completion signals join this one query as
-        their tables arrive.
-        """
+        """Derived from durable waits; when several hold: PERMISSION, then CLARIFICATION, then
+        COMPLETION_PENDING. One statement for the whole batch."""
+        permission = (
+            select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank"))
+            .where(PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING")
+        )
+        question = (
+            select(Clarification.task_id.label("task_id"), literal(1).label("rank"))
+            .where(Clarification.task_id.in_(task_ids), Clarification.state == "PENDING")
+        )
+        completion = (
+            select(Session.task_id.label("task_id"), literal(2).label("rank"))
+            .where(Session.task_id.in_(task_ids), Session.completion_pending.is_(True))
+        )
         async with self.ctx.read() as session:
-            waiting = set(
-                await session.scalars(
-                    select(PermissionRequest.task_id)
-                    .where(PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING")
-                    .distinct()
-                )
-            )
-        return [PendingAction.PERMISSION if i in waiting else PendingAction.NONE for i in task_ids]
+            rows = (await session.execute(union_all(permission, question, completion))).all()
+        best: dict[str, int] = {}
+        for task_id, rank in rows:
+            best[task_id] = min(rank, best.get(task_id, rank))
+        order = [PendingAction.PERMISSION, PendingAction.CLARIFICATION, PendingAction.COMPLETION_PENDING]
+        return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]

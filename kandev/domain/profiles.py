@@ -43,6 +43,13 @@ _CONFIGURATION = (
     "archive_task_kandev",
     "delete_task_kandev",
     "get_task_conversation_kandev",
+    "create_workflow_kandev",
+    "update_workflow_kandev",
+    "delete_workflow_kandev",
+    "create_workflow_step_kandev",
+    "update_workflow_step_kandev",
+    "delete_workflow_step_kandev",
+    "reorder_workflow_steps_kandev",
 )
 SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
     Surface.KANBAN_TASK: (
@@ -55,6 +62,7 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "message_task_kandev",
         "get_task_conversation_kandev",
         "list_task_sessions_kandev",
+        "step_complete_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (
@@ -62,11 +70,14 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "create_task_kandev",
         "list_pending_agent_permissions_kandev",
         "resolve_agent_permission_kandev",
+        "list_pending_questions_kandev",
+        "answer_question_kandev",
     ),
     Surface.AUTOMATION_COORDINATOR: (),
 }
 # Capability groups add tools as their features land (questions, titles, provider automation).
 CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capability in Capability}
+CAPABILITY_TOOLS[Capability.USER_QUESTION] = ("ask_user_question_kandev",)
 
 SESSION_PURPOSE_SURFACE = {
     "task": Surface.KANBAN_TASK,

@@ -54,6 +54,8 @@ class SessionRecord:
     created_at: datetime
     updated_at: datetime
     ended_at: datetime | None
+    completion_pending: bool = False
+    plan_mode: bool = False
 
     @classmethod
     def of(cls, row: Any) -> SessionRecord:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.context import ServiceContext
+from kandev.domain.clarifications import ClarificationService
 from kandev.domain.lookups import Lookups
 from kandev.domain.permissions import PermissionService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.repositories import RepositoryService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService
+from kandev.domain.signals import SignalService
 from kandev.domain.tasks import TaskService
 from kandev.domain.workflows import WorkflowService
 from kandev.domain.workspaces import WorkspaceService
@@ -55,6 +57,14 @@ class Services:
     @cached_property
     def permissions(self) -> PermissionService:
         return PermissionService(self.ctx)
+
+    @cached_property
+    def clarifications(self) -> ClarificationService:
+        return ClarificationService(self.ctx)
+
+    @cached_property
+    def signals(self) -> SignalService:
+        return SignalService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:

@@ -6,7 +6,7 @@ import base64
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -70,6 +70,16 @@ async def request_turn_cancel(uow: UnitOfWork, session_id: str) -> bool:
     return bool(result.rowcount)
 
 
+async def reopen_step(uow: UnitOfWork, session: Session) -> None:
+    """A new message before the move re-opens the step: the pending signal is dropped, and no turn that
+    started before this message may signal again (an in-flight call can't re-arm the step)."""
+    await lock_session(uow.session, session.id)
+    newest = await uow.session.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session.id))
+    session.pending_signal = None
+    session.completion_pending = False
+    session.signal_floor_turn_seq = newest or 0
+
+
 class SessionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -93,6 +103,7 @@ class SessionService:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             session = await self._target_session(uow, task, session_id)
+            await reopen_step(uow, session)
             queued = await enqueue_prompt(
                 self.ctx,
                 uow,

@@ -48,6 +48,7 @@ async def move_task(
         created_at=utcnow(),
     )
     uow.session.add(transition)
+    from_step = await uow.session.get(WorkflowStep, task.workflow_step_id)
     was_final = task.state == TaskState.COMPLETED
     task.workflow_step_id = to_step.id
     if to_step.is_final_step:
@@ -56,6 +57,11 @@ async def move_task(
         task.state = TaskState.TODO  # leaving the final step re-opens the task
     task.updated_at = utcnow()
     emit_task_event(uow, "MOVED", task)
+    await _step_mode_actions(uow, task, from_step, to_step)
+    if task.state == TaskState.COMPLETED:
+        from kandev.domain.engine import after_task_state_change
+
+        await after_task_state_change(ctx, uow, task)
     action = auto_start_action(to_step)
     if action is not None:
         from kandev.domain.starts import start_agent
@@ -63,3 +69,32 @@ async def move_task(
         prompt = prompt_override or action.get("prompt") or to_step.prompt or task.prompt or task.title
         await start_agent(ctx, uow, task, prompt, source="step", agent_profile_id=agent_profile_id)
     return transition
+
+
+async def _step_mode_actions(uow: UnitOfWork, task: Task, from_step: WorkflowStep | None, to_step: WorkflowStep) -> None:
+    """on_exit / on_enter mode actions on the task's live session; a context reset starts a new ACP session."""
+    from kandev.domain.prompts import is_terminal, task_sessions
+    from kandev.domain.transcript import append_message
+    from kandev.models.enums import MessageKind
+
+    exit_actions = list((from_step.events or {}).get("on_exit", [])) if from_step else []
+    enter_actions = list((to_step.events or {}).get("on_enter", []))
+    if not exit_actions and not enter_actions:
+        return
+    live = [s for s in await task_sessions(uow.session, task.id) if not is_terminal(s)]
+    if not live:
+        return
+    session = live[0]
+    for action in [*exit_actions, *enter_actions]:
+        kind = action.get("type")
+        if kind == "enable_plan_mode":
+            session.plan_mode = True
+        elif kind == "disable_plan_mode":
+            session.plan_mode = False
+        elif kind == "reset_agent_context":
+            session.acp_session_id = None
+            # The marker also bounds the history a resume synthesizes: nothing before it.
+            await append_message(
+                uow, session, MessageKind.SYSTEM, f"Agent context reset on entering '{to_step.name}'.",
+                data={"context_reset": True},
+            )

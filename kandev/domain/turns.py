@@ -11,7 +11,8 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event
-from kandev.models import AgentProfile, PermissionRequest, QueuedPrompt, Session, Task, Turn
+from kandev.domain.engine import on_turn_completed, on_turn_started
+from kandev.models import AgentProfile, Clarification, PermissionRequest, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState, TurnState
 
@@ -73,7 +74,10 @@ async def claim_turn(
         await append_message(uow, session, MessageKind.USER, prompt.text, turn_id=turn.id, data={"source": prompt.source})
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
+        await _supersede_questions(uow, session, turn, prompt)
+        session.completion_pending = False
         await _emit_task(uow, task, TaskState.IN_PROGRESS)
+        await on_turn_started(ctx, uow, session, task, prompt.source)
         return ClaimedTurn(
             turn_id=turn.id,
             turn_seq=turn.seq,
@@ -114,10 +118,33 @@ async def finish_turn(
             turn.timings = dict(timings)
         session = await lock_session(uow.session, turn.session_id)
         assert session is not None
-        await _end_turn(uow, session, turn, stop_reason=stop_reason, error=error)
+        await _end_turn(uow, session, turn, stop_reason=stop_reason, error=error, ctx=ctx)
 
 
-async def _end_turn(uow: UnitOfWork, session: Session, turn: Turn, *, stop_reason: str, error: str | None) -> None:
+async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, prompt: QueuedPrompt) -> None:
+    """Accepting newer work supersedes pending questions of older turns (an answer resumes nothing now)."""
+    rows = await uow.session.scalars(
+        select(Clarification).where(
+            Clarification.session_id == session.id, Clarification.state == "PENDING", Clarification.turn_id != turn.id
+        )
+    )
+    for row in rows:
+        if prompt.reply_to_question_id == row.id:
+            continue
+        row.state = "CANCELLED"
+        row.resolved_at = utcnow()
+        row.resolved_by = "superseded"
+
+
+async def _end_turn(
+    uow: UnitOfWork,
+    session: Session,
+    turn: Turn,
+    *,
+    stop_reason: str,
+    error: str | None,
+    ctx: ServiceContext | None = None,
+) -> None:
     now = utcnow()
     if stop_reason == "cancelled":
         turn.state = TurnState.CANCELLED
@@ -140,6 +167,8 @@ async def _end_turn(uow: UnitOfWork, session: Session, turn: Turn, *, stop_reaso
     assert task is not None
     if not is_terminal(session):
         await _emit_task(uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT)
+        if turn.state == TurnState.COMPLETED and ctx is not None:
+            await on_turn_completed(ctx, uow, session, task)
 
 
 async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:

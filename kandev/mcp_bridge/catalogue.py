@@ -36,8 +36,8 @@ class ToolSpec:
     result: Callable[[dict[str, Any]], dict[str, Any]]
     # Accepted but never advertised argument names -> canonical name.
     aliases: dict[str, str] = field(default_factory=dict)
-    # The top-level field of `data` holding a payload-or-error union, for mutations.
-    union_field: str | None = None
+    # Work after the operation, for tools that wait (a question waiting for its answer).
+    follow_up: Callable[[dict[str, Any], ToolCall, Any], Awaitable[dict[str, Any]]] | None = None
 
     @cached_property
     def validation_schema(self) -> dict[str, Any]:

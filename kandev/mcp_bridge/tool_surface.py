@@ -92,18 +92,22 @@ class KandevToolSurface:
                 return None
             return (await services.tasks.get(caller.task_id)).workspace_id
 
-        variables = spec.variables(ToolCall(args, caller, caller_workspace))
+        call = ToolCall(args, caller, caller_workspace)
+        variables = spec.variables(call)
         if inspect.isawaitable(variables):
             variables = await variables
         result = await schema.execute(spec.document, variable_values=variables, context_value=Context.for_services(services))
         if result.errors:
             return _graphql_error(result.errors[0])
         data = result.data or {}
-        if spec.union_field is not None:
-            payload = data[spec.union_field]
-            if "message" in payload and "code" in payload and payload.get("__typename", "").endswith("Error"):
+        for payload in data.values():
+            # A mutation answered with one of its union's error types.
+            if isinstance(payload, dict) and payload.get("__typename", "").endswith("Error") and "code" in payload:
                 return tool_error(payload["message"], payload["code"])
-        return tool_result(spec.result(data))
+        shaped = spec.result(data)
+        if spec.follow_up is not None:
+            shaped = await spec.follow_up(shaped, call, services)
+        return tool_result(shaped)
 
 
 def _graphql_error(error: GraphQLError) -> types.CallToolResult:

@@ -3,7 +3,7 @@
 from kandev.models.base import Base
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
-from kandev.models.sessions import Message, PermissionRequest, QueuedPrompt, Session, Turn
+from kandev.models.sessions import Clarification, Message, PermissionRequest, QueuedPrompt, Session, Turn
 from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskRepository
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
@@ -13,6 +13,7 @@ __all__ = [
     "AccessToken",
     "AgentProfile",
     "Base",
+    "Clarification",
     "ExecutorProfile",
     "Message",
     "PermissionRequest",

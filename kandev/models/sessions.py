@@ -32,6 +32,13 @@ class Session(Base):
     acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)
+    # step_complete_kandev's pending signal: {step_id, turn_id, turn_seq, source, summary, handoff, blockers, signaled_at}.
+    pending_signal: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    # Turns up to this seq can no longer signal: the user replied after them (re-open).
+    signal_floor_turn_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The last turn ended on a signal-gated step without a signal.
+    completion_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    plan_mode: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
@@ -119,6 +126,27 @@ class PermissionRequest(Base):
     # PENDING, RESOLVED, CANCELLED (the turn ended first)
     state: Mapped[str] = mapped_column(String(20), default="PENDING", index=True)
     chosen_option_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    resolved_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Clarification(Base):
+    """Questions an agent asked the operator (ask_user_question_kandev), durable until answered."""
+
+    __tablename__ = "clarifications"
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    questions: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    context: Mapped[str] = mapped_column(Text, default="")
+    # PENDING, ANSWERED, REJECTED, EXPIRED, CANCELLED
+    state: Mapped[str] = mapped_column(String(20), default="PENDING", index=True)
+    answers: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    # The asking tool call stopped waiting (timeout, disconnect): an answer now resumes the session.
+    detached: Mapped[bool] = mapped_column(Boolean, default=False)
     resolved_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

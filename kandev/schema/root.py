@@ -11,6 +11,8 @@ from kandev.domain.errors import DomainError
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
+from kandev.resolvers import workflow_engine as engine_resolvers
+from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import tasks as task_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.errors import ERROR_TYPES
@@ -21,12 +23,18 @@ class Query:
     workspaces = strawberry.field(resolver=workspace_resolvers.workspaces, description="Workspaces the caller can see.")
     workflows = strawberry.field(resolver=workspace_resolvers.workflows, description="A workspace's workflows.")
     workflow = strawberry.field(resolver=workspace_resolvers.workflow)
+    export_workflow = strawberry.field(
+        resolver=workflow_resolvers.export_workflow, description="A workflow as YAML, ready for importWorkflow."
+    )
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
     session = strawberry.field(resolver=session_resolvers.session)
     agent_profiles = strawberry.field(resolver=profile_resolvers.agent_profiles)
     repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
+    pending_questions = strawberry.field(
+        resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
+    )
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions, description="Agents waiting for an operator's allow or deny."
     )
@@ -51,6 +59,34 @@ class Mutation:
     create_secret = strawberry.mutation(resolver=profile_resolvers.create_secret)
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
+    create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)
+    update_workflow = strawberry.mutation(resolver=workflow_resolvers.update_workflow)
+    delete_workflow = strawberry.mutation(
+        resolver=workflow_resolvers.delete_workflow,
+        description="Refused for the workspace's default workflow and while tasks use it.",
+    )
+    create_workflow_step = strawberry.mutation(resolver=workflow_resolvers.create_workflow_step)
+    update_workflow_step = strawberry.mutation(resolver=workflow_resolvers.update_workflow_step)
+    delete_workflow_step = strawberry.mutation(
+        resolver=workflow_resolvers.delete_workflow_step,
+        description="Refused while tasks are in the step or another step's move_to_step leads to it.",
+    )
+    reorder_workflow_steps = strawberry.mutation(resolver=workflow_resolvers.reorder_workflow_steps)
+    import_workflow = strawberry.mutation(
+        resolver=workflow_resolvers.import_workflow, description="A new workflow from exportWorkflow's YAML."
+    )
+    signal_step_complete = strawberry.mutation(
+        resolver=engine_resolvers.signal_step_complete, description="Agent only (step_complete_kandev)."
+    )
+    mark_step_complete = strawberry.mutation(
+        resolver=engine_resolvers.mark_step_complete,
+        description="The operator's 'Mark complete & advance' for a step waiting on a completion signal.",
+    )
+    ask_user_question = strawberry.mutation(
+        resolver=engine_resolvers.ask_user_question, description="Agent only (ask_user_question_kandev)."
+    )
+    answer_clarification = strawberry.mutation(resolver=engine_resolvers.answer_clarification)
+    reject_clarification = strawberry.mutation(resolver=engine_resolvers.reject_clarification)
 
 
 @strawberry.type

@@ -149,6 +149,14 @@ class Session:
     def ended_at(self) -> datetime | None:
         return self.record.ended_at
 
+    @strawberry.field(description="The last turn ended on a signal-gated step without step_complete_kandev.")
+    def completion_pending(self) -> bool:
+        return self.record.completion_pending
+
+    @strawberry.field
+    def plan_mode(self) -> bool:
+        return self.record.plan_mode
+
     @strawberry.field
     async def turns(self, info: Info) -> list[Turn]:
         rows = await info.context.services.sessions.turns(self.record.id)

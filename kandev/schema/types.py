@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import strawberry
+from strawberry.scalars import JSON
 
 from kandev.domain.records import SessionRecord, TaskRecord
+from kandev.domain.workflow_rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
@@ -68,6 +70,21 @@ class WorkflowStep:
     def prompt(self) -> str:
         return self.row.prompt
 
+    @strawberry.field
+    def workflow_id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.workflow_id)
+
+    @strawberry.field(description="At most this many tasks may be moved into the step by hand; null: no limit.")
+    def wip_limit(self) -> int | None:
+        return self.row.wip_limit
+
+    @strawberry.field(
+        description="Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
+        "each a list of actions {type, ...}."
+    )
+    def events(self) -> JSON:
+        return dict(self.row.events or {})
+
 
 @strawberry.type(description="An ordered set of steps that tasks move through.")
 class Workflow:
@@ -86,9 +103,17 @@ class Workflow:
         return strawberry.ID(self.row.workspace_id)
 
     @strawberry.field
+    def description(self) -> str:
+        return self.row.description or ""
+
+    @strawberry.field
     async def steps(self, info: Info) -> list[WorkflowStep]:
         steps = await info.context.loaders.steps_by_workflow.load(self.row.id)
         return [WorkflowStep(row=s) for s in steps]
+
+    @strawberry.field(description="Configuration problems, e.g. steps that would move a task around forever.")
+    async def warnings(self, info: Info) -> list[str]:
+        return loop_warnings(await info.context.loaders.steps_by_workflow.load(self.row.id))
 
 
 @strawberry.type(description="A unit of work handed to agents.")

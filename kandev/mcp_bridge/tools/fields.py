@@ -11,7 +11,8 @@ TASK = """id title state autopilot origin parent_id: parentId workspace_id: work
   pending_action: pendingAction block_reason: blockReason created_at: createdAt updated_at: updatedAt
   archived_at: archivedAt"""
 STEP = """id name position is_start_step: isStartStep is_final_step: isFinalStep
-  auto_advance_requires_signal: autoAdvanceRequiresSignal allow_manual_move: allowManualMove prompt"""
+  auto_advance_requires_signal: autoAdvanceRequiresSignal allow_manual_move: allowManualMove prompt
+  workflow_id: workflowId wip_limit: wipLimit events"""
 SESSION = """id task_id: taskId state name is_primary: isPrimary agent_profile_id: agentProfileId
   created_at: createdAt ended_at: endedAt"""
 ERRORS = "__typename ... on Error { message code }"

@@ -33,6 +33,5 @@ register(
           ... on ResolvePermissionPayload {{ request {{ {REQUEST} chosen_option_id: chosenOptionId }} }} }} }}""",
         variables=lambda call: {"input": {"requestId": call.arguments["request_id"], "optionId": call.arguments["option_id"]}},
         result=lambda data: data["resolvePermission"]["request"],
-        union_field="resolvePermission",
     ),
 )

@@ -67,7 +67,6 @@ register(
           ... on SendMessagePayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ id }} }} }} }}""",
         variables=_message_variables,
         result=_sent,
-        union_field="sendMessage",
     ),
     ToolSpec(
         name="get_task_conversation_kandev",

@@ -131,7 +131,6 @@ register(
           ... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete task {{ {TASK} }} }} }} }}""",
         variables=_create_variables,
         result=_created,
-        union_field="createTask",
     ),
     ToolSpec(
         name="update_task_kandev",
@@ -154,7 +153,6 @@ register(
             }
         },
         result=_task_of("updateTask"),
-        union_field="updateTask",
     ),
     ToolSpec(
         name="move_task_kandev",
@@ -169,7 +167,6 @@ register(
             "input": {"taskId": task_id_of(call), "workflowStepId": call.arguments["workflow_step_id"]}
         },
         result=_task_of("moveTask"),
-        union_field="moveTask",
     ),
     ToolSpec(
         name="archive_task_kandev",
@@ -179,7 +176,6 @@ register(
           ... on TaskPayload {{ task {{ {TASK} }} }} }} }}""",
         variables=_task_only,
         result=_task_of("archiveTask"),
-        union_field="archiveTask",
     ),
     ToolSpec(
         name="delete_task_kandev",
@@ -189,6 +185,5 @@ register(
           ... on TaskPayload {{ task {{ id }} }} }} }}""",
         variables=_task_only,
         result=lambda data: {"id": data["deleteTask"]["task"]["id"], "deleted": True},
-        union_field="deleteTask",
     ),
 )

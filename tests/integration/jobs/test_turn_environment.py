@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.profiles import AgentProfileFields
+from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel, task_channel

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.profiles import AgentProfileFields
+from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.sessions import DeliveryMode
 from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel

@@ -1,0 +1,85 @@
+"""Completion signals, the manual fallback and questions to the operator."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from kandev.domain.clarifications import Answer
+from kandev.domain.errors import ValidationError
+from kandev.domain.records import SessionRecord
+from kandev.resolvers.common import attempt
+from kandev.schema.context import Info
+from kandev.schema.session_types import Session
+from kandev.schema.workflow_engine_types import (
+    AnswerClarificationInput,
+    AnswerClarificationResult,
+    AskUserQuestionInput,
+    AskUserQuestionResult,
+    Clarification,
+    ClarificationPayload,
+    MarkStepCompletePayload,
+    MarkStepCompleteResult,
+    QuestionConnection,
+    RejectClarificationResult,
+    SignalStepCompleteInput,
+    SignalStepCompletePayload,
+    SignalStepCompleteResult,
+)
+
+
+def _clarified(row: object) -> ClarificationPayload:
+    return ClarificationPayload(clarification=Clarification(row=row))  # type: ignore[arg-type]
+
+
+async def pending_questions(
+    info: Info,
+    workspace_id: strawberry.ID,
+    since: datetime | None = None,
+    after: str | None = None,
+    limit: int = 50,
+) -> QuestionConnection:
+    page = await info.context.services.clarifications.pending(str(workspace_id), since=since, after=after, limit=limit)
+    return QuestionConnection(nodes=[Clarification(row=r) for r in page.rows], next_cursor=page.next_cursor)
+
+
+async def signal_step_complete(info: Info, input: SignalStepCompleteInput) -> SignalStepCompleteResult:  # type: ignore[valid-type]
+    call = info.context.services.signals.step_complete(input.summary, input.handoff, input.blockers)
+    return await attempt(call, lambda r: SignalStepCompletePayload(accepted=r.accepted, reason=r.reason))
+
+
+async def mark_step_complete(info: Info, session_id: strawberry.ID) -> MarkStepCompleteResult:  # type: ignore[valid-type]
+    call = info.context.services.signals.mark_complete(str(session_id))
+    return await attempt(call, lambda s: MarkStepCompletePayload(session=Session(record=SessionRecord.of(s))))
+
+
+async def _ask(info: Info, input: AskUserQuestionInput):  # noqa: ANN202
+    if not 1 <= len(input.questions) <= 4:
+        raise ValidationError("ask 1 to 4 questions", field="questions")
+    questions = []
+    for question in input.questions:
+        if not question.prompt.strip():
+            raise ValidationError("every question needs a prompt", field="questions")
+        item: dict[str, object] = {"prompt": question.prompt}
+        if question.id:
+            item["id"] = question.id
+        if question.title:
+            item["title"] = question.title
+        if question.options:
+            item["options"] = [{"label": o.label, "description": o.description} for o in question.options]
+        questions.append(item)
+    return await info.context.services.clarifications.ask(questions, input.context)
+
+
+async def ask_user_question(info: Info, input: AskUserQuestionInput) -> AskUserQuestionResult:  # type: ignore[valid-type]
+    return await attempt(_ask(info, input), _clarified)
+
+
+async def answer_clarification(info: Info, input: AnswerClarificationInput) -> AnswerClarificationResult:  # type: ignore[valid-type]
+    answers = [Answer(a.question_id, list(a.selected_options), a.custom_text) for a in input.answers]
+    return await attempt(info.context.services.clarifications.answer(str(input.clarification_id), answers), _clarified)
+
+
+async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> RejectClarificationResult:  # type: ignore[valid-type]
+    return await attempt(info.context.services.clarifications.reject(str(clarification_id)), _clarified)

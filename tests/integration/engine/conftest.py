@@ -1,0 +1,59 @@
+"""Fixtures for workflow-engine tests: a worker running scripted agents, and agent-side services."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from kandev.config import Settings
+from kandev.domain.context import Principal
+from kandev.domain.services import Services
+from kandev.events import session_channel
+from kandev.models import Message, StepTransition
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data",
+        turn_lease_seconds=5, clarification_timeout_s=1.0,
+    )
+
+
+def as_agent(services: Services, session_id: str, task_id: str) -> Services:
+    """The services an agent's MCP calls run with: the session principal."""
+    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session_id, task_id=task_id)
+    return Services(services.ctx.with_principal(agent))
+
+
+async def next_event(events: Any, predicate: Any, timeout: float = 30) -> dict[str, Any]:
+    async with asyncio.timeout(timeout):
+        async for event in events:
+            if predicate(event):
+                return event
+    raise AssertionError("event stream ended")
+
+
+def turn_ended(event: dict[str, Any]) -> bool:
+    return event["kind"] == "TURN_ENDED"
+
+
+async def history(db: Any, task_id: str) -> list[StepTransition]:
+    async with db.read() as s:
+        rows = await s.scalars(select(StepTransition).where(StepTransition.task_id == task_id).order_by(StepTransition.created_at))
+        return list(rows)
+
+
+async def messages(db: Any, session_id: str, kind: str | None = None) -> list[Message]:
+    async with db.read() as s:
+        query = select(Message).where(Message.session_id == session_id).order_by(Message.seq)
+        if kind:
+            query = query.where(Message.kind == kind)
+        return list(await s.scalars(query))
+
+
+__all__ = ["as_agent", "history", "messages", "next_event", "session_channel", "turn_ended"]

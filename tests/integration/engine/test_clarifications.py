@@ -1,0 +1,105 @@
+"""Questions to the operator: the hard pause when no answer comes, resuming without turn-start
+triggers, and the barrier that a current-turn question puts on every turn-complete path."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select, update
+
+from kandev.domain.clarifications import Answer
+from kandev.domain.tasks import CreateTask
+from kandev.events import session_channel
+from kandev.models import Clarification, QueuedPrompt, Turn, WorkflowStep
+from kandev.models.base import new_id, utcnow
+from tests.integration.engine.conftest import as_agent, messages, next_event, turn_ended
+from tests.support.workers import running_worker
+
+pytestmark = pytest.mark.slow
+
+
+async def steps_by_name(services, workspace_id):
+    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
+    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
+
+
+async def set_events(db, step_id, events):
+    async with db.transaction() as s:
+        await s.execute(update(WorkflowStep).where(WorkflowStep.id == step_id).values(events=events))
+
+
+async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_without_turn_start_triggers(
+    services, settings, bus, db, workspace_id
+):
+    steps = await steps_by_name(services, workspace_id)
+    task = (await services.tasks.create(
+        CreateTask(workspace_id=workspace_id, title="Ask first", workflow_step_id=steps["Review"].id)
+    )).task
+    with running_worker(settings):
+        delivery = await services.sessions.start_task(task.id, "/say thinking\n/sleep 30", None)
+        session_id = delivery.session.id
+        agent = as_agent(services, session_id, task.id)
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "thinking")
+            question = await agent.clarifications.ask(
+                [{"prompt": "Postgres or SQLite?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}], "storage"
+            )
+            assert await services.lookups.pending_actions([task.id]) == ["CLARIFICATION"]
+            waited = await agent.clarifications.wait(question.id, settings.clarification_timeout_s)
+            assert waited.state == "PENDING"
+            await agent.clarifications.hard_pause(question.id)  # what the tool does when the wait ends unanswered
+            ended = await next_event(events, turn_ended)
+            assert ended["turn"]["state"] == "CANCELLED"
+            assert (await services.sessions.get(session_id)).state == "WAITING_FOR_INPUT"
+            assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id  # no stop triggers ran
+            # From now on a normal turn start in Review moves the task on; the answer must not trigger it.
+            await set_events(db, steps["Review"].id, {"on_turn_start": [{"type": "move_to_next"}]})
+            await services.clarifications.answer(question.id, [Answer("q1", ["Postgres"], "with pgvector")])
+            resumed = await next_event(events, turn_ended)
+            assert resumed["turn"]["state"] == "COMPLETED"
+            assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id
+            await services.sessions.send_message(task.id, "/say next")
+            await next_event(events, turn_ended)
+    assert (await services.tasks.get(task.id)).workflow_step_id == steps["Done"].id  # a normal turn start did move
+    users = [m.text for m in await messages(db, session_id, "USER")]
+    assert users[1].startswith("The user answered your question(s):") and "Postgres; with pgvector" in users[1]
+    async with db.read() as s:
+        sources = list(await s.scalars(select(QueuedPrompt.source).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq)))
+    assert sources == ["user", "clarification_answer", "user"]
+
+
+async def test_a_question_of_the_current_turn_blocks_advancing_even_with_a_signal(services, settings, bus, db, workspace_id):
+    with running_worker(settings):
+        task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated"))).task
+        delivery = await services.sessions.start_task(task.id, "/say asking\n/sleep 1.5", None)
+        session_id = delivery.session.id
+        agent = as_agent(services, session_id, task.id)
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "asking")
+            question = await agent.clarifications.ask([{"prompt": "Ship it?"}], None)
+            assert (await agent.signals.step_complete("done")).accepted
+            await next_event(events, turn_ended)
+    steps = await steps_by_name(services, workspace_id)
+    assert (await services.tasks.get(task.id)).workflow_step_id == steps["In Progress"].id
+    assert await services.lookups.pending_actions([task.id]) == ["CLARIFICATION"]
+    await services.clarifications.reject(question.id)
+    assert question.id
+
+
+async def test_a_pending_question_of_an_older_turn_does_not_block(services, settings, bus, db, workspace_id):
+    with running_worker(settings):
+        task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated"))).task
+        delivery = await services.sessions.start_task(task.id, "/say first", None)
+        session_id = delivery.session.id
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, turn_ended)
+            await services.sessions.send_message(task.id, "/say second\n/sleep 1")
+            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "second")
+            # A question still pending from the first turn while the second one runs:
+            async with db.transaction() as s:
+                first_turn = await s.scalar(select(Turn.id).where(Turn.session_id == session_id, Turn.seq == 1))
+                s.add(Clarification(id=new_id(), session_id=session_id, task_id=task.id, turn_id=first_turn,
+                                    questions=[{"id": "q1", "prompt": "old"}], state="PENDING", created_at=utcnow()))
+            assert (await as_agent(services, session_id, task.id).signals.step_complete("done")).accepted
+            await next_event(events, turn_ended)
+    steps = await steps_by_name(services, workspace_id)
+    assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id

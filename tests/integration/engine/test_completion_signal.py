@@ -1,0 +1,112 @@
+"""Signal-gated steps with scripted agents on a real worker: wait, advance, repeat, re-open, late signal."""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio as aioredis
+
+from kandev import metrics
+from kandev.domain.tasks import CreateTask
+from kandev.events import session_channel
+from tests.integration.engine.conftest import as_agent, history, messages, next_event, turn_ended
+from tests.support.workers import running_worker
+
+pytestmark = pytest.mark.slow
+
+
+async def started_task(services, workspace_id, prompt):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated work"))).task
+    delivery = await services.sessions.start_task(task.id, prompt, None)
+    return task.id, delivery.session.id
+
+
+async def step_names(services, workspace_id):
+    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
+    return {s.id: s.name for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
+
+
+async def step_of(services, workspace_id, task_id):
+    return (await step_names(services, workspace_id))[(await services.tasks.get(task_id)).workflow_step_id]
+
+
+async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the_halt(services, settings, bus, db, workspace_id):
+    with running_worker(settings):
+        task_id, session_id = await started_task(services, workspace_id, "/say done, I think")
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, turn_ended)
+    assert await step_of(services, workspace_id, task_id) == "In Progress"
+    assert await services.lookups.pending_actions([task_id]) == ["COMPLETION_PENDING"]
+    assert (await services.sessions.get(session_id)).completion_pending is True
+
+    agent = as_agent(services, session_id, task_id)
+    first = await agent.signals.step_complete("Implemented the change", handoff="Review the diff")
+    assert first.accepted
+    assert await step_of(services, workspace_id, task_id) == "Review"
+    assert await services.lookups.pending_actions([task_id]) == ["NONE"]
+    moves = await history(db, task_id)
+    assert [(m.trigger, m.details.get("signal_source"), m.details.get("signal_summary")) for m in moves][-1] == (
+        "auto_complete", "agent", "Implemented the change",
+    )
+    systems = [m.text for m in await messages(db, session_id, "SYSTEM")]
+    assert any("marked complete by the agent: Implemented the change" in t for t in systems)
+
+
+async def test_a_signal_during_the_turn_advances_when_the_turn_ends_and_a_repeat_is_ignored(services, settings, bus, db, workspace_id):
+    with running_worker(settings):
+        task_id, session_id = await started_task(services, workspace_id, "/say working\n/sleep 1.5\n/say finished")
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "working")
+            agent = as_agent(services, session_id, task_id)
+            result = await agent.signals.step_complete("All done")
+            repeat = await agent.signals.step_complete("All done, again")
+            assert result.accepted and (repeat.accepted, repeat.reason) == (False, "already_signaled")
+            assert await step_of(services, workspace_id, task_id) == "In Progress"  # not before the turn ends
+            await next_event(events, turn_ended)
+    assert await step_of(services, workspace_id, task_id) == "Review"
+
+
+async def test_a_user_message_before_the_move_reopens_the_step_and_a_late_signal_is_rejected(
+    services, settings, bus, db, workspace_id
+):
+    with running_worker(settings):
+        task_id, session_id = await started_task(services, workspace_id, "/say working\n/sleep 1.5")
+        agent = as_agent(services, session_id, task_id)
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "working")
+            assert (await agent.signals.step_complete("Done early")).accepted
+            await services.sessions.send_message(task_id, "/say one more thing")  # the user re-opens the step
+            late = await agent.signals.step_complete("In-flight call from the old turn")
+            assert (late.accepted, late.reason) == (False, "reopened")
+            await next_event(events, turn_ended)  # the first turn: no advance, the signal was cleared
+            assert await step_of(services, workspace_id, task_id) == "In Progress"
+            await next_event(events, turn_ended)  # the reply's turn
+    assert await step_of(services, workspace_id, task_id) == "In Progress"
+    assert await services.lookups.pending_actions([task_id]) == ["COMPLETION_PENDING"]
+    # a signal from the new turn is accepted and advances
+    assert (await agent.signals.step_complete("Now really done")).accepted
+    assert await step_of(services, workspace_id, task_id) == "Review"
+
+
+async def test_the_manual_fallback_advances_counts_and_is_refused_while_a_question_waits(
+    services, settings, bus, db, workspace_id, redis_url
+):
+    client = aioredis.from_url(redis_url)
+    before = await client.get('kandev:metrics:step_completion_signal_fallback_used_total{agent="Scripted"}')
+    with running_worker(settings):
+        task_id, session_id = await started_task(services, workspace_id, "/say halted")
+        async with bus.subscribe(session_channel(session_id)) as events:
+            await next_event(events, turn_ended)
+    agent = as_agent(services, session_id, task_id)
+    question = await agent.clarifications.ask([{"prompt": "Which database?"}], None)
+    with pytest.raises(Exception, match="pending question"):
+        await services.signals.mark_complete(session_id)
+    await services.clarifications.reject(question.id)
+    await services.signals.mark_complete(session_id)
+    assert await step_of(services, workspace_id, task_id) == "Review"
+    last = (await history(db, task_id))[-1]
+    assert last.details["signal_source"] == "manual_fallback"
+    after = await client.get('kandev:metrics:step_completion_signal_fallback_used_total{agent="Scripted"}')
+    assert int(after or 0) == int(before or 0) + 1
+    text = await metrics.render(client)
+    assert 'step_completion_signal_received_total{agent="Scripted",source="manual_fallback"}' in text
+    await client.aclose()
