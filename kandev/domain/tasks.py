@@ -15,6 +15,7 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
+from kandev.domain.engine import after_task_state_change
 from kandev.domain.starts import begin_task
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
@@ -260,6 +261,7 @@ class TaskService:
                     await move_task(self.ctx, uow, task, final, trigger=TransitionTrigger.TASK_UPDATE)
                     return TaskRecord.of(task)
                 task.state = state
+                await after_task_state_change(self.ctx, uow, task)
             task.updated_at = utcnow()
             emit_task_event(uow, "UPDATED", task)
             return TaskRecord.of(task)

@@ -57,7 +57,6 @@ async def move_task(
         task.state = TaskState.TODO  # leaving the final step re-opens the task
     task.updated_at = utcnow()
     emit_task_event(uow, "MOVED", task)
-    await _step_mode_actions(uow, task, from_step, to_step)
     if task.state == TaskState.COMPLETED:
         from kandev.domain.engine import after_task_state_change
 
@@ -68,6 +67,8 @@ async def move_task(
 
         prompt = prompt_override or action.get("prompt") or to_step.prompt or task.prompt or task.title
         await start_agent(ctx, uow, task, prompt, source="step", agent_profile_id=agent_profile_id)
+    # After the auto-start, so a session it opened gets the step's modes too.
+    await _step_mode_actions(uow, task, from_step, to_step)
     return transition
 
 

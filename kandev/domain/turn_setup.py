@@ -37,6 +37,7 @@ class TurnSetup:
     context: str = ""
     history: str = ""
     task_origin: str = "user"
+    plan_mode: bool = False
 
     def first_prompt(self, prompt: str, *, loaded: bool) -> str:
         """Context block (with synthesized history when the agent could not load the session) + prompt."""
@@ -94,6 +95,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             context=context_block(task, session, step),
             history=history,
             task_origin=task.origin,
+            plan_mode=session.plan_mode,
         )
 
 

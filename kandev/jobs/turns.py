@@ -20,7 +20,7 @@ from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_sessi
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.context import job_context
 from kandev.jobs.dispatch import control_channel
-from kandev.models.enums import TaskOrigin
+from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
     CANCELLED,
     FAILED,
@@ -157,6 +157,11 @@ class TurnRunner:
             await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent could not be launched: {exc}")
             return None
         self.timings["launch_ms"] = round((time.perf_counter() - began) * 1000, 3)
+        # Plan mode (a step's enable_plan_mode) maps to the agent's own plan mode when it has one.
+        plan = next((m for m in info.modes if m.lower() == "plan"), None)
+        if setup.plan_mode and plan is not None and info.current_mode != plan:
+            await self.runtime.set_mode(plan)
+            await self.stream.note(MessageKind.SYSTEM, "The agent works in plan mode on this step.", {"mode": plan})
         await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)
         return info.loaded
 
