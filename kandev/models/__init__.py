@@ -3,7 +3,15 @@
 from kandev.models.base import Base
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
-from kandev.models.sessions import Clarification, Message, PermissionRequest, QueuedPrompt, Session, Turn
+from kandev.models.sessions import (
+    Clarification,
+    Message,
+    ParentQuestion,
+    PermissionRequest,
+    QueuedPrompt,
+    Session,
+    Turn,
+)
 from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskRepository
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
@@ -16,6 +24,7 @@ __all__ = [
     "Clarification",
     "ExecutorProfile",
     "Message",
+    "ParentQuestion",
     "PermissionRequest",
     "QueuedPrompt",
     "Repository",

@@ -150,3 +150,38 @@ class Clarification(Base):
     resolved_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ParentQuestion(Base):
+    """An autopilot child's question to its direct parent (ask_parent_question_kandev)."""
+
+    __tablename__ = "parent_questions"
+    __table_args__ = (
+        # One pending question per child session: a second ask returns the pending one.
+        Index(
+            "uq_parent_questions_one_pending",
+            "child_session_id",
+            unique=True,
+            sqlite_where=text("state = 'PENDING'"),
+            postgresql_where=text("state = 'PENDING'"),
+        ),
+    )
+
+    id: Mapped[str] = id_column()
+    child_task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    child_session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"))
+    parent_task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    # sha256 of (session, turn, tool, canonical arguments): a retried tool call finds its question.
+    call_identity: Mapped[str] = mapped_column(String(64), unique=True)
+    questions: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    context: Mapped[str] = mapped_column(Text, default="")
+    # PENDING, ANSWERED, SUPERSEDED, STALE
+    state: Mapped[str] = mapped_column(String(20), default="PENDING", index=True)
+    answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    answered_by_session_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    parent_prompt_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    answer_prompt_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    resolution: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
