@@ -10,6 +10,20 @@ from kandev.models.enums import MessageKind
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
 HISTORY_MESSAGE_CHARS = 2000
+AUTOPILOT_CONTRACT = [
+    "This task is in autopilot mode: you work on your own.",
+    "Make safe, reversible assumptions and keep going; ask only when a decision is essential and blocks "
+    "useful progress. Never ask the operator: no ask_user_question_kandev.",
+]
+AUTOPILOT_WITH_PARENT = [
+    *AUTOPILOT_CONTRACT,
+    "If you must ask, ask your direct parent task with ask_parent_question_kandev, only as the last action "
+    "of your turn, then end the turn; its answer arrives as your next prompt.",
+]
+AUTOPILOT_ROOT = [
+    *AUTOPILOT_CONTRACT,
+    "You have no parent to ask: proceed on your best judgement and disclose the assumptions you made.",
+]
 STEP_SIGNAL_INSTRUCTION = (
     "This workflow step advances automatically only on your signal: call step_complete_kandev once, as the "
     "last action of your turn, and only when every user request and follow-up requirement for this step is "
@@ -28,6 +42,8 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None) -> st
         lines.append(f"Workflow step: {step.name}")
         if step.auto_advance_requires_signal:
             lines.append(STEP_SIGNAL_INSTRUCTION)
+    if task.autopilot:
+        lines += AUTOPILOT_WITH_PARENT if task.parent_id else AUTOPILOT_ROOT
     if task.prompt and task.prompt.strip():
         lines += ["Task description:", task.prompt.strip()]
     lines.append("Kandev tools are available on the MCP server named 'kandev'.")

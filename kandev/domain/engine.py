@@ -11,7 +11,7 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.workflows import ordered_steps
-from kandev.models import Clarification, Session, Task, Turn, WorkflowStep
+from kandev.models import Clarification, ParentQuestion, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, TaskState, TransitionTrigger
 
@@ -69,7 +69,13 @@ async def run_actions(
 
 
 async def current_turn_question_pending(uow: UnitOfWork, session: Session) -> bool:
-    """The hard-pause barrier: a pending clarification raised in the session's newest turn."""
+    """The hard-pause barrier: a pending clarification raised in the session's newest turn, or a
+    pending question to the parent (the child waits for it whatever turn asked)."""
+    asked_parent = await uow.session.scalar(
+        select(ParentQuestion.id).where(ParentQuestion.child_session_id == session.id, ParentQuestion.state == "PENDING")
+    )
+    if asked_parent is not None:
+        return True
     newest = await uow.session.scalar(
         select(Turn.id).where(Turn.session_id == session.id).order_by(Turn.seq.desc()).limit(1)
     )

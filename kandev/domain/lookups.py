@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
-from kandev.models import Clarification, PermissionRequest, Session, WorkflowStep
+from kandev.models import Clarification, ParentQuestion, PermissionRequest, Session, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -61,14 +61,26 @@ class Lookups:
             select(Clarification.task_id.label("task_id"), literal(1).label("rank"))
             .where(Clarification.task_id.in_(task_ids), Clarification.state == "PENDING")
         )
+        asked_parent = (
+            select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank"))
+            .where(ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING")
+        )
         completion = (
             select(Session.task_id.label("task_id"), literal(2).label("rank"))
             .where(Session.task_id.in_(task_ids), Session.completion_pending.is_(True))
         )
         async with self.ctx.read() as session:
-            rows = (await session.execute(union_all(permission, question, completion))).all()
+            rows = (await session.execute(union_all(permission, question, asked_parent, completion))).all()
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
         order = [PendingAction.PERMISSION, PendingAction.CLARIFICATION, PendingAction.COMPLETION_PENDING]
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
+
+    async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
+        async with self.ctx.read() as session:
+            rows = await session.scalars(
+                select(ParentQuestion).where(ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING")
+            )
+            by_task = {row.child_task_id: row for row in rows}
+        return [by_task.get(i) for i in task_ids]

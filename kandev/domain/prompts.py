@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -100,10 +100,12 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
 
 async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: str) -> QueuedPrompt | None:
     """Atomically mark the oldest queued prompt as claimed by `turn_id` (portable UPDATE … RETURNING)."""
+    # A parent's answer is admitted ahead of prompts held while its question was pending.
+    answers_first = case((QueuedPrompt.source == "parent_answer", 0), else_=1)
     oldest = (
         select(QueuedPrompt.id)
         .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
-        .order_by(QueuedPrompt.seq)
+        .order_by(answers_first, QueuedPrompt.seq)
         .limit(1)
         .scalar_subquery()
     )

@@ -7,6 +7,7 @@ from functools import cached_property
 from kandev.domain.context import ServiceContext
 from kandev.domain.clarifications import ClarificationService
 from kandev.domain.lookups import Lookups
+from kandev.domain.parent_questions import ParentQuestionService
 from kandev.domain.permissions import PermissionService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.repositories import RepositoryService
@@ -61,6 +62,10 @@ class Services:
     @cached_property
     def clarifications(self) -> ClarificationService:
         return ClarificationService(self.ctx)
+
+    @cached_property
+    def parent_questions(self) -> ParentQuestionService:
+        return ParentQuestionService(self.ctx)
 
     @cached_property
     def signals(self) -> SignalService:

@@ -11,6 +11,7 @@ from sqlalchemy import func, select, update
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.parent_questions import make_stale, supersede
 from kandev.domain.profiles import session_profile
 from kandev.domain.prompts import PromptSpec, cancel_queued, enqueue_prompt, is_terminal, lock_session, task_sessions
 from kandev.domain.records import TaskRecord
@@ -100,26 +101,40 @@ class SessionService:
         reply_to_question_id: str | None = None,
     ) -> Delivery:
         text = _clean_prompt(prompt)
+        if reply_to_question_id is not None:
+            return await self._answer_parent_question(task_id, reply_to_question_id, text, session_id)
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
+            # A new explicit prompt that is not the answer supersedes a pending parent question first.
+            await supersede(uow, session, reason=f"new prompt from {self.ctx.principal.actor}")
             queued = await enqueue_prompt(
                 self.ctx,
                 uow,
                 session,
-                PromptSpec(
-                    text=text,
-                    source="user",
-                    reply_to_question_id=reply_to_question_id,
-                    sender={"actor": self.ctx.principal.actor},
-                ),
+                PromptSpec(text=text, source=self._source(), sender={"actor": self.ctx.principal.actor}),
             )
             if delivery_mode == DeliveryMode.INTERRUPT and await request_turn_cancel(uow, session.id):
                 target = session.id
                 uow.then(lambda: self.ctx.jobs.nudge_cancel(target))
             emit_session_event(uow, "PROMPT_QUEUED", session)
             return Delivery(TaskRecord.of(task), session, queued)
+
+    def _source(self) -> str:
+        return "peer" if self.ctx.principal.session_id else "user"
+
+    async def _answer_parent_question(
+        self, task_id: str, question_id: str, text: str, session_id: str | None
+    ) -> Delivery:
+        from kandev.domain.parent_questions import ParentQuestionService
+
+        session, answered = await ParentQuestionService(self.ctx).answer(task_id, question_id, text, session_id)
+        async with self.ctx.read() as db:
+            prompt = answered.prompt or await db.get(QueuedPrompt, answered.question.answer_prompt_id or "")
+            task = await db.get(Task, task_id)
+        assert prompt is not None and task is not None
+        return Delivery(TaskRecord.of(task), session, prompt)
 
     async def _target_session(self, uow: UnitOfWork, task: Task, session_id: str | None) -> Session:
         sessions = await task_sessions(uow.session, task.id)
@@ -153,6 +168,7 @@ class SessionService:
                 if is_terminal(session):
                     continue
                 await cancel_queued(uow.session, session.id)
+                await make_stale(uow, session_id=session.id, reason="the session was stopped")
                 if await request_turn_cancel(uow, session.id):
                     target = session.id
                     uow.then(lambda target=target: self.ctx.jobs.nudge_cancel(target))

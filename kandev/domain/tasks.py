@@ -16,6 +16,7 @@ from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
 from kandev.domain.engine import after_task_state_change
+from kandev.domain.parent_questions import make_stale
 from kandev.domain.starts import begin_task
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
@@ -294,6 +295,7 @@ class TaskService:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             if task.archived_at is None:
                 task.archived_at = task.updated_at = utcnow()
+                await make_stale(uow, task_id=task.id, reason="the task was archived")
                 emit_task_event(uow, "ARCHIVED", task)
             return TaskRecord.of(task)
 
@@ -302,5 +304,6 @@ class TaskService:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             task.deleted_at = task.updated_at = utcnow()
+            await make_stale(uow, task_id=task.id, reason="the task was deleted")
             emit_task_event(uow, "DELETED", task)
             return TaskRecord.of(task)

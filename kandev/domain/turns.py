@@ -12,7 +12,16 @@ from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.engine import on_turn_completed, on_turn_started
-from kandev.models import AgentProfile, Clarification, PermissionRequest, QueuedPrompt, Session, Task, Turn
+from kandev.models import (
+    AgentProfile,
+    Clarification,
+    ParentQuestion,
+    PermissionRequest,
+    QueuedPrompt,
+    Session,
+    Task,
+    Turn,
+)
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState, TurnState
 
@@ -48,6 +57,12 @@ async def claim_turn(
             select(Turn.id).where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING)
         )
         if running is not None:
+            return None
+        # While a parent question is pending, everything queued is held until the answer arrives.
+        held = await uow.session.scalar(
+            select(ParentQuestion.id).where(ParentQuestion.child_session_id == session_id, ParentQuestion.state == "PENDING")
+        )
+        if held is not None:
             return None
         turn_id = new_id()
         prompt = await claim_next_prompt(uow.session, session_id, turn_id)
@@ -248,6 +263,9 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         assert session is not None
         session.state = SessionState.FAILED
         session.ended_at = utcnow()
+        from kandev.domain.parent_questions import make_stale
+
+        await make_stale(uow, session_id=session.id, reason="the session failed")
         await _end_turn(uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
         task = await uow.session.get(Task, session.task_id)

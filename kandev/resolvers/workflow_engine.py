@@ -15,11 +15,14 @@ from kandev.schema.session_types import Session
 from kandev.schema.workflow_engine_types import (
     AnswerClarificationInput,
     AnswerClarificationResult,
+    AskParentQuestionPayload,
+    AskParentQuestionResult,
     AskUserQuestionInput,
     AskUserQuestionResult,
     Clarification,
     ClarificationPayload,
     MarkStepCompletePayload,
+    ParentQuestion,
     MarkStepCompleteResult,
     QuestionConnection,
     RejectClarificationResult,
@@ -55,21 +58,7 @@ async def mark_step_complete(info: Info, session_id: strawberry.ID) -> MarkStepC
 
 
 async def _ask(info: Info, input: AskUserQuestionInput):  # noqa: ANN202
-    if not 1 <= len(input.questions) <= 4:
-        raise ValidationError("ask 1 to 4 questions", field="questions")
-    questions = []
-    for question in input.questions:
-        if not question.prompt.strip():
-            raise ValidationError("every question needs a prompt", field="questions")
-        item: dict[str, object] = {"prompt": question.prompt}
-        if question.id:
-            item["id"] = question.id
-        if question.title:
-            item["title"] = question.title
-        if question.options:
-            item["options"] = [{"label": o.label, "description": o.description} for o in question.options]
-        questions.append(item)
-    return await info.context.services.clarifications.ask(questions, input.context)
+    return await info.context.services.clarifications.ask(_questions(input), input.context)
 
 
 async def ask_user_question(info: Info, input: AskUserQuestionInput) -> AskUserQuestionResult:  # type: ignore[valid-type]
@@ -83,3 +72,40 @@ async def answer_clarification(info: Info, input: AnswerClarificationInput) -> A
 
 async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> RejectClarificationResult:  # type: ignore[valid-type]
     return await attempt(info.context.services.clarifications.reject(str(clarification_id)), _clarified)
+
+
+def _questions(input: AskUserQuestionInput) -> list[dict[str, object]]:
+    if not 1 <= len(input.questions) <= 4:
+        raise ValidationError("ask 1 to 4 questions", field="questions")
+    items: list[dict[str, object]] = []
+    for question in input.questions:
+        if not question.prompt.strip():
+            raise ValidationError("every question needs a prompt", field="questions")
+        item: dict[str, object] = {"prompt": question.prompt}
+        for key in ("id", "title"):
+            if getattr(question, key):
+                item[key] = getattr(question, key)
+        if question.options:
+            item["options"] = [{"label": o.label, "description": o.description} for o in question.options]
+        items.append(item)
+    return items
+
+
+async def _ask_parent(info: Info, input: AskUserQuestionInput):  # noqa: ANN202
+    return await info.context.services.parent_questions.ask(_questions(input), input.context)
+
+
+async def ask_parent_question(info: Info, input: AskUserQuestionInput) -> AskParentQuestionResult:  # type: ignore[valid-type]
+    return await attempt(
+        _ask_parent(info, input),
+        lambda asked: AskParentQuestionPayload(
+            question=ParentQuestion(row=asked.question),
+            parent_task_id=strawberry.ID(asked.parent_task_id),
+            status="waiting_for_parent" if asked.question.state == "PENDING" else asked.question.state.lower(),
+        ),
+    )
+
+
+async def parent_questions(info: Info, task_id: strawberry.ID, status: str | None = None) -> list[ParentQuestion]:
+    rows = await info.context.services.parent_questions.list(str(task_id), status)
+    return [ParentQuestion(row=r) for r in rows]

@@ -35,6 +35,9 @@ class Query:
     pending_questions = strawberry.field(
         resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
     )
+    parent_questions = strawberry.field(
+        resolver=engine_resolvers.parent_questions, description="An autopilot child's questions to its parent."
+    )
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions, description="Agents waiting for an operator's allow or deny."
     )
@@ -86,6 +89,9 @@ class Mutation:
         resolver=engine_resolvers.ask_user_question, description="Agent only (ask_user_question_kandev)."
     )
     answer_clarification = strawberry.mutation(resolver=engine_resolvers.answer_clarification)
+    ask_parent_question = strawberry.mutation(
+        resolver=engine_resolvers.ask_parent_question, description="Agent only (ask_parent_question_kandev)."
+    )
     reject_clarification = strawberry.mutation(resolver=engine_resolvers.reject_clarification)
 
 

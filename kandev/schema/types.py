@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 from strawberry.scalars import JSON
@@ -15,6 +16,9 @@ from kandev.models import Workspace as WorkspaceRow
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
 from kandev.schema.session_types import Session
+
+if TYPE_CHECKING:
+    from kandev.schema.workflow_engine_types import ParentQuestion
 
 
 @strawberry.type(description="A workspace: owns workflows, profiles and tasks.")
@@ -177,6 +181,15 @@ class Task:
     @strawberry.field(description="What the task waits on; NONE when nothing.")
     async def pending_action(self, info: Info) -> PendingAction:
         return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
+
+    @strawberry.field(description="The question this autopilot child waits on its parent for, if any.")
+    async def pending_parent_question(
+        self, info: Info
+    ) -> Annotated["ParentQuestion", strawberry.lazy("kandev.schema.workflow_engine_types")] | None:
+        from kandev.schema.workflow_engine_types import ParentQuestion
+
+        row = await self._loaders(info).pending_parent_question.load(self.record.id)
+        return ParentQuestion(row=row) if row else None
 
     @strawberry.field(description="The task's sessions, primary first; `only` picks one by id.")
     async def sessions(self, info: Info, only: strawberry.ID | None = None) -> list[Session]:

@@ -8,6 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.models import Clarification as ClarificationRow
+from kandev.models import ParentQuestion as ParentQuestionRow
 from kandev.schema.payloads import result
 from kandev.schema.session_types import Session
 
@@ -124,3 +125,62 @@ AnswerClarificationResult = result("AnswerClarificationResult", ClarificationPay
 RejectClarificationResult = result("RejectClarificationResult", ClarificationPayload)
 SignalStepCompleteResult = result("SignalStepCompleteResult", SignalStepCompletePayload)
 MarkStepCompleteResult = result("MarkStepCompleteResult", MarkStepCompletePayload)
+
+
+@strawberry.type(description="An autopilot child's question to its direct parent.")
+class ParentQuestion:
+    row: strawberry.Private[ParentQuestionRow]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.id)
+
+    @strawberry.field
+    def child_task_id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.child_task_id)
+
+    @strawberry.field
+    def child_session_id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.child_session_id)
+
+    @strawberry.field
+    def parent_task_id(self) -> strawberry.ID:
+        return strawberry.ID(self.row.parent_task_id)
+
+    @strawberry.field
+    def questions(self) -> JSON:
+        return list(self.row.questions)
+
+    @strawberry.field
+    def context(self) -> str:
+        return self.row.context
+
+    @strawberry.field(description="PENDING, ANSWERED, SUPERSEDED or STALE.")
+    def status(self) -> str:
+        return self.row.state
+
+    @strawberry.field
+    def answer(self) -> str | None:
+        return self.row.answer
+
+    @strawberry.field
+    def resolution(self) -> str | None:
+        return self.row.resolution
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.row.created_at
+
+    @strawberry.field
+    def resolved_at(self) -> datetime | None:
+        return self.row.resolved_at
+
+
+@strawberry.type
+class AskParentQuestionPayload:
+    question: ParentQuestion
+    parent_task_id: strawberry.ID
+    status: str
+
+
+AskParentQuestionResult = result("AskParentQuestionResult", AskParentQuestionPayload)

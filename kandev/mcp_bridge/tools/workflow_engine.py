@@ -159,3 +159,24 @@ register(
         result=lambda data: (data.get("answer") or data.get("rejected"))["clarification"],
     ),
 )
+
+
+register(
+    ToolSpec(
+        name="ask_parent_question_kandev",
+        description=(
+            "Autopilot only: ask your direct parent task 1 to 4 questions when a critical decision blocks you. "
+            "Call it as the last action of your turn, then end the turn: the parent's answer arrives as your next "
+            "prompt. Returns at once with the question_id; a repeat returns the same pending question."
+        ),
+        input_schema=obj({"questions": QUESTIONS, "context": string("Why you ask and what it blocks.")}, ("questions",)),
+        document=f"""mutation($input: AskUserQuestionInput!) {{ askParentQuestion(input: $input) {{ {ERRORS}
+          ... on AskParentQuestionPayload {{ status parent_task_id: parentTaskId question {{ id }} }} }} }}""",
+        variables=lambda call: {"input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}},
+        result=lambda data: {
+            "question_id": data["askParentQuestion"]["question"]["id"],
+            "parent_task_id": data["askParentQuestion"]["parent_task_id"],
+            "status": data["askParentQuestion"]["status"],
+        },
+    ),
+)
