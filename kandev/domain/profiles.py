@@ -63,6 +63,9 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "get_task_conversation_kandev",
         "list_task_sessions_kandev",
         "step_complete_kandev",
+        "spawn_session_kandev",
+        "stop_task_kandev",
+        "list_related_tasks_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (

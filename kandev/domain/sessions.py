@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.parent_questions import make_stale, supersede
 from kandev.domain.profiles import session_profile
 from kandev.domain.prompts import PromptSpec, cancel_queued, enqueue_prompt, is_terminal, lock_session, task_sessions
@@ -19,7 +19,7 @@ from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
-from kandev.models.base import utcnow
+from kandev.models.base import new_id, utcnow
 from kandev.models.enums import PromptState, SessionState, TaskState, TurnState
 
 MAX_MESSAGES_PAGE = 500
@@ -105,6 +105,7 @@ class SessionService:
             return await self._answer_parent_question(task_id, reply_to_question_id, text, session_id)
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
+            self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
             # A new explicit prompt that is not the answer supersedes a pending parent question first.
@@ -120,6 +121,18 @@ class SessionService:
                 uow.then(lambda: self.ctx.jobs.nudge_cancel(target))
             emit_session_event(uow, "PROMPT_QUEUED", session)
             return Delivery(TaskRecord.of(task), session, queued)
+
+    def _check_agent_message(self, task: Task, session_id: str | None, delivery_mode: DeliveryMode) -> None:
+        """Rules for agents messaging tasks (operators are not bound by them)."""
+        caller = self.ctx.principal
+        if caller.session_id is None:
+            return
+        if caller.task_id == task.id and session_id is None:
+            raise ValidationError(
+                "messaging your own task needs the sibling session's session_id", field="session_id"
+            )
+        if delivery_mode == DeliveryMode.INTERRUPT and task.parent_id != caller.task_id:
+            raise PermissionDeniedError("only the task's direct parent may interrupt it", reason="not_parent")
 
     def _source(self) -> str:
         return "peer" if self.ctx.principal.session_id else "user"
@@ -152,16 +165,21 @@ class SessionService:
         live = [s for s in sessions if not is_terminal(s)]
         if not live:
             raise ConflictError(
-                "the task has no session that can take a message; use startTask to open a new one",
+                "the task has no session that can take a message; open a new one with "
+                "spawn_session_kandev (agents) or startTask",
                 task_id=task.id,
             )
         primary = next((s for s in live if s.is_primary), None)
         return primary or max(live, key=lambda s: (s.created_at, s.id))
 
     async def stop_task(self, task_id: str) -> StopResult:
-        """Cancel every live session of the task: queued prompts dropped, running turns told to stop."""
+        """Cancel every live session of the task: queued prompts dropped, running turns told to stop.
+        An agent may stop only its direct children."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
+            caller = self.ctx.principal
+            if caller.session_id is not None and task.parent_id != caller.task_id:
+                raise PermissionDeniedError("only the task's direct parent may stop it", reason="not_parent")
             stopped: list[Session] = []
             for session in await task_sessions(uow.session, task.id):
                 await lock_session(uow.session, session.id)
@@ -249,3 +267,43 @@ def decode_message_cursor(cursor: str) -> int:
         return int(seq)
     except (ValueError, UnicodeDecodeError):
         raise ValidationError("after is not a cursor from this API", field="after") from None
+
+
+@dataclass(frozen=True)
+class Spawned:
+    task: TaskRecord
+    session: Session
+    prompt: QueuedPrompt | None
+
+
+async def spawn_session(
+    ctx: ServiceContext, task_id: str | None, name: str | None, prompt: str | None, agent_profile_id: str | None
+) -> Spawned:
+    """A new named sibling session on the caller's task (default) or another task of its workspace."""
+    from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+
+    caller = ctx.principal
+    if caller.session_id is None or caller.task_id is None:
+        raise PermissionDeniedError("only an agent in a task session can spawn sessions")
+    async with ctx.unit_of_work() as uow:
+        own = await load_task(uow.session, caller, caller.task_id)
+        task = await load_task(uow.session, caller, task_id or own.id)
+        if task.workspace_id != own.workspace_id:
+            raise NotFoundError("task", task_id)
+        profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
+        ensure_available(profile)
+        session = Session(
+            id=new_id(), task_id=task.id, agent_profile_id=profile.id, executor_profile_id=task.executor_profile_id,
+            name=(name or "").strip()[:200], is_primary=False, state=SessionState.CREATED,
+            created_at=utcnow(), updated_at=utcnow(),
+        )
+        uow.session.add(session)
+        await uow.session.flush()
+        queued = None
+        if prompt and prompt.strip():
+            queued = await enqueue_prompt(
+                ctx, uow, session, PromptSpec(text=prompt, source="peer", sender={"actor": caller.actor})
+            )
+        emit_session_event(uow, "STATE_CHANGED", session)
+        emit_task_event(uow, "UPDATED", task)
+        return Spawned(TaskRecord.of(task), session, queued)

@@ -95,3 +95,13 @@ class RepositoryPayload:
 
 
 CreateRepositoryResult = result("CreateRepositoryResult", RepositoryPayload)
+
+
+@strawberry.type
+class SpawnSessionPayload:
+    task: Task
+    session: Session
+    queued_prompt_id: strawberry.ID | None
+
+
+SpawnSessionResult = result("SpawnSessionResult", SpawnSessionPayload)

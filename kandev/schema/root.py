@@ -8,6 +8,7 @@ import strawberry
 from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError
+from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
@@ -89,6 +90,9 @@ class Mutation:
         resolver=engine_resolvers.ask_user_question, description="Agent only (ask_user_question_kandev)."
     )
     answer_clarification = strawberry.mutation(resolver=engine_resolvers.answer_clarification)
+    spawn_session = strawberry.mutation(
+        resolver=coordination_resolvers.spawn_session, description="Agent only (spawn_session_kandev)."
+    )
     ask_parent_question = strawberry.mutation(
         resolver=engine_resolvers.ask_parent_question, description="Agent only (ask_parent_question_kandev)."
     )

@@ -9,6 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.records import SessionRecord, TaskRecord
+from kandev.domain.tasks import TaskFilter
 from kandev.domain.workflow_rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
@@ -181,6 +182,19 @@ class Task:
     @strawberry.field(description="What the task waits on; NONE when nothing.")
     async def pending_action(self, info: Info) -> PendingAction:
         return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
+
+    @strawberry.field(description="The direct parent task, if any.")
+    async def parent(self, info: Info) -> Task | None:
+        if not self.record.parent_id:
+            return None
+        return Task(record=await info.context.services.tasks.get(self.record.parent_id))
+
+    @strawberry.field(description="Direct subtasks (live, not archived), newest first.")
+    async def children(self, info: Info, first: int = 100) -> list[Task]:
+        page = await info.context.services.tasks.list(
+            self.record.workspace_id, TaskFilter(parent_id=self.record.id), first=first
+        )
+        return [Task(record=r) for r in page.records]
 
     @strawberry.field(description="The question this autopilot child waits on its parent for, if any.")
     async def pending_parent_question(

@@ -97,3 +97,76 @@ register(
         result=lambda data: {"sessions": data["task"]["sessions"]},
     ),
 )
+
+
+def _related(data: dict[str, Any]) -> dict[str, Any]:
+    task = data["task"]
+    parent = task["parent"]
+    siblings = [t for t in (parent["children"] if parent else []) if t["id"] != task["id"]]
+    return {"task_id": task["id"], "parent": parent and {k: v for k, v in parent.items() if k != "children"},
+            "children": task["children"], "siblings": siblings}
+
+
+register(
+    ToolSpec(
+        name="spawn_session_kandev",
+        description=(
+            "Open a new named session on your own task (default) or another task of your workspace, optionally "
+            "starting it with a prompt. Use it when every session of a task has ended."
+        ),
+        input_schema=obj(
+            {
+                "task_id": string("Target task. Default: your own task."),
+                "name": string("A name for the session.", maxLength=200),
+                "prompt": string("First prompt for the new session's agent."),
+                "agent_profile_id": string("Agent profile. Default: the task's or the workspace's."),
+            }
+        ),
+        document=f"""mutation($input: SpawnSessionInput!) {{ spawnSession(input: $input) {{ {ERRORS}
+          ... on SpawnSessionPayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ {SESSION} }} }} }} }}""",
+        variables=lambda call: {
+            "input": {
+                "taskId": task_id_of(call) if call.arguments.get("task_id") else None,
+                "name": call.arguments.get("name"),
+                "prompt": call.arguments.get("prompt"),
+                "agentProfileId": call.arguments.get("agent_profile_id"),
+            }
+        },
+        result=lambda data: {**data["spawnSession"]["session"], "queued_prompt_id": data["spawnSession"]["queued_prompt_id"]},
+    ),
+    ToolSpec(
+        name="stop_task_kandev",
+        description=(
+            "Stop your direct child task: every live session is cancelled (status 'stopped'), or nothing changes "
+            "when nothing runs (status 'not_running'). A running task goes to REVIEW; it can be started again."
+        ),
+        input_schema=obj({"task_id": TASK_ID}, ("task_id",)),
+        document=f"""mutation($id: ID!) {{ stopTask(taskId: $id) {{ {ERRORS}
+          ... on StopTaskPayload {{ status task {{ id state }} stopped_sessions: stoppedSessions {{ id }} }} }} }}""",
+        variables=lambda call: {"id": task_id_of(call)},
+        result=lambda data: {
+            "task_id": data["stopTask"]["task"]["id"],
+            "status": data["stopTask"]["status"],
+            "state": data["stopTask"]["task"]["state"],
+            "stopped_session_ids": [s["id"] for s in data["stopTask"]["stopped_sessions"]],
+        },
+    ),
+    ToolSpec(
+        name="list_related_tasks_kandev",
+        description="Show a task's parent, children and siblings ('self' or omitted: your own task).",
+        input_schema=obj({"task_id": string("The task. Default: your own task.")}),
+        document="""query($id: ID!) { task(id: $id) { id
+          parent { id title state autopilot children { id title state autopilot } }
+          children { id title state autopilot } } }""",
+        variables=lambda call: {"id": task_id_of(call) if call.arguments.get("task_id") else _own(call)},
+        result=_related,
+    ),
+)
+
+
+def _own(call: ToolCall) -> str:
+    from kandev.mcp_bridge.catalogue import ToolInputError
+
+    if call.caller.task_id is None:
+        raise ToolInputError("missing required field: task_id")
+    return call.caller.task_id

@@ -1,0 +1,35 @@
+"""Agent coordination: spawning sibling sessions and finding related tasks."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.domain.records import SessionRecord
+from kandev.domain.sessions import spawn_session as spawn
+from kandev.resolvers.common import attempt, optional_id
+from kandev.schema.context import Info
+from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult
+from kandev.schema.session_types import Session
+from kandev.schema.types import Task
+
+
+@strawberry.input(description="Agent only: a named sibling session on your task (default) or another task of your workspace.")
+class SpawnSessionInput:
+    task_id: strawberry.ID | None = None
+    name: str | None = None
+    prompt: str | None = None
+    agent_profile_id: strawberry.ID | None = None
+
+
+async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionResult:  # type: ignore[valid-type]
+    call = spawn(
+        info.context.services.ctx, optional_id(input.task_id), input.name, input.prompt, optional_id(input.agent_profile_id)
+    )
+    return await attempt(
+        call,
+        lambda r: SpawnSessionPayload(
+            task=Task(record=r.task),
+            session=Session(record=SessionRecord.of(r.session)),
+            queued_prompt_id=strawberry.ID(r.prompt.id) if r.prompt else None,
+        ),
+    )

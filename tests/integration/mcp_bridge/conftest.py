@@ -1,0 +1,39 @@
+"""The in-process tool surface and callers for MCP tool tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from kandev.domain.context import Principal
+from kandev.domain.tasks import CreateTask
+from kandev.mcp_bridge.surface import McpCaller
+from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.state import AppState
+
+
+@pytest.fixture
+def tool_surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSurface:
+    import redis.asyncio as aioredis
+
+    state = AppState(settings=settings, db=db, bus=bus, redis=aioredis.from_url(redis_url), local_principal=principal, jobs=jobs)
+    return KandevToolSurface(lambda: state)
+
+
+async def agent_on(services: Any, task_id: str, prompt: str = "hi") -> McpCaller:
+    """An agent caller with a live session on `task_id`."""
+    session = (await services.sessions.start_task(task_id, prompt, None)).session
+    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session.id, task_id=task_id)
+    return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task_id)
+
+
+async def new_task(services: Any, workspace_id: str, title: str, **fields: Any) -> str:
+    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title, **fields))).task.id
+
+
+async def call_tool(surface: KandevToolSurface, caller: McpCaller, tool: str, /, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+    result = await surface.call_tool(caller, tool, arguments)
+    assert json.loads(result.content[0].text) == result.structured_content
+    return bool(result.is_error), result.structured_content
