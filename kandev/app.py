@@ -11,8 +11,9 @@ from typing import Any
 
 from sqlalchemy import text
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -24,6 +25,10 @@ from strawberry.types.unset import UNSET
 from kandev.config import Settings
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
+from kandev.mcp_bridge.server import McpBridge
+from kandev.mcp_bridge.surface import ToolSurface
+from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
 from kandev.schema.root import schema
 from kandev.state import AppState
@@ -115,29 +120,53 @@ async def _check(probe: Any) -> str:
     return "ok"
 
 
+# Paths the web client never owns: an unknown one under these stays a 404 instead of the app page.
+_NOT_CLIENT_ROUTES = ("api/", "mcp", "graphql", "healthz", "metrics", "assets/")
+
+
+class WebClient(StaticFiles):
+    """The built web client; its client-side routes (`/tasks/<id>`, …) answer index.html."""
+
+    async def get_response(self, path: str, scope: Any) -> Response:
+        try:
+            return await super().get_response(path, scope)
+        except HTTPException as exc:
+            last = path.rsplit("/", 1)[-1]
+            if exc.status_code != 404 or "." in last or path.lstrip("/").startswith(_NOT_CLIENT_ROUTES):
+                raise
+            response = await super().get_response("index.html", scope)
+            response.headers["Cache-Control"] = "no-cache"
+            return response
+
+
 async def no_frontend(request: Request) -> PlainTextResponse:
     return PlainTextResponse("Kandev API is running. GraphQL: /graphql (the web client is not built).")
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.kandev = await AppState.open(settings)
         try:
-            yield
+            async with mcp.lifespan():
+                yield
         finally:
             await app.state.kandev.close()
 
     app: Starlette
     graphql = KandevGraphQL(lambda: app.state.kandev)
+    mcp = McpBridge(mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev)
     routes: list[Any] = [
         Route("/healthz", healthz),
         Route("/graphql", RequireToken(graphql, lambda: app.state.kandev), methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
+        *mcp.routes(),
+        *rest_routes(),
     ]
     if (FRONTEND_DIST / "index.html").exists():
-        routes.append(Mount("/", StaticFiles(directory=FRONTEND_DIST, html=True), name="frontend"))
+        routes.append(Mount("/", WebClient(directory=FRONTEND_DIST, html=True), name="frontend"))
     else:
         routes.append(Route("/", no_frontend))
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.mcp_bridge = mcp
     return app

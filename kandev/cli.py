@@ -43,6 +43,7 @@ def serve(
     from kandev.supervisor import ChildProcesses
 
     _setup_logging()
+    _ensure_web_client()
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
     settings.data_path.mkdir(parents=True, exist_ok=True)
@@ -73,6 +74,43 @@ def serve(
         children.stop_all()
         if redis_server is not None:
             redis_server.stop()
+
+
+def _ensure_web_client() -> None:
+    """In a source checkout without `frontend/dist`, build the web client with npm (if there is one);
+    when that fails the server still starts, serving the API only."""
+    import shutil
+    import subprocess
+
+    from kandev.app import FRONTEND_DIST
+
+    source = FRONTEND_DIST.parent
+    if (FRONTEND_DIST / "index.html").exists() or not (source / "package.json").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        log.warning("the web client is not built and npm is not on PATH: serving the API only")
+        return
+    log.info("the web client is not built: building it now (npm install + npm run build in %s)", source)
+    steps: list[list[str]] = []
+    if not (source / "node_modules").is_dir():
+        lock = (source / "package-lock.json").exists()
+        steps.append([npm, "ci" if lock else "install", "--no-audit", "--no-fund"])
+    steps.append([npm, "run", "build"])
+    for step in steps:
+        try:
+            done = subprocess.run(step, cwd=source, capture_output=True, text=True, timeout=600, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            log.warning("building the web client failed (%s): serving the API only", type(error).__name__)
+            return
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-15:]
+            log.warning(
+                "building the web client failed (`%s` exited %s): serving the API only\n%s",
+                " ".join(step[1:]), done.returncode, "\n".join(tail),
+            )
+            return
+    log.info("web client built into %s", FRONTEND_DIST)
 
 
 @app.command()

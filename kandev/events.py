@@ -132,4 +132,4 @@ def _text(value: bytes | str) -> str:
 
 def tools_channel(session_id: str) -> str:
     """A session's MCP tool list changed (its profile got a new revision)."""
-    return f"mcp:tools:{session_id}"
+    return f"mcp:tools:session:{session_id}"

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.dependencies import after_predecessor_changed
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.workflows import ordered_steps
@@ -153,7 +154,9 @@ async def consume_signal(
 
 
 async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
-    """When a child reaches a terminal state and all its siblings have too, the parent's step may move."""
+    """Tasks waiting on this one re-check their gate; and when a child reaches a terminal state and all
+    its siblings have too, the parent's step may move."""
+    await after_predecessor_changed(ctx, uow, task)
     if task.parent_id is None or task.state not in TERMINAL_TASK_STATES:
         return
     parent = await uow.session.get(Task, task.parent_id)

@@ -7,11 +7,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
-from kandev.models import Clarification, ParentQuestion, PermissionRequest, Session, WorkflowStep
+from kandev.models import (
+    Clarification,
+    ParentQuestion,
+    PermissionRequest,
+    Session,
+    Task,
+    TaskDependency,
+    WorkflowStep,
+)
 from kandev.models.enums import PendingAction
 
 
@@ -48,6 +57,27 @@ class Lookups:
             grouped: dict[str, list[Session]] = defaultdict(list)
             for row in rows:
                 grouped[row.task_id].append(row)
+        return [grouped[i] for i in task_ids]
+
+    async def blockers_by_task(self, task_ids: Sequence[str]) -> list[list[Task]]:
+        """Each task's live predecessors, in the order they were linked."""
+        return await self._linked(task_ids, TaskDependency.task_id, TaskDependency.blocked_by_id)
+
+    async def dependents_by_task(self, task_ids: Sequence[str]) -> list[list[Task]]:
+        """The live tasks waiting on each task, in the order they were linked."""
+        return await self._linked(task_ids, TaskDependency.blocked_by_id, TaskDependency.task_id)
+
+    async def _linked(self, task_ids: Sequence[str], near: Any, far: Any) -> list[list[Task]]:
+        async with self.ctx.read() as session:
+            rows = await session.execute(
+                select(near, Task)
+                .join(Task, Task.id == far)
+                .where(near.in_(task_ids), Task.deleted_at.is_(None))
+                .order_by(TaskDependency.created_at, Task.id)
+            )
+            grouped: dict[str, list[Task]] = defaultdict(list)
+            for key, task in rows.tuples():
+                grouped[key].append(task)
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:

@@ -66,6 +66,9 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "spawn_session_kandev",
         "stop_task_kandev",
         "list_related_tasks_kandev",
+        "add_task_dependency_kandev",
+        "remove_task_dependency_kandev",
+        "show_rich_output_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (
@@ -75,6 +78,8 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "resolve_agent_permission_kandev",
         "list_pending_questions_kandev",
         "answer_question_kandev",
+        "add_task_dependency_kandev",
+        "remove_task_dependency_kandev",
     ),
     Surface.AUTOMATION_COORDINATOR: (),
 }

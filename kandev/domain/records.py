@@ -30,6 +30,10 @@ class TaskRecord:
     updated_at: datetime
     archived_at: datetime | None
     deleted_at: datetime | None
+    # None while the task's create has not finished (see TaskService.create).
+    creation_completed_at: datetime | None = None
+    # A start recorded behind dependencies: {"prompt", "agent_profile_id", "executor_profile_id"}.
+    deferred_launch: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:
@@ -40,7 +44,8 @@ class TaskRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskRecord:
-        return cls(**_parse_times(data, ("created_at", "updated_at", "archived_at", "deleted_at")))
+        times = ("created_at", "updated_at", "archived_at", "deleted_at", "creation_completed_at")
+        return cls(**_parse_times(data, times))
 
 
 @dataclass(frozen=True)

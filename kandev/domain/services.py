@@ -6,11 +6,13 @@ from functools import cached_property
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.clarifications import ClarificationService
+from kandev.domain.dependencies import DependencyService
 from kandev.domain.lookups import Lookups
 from kandev.domain.parent_questions import ParentQuestionService
 from kandev.domain.permissions import PermissionService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.repositories import RepositoryService
+from kandev.domain.rich_output import RichOutputService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService
 from kandev.domain.signals import SignalService
@@ -70,6 +72,14 @@ class Services:
     @cached_property
     def signals(self) -> SignalService:
         return SignalService(self.ctx)
+
+    @cached_property
+    def dependencies(self) -> DependencyService:
+        return DependencyService(self.ctx)
+
+    @cached_property
+    def rich_output(self) -> RichOutputService:
+        return RichOutputService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:

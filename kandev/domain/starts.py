@@ -31,8 +31,11 @@ async def start_agent(
     if agent_profile_id is not None and session.agent_profile_id != profile.id and session.state == "CREATED":
         session.agent_profile_id = profile.id
     queued = await enqueue_prompt(ctx, uow, session, PromptSpec(text=prompt, source=source))
+    # Any start consumes a start recorded behind dependencies, so the gate can't fire a second one.
+    task.deferred_launch = None
     if task.state not in (TaskState.IN_PROGRESS, TaskState.COMPLETED):
         task.state = TaskState.SCHEDULING
+        task.block_reason = None
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)
     emit_session_event(uow, "PROMPT_QUEUED", session)

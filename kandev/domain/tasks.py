@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access import load_step, load_task, load_workflow, load_workspace
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.dependencies import after_predecessor_changed, gate_new_task
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
@@ -44,6 +45,10 @@ class CreateTask:
     repositories: list[RepositoryChoice] = field(default_factory=list)
     # None: start the agent when there is a prompt (the rule on every create surface).
     start_agent: bool | None = None
+    # Tasks this one waits on; a start requested while any is still open is recorded, not run.
+    blocked_by: list[str] = field(default_factory=list)
+    # False: link to blocked_by without recording a start at all.
+    start_when_unblocked: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -154,29 +159,66 @@ class TaskService:
     # -- writes ----------------------------------------------------------------------------
 
     async def create(self, command: CreateTask) -> CreatedTask:
+        """One transaction does all of a create's work and marks it complete last, so a task that
+        holds an identity without the mark is one whose create has not finished (or never will)."""
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
-        try:
-            async with self.ctx.unit_of_work() as uow:
-                if external_id is not None:
-                    existing = await self._by_external_id(uow.session, command.workspace_id, external_id)
-                    if existing is not None:
-                        return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=True)
-                task = await self._new_task(uow, command, title, external_id)
-                emit_task_event(uow, "CREATED", task)
-                start = command.start_agent if command.start_agent is not None else bool(command.prompt.strip())
-                if start:
-                    await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
-                return CreatedTask(TaskRecord.of(task), deduplicated=False, creation_complete=True)
-        except IntegrityError:
-            # A concurrent create with the same identity committed first: answer with its task.
-            if external_id is None:
-                raise
-            async with self.ctx.read() as session:
-                existing = await self._by_external_id(session, command.workspace_id, external_id)
-            if existing is None:
-                raise
-            return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=True)
+        for _ in range(3):
+            try:
+                async with self.ctx.unit_of_work() as uow:
+                    if external_id is not None:
+                        existing = await self._by_external_id(uow.session, command.workspace_id, external_id)
+                        if existing is not None:
+                            return _deduplicated(existing)
+                    task = await self._new_task(uow, command, title, external_id)
+                    start = command.start_agent
+                    if start is None:
+                        start = bool(command.prompt.strip())
+                    gated = await gate_new_task(
+                        self.ctx,
+                        uow,
+                        task,
+                        command.blocked_by,
+                        start=start,
+                        start_when_unblocked=command.start_when_unblocked,
+                        agent_profile_id=command.agent_profile_id,
+                    )
+                    emit_task_event(uow, "CREATED", task)
+                    if start and not gated:
+                        await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
+                    task.creation_completed_at = task.updated_at = utcnow()
+                    return CreatedTask(TaskRecord.of(task), deduplicated=False, creation_complete=True)
+            except IntegrityError:
+                # A concurrent create with the same identity committed first: answer with its task.
+                if external_id is None:
+                    raise
+                async with self.ctx.read() as session:
+                    existing = await self._by_external_id(session, command.workspace_id, external_id)
+                if existing is not None:
+                    return _deduplicated(existing)
+                # The holder was deleted or released in between: the identity is free again, try anew.
+        raise ConflictError("the external_id is being created and released concurrently; retry")
+
+    async def find_by_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
+        """The live task holding an identity, finished or not; not-found when nothing holds it."""
+        value = _required_external_id(external_id)
+        async with self.ctx.read() as session:
+            task = await self._by_external_id(session, workspace_id, value)
+        if task is None:
+            raise NotFoundError("task with this external_id")
+        return TaskRecord.of(task)
+
+    async def release_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
+        """Free an identity (an operator's call, for a create known to be abandoned); the task stays."""
+        value = _required_external_id(external_id)
+        async with self.ctx.unit_of_work() as uow:
+            task = await self._by_external_id(uow.session, workspace_id, value)
+            if task is None:
+                raise NotFoundError("task with this external_id")
+            task.external_id = None
+            task.updated_at = utcnow()
+            emit_task_event(uow, "UPDATED", task)
+            return TaskRecord.of(task)
 
     async def _new_task(self, uow: UnitOfWork, command: CreateTask, title: str, external_id: str | None) -> Task:
         session, principal = uow.session, self.ctx.principal
@@ -249,11 +291,29 @@ class TaskService:
             )
         )
 
-    async def update(self, task_id: str, *, title: str | None = None, state: TaskState | None = None) -> TaskRecord:
-        """Rename and/or set state; COMPLETED moves the task to its workflow's final step."""
+    async def update(
+        self,
+        task_id: str,
+        *,
+        title: str | None = None,
+        state: TaskState | None = None,
+        deferred_launch_prompt: str | None = None,
+    ) -> TaskRecord:
+        """Rename, set state, or replace the prompt of a start waiting on dependencies; COMPLETED
+        moves the task to its workflow's final step. The external id can't be changed."""
         new_title = clean_title(title) if title is not None else None
+        if deferred_launch_prompt is not None and not deferred_launch_prompt.strip():
+            raise ValidationError("deferredLaunchPrompt must not be empty", field="deferredLaunchPrompt")
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
+            if deferred_launch_prompt is not None:
+                if task.deferred_launch is None:
+                    raise ConflictError(
+                        "the task has no start waiting on its dependencies (it has started, or none was "
+                        "recorded); send new context with a message instead",
+                        task_id=task.id,
+                    )
+                task.deferred_launch = {**task.deferred_launch, "prompt": deferred_launch_prompt}
             if new_title is not None:
                 task.title = new_title
             if state is not None and state != task.state:
@@ -306,4 +366,18 @@ class TaskService:
             task.deleted_at = task.updated_at = utcnow()
             await make_stale(uow, task_id=task.id, reason="the task was deleted")
             emit_task_event(uow, "DELETED", task)
+            # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
+            await after_predecessor_changed(self.ctx, uow, task)
             return TaskRecord.of(task)
+
+
+def _deduplicated(existing: Task) -> CreatedTask:
+    complete = existing.creation_completed_at is not None
+    return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=complete)
+
+
+def _required_external_id(value: str | None) -> str:
+    cleaned = clean_external_id(value)
+    if cleaned is None:
+        raise ValidationError("external_id is required", field="external_id")
+    return cleaned

@@ -74,12 +74,56 @@ def _describe(error: SchemaError) -> str:
     return f"{field} is not valid ({keyword})"
 
 
+def _discriminated(error: SchemaError) -> list[SchemaError] | str:
+    """For a oneOf/anyOf over object variants told apart by a `const` field: the errors of the variant
+    the instance names, or a sentence listing the allowed names when it names none."""
+    branches: dict[int, list[SchemaError]] = {}
+    for sub in error.context or []:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    named = [i for i, subs in branches.items() if not any(s.validator == "const" for s in subs)]
+    if len(named) == 1:
+        return branches[named[0]]
+    keys = {
+        key: prop["const"]
+        for variant in error.validator_value
+        for key, prop in (variant.get("properties") or {}).items()
+        if isinstance(prop, dict) and "const" in prop
+    }
+    if keys and not isinstance(error.instance, dict):
+        return f"field '{_where(error.absolute_path)}' must be of type object"
+    if len(keys) == 1 and isinstance(error.instance, dict) and next(iter(keys)) not in error.instance:
+        where = _where(error.absolute_path)
+        return f"missing required field{' in ' + repr(where) if where else ''}: {next(iter(keys))}"
+    if not named and len(keys) == 1:
+        key = next(iter(keys))
+        values = [v.get("properties", {}).get(key, {}).get("const") for v in error.validator_value]
+        where = _where([*error.absolute_path, key])
+        return f"field '{where}' must be one of: {', '.join(str(v) for v in values)}"
+    return [error]
+
+
+def _flatten(errors: Iterable[SchemaError]) -> list[SchemaError | str]:
+    flat: list[SchemaError | str] = []
+    for error in errors:
+        if error.validator in ("oneOf", "anyOf") and error.context:
+            chosen = _discriminated(error)
+            if isinstance(chosen, str):
+                flat.append(chosen)
+            elif chosen != [error]:
+                flat.extend(_flatten(chosen))
+            else:
+                flat.append(error)
+        else:
+            flat.append(error)
+    return flat
+
+
 def argument_errors(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """Every problem with `arguments`, one sentence each, most specific first; empty when valid."""
     errors = sorted(_validator(schema).iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
     messages: list[str] = []
-    for error in errors:
-        message = _describe(error)
+    for error in _flatten(errors):
+        message = error if isinstance(error, str) else _describe(error)
         if message not in messages:
             messages.append(message)
     return messages

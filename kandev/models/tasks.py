@@ -50,6 +50,9 @@ class Task(Base):
     # A start requested at creation that waits for dependencies: {"prompt": ..., "agent_profile_id": ...}.
     deferred_launch: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     block_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Set by the creating transaction once all of its work is done; NULL only for a create that has
+    # claimed its external id but not finished (still running, or crashed): creation_complete=false.
+    creation_completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_by: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()

@@ -79,6 +79,8 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  
         agent_profile_id=optional_id(input.agent_profile_id),
         executor_profile_id=optional_id(input.executor_profile_id),
         start_agent=input.start_agent,
+        blocked_by=[str(i) for i in input.blocked_by or []],
+        start_when_unblocked=input.start_when_unblocked,
         repositories=[
             RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch) for r in input.repositories or []
         ],
@@ -88,7 +90,12 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  
 
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:  # type: ignore[valid-type]
     state = StoredTaskState(input.state.value) if input.state else None
-    call = info.context.services.tasks.update(str(input.task_id), title=input.title, state=state)
+    call = info.context.services.tasks.update(
+        str(input.task_id),
+        title=input.title,
+        state=state,
+        deferred_launch_prompt=input.deferred_launch_prompt,
+    )
     return await attempt(call, _task_payload)
 
 

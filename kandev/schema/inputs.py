@@ -43,6 +43,14 @@ class CreateTaskInput:
     start_agent: bool | None = strawberry.field(
         default=None, description="Start the agent now. Default: true when a prompt is given."
     )
+    blocked_by: list[strawberry.ID] | None = strawberry.field(
+        default=None,
+        description="Tasks this one waits on. A start requested while any has not completed is recorded and "
+        "fires once every one has.",
+    )
+    start_when_unblocked: bool | None = strawberry.field(
+        default=None, description="false: link to blockedBy without recording any start. Default: true."
+    )
 
 
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")
@@ -50,6 +58,10 @@ class UpdateTaskInput:
     task_id: strawberry.ID
     title: str | None = None
     state: TaskState | None = None
+    deferred_launch_prompt: str | None = strawberry.field(
+        default=None,
+        description="Replace the prompt of the start waiting on dependencies; refused once the task started.",
+    )
 
 
 @strawberry.input

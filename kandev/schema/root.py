@@ -9,6 +9,7 @@ from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError
 from kandev.resolvers import coordination as coordination_resolvers
+from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
@@ -51,6 +52,18 @@ class Mutation:
     move_task = strawberry.mutation(resolver=task_resolvers.move_task, description="Move a task to another step by hand.")
     archive_task = strawberry.mutation(resolver=task_resolvers.archive_task)
     delete_task = strawberry.mutation(resolver=task_resolvers.delete_task)
+    add_task_dependency = strawberry.mutation(
+        resolver=dependency_resolvers.add_task_dependency,
+        description="Make a task wait on another; a link that would close a cycle is refused with the path.",
+    )
+    remove_task_dependency = strawberry.mutation(
+        resolver=dependency_resolvers.remove_task_dependency,
+        description="Removing a link that isn't there succeeds.",
+    )
+    show_rich_output = strawberry.mutation(
+        resolver=dependency_resolvers.show_rich_output,
+        description="Agent only (show_rich_output_kandev): a version-1 presentation added to the transcript.",
+    )
     start_task = strawberry.mutation(resolver=session_resolvers.start_task)
     send_message = strawberry.mutation(resolver=session_resolvers.send_message)
     stop_task = strawberry.mutation(

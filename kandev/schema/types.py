@@ -121,6 +121,12 @@ class Workflow:
         return loop_warnings(await info.context.loaders.steps_by_workflow.load(self.row.id))
 
 
+@strawberry.type(description="A start waiting on dependencies.")
+class DeferredLaunch:
+    prompt: str | None = strawberry.field(description="Null: the step's or the task's own prompt.")
+    agent_profile_id: strawberry.ID | None
+
+
 @strawberry.type(description="A unit of work handed to agents.")
 class Task:
     record: strawberry.Private[TaskRecord]
@@ -214,9 +220,28 @@ class Task:
             rows = [s for s in rows if s.id == str(only)]
         return [Session(record=SessionRecord.of(s)) for s in rows]
 
-    @strawberry.field
+    @strawberry.field(description="Why the task is BLOCKED, naming the dependency at fault; null otherwise.")
     def block_reason(self) -> str | None:
         return self.record.block_reason
+
+    @strawberry.field(description="The tasks this one waits on: it starts once every one of them COMPLETED.")
+    async def blocked_by(self, info: Info) -> list[Task]:
+        rows = await self._loaders(info).blockers_by_task.load(self.record.id)
+        return [Task(record=TaskRecord.of(r), loaders=self.loaders) for r in rows]
+
+    @strawberry.field(description="The tasks waiting on this one.")
+    async def blocking(self, info: Info) -> list[Task]:
+        rows = await self._loaders(info).dependents_by_task.load(self.record.id)
+        return [Task(record=TaskRecord.of(r), loaders=self.loaders) for r in rows]
+
+    @strawberry.field(description="The start recorded to fire once every dependency completed, if any.")
+    def deferred_launch(self) -> DeferredLaunch | None:
+        launch = self.record.deferred_launch
+        if launch is None:
+            return None
+        profile = launch.get("agent_profile_id")
+        profile_id = strawberry.ID(profile) if profile else None
+        return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
 
     @strawberry.field
     def created_at(self) -> datetime:

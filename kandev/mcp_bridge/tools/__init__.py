@@ -2,4 +2,5 @@
 
 from kandev.mcp_bridge.tools import permissions, sessions, tasks, workflow_engine, workspaces  # noqa: F401
 from kandev.mcp_bridge.tools import workflows  # noqa: F401
+from kandev.mcp_bridge.tools import dependencies, rich_output  # noqa: F401
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
+from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, TASK, TASK_ID, WORKSPACE_ID, task_id_of, workspace_of
 
 STATES = ["TODO", "SCHEDULING", "IN_PROGRESS", "REVIEW", "BLOCKED", "WAITING_FOR_INPUT", "COMPLETED", "FAILED", "CANCELLED"]
@@ -44,12 +44,16 @@ async def _create_variables(call: ToolCall) -> dict[str, Any]:
         "agent_profile_id": "agentProfileId",
         "executor_profile_id": "executorProfileId",
         "start_agent": "startAgent",
+        "external_id": "externalId",
+        "start_when_unblocked": "startWhenUnblocked",
     }
     for key, name in optional.items():
         if key in args:
             value[name] = args[key]
     if args.get("parent_id"):
         value["parentId"] = task_id_of(call, "parent_id")
+    if "blocked_by" in args:
+        value["blockedBy"] = [_own_task_or(call, task_id) for task_id in args["blocked_by"]]
     if "repositories" in args:
         value["repositories"] = [
             {"repositoryId": r["repository_id"], "baseBranch": r.get("base_branch")} for r in args["repositories"]
@@ -57,9 +61,21 @@ async def _create_variables(call: ToolCall) -> dict[str, Any]:
     return {"input": value}
 
 
+def _own_task_or(call: ToolCall, task_id: str) -> str:
+    """'self' names the caller's own task in a task session."""
+    if task_id != "self":
+        return task_id
+    if call.caller.task_id is None:
+        raise ToolInputError("blocked_by 'self' only works inside a task session")
+    return call.caller.task_id
+
+
 def _created(data: dict[str, Any]) -> dict[str, Any]:
     payload = data["createTask"]
-    return {**payload["task"], "deduplicated": payload["deduplicated"], "creation_complete": payload["creation_complete"]}
+    task = dict(payload["task"])
+    task["blocked_by"] = [t["id"] for t in task.get("blocked_by", [])]
+    flags = {"deduplicated": payload["deduplicated"], "creation_complete": payload["creation_complete"]}
+    return {**task, **flags}
 
 
 def _task_of(field: str):  # noqa: ANN202 - a tiny result factory
@@ -99,7 +115,9 @@ register(
         name="create_task_kandev",
         description=(
             "Create a task (or a subtask with parent_id; 'self' is your own task). It enters the workflow's "
-            "start step; with a prompt its agent starts right away unless start_agent is false."
+            "start step; with a prompt its agent starts right away unless start_agent is false, or, with "
+            "blocked_by, once every task it waits on has completed. Use a subtask to decompose work and "
+            "blocked_by to order it. Pass external_id to make retries safe."
         ),
         input_schema=obj(
             {
@@ -115,6 +133,28 @@ register(
                     "type": "boolean",
                     "description": "Start the agent now. Default: true when a prompt is given, else false.",
                 },
+                "external_id": string(
+                    "Your idempotency key for this create, unique per workspace (case-sensitive, "
+                    "trimmed). Retrying with the same value returns the task it made (deduplicated: true) "
+                    "instead of a second one. creation_complete: false means that create has not "
+                    "finished: ask again later.",
+                    maxLength=500,
+                ),
+                "blocked_by": {
+                    "type": "array",
+                    "maxItems": 50,
+                    "items": string("A task id ('self' for your own task).", minLength=1),
+                    "description": (
+                        "Tasks this one waits on. Use it to order steps: each step blocked_by the "
+                        "previous one, start_agent left at its default. The start is recorded and fires "
+                        "once every one of them has COMPLETED; a failed or cancelled one keeps this task "
+                        "blocked."
+                    ),
+                },
+                "start_when_unblocked": {
+                    "type": "boolean",
+                    "description": "With blocked_by: false links without recording any start. Default: true.",
+                },
                 "repositories": {
                     "type": "array",
                     "description": "Repositories to work in, each with an optional base branch.",
@@ -128,18 +168,28 @@ register(
         ),
         aliases={"description": "prompt"},
         document=f"""mutation($input: CreateTaskInput!) {{ createTask(input: $input) {{ {ERRORS}
-          ... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete task {{ {TASK} }} }} }} }}""",
+          ... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
+            task {{ {TASK} blocked_by: blockedBy {{ id }} }} }} }} }}""",
         variables=_create_variables,
         result=_created,
     ),
     ToolSpec(
         name="update_task_kandev",
-        description="Rename a task or set its state; state COMPLETED moves it to its workflow's final step.",
+        description=(
+            "Rename a task or set its state; state COMPLETED moves it to its workflow's final step. While a "
+            "task waits on its dependencies, deferred_launch_prompt replaces the prompt its recorded start "
+            "will send."
+        ),
         input_schema=obj(
             {
                 "task_id": TASK_ID,
                 "title": TITLE,
                 "state": {"type": "string", "enum": STATES, "description": "New state."},
+                "deferred_launch_prompt": string(
+                    "New prompt for the start recorded behind blocked_by (agent and executor are kept). "
+                    "Refused once the task has started: send new context with message_task_kandev instead.",
+                    minLength=1,
+                ),
             },
             ("task_id",),
         ),
@@ -150,6 +200,11 @@ register(
                 "taskId": task_id_of(call),
                 **({"title": call.arguments["title"]} if "title" in call.arguments else {}),
                 **({"state": call.arguments["state"]} if "state" in call.arguments else {}),
+                **(
+                    {"deferredLaunchPrompt": call.arguments["deferred_launch_prompt"]}
+                    if "deferred_launch_prompt" in call.arguments
+                    else {}
+                ),
             }
         },
         result=_task_of("updateTask"),

@@ -121,6 +121,7 @@ async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_ag
         async with bus.subscribe(session_channel(started.session.id)) as events:
             await services.permissions.resolve(request.id, allow)
             await wait_turn_end(events)
-    assert await services.lookups.pending_actions([created.task.id]) == ["NONE"]
+    # the permission is gone; what remains is the In Progress step waiting for its completion signal
+    assert await services.lookups.pending_actions([created.task.id]) == ["COMPLETION_PENDING"]
     texts = " ".join(await agent_texts(db, started.session.id))
     assert allow in texts or "allow" in texts.lower()

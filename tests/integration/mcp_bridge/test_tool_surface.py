@@ -147,7 +147,9 @@ async def test_reads_return_snake_case_objects(surface, external, services, work
 
 async def test_message_and_conversation_tools_work_on_a_started_task(surface, services, workspace_id):
     caller = await session_caller(services, workspace_id)
-    error, sent = await call(surface, caller, "message_task_kandev", task_id=caller.task_id, prompt="more work")
+    error, sent = await call(
+        surface, caller, "message_task_kandev", task_id=caller.task_id, prompt="more work", session_id=caller.session_id
+    )
     assert not error and sent["status"] == "queued" and sent["session_id"] == caller.session_id
     error, sessions = await call(surface, caller, "list_task_sessions_kandev", task_id="self")
     assert not error and [s["id"] for s in sessions["sessions"]] == [caller.session_id]

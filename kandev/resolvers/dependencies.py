@@ -1,0 +1,48 @@
+"""Task dependencies and rich output: thin adapters over their services."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.scalars import JSON
+
+from kandev.domain.dependencies import DependencyChange
+from kandev.domain.records import MessageRecord
+from kandev.resolvers.common import attempt, optional_id
+from kandev.schema.context import Info
+from kandev.schema.dependency_types import (
+    AddTaskDependencyResult,
+    RemoveTaskDependencyResult,
+    ShowRichOutputPayload,
+    ShowRichOutputResult,
+    TaskDependencyInput,
+    TaskDependencyPayload,
+)
+from kandev.schema.session_types import Message
+from kandev.schema.types import Task
+
+
+def _changed(value: DependencyChange) -> TaskDependencyPayload:
+    return TaskDependencyPayload(
+        task=Task(record=value.task),
+        depends_on_task_id=strawberry.ID(value.depends_on_task_id),
+        changed=value.changed,
+    )
+
+
+async def add_task_dependency(info: Info, input: TaskDependencyInput) -> AddTaskDependencyResult:  # type: ignore[valid-type]
+    call = info.context.services.dependencies.add(optional_id(input.task_id), str(input.depends_on_task_id))
+    return await attempt(call, _changed)
+
+
+async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> RemoveTaskDependencyResult:  # type: ignore[valid-type]
+    call = info.context.services.dependencies.remove(
+        optional_id(input.task_id), str(input.depends_on_task_id)
+    )
+    return await attempt(call, _changed)
+
+
+async def show_rich_output(info: Info, presentation: JSON) -> ShowRichOutputResult:  # type: ignore[valid-type]
+    call = info.context.services.rich_output.show(presentation)
+    return await attempt(
+        call, lambda row: ShowRichOutputPayload(transcript_message=Message(record=MessageRecord.of(row)))
+    )

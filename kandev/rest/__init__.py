@@ -1,0 +1,18 @@
+"""The REST endpoints the spec names: thin adapters over the same domain services as GraphQL and MCP."""
+
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from kandev.rest import tasks
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/api/v1/tasks", tasks.create_task, methods=["POST"]),
+        Route(
+            "/api/v1/workspaces/{workspace_id}/tasks/by-external-id",
+            tasks.task_by_external_id,
+            methods=["GET", "DELETE"],
+        ),
+    ]

@@ -1,0 +1,86 @@
+"""What every REST handler shares: the caller's services, JSON bodies, and domain errors as statuses."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from kandev.domain.access_tokens import bearer, principal_for_token
+from kandev.domain.errors import (
+    ConflictError,
+    DomainError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+)
+from kandev.domain.services import Services
+from kandev.state import AppState
+
+log = logging.getLogger("kandev.rest")
+STATUS = {ValidationError: 400, PermissionDeniedError: 403, NotFoundError: 404, ConflictError: 409}
+Handler = Callable[[Request, Services], Awaitable[Response]]
+
+
+class Unauthenticated(Exception):
+    pass
+
+
+def error_response(status: int, message: str, code: str, **fields: Any) -> JSONResponse:
+    body = {"error": message, "code": code, **{k: v for k, v in fields.items() if v is not None}}
+    return JSONResponse(body, status_code=status)
+
+
+def domain_error(error: DomainError) -> JSONResponse:
+    status = next((s for kind, s in STATUS.items() if isinstance(error, kind)), 400)
+    field = error.field if isinstance(error, ValidationError) else None
+    return error_response(status, error.message, error.code, field=field)
+
+
+async def services_for(request: Request) -> Services:
+    """The caller: with KANDEV_AUTH=on, the owner of the bearer personal access token."""
+    state: AppState = request.app.state.kandev
+    if state.settings.auth == "off":
+        return state.services(state.local_principal)
+    principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
+    if principal is None:
+        raise Unauthenticated
+    return state.services(principal)
+
+
+def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """Authenticate, run, and translate: 401 without a valid token, domain errors to their status,
+    anything unexpected to a masked 500."""
+
+    @wraps(handler)
+    async def run(request: Request) -> Response:
+        try:
+            services = await services_for(request)
+        except Unauthenticated:
+            response = error_response(401, "a valid personal access token is required", "UNAUTHENTICATED")
+            response.headers["WWW-Authenticate"] = "Bearer"
+            return response
+        try:
+            return await handler(request, services)
+        except DomainError as error:
+            return domain_error(error)
+        except Exception:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")
+
+    return run
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    try:
+        body = json.loads(await request.body() or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError("the body must be a JSON object", field="body") from None
+    if not isinstance(body, dict):
+        raise ValidationError("the body must be a JSON object", field="body")
+    return body

@@ -1,0 +1,41 @@
+"""Inputs and payloads of task dependencies and rich output."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.schema.payloads import result
+from kandev.schema.session_types import Message
+from kandev.schema.types import Task
+
+
+@strawberry.input(description="A 'waits on' link: taskId starts only after dependsOnTaskId has completed.")
+class TaskDependencyInput:
+    depends_on_task_id: strawberry.ID
+    task_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="The waiting task. In a task session: your own task (the default and only choice).",
+    )
+
+
+@strawberry.type
+class TaskDependencyPayload:
+    task: Task = strawberry.field(
+        description="The waiting task, with its blockedBy and state after the change."
+    )
+    depends_on_task_id: strawberry.ID
+    changed: bool = strawberry.field(
+        description="False when the link already was (add) or wasn't (remove) there."
+    )
+
+
+@strawberry.type
+class ShowRichOutputPayload:
+    transcript_message: Message = strawberry.field(
+        description="The RICH_OUTPUT transcript message; its data.rich_output is what renders."
+    )
+
+
+AddTaskDependencyResult = result("AddTaskDependencyResult", TaskDependencyPayload)
+RemoveTaskDependencyResult = result("RemoveTaskDependencyResult", TaskDependencyPayload)
+ShowRichOutputResult = result("ShowRichOutputResult", ShowRichOutputPayload)
