@@ -24,6 +24,7 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
         KANDEV_DATA_DIR=str(settings.data_path),
         KANDEV_TURN_LEASE_SECONDS=str(settings.turn_lease_seconds),
         KANDEV_SECRET_KEY=settings.server_key.decode(),
+        KANDEV_PUBLIC_URL=settings.resolved_public_url(),
         **extra,
     )
     return env
