@@ -150,6 +150,17 @@ def store_profile(uow: UnitOfWork, session: Session, profile: McpProfile) -> boo
     return True
 
 
+def refresh_profile(uow: UnitOfWork, session: Session, task: Task, **drivers: Any) -> bool:
+    """Recompute the session's profile from durable state; a change is stored as a new revision and
+    announced once, after commit, to the session's MCP connection on whichever replica holds it."""
+    from kandev.events import tools_channel
+
+    if not store_profile(uow, session, compute_profile(session, task, **drivers)):
+        return False
+    uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
+    return True
+
+
 def session_profile(session: Session, task: Task) -> McpProfile:
     """The stored profile, or the computed one for a session that has not launched yet."""
     return McpProfile.from_json(session.mcp_profile or {}) or compute_profile(session, task)

@@ -12,10 +12,9 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import session_token
-from kandev.domain.profiles import compute_profile, store_profile
+from kandev.domain.profiles import refresh_profile
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import prepare_workdir
-from kandev.events import tools_channel
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
@@ -71,8 +70,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             # The working tree now lives on this worker: later turns are routed to its own queue.
             session.worker_queue = worker_queue_name(ctx.settings.worker_name)
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
-        if store_profile(uow, session, compute_profile(session, task)):
-            uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
+        refresh_profile(uow, session, task)
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(

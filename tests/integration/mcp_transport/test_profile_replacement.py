@@ -1,0 +1,48 @@
+"""A live profile replacement, with the real tool surface: exactly one list_changed, then the new list."""
+
+from __future__ import annotations
+
+import pytest
+
+from kandev.domain.profiles import refresh_profile
+from kandev.domain.session_tokens import session_token
+from kandev.domain.tasks import CreateTask
+from kandev.models import Session, Task
+from tests.integration.mcp_transport.conftest import ERAS, LEGACY, Notifications, mcp_client
+from tests.support import server as support_server
+from tests.support.server import running_server
+from tests.support.waiting import wait_until
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_list(era, settings, services, workspace_id):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Reconfigure me"))).task
+    session_id = (await services.sessions.start_task(task.id, "hi", None)).session.id
+    token = session_token(settings.server_key, session_id)
+    heard = Notifications()
+    async with running_server(settings) as address:
+        async with mcp_client(f"http://{address}/mcp/session", era, token, heard) as client:
+            if era == LEGACY:
+                app = support_server._last_app[-1]
+
+                async def stream_open() -> bool:
+                    return app.state.mcp_bridge.open_streams(session_id) == 1
+
+                await wait_until(stream_open)
+                listening = None
+            else:
+                listening = client.listen(tools_list_changed=True)
+                await listening.__aenter__()
+            before = {t.name for t in (await client.list_tools()).tools}
+            async with services.ctx.unit_of_work() as uow:
+                session = await uow.session.get(Session, session_id)
+                row = await uow.session.get(Task, task.id)
+                session.purpose = "configuration"
+                assert refresh_profile(uow, session, row)
+            await heard.settle_at(1)
+            after = {t.name for t in (await client.list_tools()).tools}
+            if listening is not None:
+                await listening.__aexit__(None, None, None)
+    assert "create_task_kandev" in before and "ask_user_question_kandev" in before
+    assert "create_task_kandev" not in after and "ask_user_question_kandev" not in after
+    assert heard.count == 1
