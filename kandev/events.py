@@ -121,9 +121,22 @@ class EventBus:
             await self._redis.aclose()
 
 
-async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
-    while True:
-        yield await queue.get()
+class _Subscription:
+    """An async iterator over one subscriber's queue. Not a generator on purpose: waiting for the next
+    event with a timeout cancels that wait, and a cancelled generator would be finished for good."""
+
+    def __init__(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        self._queue = queue
+
+    def __aiter__(self) -> _Subscription:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        return await self._queue.get()
+
+
+def _drain(queue: asyncio.Queue[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    return _Subscription(queue)
 
 
 def _text(value: bytes | str) -> str:

@@ -43,3 +43,13 @@ async def test_events_of_a_rolled_back_unit_of_work_are_never_published(services
         first = await asyncio.wait_for(anext(events), timeout=5)
     assert "marker" not in first
     assert first["task"]["title"] == "Committed"
+
+
+async def test_a_timed_out_wait_for_the_next_event_keeps_the_subscription_alive(bus, workspace_id):
+    channel = task_channel(workspace_id)
+    async with bus.subscribe(channel) as events:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(events), timeout=0.05)
+        await bus.publish(channel, {"kind": "UPDATED", "marker": "after the timeout"})
+        event = await asyncio.wait_for(anext(events), timeout=5)
+    assert event["marker"] == "after the timeout"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -10,9 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.tasks import CreateTask
-from kandev.events import session_channel
-from kandev.models import Message, ParentQuestion, QueuedPrompt, StepTransition
-from tests.integration.engine.conftest import next_event, turn_ended
+from kandev.models import Message, QueuedPrompt, StepTransition
+from tests.support.watch import watching
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +26,8 @@ async def transcript(db, session_id, kind=None):
 async def test_the_scripted_agents_tool_directive_calls_kandev_over_mcp(live, services, bus, db, workspace_id):
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Look around"))).task
     delivery = await services.sessions.start_task(task.id, "/tool list_tasks_kandev {}", None)
-    async with bus.subscribe(session_channel(delivery.session.id)) as events:
-        await next_event(events, turn_ended)
+    async with watching(bus, db, delivery.session.id) as watch:
+        await watch.next_turn_end()
     [call] = await transcript(db, delivery.session.id, "TOOL_CALL")
     assert call.data["status"] == "completed", call.data
     assert task.id in call.data["output"]  # the agent saw its own task in the listing
@@ -55,9 +53,9 @@ async def test_a_three_step_workflow_with_two_gated_steps_runs_to_the_end_on_age
         CreateTask(workspace_id=workspace_id, title="Feature", workflow_id=workflow.id, start_agent=False)
     )).task
     delivery = await services.sessions.start_task(task.id, design, None)
-    async with bus.subscribe(session_channel(delivery.session.id)) as events:
-        await next_event(events, turn_ended, timeout=60)
-        await next_event(events, turn_ended, timeout=60)
+    async with watching(bus, db, delivery.session.id) as watch:
+        await watch.next_turn_end(timeout=60)
+        await watch.next_turn_end(timeout=60)
     done = await services.tasks.get(task.id)
     assert done.state == "COMPLETED"
     async with db.read() as s:
@@ -71,17 +69,17 @@ async def test_a_three_step_workflow_with_two_gated_steps_runs_to_the_end_on_age
 async def test_an_autopilot_child_asks_its_parent_and_resumes_with_the_answer(live, services, bus, db, workspace_id):
     parent = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Parent"))).task
     parent_session = (await services.sessions.start_task(parent.id, "/on-question Use v2, it is stable", None)).session
-    async with bus.subscribe(session_channel(parent_session.id)) as events:
-        await next_event(events, turn_ended)
+    async with watching(bus, db, parent_session.id) as watch:
+        await watch.next_turn_end()
     ask = {"questions": [{"prompt": "v1 or v2?", "options": [{"label": "v1"}, {"label": "v2"}]}], "context": "API choice"}
     child = (await services.tasks.create(
         CreateTask(workspace_id=workspace_id, title="Child", parent_id=parent.id, autopilot=True, start_agent=False)
     )).task
     asked_at = time.time()
     child_session = (await services.sessions.start_task(child.id, f"/tool ask_parent_question_kandev {json.dumps(ask)}", None)).session
-    async with bus.subscribe(session_channel(child_session.id)) as events:
-        await next_event(events, turn_ended, timeout=60)  # the asking turn
-        await next_event(events, turn_ended, timeout=60)  # the turn that received the answer
+    async with watching(bus, db, child_session.id) as watch:
+        await watch.next_turn_end(timeout=60)  # the asking turn
+        await watch.next_turn_end(timeout=60)  # the turn that received the answer
     [question] = await services.parent_questions.list(child.id)
     assert question.state == "ANSWERED" and question.answer == "Use v2, it is stable"
     async with db.read() as s:

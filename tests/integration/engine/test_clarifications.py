@@ -8,10 +8,10 @@ from sqlalchemy import select, update
 
 from kandev.domain.clarifications import Answer
 from kandev.domain.tasks import CreateTask
-from kandev.events import session_channel
 from kandev.models import Clarification, QueuedPrompt, Turn, WorkflowStep
 from kandev.models.base import new_id, utcnow
-from tests.integration.engine.conftest import as_agent, messages, next_event, turn_ended
+from tests.integration.engine.conftest import as_agent, messages
+from tests.support.watch import watching
 from tests.support.workers import running_worker
 
 pytestmark = pytest.mark.slow
@@ -38,8 +38,8 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
         delivery = await services.sessions.start_task(task.id, "/say thinking\n/sleep 30", None)
         session_id = delivery.session.id
         agent = as_agent(services, session_id, task.id)
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "thinking")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message(None, "thinking")
             question = await agent.clarifications.ask(
                 [{"prompt": "Postgres or SQLite?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}], "storage"
             )
@@ -47,18 +47,18 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
             waited = await agent.clarifications.wait(question.id, settings.clarification_timeout_s)
             assert waited.state == "PENDING"
             await agent.clarifications.hard_pause(question.id)  # what the tool does when the wait ends unanswered
-            ended = await next_event(events, turn_ended)
-            assert ended["turn"]["state"] == "CANCELLED"
+            ended = await watch.next_turn_end()
+            assert ended.state == "CANCELLED"
             assert (await services.sessions.get(session_id)).state == "WAITING_FOR_INPUT"
             assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id  # no stop triggers ran
             # From now on a normal turn start in Review moves the task on; the answer must not trigger it.
             await set_events(db, steps["Review"].id, {"on_turn_start": [{"type": "move_to_next"}]})
             await services.clarifications.answer(question.id, [Answer("q1", ["Postgres"], "with pgvector")])
-            resumed = await next_event(events, turn_ended)
-            assert resumed["turn"]["state"] == "COMPLETED"
+            resumed = await watch.next_turn_end()
+            assert resumed.state == "COMPLETED"
             assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id
             await services.sessions.send_message(task.id, "/say next")
-            await next_event(events, turn_ended)
+            await watch.next_turn_end()
     assert (await services.tasks.get(task.id)).workflow_step_id == steps["Done"].id  # a normal turn start did move
     users = [m.text for m in await messages(db, session_id, "USER")]
     assert users[1].startswith("The user answered your question(s):") and "Postgres; with pgvector" in users[1]
@@ -73,11 +73,11 @@ async def test_a_question_of_the_current_turn_blocks_advancing_even_with_a_signa
         delivery = await services.sessions.start_task(task.id, "/say asking\n/sleep 1.5", None)
         session_id = delivery.session.id
         agent = as_agent(services, session_id, task.id)
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "asking")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message(None, "asking")
             question = await agent.clarifications.ask([{"prompt": "Ship it?"}], None)
             assert (await agent.signals.step_complete("done")).accepted
-            await next_event(events, turn_ended)
+            await watch.next_turn_end()
     steps = await steps_by_name(services, workspace_id)
     assert (await services.tasks.get(task.id)).workflow_step_id == steps["In Progress"].id
     assert await services.lookups.pending_actions([task.id]) == ["CLARIFICATION"]
@@ -90,16 +90,16 @@ async def test_a_pending_question_of_an_older_turn_does_not_block(services, sett
         task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated"))).task
         delivery = await services.sessions.start_task(task.id, "/say first", None)
         session_id = delivery.session.id
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, turn_ended)
+        async with watching(bus, db, session_id) as watch:
+            await watch.next_turn_end()
             await services.sessions.send_message(task.id, "/say second\n/sleep 1")
-            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "second")
+            await watch.message(None, "second")
             # A question still pending from the first turn while the second one runs:
             async with db.transaction() as s:
                 first_turn = await s.scalar(select(Turn.id).where(Turn.session_id == session_id, Turn.seq == 1))
                 s.add(Clarification(id=new_id(), session_id=session_id, task_id=task.id, turn_id=first_turn,
                                     questions=[{"id": "q1", "prompt": "old"}], state="PENDING", created_at=utcnow()))
             assert (await as_agent(services, session_id, task.id).signals.step_complete("done")).accepted
-            await next_event(events, turn_ended)
+            await watch.next_turn_end()
     steps = await steps_by_name(services, workspace_id)
     assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id

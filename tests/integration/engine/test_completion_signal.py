@@ -7,8 +7,8 @@ import redis.asyncio as aioredis
 
 from kandev import metrics
 from kandev.domain.tasks import CreateTask
-from kandev.events import session_channel
-from tests.integration.engine.conftest import as_agent, history, messages, next_event, turn_ended
+from tests.integration.engine.conftest import as_agent, history, messages
+from tests.support.watch import watching
 from tests.support.workers import running_worker
 
 pytestmark = pytest.mark.slow
@@ -32,8 +32,8 @@ async def step_of(services, workspace_id, task_id):
 async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the_halt(services, settings, bus, db, workspace_id):
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say done, I think")
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, turn_ended)
+        async with watching(bus, db, session_id) as watch:
+            await watch.next_turn_end()
     assert await step_of(services, workspace_id, task_id) == "In Progress"
     assert await services.lookups.pending_actions([task_id]) == ["COMPLETION_PENDING"]
     assert (await services.sessions.get(session_id)).completion_pending is True
@@ -54,14 +54,14 @@ async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the
 async def test_a_signal_during_the_turn_advances_when_the_turn_ends_and_a_repeat_is_ignored(services, settings, bus, db, workspace_id):
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say working\n/sleep 1.5\n/say finished")
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "working")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message(None, "working")
             agent = as_agent(services, session_id, task_id)
             result = await agent.signals.step_complete("All done")
             repeat = await agent.signals.step_complete("All done, again")
             assert result.accepted and (repeat.accepted, repeat.reason) == (False, "already_signaled")
             assert await step_of(services, workspace_id, task_id) == "In Progress"  # not before the turn ends
-            await next_event(events, turn_ended)
+            await watch.next_turn_end()
     assert await step_of(services, workspace_id, task_id) == "Review"
 
 
@@ -71,15 +71,15 @@ async def test_a_user_message_before_the_move_reopens_the_step_and_a_late_signal
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say working\n/sleep 1.5")
         agent = as_agent(services, session_id, task_id)
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["text"] == "working")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message(None, "working")
             assert (await agent.signals.step_complete("Done early")).accepted
             await services.sessions.send_message(task_id, "/say one more thing")  # the user re-opens the step
             late = await agent.signals.step_complete("In-flight call from the old turn")
             assert (late.accepted, late.reason) == (False, "reopened")
-            await next_event(events, turn_ended)  # the first turn: no advance, the signal was cleared
+            await watch.next_turn_end()  # the first turn: no advance, the signal was cleared
             assert await step_of(services, workspace_id, task_id) == "In Progress"
-            await next_event(events, turn_ended)  # the reply's turn
+            await watch.next_turn_end()  # the reply's turn
     assert await step_of(services, workspace_id, task_id) == "In Progress"
     assert await services.lookups.pending_actions([task_id]) == ["COMPLETION_PENDING"]
     # a signal from the new turn is accepted and advances
@@ -94,8 +94,8 @@ async def test_the_manual_fallback_advances_counts_and_is_refused_while_a_questi
     before = await client.get('kandev:metrics:step_completion_signal_fallback_used_total{agent="Scripted"}')
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say halted")
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await next_event(events, turn_ended)
+        async with watching(bus, db, session_id) as watch:
+            await watch.next_turn_end()
     agent = as_agent(services, session_id, task_id)
     question = await agent.clarifications.ask([{"prompt": "Which database?"}], None)
     with pytest.raises(Exception, match="pending question"):

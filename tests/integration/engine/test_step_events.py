@@ -6,10 +6,10 @@ import pytest
 from sqlalchemy import update
 
 from kandev.domain.tasks import CreateTask
-from kandev.events import session_channel
 from kandev.models import WorkflowStep
 from kandev.models.enums import TaskState
-from tests.integration.engine.conftest import history, messages, next_event, turn_ended
+from tests.integration.engine.conftest import history, messages
+from tests.support.watch import watching
 from tests.support.workers import running_worker
 
 
@@ -50,8 +50,8 @@ async def test_a_step_that_enables_plan_mode_puts_the_agent_in_plan_mode(service
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Plan first"))).task
     with running_worker(settings):
         delivery = await services.sessions.start_task(task.id, "/say planning", None)
-        async with bus.subscribe(session_channel(delivery.session.id)) as stream:
-            await next_event(stream, turn_ended)
+        async with watching(bus, db, delivery.session.id) as watch:
+            await watch.next_turn_end()
     assert (await services.sessions.get(delivery.session.id)).plan_mode is True
     notes = [m.data.get("mode") for m in await messages(db, delivery.session.id, "SYSTEM")]
     assert "plan" in notes

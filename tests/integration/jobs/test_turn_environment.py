@@ -14,9 +14,10 @@ from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.tasks import CreateTask
-from kandev.events import session_channel, task_channel
+from kandev.events import task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from tests.support.watch import watching
 from tests.support.workers import running_worker
 
 pytestmark = pytest.mark.slow
@@ -62,9 +63,9 @@ async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(se
     )
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, "/say in the worktree", None)
-        async with bus.subscribe(session_channel(started.session.id)) as events:
-            ended = await wait_turn_end(events)
-    assert ended["turn"]["state"] == "COMPLETED"
+        async with watching(bus, db, started.session.id) as watch:
+            [turn] = await watch.turns_ended(1)
+    assert turn.state == "COMPLETED"
     session = await services.sessions.get(started.session.id)
     workdir = Path(session.working_dir)
     assert workdir == settings.data_path / "worktrees" / created.task.id / "project"
@@ -79,8 +80,8 @@ async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(se
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Scratch"))
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, "/say scratch", None)
-        async with bus.subscribe(session_channel(started.session.id)) as events:
-            await wait_turn_end(events)
+        async with watching(bus, db, started.session.id) as watch:
+            await watch.turns_ended(1)
     session = await services.sessions.get(started.session.id)
     assert Path(session.working_dir) == settings.data_path / "scratch" / created.task.id
 
@@ -95,8 +96,8 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, f"/say the key is {value}", profile.id)
-        async with bus.subscribe(session_channel(started.session.id)) as events:
-            await wait_turn_end(events)
+        async with watching(bus, db, started.session.id) as watch:
+            await watch.turns_ended(1)
     texts = await agent_texts(db, started.session.id)
     assert texts == ["the key is [redacted]"]
 
@@ -118,9 +119,9 @@ async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_ag
         actions = await services.lookups.pending_actions([created.task.id])
         assert actions == ["PERMISSION"]
         allow = next(o["option_id"] for o in request.options if o["kind"].startswith("allow"))
-        async with bus.subscribe(session_channel(started.session.id)) as events:
+        async with watching(bus, db, started.session.id) as watch:
             await services.permissions.resolve(request.id, allow)
-            await wait_turn_end(events)
+            await watch.turns_ended(1)
     # the permission is gone; what remains is the In Progress step waiting for its completion signal
     assert await services.lookups.pending_actions([created.task.id]) == ["COMPLETION_PENDING"]
     texts = " ".join(await agent_texts(db, started.session.id))

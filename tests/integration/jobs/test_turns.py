@@ -19,6 +19,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel
 from kandev.models import Message, QueuedPrompt, Turn
 from tests.support.processes import alive, descendants, wait_gone
+from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
 
 pytestmark = pytest.mark.slow
@@ -61,10 +62,10 @@ async def turns_of(db: Any, session_id: str) -> list[Turn]:
 
 async def test_a_say_turn_streams_into_the_transcript_and_the_subscription(services, settings, bus, db, workspace_id):
     task_id = await new_task(services, workspace_id)
-    with running_worker(settings):
-        started = await services.sessions.start_task(task_id, "/say Hello from the agent", None)
-        session_id = started.session.id
-        async with bus.subscribe(session_channel(session_id)) as events:
+    started = await services.sessions.start_task(task_id, "/say Hello from the agent", None)
+    session_id = started.session.id
+    async with bus.subscribe(session_channel(session_id)) as events:
+        with running_worker(settings):  # after subscribing, so no event can be missed
             seen = await until_event(events, turn_ended)
     kinds = [e["kind"] for e in seen]
     assert "TURN_STARTED" in kinds and kinds[-1] == "TURN_ENDED"
@@ -114,17 +115,17 @@ async def test_stop_task_cancels_a_sleeping_turn_within_two_seconds(services, se
     with running_worker(settings) as worker:
         started = await services.sessions.start_task(task_id, "/say going to sleep\n/sleep 30", None)
         session_id = started.session.id
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await until_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["kind"] == "AGENT")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message("AGENT", "going to sleep")
             agents = descendants(worker.pid)
             loop = asyncio.get_running_loop()
             began = loop.time()
             result = await services.sessions.stop_task(task_id)
-            seen = await until_event(events, turn_ended, timeout=10)
+            [turn] = await watch.turns_ended(1, timeout=10)
             elapsed = loop.time() - began
     assert result.status == "stopped"
     assert elapsed < 2.0, f"cancellation took {elapsed:.2f}s"
-    assert seen[-1]["turn"]["state"] == "CANCELLED" and seen[-1]["turn"]["stop_reason"] == "cancelled"
+    assert turn.state == "CANCELLED" and turn.stop_reason == "cancelled"
     assert (await services.sessions.get(session_id)).state == "CANCELLED"
     assert wait_gone(agents - {worker.pid}, timeout=10) == set()
 
@@ -134,12 +135,10 @@ async def test_an_interrupt_cancels_the_running_turn_and_delivers_the_new_prompt
     with running_worker(settings):
         started = await services.sessions.start_task(task_id, "/say working\n/sleep 30", None)
         session_id = started.session.id
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await until_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["kind"] == "AGENT")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message("AGENT", "working")
             await services.sessions.send_message(task_id, "/say interrupted you", delivery_mode=DeliveryMode.INTERRUPT)
-            ended = []
-            await until_event(events, lambda e: turn_ended(e) and bool(ended.append(e)) or len(ended) == 2, timeout=20)
-    turns = await turns_of(db, session_id)
+            turns = await watch.turns_ended(2, timeout=20)
     assert [(t.state, t.stop_reason) for t in turns] == [("CANCELLED", "cancelled"), ("COMPLETED", "end_turn")]
     assert [m for k, m in await transcript(db, session_id) if k == "AGENT"] == ["working", "interrupted you"]
 
@@ -151,21 +150,18 @@ async def test_killing_the_worker_and_its_job_mid_turn_fails_the_turn_and_delive
     with running_worker(settings) as worker:
         started = await services.sessions.start_task(task_id, "/say started\n/sleep 60", None)
         session_id = started.session.id
-        async with bus.subscribe(session_channel(session_id)) as events:
-            await until_event(events, lambda e: e["kind"] == "MESSAGE_APPENDED" and e["message"]["kind"] == "AGENT")
+        async with watching(bus, db, session_id) as watch:
+            await watch.message("AGENT", "started")
         tree = descendants(worker.pid)
         await services.sessions.send_message(task_id, "/say after the crash")
         for pid in [worker.pid, *tree]:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         assert wait_gone(tree | {worker.pid}, timeout=10) == set(), "an agent or job process survived"
-    async with bus.subscribe(session_channel(session_id)) as events:
+    async with watching(bus, db, session_id) as watch:
         # The scheduler's recovery reaps the turn once its lease expires and re-enqueues the queued prompt.
         with running_worker(settings), running_scheduler(settings):
-            seen = await until_event(
-                events, lambda e: turn_ended(e) and e["turn"]["state"] == "COMPLETED", timeout=30
-            )
-    turns = await turns_of(db, session_id)
+            turns = await watch.turns_ended(2, timeout=30)
     assert [(t.state, t.stop_reason) for t in turns] == [("FAILED", "failed"), ("COMPLETED", "end_turn")]
     texts = await transcript(db, session_id)
     assert texts.count(("USER", "/say after the crash")) == 1
@@ -176,7 +172,6 @@ async def test_killing_the_worker_and_its_job_mid_turn_fails_the_turn_and_delive
     async with db.read() as s:
         states = list(await s.scalars(select(QueuedPrompt.state).where(QueuedPrompt.session_id == session_id)))
     assert states == ["CLAIMED", "CLAIMED"]
-    assert any(e["kind"] == "TURN_STARTED" for e in seen)
 
 
 async def test_a_resumed_session_without_native_load_receives_the_last_50_messages(
