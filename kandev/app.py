@@ -22,6 +22,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET
 
+from kandev import metrics
 from kandev.config import Settings
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
@@ -139,6 +140,12 @@ class WebClient(StaticFiles):
             return response
 
 
+async def metrics_endpoint(request: Request) -> PlainTextResponse:
+    """Prometheus text: counters kept in Redis, so every server and worker process is counted."""
+    state: AppState = request.app.state.kandev
+    return PlainTextResponse(await metrics.render(state.redis), media_type="text/plain; version=0.0.4")
+
+
 async def no_frontend(request: Request) -> PlainTextResponse:
     return PlainTextResponse("Kandev API is running. GraphQL: /graphql (the web client is not built).")
 
@@ -158,6 +165,7 @@ def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> St
     mcp = McpBridge(mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev)
     routes: list[Any] = [
         Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
         Route("/graphql", RequireToken(graphql, lambda: app.state.kandev), methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
         *mcp.routes(),

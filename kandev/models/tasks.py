@@ -53,7 +53,7 @@ class Task(Base):
     # Set by the creating transaction once all of its work is done; NULL only for a create that has
     # claimed its external id but not finished (still running, or crashed): creation_complete=false.
     creation_completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    created_by: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
