@@ -7,11 +7,12 @@ import json
 import sys
 
 from bench.foundation import run as foundation
+from bench.mcp import run as mcp
 from bench.turns import run as turns
 
 
 def main() -> None:
-    results = {"foundation": asyncio.run(foundation()), "turns": asyncio.run(turns())}
+    results = {"foundation": asyncio.run(foundation()), "turns": asyncio.run(turns()), "mcp": asyncio.run(mcp())}
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

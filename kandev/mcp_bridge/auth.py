@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
+from kandev.domain.profiles import profile_from_columns
 from kandev.domain.session_tokens import session_id_from_token
 from kandev.mcp_bridge.surface import Endpoint, McpCaller
 from kandev.models import Session, Task, Workspace
@@ -45,7 +46,10 @@ async def session_caller(state: AppState, authorization: str | None) -> McpCalle
     async with state.db.read() as db:
         row = (
             await db.execute(
-                select(Session.state, Task.id, Task.deleted_at, Workspace.owner_id)
+                select(
+                    Session.state, Task.id, Task.deleted_at, Workspace.owner_id,
+                    Session.mcp_profile, Session.purpose, Task.autopilot, Task.parent_id,
+                )
                 .join(Task, Task.id == Session.task_id)
                 .join(Workspace, Workspace.id == Task.workspace_id)
                 .where(Session.id == session_id)
@@ -53,11 +57,12 @@ async def session_caller(state: AppState, authorization: str | None) -> McpCalle
         ).first()
     if row is None:
         return None
-    session_state, task_id, deleted_at, owner_id = row
+    session_state, task_id, deleted_at, owner_id, stored, purpose, autopilot, parent_id = row
     if session_state in TERMINAL_SESSION_STATES or deleted_at is not None:
         return None
     principal = Principal(user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id)
-    return McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id)
+    profile = profile_from_columns(stored, purpose, autopilot, parent_id)
+    return McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id, profile=profile)
 
 
 async def external_caller(state: AppState, authorization: str | None) -> McpCaller | None:

@@ -8,6 +8,7 @@ from typing import Any, Literal, Protocol
 from mcp import types
 
 from kandev.domain.context import Principal
+from kandev.domain.profiles import McpProfile
 
 Endpoint = Literal["session", "external"]
 
@@ -20,6 +21,8 @@ class McpCaller:
     endpoint: Endpoint
     session_id: str | None = None  # set for /mcp/session callers
     task_id: str | None = None
+    # The session's tool profile, read with the token check so a call needs no second lookup.
+    profile: McpProfile | None = None
 
 
 class ToolSurface(Protocol):

@@ -49,6 +49,8 @@ class KandevToolSurface:
     async def profile(self, caller: McpCaller) -> McpProfile:
         if caller.endpoint == "external" or caller.session_id is None:
             return EXTERNAL_PROFILE
+        if caller.profile is not None:
+            return caller.profile
         async with self._state().db.read() as db:
             session = await db.get(Session, caller.session_id)
             task = await db.get(Task, session.task_id) if session else None

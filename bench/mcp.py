@@ -1,0 +1,121 @@
+"""MCP figures: a simple read tool over MCP against the same GraphQL query over HTTP (one run, ratio of
+medians), per protocol era and endpoint; and, with a real worker and scripted agents, the time from a
+child's ask_parent_question_kandev call to the parent's prompt being queued."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis.asyncio as aioredis
+from sqlalchemy import select
+
+from bench.foundation import summary
+from kandev.config import Settings
+from kandev.db import Database
+from kandev.domain.bootstrap import bootstrap
+from kandev.domain.context import ServiceContext
+from kandev.domain.services import Services
+from kandev.domain.session_tokens import session_token
+from kandev.domain.tasks import CreateTask
+from kandev.events import EventBus
+from kandev.jobs.dispatch import RqDispatcher
+from kandev.migrations import upgrade_to_head
+from kandev.models import ParentQuestion, QueuedPrompt
+from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
+from tests.support.server import running_server
+from tests.support.watch import watching
+from tests.support.workers import running_worker
+
+CALLS = 200
+ASKS = 10
+QUERY = "{ workspaces { id name default_workflow_id: defaultWorkflowId } }"
+
+
+async def tool_vs_graphql(address: str, era: str, path: str, token: str | None) -> dict[str, Any]:
+    tool_times: list[float] = []
+    graphql_times: list[float] = []
+    async with mcp_client(f"http://{address}{path}", era, token) as client, httpx.AsyncClient(
+        base_url=f"http://{address}", timeout=10
+    ) as http:
+        for _ in range(20):  # warm up both paths
+            await client.call_tool("list_workspaces_kandev", {})
+            await http.post("/graphql", json={"query": QUERY})
+        for _ in range(CALLS):  # interleaved, so both see the same machine
+            began = time.perf_counter()
+            result = await client.call_tool("list_workspaces_kandev", {})
+            tool_times.append(time.perf_counter() - began)
+            assert not result.is_error
+            began = time.perf_counter()
+            response = await http.post("/graphql", json={"query": QUERY})
+            graphql_times.append(time.perf_counter() - began)
+            assert response.status_code == 200
+    return {
+        "tools_call": summary(tool_times),
+        "graphql_http": summary(graphql_times),
+        "ratio_median": round(statistics.median(tool_times) / statistics.median(graphql_times), 2),
+    }
+
+
+async def parent_question_latency(settings: Settings, services: Services, bus: EventBus, db: Database) -> dict[str, Any]:
+    workspace = (await services.workspaces.list())[0]
+    delays: list[float] = []
+    ask = {"questions": [{"prompt": "Which way?"}]}
+    for i in range(ASKS):
+        parent = (await services.tasks.create(CreateTask(workspace_id=workspace.id, title=f"P{i}", start_agent=False))).task
+        child = (await services.tasks.create(CreateTask(
+            workspace_id=workspace.id, title=f"C{i}", parent_id=parent.id, autopilot=True, start_agent=False
+        ))).task
+        session = (await services.sessions.start_task(child.id, f"/tool ask_parent_question_kandev {json.dumps(ask)}", None)).session
+        async with watching(bus, db, session.id) as watch:
+            await watch.turns_ended(1, timeout=60)
+        async with db.read() as s:
+            question = await s.scalar(select(ParentQuestion).where(ParentQuestion.child_task_id == child.id))
+            prompt = await s.get(QueuedPrompt, question.parent_prompt_id)
+            tool_call = question.created_at  # the row is written by the tool call, in the same transaction
+        delays.append((prompt.created_at - tool_call).total_seconds())
+    return {"asks": ASKS, "question_committed_to_parent_prompt_queued": summary(delays)}
+
+
+async def run() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
+        embedded = None
+        if not redis_url:
+            from kandev.embedded import start_embedded_redis
+
+            embedded = start_embedded_redis()
+            redis_url = embedded.url
+        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+        upgrade_to_head(database_url)
+        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=Path(folder) / "data")
+        db = Database(database_url)
+        bus = EventBus(aioredis.from_url(redis_url))
+        jobs = RqDispatcher(redis_url, bus, turn_timeout=600)
+        services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
+        try:
+            workspace = (await services.workspaces.list())[0]
+            task = (await services.tasks.create(CreateTask(workspace_id=workspace.id, title="bench", start_agent=False))).task
+            session = (await services.sessions.start_task(task.id, "hi", None)).session
+            token = session_token(settings.server_key, session.id)
+            results: dict[str, Any] = {"database": database_url.split(":", 1)[0]}
+            async with running_server(settings) as address:
+                for era in (LEGACY, MODERN):
+                    results[f"{era}_external"] = await tool_vs_graphql(address, era, "/mcp", None)
+                    results[f"{era}_session"] = await tool_vs_graphql(address, era, "/mcp/session", token)
+                wired = settings.model_copy(update={"public_url": f"http://{address}"})
+                with running_worker(wired):
+                    results["parent_question"] = await parent_question_latency(wired, services, bus, db)
+            return results
+        finally:
+            jobs.close()
+            await bus.close()
+            await db.dispose()
+            if embedded is not None:
+                embedded.stop()
