@@ -54,6 +54,9 @@ class Task(Base):
     # claimed its external id but not finished (still running, or crashed): creation_complete=false.
     creation_completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Agent-generated titles: the first eligible session claims the handoff; a human rename ends it.
+    title_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    title_owner_session_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
