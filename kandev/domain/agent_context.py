@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kandev.domain.profiles import session_profile
 from kandev.models import Message, Session, Task, WorkflowStep
 from kandev.models.enums import MessageKind
 
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
 HISTORY_MESSAGE_CHARS = 2000
+RICH_OUTPUT_TOOL = "show_rich_output_kandev"
 AUTOPILOT_CONTRACT = [
     "This task is in autopilot mode: you work on your own.",
     "Make safe, reversible assumptions and keep going; ask only when a decision is essential and blocks "
@@ -30,13 +32,19 @@ STEP_SIGNAL_INSTRUCTION = (
     "satisfied. Do not call it on partial progress, before asking a question, or after a failure. Ending "
     "your turn without calling it leaves the step paused for the user."
 )
+RICH_OUTPUT_INSTRUCTION = (
+    "When the user explicitly asks for a chart, graph, plot or file preview and suitable data is available, "
+    "show it with show_rich_output_kandev. Otherwise prefer plain text or Markdown (small comparisons as "
+    "Markdown tables)."
+)
 
 
-def context_block(task: Task, session: Session, step: WorkflowStep | None) -> str:
+def context_block(task: Task, session: Session, step: WorkflowStep | None, extra: Sequence[str] = ()) -> str:
     lines = [
         OPEN,
         f"You are working on Kandev task {task.id}: {task.title}",
         f"Session: {session.id}",
+        *extra,
     ]
     if step is not None:
         lines.append(f"Workflow step: {step.name}")
@@ -47,6 +55,8 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None) -> st
     if task.prompt and task.prompt.strip():
         lines += ["Task description:", task.prompt.strip()]
     lines.append("Kandev tools are available on the MCP server named 'kandev'.")
+    if RICH_OUTPUT_TOOL in session_profile(session, task).tool_names():
+        lines.append(RICH_OUTPUT_INSTRUCTION)
     lines.append(CLOSE)
     return "\n".join(lines)
 

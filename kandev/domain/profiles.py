@@ -87,6 +87,7 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
 CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capability in Capability}
 CAPABILITY_TOOLS[Capability.USER_QUESTION] = ("ask_user_question_kandev",)
 CAPABILITY_TOOLS[Capability.PARENT_QUESTION] = ("ask_parent_question_kandev",)
+CAPABILITY_TOOLS[Capability.TASK_TITLE] = ("set_task_title_kandev",)
 
 SESSION_PURPOSE_SURFACE = {
     "task": Surface.KANBAN_TASK,

@@ -236,7 +236,8 @@ def read_csv_chart(
             (f"series[{i}].column", s["column"]) for i, s in enumerate(descriptor["series"])
         ]:
             if name not in index:
-                raise _bad(f"{at}.{key}", f"names the column '{name}', which is not in the header row")
+                # The field path says which argument; its value is not echoed back.
+                raise _bad(f"{at}.{key}", "names a column that is not in the header row (names match exactly)")
         x_at = index[descriptor["x_column"]]
         labels: list[str] = []
         columns: list[list[float | int | None]] = [[] for _ in descriptor["series"]]

@@ -16,6 +16,7 @@ from kandev.domain.rich_output import RichOutputService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService
 from kandev.domain.signals import SignalService
+from kandev.domain.titles import TitleService
 from kandev.domain.tasks import TaskService
 from kandev.domain.workflows import WorkflowService
 from kandev.domain.workspaces import WorkspaceService
@@ -68,6 +69,10 @@ class Services:
     @cached_property
     def parent_questions(self) -> ParentQuestionService:
         return ParentQuestionService(self.ctx)
+
+    @cached_property
+    def titles(self) -> TitleService:
+        return TitleService(self.ctx)
 
     @cached_property
     def signals(self) -> SignalService:

@@ -19,6 +19,7 @@ from kandev.domain.repositories import RepositoryChoice, attach_repositories
 from kandev.domain.engine import after_task_state_change
 from kandev.domain.parent_questions import make_stale
 from kandev.domain.starts import begin_task
+from kandev.domain.titles import wants_generated_title
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
@@ -253,6 +254,7 @@ class TaskService:
             agent_profile_id=agent_profile_id,
             executor_profile_id=executor_profile_id,
             created_by=principal.actor,
+            title_pending=wants_generated_title(workspace, command.origin),
             created_at=utcnow(),
             updated_at=utcnow(),
         )
@@ -316,6 +318,8 @@ class TaskService:
                 task.deferred_launch = {**task.deferred_launch, "prompt": deferred_launch_prompt}
             if new_title is not None:
                 task.title = new_title
+                if self.ctx.principal.session_id is None:
+                    task.title_pending = False  # a human rename first wins over the agent's title
             if state is not None and state != task.state:
                 if state == TaskState.COMPLETED:
                     final = final_step_of(await ordered_steps(uow.session, task.workflow_id))

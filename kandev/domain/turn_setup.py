@@ -13,6 +13,7 @@ from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import session_token
 from kandev.domain.profiles import refresh_profile
+from kandev.domain.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import prepare_workdir
 from kandev.jobs.queues import worker_queue_name
@@ -70,7 +71,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             # The working tree now lives on this worker: later turns are routed to its own queue.
             session.worker_queue = worker_queue_name(ctx.settings.worker_name)
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
-        refresh_profile(uow, session, task)
+        title_owner = await claim_title(uow, session, task)
+        refresh_profile(uow, session, task, title_owner=title_owner)
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(
@@ -90,7 +92,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             resume_session_id=session.acp_session_id,
             secrets=secrets,
             missing_command=missing_command(profile),
-            context=context_block(task, session, step),
+            context=context_block(task, session, step, extra=[TITLE_INSTRUCTION] if title_owner else []),
             history=history,
             task_origin=task.origin,
             plan_mode=session.plan_mode,

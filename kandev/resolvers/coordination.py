@@ -8,7 +8,7 @@ from kandev.domain.records import SessionRecord
 from kandev.domain.sessions import spawn_session as spawn
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
-from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult
+from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult, result
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
@@ -31,5 +31,32 @@ async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionRes
             task=Task(record=r.task),
             session=Session(record=SessionRecord.of(r.session)),
             queued_prompt_id=strawberry.ID(r.prompt.id) if r.prompt else None,
+        ),
+    )
+
+
+@strawberry.input(description="Agent only: the title for your task (the session that owns the title handoff).")
+class SetTaskTitleInput:
+    title: str
+
+
+@strawberry.type
+class SetTaskTitlePayload:
+    status: str = strawberry.field(description="accepted, title_not_pending or title_not_owner.")
+    task: Task
+    renamed_branches: list[str]
+    preserved_branches: list[str]
+    failed_branches: list[str]
+
+
+SetTaskTitleResult = result("SetTaskTitleResult", SetTaskTitlePayload)
+
+
+async def set_task_title(info: Info, input: SetTaskTitleInput) -> SetTaskTitleResult:  # type: ignore[valid-type]
+    return await attempt(
+        info.context.services.titles.set_title(input.title),
+        lambda r: SetTaskTitlePayload(
+            status=r.status, task=Task(record=r.task), renamed_branches=r.renamed,
+            preserved_branches=r.preserved, failed_branches=r.failed,
         ),
     )

@@ -103,6 +103,9 @@ class Mutation:
         resolver=engine_resolvers.ask_user_question, description="Agent only (ask_user_question_kandev)."
     )
     answer_clarification = strawberry.mutation(resolver=engine_resolvers.answer_clarification)
+    set_task_title = strawberry.mutation(
+        resolver=coordination_resolvers.set_task_title, description="Agent only (set_task_title_kandev)."
+    )
     spawn_session = strawberry.mutation(
         resolver=coordination_resolvers.spawn_session, description="Agent only (spawn_session_kandev)."
     )

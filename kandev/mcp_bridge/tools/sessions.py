@@ -170,3 +170,29 @@ def _own(call: ToolCall) -> str:
     if call.caller.task_id is None:
         raise ToolInputError("missing required field: task_id")
     return call.caller.task_id
+
+
+register(
+    ToolSpec(
+        name="set_task_title_kandev",
+        description=(
+            "Give your new task its title: a short phrase of about six words in sentence case. Call it first, "
+            "before other work. Answers title_not_pending when a person renamed the task first."
+        ),
+        input_schema=obj({"title": string("The title.", minLength=1, maxLength=200)}, ("title",)),
+        document=f"""mutation($input: SetTaskTitleInput!) {{ setTaskTitle(input: $input) {{ {ERRORS}
+          ... on SetTaskTitlePayload {{ status task {{ id title }} renamed_branches: renamedBranches
+          preserved_branches: preservedBranches failed_branches: failedBranches }} }} }}""",
+        variables=lambda call: {"input": {"title": call.arguments["title"]}},
+        result=lambda data: {
+            "status": data["setTaskTitle"]["status"],
+            "task_id": data["setTaskTitle"]["task"]["id"],
+            "title": data["setTaskTitle"]["task"]["title"],
+            "branches": {
+                "renamed": data["setTaskTitle"]["renamed_branches"],
+                "preserved": data["setTaskTitle"]["preserved_branches"],
+                "failed": data["setTaskTitle"]["failed_branches"],
+            },
+        },
+    ),
+)
