@@ -61,6 +61,8 @@ def serve(
         if settings.embedded_redis or settings.embedded_database:
             env = {**os.environ, "KANDEV_REDIS_URL": settings.redis_url or ""}
             env["KANDEV_DATA_DIR"] = str(settings.data_path)
+            # Agents the worker launches must reach this server's MCP endpoint, on its real port.
+            env["KANDEV_PUBLIC_URL"] = settings.resolved_public_url()
             for role in ("worker", "scheduler"):
                 children.start(role, [sys.executable, "-m", "kandev.cli", role], env=env)
         # uvicorn restores these after its graceful shutdown and re-raises the signal it got; a

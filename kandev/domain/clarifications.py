@@ -173,7 +173,13 @@ class ClarificationService:
         )
 
     async def pending(
-        self, workspace_id: str, *, since: datetime | None = None, after: str | None = None, limit: int = 50
+        self,
+        workspace_id: str,
+        *,
+        since: datetime | None = None,
+        after: str | None = None,
+        limit: int = 50,
+        task_id: str | None = None,
     ) -> QuestionPage:
         if not 1 <= limit <= 200:
             raise ValidationError("limit must be between 1 and 200", field="limit")
@@ -186,6 +192,8 @@ class ClarificationService:
             )
             if since is not None:
                 query = query.where(Clarification.created_at >= since)
+            if task_id is not None:
+                query = query.where(Clarification.task_id == task_id)
             if after:
                 anchor = await db.get(Clarification, after)
                 if anchor is None:

@@ -66,7 +66,9 @@ async def move_task(
         from kandev.domain.starts import start_agent
 
         prompt = prompt_override or action.get("prompt") or to_step.prompt or task.prompt or task.title
-        await start_agent(ctx, uow, task, prompt, source="step", agent_profile_id=agent_profile_id)
+        # A prompt someone gave (startTask, a create with a prompt) is theirs; otherwise it is the step's.
+        source = "user" if prompt_override else "step"
+        await start_agent(ctx, uow, task, prompt, source=source, agent_profile_id=agent_profile_id)
     # After the auto-start, so a session it opened gets the step's modes too.
     await _step_mode_actions(uow, task, from_step, to_step)
     return transition

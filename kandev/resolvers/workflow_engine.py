@@ -42,8 +42,11 @@ async def pending_questions(
     since: datetime | None = None,
     after: str | None = None,
     limit: int = 50,
+    task_id: strawberry.ID | None = None,
 ) -> QuestionConnection:
-    page = await info.context.services.clarifications.pending(str(workspace_id), since=since, after=after, limit=limit)
+    page = await info.context.services.clarifications.pending(
+        str(workspace_id), since=since, after=after, limit=limit, task_id=str(task_id) if task_id else None
+    )
     return QuestionConnection(nodes=[Clarification(row=r) for r in page.rows], next_cursor=page.next_cursor)
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
-from kandev.models import StepTransition, Task, Turn, WorkflowStep
+from kandev.models import Message, StepTransition, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskState
 from kandev.models.sessions import Session
@@ -32,7 +32,7 @@ async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
     orchestrator = (await services.sessions.start_task(plan.id, "/say planning", None)).session
     token = session_token(settings.server_key, orchestrator.id)
     async with running_server(settings) as address:
-        with running_worker(settings, KANDEV_PUBLIC_URL=f"http://{address}"):
+        with running_worker(settings.model_copy(update={"public_url": f"http://{address}"})):
             async with mcp_client(f"http://{address}/mcp/session", MODERN, token) as client:
                 tools = {t.name for t in (await client.list_tools()).tools}
                 assert {
@@ -62,6 +62,33 @@ async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
                 assert retried.structured_content["deduplicated"] is True
                 assert retried.structured_content["creation_complete"] is True
                 assert json.loads(retried.content[0].text) == retried.structured_content
+
+                # The other coordination tools over the same client: links on the caller's own task, and
+                # a native presentation in its transcript.
+                linked = await client.call_tool("add_task_dependency_kandev", {"depends_on_task_id": ids[0]})
+                assert not linked.is_error and linked.structured_content["task_id"] == plan.id
+                unlinked = await client.call_tool(
+                    "remove_task_dependency_kandev", {"depends_on_task_id": ids[0]}
+                )
+                assert unlinked.structured_content["removed"] is True
+                again = await client.call_tool(
+                    "remove_task_dependency_kandev", {"depends_on_task_id": ids[0]}
+                )
+                assert not again.is_error and again.structured_content["removed"] is False
+                foreign = await client.call_tool(
+                    "add_task_dependency_kandev", {"task_id": ids[1], "depends_on_task_id": ids[0]}
+                )
+                assert foreign.is_error and foreign.structured_content["code"] == "PERMISSION_DENIED"
+                metrics = {"type": "metrics", "items": [{"label": "Steps", "value": "3"}]}
+                shown = await client.call_tool(
+                    "show_rich_output_kandev", {"version": 1, "title": "Release plan", "blocks": [metrics]}
+                )
+                assert not shown.is_error and shown.structured_content["status"] == "shown"
+                inline_bytes = {"type": "file", "path": "notes.txt", "content": "aGk="}
+                refused = await client.call_tool(
+                    "show_rich_output_kandev", {"version": 1, "title": "Bytes", "blocks": [inline_bytes]}
+                )
+                assert refused.is_error
 
             async def chain_done() -> bool:
                 async with db.read() as s:
@@ -94,3 +121,10 @@ async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
     # Each step's agent started only after its predecessor had completed.
     assert first_turn_at[ids[1]] >= completed_at[ids[0]]
     assert first_turn_at[ids[2]] >= completed_at[ids[1]]
+    async with db.read() as s:
+        rich = list(
+            await s.scalars(
+                select(Message).where(Message.session_id == orchestrator.id, Message.kind == "RICH_OUTPUT")
+            )
+        )
+    assert [m.data["rich_output"]["title"] for m in rich] == ["Release plan"]

@@ -306,11 +306,11 @@ def test_an_inline_chart_is_validated(presentation, fragment):
         ({"series": [{"column": c, "label": c} for c in "abcde"]}, "csv.series must have 1 to 4 items"),
         ({"series": [{"column": "p50_ms"}]}, "series[0] is missing required field: label"),
         ({"x_column": ""}, "x_column must be a non-empty column name"),
-        ({"x_column": "time"}, "names the column 'time', which is not in the header row"),
-        ({"x_column": "Recorded_At"}, "which is not in the header row"),
+        ({"x_column": "time"}, "csv.x_column names a column that is not in the header row"),
+        ({"x_column": "Recorded_At"}, "csv.x_column names a column that is not in the header row"),
         (
             {"series": [{"column": "p99_ms", "label": "p99"}]},
-            "csv.series[0].column names the column 'p99_ms'",
+            "csv.series[0].column names a column that is not in the header row",
         ),
         ({"path": "reports/missing.csv"}, "names no file in the task workspace"),
     ],
@@ -395,3 +395,12 @@ def test_metrics_take_one_to_six_plain_text_pairs(items, fragment):
 def test_metrics_with_all_fields_resolve_unchanged():
     items = [{"label": f"L{i}", "value": f"{i} ms", "detail": "d"} for i in range(6)]
     assert resolve(metrics(items))["blocks"][0]["items"] == items
+
+
+def test_task_sessions_are_told_when_to_show_rich_output():
+    from kandev.domain.agent_context import RICH_OUTPUT_INSTRUCTION, context_block
+    from kandev.models import Session, Task
+
+    task = Task(id="t", title="Chart it", prompt="", autopilot=False)
+    assert RICH_OUTPUT_INSTRUCTION in context_block(task, Session(id="s", purpose="task"), None)
+    assert RICH_OUTPUT_INSTRUCTION not in context_block(task, Session(id="s", purpose="configuration"), None)

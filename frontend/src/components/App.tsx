@@ -1,0 +1,188 @@
+// The shell: header with the connection state, the sidebar / mobile switcher, and the routed page.
+import { useEffect, useState, useSyncExternalStore } from "react";
+import { onAuthChange, setToken, tokenNeeded, tokenWasRejected } from "../api/auth";
+import { linkState, onLinkState } from "../api/live";
+import { app, boot, selectWorkspace } from "../state/app";
+import { useStore } from "../state/store";
+import { dismiss, toasts } from "../state/toasts";
+import { t } from "../i18n";
+import { linkClick, useRoute } from "../router";
+import { Board } from "./Board";
+import { MenuGlyph } from "./Icons";
+import { LoadState } from "./LoadState";
+import { TaskPage } from "./TaskPage";
+import { TaskSwitcher } from "./TaskSwitcher";
+
+function useTokenNeeded(): boolean {
+  return useSyncExternalStore(onAuthChange, tokenNeeded);
+}
+
+export function App() {
+  const needToken = useTokenNeeded();
+  const bootState = useStore(app, (s) => s.boot);
+  const bootError = useStore(app, (s) => s.bootError);
+  const workspaceId = useStore(app, (s) => s.workspaceId);
+  const route = useRoute();
+  const [switcherOpen, setSwitcherOpen] = useState(false);
+
+  useEffect(() => {
+    void boot();
+  }, []);
+  useEffect(() => setSwitcherOpen(false), [route]);
+
+  if (needToken) return <TokenForm />;
+
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <Header onOpenSwitcher={() => setSwitcherOpen(true)} />
+      {bootState === "error" ? (
+        <main id="main" className="pad">
+          <LoadState state="error" what="Kandev" error={bootError} onRetry={() => void boot()} />
+        </main>
+      ) : bootState !== "ready" ? (
+        <main id="main" className="pad">
+          <LoadState state="loading" what="your workspace" />
+        </main>
+      ) : !workspaceId ? (
+        <main id="main" className="pad">
+          <p>You have no workspace yet.</p>
+        </main>
+      ) : (
+        <div className="frame">
+          <aside className="sidebar" aria-label="Task list">
+            <TaskSwitcher testId="sidebar" />
+          </aside>
+          <main id="main" className="main" tabIndex={-1}>
+            {route.name === "task" ? <TaskPage taskId={route.taskId} /> : <Board />}
+          </main>
+        </div>
+      )}
+      {switcherOpen && <MobileSwitcher onClose={() => setSwitcherOpen(false)} />}
+      <Toasts />
+    </div>
+  );
+}
+
+function Header({ onOpenSwitcher }: { onOpenSwitcher: () => void }) {
+  const workspaces = useStore(app, (s) => s.workspaces);
+  const workspaceId = useStore(app, (s) => s.workspaceId);
+  const attention = useStore(app, (s) => Object.values(s.tasks).filter((x) => x.pendingAction !== "NONE").length);
+  return (
+    <header className="topbar">
+      <button type="button" className="icon-btn only-mobile" onClick={onOpenSwitcher} aria-label="Open the task switcher" data-testid="open-switcher">
+        <MenuGlyph />
+        {attention > 0 && <span className="badge" aria-label={`${attention} tasks need attention`}>{attention}</span>}
+      </button>
+      <a className="brand" href="/" onClick={linkClick("/")}>
+        Kandev
+      </a>
+      {workspaces.length > 1 ? (
+        <label className="field-inline">
+          <span className="sr-only">Workspace</span>
+          <select className="input input-small" value={workspaceId ?? ""} onChange={(e) => void selectWorkspace(e.target.value)}>
+            {workspaces.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        workspaces[0] && <span className="workspace-name">{workspaces[0].name}</span>
+      )}
+      <span className="spacer" />
+      <ConnectionBadge />
+    </header>
+  );
+}
+
+function ConnectionBadge() {
+  const state = useSyncExternalStore(onLinkState, linkState);
+  const label =
+    state === "connected" ? t("live") : state === "reconnecting" ? t("reconnecting") : state === "connecting" ? t("connecting") : "Signed out";
+  return (
+    <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state}>
+      <span className="conn-dot" aria-hidden="true" />
+      {label}
+    </span>
+  );
+}
+
+function MobileSwitcher({ onClose }: { onClose: () => void }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    const first = document.querySelector<HTMLElement>(".sheet input, .sheet a");
+    first?.focus();
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <div className="sheet-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="sheet" role="dialog" aria-modal="true" aria-label="Tasks" data-testid="mobile-switcher">
+        <div className="sheet-head">
+          <h2>Tasks</h2>
+          <button type="button" className="btn btn-small" onClick={onClose}>
+            Close
+          </button>
+        </div>
+        <TaskSwitcher testId="switcher" onNavigate={onClose} />
+      </div>
+    </div>
+  );
+}
+
+function Toasts() {
+  const items = useStore(toasts, (s) => s.items);
+  return (
+    <div className="toasts" role="status" aria-live="polite">
+      {items.map((item) => (
+        <div key={item.id} className={`toast toast-${item.tone}`}>
+          <span>{item.text}</span>
+          <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => dismiss(item.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function TokenForm() {
+  const [value, setValue] = useState("");
+  return (
+    <main className="token-page">
+      <form
+        className="token-card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (value.trim()) {
+            setToken(value.trim());
+            void boot();
+          }
+        }}
+        data-testid="token-form"
+      >
+        <h1>Sign in to Kandev</h1>
+        <p>
+          This server requires a personal access token. Create one with <code>kandev token create --name web</code> and
+          paste it here. It is kept in this browser only.
+        </p>
+        {tokenWasRejected() && (
+          <p className="inline-error" role="alert">
+            That token was not accepted. Check it, or create a new one.
+          </p>
+        )}
+        <label className="field">
+          <span>Personal access token</span>
+          <input className="input" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} autoFocus name="token" />
+        </label>
+        <button type="submit" className="btn btn-primary">
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,195 @@
+// The board: a workflow's steps as columns; cards move live, by drag or by the keyboard.
+import { useMemo, useState } from "react";
+import type { Task, Workflow, WorkflowStep } from "../api/types";
+import { errorText } from "../api/graphql";
+import { app, moveTask, refetchTasks } from "../state/app";
+import { completionPending, stateLabel } from "../state/derive";
+import { useStore } from "../state/store";
+import { toast } from "../state/toasts";
+import { linkClick, taskPath } from "../router";
+import { TaskMarkers } from "./TaskBadges";
+import { LoadState } from "./LoadState";
+import { NewTaskDialog } from "./NewTaskDialog";
+
+const DRAG_TYPE = "application/x-kandev-task";
+
+export function Board() {
+  const workflows = useStore(app, (s) => s.workflows);
+  const workspace = useStore(app, (s) => s.workspaces.find((w) => w.id === s.workspaceId));
+  const tasks = useStore(app, (s) => s.tasks);
+  const load = useStore(app, (s) => s.tasksLoad);
+  const error = useStore(app, (s) => s.tasksError);
+  const [workflowId, setWorkflowId] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const workflow: Workflow | undefined =
+    workflows.find((w) => w.id === workflowId) ??
+    workflows.find((w) => w.id === workspace?.defaultWorkflowId) ??
+    workflows[0];
+
+  const byStep = useMemo(() => {
+    const map = new Map<string, Task[]>();
+    for (const task of Object.values(tasks)) {
+      if (task.archivedAt || task.workflowId !== workflow?.id) continue;
+      const list = map.get(task.workflowStepId) ?? [];
+      list.push(task);
+      map.set(task.workflowStepId, list);
+    }
+    for (const list of map.values()) list.sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+    return map;
+  }, [tasks, workflow?.id]);
+
+  if (!workflow) return <p className="muted pad">This workspace has no workflow.</p>;
+
+  return (
+    <section className="board-page" aria-labelledby="board-title">
+      <div className="toolbar">
+        <h1 id="board-title" className="page-title">
+          {workflow.name}
+        </h1>
+        {workflows.length > 1 && (
+          <label className="field-inline">
+            <span className="sr-only">Workflow</span>
+            <select className="input input-small" value={workflow.id} onChange={(e) => setWorkflowId(e.target.value)}>
+              {workflows.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <span className="spacer" />
+        <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="new-task">
+          New task
+        </button>
+      </div>
+      {load === "error" && <LoadState state="error" what="tasks" error={error} onRetry={() => void refetchTasks()} />}
+      {load === "loading" && Object.keys(tasks).length === 0 ? (
+        <LoadState state="loading" what="tasks" />
+      ) : (
+        <div className="board" data-testid="board">
+          {workflow.steps.map((step) => (
+            <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} />
+          ))}
+        </div>
+      )}
+      <NewTaskDialog open={creating} onClose={() => setCreating(false)} workflow={workflow} />
+    </section>
+  );
+}
+
+function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowStep[]; tasks: Task[] }) {
+  const [over, setOver] = useState(false);
+  const headingId = `col-${step.id}`;
+  return (
+    <section
+      className={`column${over ? " is-over" : ""}${step.allowManualMove ? "" : " no-drop"}`}
+      aria-labelledby={headingId}
+      data-testid="column"
+      data-step-id={step.id}
+      data-step-name={step.name}
+      onDragOver={(e) => {
+        if (!step.allowManualMove || !e.dataTransfer.types.includes(DRAG_TYPE)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "move";
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        setOver(false);
+        const taskId = e.dataTransfer.getData(DRAG_TYPE);
+        if (!taskId || !step.allowManualMove) return;
+        e.preventDefault();
+        void move(taskId, step);
+      }}
+    >
+      <header className="column-head">
+        <h2 id={headingId}>{step.name}</h2>
+        <span className="count" aria-label={`${tasks.length} tasks`}>
+          {tasks.length}
+        </span>
+        {step.autoAdvanceRequiresSignal && (
+          <span className="step-flag" title="Advances when the agent signals completion">
+            waits for signal
+          </span>
+        )}
+      </header>
+      <ul className="cards">
+        {tasks.map((task) => (
+          <Card key={task.id} task={task} step={step} steps={steps} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+async function move(taskId: string, step: WorkflowStep) {
+  try {
+    await moveTask(taskId, step.id);
+  } catch (error) {
+    toast(`Could not move the task to ${step.name}: ${errorText(error)}`);
+  }
+}
+
+function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: WorkflowStep[] }) {
+  const features = useStore(app, (s) => s.features);
+  const completion = completionPending(task, step, features);
+  const index = steps.findIndex((s) => s.id === step.id);
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (!e.altKey || (e.key !== "ArrowLeft" && e.key !== "ArrowRight")) return;
+    const direction = e.key === "ArrowLeft" ? -1 : 1;
+    for (let i = index + direction; i >= 0 && i < steps.length; i += direction) {
+      if (steps[i].allowManualMove) {
+        e.preventDefault();
+        void move(task.id, steps[i]);
+        return;
+      }
+    }
+  };
+  return (
+    <li
+      className="card"
+      draggable
+      data-testid="task-card"
+      data-task-id={task.id}
+      onDragStart={(e) => {
+        e.dataTransfer.setData(DRAG_TYPE, task.id);
+        e.dataTransfer.effectAllowed = "move";
+      }}
+      onKeyDown={onKeyDown}
+    >
+      <a
+        className="card-title"
+        href={taskPath(task.id)}
+        onClick={linkClick(taskPath(task.id))}
+        aria-keyshortcuts="Alt+ArrowLeft Alt+ArrowRight"
+      >
+        {task.title}
+      </a>
+      <div className="card-meta">
+        <span className={`state-dot state-${task.state.toLowerCase()}`} aria-hidden="true" />
+        <span className="card-state">{stateLabel(task.state)}</span>
+        <TaskMarkers task={task} completion={completion} />
+        <span className="spacer" />
+        <label className="move">
+          <span className="sr-only">Move “{task.title}” to step</span>
+          <select
+            className="move-select"
+            value={step.id}
+            data-testid="move-select"
+            onChange={(e) => {
+              const target = steps.find((s) => s.id === e.target.value);
+              if (target) void move(task.id, target);
+            }}
+          >
+            {steps.map((s) => (
+              <option key={s.id} value={s.id} disabled={s.id !== step.id && !s.allowManualMove}>
+                {s.id === step.id ? s.name : `→ ${s.name}`}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,123 @@
+// The message box: starts the task when no session runs, otherwise sends (queued while a turn runs)
+// or interrupts the running turn with the new message.
+import { useState } from "react";
+import { errorText, gql, unwrap } from "../api/graphql";
+import { SEND_MESSAGE, START_TASK } from "../api/ops";
+import type { SessionState, SessionSummary, Task } from "../api/types";
+import { app, applyTask } from "../state/app";
+import { defaultProfile } from "../state/derive";
+import { useStore } from "../state/store";
+import { InlineError } from "./LoadState";
+
+export function Composer(props: {
+  task: Task;
+  session: SessionSummary | undefined;
+  sessionState: SessionState | null;
+  onStarted: (session: SessionSummary) => void;
+  onSent: () => void;
+}) {
+  const profiles = useStore(app, (s) => s.profiles);
+  const [text, setText] = useState("");
+  const [profileId, setProfileId] = useState(defaultProfile(profiles)?.id ?? "");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const needsStart = !props.session;
+  const running = props.sessionState === "RUNNING" || props.sessionState === "STARTING";
+
+  const act = async (mode: "START" | "QUEUED" | "INTERRUPT") => {
+    const prompt = text.trim();
+    if (mode !== "START" && !prompt) {
+      setError("Write a message first.");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      if (mode === "START") {
+        const data = await gql<{ startTask: { __typename: string; task?: Task; session?: SessionSummary } }>(START_TASK, {
+          i: { taskId: props.task.id, prompt: prompt || null, agentProfileId: profileId || null },
+        });
+        const payload = unwrap(data.startTask);
+        if (payload.task) applyTask(payload.task);
+        if (payload.session) props.onStarted(payload.session);
+      } else {
+        const data = await gql<{ sendMessage: { __typename: string } }>(SEND_MESSAGE, {
+          i: { taskId: props.task.id, prompt, sessionId: props.session?.id ?? null, deliveryMode: mode },
+        });
+        unwrap(data.sendMessage);
+        props.onSent();
+      }
+      setText("");
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void act(needsStart ? "START" : "QUEUED");
+      }}
+      data-testid="composer"
+    >
+      <label className="sr-only" htmlFor="composer-text">
+        {needsStart ? "First prompt" : "Message to the agent"}
+      </label>
+      <textarea
+        id="composer-text"
+        className="input composer-text"
+        rows={2}
+        value={text}
+        placeholder={needsStart ? "Prompt for the agent (optional: the task's own prompt is used)" : running ? "Queue a message for the agent" : "Message the agent"}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            void act(needsStart ? "START" : "QUEUED");
+          }
+        }}
+        aria-keyshortcuts="Control+Enter"
+        data-testid="composer-text"
+      />
+      <InlineError error={error} />
+      <div className="composer-actions">
+        {needsStart ? (
+          <>
+            <label className="field-inline">
+              <span>Agent</span>
+              <select className="input input-small" value={profileId} onChange={(e) => setProfileId(e.target.value)} data-testid="start-profile">
+                {profiles.map((p) => (
+                  <option key={p.id} value={p.id} disabled={!p.available}>
+                    {p.name}
+                    {p.available ? "" : " (not installed)"}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <span className="spacer" />
+            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="start-task">
+              {busy ? "Starting…" : "Start"}
+            </button>
+          </>
+        ) : (
+          <>
+            <span className="muted small">Ctrl+Enter sends{running ? " (queued after the current turn)" : ""}</span>
+            <span className="spacer" />
+            {running && (
+              <button type="button" className="btn" disabled={busy} onClick={() => void act("INTERRUPT")} data-testid="send-interrupt">
+                Interrupt &amp; send
+              </button>
+            )}
+            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="send-message">
+              {running ? "Queue" : "Send"}
+            </button>
+          </>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,113 @@
+// The row above the composer: autopilot identity, session and task state, step, queue, stop, and
+// the completion fallback when a signal-gated step waits.
+import { useState } from "react";
+import { ERROR_FIELDS, errorText, gql, unwrap } from "../api/graphql";
+import { STOP_TASK, UPDATE_TASK } from "../api/ops";
+import type { SessionState, SessionSummary, Task, WorkflowStep } from "../api/types";
+import { app, applyTask } from "../state/app";
+import { stateLabel } from "../state/derive";
+import { useStore } from "../state/store";
+import { toast } from "../state/toasts";
+import { t } from "../i18n";
+import { AutopilotGlyph } from "./Icons";
+import { CompletionHint } from "./TaskBadges";
+
+const MARK_STEP_COMPLETE = `mutation MarkStepComplete($s: ID!) { markStepComplete(sessionId: $s) { ${ERROR_FIELDS} } }`;
+
+export function StatusRow(props: {
+  task: Task;
+  step: WorkflowStep | undefined;
+  session: SessionSummary | undefined;
+  sessionState: SessionState | null;
+  queued: number;
+  completion: boolean;
+}) {
+  const features = useStore(app, (s) => s.features);
+  const [stopping, setStopping] = useState(false);
+  const [completing, setCompleting] = useState(false);
+  const { task, sessionState } = props;
+  const running = sessionState === "RUNNING" || sessionState === "STARTING";
+  const questionPending = task.pendingAction === "CLARIFICATION";
+
+  const stop = async () => {
+    setStopping(true);
+    try {
+      unwrap((await gql<{ stopTask: { __typename: string } }>(STOP_TASK, { id: task.id })).stopTask);
+    } catch (err) {
+      toast(`Could not stop: ${errorText(err)}`);
+    } finally {
+      setStopping(false);
+    }
+  };
+
+  const complete = async () => {
+    setCompleting(true);
+    try {
+      if (features.markStepComplete && props.session) {
+        unwrap(
+          (await gql<{ markStepComplete: { __typename: string } }>(MARK_STEP_COMPLETE, { s: props.session.id }))
+            .markStepComplete,
+        );
+      } else {
+        const data = await gql<{ updateTask: { __typename: string; task?: Task } }>(UPDATE_TASK, {
+          i: { taskId: task.id, state: "COMPLETED" },
+        });
+        const payload = unwrap(data.updateTask);
+        if (payload.task) applyTask(payload.task);
+      }
+    } catch (err) {
+      toast(`Could not complete the step: ${errorText(err)}`);
+    } finally {
+      setCompleting(false);
+    }
+  };
+
+  return (
+    <div className="status-row" data-testid="status-row">
+      {task.autopilot && (
+        <span className="chip chip-autopilot" data-testid="autopilot-chip" title={t("autopilotMode")}>
+          <AutopilotGlyph size={12} /> {t("autopilot")}
+        </span>
+      )}
+      {props.session && (
+        <span className={`chip chip-session session-${(sessionState ?? props.session.state).toLowerCase()}`} data-testid="session-state">
+          Session: {stateLabel(sessionState ?? props.session.state)}
+        </span>
+      )}
+      <span className="chip" data-testid="task-state-chip">
+        Task: {stateLabel(task.state)}
+      </span>
+      {props.step && <span className="chip chip-step">Step: {props.step.name}</span>}
+      {props.queued > 0 && (
+        <span className="chip" data-testid="queued-count">
+          {props.queued} queued
+        </span>
+      )}
+      {props.completion && <CompletionHint />}
+      <span className="spacer" />
+      {props.completion && (
+        <button
+          type="button"
+          className="btn btn-small btn-primary"
+          disabled={questionPending || completing}
+          title={questionPending ? t("markCompleteDisabled") : t("completionPendingHint")}
+          aria-describedby={questionPending ? "complete-blocked" : undefined}
+          onClick={() => void complete()}
+          data-testid="mark-complete"
+        >
+          {completing ? "…" : t("markComplete")}
+        </button>
+      )}
+      {questionPending && props.completion && (
+        <span id="complete-blocked" className="sr-only">
+          {t("markCompleteDisabled")}
+        </span>
+      )}
+      {running && (
+        <button type="button" className="btn btn-small btn-danger" onClick={() => void stop()} disabled={stopping} data-testid="stop-task">
+          {stopping ? "Stopping…" : "Stop"}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+// The form behind "New task" and "New subtask". Only the subtask form offers Autopilot: top-level
+// tasks get it through the API, and nothing offers to change it after creation.
+import { useId, useState } from "react";
+import { CREATE_TASK } from "../api/ops";
+import { errorText, gql, unwrap } from "../api/graphql";
+import type { Task } from "../api/types";
+import { app, applyTask } from "../state/app";
+import { defaultProfile } from "../state/derive";
+import { useStore } from "../state/store";
+import { t } from "../i18n";
+import { InfoGlyph } from "./Icons";
+import { InlineError } from "./LoadState";
+
+export function TaskForm(props: {
+  parentId?: string;
+  workflowId?: string;
+  onDone: (task: Task, started: boolean) => void;
+  onCancel: () => void;
+}) {
+  const workspaceId = useStore(app, (s) => s.workspaceId);
+  const profiles = useStore(app, (s) => s.profiles);
+  const [title, setTitle] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const [profileId, setProfileId] = useState(defaultProfile(profiles)?.id ?? "");
+  const [start, setStart] = useState(true);
+  const [autopilot, setAutopilot] = useState(false);
+  const [showInfo, setShowInfo] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const subtask = Boolean(props.parentId);
+  const willStart = start && prompt.trim().length > 0;
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!title.trim()) {
+      setError("A title is required.");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const input: Record<string, unknown> = {
+        workspaceId,
+        title: title.trim(),
+        prompt: prompt.trim() || null,
+        startAgent: willStart,
+        agentProfileId: profileId || null,
+      };
+      if (props.workflowId && !subtask) input.workflowId = props.workflowId;
+      if (subtask) {
+        input.parentId = props.parentId;
+        input.autopilot = autopilot;
+      }
+      const data = await gql<{ createTask: { __typename: string; task?: Task } }>(CREATE_TASK, { i: input });
+      const task = unwrap(data.createTask).task!;
+      applyTask(task);
+      props.onDone(task, willStart);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="form" onSubmit={submit} data-testid={subtask ? "subtask-form" : "task-form"}>
+      <label className="field">
+        <span>Title</span>
+        <input
+          className="input"
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          required
+          autoFocus
+          maxLength={300}
+          name="title"
+        />
+      </label>
+      <label className="field">
+        <span>
+          Prompt <span className="muted">(optional)</span>
+        </span>
+        <textarea
+          className="input"
+          rows={4}
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          name="prompt"
+          placeholder="What should the agent do? With the Scripted agent try: /say hello"
+        />
+      </label>
+      <div className="field-row">
+        <label className="field">
+          <span>Agent</span>
+          <select className="input" value={profileId} onChange={(e) => setProfileId(e.target.value)} name="agent">
+            {profiles.map((p) => (
+              <option key={p.id} value={p.id} disabled={!p.available}>
+                {p.name}
+                {p.available ? "" : ` (needs ${p.missingCommand ?? "setup"})`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={willStart}
+            disabled={!prompt.trim()}
+            onChange={(e) => setStart(e.target.checked)}
+            name="start"
+          />
+          <span>Start the agent now</span>
+        </label>
+      </div>
+      {subtask && (
+        <div className="autopilot-field">
+          <span className="switch-wrap">
+            <button
+              type="button"
+              role="switch"
+              aria-checked={autopilot}
+              aria-labelledby={`${id}-ap`}
+              className={`switch${autopilot ? " is-on" : ""}`}
+              onClick={() => setAutopilot((v) => !v)}
+              data-testid="autopilot-switch"
+            >
+              <span className="switch-knob" aria-hidden="true" />
+            </button>
+            <span id={`${id}-ap`} className="switch-label">
+              {t("autopilot")}
+            </span>
+          </span>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label="About Autopilot"
+            aria-expanded={showInfo}
+            aria-controls={`${id}-info`}
+            onClick={() => setShowInfo((v) => !v)}
+            data-testid="autopilot-info"
+          >
+            <InfoGlyph />
+          </button>
+          {showInfo && (
+            <p id={`${id}-info`} className="info-text">
+              {t("autopilotInfo")}
+            </p>
+          )}
+        </div>
+      )}
+      <InlineError error={error} />
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={busy} data-testid="create-task-submit">
+          {busy ? "Creating…" : subtask ? "Create subtask" : "Create task"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,165 @@
+// The session transcript: agent text, thoughts, tool calls (collapsible, with results), plans,
+// errors, system notes and rich output. Follows new messages while the reader is at the bottom.
+import { useEffect, useLayoutEffect, useRef } from "react";
+import type { Message, SessionState } from "../api/types";
+
+function json(value: unknown): string {
+  if (value === undefined || value === null || value === "") return "";
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+const SOURCES: Record<string, string> = {
+  user: "You",
+  step: "Step start",
+  clarification_answer: "Your answer",
+  parent_question: "Question from a subtask",
+  parent_answer: "Answer from the parent task",
+  peer: "Another task",
+  automation: "Automation",
+};
+
+function sourceLabel(data: Record<string, unknown>): string {
+  const source = typeof data.source === "string" ? data.source : "user";
+  return SOURCES[source] ?? "You";
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "Pending",
+  in_progress: "Running",
+  completed: "Done",
+  failed: "Failed",
+};
+
+function ToolCall({ message }: { message: Message }) {
+  const status = typeof message.data.status === "string" ? message.data.status : "pending";
+  const input = json(message.data.raw_input);
+  const output = json(message.data.output) || json(message.data.raw_output);
+  return (
+    <details className={`msg msg-tool tool-${status}`} data-testid="msg-tool">
+      <summary>
+        <span className={`tool-status tool-status-${status}`}>{STATUS_LABEL[status] ?? status}</span>
+        <span className="tool-title">{message.text || "Tool call"}</span>
+      </summary>
+      <div className="tool-body">
+        {input && (
+          <>
+            <h4>Input</h4>
+            <pre>{input}</pre>
+          </>
+        )}
+        <h4>Result</h4>
+        <pre>{output || (status === "completed" ? "(no output)" : "…")}</pre>
+      </div>
+    </details>
+  );
+}
+
+function Plan({ message }: { message: Message }) {
+  const entries = Array.isArray(message.data.entries)
+    ? (message.data.entries as { content?: string; status?: string }[])
+    : null;
+  return (
+    <div className="msg msg-plan" data-testid="msg-plan">
+      <h4>Plan</h4>
+      {entries ? (
+        <ol>
+          {entries.map((entry, i) => (
+            <li key={i} className={`plan-${entry.status ?? "pending"}`}>
+              <span className="plan-status">{entry.status === "completed" ? "✓" : entry.status === "in_progress" ? "▸" : "○"}</span>{" "}
+              {entry.content}
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <pre>{message.text}</pre>
+      )}
+    </div>
+  );
+}
+
+function MessageView({ message }: { message: Message }) {
+  switch (message.kind) {
+    case "USER":
+      return (
+        <div className="msg msg-user" data-testid="msg-user">
+          <span className="msg-who">{sourceLabel(message.data)}</span>
+          <div className="msg-text">{message.text}</div>
+        </div>
+      );
+    case "AGENT":
+      return (
+        <div className="msg msg-agent" data-testid="msg-agent">
+          <div className="msg-text">{message.text}</div>
+        </div>
+      );
+    case "THOUGHT":
+      return (
+        <details className="msg msg-thought" data-testid="msg-thought">
+          <summary>Thinking</summary>
+          <div className="msg-text">{message.text}</div>
+        </details>
+      );
+    case "TOOL_CALL":
+      return <ToolCall message={message} />;
+    case "PLAN":
+      return <Plan message={message} />;
+    case "ERROR":
+      return (
+        <div className="msg msg-error" role="note" data-testid="msg-error">
+          <strong>Error</strong> <span className="msg-text">{message.text}</span>
+        </div>
+      );
+    case "SYSTEM":
+      return (
+        <div className="msg msg-system" data-testid="msg-system">
+          {message.text}
+        </div>
+      );
+    case "RICH_OUTPUT":
+      return (
+        <div className="msg msg-rich" data-testid="msg-rich">
+          {message.text && <div className="msg-text">{message.text}</div>}
+          {Object.keys(message.data).length > 0 && <pre>{json(message.data)}</pre>}
+        </div>
+      );
+    default:
+      return null;
+  }
+}
+
+export function Transcript({ messages, state }: { messages: Message[]; state: SessionState | null }) {
+  const box = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [messages, state]);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const onScroll = () => {
+      pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    return () => el.removeEventListener("scroll", onScroll);
+  }, []);
+  const working = state === "RUNNING" || state === "STARTING";
+  return (
+    <div className="transcript" ref={box} role="log" aria-live="polite" aria-label="Transcript" data-testid="transcript" tabIndex={0}>
+      {messages.length === 0 && !working && <p className="muted pad">No messages yet.</p>}
+      {messages.map((m) => (
+        <MessageView key={m.id} message={m} />
+      ))}
+      {working && (
+        <p className="working" role="status">
+          <span className="spinner" aria-hidden="true" /> Agent is working…
+        </p>
+      )}
+    </div>
+  );
+}

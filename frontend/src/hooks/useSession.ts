@@ -1,0 +1,146 @@
+// One session's transcript, turns and queue: loaded once, then kept live from sessionEvents.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { errorText, gql } from "../api/graphql";
+import { onReconnect, subscribe } from "../api/live";
+import { SESSION, SESSION_EVENTS, SESSION_STATUS, sessionOp } from "../api/ops";
+import type { Message, QueuedPrompt, SessionDetail, SessionEvent, SessionState, Turn } from "../api/types";
+import { app } from "../state/app";
+import { useStore } from "../state/store";
+
+export interface SessionView {
+  load: "loading" | "ready" | "error";
+  error: string | null;
+  liveError: string | null;
+  state: SessionState | null;
+  /** Session.completionPending where the server has it, else null. */
+  completionPending: boolean | null;
+  messages: Message[];
+  turns: Turn[];
+  queued: QueuedPrompt[];
+  reload: () => void;
+  refreshStatus: () => void;
+}
+
+function upsertTurn(turns: Turn[], turn: Turn): Turn[] {
+  const rest = turns.filter((t) => t.id !== turn.id);
+  return [...rest, turn].sort((a, b) => a.seq - b.seq);
+}
+
+export function useSession(sessionId: string | null): SessionView {
+  const [byId, setById] = useState<Record<string, Message>>({});
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [queued, setQueued] = useState<QueuedPrompt[]>([]);
+  const [state, setState] = useState<SessionState | null>(null);
+  const [completionPending, setCompletionPending] = useState<boolean | null>(null);
+  const sessionCompletion = useStore(app, (s) => s.features.sessionCompletion);
+  const ops = useMemo(() => {
+    const extra = sessionCompletion ? ["completionPending"] : [];
+    return { session: sessionOp(SESSION, extra), status: sessionOp(SESSION_STATUS, extra), events: sessionOp(SESSION_EVENTS, extra) };
+  }, [sessionCompletion]);
+  const opsRef = useRef(ops);
+  opsRef.current = ops;
+  const [load, setLoad] = useState<SessionView["load"]>("loading");
+  const [error, setError] = useState<string | null>(null);
+  const [liveError, setLiveError] = useState<string | null>(null);
+  const [nonce, setNonce] = useState(0);
+  const statusTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const idRef = useRef(sessionId);
+  idRef.current = sessionId;
+
+  const refreshStatus = useCallback(() => {
+    if (statusTimer.current) clearTimeout(statusTimer.current);
+    statusTimer.current = setTimeout(async () => {
+      const id = idRef.current;
+      if (!id) return;
+      try {
+        const data = await gql<{ session: SessionDetail }>(opsRef.current.status, { id });
+        if (idRef.current !== id) return;
+        setCompletionPending(data.session.completionPending ?? null);
+        setTurns(data.session.turns);
+        setQueued(data.session.queuedPrompts);
+        setState(data.session.state);
+      } catch {
+        /* the next event or reconnect refetches */
+      }
+    }, 80);
+  }, []);
+
+  // Live first, then the snapshot, so nothing that happens during the load is lost.
+  useEffect(() => {
+    setById({});
+    setTurns([]);
+    setQueued([]);
+    setState(null);
+    setCompletionPending(null);
+    setLiveError(null);
+    if (!sessionId) return;
+    setLoad("loading");
+    return subscribe<{ sessionEvents: SessionEvent }>(
+      ops.events,
+      { s: sessionId },
+      ({ sessionEvents: event }) => {
+        setLiveError(null);
+        setState(event.session.state);
+        if (event.session.completionPending !== undefined) setCompletionPending(event.session.completionPending);
+        if (event.message) {
+          const message = event.message;
+          setById((m) => {
+            const held = m[message.id];
+            if (held && held.updatedAt > message.updatedAt) return m;
+            return { ...m, [message.id]: message };
+          });
+        }
+        if (event.turn) {
+          const turn = event.turn;
+          setTurns((t) => upsertTurn(t, turn));
+        }
+        if (event.kind === "PROMPT_QUEUED" || event.kind === "TURN_STARTED" || event.kind === "TURN_ENDED") {
+          refreshStatus();
+        }
+      },
+      (message) => setLiveError(message),
+    );
+  }, [sessionId, refreshStatus, ops]);
+
+  useEffect(() => {
+    if (!sessionId) return;
+    let cancelled = false;
+    (async () => {
+      try {
+        const data = await gql<{ session: SessionDetail }>(ops.session, { id: sessionId });
+        if (cancelled) return;
+        setById((m) => {
+          const next = { ...m };
+          for (const message of data.session.messages.nodes) {
+            const held = next[message.id];
+            // An event newer than the snapshot wins.
+            if (!held || held.updatedAt <= message.updatedAt) next[message.id] = message;
+          }
+          return next;
+        });
+        setTurns(data.session.turns);
+        setQueued(data.session.queuedPrompts);
+        setState(data.session.state);
+        setCompletionPending(data.session.completionPending ?? null);
+        setLoad("ready");
+        setError(null);
+      } catch (err) {
+        if (cancelled) return;
+        setError(errorText(err));
+        setLoad((l) => (l === "ready" ? l : "error"));
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [sessionId, nonce, ops]);
+
+  useEffect(() => onReconnect(() => setNonce((n) => n + 1)), []);
+  useEffect(() => () => {
+    if (statusTimer.current) clearTimeout(statusTimer.current);
+  }, []);
+
+  const messages = useMemo(() => Object.values(byId).sort((a, b) => a.seq - b.seq), [byId]);
+  const reload = useCallback(() => setNonce((n) => n + 1), []);
+  return { load, error, liveError, state, completionPending, messages, turns, queued, reload, refreshStatus };
+}

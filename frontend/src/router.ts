@@ -1,0 +1,48 @@
+// Client-side routes: "/" is the board, "/tasks/<id>" a task. The server answers index.html for both.
+import { useSyncExternalStore } from "react";
+
+export type Route = { name: "board" } | { name: "task"; taskId: string };
+
+const listeners = new Set<() => void>();
+window.addEventListener("popstate", () => listeners.forEach((l) => l()));
+
+function parse(path: string): Route {
+  const match = /^\/tasks\/([^/]+)\/?$/.exec(path);
+  return match ? { name: "task", taskId: decodeURIComponent(match[1]) } : { name: "board" };
+}
+
+let current = { path: "", route: parse(window.location.pathname) };
+
+function snapshot(): Route {
+  if (current.path !== window.location.pathname) {
+    current = { path: window.location.pathname, route: parse(window.location.pathname) };
+  }
+  return current.route;
+}
+
+export function useRoute(): Route {
+  return useSyncExternalStore((l) => {
+    listeners.add(l);
+    return () => listeners.delete(l);
+  }, snapshot);
+}
+
+export function navigate(path: string): void {
+  if (path === window.location.pathname) return;
+  window.history.pushState(null, "", path);
+  listeners.forEach((l) => l());
+  window.scrollTo(0, 0);
+}
+
+export function taskPath(taskId: string): string {
+  return `/tasks/${encodeURIComponent(taskId)}`;
+}
+
+/** For <a href> clicks: plain left clicks navigate in-app, modified clicks open as usual. */
+export function linkClick(path: string) {
+  return (event: React.MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(path);
+  };
+}
