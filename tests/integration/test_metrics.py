@@ -19,5 +19,5 @@ async def test_metrics_lists_the_counters_with_the_values_every_process_added(se
     assert response.status_code == 200
     text = response.text
     assert "# TYPE step_completion_signal_received_total counter" in text
-    line = next(row for row in text.splitlines() if 'agent="Metrics test agent"' in l)
+    line = next(row for row in text.splitlines() if 'agent="Metrics test agent"' in row)
     assert line.startswith("step_completion_signal_fallback_used_total{") and int(line.rsplit(" ", 1)[1]) >= 1
