@@ -46,6 +46,7 @@ async def _create_variables(call: ToolCall) -> dict[str, Any]:
         "start_agent": "startAgent",
         "external_id": "externalId",
         "start_when_unblocked": "startWhenUnblocked",
+        "autopilot": "autopilot",
     }
     for key, name in optional.items():
         if key in args:
@@ -132,6 +133,14 @@ register(
                 "start_agent": {
                     "type": "boolean",
                     "description": "Start the agent now. Default: true when a prompt is given, else false.",
+                },
+                "autopilot": {
+                    "type": "boolean",
+                    "description": (
+                        "Start this task in autopilot mode. Default: false. The value is fixed at creation and is "
+                        "not inherited by subtasks. The agent does not ask the user directly; it asks its direct "
+                        "parent only for critical decisions."
+                    ),
                 },
                 "external_id": string(
                     "Your idempotency key for this create, unique per workspace (case-sensitive, "

@@ -64,3 +64,16 @@ async def test_related_tasks_show_parent_children_and_siblings(tool_surface, ser
     assert related["parent"]["id"] == parent_id
     assert [t["id"] for t in related["siblings"]] == [second]
     assert [t["id"] for t in related["children"]] == [grandchild]
+
+
+async def test_create_task_kandev_creates_an_autopilot_subtask_whose_flag_is_not_inherited(tool_surface, services, workspace_id):
+    parent_id = await new_task(services, workspace_id, "Parent", autopilot=True)
+    parent = await agent_on(services, parent_id)
+    error, child = await call_tool(tool_surface, parent, "create_task_kandev", title="Child", parent_id="self",
+                                   autopilot=True, start_agent=False)
+    assert not error and child["autopilot"] is True and child["parent_id"] == parent_id
+    error, plain = await call_tool(tool_surface, parent, "create_task_kandev", title="Plain", parent_id="self",
+                                   start_agent=False)
+    assert not error and plain["autopilot"] is False  # never inherited from the autopilot parent
+    listed = {t.name: t for t in await tool_surface.list_tools(parent)}
+    assert "fixed at creation" in listed["create_task_kandev"].input_schema["properties"]["autopilot"]["description"]

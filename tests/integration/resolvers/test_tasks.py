@@ -251,3 +251,18 @@ async def test_a_create_with_a_prompt_starts_the_agent_unless_told_not_to(gql, d
 
         texts = list(await session.scalars(select(QueuedPrompt.text)))
     assert texts == ["Do the work"]  # the task prompt, once: the auto-start step did not add its own
+
+
+async def test_autopilot_is_refused_for_a_profile_that_cannot_receive_the_task_tools(gql, db, workspace_id):
+    created = await gql(
+        """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) {
+        ... on CreateAgentProfilePayload { agentProfile { id } } } }""",
+        i={"workspaceId": workspace_id, "name": "No MCP", "kind": "ACP", "command": ["python3"], "supportsMcp": False},
+    )
+    profile_id = created["createAgentProfile"]["agentProfile"]["id"]
+    before = await table_counts(db)
+    result = await create(gql, workspace_id, title="Alone", autopilot=True, agentProfileId=profile_id)
+    assert result["__typename"] == "ValidationError" and result["field"] == "autopilot"
+    assert await table_counts(db) == before
+    normal = await create(gql, workspace_id, title="Fine", agentProfileId=profile_id)
+    assert normal["__typename"] == "CreateTaskPayload" and normal["task"]["autopilot"] is False
