@@ -12,7 +12,11 @@ from bench.turns import run as turns
 
 
 def main() -> None:
-    results = {"foundation": asyncio.run(foundation()), "turns": asyncio.run(turns()), "mcp": asyncio.run(mcp())}
+    results = {
+        "foundation": asyncio.run(foundation()),
+        "turns": asyncio.run(turns()),
+        "mcp": asyncio.run(mcp()),
+    }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

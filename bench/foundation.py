@@ -30,7 +30,8 @@ SIDEBAR = """query($ws: ID!, $n: Int!) { tasks(workspaceId: $ws, first: $n) { to
   id title state autopilot parentId pendingAction workflowStepId workflowStep { id name } sessions { id state } } } }"""
 RAW_SIDEBAR_SQL = [
     "SELECT * FROM tasks WHERE workspace_id = :ws AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT :n",
-    "SELECT * FROM workflow_steps WHERE workflow_id IN (SELECT DISTINCT workflow_id FROM tasks WHERE workspace_id = :ws)",
+    "SELECT * FROM workflow_steps WHERE workflow_id IN"
+    " (SELECT DISTINCT workflow_id FROM tasks WHERE workspace_id = :ws)",
     "SELECT * FROM sessions WHERE task_id IN (SELECT id FROM tasks WHERE workspace_id = :ws)",
 ]
 
@@ -52,7 +53,9 @@ async def event_latency(settings: Settings, address: str, app_db: Any, redis_url
     commits: list[float] = []
     event.listen(app_db.engine.sync_engine, "commit", lambda conn: commits.append(time.perf_counter()))
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http:
-        ws_id = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()["data"]["workspaces"][0]["id"]
+        ws_id = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()["data"]["workspaces"][0][
+            "id"
+        ]
         socket = await GraphQLWebSocket.open(address)
         await socket.subscribe("subscription($ws: ID!) { taskEvents(workspaceId: $ws) { kind task { id } } }", ws=ws_id)
 
@@ -65,7 +68,10 @@ async def event_latency(settings: Settings, address: str, app_db: Any, redis_url
         for i in range(EVENTS):
             commits.clear()
             receive = asyncio.create_task(socket.next_message())
-            await http.post("/graphql", json={"query": mutation, "variables": {"i": {"workspaceId": ws_id, "title": f"t{i}"}}})
+            await http.post(
+                "/graphql",
+                json={"query": mutation, "variables": {"i": {"workspaceId": ws_id, "title": f"t{i}"}}},
+            )
             await asyncio.wait_for(receive, timeout=10)
             received = time.perf_counter()
             latencies.append(received - commits[-1])
@@ -81,6 +87,7 @@ async def sidebar_cost(address: str, app_db: Any, ws_id: str, count: int) -> dic
             statements.append(statement)
 
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=30) as http:
+
         async def graphql_once() -> float:
             start = time.perf_counter()
             response = await http.post("/graphql", json={"query": SIDEBAR, "variables": {"ws": ws_id, "n": count}})
@@ -113,7 +120,10 @@ async def add_tasks(address: str, ws_id: str, count: int) -> None:
     mutation = "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename } }"
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=30) as http:
         for i in range(count):
-            await http.post("/graphql", json={"query": mutation, "variables": {"i": {"workspaceId": ws_id, "title": f"s{i}"}}})
+            await http.post(
+                "/graphql",
+                json={"query": mutation, "variables": {"i": {"workspaceId": ws_id, "title": f"s{i}"}}},
+            )
 
 
 async def run() -> dict[str, Any]:

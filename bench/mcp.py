@@ -41,9 +41,10 @@ QUERY = "{ workspaces { id name default_workflow_id: defaultWorkflowId } }"
 async def tool_vs_graphql(address: str, era: str, path: str, token: str | None) -> dict[str, Any]:
     tool_times: list[float] = []
     graphql_times: list[float] = []
-    async with mcp_client(f"http://{address}{path}", era, token) as client, httpx.AsyncClient(
-        base_url=f"http://{address}", timeout=10
-    ) as http:
+    async with (
+        mcp_client(f"http://{address}{path}", era, token) as client,
+        httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http,
+    ):
         for _ in range(20):  # warm up both paths
             await client.call_tool("list_workspaces_kandev", {})
             await http.post("/graphql", json={"query": QUERY})
@@ -63,16 +64,30 @@ async def tool_vs_graphql(address: str, era: str, path: str, token: str | None) 
     }
 
 
-async def parent_question_latency(settings: Settings, services: Services, bus: EventBus, db: Database) -> dict[str, Any]:
+async def parent_question_latency(
+    settings: Settings, services: Services, bus: EventBus, db: Database
+) -> dict[str, Any]:
     workspace = (await services.workspaces.list())[0]
     delays: list[float] = []
     ask = {"questions": [{"prompt": "Which way?"}]}
     for i in range(ASKS):
-        parent = (await services.tasks.create(CreateTask(workspace_id=workspace.id, title=f"P{i}", start_agent=False))).task
-        child = (await services.tasks.create(CreateTask(
-            workspace_id=workspace.id, title=f"C{i}", parent_id=parent.id, autopilot=True, start_agent=False
-        ))).task
-        session = (await services.sessions.start_task(child.id, f"/tool ask_parent_question_kandev {json.dumps(ask)}", None)).session
+        parent = (
+            await services.tasks.create(CreateTask(workspace_id=workspace.id, title=f"P{i}", start_agent=False))
+        ).task
+        child = (
+            await services.tasks.create(
+                CreateTask(
+                    workspace_id=workspace.id,
+                    title=f"C{i}",
+                    parent_id=parent.id,
+                    autopilot=True,
+                    start_agent=False,
+                )
+            )
+        ).task
+        session = (
+            await services.sessions.start_task(child.id, f"/tool ask_parent_question_kandev {json.dumps(ask)}", None)
+        ).session
         async with watching(bus, db, session.id) as watch:
             await watch.turns_ended(1, timeout=60)
         async with db.read() as s:
@@ -101,7 +116,9 @@ async def run() -> dict[str, Any]:
         services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
         try:
             workspace = (await services.workspaces.list())[0]
-            task = (await services.tasks.create(CreateTask(workspace_id=workspace.id, title="bench", start_agent=False))).task
+            task = (
+                await services.tasks.create(CreateTask(workspace_id=workspace.id, title="bench", start_agent=False))
+            ).task
             session = (await services.sessions.start_task(task.id, "hi", None)).session
             token = session_token(settings.server_key, session.id)
             results: dict[str, Any] = {"database": database_url.split(":", 1)[0]}

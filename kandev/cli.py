@@ -109,7 +109,9 @@ def _ensure_web_client() -> None:
             tail = (done.stderr or done.stdout).strip().splitlines()[-15:]
             log.warning(
                 "building the web client failed (`%s` exited %s): serving the API only\n%s",
-                " ".join(step[1:]), done.returncode, "\n".join(tail),
+                " ".join(step[1:]),
+                done.returncode,
+                "\n".join(tail),
             )
             return
     log.info("web client built into %s", FRONTEND_DIST)

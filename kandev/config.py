@@ -18,9 +18,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy async URL; default: SQLite at <data dir>/kandev.db"
     )
-    redis_url: str | None = Field(
-        default=None, description="redis:// URL; default: an embedded Redis-protocol server"
-    )
+    redis_url: str | None = Field(default=None, description="redis:// URL; default: an embedded Redis-protocol server")
     data_dir: Path = Field(default=Path("~/.kandev"), description="where the embedded state lives")
     host: str = "127.0.0.1"
     port: int = 8420

@@ -88,9 +88,7 @@ def _wait_ready(url: str, deadline: float) -> None:
         try:
             client.eval("return 1", 0)
         except redis.ResponseError as exc:
-            raise EmbeddedRedisError(
-                f"the embedded server has no Lua (install fakeredis[lua]): {exc}"
-            ) from exc
+            raise EmbeddedRedisError(f"the embedded server has no Lua (install fakeredis[lua]): {exc}") from exc
     finally:
         client.close()
 

@@ -120,9 +120,7 @@ def _finish(proc: subprocess.Popen[bytes], reap_timeout: float) -> int | None:
         return None
 
 
-def stop_process_group(
-    proc: subprocess.Popen[bytes], timeout: float = 10.0, sig: int = signal.SIGTERM
-) -> int | None:
+def stop_process_group(proc: subprocess.Popen[bytes], timeout: float = 10.0, sig: int = signal.SIGTERM) -> int | None:
     """Send `sig` to the child's group, SIGKILL the group after `timeout`, reap; returns the exit code."""
     _signal_group(proc, sig)
     deadline = time.monotonic() + timeout

@@ -75,13 +75,23 @@ class ClarificationService:
                 select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
             )
             row = Clarification(
-                id=new_id(), session_id=session_id, task_id=session.task_id, turn_id=turn.id if turn else None,
-                questions=normalized, context=context or "", state=PENDING, created_at=utcnow(),
+                id=new_id(),
+                session_id=session_id,
+                task_id=session.task_id,
+                turn_id=turn.id if turn else None,
+                questions=normalized,
+                context=context or "",
+                state=PENDING,
+                created_at=utcnow(),
             )
             uow.session.add(row)
             await append_message(
-                uow, session, MessageKind.SYSTEM, "The agent asked a question.",
-                turn_id=row.turn_id, data={"clarification_id": row.id, "questions": normalized},
+                uow,
+                session,
+                MessageKind.SYSTEM,
+                "The agent asked a question.",
+                turn_id=row.turn_id,
+                data={"clarification_id": row.id, "questions": normalized},
             )
             task = await uow.session.get(Task, session.task_id)
             assert task is not None
@@ -146,7 +156,11 @@ class ClarificationService:
                     raise ValidationError("a selected option is not one the question offered", field="answers")
             row.state = state
             row.answers = [
-                {"question_id": a.question_id, "selected_options": a.selected_options, "custom_text": a.custom_text}
+                {
+                    "question_id": a.question_id,
+                    "selected_options": a.selected_options,
+                    "custom_text": a.custom_text,
+                }
                 for a in answers
             ]
             row.resolved_at = task.updated_at = utcnow()
@@ -167,9 +181,15 @@ class ClarificationService:
             return
         text = render_answers(row) if row.state == ANSWERED else "The user declined to answer your question."
         await enqueue_prompt(
-            self.ctx, uow, session,
-            PromptSpec(text=text, source="clarification_answer", idempotency_key=f"clarification:{row.id}",
-                       reply_to_question_id=row.id),
+            self.ctx,
+            uow,
+            session,
+            PromptSpec(
+                text=text,
+                source="clarification_answer",
+                idempotency_key=f"clarification:{row.id}",
+                reply_to_question_id=row.id,
+            ),
         )
 
     async def pending(
@@ -188,7 +208,11 @@ class ClarificationService:
             query = (
                 select(Clarification)
                 .join(Task, Task.id == Clarification.task_id)
-                .where(Task.workspace_id == workspace_id, Task.deleted_at.is_(None), Clarification.state == PENDING)
+                .where(
+                    Task.workspace_id == workspace_id,
+                    Task.deleted_at.is_(None),
+                    Clarification.state == PENDING,
+                )
             )
             if since is not None:
                 query = query.where(Clarification.created_at >= since)
@@ -199,8 +223,10 @@ class ClarificationService:
                 if anchor is None:
                     raise ValidationError("cursor is not a question id from this list", field="cursor")
                 query = query.where(
-                    or_(Clarification.created_at > anchor.created_at,
-                        and_(Clarification.created_at == anchor.created_at, Clarification.id > anchor.id))
+                    or_(
+                        Clarification.created_at > anchor.created_at,
+                        and_(Clarification.created_at == anchor.created_at, Clarification.id > anchor.id),
+                    )
                 )
             rows = list(await db.scalars(query.order_by(Clarification.created_at, Clarification.id).limit(limit + 1)))
         page = rows[:limit]
@@ -216,5 +242,3 @@ class ClarificationService:
             except NotFoundError:
                 raise NotFoundError("question", clarification_id) from None
             return row
-
-

@@ -67,9 +67,7 @@ def block_reason(rows: list[Predecessor]) -> str | None:
         return None
     parts = []
     for row in broken:
-        what = (
-            "was deleted" if row.deleted else ("failed" if row.state == TaskState.FAILED else "was cancelled")
-        )
+        what = "was deleted" if row.deleted else ("failed" if row.state == TaskState.FAILED else "was cancelled")
         parts.append(f"{row.label} {what}")
     if broken:
         tail = "it must complete" if len(broken) == 1 else "they must complete"
@@ -90,9 +88,7 @@ async def _cycle_path(session: AsyncSession, start: str, target: str) -> list[st
             while came_from[path[-1]] is not None:
                 path.append(came_from[path[-1]])  # type: ignore[arg-type]
             return list(reversed(path))
-        nexts = await session.scalars(
-            select(TaskDependency.blocked_by_id).where(TaskDependency.task_id == current)
-        )
+        nexts = await session.scalars(select(TaskDependency.blocked_by_id).where(TaskDependency.task_id == current))
         for following in nexts:
             if following not in came_from:
                 came_from[following] = current
@@ -115,9 +111,7 @@ async def link(uow: UnitOfWork, task: Task, blocker: Task, *, field: str = "depe
     path = await _cycle_path(uow.session, blocker.id, task.id)
     if path is not None:
         cycle = [task.id, *path]
-        titles = dict(
-            (await uow.session.execute(select(Task.id, Task.title).where(Task.id.in_(cycle)))).tuples().all()
-        )
+        titles = dict((await uow.session.execute(select(Task.id, Task.title).where(Task.id.in_(cycle)))).tuples().all())
         rendered = " -> ".join(f"'{titles.get(i, '?')}' ({i})" for i in cycle)
         raise ConflictError(
             f"the dependency would close a cycle: {rendered} (each waits on the next)",
@@ -170,8 +164,7 @@ async def _fire(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
             uow,
             task,
             TaskState.BLOCKED,
-            f"Every dependency completed, but the recorded start failed: {error.message} "
-            "Start the task to retry.",
+            f"Every dependency completed, but the recorded start failed: {error.message} Start the task to retry.",
         )
 
 
@@ -236,8 +229,7 @@ class DependencyService:
         if own is not None:
             if task_id is not None and task_id not in (own, "self"):
                 raise PermissionDeniedError(
-                    "in a task session task_id can only be your own task; "
-                    "name the other end with depends_on_task_id"
+                    "in a task session task_id can only be your own task; name the other end with depends_on_task_id"
                 )
             return own
         if not task_id:

@@ -73,7 +73,9 @@ async def current_turn_question_pending(uow: UnitOfWork, session: Session) -> bo
     """The hard-pause barrier: a pending clarification raised in the session's newest turn, or a
     pending question to the parent (the child waits for it whatever turn asked)."""
     asked_parent = await uow.session.scalar(
-        select(ParentQuestion.id).where(ParentQuestion.child_session_id == session.id, ParentQuestion.state == "PENDING")
+        select(ParentQuestion.id).where(
+            ParentQuestion.child_session_id == session.id, ParentQuestion.state == "PENDING"
+        )
     )
     if asked_parent is not None:
         return True
@@ -84,7 +86,9 @@ async def current_turn_question_pending(uow: UnitOfWork, session: Session) -> bo
         return False
     pending = await uow.session.scalar(
         select(Clarification.id).where(
-            Clarification.session_id == session.id, Clarification.turn_id == newest, Clarification.state == "PENDING"
+            Clarification.session_id == session.id,
+            Clarification.turn_id == newest,
+            Clarification.state == "PENDING",
         )
     )
     return pending is not None
@@ -104,7 +108,14 @@ async def on_turn_started(ctx: ServiceContext, uow: UnitOfWork, session: Session
         return
     step = await uow.session.get(WorkflowStep, task.workflow_step_id)
     if step is not None:
-        await run_actions(ctx, uow, task, session, actions_of(step, "on_turn_start"), trigger=TransitionTrigger.ON_TURN_START)
+        await run_actions(
+            ctx,
+            uow,
+            task,
+            session,
+            actions_of(step, "on_turn_start"),
+            trigger=TransitionTrigger.ON_TURN_START,
+        )
 
 
 async def on_turn_completed(ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task) -> None:
@@ -126,7 +137,12 @@ async def on_turn_completed(ctx: ServiceContext, uow: UnitOfWork, session: Sessi
 
 
 async def consume_signal(
-    ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task, step: WorkflowStep, signal: dict[str, Any]
+    ctx: ServiceContext,
+    uow: UnitOfWork,
+    session: Session,
+    task: Task,
+    step: WorkflowStep,
+    signal: dict[str, Any],
 ) -> None:
     """Run the step's turn-complete actions on a matching signal, recording it on the transition."""
     session.pending_signal = None
@@ -140,12 +156,24 @@ async def consume_signal(
         session,
         MessageKind.SYSTEM,
         f"Step '{step.name}' marked complete by {label}: {summary}".rstrip(": "),
-        data={"step_completion": {"step_id": step.id, "source": source, "summary": summary,
-                                  "handoff": signal.get("handoff"), "blockers": signal.get("blockers")}},
+        data={
+            "step_completion": {
+                "step_id": step.id,
+                "source": source,
+                "summary": summary,
+                "handoff": signal.get("handoff"),
+                "blockers": signal.get("blockers"),
+            }
+        },
     )
     details = {"signal_source": source, "signal_summary": summary}
     moved = await run_actions(
-        ctx, uow, task, session, actions_of(step, "on_turn_complete"), trigger=TransitionTrigger.AUTO_COMPLETE,
+        ctx,
+        uow,
+        task,
+        session,
+        actions_of(step, "on_turn_complete"),
+        trigger=TransitionTrigger.AUTO_COMPLETE,
         details=details,
     )
     if moved is None:
@@ -172,6 +200,11 @@ async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Ta
         return
     outcomes = {c.id: c.state for c in children}
     await run_actions(
-        ctx, uow, parent, None, actions_of(step, "on_children_completed"),
-        trigger=TransitionTrigger.CHILDREN_COMPLETED, details={"children": outcomes},
+        ctx,
+        uow,
+        parent,
+        None,
+        actions_of(step, "on_children_completed"),
+        trigger=TransitionTrigger.CHILDREN_COMPLETED,
+        details={"children": outcomes},
     )

@@ -31,9 +31,7 @@ class Lookups:
     async def steps_by_workflow(self, workflow_ids: Sequence[str]) -> list[list[WorkflowStep]]:
         async with self.ctx.read() as session:
             rows = await session.scalars(
-                select(WorkflowStep)
-                .where(WorkflowStep.workflow_id.in_(workflow_ids))
-                .order_by(WorkflowStep.position)
+                select(WorkflowStep).where(WorkflowStep.workflow_id.in_(workflow_ids)).order_by(WorkflowStep.position)
             )
             grouped: dict[str, list[WorkflowStep]] = defaultdict(list)
             for step in rows:
@@ -83,21 +81,17 @@ class Lookups:
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
         """Derived from durable waits; when several hold: PERMISSION, then CLARIFICATION, then
         COMPLETION_PENDING. One statement for the whole batch."""
-        permission = (
-            select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank"))
-            .where(PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING")
+        permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
+            PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
         )
-        question = (
-            select(Clarification.task_id.label("task_id"), literal(1).label("rank"))
-            .where(Clarification.task_id.in_(task_ids), Clarification.state == "PENDING")
+        question = select(Clarification.task_id.label("task_id"), literal(1).label("rank")).where(
+            Clarification.task_id.in_(task_ids), Clarification.state == "PENDING"
         )
-        asked_parent = (
-            select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank"))
-            .where(ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING")
+        asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank")).where(
+            ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
         )
-        completion = (
-            select(Session.task_id.label("task_id"), literal(2).label("rank"))
-            .where(Session.task_id.in_(task_ids), Session.completion_pending.is_(True))
+        completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
+            Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
         )
         async with self.ctx.read() as session:
             rows = (await session.execute(union_all(permission, question, asked_parent, completion))).all()
@@ -110,7 +104,9 @@ class Lookups:
     async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
         async with self.ctx.read() as session:
             rows = await session.scalars(
-                select(ParentQuestion).where(ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING")
+                select(ParentQuestion).where(
+                    ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
+                )
             )
             by_task = {row.child_task_id: row for row in rows}
         return [by_task.get(i) for i in task_ids]

@@ -49,7 +49,7 @@ def call_identity(session_id: str, turn_id: str | None, arguments: dict[str, Any
 def parent_prompt(child: Task, child_session_id: str, question: ParentQuestion) -> str:
     """What the parent's agent reads: who asks, what exactly, and the exact call that answers."""
     lines = [
-        f"Your autopilot subtask \"{child.title}\" (task {child.id}, session {child_session_id}) is blocked and "
+        f'Your autopilot subtask "{child.title}" (task {child.id}, session {child_session_id}) is blocked and '
         "asks you, its parent, to decide. It waits and does nothing else until you answer.",
     ]
     if question.context:
@@ -59,7 +59,7 @@ def parent_prompt(child: Task, child_session_id: str, question: ParentQuestion) 
         lines.append(f"Question {index} [{item['id']}]{title}: {item['prompt']}")
         for option in item.get("options") or []:
             detail = f": {option['description']}" if option.get("description") else ""
-            lines.append(f"  - option \"{option['label']}\"{detail}")
+            lines.append(f'  - option "{option["label"]}"{detail}')
     lines.append(f"Question id: {question.id}")
     lines.append("Answer with exactly this call (put your answer in prompt):")
     reply = {"task_id": child.id, "reply_to_question_id": question.id, "prompt": "<your answer>"}
@@ -107,10 +107,16 @@ async def supersede(uow: UnitOfWork, session: Session, reason: str) -> bool:
     return True
 
 
-async def make_stale(uow: UnitOfWork, *, task_id: str | None = None, session_id: str | None = None, reason: str) -> None:
+async def make_stale(
+    uow: UnitOfWork, *, task_id: str | None = None, session_id: str | None = None, reason: str
+) -> None:
     """Archive, delete, cancellation or a terminal session: the question can no longer be answered."""
     query = select(ParentQuestion).where(ParentQuestion.state == PENDING)
-    query = query.where(ParentQuestion.child_task_id == task_id) if task_id else query.where(ParentQuestion.child_session_id == session_id)
+    query = (
+        query.where(ParentQuestion.child_task_id == task_id)
+        if task_id
+        else query.where(ParentQuestion.child_session_id == session_id)
+    )
     for row in list(await uow.session.scalars(query)):
         if await _transition(uow, row.id, STALE, reason):
             await _announce(uow, row.child_session_id, row.child_task_id)
@@ -156,15 +162,24 @@ class ParentQuestionService:
             raise ValidationError("this task has no parent to ask", field="parent", reason="no_parent")
         normalized = [{**q, "id": q.get("id") or f"q{i}"} for i, q in enumerate(questions, 1)]
         question = ParentQuestion(
-            id=new_id(), child_task_id=child.id, child_session_id=session_id, parent_task_id=parent.id,
-            turn_id=turn_id, call_identity=identity, questions=normalized, context=context or "",
-            state=PENDING, created_at=utcnow(),
+            id=new_id(),
+            child_task_id=child.id,
+            child_session_id=session_id,
+            parent_task_id=parent.id,
+            turn_id=turn_id,
+            call_identity=identity,
+            questions=normalized,
+            context=context or "",
+            state=PENDING,
+            created_at=utcnow(),
         )
         uow.session.add(question)
         await uow.session.flush()  # committed with the prompt below, never after it
         parent_session = await self._parent_session(uow, parent)
         prompt = await enqueue_prompt(
-            self.ctx, uow, parent_session,
+            self.ctx,
+            uow,
+            parent_session,
             PromptSpec(
                 text=parent_prompt(child, session_id, question),
                 source="parent_question",
@@ -198,7 +213,9 @@ class ParentQuestionService:
             if session_id is not None and session_id != question.child_session_id:
                 raise ConflictError("the question belongs to another session of this task", reason="wrong_session")
             if principal.task_id is None or principal.task_id != child.parent_id:
-                raise PermissionDeniedError("only the task's direct parent can answer its question", reason="not_parent")
+                raise PermissionDeniedError(
+                    "only the task's direct parent can answer its question", reason="not_parent"
+                )
             session = await lock_session(uow.session, question.child_session_id)
             assert session is not None
             await uow.session.refresh(question)
@@ -209,17 +226,30 @@ class ParentQuestionService:
             if is_terminal(session):
                 raise ConflictError("the child session has ended", reason="stale")
             won = await _transition(
-                uow, question.id, ANSWERED, "answered", answer=text, answered_by_session_id=principal.session_id
+                uow,
+                question.id,
+                ANSWERED,
+                "answered",
+                answer=text,
+                answered_by_session_id=principal.session_id,
             )
             if not won:
                 await uow.session.refresh(question)
                 raise ConflictError(f"the question is {question.state.lower()}", reason=question.state.lower())
             prompt = await enqueue_prompt(
-                self.ctx, uow, session,
+                self.ctx,
+                uow,
+                session,
                 PromptSpec(
-                    text=answer_prompt(question, text), source="parent_answer",
-                    idempotency_key=f"parent_answer:{question.id}", reply_to_question_id=question.id,
-                    sender={"kind": "parent", "task_id": principal.task_id, "session_id": principal.session_id},
+                    text=answer_prompt(question, text),
+                    source="parent_answer",
+                    idempotency_key=f"parent_answer:{question.id}",
+                    reply_to_question_id=question.id,
+                    sender={
+                        "kind": "parent",
+                        "task_id": principal.task_id,
+                        "session_id": principal.session_id,
+                    },
                 ),
             )
             await uow.session.execute(

@@ -22,14 +22,27 @@ def permission_channel(request_id: str) -> str:
 
 
 async def record_request(
-    ctx: ServiceContext, *, session_id: str, turn_id: str, title: str, tool_call: dict[str, Any], options: list[dict[str, Any]]
+    ctx: ServiceContext,
+    *,
+    session_id: str,
+    turn_id: str,
+    title: str,
+    tool_call: dict[str, Any],
+    options: list[dict[str, Any]],
 ) -> str:
     async with ctx.unit_of_work() as uow:
         session = await uow.session.get(Session, session_id)
         assert session is not None
         request = PermissionRequest(
-            id=new_id(), session_id=session_id, task_id=session.task_id, turn_id=turn_id, title=title,
-            tool_call=tool_call, options=options, state=PENDING, created_at=utcnow(),
+            id=new_id(),
+            session_id=session_id,
+            task_id=session.task_id,
+            turn_id=turn_id,
+            title=title,
+            tool_call=tool_call,
+            options=options,
+            state=PENDING,
+            created_at=utcnow(),
         )
         uow.session.add(request)
         task = await uow.session.get(Task, session.task_id)
@@ -68,7 +81,11 @@ class PermissionService:
             query = (
                 select(PermissionRequest)
                 .join(Task, Task.id == PermissionRequest.task_id)
-                .where(Task.workspace_id == workspace_id, PermissionRequest.state == PENDING, Task.deleted_at.is_(None))
+                .where(
+                    Task.workspace_id == workspace_id,
+                    PermissionRequest.state == PENDING,
+                    Task.deleted_at.is_(None),
+                )
                 .order_by(PermissionRequest.created_at)
             )
             if task_id is not None:

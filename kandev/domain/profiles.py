@@ -120,7 +120,9 @@ class McpProfile:
 EXTERNAL_PROFILE = McpProfile(Surface.EXTERNAL)
 
 
-def compute_profile(session: Session, task: Task, *, title_owner: bool = False, providers: frozenset[str] = frozenset()) -> McpProfile:
+def compute_profile(
+    session: Session, task: Task, *, title_owner: bool = False, providers: frozenset[str] = frozenset()
+) -> McpProfile:
     """The profile a session should have now: from its purpose, the task's autopilot flag, whether the
     task has a direct parent, title ownership and the providers of its repositories."""
     surface = SESSION_PURPOSE_SURFACE.get(session.purpose, Surface.KANBAN_TASK)
@@ -171,4 +173,6 @@ def profile_from_columns(
     stored: dict[str, Any] | None, purpose: str, autopilot: bool, parent_id: str | None
 ) -> McpProfile:
     """session_profile from the few columns a joined lookup reads (the MCP token check)."""
-    return session_profile(Session(purpose=purpose, mcp_profile=stored or {}), Task(autopilot=autopilot, parent_id=parent_id))
+    return session_profile(
+        Session(purpose=purpose, mcp_profile=stored or {}), Task(autopilot=autopilot, parent_id=parent_id)
+    )

@@ -39,7 +39,9 @@ def _current_branch(path: str) -> str | None:
         return None
 
 
-async def attach_repositories(session: AsyncSession, task_id: str, workspace_id: str, choices: list[RepositoryChoice]) -> None:
+async def attach_repositories(
+    session: AsyncSession, task_id: str, workspace_id: str, choices: list[RepositoryChoice]
+) -> None:
     """Link the task to repositories of its own workspace (unknown or foreign ids are not found)."""
     seen: set[str] = set()
     for position, choice in enumerate(choices):

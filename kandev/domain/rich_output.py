@@ -174,9 +174,7 @@ def _inline_chart(block: dict[str, Any], where: str) -> tuple[list[str], list[di
             raise _bad(f"{at}.values", "must be a list")
         if len(values) != len(labels):
             raise _bad(f"{at}.values", f"must have one value per label ({len(labels)}), not {len(values)}")
-        series.append(
-            {"label": label, "values": [_number(v, f"{at}.values[{i}]") for i, v in enumerate(values)]}
-        )
+        series.append({"label": label, "values": [_number(v, f"{at}.values[{i}]") for i, v in enumerate(values)]})
     return labels, series
 
 
@@ -187,9 +185,7 @@ def _csv_descriptor(block: dict[str, Any], where: str) -> dict[str, Any]:
     for index, item in enumerate(_list(spec, "series", at, 1, MAX_SERIES)):
         sat = f"{at}.series[{index}]"
         _object(item, sat, ("column", "label"), ())
-        columns.append(
-            {"column": _column(item, "column", sat), "label": _text(item, "label", sat, MAX_LABEL)}
-        )
+        columns.append({"column": _column(item, "column", sat), "label": _text(item, "label", sat, MAX_LABEL)})
     return {
         "path": relative_path(spec["path"], f"{at}.path", suffix=".csv"),
         "repo": _text(spec, "repo", at, MAX_NAME, required=False),
@@ -208,9 +204,7 @@ def _column(obj: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
-def read_csv_chart(
-    root: Path, descriptor: dict[str, Any], where: str
-) -> tuple[list[str], list[dict[str, Any]]]:
+def read_csv_chart(root: Path, descriptor: dict[str, Any], where: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The chart's labels and series from the CSV file now; errors name the data row and column."""
     at = f"{where}.csv"
     data = _read_bounded(root, descriptor["path"], f"{at}.path")
@@ -227,9 +221,7 @@ def read_csv_chart(
         seen: set[str] = set()
         for name in header:
             if name in seen:
-                raise _bad(
-                    f"{at}.path", f"has a header row with the column '{name}' twice; names must be unique"
-                )
+                raise _bad(f"{at}.path", f"has a header row with the column '{name}' twice; names must be unique")
             seen.add(name)
         index = {name: i for i, name in enumerate(header)}
         for key, name in [("x_column", descriptor["x_column"])] + [
@@ -321,9 +313,7 @@ def _chart_block(block: dict[str, Any], where: str, roots: RootFinder) -> dict[s
         descriptor = _csv_descriptor(block, where)
         root = roots(descriptor["repo"])
         if root is None:
-            raise _bad(
-                f"{where}.csv", "can't be read: the session has no working directory (or no such repo in it)"
-            )
+            raise _bad(f"{where}.csv", "can't be read: the session has no working directory (or no such repo in it)")
         out["labels"], out["series"] = read_csv_chart(root, descriptor, where)
         out["source"] = {
             "type": "csv",
@@ -358,9 +348,7 @@ def resolve_presentation(raw: Any, roots: RootFinder) -> dict[str, Any]:
     except (TypeError, ValueError):
         raise ValidationError("the presentation must be a JSON object", field="presentation") from None
     if size > MAX_INPUT_BYTES:
-        raise ValidationError(
-            f"the presentation is larger than {MAX_INPUT_BYTES // 1024} KiB", field="presentation"
-        )
+        raise ValidationError(f"the presentation is larger than {MAX_INPUT_BYTES // 1024} KiB", field="presentation")
     top = _object(raw, "presentation", ("version", "title", "blocks"), ("description",))
     version = top["version"]
     if isinstance(version, bool) or version != VERSION:

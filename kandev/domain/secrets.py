@@ -62,7 +62,9 @@ class SecretService:
     async def list(self, workspace_id: str) -> list[Secret]:
         async with self.ctx.read() as session:
             await load_workspace(session, self.ctx.principal, workspace_id)
-            return list(await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id).order_by(Secret.name)))
+            return list(
+                await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id).order_by(Secret.name))
+            )
 
     async def create(self, workspace_id: str, name: str, value: str) -> Secret:
         if not SECRET_NAME.match(name or ""):
@@ -73,7 +75,10 @@ class SecretService:
             async with self.ctx.unit_of_work() as uow:
                 await load_workspace(uow.session, self.ctx.principal, workspace_id)
                 secret = Secret(
-                    id=new_id(), workspace_id=workspace_id, name=name, ciphertext=cipher(self.server_key).encrypt(value.encode())
+                    id=new_id(),
+                    workspace_id=workspace_id,
+                    name=name,
+                    ciphertext=cipher(self.server_key).encrypt(value.encode()),
                 )
                 uow.session.add(secret)
                 await uow.session.flush()

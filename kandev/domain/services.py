@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from kandev.domain.context import ServiceContext
+from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.clarifications import ClarificationService
+from kandev.domain.context import ServiceContext
 from kandev.domain.dependencies import DependencyService
 from kandev.domain.lookups import Lookups
 from kandev.domain.parent_questions import ParentQuestionService
 from kandev.domain.permissions import PermissionService
-from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.repositories import RepositoryService
 from kandev.domain.rich_output import RichOutputService
 from kandev.domain.secrets import SecretService
 from kandev.domain.sessions import SessionService
 from kandev.domain.signals import SignalService
-from kandev.domain.titles import TitleService
 from kandev.domain.tasks import TaskService
+from kandev.domain.titles import TitleService
 from kandev.domain.workflows import WorkflowService
 from kandev.domain.workspaces import WorkspaceService
 

@@ -13,7 +13,14 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.parent_questions import make_stale, supersede
 from kandev.domain.profiles import session_profile
-from kandev.domain.prompts import PromptSpec, cancel_queued, enqueue_prompt, is_terminal, lock_session, task_sessions
+from kandev.domain.prompts import (
+    PromptSpec,
+    cancel_queued,
+    enqueue_prompt,
+    is_terminal,
+    lock_session,
+    task_sessions,
+)
 from kandev.domain.records import TaskRecord
 from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
@@ -128,9 +135,7 @@ class SessionService:
         if caller.session_id is None:
             return
         if caller.task_id == task.id and session_id is None:
-            raise ValidationError(
-                "messaging your own task needs the sibling session's session_id", field="session_id"
-            )
+            raise ValidationError("messaging your own task needs the sibling session's session_id", field="session_id")
         if delivery_mode == DeliveryMode.INTERRUPT and task.parent_id != caller.task_id:
             raise PermissionDeniedError("only the task's direct parent may interrupt it", reason="not_parent")
 
@@ -277,7 +282,11 @@ class Spawned:
 
 
 async def spawn_session(
-    ctx: ServiceContext, task_id: str | None, name: str | None, prompt: str | None, agent_profile_id: str | None
+    ctx: ServiceContext,
+    task_id: str | None,
+    name: str | None,
+    prompt: str | None,
+    agent_profile_id: str | None,
 ) -> Spawned:
     """A new named sibling session on the caller's task (default) or another task of its workspace."""
     from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
@@ -293,9 +302,15 @@ async def spawn_session(
         profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
         ensure_available(profile)
         session = Session(
-            id=new_id(), task_id=task.id, agent_profile_id=profile.id, executor_profile_id=task.executor_profile_id,
-            name=(name or "").strip()[:200], is_primary=False, state=SessionState.CREATED,
-            created_at=utcnow(), updated_at=utcnow(),
+            id=new_id(),
+            task_id=task.id,
+            agent_profile_id=profile.id,
+            executor_profile_id=task.executor_profile_id,
+            name=(name or "").strip()[:200],
+            is_primary=False,
+            state=SessionState.CREATED,
+            created_at=utcnow(),
+            updated_at=utcnow(),
         )
         uow.session.add(session)
         await uow.session.flush()

@@ -30,7 +30,9 @@ class SignalService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
-    async def step_complete(self, summary: str, handoff: str | None = None, blockers: str | None = None) -> SignalResult:
+    async def step_complete(
+        self, summary: str, handoff: str | None = None, blockers: str | None = None
+    ) -> SignalResult:
         """The agent says its step is done; only a session principal may, for its own session."""
         session_id = self.ctx.principal.session_id
         if session_id is None:
@@ -47,7 +49,11 @@ class SignalService:
                 return SignalResult(False, "already_signaled")
             await self._write(uow, session, task, step, turn, AGENT, summary, handoff, blockers)
             agent = await self._agent_label(uow, session)
-            uow.then(lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_received_total", source=AGENT, agent=agent))
+            uow.then(
+                lambda: metrics.increment(
+                    self.ctx.bus.redis, "step_completion_signal_received_total", source=AGENT, agent=agent
+                )
+            )
             return SignalResult(True)
 
     async def mark_complete(self, session_id: str) -> Session:
@@ -70,8 +76,14 @@ class SignalService:
                 raise ConflictError("the agent is still working on this step; wait for its turn to end")
             await self._write(uow, session, task, step, turn, MANUAL, "Marked complete by the operator.", None, None)
             agent = await self._agent_label(uow, session)
-            uow.then(lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_received_total", source=MANUAL, agent=agent))
-            uow.then(lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_fallback_used_total", agent=agent))
+            uow.then(
+                lambda: metrics.increment(
+                    self.ctx.bus.redis, "step_completion_signal_received_total", source=MANUAL, agent=agent
+                )
+            )
+            uow.then(
+                lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_fallback_used_total", agent=agent)
+            )
             return session
 
     async def _load(self, uow: UnitOfWork, session_id: str) -> tuple[Session, Task, WorkflowStep]:
@@ -85,8 +97,16 @@ class SignalService:
         return session, task, step
 
     async def _write(
-        self, uow: UnitOfWork, session: Session, task: Task, step: WorkflowStep, turn: Turn | None,
-        source: str, summary: str, handoff: str | None, blockers: str | None,
+        self,
+        uow: UnitOfWork,
+        session: Session,
+        task: Task,
+        step: WorkflowStep,
+        turn: Turn | None,
+        source: str,
+        summary: str,
+        handoff: str | None,
+        blockers: str | None,
     ) -> None:
         signal = {
             "step_id": step.id,
@@ -104,9 +124,9 @@ class SignalService:
         # A signal after the turn already ended (the common shape) advances now, unless the current
         # turn has a question pending (the hard-pause barrier blocks every turn-complete path).
         turn_over = turn is None or turn.state != TurnState.RUNNING
-        if turn_over and not await current_turn_question_pending(uow, session):
-            if step.auto_advance_requires_signal or source == MANUAL:
-                await consume_signal(self.ctx, uow, session, task, step, signal)
+        advances = step.auto_advance_requires_signal or source == MANUAL
+        if turn_over and advances and not await current_turn_question_pending(uow, session):
+            await consume_signal(self.ctx, uow, session, task, step, signal)
 
     async def _agent_label(self, uow: UnitOfWork, session: Session) -> str:
         profile = await uow.session.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
@@ -114,7 +134,9 @@ class SignalService:
 
 
 async def _newest_turn(uow: UnitOfWork, session_id: str) -> Turn | None:
-    return await uow.session.scalar(select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1))
+    return await uow.session.scalar(
+        select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
+    )
 
 
 async def _pending_question(uow: UnitOfWork, session_id: str) -> bool:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kandev.domain.context import ServiceContext, UnitOfWork
 from sqlalchemy import select
 
 from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, open_session, task_sessions
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
@@ -57,8 +57,13 @@ async def begin_task(
     text = prompt if prompt and prompt.strip() else None
     if current.is_start_step and target is not None and target.id != current.id:
         await move_task(
-            ctx, uow, task, target,
-            trigger=TransitionTrigger.START_TASK, prompt_override=text, agent_profile_id=agent_profile_id,
+            ctx,
+            uow,
+            task,
+            target,
+            trigger=TransitionTrigger.START_TASK,
+            prompt_override=text,
+            agent_profile_id=agent_profile_id,
         )
         session = (await task_sessions(uow.session, task.id))[0]
         queued = await uow.session.scalar(

@@ -13,11 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_step, load_task, load_workflow, load_workspace
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed, gate_new_task
+from kandev.domain.engine import after_task_state_change
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.parent_questions import make_stale
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
-from kandev.domain.engine import after_task_state_change
-from kandev.domain.parent_questions import make_stale
 from kandev.domain.starts import begin_task
 from kandev.domain.titles import wants_generated_title
 from kandev.domain.transitions import emit_task_event, move_task
@@ -89,7 +89,10 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 async def _profile_in(
-    session: AsyncSession, model: type[AgentProfile] | type[ExecutorProfile], profile_id: str | None, workspace_id: str
+    session: AsyncSession,
+    model: type[AgentProfile] | type[ExecutorProfile],
+    profile_id: str | None,
+    workspace_id: str,
 ) -> str | None:
     """The id back when it names a profile of this workspace; not-found otherwise."""
     if profile_id is None:
@@ -230,9 +233,7 @@ class TaskService:
             if parent is None or parent.deleted_at is not None or parent.workspace_id != workspace.id:
                 raise NotFoundError("parent task", command.parent_id)
         agent_profile_id = await _profile_in(session, AgentProfile, command.agent_profile_id, workspace.id)
-        executor_profile_id = await _profile_in(
-            session, ExecutorProfile, command.executor_profile_id, workspace.id
-        )
+        executor_profile_id = await _profile_in(session, ExecutorProfile, command.executor_profile_id, workspace.id)
         if command.autopilot:
             profile = await session.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
             if profile is not None and not profile.supports_mcp:
@@ -346,7 +347,9 @@ class TaskService:
                     select(func.count())
                     .select_from(Task)
                     .where(
-                        Task.workflow_step_id == step.id, Task.deleted_at.is_(None), Task.archived_at.is_(None)
+                        Task.workflow_step_id == step.id,
+                        Task.deleted_at.is_(None),
+                        Task.archived_at.is_(None),
                     )
                 )
                 if (occupied or 0) >= step.wip_limit:

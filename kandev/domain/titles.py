@@ -29,7 +29,10 @@ TITLE_INSTRUCTION = (
 
 def wants_generated_title(workspace: Workspace, origin: str) -> bool:
     settings = workspace.settings or {}
-    return bool(settings.get("agent_generated_titles", True)) and origin in (TaskOrigin.USER, TaskOrigin.AGENT)
+    return bool(settings.get("agent_generated_titles", True)) and origin in (
+        TaskOrigin.USER,
+        TaskOrigin.AGENT,
+    )
 
 
 async def claim_title(uow: UnitOfWork, session: Session, task: Task) -> bool:
@@ -86,7 +89,9 @@ class TitleService:
         renamed: list[str] = []
         preserved: list[str] = []
         failed: list[str] = []
-        executor = await uow.session.get(ExecutorProfile, task.executor_profile_id) if task.executor_profile_id else None
+        executor = (
+            await uow.session.get(ExecutorProfile, task.executor_profile_id) if task.executor_profile_id else None
+        )
         managed_executor = executor is None or executor.kind == ExecutorKind.WORKTREE
         links = await uow.session.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id))
         for link in links:

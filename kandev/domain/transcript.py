@@ -65,7 +65,12 @@ async def append_message(
 
 
 def update_message(
-    uow: UnitOfWork, session: Session, message: Message, *, text: str | None = None, data: dict[str, Any] | None = None
+    uow: UnitOfWork,
+    session: Session,
+    message: Message,
+    *,
+    text: str | None = None,
+    data: dict[str, Any] | None = None,
 ) -> None:
     if text is not None:
         message.text = text

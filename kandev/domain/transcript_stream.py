@@ -76,7 +76,9 @@ class TranscriptStream:
         message_id = self._tool_messages.get(call_id)
         if message_id is None:  # an update for a call we never saw start: show it anyway
             self._tool_messages[call_id] = await self._append(
-                MessageKind.TOOL_CALL, str(update.data.get("title") or "tool call"), {**update.data, "output": update.text}
+                MessageKind.TOOL_CALL,
+                str(update.data.get("title") or "tool call"),
+                {**update.data, "output": update.text},
             )
             return
         async with self.ctx.unit_of_work() as uow:

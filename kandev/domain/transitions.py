@@ -74,7 +74,9 @@ async def move_task(
     return transition
 
 
-async def _step_mode_actions(uow: UnitOfWork, task: Task, from_step: WorkflowStep | None, to_step: WorkflowStep) -> None:
+async def _step_mode_actions(
+    uow: UnitOfWork, task: Task, from_step: WorkflowStep | None, to_step: WorkflowStep
+) -> None:
     """on_exit / on_enter mode actions on the task's live session; a context reset starts a new ACP session."""
     from kandev.domain.prompts import is_terminal, task_sessions
     from kandev.domain.transcript import append_message
@@ -98,6 +100,9 @@ async def _step_mode_actions(uow: UnitOfWork, task: Task, from_step: WorkflowSte
             session.acp_session_id = None
             # The marker also bounds the history a resume synthesizes: nothing before it.
             await append_message(
-                uow, session, MessageKind.SYSTEM, f"Agent context reset on entering '{to_step.name}'.",
+                uow,
+                session,
+                MessageKind.SYSTEM,
+                f"Agent context reset on entering '{to_step.name}'.",
                 data={"context_reset": True},
             )

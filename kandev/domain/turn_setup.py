@@ -8,11 +8,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from kandev.domain.agent_context import CLOSE, context_block, resume_history
-from kandev.domain.context import ServiceContext
 from kandev.domain.agent_profiles import launch_command, missing_command
+from kandev.domain.context import ServiceContext
+from kandev.domain.profiles import refresh_profile
 from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import session_token
-from kandev.domain.profiles import refresh_profile
 from kandev.domain.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import prepare_workdir
@@ -57,8 +57,15 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
         step = await db.get(WorkflowStep, task.workflow_step_id)
         if profile is None:
             return TurnSetup(
-                argv=[], env={}, cwd="", permission_policy="DENY", supports_mcp=False, mcp_url="", mcp_token="",
-                resume_session_id=None, missing_command="(the session's agent profile was deleted)",
+                argv=[],
+                env={},
+                cwd="",
+                permission_policy="DENY",
+                supports_mcp=False,
+                mcp_url="",
+                mcp_token="",
+                resume_session_id=None,
+                missing_command="(the session's agent profile was deleted)",
             )
         env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
         if session.working_dir and Path(session.working_dir).is_dir():

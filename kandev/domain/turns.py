@@ -8,10 +8,10 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.engine import on_turn_completed, on_turn_started
 from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event
-from kandev.domain.engine import on_turn_completed, on_turn_started
 from kandev.models import (
     AgentProfile,
     Clarification,
@@ -60,7 +60,9 @@ async def claim_turn(
             return None
         # While a parent question is pending, everything queued is held until the answer arrives.
         held = await uow.session.scalar(
-            select(ParentQuestion.id).where(ParentQuestion.child_session_id == session_id, ParentQuestion.state == "PENDING")
+            select(ParentQuestion.id).where(
+                ParentQuestion.child_session_id == session_id, ParentQuestion.state == "PENDING"
+            )
         )
         if held is not None:
             return None
@@ -86,7 +88,9 @@ async def claim_turn(
         session.state = SessionState.RUNNING
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
-        await append_message(uow, session, MessageKind.USER, prompt.text, turn_id=turn.id, data={"source": prompt.source})
+        await append_message(
+            uow, session, MessageKind.USER, prompt.text, turn_id=turn.id, data={"source": prompt.source}
+        )
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
@@ -140,7 +144,9 @@ async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, pr
     """Accepting newer work supersedes pending questions of older turns (an answer resumes nothing now)."""
     rows = await uow.session.scalars(
         select(Clarification).where(
-            Clarification.session_id == session.id, Clarification.state == "PENDING", Clarification.turn_id != turn.id
+            Clarification.session_id == session.id,
+            Clarification.state == "PENDING",
+            Clarification.turn_id != turn.id,
         )
     )
     for row in rows:
@@ -181,7 +187,9 @@ async def _end_turn(
     task = await uow.session.get(Task, session.task_id)
     assert task is not None
     if not is_terminal(session):
-        await _emit_task(uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT)
+        await _emit_task(
+            uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT
+        )
         if turn.state == TurnState.COMPLETED and ctx is not None:
             await on_turn_completed(ctx, uow, session, task)
 
@@ -199,9 +207,7 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
     """Fail turns whose worker stopped renewing the lease; their prompts are never re-sent."""
     async with ctx.read() as db:
         expired = list(
-            await db.scalars(
-                select(Turn.id).where(Turn.state == TurnState.RUNNING, Turn.lease_expires_at < utcnow())
-            )
+            await db.scalars(select(Turn.id).where(Turn.state == TurnState.RUNNING, Turn.lease_expires_at < utcnow()))
         )
     reaped: list[str] = []
     for turn_id in expired:
@@ -238,7 +244,9 @@ async def sessions_with_pending_work(ctx: ServiceContext) -> list[tuple[str, str
             .join(QueuedPrompt, QueuedPrompt.session_id == Session.id)
             .where(
                 QueuedPrompt.state == PromptState.QUEUED,
-                Session.state.not_in([s.value for s in (SessionState.COMPLETED, SessionState.FAILED, SessionState.CANCELLED)]),
+                Session.state.not_in(
+                    [s.value for s in (SessionState.COMPLETED, SessionState.FAILED, SessionState.CANCELLED)]
+                ),
                 Session.id.not_in(running),
             )
             .distinct()

@@ -43,13 +43,26 @@ async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, exe
     branch = link.branch or branch_name(task)
     folder.parent.mkdir(parents=True, exist_ok=True)
     try:
-        exists = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repository.path, capture_output=True
-        ).returncode == 0
+        exists = (
+            subprocess.run(
+                ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
+                cwd=repository.path,
+                capture_output=True,
+            ).returncode
+            == 0
+        )
         if exists:
             git("worktree", "add", str(folder), branch, cwd=repository.path)
         else:
-            git("worktree", "add", "-b", branch, str(folder), link.base_branch or repository.default_branch, cwd=repository.path)
+            git(
+                "worktree",
+                "add",
+                "-b",
+                branch,
+                str(folder),
+                link.base_branch or repository.default_branch,
+                cwd=repository.path,
+            )
     except subprocess.CalledProcessError as error:
         raise ConflictError(f"git could not create the worktree: {(error.stderr or '').strip()[:500]}") from None
     link.branch = branch

@@ -70,9 +70,7 @@ def clean_events(
         if not isinstance(actions, list):
             raise ValidationError(f"events.{event} must be a list of actions", field=field)
         if len(actions) > MAX_ACTIONS_PER_EVENT:
-            raise ValidationError(
-                f"events.{event} has more than {MAX_ACTIONS_PER_EVENT} actions", field=field
-            )
+            raise ValidationError(f"events.{event} has more than {MAX_ACTIONS_PER_EVENT} actions", field=field)
         items = [_clean_action(event, i, a, workflow_step_ids, field) for i, a in enumerate(actions)]
         if items:
             cleaned[event] = items
@@ -122,9 +120,7 @@ def references_to(steps: Sequence[StepLike], step_id: str) -> list[StepLike]:
     ]
 
 
-def move_target_index(
-    steps: Sequence[StepLike], index: int, actions: Sequence[Mapping[str, Any]]
-) -> int | None:
+def move_target_index(steps: Sequence[StepLike], index: int, actions: Sequence[Mapping[str, Any]]) -> int | None:
     """Where the first move action among `actions` takes a task standing on steps[index]; None: nowhere.
 
     The engine runs only the first move of an event; a move to the step itself is no move.

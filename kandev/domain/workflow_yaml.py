@@ -135,9 +135,7 @@ def parse(text: str) -> WorkflowDraft:
         raise ValidationError("steps must be a list", field=FIELD)
     if len(steps) > MAX_STEPS:
         raise ValidationError(f"a workflow has at most {MAX_STEPS} steps", field=FIELD)
-    return WorkflowDraft(
-        name=name, description=description or "", steps=[_step(i, s) for i, s in enumerate(steps)]
-    )
+    return WorkflowDraft(name=name, description=description or "", steps=[_step(i, s) for i, s in enumerate(steps)])
 
 
 def _only_known(mapping: Mapping[Any, Any], known: Sequence[str], where: str) -> None:
@@ -160,9 +158,7 @@ def _step(index: int, raw: Any) -> StepDraft:
     return StepDraft(**values)
 
 
-def resolve_step_names(
-    events: Mapping[str, Any], ids_by_name: Mapping[str, str], where: str
-) -> dict[str, Any]:
+def resolve_step_names(events: Mapping[str, Any], ids_by_name: Mapping[str, str], where: str) -> dict[str, Any]:
     """Events with each move_to_step's `step` (a name) replaced by the `step_id` of that step."""
     if not isinstance(events, Mapping):
         return events  # type: ignore[return-value]  # the service's event validation names the problem

@@ -150,9 +150,7 @@ def final_step_of(steps: Sequence[WorkflowStep]) -> WorkflowStep:
 def _clean_description(value: str | None) -> str:
     description = (value or "").strip()
     if len(description) > MAX_DESCRIPTION_LENGTH:
-        raise ValidationError(
-            f"description must be at most {MAX_DESCRIPTION_LENGTH} characters", field="description"
-        )
+        raise ValidationError(f"description must be at most {MAX_DESCRIPTION_LENGTH} characters", field="description")
     return description
 
 
@@ -166,14 +164,8 @@ def _check_step_values(fields: StepFields) -> None:
     if _given(fields.prompt) and len(fields.prompt) > MAX_PROMPT_LENGTH:  # type: ignore[arg-type]
         raise ValidationError(f"prompt must be at most {MAX_PROMPT_LENGTH} characters", field="prompt")
     wip = fields.wip_limit
-    if (
-        wip is not MISSING
-        and wip is not None
-        and (isinstance(wip, bool) or not isinstance(wip, int) or wip < 1)
-    ):
-        raise ValidationError(
-            "wipLimit must be a whole number of at least 1, or null for no limit", field="wipLimit"
-        )
+    if wip is not MISSING and wip is not None and (isinstance(wip, bool) or not isinstance(wip, int) or wip < 1):
+        raise ValidationError("wipLimit must be a whole number of at least 1, or null for no limit", field="wipLimit")
     position = fields.position
     if _given(position) and (isinstance(position, bool) or not isinstance(position, int) or position < 0):
         raise ValidationError("position must be 0 or more", field="position")
@@ -188,9 +180,7 @@ def _place(steps: list[WorkflowStep], step: WorkflowStep, position: int) -> None
         each.position = index
 
 
-def _normalize_flags(
-    steps: Sequence[WorkflowStep], start: WorkflowStep | None, final: WorkflowStep | None
-) -> None:
+def _normalize_flags(steps: Sequence[WorkflowStep], start: WorkflowStep | None, final: WorkflowStep | None) -> None:
     """One start step (the one just chosen, else the first), at most one final (the one just chosen)."""
     for step in steps:
         if start is not None and step is not start:
@@ -211,9 +201,7 @@ class WorkflowService:
         async with self.ctx.read() as session:
             await load_workspace(session, self.ctx.principal, workspace_id)
             result = await session.scalars(
-                select(Workflow)
-                .where(Workflow.workspace_id == workspace_id)
-                .order_by(Workflow.created_at, Workflow.id)
+                select(Workflow).where(Workflow.workspace_id == workspace_id).order_by(Workflow.created_at, Workflow.id)
             )
             return list(result)
 
@@ -271,9 +259,7 @@ class WorkflowService:
                     f"{live} task(s) still use this workflow; move, archive and delete them first", tasks=live
                 )
             # Deleted tasks are gone for everyone; only their rows still point here.
-            await session.execute(
-                delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None))
-            )
+            await session.execute(delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
             await session.delete(workflow)
             return workflow
 
@@ -310,9 +296,7 @@ class WorkflowService:
             )
             uow.session.add(step)
             _place(steps, step, position)  # type: ignore[arg-type]
-            _normalize_flags(
-                steps, step if step.is_start_step else None, step if step.is_final_step else None
-            )
+            _normalize_flags(steps, step if step.is_start_step else None, step if step.is_final_step else None)
             workflow.updated_at = utcnow()
             await uow.session.flush()
             return SavedWorkflow(workflow, steps, loop_warnings(steps), step)
@@ -330,9 +314,7 @@ class WorkflowService:
                 step.name = name
             if _given(fields.position):
                 if fields.position >= len(steps):  # type: ignore[operator]
-                    raise ValidationError(
-                        f"position must be between 0 and {len(steps) - 1}", field="position"
-                    )
+                    raise ValidationError(f"position must be between 0 and {len(steps) - 1}", field="position")
                 _place(steps, step, fields.position)  # type: ignore[arg-type]
             if _given(fields.events):
                 step.events = clean_events(fields.events, [s.id for s in steps])
@@ -372,9 +354,7 @@ class WorkflowService:
             if referrers:
                 names = ", ".join(f"'{s.name}'" for s in referrers)
                 raise ConflictError(f"step(s) {names} move tasks to this step; change their events first")
-            await session.execute(
-                delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None))
-            )
+            await session.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
             await session.delete(step)
             steps.remove(step)
             for index, each in enumerate(steps):
@@ -392,9 +372,7 @@ class WorkflowService:
             by_id = {s.id: s for s in steps}
             ids = [str(i) for i in step_ids]
             if len(ids) != len(steps) or set(ids) != set(by_id):
-                raise ValidationError(
-                    "stepIds must list every step of the workflow exactly once", field="stepIds"
-                )
+                raise ValidationError("stepIds must list every step of the workflow exactly once", field="stepIds")
             ordered = [by_id[i] for i in ids]
             for index, step in enumerate(ordered):
                 step.position = index
@@ -477,7 +455,5 @@ async def _locked_steps(session: AsyncSession, workflow_id: str) -> list[Workflo
 
 
 async def _count_live_tasks(session: AsyncSession, condition: Any) -> int:
-    count = await session.scalar(
-        select(func.count()).select_from(Task).where(condition, Task.deleted_at.is_(None))
-    )
+    count = await session.scalar(select(func.count()).select_from(Task).where(condition, Task.deleted_at.is_(None)))
     return count or 0

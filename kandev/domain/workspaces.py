@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access import load_workspace, visible_workspaces
-from kandev.domain.context import ServiceContext
 from kandev.domain.agent_profiles import add_builtin_profiles
+from kandev.domain.context import ServiceContext
 from kandev.domain.validation import clean_name
 from kandev.domain.workflows import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.models import Workspace

@@ -47,5 +47,3 @@ class RqDispatcher:
 
     def close(self) -> None:
         self._redis.close()
-
-

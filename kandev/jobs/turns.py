@@ -99,7 +99,11 @@ class TurnRunner:
                 result = await self._prompt(text)
                 self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
                 await finish_turn(
-                    self.ctx, self.claimed.turn_id, stop_reason=result.stop_reason, error=result.error, timings=self.timings
+                    self.ctx,
+                    self.claimed.turn_id,
+                    stop_reason=result.stop_reason,
+                    error=result.error,
+                    timings=self.timings,
                 )
                 self.timings = {}
                 turns += 1
@@ -113,7 +117,10 @@ class TurnRunner:
         except Exception as exc:  # the turn must end in the database whatever went wrong here
             log.exception("turn job for session %s failed", self.claimed.session_id)
             await finish_turn(
-                self.ctx, self.claimed.turn_id, stop_reason=FAILED, error=f"internal error: {type(exc).__name__}"
+                self.ctx,
+                self.claimed.turn_id,
+                stop_reason=FAILED,
+                error=f"internal error: {type(exc).__name__}",
             )
             raise
         finally:
@@ -135,7 +142,9 @@ class TurnRunner:
             return None
         if setup.missing_command:
             await fail_session_launch(
-                self.ctx, self.claimed.turn_id, f"the agent can't start: command '{setup.missing_command}' is not on PATH"
+                self.ctx,
+                self.claimed.turn_id,
+                f"the agent can't start: command '{setup.missing_command}' is not on PATH",
             )
             return None
         spec = LaunchSpec(

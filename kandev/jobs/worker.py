@@ -75,9 +75,7 @@ class KandevWorker(Worker):
     def register_birth(self) -> None:
         """Replace a stale registration of our name (a crashed predecessor with the same name)."""
         if self.connection.exists(self.key) and not self.connection.hexists(self.key, "death"):
-            log.warning(
-                "worker %s: replacing the registration of a worker that did not stop cleanly", self.name
-            )
+            log.warning("worker %s: replacing the registration of a worker that did not stop cleanly", self.name)
             with self.connection.pipeline() as pipe:
                 worker_registration.unregister(self, pipe)
                 pipe.delete(self.key)

@@ -47,8 +47,14 @@ async def session_caller(state: AppState, authorization: str | None) -> McpCalle
         row = (
             await db.execute(
                 select(
-                    Session.state, Task.id, Task.deleted_at, Workspace.owner_id,
-                    Session.mcp_profile, Session.purpose, Task.autopilot, Task.parent_id,
+                    Session.state,
+                    Task.id,
+                    Task.deleted_at,
+                    Workspace.owner_id,
+                    Session.mcp_profile,
+                    Session.purpose,
+                    Task.autopilot,
+                    Task.parent_id,
                 )
                 .join(Task, Task.id == Session.task_id)
                 .join(Workspace, Workspace.id == Task.workspace_id)

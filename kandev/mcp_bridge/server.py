@@ -66,9 +66,7 @@ class _KandevServer(Server[Any]):
 class McpBridge:
     """Routes, lifespan and handlers around any ToolSurface; the surface decides what each caller gets."""
 
-    def __init__(
-        self, surface: ToolSurface, state_getter: Callable[[], AppState], *, name: str = SERVER_NAME
-    ) -> None:
+    def __init__(self, surface: ToolSurface, state_getter: Callable[[], AppState], *, name: str = SERVER_NAME) -> None:
         self.surface = surface
         self._state = state_getter
         self.fanout = ToolsChangedFanout(lambda: self._state().bus)
@@ -152,9 +150,7 @@ class McpBridge:
         except Exception:
             # The surface answers expected failures itself; this is the last line of defence.
             log.exception("tool %s failed for %s", params.name, caller.principal.actor)
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=TOOL_FAILED)], is_error=True
-            )
+            return types.CallToolResult(content=[types.TextContent(type="text", text=TOOL_FAILED)], is_error=True)
         return result
 
     async def _listen(
@@ -191,12 +187,7 @@ class McpBridge:
     async def _track(self, ctx: ServerRequestContext[Any, Any]) -> None:
         connection = _connection_of(ctx)
         caller = _scope_caller(ctx)
-        if (
-            connection is None
-            or caller is None
-            or connection.session_id is None
-            or _TRACKED in connection.state
-        ):
+        if connection is None or caller is None or connection.session_id is None or _TRACKED in connection.state:
             return
         key = listener_key(caller.session_id)
         connection.state[_TRACKED] = key
@@ -248,9 +239,7 @@ class _Endpoint:
         # The SDK binds each handshake-era MCP session to the identity that opened it.
         scope["user"] = caller_identity(caller)
         if scope["method"] == "GET" and headers.get(MCP_SESSION_ID_HEADER):
-            await self.bridge._serve_get_stream(
-                manager, listener_key(caller.session_id), scope, receive, send
-            )
+            await self.bridge._serve_get_stream(manager, listener_key(caller.session_id), scope, receive, send)
         else:
             await manager.handle_request(scope, receive, send)
 
@@ -266,9 +255,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
         public = urlsplit(settings.public_url)
         hosts.append(public.netloc)
         origins.append(f"{public.scheme}://{public.netloc}")
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-    )
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 def _server_exiting() -> bool:

@@ -64,7 +64,9 @@ class KandevToolSurface:
 
     async def call_tool(self, caller: McpCaller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         if name not in (await self.profile(caller)).tool_names() or name not in CATALOGUE:
-            return tool_error(f"unknown tool '{name}' for this session" if _plain(name) else "unknown tool", "UNKNOWN_TOOL")
+            return tool_error(
+                f"unknown tool '{name}' for this session" if _plain(name) else "unknown tool", "UNKNOWN_TOOL"
+            )
         spec = CATALOGUE[name]
         args = dict(arguments or {})
         problems = argument_errors(spec.validation_schema, args)
@@ -98,7 +100,9 @@ class KandevToolSurface:
         variables = spec.variables(call)
         if inspect.isawaitable(variables):
             variables = await variables
-        result = await schema.execute(spec.document, variable_values=variables, context_value=Context.for_services(services))
+        result = await schema.execute(
+            spec.document, variable_values=variables, context_value=Context.for_services(services)
+        )
         if result.errors:
             return _graphql_error(result.errors[0])
         data = result.data or {}

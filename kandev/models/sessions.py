@@ -32,7 +32,8 @@ class Session(Base):
     acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)
-    # step_complete_kandev's pending signal: {step_id, turn_id, turn_seq, source, summary, handoff, blockers, signaled_at}.
+    # step_complete_kandev's pending signal:
+    # {step_id, turn_id, turn_seq, source, summary, handoff, blockers, signaled_at}.
     pending_signal: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     # Turns up to this seq can no longer signal: the user replied after them (re-open).
     signal_floor_turn_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -29,9 +29,7 @@ class Task(Base):
     id: Mapped[str] = id_column()
     workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     workflow_id: Mapped[str] = mapped_column(ForeignKey("workflows.id", ondelete="RESTRICT"), index=True)
-    workflow_step_id: Mapped[str] = mapped_column(
-        ForeignKey("workflow_steps.id", ondelete="RESTRICT"), index=True
-    )
+    workflow_step_id: Mapped[str] = mapped_column(ForeignKey("workflow_steps.id", ondelete="RESTRICT"), index=True)
     parent_id: Mapped[str | None] = mapped_column(
         ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
     )
@@ -69,9 +67,7 @@ class TaskDependency(Base):
     __tablename__ = "task_dependencies"
 
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
-    blocked_by_id: Mapped[str] = mapped_column(
-        ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
+    blocked_by_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, index=True)
     created_at: Mapped[datetime] = created_at_column()
 
 

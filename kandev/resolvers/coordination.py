@@ -13,7 +13,9 @@ from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
 
-@strawberry.input(description="Agent only: a named sibling session on your task (default) or another task of your workspace.")
+@strawberry.input(
+    description="Agent only: a named sibling session on your task (default) or another task of your workspace."
+)
 class SpawnSessionInput:
     task_id: strawberry.ID | None = None
     name: str | None = None
@@ -23,7 +25,11 @@ class SpawnSessionInput:
 
 async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionResult:  # type: ignore[valid-type]
     call = spawn(
-        info.context.services.ctx, optional_id(input.task_id), input.name, input.prompt, optional_id(input.agent_profile_id)
+        info.context.services.ctx,
+        optional_id(input.task_id),
+        input.name,
+        input.prompt,
+        optional_id(input.agent_profile_id),
     )
     return await attempt(
         call,
@@ -56,7 +62,10 @@ async def set_task_title(info: Info, input: SetTaskTitleInput) -> SetTaskTitleRe
     return await attempt(
         info.context.services.titles.set_title(input.title),
         lambda r: SetTaskTitlePayload(
-            status=r.status, task=Task(record=r.task), renamed_branches=r.renamed,
-            preserved_branches=r.preserved, failed_branches=r.failed,
+            status=r.status,
+            task=Task(record=r.task),
+            renamed_branches=r.renamed,
+            preserved_branches=r.preserved,
+            failed_branches=r.failed,
         ),
     )

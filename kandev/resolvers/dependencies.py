@@ -35,9 +35,7 @@ async def add_task_dependency(info: Info, input: TaskDependencyInput) -> AddTask
 
 
 async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> RemoveTaskDependencyResult:  # type: ignore[valid-type]
-    call = info.context.services.dependencies.remove(
-        optional_id(input.task_id), str(input.depends_on_task_id)
-    )
+    call = info.context.services.dependencies.remove(optional_id(input.task_id), str(input.depends_on_task_id))
     return await attempt(call, _changed)
 
 

@@ -28,8 +28,8 @@ from kandev.schema.payloads import (
     CreateSecretResult,
     DeleteAgentProfileResult,
     DeleteSecretResult,
-    ResolvePermissionPayload,
     RepositoryPayload,
+    ResolvePermissionPayload,
     ResolvePermissionResult,
     SecretPayload,
     UpdateAgentProfileResult,
@@ -45,7 +45,9 @@ async def repositories(info: Info, workspace_id: strawberry.ID) -> list[Reposito
 
 
 async def create_repository(info: Info, input: CreateRepositoryInput) -> CreateRepositoryResult:  # type: ignore[valid-type]
-    call = info.context.services.repositories.create(str(input.workspace_id), input.name, input.path, input.default_branch)
+    call = info.context.services.repositories.create(
+        str(input.workspace_id), input.name, input.path, input.default_branch
+    )
     return await attempt(call, lambda r: RepositoryPayload(repository=Repository(row=r)))
 
 
@@ -83,7 +85,9 @@ async def _update_profile(info: Info, input: UpdateAgentProfileInput) -> Any:
 
 
 async def create_agent_profile(info: Info, input: CreateAgentProfileInput) -> CreateAgentProfileResult:  # type: ignore[valid-type]
-    return await attempt(_create_profile(info, input), lambda p: CreateAgentProfilePayload(agent_profile=AgentProfile(row=p)))
+    return await attempt(
+        _create_profile(info, input), lambda p: CreateAgentProfilePayload(agent_profile=AgentProfile(row=p))
+    )
 
 
 async def update_agent_profile(info: Info, input: UpdateAgentProfileInput) -> UpdateAgentProfileResult:  # type: ignore[valid-type]
@@ -101,7 +105,9 @@ async def create_secret(info: Info, input: CreateSecretInput) -> CreateSecretRes
 
 
 async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretResult:  # type: ignore[valid-type]
-    return await attempt(info.context.services.secrets.delete(str(secret_id)), lambda s: SecretPayload(secret=Secret(row=s)))
+    return await attempt(
+        info.context.services.secrets.delete(str(secret_id)), lambda s: SecretPayload(secret=Secret(row=s))
+    )
 
 
 async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:  # type: ignore[valid-type]

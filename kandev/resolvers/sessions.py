@@ -35,13 +35,17 @@ def _started(value: Delivery) -> StartTaskPayload:
 
 def _sent(value: Delivery) -> SendMessagePayload:
     return SendMessagePayload(
-        task=Task(record=value.task), session=_session(value.session), queued_prompt_id=strawberry.ID(value.prompt.id)
+        task=Task(record=value.task),
+        session=_session(value.session),
+        queued_prompt_id=strawberry.ID(value.prompt.id),
     )
 
 
 def _stopped(value: StopResult) -> StopTaskPayload:
     return StopTaskPayload(
-        task=Task(record=value.task), status=value.status, stopped_sessions=[_session(s) for s in value.stopped_sessions]
+        task=Task(record=value.task),
+        status=value.status,
+        stopped_sessions=[_session(s) for s in value.stopped_sessions],
     )
 
 
@@ -65,5 +69,3 @@ async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult
 
 async def stop_task(info: Info, task_id: strawberry.ID) -> StopTaskResult:  # type: ignore[valid-type]
     return await attempt(info.context.services.sessions.stop_task(str(task_id)), _stopped)
-
-

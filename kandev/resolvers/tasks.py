@@ -58,7 +58,9 @@ async def tasks(
 
 def _created(value: CreatedTask) -> CreateTaskPayload:
     return CreateTaskPayload(
-        task=Task(record=value.task), deduplicated=value.deduplicated, creation_complete=value.creation_complete
+        task=Task(record=value.task),
+        deduplicated=value.deduplicated,
+        creation_complete=value.creation_complete,
     )
 
 
@@ -82,7 +84,8 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  
         blocked_by=[str(i) for i in input.blocked_by or []],
         start_when_unblocked=input.start_when_unblocked,
         repositories=[
-            RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch) for r in input.repositories or []
+            RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch)
+            for r in input.repositories or []
         ],
     )
     return await attempt(info.context.services.tasks.create(command), _created)

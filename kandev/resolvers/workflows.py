@@ -125,9 +125,7 @@ async def delete_workflow_step(info: Info, step_id: strawberry.ID) -> DeleteWork
 
 
 async def reorder_workflow_steps(info: Info, input: ReorderWorkflowStepsInput) -> ReorderWorkflowStepsResult:  # type: ignore[valid-type]
-    call = info.context.services.workflows.reorder_steps(
-        str(input.workflow_id), [str(i) for i in input.step_ids]
-    )
+    call = info.context.services.workflows.reorder_steps(str(input.workflow_id), [str(i) for i in input.step_ids])
     return await attempt(call, _workflow_payload(info))
 
 

@@ -108,6 +108,4 @@ async def task_by_external_id(request: Request, services: Services) -> Response:
         await services.tasks.release_external_id(workspace_id, external_id)
         return Response(status_code=204)
     record = await services.tasks.find_by_external_id(workspace_id, external_id)
-    return JSONResponse(
-        {"task": task_json(record), "creation_complete": record.creation_completed_at is not None}
-    )
+    return JSONResponse({"task": task_json(record), "creation_complete": record.creation_completed_at is not None})

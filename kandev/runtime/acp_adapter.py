@@ -72,9 +72,7 @@ def _launch_info(
     session_id: str, loaded: bool, supports_load: bool, modes: SessionModeState | None, pid: int
 ) -> LaunchInfo:
     mode_ids = [m.id for m in modes.available_modes] if modes else []
-    return LaunchInfo(
-        session_id, loaded, supports_load, mode_ids, modes.current_mode_id if modes else None, pid
-    )
+    return LaunchInfo(session_id, loaded, supports_load, mode_ids, modes.current_mode_id if modes else None, pid)
 
 
 class AcpRuntime:
@@ -113,14 +111,10 @@ class AcpRuntime:
             info = await self._race_exit(self._handshake(spec), spec.startup_timeout)
         except TimeoutError:
             await self.close()
-            raise AgentLaunchError(
-                f"agent did not answer its handshake within {spec.startup_timeout:g}s"
-            ) from None
+            raise AgentLaunchError(f"agent did not answer its handshake within {spec.startup_timeout:g}s") from None
         except acp.RequestError as exc:
             await self.close()
-            raise AgentLaunchError(
-                self._redactor.text(f"agent refused to start: {error_text(exc)}")
-            ) from None
+            raise AgentLaunchError(self._redactor.text(f"agent refused to start: {error_text(exc)}")) from None
         except AgentProcessExited as exc:
             # One error type for "could not start"; the exit details stay on __cause__.
             await self.close()
@@ -190,14 +184,10 @@ class AcpRuntime:
         servers = mcp_servers(spec)
         if spec.resume_session_id and supports_load:
             try:
-                loaded = await conn.load_session(
-                    cwd=spec.cwd, session_id=spec.resume_session_id, mcp_servers=servers
-                )
+                loaded = await conn.load_session(cwd=spec.cwd, session_id=spec.resume_session_id, mcp_servers=servers)
             except acp.RequestError as exc:
                 # The agent lost that session: a new one it is, and the caller synthesizes history.
-                log.info(
-                    "session/load refused, new session instead: %s", self._redactor.text(error_text(exc))
-                )
+                log.info("session/load refused, new session instead: %s", self._redactor.text(error_text(exc)))
             else:
                 modes = loaded.modes if loaded else None
                 return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid)
@@ -226,9 +216,7 @@ class AcpRuntime:
         reply = asyncio.ensure_future(request)
         exited = asyncio.ensure_future(proc.wait())
         try:
-            done, _ = await asyncio.wait(
-                {reply, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
+            done, _ = await asyncio.wait({reply, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             if reply not in done and exited in done:
                 await asyncio.wait({reply}, timeout=_EXIT_GRACE)
             if reply.done():

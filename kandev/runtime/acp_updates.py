@@ -46,9 +46,7 @@ def translate(update: Any, redactor: Redactor) -> AgentUpdate:
     """One AgentUpdate for one ACP session update; unknown kinds become `other` with their JSON."""
     tag = getattr(update, "session_update", None)
     if tag in _CHUNKS:
-        data: dict[str, Any] = (
-            {"message_id": update.message_id} if getattr(update, "message_id", None) else {}
-        )
+        data: dict[str, Any] = {"message_id": update.message_id} if getattr(update, "message_id", None) else {}
         if getattr(update.content, "type", None) != "text":
             data["content"] = _dump(update.content)
         return AgentUpdate(_CHUNKS[tag], redactor.text(block_text(update.content)), redactor.data(data))

@@ -8,9 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
-UpdateKind = Literal[
-    "agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"
-]
+UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]
 
 # Our stop reason for a turn the agent could not finish (agent error, /fail, crash); the rest are ACP's.
 FAILED = "failed"

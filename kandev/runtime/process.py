@@ -64,9 +64,7 @@ class AgentProcess:
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"agent-stderr-{proc.pid}")
 
     @classmethod
-    async def spawn(
-        cls, argv: list[str], env: Mapping[str, str], cwd: str, *, stderr_lines: int = 200
-    ) -> AgentProcess:
+    async def spawn(cls, argv: list[str], env: Mapping[str, str], cwd: str, *, stderr_lines: int = 200) -> AgentProcess:
         """Start `argv` in a new session (own process group) with the parent-death signal set."""
         proc = await asyncio.create_subprocess_exec(
             *argv,

@@ -77,9 +77,7 @@ def _kandev_server(servers: list[Any] | None) -> McpTarget | None:
 
 
 def _modes(current: str) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current, available_modes=[SessionMode(id=i, name=n) for i, n in MODES]
-    )
+    return SessionModeState(current_mode_id=current, available_modes=[SessionMode(id=i, name=n) for i, n in MODES])
 
 
 class ScriptedAgent:
@@ -98,15 +96,11 @@ class ScriptedAgent:
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=self._load, mcp_capabilities=McpCapabilities(http=True)
-            ),
+            agent_capabilities=AgentCapabilities(load_session=self._load, mcp_capabilities=McpCapabilities(http=True)),
             agent_info=Implementation(name="kandev-scripted", version=__version__),
         )
 
-    async def new_session(
-        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
-    ) -> NewSessionResponse:
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
         session_id = uuid.uuid4().hex
         self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers))
         return NewSessionResponse(session_id=session_id, modes=_modes("default"))

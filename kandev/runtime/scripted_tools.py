@@ -57,8 +57,6 @@ async def call_tool(
     except Exception as exc:
         leaf = _leaf(exc)
         return ToolOutcome(False, f"MCP call {name} failed: {type(leaf).__name__}: {leaf}")
-    texts = [
-        str(getattr(block, "text", "")) for block in result.content if getattr(block, "type", "") == "text"
-    ]
+    texts = [str(getattr(block, "text", "")) for block in result.content if getattr(block, "type", "") == "text"]
     raw = result.structured_content if result.structured_content is not None else {"content": texts}
     return ToolOutcome(not result.is_error, "\n".join(texts), raw)

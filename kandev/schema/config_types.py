@@ -114,7 +114,10 @@ class PermissionRequest:
 
     @strawberry.field
     def options(self) -> list[PermissionOption]:
-        return [PermissionOption(option_id=o["option_id"], name=o.get("name", ""), kind=o.get("kind", "")) for o in self.row.options]
+        return [
+            PermissionOption(option_id=o["option_id"], name=o.get("name", ""), kind=o.get("kind", ""))
+            for o in self.row.options
+        ]
 
     @strawberry.field
     def chosen_option_id(self) -> str | None:

@@ -20,13 +20,9 @@ class TaskDependencyInput:
 
 @strawberry.type
 class TaskDependencyPayload:
-    task: Task = strawberry.field(
-        description="The waiting task, with its blockedBy and state after the change."
-    )
+    task: Task = strawberry.field(description="The waiting task, with its blockedBy and state after the change.")
     depends_on_task_id: strawberry.ID
-    changed: bool = strawberry.field(
-        description="False when the link already was (add) or wasn't (remove) there."
-    )
+    changed: bool = strawberry.field(description="False when the link already was (add) or wasn't (remove) there.")
 
 
 @strawberry.type

@@ -27,11 +27,13 @@ class TaskOrigin(Enum):
     AUTOMATION = "automation"
     AUTOMATION_RUN = "automation_run"
 
+
 MessageKind = strawberry.enum(m.MessageKind, description="What a transcript message is.")
 TurnState = strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
 AgentKind = strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
 PermissionPolicy = strawberry.enum(
-    m.PermissionPolicy, description="What happens when the agent asks permission: allow, deny, or ask an operator."
+    m.PermissionPolicy,
+    description="What happens when the agent asks permission: allow, deny, or ask an operator.",
 )
 
 

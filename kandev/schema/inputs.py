@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import strawberry
-
 from strawberry.scalars import JSON
 
 from kandev.schema.enums import AgentKind, DeliveryMode, PermissionPolicy, TaskState
@@ -70,7 +69,9 @@ class MoveTaskInput:
     workflow_step_id: strawberry.ID
 
 
-@strawberry.input(description="Start the task's agent; from the start step the task moves to the first auto-start step.")
+@strawberry.input(
+    description="Start the task's agent; from the start step the task moves to the first auto-start step."
+)
 class StartTaskInput:
     task_id: strawberry.ID
     prompt: str | None = strawberry.field(default=None, description="Replaces the step prompt for this start.")

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import strawberry
 
-from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.schema.config_types import AgentProfile, PermissionRequest, Repository, Secret
+from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 

@@ -13,9 +13,9 @@ from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
+from kandev.resolvers import tasks as task_resolvers
 from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
-from kandev.resolvers import tasks as task_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.errors import ERROR_TYPES
 
@@ -26,7 +26,8 @@ class Query:
     workflows = strawberry.field(resolver=workspace_resolvers.workflows, description="A workspace's workflows.")
     workflow = strawberry.field(resolver=workspace_resolvers.workflow)
     export_workflow = strawberry.field(
-        resolver=workflow_resolvers.export_workflow, description="A workflow as YAML, ready for importWorkflow."
+        resolver=workflow_resolvers.export_workflow,
+        description="A workflow as YAML, ready for importWorkflow.",
     )
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
@@ -38,10 +39,12 @@ class Query:
         resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
     )
     parent_questions = strawberry.field(
-        resolver=engine_resolvers.parent_questions, description="An autopilot child's questions to its parent."
+        resolver=engine_resolvers.parent_questions,
+        description="An autopilot child's questions to its parent.",
     )
     pending_permissions = strawberry.field(
-        resolver=profile_resolvers.pending_permissions, description="Agents waiting for an operator's allow or deny."
+        resolver=profile_resolvers.pending_permissions,
+        description="Agents waiting for an operator's allow or deny.",
     )
 
 
@@ -49,7 +52,9 @@ class Query:
 class Mutation:
     create_task = strawberry.mutation(resolver=task_resolvers.create_task)
     update_task = strawberry.mutation(resolver=task_resolvers.update_task)
-    move_task = strawberry.mutation(resolver=task_resolvers.move_task, description="Move a task to another step by hand.")
+    move_task = strawberry.mutation(
+        resolver=task_resolvers.move_task, description="Move a task to another step by hand."
+    )
     archive_task = strawberry.mutation(resolver=task_resolvers.archive_task)
     delete_task = strawberry.mutation(resolver=task_resolvers.delete_task)
     add_task_dependency = strawberry.mutation(
@@ -118,7 +123,8 @@ class Mutation:
 @strawberry.type
 class Subscription:
     task_events = strawberry.subscription(
-        resolver=subscription_resolvers.task_events, description="Every change to the workspace's tasks, as it commits."
+        resolver=subscription_resolvers.task_events,
+        description="Every change to the workspace's tasks, as it commits.",
     )
     session_events = strawberry.subscription(
         resolver=subscription_resolvers.session_events,

@@ -167,7 +167,10 @@ class Session:
         self, info: Info, first: int = 100, after: str | None = None, last: int | None = None
     ) -> MessageConnection:
         page = await info.context.services.sessions.messages(self.record.id, first=first, after=after, last=last)
-        edges = [MessageEdge(cursor=encode_message_cursor(m.seq), node=Message(record=MessageRecord.of(m))) for m in page.messages]
+        edges = [
+            MessageEdge(cursor=encode_message_cursor(m.seq), node=Message(record=MessageRecord.of(m)))
+            for m in page.messages
+        ]
         return MessageConnection(
             edges=edges,
             page_info=MessagePageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),
@@ -180,7 +183,9 @@ class Session:
     @strawberry.field(description="Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:
         rows = await info.context.services.sessions.queued_prompts(self.record.id)
-        return [QueuedPrompt(id=strawberry.ID(p.id), text=p.text, source=p.source, created_at=p.created_at) for p in rows]
+        return [
+            QueuedPrompt(id=strawberry.ID(p.id), text=p.text, source=p.source, created_at=p.created_at) for p in rows
+        ]
 
 
 @strawberry.type(description="A change in a session: transcript, turns or state.")

@@ -205,7 +205,7 @@ class Task:
     @strawberry.field(description="The question this autopilot child waits on its parent for, if any.")
     async def pending_parent_question(
         self, info: Info
-    ) -> Annotated["ParentQuestion", strawberry.lazy("kandev.schema.workflow_engine_types")] | None:
+    ) -> Annotated[ParentQuestion, strawberry.lazy("kandev.schema.workflow_engine_types")] | None:
         from kandev.schema.workflow_engine_types import ParentQuestion
 
         row = await self._loaders(info).pending_parent_question.load(self.record.id)

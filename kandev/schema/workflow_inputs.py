@@ -30,9 +30,7 @@ class UpdateWorkflowInput:
     description: str | None = None
 
 
-@strawberry.input(
-    description="A new step. Omitted flags are false; manual moves are allowed unless said otherwise."
-)
+@strawberry.input(description="A new step. Omitted flags are false; manual moves are allowed unless said otherwise.")
 class CreateWorkflowStepInput:
     workflow_id: strawberry.ID
     name: str
@@ -40,12 +38,8 @@ class CreateWorkflowStepInput:
         default=None, description="0-based; the steps from there on shift one down. Default: append."
     )
     prompt: str | None = None
-    is_start_step: bool | None = strawberry.field(
-        default=None, description="True makes it the only start step."
-    )
-    is_final_step: bool | None = strawberry.field(
-        default=None, description="True makes it the only final step."
-    )
+    is_start_step: bool | None = strawberry.field(default=None, description="True makes it the only start step.")
+    is_final_step: bool | None = strawberry.field(default=None, description="True makes it the only final step.")
     auto_advance_requires_signal: bool | None = strawberry.field(default=None, description=_SIGNAL)
     allow_manual_move: bool | None = None
     wip_limit: int | None = strawberry.field(default=None, description="At least 1; null: no limit.")
@@ -63,22 +57,16 @@ class UpdateWorkflowStepInput:
     prompt: str | None = strawberry.UNSET
     is_start_step: bool | None = strawberry.UNSET
     is_final_step: bool | None = strawberry.UNSET
-    auto_advance_requires_signal: bool | None = strawberry.field(
-        default=strawberry.UNSET, description=_SIGNAL
-    )
+    auto_advance_requires_signal: bool | None = strawberry.field(default=strawberry.UNSET, description=_SIGNAL)
     allow_manual_move: bool | None = strawberry.UNSET
-    wip_limit: int | None = strawberry.field(
-        default=strawberry.UNSET, description="At least 1; null: no limit."
-    )
+    wip_limit: int | None = strawberry.field(default=strawberry.UNSET, description="At least 1; null: no limit.")
     events: JSON | None = strawberry.field(default=strawberry.UNSET, description=_EVENTS)
 
 
 @strawberry.input
 class ReorderWorkflowStepsInput:
     workflow_id: strawberry.ID
-    step_ids: list[strawberry.ID] = strawberry.field(
-        description="Every step of the workflow once, in the new order."
-    )
+    step_ids: list[strawberry.ID] = strawberry.field(description="Every step of the workflow once, in the new order.")
 
 
 @strawberry.input

@@ -24,18 +24,13 @@ MOVE_TASK = (
     " ... on TaskPayload { task { id workflowStepId } } } }"
 )
 TASK = f"query($id: ID!) {{ task(id: $id) {{ {TASK_FIELDS} }} }}"
-STEPS = (
-    "query($w: ID!) { workflows(workspaceId: $w) {"
-    " steps { id name isFinalStep autoAdvanceRequiresSignal } } }"
-)
+STEPS = "query($w: ID!) { workflows(workspaceId: $w) { steps { id name isFinalStep autoAdvanceRequiresSignal } } }"
 CREATE_PROFILE = (
     "mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) { __typename"
     " ... on Error { message } ... on CreateAgentProfilePayload { agentProfile { id } } } }"
 )
 QUESTION = {
-    "questions": [
-        {"prompt": "Which colour should the button be?", "options": [{"label": "Red"}, {"label": "Blue"}]}
-    ]
+    "questions": [{"prompt": "Which colour should the button be?", "options": [{"label": "Red"}, {"label": "Blue"}]}]
 }
 ASK = "/tool ask_user_question_kandev " + json.dumps(QUESTION)
 
@@ -94,9 +89,7 @@ def test_a_task_created_over_graphql_appears_on_the_board_and_in_the_sidebar_wit
     page.screenshot(path=str(screenshots / "desktop-board.png"))
 
 
-def test_a_card_moves_by_keyboard_to_the_next_step_that_allows_it(
-    page: Any, kandev_server: KandevServer
-) -> None:
+def test_a_card_moves_by_keyboard_to_the_next_step_that_allows_it(page: Any, kandev_server: KandevServer) -> None:
     from playwright.sync_api import expect
 
     open_app(page, kandev_server)
@@ -262,11 +255,19 @@ def test_a_permission_request_shows_an_allow_deny_card_and_its_indicator_clears(
     profile = kandev_server.mutate(
         CREATE_PROFILE,
         "createAgentProfile",
-        i={"workspaceId": kandev_server.workspace_id, "name": unique("Scripted ask"), "kind": "SCRIPTED",
-           "permissionPolicy": "ASK"},
+        i={
+            "workspaceId": kandev_server.workspace_id,
+            "name": unique("Scripted ask"),
+            "kind": "SCRIPTED",
+            "permissionPolicy": "ASK",
+        },
     )["agentProfile"]
-    task = create_task(kandev_server, unique("Wants permission"), prompt="/permission Delete files",
-                       agentProfileId=profile["id"])
+    task = create_task(
+        kandev_server,
+        unique("Wants permission"),
+        prompt="/permission Delete files",
+        agentProfileId=profile["id"],
+    )
     try:
         _allow_in_the_ui(page, kandev_server, screenshots, task)
     finally:
@@ -276,8 +277,7 @@ def test_a_permission_request_shows_an_allow_deny_card_and_its_indicator_clears(
 def release_permissions(server: KandevServer, task_id: str) -> None:
     """Reject what the task still waits on: a waiting permission holds the one embedded worker."""
     pending = server.gql(
-        "query($w: ID!, $t: ID) { pendingPermissions(workspaceId: $w, taskId: $t) {"
-        " id options { optionId kind } } }",
+        "query($w: ID!, $t: ID) { pendingPermissions(workspaceId: $w, taskId: $t) { id options { optionId kind } } }",
         w=server.workspace_id,
         t=task_id,
     )["pendingPermissions"]
@@ -347,9 +347,7 @@ PARENT_QUESTION = {
 }
 
 
-def autopilot_child_waiting_on_its_parent(
-    server: KandevServer, title: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def autopilot_child_waiting_on_its_parent(server: KandevServer, title: str) -> tuple[dict[str, Any], dict[str, Any]]:
     parent = create_task(server, unique("Parent with a long title that must wrap nicely on a phone"))
     child = create_task(
         server,
@@ -432,7 +430,11 @@ def test_with_auth_on_the_app_asks_for_a_token_and_uses_it_over_http_and_the_soc
     with serve("browser-tests-auth-serve.log", KANDEV_AUTH="on") as (base, env):
         token = subprocess.run(
             [sys.executable, "-m", "kandev.cli", "token", "create", "--name", "browser-test"],
-            env=env, capture_output=True, text=True, timeout=60, check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
         ).stdout.strip()
         page.goto(base + "/")
         form = page.get_by_test_id("token-form")
@@ -445,8 +447,9 @@ def test_with_auth_on_the_app_asks_for_a_token_and_uses_it_over_http_and_the_soc
         expect(page.get_by_test_id("board")).to_be_visible()
         # A task made by another client arrives over the authenticated subscription.
         headers = {"Authorization": f"Bearer {token}"}
-        workspace = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id } }"}, headers=headers,
-                               timeout=10).json()["data"]["workspaces"][0]["id"]
+        workspace = httpx.post(
+            f"{base}/graphql", json={"query": "{ workspaces { id } }"}, headers=headers, timeout=10
+        ).json()["data"]["workspaces"][0]["id"]
         title = unique("Behind a token")
         created = httpx.post(
             f"{base}/graphql",

@@ -40,7 +40,9 @@ async def test_graphql_over_http_needs_a_valid_token_and_shows_only_the_owners_w
         assert [w["name"] for w in mine] == ["Default"]
         theirs = (await post(address, "{ workspaces { id } }", token=alice)).json()["data"]["workspaces"]
         assert theirs == []
-        probe = (await post(address, "query($ws: ID!) { workflows(workspaceId: $ws) { id } }", token=alice, ws=mine[0]["id"]))
+        probe = await post(
+            address, "query($ws: ID!) { workflows(workspaceId: $ws) { id } }", token=alice, ws=mine[0]["id"]
+        )
         assert probe.json()["errors"][0]["message"] == "workspace not found"
     async with db.read() as session:
         hashes = list(await session.scalars(select(AccessToken.token_hash)))

@@ -159,9 +159,7 @@ def test_a_job_routed_to_a_worker_queue_is_run_by_that_worker(server: EmbeddedRe
     connection = sync_redis(server.url)
     monkeypatch.setattr(worker_module, "on_worker_start", [])
     name = f"routed-{uuid.uuid4().hex[:8]}"
-    job_id = enqueue(
-        worker_queue_name(name), f"{THIS_MODULE}.add", 1, 1, job_timeout=30, connection=connection
-    )
+    job_id = enqueue(worker_queue_name(name), f"{THIS_MODULE}.add", 1, 1, job_timeout=30, connection=connection)
 
     worker_module.run_worker(Settings(redis_url=server.url, worker_name=name), burst=True)
 
@@ -224,9 +222,7 @@ def test_a_sigkilled_worker_takes_its_running_job_process_along(server: Embedded
         worker.kill()
         worker.wait(timeout=10)
 
-        assert wait_until(lambda: not process_alive(horse), 5), (
-            "the job process outlived its SIGKILLed worker"
-        )
+        assert wait_until(lambda: not process_alive(horse), 5), "the job process outlived its SIGKILLed worker"
     finally:
         stop_process_group(worker, timeout=1)
         connection.close()
@@ -258,17 +254,13 @@ def test_stopping_a_worker_kills_a_long_job_after_the_grace_period_and_leaves_no
         assert time.monotonic() - started < 8
         assert wait_until(lambda: not process_alive(horse), 5)
         assert not process_alive(worker.pid)
-        assert name not in [w.name for w in Worker.all(connection=connection)], (
-            "the worker deregistered itself"
-        )
+        assert name not in [w.name for w in Worker.all(connection=connection)], "the worker deregistered itself"
     finally:
         children.stop_all(timeout=1)
         connection.close()
 
 
-def test_stopping_a_worker_lets_a_short_job_finish_within_the_grace_period(
-    server: EmbeddedRedis, tmp_path: Path
-):
+def test_stopping_a_worker_lets_a_short_job_finish_within_the_grace_period(server: EmbeddedRedis, tmp_path: Path):
     connection = sync_redis(server.url)
     name = f"graceful-{uuid.uuid4().hex[:8]}"
     pid_file = tmp_path / "horse.pid"

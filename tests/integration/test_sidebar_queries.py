@@ -25,15 +25,18 @@ async def add_tasks(db: Any, workspace_id: str, count: int) -> None:
         tasks = []
         for i in range(count):
             task = Task(
-                id=new_id(), workspace_id=workspace_id, workflow_id=workflow.id, workflow_step_id=step.id,
-                title=f"Task {i}", created_at=utcnow(), updated_at=utcnow(),
+                id=new_id(),
+                workspace_id=workspace_id,
+                workflow_id=workflow.id,
+                workflow_step_id=step.id,
+                title=f"Task {i}",
+                created_at=utcnow(),
+                updated_at=utcnow(),
             )
             tasks.append(task)
         session.add_all(tasks)
         await session.flush()  # tasks before the sessions that point at them
-        session.add_all(
-            Session(task_id=t.id, is_primary=True, state="WAITING_FOR_INPUT") for t in tasks[::2]
-        )
+        session.add_all(Session(task_id=t.id, is_primary=True, state="WAITING_FOR_INPUT") for t in tasks[::2])
 
 
 async def statements_for_sidebar(gql: Any, db: Any, workspace_id: str) -> tuple[int, int]:

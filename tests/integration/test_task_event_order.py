@@ -11,7 +11,9 @@ from kandev.events import task_channel
 
 
 async def test_each_task_change_publishes_its_kind_with_the_current_row(services, bus, workspace_id):
-    steps = await services.lookups.steps_by_workflow([(await services.workflows.list_for_workspace(workspace_id))[0].id])
+    steps = await services.lookups.steps_by_workflow(
+        [(await services.workflows.list_for_workspace(workspace_id))[0].id]
+    )
     review = steps[0][2]
     async with bus.subscribe(task_channel(workspace_id)) as events:
         created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="One"))

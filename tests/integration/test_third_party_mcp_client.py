@@ -16,8 +16,16 @@ INSPECTOR = "@modelcontextprotocol/inspector@0.22.0"  # the last release that ru
 
 async def inspector(url: str, *args: str) -> dict:
     process = await asyncio.create_subprocess_exec(
-        "npx", "-y", INSPECTOR, "--cli", url, "--transport", "http", *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        "npx",
+        "-y",
+        INSPECTOR,
+        "--cli",
+        url,
+        "--transport",
+        "http",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         out, err = await asyncio.wait_for(process.communicate(), timeout=300)
@@ -25,7 +33,7 @@ async def inspector(url: str, *args: str) -> dict:
         process.kill()
         raise
     assert process.returncode == 0, err.decode()[-2000:]
-    return json.loads(out.decode()[out.decode().index("{"):])
+    return json.loads(out.decode()[out.decode().index("{") :])
 
 
 async def test_the_mcp_inspector_cli_lists_and_calls_the_external_tools(settings):
@@ -39,6 +47,9 @@ async def test_the_mcp_inspector_cli_lists_and_calls_the_external_tools(settings
     assert {"create_task_kandev", "list_tasks_kandev", "resolve_agent_permission_kandev"} <= names
     assert "message_task_kandev" not in names  # a session-only tool
     create = next(t for t in listed["tools"] if t["name"] == "create_task_kandev")
-    assert create["inputSchema"]["additionalProperties"] is False and "description" not in create["inputSchema"]["properties"]
+    assert (
+        create["inputSchema"]["additionalProperties"] is False
+        and "description" not in create["inputSchema"]["properties"]
+    )
     payload = json.loads(called["content"][0]["text"])
     assert [w["name"] for w in payload["workspaces"]] == ["Default"]

@@ -38,7 +38,9 @@ class SessionWatch:
         async def enough() -> bool:
             async with self.db.read() as s:
                 ended = await s.scalar(
-                    select(func.count()).select_from(Turn).where(Turn.session_id == self.session_id, Turn.ended_at.is_not(None))
+                    select(func.count())
+                    .select_from(Turn)
+                    .where(Turn.session_id == self.session_id, Turn.ended_at.is_not(None))
                 )
             return (ended or 0) >= count
 

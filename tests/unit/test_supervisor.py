@@ -81,9 +81,7 @@ def test_child_processes_are_all_gone_after_stop_all(tmp_path: Path):
 
     assert time.monotonic() - started < 8, "stop_all must be bounded by its timeout plus reaping"
     assert codes == {"polite": -signal.SIGTERM, "stubborn": -signal.SIGKILL}
-    assert wait_until(
-        lambda: not any(process_alive(p) for p in (polite.pid, stubborn_pid, grandchild_pid)), 5
-    )
+    assert wait_until(lambda: not any(process_alive(p) for p in (polite.pid, stubborn_pid, grandchild_pid)), 5)
     assert children.names() == []
 
 
@@ -188,9 +186,7 @@ def test_scheduler_runs_every_tick_hook_on_each_tick_until_max_ticks(monkeypatch
 
     assert ticks == 3
     assert seen == ["sync", "async"] * 3
-    assert [
-        r.getMessage() for r in caplog.records if "tick" in r.getMessage() and "stopped" not in r.getMessage()
-    ] == [
+    assert [r.getMessage() for r in caplog.records if "tick" in r.getMessage() and "stopped" not in r.getMessage()] == [
         "scheduler tick 1",
         "scheduler tick 2",
         "scheduler tick 3",
@@ -215,9 +211,7 @@ def test_scheduler_stops_promptly_when_its_stop_event_is_set(monkeypatch):
     stop = threading.Event()
     result: list[int] = []
     thread = threading.Thread(
-        target=lambda: result.append(
-            scheduler.run_scheduler(Settings(scheduler_interval_seconds=60), stop_event=stop)
-        )
+        target=lambda: result.append(scheduler.run_scheduler(Settings(scheduler_interval_seconds=60), stop_event=stop))
     )
     thread.start()
     assert ticked.wait(timeout=10)

@@ -1,6 +1,12 @@
 """Every tool of the catalogue, one module per area; importing this package registers them."""
 
-from kandev.mcp_bridge.tools import permissions, sessions, tasks, workflow_engine, workspaces  # noqa: F401
-from kandev.mcp_bridge.tools import workflows  # noqa: F401
-from kandev.mcp_bridge.tools import dependencies, rich_output  # noqa: F401
-
+from kandev.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
+    dependencies,
+    permissions,
+    rich_output,
+    sessions,
+    tasks,
+    workflow_engine,
+    workflows,  # noqa: F401
+    workspaces,
+)

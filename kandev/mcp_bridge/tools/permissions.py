@@ -18,7 +18,8 @@ register(
         name="list_pending_agent_permissions_kandev",
         description="List agents waiting for an operator to allow or deny a tool call, with the options they offer.",
         input_schema=obj({"workspace_id": WORKSPACE_ID, "task_id": string("Only this task's requests.")}),
-        document=f"""query($ws: ID!, $task: ID) {{ pendingPermissions(workspaceId: $ws, taskId: $task) {{ {REQUEST} }} }}""",
+        document=f"""query($ws: ID!, $task: ID) {{
+          pendingPermissions(workspaceId: $ws, taskId: $task) {{ {REQUEST} }} }}""",
         variables=_pending_variables,
         result=lambda data: {"permissions": data["pendingPermissions"]},
     ),
@@ -26,12 +27,17 @@ register(
         name="resolve_agent_permission_kandev",
         description="Answer a pending permission request with one of its option ids (an allow or a reject option).",
         input_schema=obj(
-            {"request_id": string("The request's id.", minLength=1), "option_id": string("The chosen option.", minLength=1)},
+            {
+                "request_id": string("The request's id.", minLength=1),
+                "option_id": string("The chosen option.", minLength=1),
+            },
             ("request_id", "option_id"),
         ),
         document=f"""mutation($input: ResolvePermissionInput!) {{ resolvePermission(input: $input) {{ {ERRORS}
           ... on ResolvePermissionPayload {{ request {{ {REQUEST} chosen_option_id: chosenOptionId }} }} }} }}""",
-        variables=lambda call: {"input": {"requestId": call.arguments["request_id"], "optionId": call.arguments["option_id"]}},
+        variables=lambda call: {
+            "input": {"requestId": call.arguments["request_id"], "optionId": call.arguments["option_id"]}
+        },
         result=lambda data: data["resolvePermission"]["request"],
     ),
 )

@@ -21,9 +21,7 @@ def _kind(name: str) -> dict[str, Any]:
     return {"type": "string", "const": name, "description": f"Always '{name}'."}
 
 
-PATH = _text(
-    "A path relative to the task workspace (no absolute path, '..', URL or data URI).", limits.MAX_PATH
-)
+PATH = _text("A path relative to the task workspace (no absolute path, '..', URL or data URI).", limits.MAX_PATH)
 REPO = _text("Which repository of the task the path is in, when it has several.", limits.MAX_NAME)
 FILE = obj(
     {
@@ -59,9 +57,7 @@ CSV = obj(
         "series": _array(
             obj(
                 {
-                    "column": _text(
-                        "Header of a numeric column (exact); empty cells are gaps.", limits.MAX_NAME
-                    ),
+                    "column": _text("Header of a numeric column (exact); empty cells are gaps.", limits.MAX_NAME),
                     "label": _text("Series name, with its unit.", limits.MAX_LABEL),
                 },
                 ("column", "label"),
@@ -78,12 +74,8 @@ CHART = obj(
         "type": _kind("chart"),
         "chart_type": {"type": "string", "enum": list(limits.CHART_TYPES), "description": "line or bar."},
         "title": _text("Chart heading.", limits.MAX_TITLE),
-        "summary": _text(
-            "What the chart shows, in plain text, for readers who can't see it.", limits.MAX_SUMMARY
-        ),
-        "labels": _array(
-            _text("An x value.", limits.MAX_LABEL), 1, limits.MAX_POINTS, "Inline data: the x values."
-        ),
+        "summary": _text("What the chart shows, in plain text, for readers who can't see it.", limits.MAX_SUMMARY),
+        "labels": _array(_text("An x value.", limits.MAX_LABEL), 1, limits.MAX_POINTS, "Inline data: the x values."),
         "series": _array(INLINE_SERIES, 1, limits.MAX_SERIES, "Inline data: 1 to 4 series."),
         "csv": CSV,
     },
@@ -113,9 +105,7 @@ PRESENTATION = obj(
         "version": {"type": "integer", "enum": [limits.VERSION], "description": "Always 1."},
         "title": _text("Heading of the presentation.", limits.MAX_TITLE),
         "description": _text("One or two sentences of context.", limits.MAX_DESCRIPTION),
-        "blocks": _array(
-            {"oneOf": [FILE, CHART, METRICS]}, 1, limits.MAX_BLOCKS, "1 to 4 blocks, shown in order."
-        ),
+        "blocks": _array({"oneOf": [FILE, CHART, METRICS]}, 1, limits.MAX_BLOCKS, "1 to 4 blocks, shown in order."),
     },
     ("version", "title", "blocks"),
 )

@@ -58,7 +58,11 @@ register(
                 "task_id": TASK_ID,
                 "prompt": string("The message.", minLength=1),
                 "session_id": string("A specific session of the task."),
-                "delivery_mode": {"type": "string", "enum": ["queued", "interrupt"], "description": "Default: queued."},
+                "delivery_mode": {
+                    "type": "string",
+                    "enum": ["queued", "interrupt"],
+                    "description": "Default: queued.",
+                },
                 "reply_to_question_id": string("When answering a question, its question_id."),
             },
             ("task_id", "prompt"),
@@ -70,7 +74,9 @@ register(
     ),
     ToolSpec(
         name="get_task_conversation_kandev",
-        description="Read the newest messages of a task's conversation (its primary session unless session_id is given).",
+        description=(
+            "Read the newest messages of a task's conversation (its primary session unless session_id is given)."
+        ),
         input_schema=obj(
             {
                 "task_id": TASK_ID,
@@ -103,8 +109,12 @@ def _related(data: dict[str, Any]) -> dict[str, Any]:
     task = data["task"]
     parent = task["parent"]
     siblings = [t for t in (parent["children"] if parent else []) if t["id"] != task["id"]]
-    return {"task_id": task["id"], "parent": parent and {k: v for k, v in parent.items() if k != "children"},
-            "children": task["children"], "siblings": siblings}
+    return {
+        "task_id": task["id"],
+        "parent": parent and {k: v for k, v in parent.items() if k != "children"},
+        "children": task["children"],
+        "siblings": siblings,
+    }
 
 
 register(
@@ -123,7 +133,8 @@ register(
             }
         ),
         document=f"""mutation($input: SpawnSessionInput!) {{ spawnSession(input: $input) {{ {ERRORS}
-          ... on SpawnSessionPayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ {SESSION} }} }} }} }}""",
+          ... on SpawnSessionPayload {{ queued_prompt_id: queuedPromptId task {{ id }}
+          session {{ {SESSION} }} }} }} }}""",
         variables=lambda call: {
             "input": {
                 "taskId": task_id_of(call) if call.arguments.get("task_id") else None,
@@ -132,7 +143,10 @@ register(
                 "agentProfileId": call.arguments.get("agent_profile_id"),
             }
         },
-        result=lambda data: {**data["spawnSession"]["session"], "queued_prompt_id": data["spawnSession"]["queued_prompt_id"]},
+        result=lambda data: {
+            **data["spawnSession"]["session"],
+            "queued_prompt_id": data["spawnSession"]["queued_prompt_id"],
+        },
     ),
     ToolSpec(
         name="stop_task_kandev",

@@ -7,7 +7,17 @@ from typing import Any
 from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, TASK, TASK_ID, WORKSPACE_ID, task_id_of, workspace_of
 
-STATES = ["TODO", "SCHEDULING", "IN_PROGRESS", "REVIEW", "BLOCKED", "WAITING_FOR_INPUT", "COMPLETED", "FAILED", "CANCELLED"]
+STATES = [
+    "TODO",
+    "SCHEDULING",
+    "IN_PROGRESS",
+    "REVIEW",
+    "BLOCKED",
+    "WAITING_FOR_INPUT",
+    "COMPLETED",
+    "FAILED",
+    "CANCELLED",
+]
 TITLE = string("Short task title (at most 200 characters).", minLength=1, maxLength=200)
 PROMPT = string("Instructions delivered to the task's agent when it starts.")
 
@@ -100,8 +110,16 @@ register(
                 "workflow_step_id": string("Only tasks in this step."),
                 "state": {"type": "string", "enum": STATES, "description": "Only tasks in this state."},
                 "parent_id": string("Only subtasks of this task ('self' for your own task)."),
-                "include_archived": {"type": "boolean", "description": "Include archived tasks. Default: false."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size. Default: 50."},
+                "include_archived": {
+                    "type": "boolean",
+                    "description": "Include archived tasks. Default: false.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 200,
+                    "description": "Page size. Default: 50.",
+                },
                 "after": string("Cursor from a previous page's next_cursor."),
             }
         ),
@@ -168,7 +186,10 @@ register(
                     "type": "array",
                     "description": "Repositories to work in, each with an optional base branch.",
                     "items": obj(
-                        {"repository_id": string("Repository id.", minLength=1), "base_branch": string("Base branch.")},
+                        {
+                            "repository_id": string("Repository id.", minLength=1),
+                            "base_branch": string("Base branch."),
+                        },
                         ("repository_id",),
                     ),
                 },

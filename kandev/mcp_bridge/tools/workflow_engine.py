@@ -39,7 +39,12 @@ async def _wait_for_answer(shaped: dict[str, Any], call: ToolCall, services: Any
         await clarifications.hard_pause(shaped["question_id"])
         raise
     if row.state == ANSWERED:
-        return {"question_id": row.id, "status": "answered", "answers": row.answers, "answer_text": render_answers(row)}
+        return {
+            "question_id": row.id,
+            "status": "answered",
+            "answers": row.answers,
+            "answer_text": render_answers(row),
+        }
     if row.state == REJECTED:
         return {"question_id": row.id, "status": "rejected"}
     await clarifications.hard_pause(row.id)
@@ -55,7 +60,11 @@ def _answer_variables(call: ToolCall) -> dict[str, Any]:
     if args.get("reject"):
         return {"id": args["question_id"], "reject": True, "answers": []}
     answers = [
-        {"questionId": a["question_id"], "selectedOptions": a.get("selected_options", []), "customText": a.get("custom_text")}
+        {
+            "questionId": a["question_id"],
+            "selectedOptions": a.get("selected_options", []),
+            "customText": a.get("custom_text"),
+        }
         for a in args.get("answers", [])
     ]
     return {"id": args["question_id"], "reject": False, "answers": answers}
@@ -97,7 +106,9 @@ register(
         document=f"""mutation($input: SignalStepCompleteInput!) {{ signalStepComplete(input: $input) {{ {ERRORS}
           ... on SignalStepCompletePayload {{ accepted reason }} }} }}""",
         variables=lambda call: {"input": {k: call.arguments.get(k) for k in ("summary", "handoff", "blockers")}},
-        result=lambda data: {k: v for k, v in data["signalStepComplete"].items() if k != "__typename" and v is not None},
+        result=lambda data: {
+            k: v for k, v in data["signalStepComplete"].items() if k != "__typename" and v is not None
+        },
     ),
     ToolSpec(
         name="ask_user_question_kandev",
@@ -108,7 +119,9 @@ register(
         input_schema=obj({"questions": QUESTIONS, "context": string("Why you ask, what it blocks.")}, ("questions",)),
         document=f"""mutation($input: AskUserQuestionInput!) {{ askUserQuestion(input: $input) {{ {ERRORS}
           ... on ClarificationPayload {{ clarification {{ id }} }} }} }}""",
-        variables=lambda call: {"input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}},
+        variables=lambda call: {
+            "input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}
+        },
         result=lambda data: {"question_id": data["askUserQuestion"]["clarification"]["id"]},
         follow_up=_wait_for_answer,
     ),
@@ -127,7 +140,10 @@ register(
           pendingQuestions(workspaceId: $ws, since: $since, after: $after, limit: $limit) {{
           nodes {{ {QUESTION} }} next_cursor: nextCursor }} }}""",
         variables=_pending_variables,
-        result=lambda data: {"questions": data["pendingQuestions"]["nodes"], "next_cursor": data["pendingQuestions"]["next_cursor"]},
+        result=lambda data: {
+            "questions": data["pendingQuestions"]["nodes"],
+            "next_cursor": data["pendingQuestions"]["next_cursor"],
+        },
     ),
     ToolSpec(
         name="answer_question_kandev",
@@ -169,10 +185,14 @@ register(
             "Call it as the last action of your turn, then end the turn: the parent's answer arrives as your next "
             "prompt. Returns at once with the question_id; a repeat returns the same pending question."
         ),
-        input_schema=obj({"questions": QUESTIONS, "context": string("Why you ask and what it blocks.")}, ("questions",)),
+        input_schema=obj(
+            {"questions": QUESTIONS, "context": string("Why you ask and what it blocks.")}, ("questions",)
+        ),
         document=f"""mutation($input: AskUserQuestionInput!) {{ askParentQuestion(input: $input) {{ {ERRORS}
           ... on AskParentQuestionPayload {{ status parent_task_id: parentTaskId question {{ id }} }} }} }}""",
-        variables=lambda call: {"input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}},
+        variables=lambda call: {
+            "input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}
+        },
         result=lambda data: {
             "question_id": data["askParentQuestion"]["question"]["id"],
             "parent_task_id": data["askParentQuestion"]["parent_task_id"],

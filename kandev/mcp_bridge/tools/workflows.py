@@ -188,9 +188,7 @@ register(
     ),
     ToolSpec(
         name="delete_workflow_step_kandev",
-        description=(
-            "Delete a step. Refused while tasks are in it or while another step's move_to_step leads to it."
-        ),
+        description=("Delete a step. Refused while tasks are in it or while another step's move_to_step leads to it."),
         input_schema=obj({"step_id": STEP_ID}, ("step_id",)),
         document=f"""mutation($id: ID!) {{ deleteWorkflowStep(stepId: $id) {{ {ERRORS}
           ... on DeleteWorkflowStepPayload {{ step_id: stepId warnings workflow {{ id }} }} }} }}""",

@@ -40,7 +40,9 @@ register(
     ),
     ToolSpec(
         name="list_agents_kandev",
-        description="List the agent profiles of a workspace; `available` is false while an agent's command is not installed.",
+        description=(
+            "List the agent profiles of a workspace; `available` is false while an agent's command is not installed."
+        ),
         input_schema=obj({"workspace_id": WORKSPACE_ID}),
         document="""query($ws: ID!) { agentProfiles(workspaceId: $ws) {
           id name kind available builtin supports_mcp: supportsMcp permission_policy: permissionPolicy

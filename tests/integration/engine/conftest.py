@@ -19,8 +19,11 @@ from kandev.models import Message, StepTransition
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     return Settings(
-        database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data",
-        turn_lease_seconds=5, clarification_timeout_s=1.0,
+        database_url=database_url,
+        redis_url=redis_url,
+        data_dir=tmp_path / "data",
+        turn_lease_seconds=5,
+        clarification_timeout_s=1.0,
     )
 
 
@@ -44,7 +47,9 @@ def turn_ended(event: dict[str, Any]) -> bool:
 
 async def history(db: Any, task_id: str) -> list[StepTransition]:
     async with db.read() as s:
-        rows = await s.scalars(select(StepTransition).where(StepTransition.task_id == task_id).order_by(StepTransition.created_at))
+        rows = await s.scalars(
+            select(StepTransition).where(StepTransition.task_id == task_id).order_by(StepTransition.created_at)
+        )
         return list(rows)
 
 

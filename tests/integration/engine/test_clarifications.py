@@ -31,9 +31,11 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
     services, settings, bus, db, workspace_id
 ):
     steps = await steps_by_name(services, workspace_id)
-    task = (await services.tasks.create(
-        CreateTask(workspace_id=workspace_id, title="Ask first", workflow_step_id=steps["Review"].id)
-    )).task
+    task = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Ask first", workflow_step_id=steps["Review"].id)
+        )
+    ).task
     with running_worker(settings):
         delivery = await services.sessions.start_task(task.id, "/say thinking\n/sleep 30", None)
         session_id = delivery.session.id
@@ -41,7 +43,8 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
         async with watching(bus, db, session_id) as watch:
             await watch.message(None, "thinking")
             question = await agent.clarifications.ask(
-                [{"prompt": "Postgres or SQLite?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}], "storage"
+                [{"prompt": "Postgres or SQLite?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}],
+                "storage",
             )
             assert await services.lookups.pending_actions([task.id]) == ["CLARIFICATION"]
             waited = await agent.clarifications.wait(question.id, settings.clarification_timeout_s)
@@ -63,11 +66,17 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
     users = [m.text for m in await messages(db, session_id, "USER")]
     assert users[1].startswith("The user answered your question(s):") and "Postgres; with pgvector" in users[1]
     async with db.read() as s:
-        sources = list(await s.scalars(select(QueuedPrompt.source).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq)))
+        sources = list(
+            await s.scalars(
+                select(QueuedPrompt.source).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq)
+            )
+        )
     assert sources == ["user", "clarification_answer", "user"]
 
 
-async def test_a_question_of_the_current_turn_blocks_advancing_even_with_a_signal(services, settings, bus, db, workspace_id):
+async def test_a_question_of_the_current_turn_blocks_advancing_even_with_a_signal(
+    services, settings, bus, db, workspace_id
+):
     with running_worker(settings):
         task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated"))).task
         delivery = await services.sessions.start_task(task.id, "/say asking\n/sleep 1.5", None)
@@ -97,8 +106,17 @@ async def test_a_pending_question_of_an_older_turn_does_not_block(services, sett
             # A question still pending from the first turn while the second one runs:
             async with db.transaction() as s:
                 first_turn = await s.scalar(select(Turn.id).where(Turn.session_id == session_id, Turn.seq == 1))
-                s.add(Clarification(id=new_id(), session_id=session_id, task_id=task.id, turn_id=first_turn,
-                                    questions=[{"id": "q1", "prompt": "old"}], state="PENDING", created_at=utcnow()))
+                s.add(
+                    Clarification(
+                        id=new_id(),
+                        session_id=session_id,
+                        task_id=task.id,
+                        turn_id=first_turn,
+                        questions=[{"id": "q1", "prompt": "old"}],
+                        state="PENDING",
+                        created_at=utcnow(),
+                    )
+                )
             assert (await as_agent(services, session_id, task.id).signals.step_complete("done")).accepted
             await watch.next_turn_end()
     steps = await steps_by_name(services, workspace_id)

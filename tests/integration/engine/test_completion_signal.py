@@ -29,7 +29,9 @@ async def step_of(services, workspace_id, task_id):
     return (await step_names(services, workspace_id))[(await services.tasks.get(task_id)).workflow_step_id]
 
 
-async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the_halt(services, settings, bus, db, workspace_id):
+async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the_halt(
+    services, settings, bus, db, workspace_id
+):
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say done, I think")
         async with watching(bus, db, session_id) as watch:
@@ -45,13 +47,17 @@ async def test_a_gated_step_waits_without_a_signal_and_advances_on_one_after_the
     assert await services.lookups.pending_actions([task_id]) == ["NONE"]
     moves = await history(db, task_id)
     assert [(m.trigger, m.details.get("signal_source"), m.details.get("signal_summary")) for m in moves][-1] == (
-        "auto_complete", "agent", "Implemented the change",
+        "auto_complete",
+        "agent",
+        "Implemented the change",
     )
     systems = [m.text for m in await messages(db, session_id, "SYSTEM")]
     assert any("marked complete by the agent: Implemented the change" in t for t in systems)
 
 
-async def test_a_signal_during_the_turn_advances_when_the_turn_ends_and_a_repeat_is_ignored(services, settings, bus, db, workspace_id):
+async def test_a_signal_during_the_turn_advances_when_the_turn_ends_and_a_repeat_is_ignored(
+    services, settings, bus, db, workspace_id
+):
     with running_worker(settings):
         task_id, session_id = await started_task(services, workspace_id, "/say working\n/sleep 1.5\n/say finished")
         async with watching(bus, db, session_id) as watch:

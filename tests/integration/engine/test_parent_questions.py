@@ -23,14 +23,19 @@ async def family(services: Any, workspace_id: str) -> dict[str, Any]:
     """A parent with a live session and an autopilot child whose turn is running."""
     parent = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Parent"))).task
     parent_session = (await services.sessions.start_task(parent.id, "plan", None)).session
-    child = (await services.tasks.create(
-        CreateTask(workspace_id=workspace_id, title="Child", parent_id=parent.id, autopilot=True)
-    )).task
+    child = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Child", parent_id=parent.id, autopilot=True)
+        )
+    ).task
     child_session = (await services.sessions.start_task(child.id, "build", None)).session
     claimed = await claim_turn(services.ctx, child_session.id, worker_name="test", job_id=None, lease_seconds=60)
     assert claimed is not None
     return {
-        "parent": parent, "parent_session": parent_session, "child": child, "child_session": child_session,
+        "parent": parent,
+        "parent_session": parent_session,
+        "child": child,
+        "child_session": child_session,
         "turn": claimed.turn_id,
         "child_agent": as_agent(services, child_session.id, child.id),
         "parent_agent": as_agent(services, parent_session.id, parent.id),
@@ -51,11 +56,21 @@ async def test_asking_commits_the_question_and_queues_one_attributed_prompt_for_
     assert asked.parent_task_id == f["parent"].id and asked.question.state == "PENDING"
     [prompt] = await prompts(db, f["parent_session"].id, "parent_question")
     assert prompt.sender == {"kind": "child", "task_id": f["child"].id, "session_id": f["child_session"].id}
-    for fragment in (f["child"].id, f["child_session"].id, asked.question.id, "Which API version?",
-                     'option "v2": new', "Blocks the client code"):
+    for fragment in (
+        f["child"].id,
+        f["child_session"].id,
+        asked.question.id,
+        "Which API version?",
+        'option "v2": new',
+        "Blocks the client code",
+    ):
         assert fragment in prompt.text
     call = json.loads(prompt.text.splitlines()[-1].removeprefix("message_task_kandev "))
-    assert call == {"task_id": f["child"].id, "reply_to_question_id": asked.question.id, "prompt": "<your answer>"}
+    assert call == {
+        "task_id": f["child"].id,
+        "reply_to_question_id": asked.question.id,
+        "prompt": "<your answer>",
+    }
     assert await services.lookups.pending_actions([f["child"].id]) == ["CLARIFICATION"]
     again = await f["child_agent"].parent_questions.ask(QUESTIONS, "Blocks the client code")
     other = await f["child_agent"].parent_questions.ask([{"prompt": "Something else?"}], None)
@@ -79,7 +94,9 @@ async def test_while_pending_queued_prompts_are_held_and_the_answer_is_admitted_
     await finish_turn(services.ctx, f["turn"], stop_reason="end_turn")
     assert (await services.sessions.get(f["child_session"].id)).state == "WAITING_FOR_INPUT"
     assert await claim_turn(services.ctx, f["child_session"].id, worker_name="t", job_id=None, lease_seconds=60) is None
-    delivery = await f["parent_agent"].sessions.send_message(f["child"].id, "Use v2", reply_to_question_id=asked.question.id)
+    delivery = await f["parent_agent"].sessions.send_message(
+        f["child"].id, "Use v2", reply_to_question_id=asked.question.id
+    )
     assert delivery.session.id == f["child_session"].id
     first = await claim_turn(services.ctx, f["child_session"].id, worker_name="t", job_id=None, lease_seconds=60)
     assert first is not None and first.prompt_source == "parent_answer" and "Use v2" in first.prompt_text
@@ -97,7 +114,9 @@ async def test_a_retried_answer_returns_the_outcome_and_delivers_nothing_more(se
     assert len(await prompts(db, f["child_session"].id, "parent_answer")) == 1
 
 
-@pytest.mark.parametrize("who", ["operator", "other_agent", "wrong_child", "unknown_question", "not_pending", "wrong_session"])
+@pytest.mark.parametrize(
+    "who", ["operator", "other_agent", "wrong_child", "unknown_question", "not_pending", "wrong_session"]
+)
 async def test_every_bad_reply_is_rejected_without_side_effects(services, db, workspace_id, who):
     f = await family(services, workspace_id)
     asked = await f["child_agent"].parent_questions.ask(QUESTIONS, None)
@@ -127,7 +146,9 @@ async def test_every_bad_reply_is_rejected_without_side_effects(services, db, wo
     assert state == ("SUPERSEDED" if who == "not_pending" else "PENDING")
 
 
-async def test_archiving_the_child_makes_its_question_stale_and_a_late_answer_cannot_resume_it(services, db, workspace_id):
+async def test_archiving_the_child_makes_its_question_stale_and_a_late_answer_cannot_resume_it(
+    services, db, workspace_id
+):
     f = await family(services, workspace_id)
     asked = await f["child_agent"].parent_questions.ask(QUESTIONS, None)
     await services.tasks.archive(f["child"].id)
@@ -145,9 +166,9 @@ async def test_an_answer_racing_a_superseding_prompt_has_exactly_one_winner_200_
         asked = await f["child_agent"].parent_questions.ask([{"prompt": f"round {round_}?"}], None)
         assert asked.question.state == "PENDING"
 
-        async def answer() -> None:
+        async def answer(question_id: str = asked.question.id) -> None:
             try:
-                await f["parent_agent"].sessions.send_message(f["child"].id, "yes", reply_to_question_id=asked.question.id)
+                await f["parent_agent"].sessions.send_message(f["child"].id, "yes", reply_to_question_id=question_id)
             except ConflictError:
                 pass
 
@@ -155,7 +176,9 @@ async def test_an_answer_racing_a_superseding_prompt_has_exactly_one_winner_200_
         async with db.read() as s:
             state = await s.scalar(select(ParentQuestion.state).where(ParentQuestion.id == asked.question.id))
             answers = await s.scalar(
-                select(func.count()).select_from(QueuedPrompt).where(QueuedPrompt.reply_to_question_id == asked.question.id)
+                select(func.count())
+                .select_from(QueuedPrompt)
+                .where(QueuedPrompt.reply_to_question_id == asked.question.id)
             )
         assert state in outcomes
         assert answers == (1 if state == "ANSWERED" else 0)

@@ -26,9 +26,11 @@ async def set_events(db, step_id, events):
 async def test_a_parent_moves_when_all_its_children_reach_a_terminal_state(services, db, workspace_id):
     steps = await steps_by_name(services, workspace_id)
     await set_events(db, steps["Review"].id, {"on_children_completed": [{"type": "move_to_next"}]})
-    parent = (await services.tasks.create(
-        CreateTask(workspace_id=workspace_id, title="Parent", workflow_step_id=steps["Review"].id)
-    )).task
+    parent = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Parent", workflow_step_id=steps["Review"].id)
+        )
+    ).task
     first = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="A", parent_id=parent.id))).task
     second = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="B", parent_id=parent.id))).task
     await services.tasks.update(first.id, state=TaskState.COMPLETED)

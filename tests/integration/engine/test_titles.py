@@ -61,12 +61,18 @@ async def test_with_the_setting_off_no_session_gets_the_title_tool(services, db,
 async def test_an_accepted_title_renames_the_kandev_managed_worktree_branch(services, workspace_id, tmp_path):
     repo = make_repository(tmp_path / "app")
     repository = await services.repositories.create(workspace_id, "app", str(repo))
-    task = (await services.tasks.create(CreateTask(
-        workspace_id=workspace_id, title="tmp", repositories=[RepositoryChoice(repository.id)]
-    ))).task
+    task = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="tmp", repositories=[RepositoryChoice(repository.id)])
+        )
+    ).task
     session, setup = await launched(services, task.id)
-    before = subprocess.run(["git", "branch", "--show-current"], cwd=setup.cwd, capture_output=True, text=True).stdout.strip()
+    before = subprocess.run(
+        ["git", "branch", "--show-current"], cwd=setup.cwd, capture_output=True, text=True
+    ).stdout.strip()
     result = await as_agent(services, session.id, task.id).titles.set_title("Add dark mode")
-    after = subprocess.run(["git", "branch", "--show-current"], cwd=setup.cwd, capture_output=True, text=True).stdout.strip()
+    after = subprocess.run(
+        ["git", "branch", "--show-current"], cwd=setup.cwd, capture_output=True, text=True
+    ).stdout.strip()
     assert result.renamed == ["app"] and result.failed == []
     assert before.endswith("-tmp") and after == f"kandev/{task.id[:8]}-add-dark-mode"

@@ -30,7 +30,11 @@ def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
 
 def make_repository(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"], ["config", "user.name", "T"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.email", "t@example.com"],
+        ["config", "user.name", "T"],
+    ):
         subprocess.run(["git", *args], cwd=folder, check=True)
     (folder / "README").write_text("hello\n")
     subprocess.run(["git", "add", "."], cwd=folder, check=True)
@@ -54,7 +58,9 @@ async def agent_texts(db: Any, session_id: str) -> list[str]:
         return list(rows)
 
 
-async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(services, settings, bus, db, workspace_id, tmp_path):
+async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(
+    services, settings, bus, db, workspace_id, tmp_path
+):
     repo = make_repository(tmp_path / "project")
     repository = await services.repositories.create(workspace_id, "project", str(repo))
     assert repository.default_branch == "main"
@@ -70,13 +76,17 @@ async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(se
     workdir = Path(session.working_dir)
     assert workdir == settings.data_path / "worktrees" / created.task.id / "project"
     assert (workdir / "README").read_text() == "hello\n"
-    branch = subprocess.run(["git", "branch", "--show-current"], cwd=workdir, capture_output=True, text=True).stdout.strip()
+    branch = subprocess.run(
+        ["git", "branch", "--show-current"], cwd=workdir, capture_output=True, text=True
+    ).stdout.strip()
     assert branch.startswith(f"kandev/{created.task.id[:8]}-fix-the-readme")
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert str(workdir) in listed
 
 
-async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(services, settings, bus, db, workspace_id):
+async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(
+    services, settings, bus, db, workspace_id
+):
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Scratch"))
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, "/say scratch", None)
@@ -86,7 +96,9 @@ async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(se
     assert Path(session.working_dir) == settings.data_path / "scratch" / created.task.id
 
 
-async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(services, settings, bus, db, workspace_id):
+async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
+    services, settings, bus, db, workspace_id
+):
     value = "sk-live-0123456789abcdef"
     await services.secrets.create(workspace_id, "API_KEY", value)
     profile = await services.agent_profiles.create(
@@ -102,7 +114,9 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
     assert texts == ["the key is [redacted]"]
 
 
-async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(services, settings, bus, db, workspace_id):
+async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(
+    services, settings, bus, db, workspace_id
+):
     profile = await services.agent_profiles.create(
         workspace_id,
         AgentProfileFields(name="Asking", kind="SCRIPTED", permission_policy=PermissionPolicy.ASK),
@@ -110,7 +124,9 @@ async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_ag
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Needs approval"))
     with running_worker(settings):
         async with bus.subscribe(task_channel(workspace_id)) as task_events:
-            started = await services.sessions.start_task(created.task.id, "/permission Delete the build folder", profile.id)
+            started = await services.sessions.start_task(
+                created.task.id, "/permission Delete the build folder", profile.id
+            )
             async with asyncio.timeout(30):
                 while not (pending := await services.permissions.pending(workspace_id)):
                     await anext(task_events)

@@ -75,7 +75,10 @@ async def test_a_say_turn_streams_into_the_transcript_and_the_subscription(servi
         ("AGENT", "Hello from the agent"),
     ]
     assert seen[-1]["turn"]["stop_reason"] == "end_turn" and seen[-1]["turn"]["state"] == "COMPLETED"
-    assert await transcript(db, session_id) == [("USER", "/say Hello from the agent"), ("AGENT", "Hello from the agent")]
+    assert await transcript(db, session_id) == [
+        ("USER", "/say Hello from the agent"),
+        ("AGENT", "Hello from the agent"),
+    ]
     session = await services.sessions.get(session_id)
     assert session.state == "WAITING_FOR_INPUT"
     task = await services.tasks.get(task_id)
@@ -130,7 +133,9 @@ async def test_stop_task_cancels_a_sleeping_turn_within_two_seconds(services, se
     assert wait_gone(agents - {worker.pid}, timeout=10) == set()
 
 
-async def test_an_interrupt_cancels_the_running_turn_and_delivers_the_new_prompt(services, settings, bus, db, workspace_id):
+async def test_an_interrupt_cancels_the_running_turn_and_delivers_the_new_prompt(
+    services, settings, bus, db, workspace_id
+):
     task_id = await new_task(services, workspace_id)
     with running_worker(settings):
         started = await services.sessions.start_task(task_id, "/say working\n/sleep 30", None)
@@ -139,7 +144,10 @@ async def test_an_interrupt_cancels_the_running_turn_and_delivers_the_new_prompt
             await watch.message("AGENT", "working")
             await services.sessions.send_message(task_id, "/say interrupted you", delivery_mode=DeliveryMode.INTERRUPT)
             turns = await watch.turns_ended(2, timeout=20)
-    assert [(t.state, t.stop_reason) for t in turns] == [("CANCELLED", "cancelled"), ("COMPLETED", "end_turn")]
+    assert [(t.state, t.stop_reason) for t in turns] == [
+        ("CANCELLED", "cancelled"),
+        ("COMPLETED", "end_turn"),
+    ]
     assert [m for k, m in await transcript(db, session_id) if k == "AGENT"] == ["working", "interrupted you"]
 
 

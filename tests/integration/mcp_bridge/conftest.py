@@ -18,7 +18,14 @@ from kandev.state import AppState
 def tool_surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSurface:
     import redis.asyncio as aioredis
 
-    state = AppState(settings=settings, db=db, bus=bus, redis=aioredis.from_url(redis_url), local_principal=principal, jobs=jobs)
+    state = AppState(
+        settings=settings,
+        db=db,
+        bus=bus,
+        redis=aioredis.from_url(redis_url),
+        local_principal=principal,
+        jobs=jobs,
+    )
     return KandevToolSurface(lambda: state)
 
 
@@ -33,7 +40,9 @@ async def new_task(services: Any, workspace_id: str, title: str, **fields: Any) 
     return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title, **fields))).task.id
 
 
-async def call_tool(surface: KandevToolSurface, caller: McpCaller, tool: str, /, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+async def call_tool(
+    surface: KandevToolSurface, caller: McpCaller, tool: str, /, **arguments: Any
+) -> tuple[bool, dict[str, Any]]:
     result = await surface.call_tool(caller, tool, arguments)
     assert json.loads(result.content[0].text) == result.structured_content
     return bool(result.is_error), result.structured_content

@@ -12,11 +12,23 @@ async def test_only_the_direct_parent_may_interrupt_or_stop_a_task(tool_surface,
     parent = await agent_on(services, parent_id)
     other = await agent_on(services, other_id)
     await agent_on(services, child_id)
-    error, payload = await call_tool(tool_surface, other, "message_task_kandev", task_id=child_id, prompt="stop that",
-                                     delivery_mode="interrupt")
+    error, payload = await call_tool(
+        tool_surface,
+        other,
+        "message_task_kandev",
+        task_id=child_id,
+        prompt="stop that",
+        delivery_mode="interrupt",
+    )
     assert error and payload["code"] == "PERMISSION_DENIED"
-    error, payload = await call_tool(tool_surface, parent, "message_task_kandev", task_id=child_id, prompt="new plan",
-                                     delivery_mode="interrupt")
+    error, payload = await call_tool(
+        tool_surface,
+        parent,
+        "message_task_kandev",
+        task_id=child_id,
+        prompt="new plan",
+        delivery_mode="interrupt",
+    )
     assert not error and payload["status"] == "queued"
     error, payload = await call_tool(tool_surface, other, "stop_task_kandev", task_id=child_id)
     assert error and payload["code"] == "PERMISSION_DENIED"
@@ -26,7 +38,9 @@ async def test_only_the_direct_parent_may_interrupt_or_stop_a_task(tool_surface,
     assert not error and payload["status"] == "not_running" and payload["stopped_session_ids"] == []
 
 
-async def test_a_task_whose_sessions_all_ended_is_reached_again_through_spawn_session(tool_surface, services, workspace_id):
+async def test_a_task_whose_sessions_all_ended_is_reached_again_through_spawn_session(
+    tool_surface, services, workspace_id
+):
     parent_id = await new_task(services, workspace_id, "Parent")
     child_id = await new_task(services, workspace_id, "Child", parent_id=parent_id)
     parent = await agent_on(services, parent_id)
@@ -34,8 +48,9 @@ async def test_a_task_whose_sessions_all_ended_is_reached_again_through_spawn_se
     await services.sessions.stop_task(child_id)
     error, payload = await call_tool(tool_surface, parent, "message_task_kandev", task_id=child_id, prompt="hello?")
     assert error and "spawn_session_kandev" in payload["error"]
-    error, spawned = await call_tool(tool_surface, parent, "spawn_session_kandev", task_id=child_id, name="retry",
-                                     prompt="try again")
+    error, spawned = await call_tool(
+        tool_surface, parent, "spawn_session_kandev", task_id=child_id, name="retry", prompt="try again"
+    )
     assert not error and spawned["name"] == "retry" and spawned["queued_prompt_id"]
     error, sent = await call_tool(tool_surface, parent, "message_task_kandev", task_id=child_id, prompt="and this")
     assert not error and sent["session_id"] == spawned["id"]
@@ -48,8 +63,9 @@ async def test_messaging_your_own_task_needs_the_sibling_session_id(tool_surface
     assert error and "session_id" in payload["error"]
     error, sibling = await call_tool(tool_surface, me, "spawn_session_kandev", name="reviewer")
     assert not error
-    error, sent = await call_tool(tool_surface, me, "message_task_kandev", task_id="self", prompt="review",
-                                  session_id=sibling["id"])
+    error, sent = await call_tool(
+        tool_surface, me, "message_task_kandev", task_id="self", prompt="review", session_id=sibling["id"]
+    )
     assert not error and sent["session_id"] == sibling["id"]
 
 
@@ -66,14 +82,24 @@ async def test_related_tasks_show_parent_children_and_siblings(tool_surface, ser
     assert [t["id"] for t in related["children"]] == [grandchild]
 
 
-async def test_create_task_kandev_creates_an_autopilot_subtask_whose_flag_is_not_inherited(tool_surface, services, workspace_id):
+async def test_create_task_kandev_creates_an_autopilot_subtask_whose_flag_is_not_inherited(
+    tool_surface, services, workspace_id
+):
     parent_id = await new_task(services, workspace_id, "Parent", autopilot=True)
     parent = await agent_on(services, parent_id)
-    error, child = await call_tool(tool_surface, parent, "create_task_kandev", title="Child", parent_id="self",
-                                   autopilot=True, start_agent=False)
+    error, child = await call_tool(
+        tool_surface,
+        parent,
+        "create_task_kandev",
+        title="Child",
+        parent_id="self",
+        autopilot=True,
+        start_agent=False,
+    )
     assert not error and child["autopilot"] is True and child["parent_id"] == parent_id
-    error, plain = await call_tool(tool_surface, parent, "create_task_kandev", title="Plain", parent_id="self",
-                                   start_agent=False)
+    error, plain = await call_tool(
+        tool_surface, parent, "create_task_kandev", title="Plain", parent_id="self", start_agent=False
+    )
     assert not error and plain["autopilot"] is False  # never inherited from the autopilot parent
     listed = {t.name: t for t in await tool_surface.list_tools(parent)}
     assert "fixed at creation" in listed["create_task_kandev"].input_schema["properties"]["autopilot"]["description"]

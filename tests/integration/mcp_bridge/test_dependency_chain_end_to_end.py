@@ -25,9 +25,7 @@ pytestmark = pytest.mark.slow
 FINISH = '/say working on it\n/tool update_task_kandev {"task_id": "self", "state": "COMPLETED"}'
 
 
-async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
-    services, settings, db, workspace_id
-):
+async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(services, settings, db, workspace_id):
     plan = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Plan the release"))).task
     orchestrator = (await services.sessions.start_task(plan.id, "/say planning", None)).session
     token = session_token(settings.server_key, orchestrator.id)
@@ -67,13 +65,9 @@ async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
                 # a native presentation in its transcript.
                 linked = await client.call_tool("add_task_dependency_kandev", {"depends_on_task_id": ids[0]})
                 assert not linked.is_error and linked.structured_content["task_id"] == plan.id
-                unlinked = await client.call_tool(
-                    "remove_task_dependency_kandev", {"depends_on_task_id": ids[0]}
-                )
+                unlinked = await client.call_tool("remove_task_dependency_kandev", {"depends_on_task_id": ids[0]})
                 assert unlinked.structured_content["removed"] is True
-                again = await client.call_tool(
-                    "remove_task_dependency_kandev", {"depends_on_task_id": ids[0]}
-                )
+                again = await client.call_tool("remove_task_dependency_kandev", {"depends_on_task_id": ids[0]})
                 assert not again.is_error and again.structured_content["removed"] is False
                 foreign = await client.call_tool(
                     "add_task_dependency_kandev", {"task_id": ids[1], "depends_on_task_id": ids[0]}
@@ -123,8 +117,6 @@ async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(
     assert first_turn_at[ids[2]] >= completed_at[ids[1]]
     async with db.read() as s:
         rich = list(
-            await s.scalars(
-                select(Message).where(Message.session_id == orchestrator.id, Message.kind == "RICH_OUTPUT")
-            )
+            await s.scalars(select(Message).where(Message.session_id == orchestrator.id, Message.kind == "RICH_OUTPUT"))
         )
     assert [m.data["rich_output"]["title"] for m in rich] == ["Release plan"]

@@ -68,9 +68,7 @@ async def test_an_orchestrator_decomposes_a_plan_into_a_chain_and_retries_safely
     assert retried["creation_complete"] is True
 
     assert [len(await prompts_of(db, i)) for i in ids] == [1, 0, 0]
-    error, _ = await call_tool(
-        tool_surface, orchestrator, "update_task_kandev", task_id=ids[0], state="COMPLETED"
-    )
+    error, _ = await call_tool(tool_surface, orchestrator, "update_task_kandev", task_id=ids[0], state="COMPLETED")
     assert not error
     assert [len(await prompts_of(db, i)) for i in ids] == [1, 1, 0]
     await call_tool(tool_surface, orchestrator, "update_task_kandev", task_id=ids[1], state="COMPLETED")
@@ -86,16 +84,12 @@ async def test_blocked_by_self_waits_on_the_callers_own_task(tool_surface, servi
     assert not error and created["blocked_by"] == [own] and created["state"] == "BLOCKED"
 
 
-async def test_in_a_task_session_task_id_defaults_to_and_may_only_be_the_own_task(
-    tool_surface, services, workspace_id
-):
+async def test_in_a_task_session_task_id_defaults_to_and_may_only_be_the_own_task(tool_surface, services, workspace_id):
     own = await new_task(services, workspace_id, "Mine")
     first = await new_task(services, workspace_id, "First", start_agent=False)
     other = await new_task(services, workspace_id, "Other", start_agent=False)
     agent = await agent_on(services, own)
-    error, added = await call_tool(
-        tool_surface, agent, "add_task_dependency_kandev", depends_on_task_id=first
-    )
+    error, added = await call_tool(tool_surface, agent, "add_task_dependency_kandev", depends_on_task_id=first)
     assert not error and added == {
         "task_id": own,
         "depends_on_task_id": first,
@@ -112,13 +106,9 @@ async def test_in_a_task_session_task_id_defaults_to_and_may_only_be_the_own_tas
         tool_surface, agent, "add_task_dependency_kandev", task_id="self", depends_on_task_id=first
     )
     assert not error and same["added"] is False
-    error, removed = await call_tool(
-        tool_surface, agent, "remove_task_dependency_kandev", depends_on_task_id=first
-    )
+    error, removed = await call_tool(tool_surface, agent, "remove_task_dependency_kandev", depends_on_task_id=first)
     assert not error and removed["removed"] is True and removed["blocked_by"] == []
-    error, again = await call_tool(
-        tool_surface, agent, "remove_task_dependency_kandev", depends_on_task_id=first
-    )
+    error, again = await call_tool(tool_surface, agent, "remove_task_dependency_kandev", depends_on_task_id=first)
     assert not error and again["removed"] is False
 
 
@@ -137,9 +127,7 @@ async def test_external_callers_name_both_ends_and_see_cycles_refused_with_the_p
     )
     assert error and cycle["code"] == "CONFLICT"
     assert f"'Alpha' ({a}) -> 'Beta' ({b}) -> 'Alpha' ({a})" in cycle["error"]
-    error, missing = await call_tool(
-        tool_surface, external, "add_task_dependency_kandev", depends_on_task_id=a
-    )
+    error, missing = await call_tool(tool_surface, external, "add_task_dependency_kandev", depends_on_task_id=a)
     assert error and missing["code"] == "VALIDATION"
     error, unknown = await call_tool(
         tool_surface, external, "add_task_dependency_kandev", task_id=a, depends_on_task_id="nope"

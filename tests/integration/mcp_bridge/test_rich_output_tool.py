@@ -61,9 +61,7 @@ async def agent(services, db, workspace_id, tmp_path: Path) -> McpCaller:
 async def rich_messages(db, session_id: str) -> list[Message]:
     async with db.read() as s:
         rows = await s.scalars(
-            select(Message)
-            .where(Message.session_id == session_id, Message.kind == "RICH_OUTPUT")
-            .order_by(Message.seq)
+            select(Message).where(Message.session_id == session_id, Message.kind == "RICH_OUTPUT").order_by(Message.seq)
         )
         return list(rows)
 
@@ -73,12 +71,7 @@ async def test_an_accepted_csv_chart_persists_resolved_and_replays_after_the_fil
 ):
     error, shown = await call_tool(tool_surface, agent, "show_rich_output_kandev", **CSV_CHART)
     assert not error, shown
-    assert (
-        shown["status"] == "shown"
-        and shown["title"] == "API latency"
-        and shown["blocks"] == 3
-        and shown["id"]
-    )
+    assert shown["status"] == "shown" and shown["title"] == "API latency" and shown["blocks"] == 3 and shown["id"]
     [message] = await rich_messages(db, agent.session_id)
     assert message.id == shown["id"] and message.text == "API latency\nFrom the load test."
     chart = message.data["rich_output"]["blocks"][0]
@@ -142,9 +135,7 @@ async def test_an_accepted_csv_chart_persists_resolved_and_replays_after_the_fil
         ),
     ],
 )
-async def test_rejected_presentations_are_tool_errors_that_store_nothing(
-    tool_surface, db, agent, arguments, fragment
-):
+async def test_rejected_presentations_are_tool_errors_that_store_nothing(tool_surface, db, agent, arguments, fragment):
     error, payload = await call_tool(tool_surface, agent, "show_rich_output_kandev", **arguments)
     if fragment is None:  # the control case: every field at its limit is fine
         assert not error, payload
@@ -172,9 +163,7 @@ async def test_input_over_64_kib_is_rejected_before_anything_is_read(tool_surfac
 
 
 async def test_a_csv_error_names_the_row_and_column(tool_surface, db, agent, tmp_path):
-    (tmp_path / "workdir" / "reports" / "latency.csv").write_text(
-        "recorded_at,p50_ms,p95_ms\na,1,2\nb,oops,3\n"
-    )
+    (tmp_path / "workdir" / "reports" / "latency.csv").write_text("recorded_at,p50_ms,p95_ms\na,1,2\nb,oops,3\n")
     error, payload = await call_tool(tool_surface, agent, "show_rich_output_kandev", **CSV_CHART)
     assert error and "row 2 (line 3), column 'p50_ms'" in payload["error"]
 
@@ -191,9 +180,7 @@ async def test_only_an_agent_session_may_show_rich_output(tool_surface, services
     assert answer["showRichOutput"] == {"__typename": "PermissionDeniedError", "code": "PERMISSION_DENIED"}
 
 
-async def test_a_presentation_from_an_idle_session_belongs_to_its_latest_turn(
-    tool_surface, services, db, agent
-):
+async def test_a_presentation_from_an_idle_session_belongs_to_its_latest_turn(tool_surface, services, db, agent):
     as_agent = Services(
         services.ctx.with_principal(
             Principal(

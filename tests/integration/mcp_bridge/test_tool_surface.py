@@ -23,7 +23,14 @@ SECRET = "sk-live-SECRET-VALUE-4242"
 def surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSurface:
     import redis.asyncio as aioredis
 
-    state = AppState(settings=settings, db=db, bus=bus, redis=aioredis.from_url(redis_url), local_principal=principal, jobs=jobs)
+    state = AppState(
+        settings=settings,
+        db=db,
+        bus=bus,
+        redis=aioredis.from_url(redis_url),
+        local_principal=principal,
+        jobs=jobs,
+    )
     return KandevToolSurface(lambda: state)
 
 
@@ -33,13 +40,17 @@ def external(principal: Principal) -> McpCaller:
 
 
 async def session_caller(services: Any, workspace_id: str, **task_fields: Any) -> McpCaller:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Agent's task", **task_fields))).task
+    task = (
+        await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Agent's task", **task_fields))
+    ).task
     session = (await services.sessions.start_task(task.id, "hi", None)).session
     agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session.id, task_id=task.id)
     return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task.id)
 
 
-async def call(surface: KandevToolSurface, caller: McpCaller, name: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+async def call(
+    surface: KandevToolSurface, caller: McpCaller, name: str, **arguments: Any
+) -> tuple[bool, dict[str, Any]]:
     result = await surface.call_tool(caller, name, arguments)
     payload = result.structured_content
     assert json.loads(result.content[0].text) == payload  # one object, as structured content and as text
@@ -53,10 +64,20 @@ async def names(surface: KandevToolSurface, caller: McpCaller) -> set[str]:
 async def test_each_surface_gets_its_own_tools(surface, external, services, workspace_id):
     task_tools = await names(surface, await session_caller(services, workspace_id))
     external_tools = await names(surface, external)
-    assert {"message_task_kandev", "create_task_kandev", "update_task_kandev", "list_task_sessions_kandev"} <= task_tools
+    assert {
+        "message_task_kandev",
+        "create_task_kandev",
+        "update_task_kandev",
+        "list_task_sessions_kandev",
+    } <= task_tools
     assert not {"resolve_agent_permission_kandev", "list_pending_agent_permissions_kandev"} & task_tools
-    assert {"create_task_kandev", "resolve_agent_permission_kandev", "list_pending_agent_permissions_kandev",
-            "get_task_conversation_kandev", "list_workflow_steps_kandev"} <= external_tools
+    assert {
+        "create_task_kandev",
+        "resolve_agent_permission_kandev",
+        "list_pending_agent_permissions_kandev",
+        "get_task_conversation_kandev",
+        "list_workflow_steps_kandev",
+    } <= external_tools
     assert not {"message_task_kandev", "update_task_kandev", "list_task_sessions_kandev"} & external_tools
 
 
@@ -94,7 +115,10 @@ async def test_missing_required_fields_are_all_named(surface, external):
         ({"title": "ok", "start_agent": SECRET}, "must be of type boolean"),
         ({"title": "ok", "unexpected_field": SECRET}, "unknown field: unexpected_field"),
         ({"title": "ok", SECRET: "x"}, "unknown field: 1 unnamed field(s)"),
-        ({"title": "ok", "repositories": [{"base_branch": SECRET}]}, "missing required field in 'repositories[0]'"),
+        (
+            {"title": "ok", "repositories": [{"base_branch": SECRET}]},
+            "missing required field in 'repositories[0]'",
+        ),
     ],
 )
 async def test_bad_arguments_are_tool_errors_that_never_echo_a_value(surface, external, db, arguments, fragment):
@@ -108,12 +132,24 @@ async def test_bad_arguments_are_tool_errors_that_never_echo_a_value(surface, ex
 
 async def test_create_task_accepts_the_legacy_description_but_not_together_with_prompt(surface, external, workspace_id):
     error, payload = await call(
-        surface, external, "create_task_kandev", workspace_id=workspace_id, title="Legacy", description="do it", start_agent=False
+        surface,
+        external,
+        "create_task_kandev",
+        workspace_id=workspace_id,
+        title="Legacy",
+        description="do it",
+        start_agent=False,
     )
     assert not error and payload["title"] == "Legacy" and payload["id"]
     assert payload["deduplicated"] is False and payload["creation_complete"] is True
     error, payload = await call(
-        surface, external, "create_task_kandev", workspace_id=workspace_id, title="Both", prompt="a", description="b"
+        surface,
+        external,
+        "create_task_kandev",
+        workspace_id=workspace_id,
+        title="Both",
+        prompt="a",
+        description="b",
     )
     assert error and "either prompt or description" in payload["error"]
     listed = await surface.list_tools(external)
@@ -123,7 +159,9 @@ async def test_create_task_accepts_the_legacy_description_but_not_together_with_
 
 async def test_a_session_creates_a_subtask_of_itself_in_its_own_workspace(surface, services, workspace_id):
     caller = await session_caller(services, workspace_id)
-    error, payload = await call(surface, caller, "create_task_kandev", title="Child", parent_id="self", start_agent=False)
+    error, payload = await call(
+        surface, caller, "create_task_kandev", title="Child", parent_id="self", start_agent=False
+    )
     assert not error
     assert payload["parent_id"] == caller.task_id and payload["workspace_id"] == workspace_id
 
@@ -141,14 +179,21 @@ async def test_reads_return_snake_case_objects(surface, external, services, work
     steps = payload["workflows"][0]["steps"]
     assert [s["name"] for s in steps] == ["Backlog", "In Progress", "Review", "Done"]
     assert all("auto_advance_requires_signal" in s for s in steps)
-    error, payload = await call(surface, external, "list_workflow_steps_kandev", workflow_id=payload["workflows"][0]["id"])
+    error, payload = await call(
+        surface, external, "list_workflow_steps_kandev", workflow_id=payload["workflows"][0]["id"]
+    )
     assert [s["auto_advance_requires_signal"] for s in payload["steps"]] == [False, True, False, False]
 
 
 async def test_message_and_conversation_tools_work_on_a_started_task(surface, services, workspace_id):
     caller = await session_caller(services, workspace_id)
     error, sent = await call(
-        surface, caller, "message_task_kandev", task_id=caller.task_id, prompt="more work", session_id=caller.session_id
+        surface,
+        caller,
+        "message_task_kandev",
+        task_id=caller.task_id,
+        prompt="more work",
+        session_id=caller.session_id,
     )
     assert not error and sent["status"] == "queued" and sent["session_id"] == caller.session_id
     error, sessions = await call(surface, caller, "list_task_sessions_kandev", task_id="self")

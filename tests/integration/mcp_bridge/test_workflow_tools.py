@@ -82,8 +82,7 @@ async def ok(surface: KandevToolSurface, caller: McpCaller, tool: str, /, **argu
 async def stored(db) -> list[tuple[Any, ...]]:
     async with db.read() as session:
         workflows = [
-            (w.id, w.name, w.description)
-            for w in await session.scalars(select(Workflow).order_by(Workflow.id))
+            (w.id, w.name, w.description) for w in await session.scalars(select(Workflow).order_by(Workflow.id))
         ]
         steps = [
             (
@@ -119,9 +118,7 @@ async def pipeline(
 def test_the_configuration_and_external_surfaces_carry_the_workflow_tools_and_task_sessions_do_not():
     assert set(McpProfile(Surface.CONFIGURATION).tool_names()) >= WORKFLOW_TOOLS
     assert set(McpProfile(Surface.EXTERNAL).tool_names()) >= WORKFLOW_TOOLS
-    assert not (WORKFLOW_TOOLS - {"list_workflow_steps_kandev"}) & set(
-        McpProfile(Surface.KANBAN_TASK).tool_names()
-    )
+    assert not (WORKFLOW_TOOLS - {"list_workflow_steps_kandev"}) & set(McpProfile(Surface.KANBAN_TASK).tool_names())
 
 
 async def test_step_tool_schemas_are_closed_at_the_top_and_open_inside_events(surface, external):
@@ -165,9 +162,7 @@ async def test_a_workflow_is_built_step_by_step_and_listed_with_every_field(surf
         name="Done",
         is_final_step=True,
     )
-    await ok(
-        surface, external, "create_workflow_step_kandev", workflow_id=workflow["id"], name="Todo", position=0
-    )
+    await ok(surface, external, "create_workflow_step_kandev", workflow_id=workflow["id"], name="Todo", position=0)
     listed = await ok(surface, external, "list_workflow_steps_kandev", workflow_id=workflow["id"])
     assert set(listed) == {"steps"}
     assert all(set(step) == STEP_KEYS for step in listed["steps"])
@@ -178,12 +173,8 @@ async def test_a_workflow_is_built_step_by_step_and_listed_with_every_field(surf
     work = listed["steps"][1]
     assert work["wip_limit"] == 2 and work["allow_manual_move"] is True and work["prompt"] == "Do it"
     assert work["events"] == {"on_enter": [START], "on_turn_complete": [{"type": "move_to_next"}]}
-    renamed = await ok(
-        surface, external, "update_workflow_kandev", workflow_id=workflow["id"], name="Releases"
-    )
-    assert (
-        renamed["name"] == "Releases" and renamed["description"] == "Ship it" and len(renamed["steps"]) == 3
-    )
+    renamed = await ok(surface, external, "update_workflow_kandev", workflow_id=workflow["id"], name="Releases")
+    assert renamed["name"] == "Releases" and renamed["description"] == "Ship it" and len(renamed["steps"]) == 3
 
 
 async def test_auto_advance_requires_signal_changes_only_when_sent(surface, external, workspace_id):
@@ -259,9 +250,7 @@ async def test_bad_step_arguments_are_tool_errors_that_change_nothing(
 ):
     workflow_id, _ = await pipeline(surface, external, workspace_id)
     before = await stored(db)
-    error, payload = await call(
-        surface, external, "create_workflow_step_kandev", workflow_id=workflow_id, **arguments
-    )
+    error, payload = await call(surface, external, "create_workflow_step_kandev", workflow_id=workflow_id, **arguments)
     assert error and payload["code"] == code and fragment in payload["error"]
     assert SECRET not in json.dumps(payload)
     assert await stored(db) == before
@@ -288,9 +277,7 @@ async def test_reorder_and_delete_through_the_tools(surface, external, services,
         ("Plan", 2),
     ]
 
-    task = (
-        await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))
-    ).task
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
     error, payload = await call(surface, external, "delete_workflow_step_kandev", step_id=plan["id"])
     assert error and payload["code"] == "CONFLICT"
     deleted = await ok(surface, external, "delete_workflow_step_kandev", step_id=build["id"])
@@ -306,22 +293,16 @@ async def test_reorder_and_delete_through_the_tools(surface, external, services,
     assert error and payload == {"error": "workflow not found", "code": "NOT_FOUND"}
 
 
-async def test_unknown_and_foreign_targets_are_the_same_not_found(
-    surface, services, db, workspace_id, external
-):
+async def test_unknown_and_foreign_targets_are_the_same_not_found(surface, services, db, workspace_id, external):
     workflow_id, (plan, _, _) = await pipeline(surface, external, workspace_id)
     mallory = McpCaller(principal=Principal(user_id=new_id(), login="mallory"), endpoint="external")
     before = await stored(db)
     for caller, target in ((mallory, workflow_id), (external, new_id())):
-        error, payload = await call(
-            surface, caller, "update_workflow_kandev", workflow_id=target, name="Mine"
-        )
+        error, payload = await call(surface, caller, "update_workflow_kandev", workflow_id=target, name="Mine")
         assert error and payload == {"error": "workflow not found", "code": "NOT_FOUND"}
     for caller, target in ((mallory, plan["id"]), (external, new_id())):
         error, payload = await call(surface, caller, "delete_workflow_step_kandev", step_id=target)
         assert error and payload == {"error": "workflow step not found", "code": "NOT_FOUND"}
-    error, payload = await call(
-        surface, mallory, "create_workflow_kandev", workspace_id=workspace_id, name="Mine"
-    )
+    error, payload = await call(surface, mallory, "create_workflow_kandev", workspace_id=workspace_id, name="Mine")
     assert error and payload == {"error": "workspace not found", "code": "NOT_FOUND"}
     assert await stored(db) == before

@@ -51,13 +51,10 @@ class FakeSurface:
         self.listed_for.append(caller)
         schema = {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": False}
         return [
-            types.Tool(name=name, description=f"{name} for tests", input_schema=schema)
-            for name in self.names(caller)
+            types.Tool(name=name, description=f"{name} for tests", input_schema=schema) for name in self.names(caller)
         ]
 
-    async def call_tool(
-        self, caller: McpCaller, name: str, arguments: dict[str, Any] | None
-    ) -> types.CallToolResult:
+    async def call_tool(self, caller: McpCaller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         self.called_by.append(caller)
         if name == "boom":
             raise SurfaceFailure("database password is hunter2")
@@ -117,9 +114,7 @@ class AgentSession:
 
 
 @pytest.fixture
-def new_session(
-    services: Services, workspace_id: str, settings: Any
-) -> Callable[[], Awaitable[AgentSession]]:
+def new_session(services: Services, workspace_id: str, settings: Any) -> Callable[[], Awaitable[AgentSession]]:
     async def make() -> AgentSession:
         task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="t"))).task
         delivery = await services.sessions.start_task(task.id, "hello", None)

@@ -55,9 +55,7 @@ async def test_with_auth_on_mcp_needs_a_personal_access_token(
     assert response.headers["www-authenticate"] == "Bearer"
     agent = await new_session()
     for token in [None, "kdv_not-a-real-token", agent.token]:
-        assert (
-            await refusal(app.url("/mcp"), era, token)
-        ).message == "a valid personal access token is required"
+        assert (await refusal(app.url("/mcp"), era, token)).message == "a valid personal access token is required"
 
     alice = await create_token(db, name="ci", login="alice")
     async with mcp_client(app.url("/mcp"), era, alice.token) as client:

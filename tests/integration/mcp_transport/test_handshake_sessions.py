@@ -33,9 +33,7 @@ async def test_another_sessions_token_cannot_use_an_open_mcp_session(app: App, n
             "/mcp/session", json=LIST, headers={**routed, "Authorization": f"Bearer {theirs.token}"}
         )
         assert hijack.status_code == 404
-        own = await http.post(
-            "/mcp/session", json=LIST, headers={**routed, "Authorization": f"Bearer {mine.token}"}
-        )
+        own = await http.post("/mcp/session", json=LIST, headers={**routed, "Authorization": f"Bearer {mine.token}"})
         assert own.status_code == 200 and '"name":"echo"' in own.text.replace(" ", "")
         await http.delete("/mcp/session", headers={**routed, "Authorization": f"Bearer {mine.token}"})
 

@@ -15,7 +15,9 @@ from tests.support.waiting import wait_until
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_list(era, settings, services, workspace_id):
+async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_list(
+    era, settings, services, workspace_id
+):
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Reconfigure me"))).task
     session_id = (await services.sessions.start_task(task.id, "hi", None)).session.id
     token = session_token(settings.server_key, session_id)

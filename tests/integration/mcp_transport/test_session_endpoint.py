@@ -35,9 +35,7 @@ async def test_a_session_token_lists_the_tools_the_surface_gives_that_session(
         assert listed.ttl_ms == 0
 
 
-async def test_tool_lists_are_never_served_from_a_client_cache(
-    era: str, app: App, surface: FakeSurface, new_session
-):
+async def test_tool_lists_are_never_served_from_a_client_cache(era: str, app: App, surface: FakeSurface, new_session):
     agent = await new_session()
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         assert [t.name for t in (await client.list_tools()).tools] == ["echo", "whoami", "boom"]
@@ -57,9 +55,7 @@ async def test_a_tool_call_round_trips_as_the_session(era: str, app: App, surfac
     assert surface.called_by[-1].session_id == agent.session_id
 
 
-async def test_an_exception_in_the_surface_becomes_a_generic_tool_error(
-    era: str, app: App, new_session, caplog
-):
+async def test_an_exception_in_the_surface_becomes_a_generic_tool_error(era: str, app: App, new_session, caplog):
     agent = await new_session()
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         result = await client.call_tool("boom", {})
@@ -70,9 +66,7 @@ async def test_an_exception_in_the_surface_becomes_a_generic_tool_error(
     assert any("tool boom failed" in record.getMessage() for record in caplog.records)
 
 
-async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(
-    era: str, app: App, new_session, settings
-):
+async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(era: str, app: App, new_session, settings):
     agent = await new_session()
     refused = [
         None,
@@ -91,20 +85,14 @@ async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(
             bodies.add(response.text)
     assert len(bodies) == 1
     for token in refused:
-        assert (
-            await refusal(app.url("/mcp/session"), era, token)
-        ).message == "a valid session token is required"
+        assert (await refusal(app.url("/mcp/session"), era, token)).message == "a valid session token is required"
 
 
-async def test_a_terminal_session_is_refused_even_on_an_open_connection(
-    era: str, app: App, new_session, services
-):
+async def test_a_terminal_session_is_refused_even_on_an_open_connection(era: str, app: App, new_session, services):
     agent = await new_session()
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         await client.list_tools()
         await services.sessions.stop_task(agent.task_id)
         with pytest.raises(MCPError):
             await client.call_tool("echo", {"text": "hi"})
-    assert (
-        await refusal(app.url("/mcp/session"), era, agent.token)
-    ).message == "a valid session token is required"
+    assert (await refusal(app.url("/mcp/session"), era, agent.token)).message == "a valid session token is required"

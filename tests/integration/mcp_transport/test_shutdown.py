@@ -24,9 +24,7 @@ async def test_the_server_stops_promptly_while_a_client_still_listens(
     async with AsyncExitStack() as clients:
         async with running_server(settings) as address:
             bridge = support_server._last_app[-1].state.mcp_bridge
-            client = await clients.enter_async_context(
-                mcp_client(f"http://{address}/mcp/session", era, agent.token)
-            )
+            client = await clients.enter_async_context(mcp_client(f"http://{address}/mcp/session", era, agent.token))
             if era == LEGACY:
 
                 async def stream_open() -> bool:

@@ -33,9 +33,7 @@ async def listening_client(
 ) -> AsyncIterator[Client]:
     """A client ready to hear list_changed: its GET stream is open, or its listen stream acknowledged."""
     async with AsyncExitStack() as stack:
-        client = await stack.enter_async_context(
-            mcp_client(app.url("/mcp/session"), era, agent.token, notifications)
-        )
+        client = await stack.enter_async_context(mcp_client(app.url("/mcp/session"), era, agent.token, notifications))
         if era == LEGACY:
 
             async def stream_open() -> bool:
@@ -70,15 +68,11 @@ async def test_a_publish_delivers_exactly_one_list_changed_to_that_session_only(
         assert [t.name for t in (await other.list_tools()).tools] == ["echo", "whoami", "boom"]
 
 
-async def test_every_connection_of_a_session_hears_the_change_once(
-    era: str, app: App, new_session, bus: EventBus
-):
+async def test_every_connection_of_a_session_hears_the_change_once(era: str, app: App, new_session, bus: EventBus):
     agent = await new_session()
     first, second = Notifications(), Notifications()
     async with listening_client(app, era, agent, first), AsyncExitStack() as stack:
-        second_client = await stack.enter_async_context(
-            mcp_client(app.url("/mcp/session"), era, agent.token, second)
-        )
+        second_client = await stack.enter_async_context(mcp_client(app.url("/mcp/session"), era, agent.token, second))
         if era == LEGACY:
             await wait_until(_streams(app, agent.session_id, 2))
         else:

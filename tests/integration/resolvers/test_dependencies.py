@@ -89,11 +89,7 @@ async def test_the_start_waits_for_every_predecessor(gql, db, workspace_id):
     assert [t["id"] for t in c["blockedBy"]] == [a["id"], b["id"]]
     await complete(gql, a["id"])
     still = await get(gql, c["id"])
-    assert (
-        still["state"] == "BLOCKED"
-        and b["id"] in still["blockReason"]
-        and a["id"] not in still["blockReason"]
-    )
+    assert still["state"] == "BLOCKED" and b["id"] in still["blockReason"] and a["id"] not in still["blockReason"]
     assert await queued_prompts(db, c["id"]) == []
     await complete(gql, b["id"])
     assert await queued_prompts(db, c["id"]) == ["/say c"]
@@ -133,9 +129,7 @@ async def test_a_failed_or_cancelled_predecessor_leaves_its_dependents_blocked_w
     after = await get(gql, b["id"])
     assert after["state"] == "BLOCKED"
     assert f"'Migrate the schema' ({a['id']}) {word}" in after["blockReason"]
-    assert after["deferredLaunch"] is not None and after["blockedBy"] == [
-        {"id": a["id"]}
-    ]  # no retry, no drop
+    assert after["deferredLaunch"] is not None and after["blockedBy"] == [{"id": a["id"]}]  # no retry, no drop
     assert await queued_prompts(db, b["id"]) == []
     # ... and success later still resolves it.
     await complete(gql, a["id"], "IN_PROGRESS")
@@ -143,17 +137,13 @@ async def test_a_failed_or_cancelled_predecessor_leaves_its_dependents_blocked_w
     assert await queued_prompts(db, b["id"]) == ["/say b"]
 
 
-async def test_deleting_a_predecessor_keeps_the_dependent_blocked_until_the_link_is_removed(
-    gql, db, workspace_id
-):
+async def test_deleting_a_predecessor_keeps_the_dependent_blocked_until_the_link_is_removed(gql, db, workspace_id):
     a = await create(gql, workspace_id, "Gone", startAgent=False)
     b = await create(gql, workspace_id, "B", prompt="/say b", blockedBy=[a["id"]])
     await gql("mutation($id: ID!) { deleteTask(taskId: $id) { __typename } }", id=a["id"])
     after = await get(gql, b["id"])
     assert after["state"] == "BLOCKED" and "was deleted" in after["blockReason"] and after["blockedBy"] == []
-    removed = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))[
-        "removeTaskDependency"
-    ]
+    removed = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))["removeTaskDependency"]
     assert removed["changed"] is True
     assert await queued_prompts(db, b["id"]) == ["/say b"]
 
@@ -173,9 +163,7 @@ async def test_a_start_that_fails_keeps_the_recorded_start(gql, db, services, wo
     b = await create(gql, workspace_id, "B", prompt="/say b", blockedBy=[a["id"]])
     async with db.transaction() as s:
         task = await s.get(Task, b["id"])
-        broken = AgentProfile(
-            workspace_id=workspace_id, name="Broken", kind="ACP", command=["no-such-agent-binary"]
-        )
+        broken = AgentProfile(workspace_id=workspace_id, name="Broken", kind="ACP", command=["no-such-agent-binary"])
         s.add(broken)
         await s.flush()
         task.deferred_launch = {**task.deferred_launch, "agent_profile_id": broken.id}
@@ -191,15 +179,11 @@ async def test_a_start_that_fails_keeps_the_recorded_start(gql, db, services, wo
 async def test_the_deferred_launch_prompt_can_change_while_waiting_and_not_after_start(gql, db, workspace_id):
     a = await create(gql, workspace_id, "A", startAgent=False)
     b = await create(gql, workspace_id, "B", prompt="/say stale", blockedBy=[a["id"]])
-    updated = (await gql(UPDATE, input={"taskId": b["id"], "deferredLaunchPrompt": "/say fresh"}))[
-        "updateTask"
-    ]
+    updated = (await gql(UPDATE, input={"taskId": b["id"], "deferredLaunchPrompt": "/say fresh"}))["updateTask"]
     assert updated["task"]["deferredLaunch"]["prompt"] == "/say fresh"
     await complete(gql, a["id"])
     assert await queued_prompts(db, b["id"]) == ["/say fresh"]
-    refused = (await gql(UPDATE, input={"taskId": b["id"], "deferredLaunchPrompt": "/say late"}))[
-        "updateTask"
-    ]
+    refused = (await gql(UPDATE, input={"taskId": b["id"], "deferredLaunchPrompt": "/say late"}))["updateTask"]
     assert refused["__typename"] == "ConflictError" and "message" in refused["message"]
     never = await create(gql, workspace_id, "Never recorded", startAgent=False)
     refused = (await gql(UPDATE, input={"taskId": never["id"], "deferredLaunchPrompt": "x"}))["updateTask"]
@@ -226,17 +210,9 @@ async def test_adding_and_removing_links_updates_the_gate_and_is_idempotent(gql,
     assert added["changed"] is True and added["task"]["state"] == "BLOCKED"
     again = (await gql(ADD, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))["addTaskDependency"]
     assert again["changed"] is False
-    removed = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))[
-        "removeTaskDependency"
-    ]
-    assert (
-        removed["changed"] is True
-        and removed["task"]["state"] == "TODO"
-        and removed["task"]["blockReason"] is None
-    )
-    missing = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))[
-        "removeTaskDependency"
-    ]
+    removed = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))["removeTaskDependency"]
+    assert removed["changed"] is True and removed["task"]["state"] == "TODO" and removed["task"]["blockReason"] is None
+    missing = (await gql(REMOVE, input={"taskId": b["id"], "dependsOnTaskId": a["id"]}))["removeTaskDependency"]
     assert missing["__typename"] == "TaskDependencyPayload" and missing["changed"] is False
     unknown = (await gql(ADD, input={"taskId": b["id"], "dependsOnTaskId": "nope"}))["addTaskDependency"]
     assert unknown["__typename"] == "NotFoundError"
@@ -251,28 +227,20 @@ async def test_a_running_task_gets_the_link_but_keeps_its_state(gql, workspace_i
     assert added["task"]["state"] == "SCHEDULING" and added["task"]["blockedBy"] == [{"id": a["id"]}]
 
 
-async def test_links_stay_inside_one_workspace_and_unauthorized_ends_are_not_found(
-    gql, services, db, workspace_id
-):
+async def test_links_stay_inside_one_workspace_and_unauthorized_ends_are_not_found(gql, services, db, workspace_id):
     other_ws = await services.workspaces.create("Other")
     foreign = await create(gql, other_ws.id, "Elsewhere", startAgent=False)
     mine = await create(gql, workspace_id, "Mine", startAgent=False)
-    across = (await gql(ADD, input={"taskId": mine["id"], "dependsOnTaskId": foreign["id"]}))[
-        "addTaskDependency"
-    ]
+    across = (await gql(ADD, input={"taskId": mine["id"], "dependsOnTaskId": foreign["id"]}))["addTaskDependency"]
     assert across["__typename"] == "ValidationError"
-    created = await gql(
-        CREATE, input={"workspaceId": workspace_id, "title": "x", "blockedBy": [foreign["id"]]}
-    )
+    created = await gql(CREATE, input={"workspaceId": workspace_id, "title": "x", "blockedBy": [foreign["id"]]})
     assert created["createTask"]["__typename"] == "ValidationError"
 
     stranger = Principal(user_id="someone-else", login="stranger")
     from tests.conftest import GraphQLCaller
 
     theirs = GraphQLCaller(Services(services.ctx.with_principal(stranger)))
-    refused = (await theirs(ADD, input={"taskId": mine["id"], "dependsOnTaskId": mine["id"]}))[
-        "addTaskDependency"
-    ]
+    refused = (await theirs(ADD, input={"taskId": mine["id"], "dependsOnTaskId": mine["id"]}))["addTaskDependency"]
     assert refused["__typename"] == "NotFoundError"
 
 
@@ -281,16 +249,12 @@ async def test_in_a_task_session_the_waiting_end_is_the_callers_own_task(gql, se
     own = await create(gql, workspace_id, "Own", prompt="/say hi")
     other = await create(gql, workspace_id, "Other", startAgent=False)
     session_id = own["sessions"][0]["id"]
-    agent = Principal(
-        user_id=services.principal.user_id, login="agent", session_id=session_id, task_id=own["id"]
-    )
+    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session_id, task_id=own["id"])
     from tests.conftest import GraphQLCaller
 
     as_agent = GraphQLCaller(Services(services.ctx.with_principal(agent)))
     defaulted = (await as_agent(ADD, input={"dependsOnTaskId": a["id"]}))["addTaskDependency"]
     assert defaulted["task"]["id"] == own["id"] and defaulted["changed"] is True
-    refused = (await as_agent(ADD, input={"taskId": other["id"], "dependsOnTaskId": a["id"]}))[
-        "addTaskDependency"
-    ]
+    refused = (await as_agent(ADD, input={"taskId": other["id"], "dependsOnTaskId": a["id"]}))["addTaskDependency"]
     assert refused["__typename"] == "PermissionDeniedError"
     assert (await get(gql, other["id"]))["blockedBy"] == []

@@ -26,16 +26,25 @@ async def test_the_builtin_profiles_are_the_scripted_agent_and_presets_marked_by
 
 
 async def test_profiles_can_be_created_updated_and_deleted_with_typed_errors(gql, workspace_id):
-    created = (await gql(CREATE_PROFILE, i={
-        "workspaceId": workspace_id, "name": "Local ACP", "kind": "ACP", "command": ["python3", "-m", "agent"],
-        "env": {"TOKEN": "${secret:API_TOKEN}"}, "permissionPolicy": "DENY",
-    }))["createAgentProfile"]
+    created = (
+        await gql(
+            CREATE_PROFILE,
+            i={
+                "workspaceId": workspace_id,
+                "name": "Local ACP",
+                "kind": "ACP",
+                "command": ["python3", "-m", "agent"],
+                "env": {"TOKEN": "${secret:API_TOKEN}"},
+                "permissionPolicy": "DENY",
+            },
+        )
+    )["createAgentProfile"]
     assert created["__typename"] == "CreateAgentProfilePayload"
     profile = created["agentProfile"]
     assert profile["available"] is True and profile["permissionPolicy"] == "DENY" and profile["supportsMcp"] is True
-    duplicate = (await gql(CREATE_PROFILE, i={"workspaceId": workspace_id, "name": "Local ACP", "command": ["x"]}))
+    duplicate = await gql(CREATE_PROFILE, i={"workspaceId": workspace_id, "name": "Local ACP", "command": ["x"]})
     assert duplicate["createAgentProfile"]["__typename"] == "ConflictError"
-    no_command = (await gql(CREATE_PROFILE, i={"workspaceId": workspace_id, "name": "Empty", "kind": "ACP"}))
+    no_command = await gql(CREATE_PROFILE, i={"workspaceId": workspace_id, "name": "Empty", "kind": "ACP"})
     assert no_command["createAgentProfile"]["field"] == "command"
     updated = await gql(
         """mutation($i: UpdateAgentProfileInput!) { updateAgentProfile(input: $i) {
@@ -43,9 +52,13 @@ async def test_profiles_can_be_created_updated_and_deleted_with_typed_errors(gql
         i={"agentProfileId": profile["id"], "name": "Renamed", "permissionPolicy": "ALLOW"},
     )
     assert updated["updateAgentProfile"]["agentProfile"] == {
-        "name": "Renamed", "permissionPolicy": "ALLOW", "command": ["python3", "-m", "agent"]
+        "name": "Renamed",
+        "permissionPolicy": "ALLOW",
+        "command": ["python3", "-m", "agent"],
     }
-    deleted = await gql("mutation($id: ID!) { deleteAgentProfile(agentProfileId: $id) { __typename } }", id=profile["id"])
+    deleted = await gql(
+        "mutation($id: ID!) { deleteAgentProfile(agentProfileId: $id) { __typename } }", id=profile["id"]
+    )
     assert deleted["deleteAgentProfile"]["__typename"] == "AgentProfilePayload"
     names = [p["name"] for p in (await gql(PROFILES, ws=workspace_id))["agentProfiles"]]
     assert "Renamed" not in names
@@ -54,7 +67,7 @@ async def test_profiles_can_be_created_updated_and_deleted_with_typed_errors(gql
 async def test_a_secret_is_stored_encrypted_listed_by_name_and_never_logged(gql, db, workspace_id, caplog):
     value = "sk-super-secret-value-123"
     caplog.set_level(logging.DEBUG)
-    created = (await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "API_TOKEN", "value": value}))
+    created = await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "API_TOKEN", "value": value})
     assert created["createSecret"]["secret"]["name"] == "API_TOKEN"
     listed = await gql("query($ws: ID!) { secrets(workspaceId: $ws) { id name } }", ws=workspace_id)
     assert [s["name"] for s in listed["secrets"]] == ["API_TOKEN"]
@@ -65,7 +78,9 @@ async def test_a_secret_is_stored_encrypted_listed_by_name_and_never_logged(gql,
     assert value not in caplog.text
     bad = (await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "bad name", "value": "x"}))["createSecret"]
     assert bad["__typename"] == "ValidationError"
-    again = (await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "API_TOKEN", "value": "y"}))["createSecret"]
+    again = (await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "API_TOKEN", "value": "y"}))[
+        "createSecret"
+    ]
     assert again["__typename"] == "ConflictError"
     removed = await gql("mutation($id: ID!) { deleteSecret(secretId: $id) { __typename } }", id=row.id)
     assert removed["deleteSecret"]["__typename"] == "SecretPayload"

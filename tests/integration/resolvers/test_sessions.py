@@ -27,7 +27,9 @@ async def new_task(gql: Any, workspace_id: str, **fields: Any) -> dict[str, Any]
 
 async def prompts_of(db: Any, session_id: str) -> list[tuple[str, str]]:
     async with db.read() as s:
-        rows = await s.scalars(select(QueuedPrompt).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq))
+        rows = await s.scalars(
+            select(QueuedPrompt).where(QueuedPrompt.session_id == session_id).order_by(QueuedPrompt.seq)
+        )
         return [(p.text, p.state) for p in rows]
 
 
@@ -50,7 +52,9 @@ async def test_moving_a_task_into_an_auto_start_step_queues_the_step_prompt(gql,
     task = await new_task(gql, workspace_id, prompt="Build the thing", startAgent=False)
     steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
     move = "mutation($i: MoveTaskInput!) { moveTask(input: $i) { __typename } }"
-    assert (await gql(move, i={"taskId": task["id"], "workflowStepId": steps[1]["id"]}))["moveTask"]["__typename"] == "TaskPayload"
+    assert (await gql(move, i={"taskId": task["id"], "workflowStepId": steps[1]["id"]}))["moveTask"][
+        "__typename"
+    ] == "TaskPayload"
     async with db.read() as s:
         session = await s.scalar(select(Session).where(Session.task_id == task["id"]))
     assert session is not None
@@ -69,7 +73,12 @@ async def test_an_unavailable_profile_is_refused_by_name_before_any_session_exis
     created = await gql(
         """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) {
         ... on CreateAgentProfilePayload { agentProfile { id available missingCommand } } } }""",
-        i={"workspaceId": workspace_id, "name": "Ghost", "kind": "ACP", "command": ["no-such-agent-binary", "--acp"]},
+        i={
+            "workspaceId": workspace_id,
+            "name": "Ghost",
+            "kind": "ACP",
+            "command": ["no-such-agent-binary", "--acp"],
+        },
     )
     profile = created["createAgentProfile"]["agentProfile"]
     assert profile["available"] is False and profile["missingCommand"] == "no-such-agent-binary"

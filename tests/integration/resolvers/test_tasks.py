@@ -54,8 +54,10 @@ async def table_counts(db: Database) -> tuple[int, int]:
 
 
 async def test_the_default_workspace_has_the_kanban_workflow_with_its_gated_in_progress_step(gql, workspace_id):
-    names = [(s["name"], s["isStartStep"], s["isFinalStep"], s["autoAdvanceRequiresSignal"]) for s in
-             await steps(gql, workspace_id)]
+    names = [
+        (s["name"], s["isStartStep"], s["isFinalStep"], s["autoAdvanceRequiresSignal"])
+        for s in await steps(gql, workspace_id)
+    ]
     assert names == [
         ("Backlog", True, False, False),
         ("In Progress", False, False, True),
@@ -257,7 +259,13 @@ async def test_autopilot_is_refused_for_a_profile_that_cannot_receive_the_task_t
     created = await gql(
         """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) {
         ... on CreateAgentProfilePayload { agentProfile { id } } } }""",
-        i={"workspaceId": workspace_id, "name": "No MCP", "kind": "ACP", "command": ["python3"], "supportsMcp": False},
+        i={
+            "workspaceId": workspace_id,
+            "name": "No MCP",
+            "kind": "ACP",
+            "command": ["python3"],
+            "supportsMcp": False,
+        },
     )
     profile_id = created["createAgentProfile"]["agentProfile"]["id"]
     before = await table_counts(db)

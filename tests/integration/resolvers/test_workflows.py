@@ -30,14 +30,10 @@ def mutation(name: str, input_type: str | None, selection: str, arg: str = "inpu
 
 
 WORKFLOW_PAYLOAD = f"... on WorkflowPayload {{ warnings workflow {{ {WORKFLOW_FIELDS} }} }}"
-STEP_PAYLOAD = (
-    f"... on WorkflowStepPayload {{ warnings step {{ {STEP_FIELDS} }} workflow {{ {WORKFLOW_FIELDS} }} }}"
-)
+STEP_PAYLOAD = f"... on WorkflowStepPayload {{ warnings step {{ {STEP_FIELDS} }} workflow {{ {WORKFLOW_FIELDS} }} }}"
 CREATE_WORKFLOW = mutation("createWorkflow", "CreateWorkflowInput", WORKFLOW_PAYLOAD)
 UPDATE_WORKFLOW = mutation("updateWorkflow", "UpdateWorkflowInput", WORKFLOW_PAYLOAD)
-DELETE_WORKFLOW = mutation(
-    "deleteWorkflow", None, "... on DeleteWorkflowPayload { workflowId }", "workflowId"
-)
+DELETE_WORKFLOW = mutation("deleteWorkflow", None, "... on DeleteWorkflowPayload { workflowId }", "workflowId")
 CREATE_STEP = mutation("createWorkflowStep", "CreateWorkflowStepInput", STEP_PAYLOAD)
 UPDATE_STEP = mutation("updateWorkflowStep", "UpdateWorkflowStepInput", STEP_PAYLOAD)
 DELETE_STEP = mutation(
@@ -62,9 +58,7 @@ async def run(gql: GraphQLCaller, document: str, value: Any) -> dict[str, Any]:
     return next(iter(data.values()))
 
 
-async def new_workflow(
-    gql: GraphQLCaller, workspace_id: str, name: str = "Pipeline", **fields: Any
-) -> dict[str, Any]:
+async def new_workflow(gql: GraphQLCaller, workspace_id: str, name: str = "Pipeline", **fields: Any) -> dict[str, Any]:
     result = await run(gql, CREATE_WORKFLOW, {"workspaceId": workspace_id, "name": name, **fields})
     assert result["__typename"] == "WorkflowPayload", result
     return result["workflow"]
@@ -163,9 +157,7 @@ async def test_the_default_workflow_and_one_in_use_cannot_be_deleted(gql, servic
     result = await gql(DELETE_WORKFLOW, input=default_id)
     assert result["deleteWorkflow"]["__typename"] == "ConflictError"
     workflow_id, _ = await three_steps(gql, workspace_id)
-    task = (
-        await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))
-    ).task
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
     await services.tasks.archive(task.id)
     before = await snapshot(db)
     result = (await gql(DELETE_WORKFLOW, input=workflow_id))["deleteWorkflow"]
@@ -176,10 +168,7 @@ async def test_the_default_workflow_and_one_in_use_cannot_be_deleted(gql, servic
     assert result == {"__typename": "DeleteWorkflowPayload", "workflowId": workflow_id}
     async with db.read() as session:
         assert await session.get(Workflow, workflow_id) is None
-        assert (
-            list(await session.scalars(select(WorkflowStep).where(WorkflowStep.workflow_id == workflow_id)))
-            == []
-        )
+        assert list(await session.scalars(select(WorkflowStep).where(WorkflowStep.workflow_id == workflow_id))) == []
 
 
 async def test_another_users_workflow_looks_exactly_like_an_unknown_one(gql, services, db, workspace_id):
@@ -312,9 +301,7 @@ async def test_events_are_stored_normalized_and_move_to_step_names_a_step(gql, w
         ({"events": ["not", "an", "object"]}, "events"),
     ],
 )
-async def test_bad_step_input_gets_a_validation_error_and_changes_nothing(
-    gql, db, workspace_id, fields, field
-):
+async def test_bad_step_input_gets_a_validation_error_and_changes_nothing(gql, db, workspace_id, fields, field):
     workflow_id, steps = await three_steps(gql, workspace_id)
     before = await snapshot(db)
     created = await run(gql, CREATE_STEP, {"workflowId": workflow_id, "name": "New", **fields})
@@ -350,13 +337,9 @@ async def test_moving_a_step_by_position_renumbers_the_others(gql, workspace_id)
 
 async def test_a_step_with_tasks_or_referenced_by_a_move_cannot_be_deleted(gql, services, db, workspace_id):
     workflow_id, (plan, build, ship) = await three_steps(gql, workspace_id)
-    task = (
-        await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))
-    ).task
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
     await services.tasks.archive(task.id)
-    await update_step(
-        gql, build["id"], events={"on_turn_complete": [{"type": "move_to_step", "step_id": ship["id"]}]}
-    )
+    await update_step(gql, build["id"], events={"on_turn_complete": [{"type": "move_to_step", "step_id": ship["id"]}]})
     before = await snapshot(db)
     held = (await gql(DELETE_STEP, input=plan["id"]))["deleteWorkflowStep"]
     assert held["__typename"] == "ConflictError" and "move them first" in held["message"]
@@ -384,9 +367,7 @@ async def test_reorder_takes_every_step_once(gql, db, workspace_id):
         result = await run(gql, REORDER, {"workflowId": workflow_id, "stepIds": step_ids})
         assert result["__typename"] == "ValidationError" and result["field"] == "stepIds"
     assert await snapshot(db) == before
-    result = await run(
-        gql, REORDER, {"workflowId": workflow_id, "stepIds": [ship["id"], plan["id"], build["id"]]}
-    )
+    result = await run(gql, REORDER, {"workflowId": workflow_id, "stepIds": [ship["id"], plan["id"], build["id"]]})
     assert flags(result["workflow"]) == [
         ("Ship", 0, False, False),
         ("Plan", 1, True, False),
@@ -416,9 +397,7 @@ async def test_a_reorder_that_creates_a_loop_warns(gql, workspace_id):
     workflow_id, (plan, build, ship) = await three_steps(gql, workspace_id)
     await update_step(gql, plan["id"], events={"on_enter": [START], "on_turn_complete": [NEXT]})
     await update_step(gql, ship["id"], events={"on_enter": [START], "on_turn_complete": [PREVIOUS]})
-    result = await run(
-        gql, REORDER, {"workflowId": workflow_id, "stepIds": [plan["id"], ship["id"], build["id"]]}
-    )
+    result = await run(gql, REORDER, {"workflowId": workflow_id, "stepIds": [plan["id"], ship["id"], build["id"]]})
     assert len(result["warnings"]) == 1 and "'Plan' → 'Ship'" in result["warnings"][0]
 
 
@@ -444,12 +423,8 @@ def comparable(workflow: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_export_then_import_gives_an_equal_workflow(gql, workspace_id):
-    workflow = await new_workflow(
-        gql, workspace_id, name="Full", description="Every field: 'quotes', #hash\nand lines"
-    )
-    review = await add_step(
-        gql, workflow["id"], "Review: code", prompt="Check the diff.\nThen say so.\n", wipLimit=2
-    )
+    workflow = await new_workflow(gql, workspace_id, name="Full", description="Every field: 'quotes', #hash\nand lines")
+    review = await add_step(gql, workflow["id"], "Review: code", prompt="Check the diff.\nThen say so.\n", wipLimit=2)
     await add_step(
         gql,
         workflow["id"],
@@ -467,9 +442,7 @@ async def test_export_then_import_gives_an_equal_workflow(gql, workspace_id):
             "on_exit": [{"type": "disable_plan_mode"}],
         },
     )
-    await add_step(
-        gql, workflow["id"], "Done", isFinalStep=True, events={"on_children_completed": [PREVIOUS]}
-    )
+    await add_step(gql, workflow["id"], "Done", isFinalStep=True, events={"on_children_completed": [PREVIOUS]})
     original = await read_workflow(gql, workflow["id"])
     text = (await gql(EXPORT, id=workflow["id"]))["exportWorkflow"]
     assert "step: 'Review: code'" in text and "step_id" not in text and workflow["id"] not in text

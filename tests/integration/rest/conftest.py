@@ -22,9 +22,7 @@ async def rest_client(
 
     app = create_app(settings)
     redis = aioredis.from_url(redis_url)
-    app.state.kandev = AppState(
-        settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs
-    )
+    app.state.kandev = AppState(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
     try:
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://kandev.test", timeout=60

@@ -45,11 +45,7 @@ async def test_post_creates_with_201_and_a_retry_answers_200_with_the_same_task(
     created = first.json()
     assert created["deduplicated"] is False and created["creation_complete"] is True
     task = created["task"]
-    assert (
-        task["title"] == "Nightly report"
-        and task["external_id"] == "nightly-7"
-        and task["state"] == "SCHEDULING"
-    )
+    assert task["title"] == "Nightly report" and task["external_id"] == "nightly-7" and task["state"] == "SCHEDULING"
     assert task["workspace_id"] == workspace_id and "id" in task and "created_at" in task
     retry = await http.post("/api/v1/tasks", json={**body, "title": "Other", "external_id": " nightly-7 "})
     assert retry.status_code == 200
@@ -69,9 +65,7 @@ async def test_post_without_an_external_id_always_creates(http, workspace_id):
 
 async def test_post_takes_the_create_task_tool_fields_including_dependencies(http, workspace_id):
     first = (
-        await http.post(
-            "/api/v1/tasks", json={"workspace_id": workspace_id, "title": "A", "start_agent": False}
-        )
+        await http.post("/api/v1/tasks", json={"workspace_id": workspace_id, "title": "A", "start_agent": False})
     ).json()
     second = await http.post(
         "/api/v1/tasks",
@@ -84,11 +78,7 @@ async def test_post_takes_the_create_task_tool_fields_including_dependencies(htt
     )
     assert second.status_code == 201
     task = second.json()["task"]
-    assert (
-        task["state"] == "BLOCKED"
-        and first["task"]["id"] in task["block_reason"]
-        and task["prompt"] == "/say b"
-    )
+    assert task["state"] == "BLOCKED" and first["task"]["id"] in task["block_reason"] and task["prompt"] == "/say b"
 
 
 @pytest.mark.parametrize(
@@ -115,9 +105,7 @@ async def test_post_rejects_bad_bodies_with_400_without_echoing_values(http, db,
 
 
 async def test_post_answers_bad_json_with_400_and_unknown_workspaces_with_404(http):
-    broken = await http.post(
-        "/api/v1/tasks", content=b"{not json", headers={"content-type": "application/json"}
-    )
+    broken = await http.post("/api/v1/tasks", content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 400 and broken.json()["code"] == "VALIDATION"
     listed = await http.post("/api/v1/tasks", json=[1, 2])
     assert listed.status_code == 400
@@ -129,9 +117,7 @@ async def test_get_finds_the_holder_and_delete_frees_the_identity_but_leaves_the
     url = by_external_id(workspace_id)
     assert (await http.get(url, params={"external_id": "ext-1"})).status_code == 404
     created = (
-        await http.post(
-            "/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "ext-1"}
-        )
+        await http.post("/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "ext-1"})
     ).json()
     found = await http.get(url, params={"external_id": "ext-1"})
     assert found.status_code == 200
@@ -152,19 +138,13 @@ async def test_get_finds_the_holder_and_delete_frees_the_identity_but_leaves_the
 
 async def test_get_shows_an_unsettled_create(http, db, workspace_id):
     created = (
-        await http.post(
-            "/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "slow"}
-        )
+        await http.post("/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "slow"})
     ).json()
     async with db.transaction() as s:
-        await s.execute(
-            update(Task).where(Task.id == created["task"]["id"]).values(creation_completed_at=None)
-        )
+        await s.execute(update(Task).where(Task.id == created["task"]["id"]).values(creation_completed_at=None))
     found = await http.get(by_external_id(workspace_id), params={"external_id": "slow"})
     assert found.status_code == 200 and found.json()["creation_complete"] is False
-    retry = await http.post(
-        "/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "slow"}
-    )
+    retry = await http.post("/api/v1/tasks", json={"workspace_id": workspace_id, "title": "T", "external_id": "slow"})
     assert retry.status_code == 200 and retry.json()["creation_complete"] is False
 
 
@@ -199,9 +179,7 @@ async def assert_one_task_from_fifty_posts(http: httpx.AsyncClient, db: Database
     postgres_server_url() is None,
     reason="KANDEV_TEST_POSTGRES_URL is not set: no PostgreSQL server to create the test database on",
 )
-async def test_fifty_concurrent_posts_make_exactly_one_task_on_postgresql(
-    redis_url, bus, jobs, tmp_path: Path
-):
+async def test_fifty_concurrent_posts_make_exactly_one_task_on_postgresql(redis_url, bus, jobs, tmp_path: Path):
     server = postgres_server_url()
     assert server is not None
     url = await create_postgres_database(server)
@@ -251,15 +229,9 @@ async def test_with_auth_on_the_endpoints_need_a_personal_access_token(auth_sett
             assert ok.status_code == 201
             theirs = {"Authorization": f"Bearer {stranger}"}
             assert (await client.post("/api/v1/tasks", json=body, headers=theirs)).status_code == 404
-            assert (
-                await client.get(url, params={"external_id": "auth-1"}, headers=theirs)
-            ).status_code == 404
-            assert (
-                await client.delete(url, params={"external_id": "auth-1"}, headers=theirs)
-            ).status_code == 404
-            mine = await client.get(
-                url, params={"external_id": "auth-1"}, headers={"Authorization": f"Bearer {token}"}
-            )
+            assert (await client.get(url, params={"external_id": "auth-1"}, headers=theirs)).status_code == 404
+            assert (await client.delete(url, params={"external_id": "auth-1"}, headers=theirs)).status_code == 404
+            mine = await client.get(url, params={"external_id": "auth-1"}, headers={"Authorization": f"Bearer {token}"})
             assert mine.status_code == 200
     finally:
         await database.dispose()
@@ -269,9 +241,7 @@ async def test_a_create_whose_agent_cannot_start_is_a_409_and_leaves_nothing(htt
     from kandev.models import AgentProfile
 
     async with db.transaction() as s:
-        broken = AgentProfile(
-            workspace_id=workspace_id, name="Broken", kind="ACP", command=["no-such-agent-binary"]
-        )
+        broken = AgentProfile(workspace_id=workspace_id, name="Broken", kind="ACP", command=["no-such-agent-binary"])
         s.add(broken)
         await s.flush()
         profile_id = broken.id

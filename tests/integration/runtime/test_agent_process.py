@@ -16,14 +16,8 @@ pytestmark = pytest.mark.slow
 
 
 async def test_stderr_keeps_only_the_tail_and_caps_long_lines(tmp_path: Path) -> None:
-    noise = (
-        "import sys\n"
-        "for n in range(300): print(f'line {n}', file=sys.stderr)\n"
-        "print('x' * 10000, file=sys.stderr)"
-    )
-    proc = await AgentProcess.spawn(
-        [sys.executable, "-c", noise], minimal_env(), str(tmp_path), stderr_lines=50
-    )
+    noise = "import sys\nfor n in range(300): print(f'line {n}', file=sys.stderr)\nprint('x' * 10000, file=sys.stderr)"
+    proc = await AgentProcess.spawn([sys.executable, "-c", noise], minimal_env(), str(tmp_path), stderr_lines=50)
     async with asyncio.timeout(10):
         assert await proc.wait() == 0
         tail = await proc.stderr_tail(3)
@@ -43,10 +37,7 @@ async def test_the_agent_gets_only_the_minimal_environment_plus_its_own(
 
 
 async def test_kill_group_takes_down_the_agent_and_its_children(tmp_path: Path) -> None:
-    code = (
-        "import subprocess, time; subprocess.Popen(['sleep', '60']); "
-        "print('ready', flush=True); time.sleep(60)"
-    )
+    code = "import subprocess, time; subprocess.Popen(['sleep', '60']); print('ready', flush=True); time.sleep(60)"
     proc = await AgentProcess.spawn([sys.executable, "-c", code], minimal_env(), str(tmp_path))
     async with asyncio.timeout(10):
         assert await proc.stdout.readline() == b"ready\n"

@@ -40,9 +40,7 @@ def _server(recorder: FakeKandevMcp) -> MCPServer:
     @server.tool()
     def message_task_kandev(task_id: str, reply_to_question_id: str, prompt: str) -> dict[str, Any]:
         """Record a reply to a parent question."""
-        recorder.replies.append(
-            {"task_id": task_id, "reply_to_question_id": reply_to_question_id, "prompt": prompt}
-        )
+        recorder.replies.append({"task_id": task_id, "reply_to_question_id": reply_to_question_id, "prompt": prompt})
         return {"id": "msg-1"}
 
     return server
@@ -106,9 +104,7 @@ async def test_tool_calls_the_session_mcp_server_with_the_bearer_token(
     assert "ping" in done.text
 
 
-async def test_a_tool_error_from_the_server_is_a_failed_tool_call(
-    launch: Launch, mcp_server: FakeKandevMcp
-) -> None:
+async def test_a_tool_error_from_the_server_is_a_failed_tool_call(launch: Launch, mcp_server: FakeKandevMcp) -> None:
     agent = await launch(mcp_url=mcp_server.url, mcp_token=TOKEN)
     async with asyncio.timeout(20):
         result = await agent.runtime.prompt("/tool no_such_tool {}")
@@ -140,8 +136,6 @@ async def test_a_remembered_answer_replies_to_a_later_parent_question(
         await agent.runtime.prompt("/on-question PostgreSQL, please")
         result = await agent.runtime.prompt(question)
     assert result.stop_reason == "end_turn"
-    assert mcp_server.replies == [
-        {"task_id": "T1", "reply_to_question_id": "Q7", "prompt": "PostgreSQL, please"}
-    ]
+    assert mcp_server.replies == [{"task_id": "T1", "reply_to_question_id": "Q7", "prompt": "PostgreSQL, please"}]
     (done,) = [u for u in agent.updates if u.kind == "tool_call_update"]
     assert done.data["status"] == "completed"

@@ -125,9 +125,7 @@ def test_a_csv_chart_resolves_to_labels_and_numbers_only(workspace):
 
 
 def test_empty_csv_cells_are_gaps_and_a_bom_and_blank_lines_are_tolerated(workspace):
-    (workspace / "reports" / "gaps.csv").write_text(
-        "\ufeffday,count\nmon,1\n\ntue,\nwed,-3.5e1\n\n", encoding="utf-8"
-    )
+    (workspace / "reports" / "gaps.csv").write_text("\ufeffday,count\nmon,1\n\ntue,\nwed,-3.5e1\n\n", encoding="utf-8")
     presentation = with_block(
         {
             "type": "chart",
@@ -232,9 +230,7 @@ def test_a_file_block_rejects_inline_bytes_and_bad_optional_fields(extra, fragme
 
 
 def test_a_file_block_keeps_its_optional_fields_and_normalizes_the_path():
-    block = resolve(
-        file_block("./reports/a.json", repo="api", title="A", caption="See", mime_type="application/json")
-    )
+    block = resolve(file_block("./reports/a.json", repo="api", title="A", caption="See", mime_type="application/json"))
     assert block["blocks"][0] == {
         "type": "file",
         "path": "reports/a.json",

@@ -28,5 +28,7 @@ def test_every_tool_schema_is_closed_and_described(name):
 
 
 def test_every_tool_a_profile_names_is_in_the_catalogue():
-    named = {n for names in SURFACE_TOOLS.values() for n in names} | {n for names in CAPABILITY_TOOLS.values() for n in names}
+    named = {n for names in SURFACE_TOOLS.values() for n in names} | {
+        n for names in CAPABILITY_TOOLS.values() for n in names
+    }
     assert named - set(CATALOGUE) == set()

@@ -63,9 +63,7 @@ def test_directive_names_need_a_word_boundary() -> None:
 
 def test_reply_shape_needs_both_ids() -> None:
     assert reply_shape('{"task_id": "T1", "reply_to_question_id": "Q1"}') is not None
-    assert reply_shape(
-        'Reply with: {"tool": "message_task_kandev", "task_id": "T1", "reply_to_question_id": "Q1"}'
-    )
+    assert reply_shape('Reply with: {"tool": "message_task_kandev", "task_id": "T1", "reply_to_question_id": "Q1"}')
     assert reply_shape('{"task_id": "T1"}') is None
     assert reply_shape("{not json}") is None
 
