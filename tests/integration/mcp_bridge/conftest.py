@@ -29,6 +29,17 @@ def tool_surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSur
     return KandevToolSurface(lambda: state)
 
 
+@pytest.fixture
+def surface(tool_surface: KandevToolSurface) -> KandevToolSurface:
+    return tool_surface
+
+
+@pytest.fixture
+def external(principal: Principal) -> McpCaller:
+    """An external (/mcp) caller: the local user."""
+    return McpCaller(principal=principal, endpoint="external")
+
+
 async def agent_on(services: Any, task_id: str, prompt: str = "hi") -> McpCaller:
     """An agent caller with a live session on `task_id`."""
     session = (await services.sessions.start_task(task_id, prompt, None)).session

@@ -14,29 +14,8 @@ from kandev.domain.tasks import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Session, Task
-from kandev.state import AppState
 
 SECRET = "sk-live-SECRET-VALUE-4242"
-
-
-@pytest.fixture
-def surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSurface:
-    import redis.asyncio as aioredis
-
-    state = AppState(
-        settings=settings,
-        db=db,
-        bus=bus,
-        redis=aioredis.from_url(redis_url),
-        local_principal=principal,
-        jobs=jobs,
-    )
-    return KandevToolSurface(lambda: state)
-
-
-@pytest.fixture
-def external(principal: Principal) -> McpCaller:
-    return McpCaller(principal=principal, endpoint="external")
 
 
 async def session_caller(services: Any, workspace_id: str, **task_fields: Any) -> McpCaller:

@@ -15,7 +15,6 @@ from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Workflow, WorkflowStep
 from kandev.models.base import new_id
-from kandev.state import AppState
 
 WORKFLOW_TOOLS = {
     "create_workflow_kandev",
@@ -42,26 +41,6 @@ STEP_KEYS = {
 }
 START = {"type": "auto_start_agent"}
 SECRET = "sk-live-SECRET-VALUE-4242"
-
-
-@pytest.fixture
-def surface(settings, db, bus, redis_url, principal, jobs) -> KandevToolSurface:
-    import redis.asyncio as aioredis
-
-    state = AppState(
-        settings=settings,
-        db=db,
-        bus=bus,
-        redis=aioredis.from_url(redis_url),
-        local_principal=principal,
-        jobs=jobs,
-    )
-    return KandevToolSurface(lambda: state)
-
-
-@pytest.fixture
-def external(principal: Principal) -> McpCaller:
-    return McpCaller(principal=principal, endpoint="external")
 
 
 async def call(
