@@ -128,7 +128,8 @@ def worker(burst: bool = typer.Option(False, help="Exit once the queues are empt
 
 @app.command()
 def scheduler() -> None:
-    """Run the scheduler loop that fires due schedules (needs KANDEV_REDIS_URL)."""
+    """Run the scheduler loop: periodic recovery (reap dead turns, re-enqueue queued prompts); needs
+    KANDEV_REDIS_URL."""
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()
