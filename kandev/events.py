@@ -54,7 +54,7 @@ class EventBus:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
         await self._add(channel, queue)
         try:
-            yield _drain(queue)
+            yield _Subscription(queue)
         finally:
             await self._remove(channel, queue)
 
@@ -133,10 +133,6 @@ class _Subscription:
 
     async def __anext__(self) -> dict[str, Any]:
         return await self._queue.get()
-
-
-def _drain(queue: asyncio.Queue[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
-    return _Subscription(queue)
 
 
 def _text(value: bytes | str) -> str:

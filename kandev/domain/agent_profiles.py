@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ from kandev.domain.validation import clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
+from kandev.runtime.base import scripted_command
 
 SCRIPTED_PROFILE_NAME = "Scripted"
 
@@ -29,14 +29,10 @@ ACP_PRESETS: list[dict[str, Any]] = [
 ]
 
 
-def scripted_agent_command() -> list[str]:
-    return [sys.executable, "-m", "kandev.runtime.scripted"]
-
-
 def launch_command(profile: AgentProfile) -> list[str]:
     """The argv to spawn; the scripted agent runs on this interpreter wherever it is installed."""
     if profile.kind == AgentKind.SCRIPTED:
-        return scripted_agent_command()
+        return scripted_command()
     return list(profile.command)
 
 
@@ -112,6 +108,8 @@ def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
     if kind == AgentKind.ACP and fields.command is not None and not fields.command:
         raise ValidationError("an ACP profile needs a command to spawn", field="command")
     if fields.env is not None:
+        if not isinstance(fields.env, dict) or not all(isinstance(v, str) for v in fields.env.values()):
+            raise ValidationError("env must be an object of string values", field="env")
         for key in fields.env:
             if not key or "=" in key or "\0" in key:
                 raise ValidationError("env names must be non-empty and contain no '='", field="env")

@@ -14,6 +14,7 @@ from kandev.domain.access import load_task, load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, lock_session
+from kandev.domain.questions import normalize_questions
 from kandev.domain.sessions import request_turn_cancel
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
@@ -63,11 +64,7 @@ class ClarificationService:
         session_id = self.ctx.principal.session_id
         if session_id is None:
             raise PermissionDeniedError("only an agent in a task session can ask the user")
-        normalized = []
-        for index, question in enumerate(questions):
-            normalized.append({**question, "id": question.get("id") or f"q{index + 1}"})
-        if len({q["id"] for q in normalized}) != len(normalized):
-            raise ValidationError("question ids must be unique", field="questions")
+        normalized = normalize_questions(questions)
         async with self.ctx.unit_of_work() as uow:
             session = await lock_session(uow.session, session_id)
             assert session is not None

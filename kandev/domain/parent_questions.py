@@ -20,6 +20,7 @@ from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, is_terminal, lock_session, open_session
+from kandev.domain.questions import normalize_questions
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Task, Turn
@@ -130,6 +131,7 @@ class ParentQuestionService:
         session_id = self.ctx.principal.session_id
         if session_id is None:
             raise PermissionDeniedError("only an agent in a task session can ask its parent")
+        questions = normalize_questions(questions)
         try:
             async with self.ctx.unit_of_work() as uow:
                 return await self._ask(uow, session_id, questions, context)
@@ -160,7 +162,6 @@ class ParentQuestionService:
         parent = await uow.session.get(Task, child.parent_id)
         if parent is None or parent.deleted_at is not None:
             raise ValidationError("this task has no parent to ask", field="parent", reason="no_parent")
-        normalized = [{**q, "id": q.get("id") or f"q{i}"} for i, q in enumerate(questions, 1)]
         question = ParentQuestion(
             id=new_id(),
             child_task_id=child.id,
@@ -168,7 +169,7 @@ class ParentQuestionService:
             parent_task_id=parent.id,
             turn_id=turn_id,
             call_identity=identity,
-            questions=normalized,
+            questions=questions,
             context=context or "",
             state=PENDING,
             created_at=utcnow(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from cryptography.fernet import Fernet
 from sqlalchemy import select
@@ -22,19 +22,11 @@ from kandev.models.base import new_id
 SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 # Profile env values reference secrets as ${secret:NAME}.
 SECRET_REFERENCE = re.compile(r"\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}")
-REDACTED = "[redacted]"
 
 
 def cipher(server_key: bytes) -> Fernet:
     digest = hashlib.sha256(b"kandev-secrets:" + server_key).digest()
     return Fernet(base64.urlsafe_b64encode(digest))
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret value (longest first, so overlapping values vanish whole)."""
-    for value in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(value, REDACTED)
-    return text
 
 
 async def resolve_env(

@@ -7,7 +7,6 @@ from typing import Any
 import strawberry
 
 from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.errors import ValidationError as DomainValidationError
 from kandev.models.enums import AgentKind as StoredKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy
 from kandev.resolvers.common import attempt
@@ -64,8 +63,6 @@ async def pending_permissions(
 
 def _fields(input: CreateAgentProfileInput | UpdateAgentProfileInput) -> AgentProfileFields:
     env: Any = input.env
-    if env is not None and (not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())):
-        raise DomainValidationError("env must be an object of string values", field="env")
     return AgentProfileFields(
         name=input.name,
         kind=StoredKind(input.kind.value) if input.kind else None,

@@ -7,7 +7,6 @@ from datetime import datetime
 import strawberry
 
 from kandev.domain.clarifications import Answer
-from kandev.domain.errors import ValidationError
 from kandev.domain.records import SessionRecord
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
@@ -78,12 +77,9 @@ async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> R
 
 
 def _questions(input: AskUserQuestionInput) -> list[dict[str, object]]:
-    if not 1 <= len(input.questions) <= 4:
-        raise ValidationError("ask 1 to 4 questions", field="questions")
+    """The input as plain data; the rules on it are the domain's (kandev.domain.questions)."""
     items: list[dict[str, object]] = []
     for question in input.questions:
-        if not question.prompt.strip():
-            raise ValidationError("every question needs a prompt", field="questions")
         item: dict[str, object] = {"prompt": question.prompt}
         for key in ("id", "title"):
             if getattr(question, key):
