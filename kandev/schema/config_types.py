@@ -12,6 +12,7 @@ from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import PermissionRequest as PermissionRow
 from kandev.models import Repository as RepositoryRow
 from kandev.models import Secret as SecretRow
+from kandev.schema.columns import column
 from kandev.schema.enums import AgentKind, PermissionPolicy
 
 
@@ -19,17 +20,9 @@ from kandev.schema.enums import AgentKind, PermissionPolicy
 class AgentProfile:
     row: strawberry.Private[AgentProfileRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def kind(self) -> AgentKind:
-        return AgentKind(self.row.kind)
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    kind: AgentKind = column("kind", AgentKind, convert=AgentKind)
 
     @strawberry.field(description="The argv spawned for ACP profiles.")
     def command(self) -> list[str]:
@@ -39,17 +32,9 @@ class AgentProfile:
     def env(self) -> JSON:
         return dict(self.row.env)
 
-    @strawberry.field
-    def supports_mcp(self) -> bool:
-        return self.row.supports_mcp
-
-    @strawberry.field
-    def permission_policy(self) -> PermissionPolicy:
-        return PermissionPolicy(self.row.permission_policy)
-
-    @strawberry.field(description="Built in (Scripted and the well-known ACP presets).")
-    def builtin(self) -> bool:
-        return self.row.builtin
+    supports_mcp: bool = column("supports_mcp", bool)
+    permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)
+    builtin: bool = column("builtin", bool, description="Built in (Scripted and the well-known ACP presets).")
 
     @strawberry.field(description="False while the profile's command is not on the server's PATH.")
     def available(self) -> bool:
@@ -64,17 +49,9 @@ class AgentProfile:
 class Secret:
     row: strawberry.Private[SecretRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    created_at: datetime = column("created_at", datetime)
 
 
 @strawberry.type
@@ -88,25 +65,11 @@ class PermissionOption:
 class PermissionRequest:
     row: strawberry.Private[PermissionRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def task_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.task_id)
-
-    @strawberry.field
-    def session_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.session_id)
-
-    @strawberry.field
-    def title(self) -> str:
-        return self.row.title
-
-    @strawberry.field
-    def state(self) -> str:
-        return self.row.state
+    id: strawberry.ID = column("id", strawberry.ID)
+    task_id: strawberry.ID = column("task_id", strawberry.ID)
+    session_id: strawberry.ID = column("session_id", strawberry.ID)
+    title: str = column("title", str)
+    state: str = column("state", str)
 
     @strawberry.field
     def tool_call(self) -> JSON:
@@ -119,31 +82,15 @@ class PermissionRequest:
             for o in self.row.options
         ]
 
-    @strawberry.field
-    def chosen_option_id(self) -> str | None:
-        return self.row.chosen_option_id
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
+    chosen_option_id: str | None = column("chosen_option_id", str | None)
+    created_at: datetime = column("created_at", datetime)
 
 
 @strawberry.type(description="A local git repository tasks can work in.")
 class Repository:
     row: strawberry.Private[RepositoryRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def path(self) -> str:
-        return self.row.path
-
-    @strawberry.field
-    def default_branch(self) -> str:
-        return self.row.default_branch
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    path: str = column("path", str)
+    default_branch: str = column("default_branch", str)

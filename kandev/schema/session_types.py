@@ -9,6 +9,7 @@ from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
 from kandev.domain.sessions import encode_message_cursor
+from kandev.schema.columns import column
 from kandev.schema.context import Info
 from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, TurnState
 
@@ -17,70 +18,34 @@ from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, Tur
 class Turn:
     record: strawberry.Private[TurnRecord]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.id)
-
-    @strawberry.field
-    def seq(self) -> int:
-        return self.record.seq
-
-    @strawberry.field
-    def state(self) -> TurnState:
-        return TurnState(self.record.state)
-
-    @strawberry.field(description="ACP stop reason (end_turn, cancelled, …) or failed.")
-    def stop_reason(self) -> str | None:
-        return self.record.stop_reason
-
-    @strawberry.field
-    def error(self) -> str | None:
-        return self.record.error
-
-    @strawberry.field
-    def started_at(self) -> datetime:
-        return self.record.started_at
-
-    @strawberry.field
-    def ended_at(self) -> datetime | None:
-        return self.record.ended_at
+    id: strawberry.ID = column("id", strawberry.ID, source="record")
+    seq: int = column("seq", int, source="record")
+    state: TurnState = column("state", TurnState, source="record", convert=TurnState)
+    stop_reason: str | None = column(
+        "stop_reason", str | None, source="record", description="ACP stop reason (end_turn, cancelled, …) or failed."
+    )
+    error: str | None = column("error", str | None, source="record")
+    started_at: datetime = column("started_at", datetime, source="record")
+    ended_at: datetime | None = column("ended_at", datetime | None, source="record")
 
 
 @strawberry.type(description="One entry of a session's transcript.")
 class Message:
     record: strawberry.Private[MessageRecord]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.id)
-
-    @strawberry.field
-    def kind(self) -> MessageKind:
-        return MessageKind(self.record.kind)
-
-    @strawberry.field
-    def text(self) -> str:
-        return self.record.text
-
-    @strawberry.field(description="Kind-specific details: tool call id, status, input and output; plan entries.")
-    def data(self) -> JSON:
-        return self.record.data
-
-    @strawberry.field
-    def turn_id(self) -> strawberry.ID | None:
-        return strawberry.ID(self.record.turn_id) if self.record.turn_id else None
-
-    @strawberry.field
-    def seq(self) -> int:
-        return self.record.seq
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.record.created_at
-
-    @strawberry.field
-    def updated_at(self) -> datetime:
-        return self.record.updated_at
+    id: strawberry.ID = column("id", strawberry.ID, source="record")
+    kind: MessageKind = column("kind", MessageKind, source="record", convert=MessageKind)
+    text: str = column("text", str, source="record")
+    data: JSON = column(
+        "data",
+        JSON,
+        source="record",
+        description="Kind-specific details: tool call id, status, input and output; plan entries.",
+    )
+    turn_id: strawberry.ID | None = column("turn_id", strawberry.ID | None, source="record")
+    seq: int = column("seq", int, source="record")
+    created_at: datetime = column("created_at", datetime, source="record")
+    updated_at: datetime = column("updated_at", datetime, source="record")
 
 
 @strawberry.type
@@ -117,45 +82,21 @@ class QueuedPrompt:
 class Session:
     record: strawberry.Private[SessionRecord]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.id)
-
-    @strawberry.field
-    def task_id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.task_id)
-
-    @strawberry.field
-    def state(self) -> SessionState:
-        return SessionState(self.record.state)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.record.name
-
-    @strawberry.field
-    def is_primary(self) -> bool:
-        return self.record.is_primary
-
-    @strawberry.field
-    def agent_profile_id(self) -> strawberry.ID | None:
-        return strawberry.ID(self.record.agent_profile_id) if self.record.agent_profile_id else None
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.record.created_at
-
-    @strawberry.field
-    def ended_at(self) -> datetime | None:
-        return self.record.ended_at
-
-    @strawberry.field(description="The last turn ended on a signal-gated step without step_complete_kandev.")
-    def completion_pending(self) -> bool:
-        return self.record.completion_pending
-
-    @strawberry.field
-    def plan_mode(self) -> bool:
-        return self.record.plan_mode
+    id: strawberry.ID = column("id", strawberry.ID, source="record")
+    task_id: strawberry.ID = column("task_id", strawberry.ID, source="record")
+    state: SessionState = column("state", SessionState, source="record", convert=SessionState)
+    name: str = column("name", str, source="record")
+    is_primary: bool = column("is_primary", bool, source="record")
+    agent_profile_id: strawberry.ID | None = column("agent_profile_id", strawberry.ID | None, source="record")
+    created_at: datetime = column("created_at", datetime, source="record")
+    ended_at: datetime | None = column("ended_at", datetime | None, source="record")
+    completion_pending: bool = column(
+        "completion_pending",
+        bool,
+        source="record",
+        description="The last turn ended on a signal-gated step without step_complete_kandev.",
+    )
+    plan_mode: bool = column("plan_mode", bool, source="record")
 
     @strawberry.field
     async def turns(self, info: Info) -> list[Turn]:

@@ -14,6 +14,7 @@ from kandev.domain.workflow_rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
+from kandev.schema.columns import column
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
 from kandev.schema.session_types import Session
@@ -26,62 +27,33 @@ if TYPE_CHECKING:
 class Workspace:
     row: strawberry.Private[WorkspaceRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def default_workflow_id(self) -> strawberry.ID | None:
-        return strawberry.ID(self.row.default_workflow_id) if self.row.default_workflow_id else None
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    default_workflow_id: strawberry.ID | None = column("default_workflow_id", strawberry.ID | None)
 
 
 @strawberry.type(description="One column of a workflow.")
 class WorkflowStep:
     row: strawberry.Private[StepRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def position(self) -> int:
-        return self.row.position
-
-    @strawberry.field
-    def is_start_step(self) -> bool:
-        return self.row.is_start_step
-
-    @strawberry.field
-    def is_final_step(self) -> bool:
-        return self.row.is_final_step
-
-    @strawberry.field(description="Auto-advance waits for the agent's step_complete_kandev signal.")
-    def auto_advance_requires_signal(self) -> bool:
-        return self.row.auto_advance_requires_signal
-
-    @strawberry.field
-    def allow_manual_move(self) -> bool:
-        return self.row.allow_manual_move
-
-    @strawberry.field
-    def prompt(self) -> str:
-        return self.row.prompt
-
-    @strawberry.field
-    def workflow_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.workflow_id)
-
-    @strawberry.field(description="At most this many tasks may be moved into the step by hand; null: no limit.")
-    def wip_limit(self) -> int | None:
-        return self.row.wip_limit
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    position: int = column("position", int)
+    is_start_step: bool = column("is_start_step", bool)
+    is_final_step: bool = column("is_final_step", bool)
+    auto_advance_requires_signal: bool = column(
+        "auto_advance_requires_signal",
+        bool,
+        description="Auto-advance waits for the agent's step_complete_kandev signal.",
+    )
+    allow_manual_move: bool = column("allow_manual_move", bool)
+    prompt: str = column("prompt", str)
+    workflow_id: strawberry.ID = column("workflow_id", strawberry.ID)
+    wip_limit: int | None = column(
+        "wip_limit",
+        int | None,
+        description="At most this many tasks may be moved into the step by hand; null: no limit.",
+    )
 
     @strawberry.field(
         description="Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
@@ -95,17 +67,9 @@ class WorkflowStep:
 class Workflow:
     row: strawberry.Private[WorkflowRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def workspace_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.workspace_id)
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    workspace_id: strawberry.ID = column("workspace_id", strawberry.ID)
 
     @strawberry.field
     def description(self) -> str:
@@ -136,49 +100,22 @@ class Task:
     def _loaders(self, info: Info) -> Loaders:
         return self.loaders or info.context.loaders
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.id)
-
-    @strawberry.field
-    def workspace_id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.workspace_id)
-
-    @strawberry.field
-    def title(self) -> str:
-        return self.record.title
-
-    @strawberry.field
-    def prompt(self) -> str:
-        return self.record.prompt
-
-    @strawberry.field
-    def state(self) -> TaskState:
-        return TaskState(self.record.state)
-
-    @strawberry.field(description="Fixed at creation: the agent works on its own and never asks the operator.")
-    def autopilot(self) -> bool:
-        return self.record.autopilot
-
-    @strawberry.field
-    def origin(self) -> TaskOrigin:
-        return TaskOrigin(self.record.origin)
-
-    @strawberry.field
-    def parent_id(self) -> strawberry.ID | None:
-        return strawberry.ID(self.record.parent_id) if self.record.parent_id else None
-
-    @strawberry.field
-    def external_id(self) -> str | None:
-        return self.record.external_id
-
-    @strawberry.field
-    def workflow_id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.workflow_id)
-
-    @strawberry.field
-    def workflow_step_id(self) -> strawberry.ID:
-        return strawberry.ID(self.record.workflow_step_id)
+    id: strawberry.ID = column("id", strawberry.ID, source="record")
+    workspace_id: strawberry.ID = column("workspace_id", strawberry.ID, source="record")
+    title: str = column("title", str, source="record")
+    prompt: str = column("prompt", str, source="record")
+    state: TaskState = column("state", TaskState, source="record", convert=TaskState)
+    autopilot: bool = column(
+        "autopilot",
+        bool,
+        source="record",
+        description="Fixed at creation: the agent works on its own and never asks the operator.",
+    )
+    origin: TaskOrigin = column("origin", TaskOrigin, source="record", convert=TaskOrigin)
+    parent_id: strawberry.ID | None = column("parent_id", strawberry.ID | None, source="record")
+    external_id: str | None = column("external_id", str | None, source="record")
+    workflow_id: strawberry.ID = column("workflow_id", strawberry.ID, source="record")
+    workflow_step_id: strawberry.ID = column("workflow_step_id", strawberry.ID, source="record")
 
     @strawberry.field
     async def workflow_step(self, info: Info) -> WorkflowStep | None:
@@ -220,9 +157,12 @@ class Task:
             rows = [s for s in rows if s.id == str(only)]
         return [Session(record=SessionRecord.of(s)) for s in rows]
 
-    @strawberry.field(description="Why the task is BLOCKED, naming the dependency at fault; null otherwise.")
-    def block_reason(self) -> str | None:
-        return self.record.block_reason
+    block_reason: str | None = column(
+        "block_reason",
+        str | None,
+        source="record",
+        description="Why the task is BLOCKED, naming the dependency at fault; null otherwise.",
+    )
 
     @strawberry.field(description="The tasks this one waits on: it starts once every one of them COMPLETED.")
     async def blocked_by(self, info: Info) -> list[Task]:
@@ -243,17 +183,9 @@ class Task:
         profile_id = strawberry.ID(profile) if profile else None
         return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
 
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.record.created_at
-
-    @strawberry.field
-    def updated_at(self) -> datetime:
-        return self.record.updated_at
-
-    @strawberry.field
-    def archived_at(self) -> datetime | None:
-        return self.record.archived_at
+    created_at: datetime = column("created_at", datetime, source="record")
+    updated_at: datetime = column("updated_at", datetime, source="record")
+    archived_at: datetime | None = column("archived_at", datetime | None, source="record")
 
 
 @strawberry.type

@@ -9,6 +9,7 @@ from strawberry.scalars import JSON
 
 from kandev.models import Clarification as ClarificationRow
 from kandev.models import ParentQuestion as ParentQuestionRow
+from kandev.schema.columns import column
 from kandev.schema.payloads import result
 from kandev.schema.session_types import Session
 
@@ -17,45 +18,26 @@ from kandev.schema.session_types import Session
 class Clarification:
     row: strawberry.Private[ClarificationRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def task_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.task_id)
-
-    @strawberry.field
-    def session_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.session_id)
-
-    @strawberry.field
-    def turn_id(self) -> strawberry.ID | None:
-        return strawberry.ID(self.row.turn_id) if self.row.turn_id else None
+    id: strawberry.ID = column("id", strawberry.ID)
+    task_id: strawberry.ID = column("task_id", strawberry.ID)
+    session_id: strawberry.ID = column("session_id", strawberry.ID)
+    turn_id: strawberry.ID | None = column("turn_id", strawberry.ID | None)
 
     @strawberry.field(description="[{id, prompt, title?, options?: [{label, description?}]}]")
     def questions(self) -> JSON:
         return list(self.row.questions)
 
-    @strawberry.field
-    def context(self) -> str:
-        return self.row.context
-
-    @strawberry.field(description="PENDING, ANSWERED, REJECTED, EXPIRED or CANCELLED.")
-    def state(self) -> str:
-        return self.row.state
+    context: str = column("context", str)
+    state: str = column("state", str, description="PENDING, ANSWERED, REJECTED, EXPIRED or CANCELLED.")
 
     @strawberry.field
     def answers(self) -> JSON:
         return list(self.row.answers)
 
-    @strawberry.field(description="The asking turn was paused without an answer; answering resumes the session.")
-    def detached(self) -> bool:
-        return self.row.detached
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
+    detached: bool = column(
+        "detached", bool, description="The asking turn was paused without an answer; answering resumes the session."
+    )
+    created_at: datetime = column("created_at", datetime)
 
 
 @strawberry.type
@@ -131,49 +113,21 @@ MarkStepCompleteResult = result("MarkStepCompleteResult", MarkStepCompletePayloa
 class ParentQuestion:
     row: strawberry.Private[ParentQuestionRow]
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.id)
-
-    @strawberry.field
-    def child_task_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.child_task_id)
-
-    @strawberry.field
-    def child_session_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.child_session_id)
-
-    @strawberry.field
-    def parent_task_id(self) -> strawberry.ID:
-        return strawberry.ID(self.row.parent_task_id)
+    id: strawberry.ID = column("id", strawberry.ID)
+    child_task_id: strawberry.ID = column("child_task_id", strawberry.ID)
+    child_session_id: strawberry.ID = column("child_session_id", strawberry.ID)
+    parent_task_id: strawberry.ID = column("parent_task_id", strawberry.ID)
 
     @strawberry.field
     def questions(self) -> JSON:
         return list(self.row.questions)
 
-    @strawberry.field
-    def context(self) -> str:
-        return self.row.context
-
-    @strawberry.field(description="PENDING, ANSWERED, SUPERSEDED or STALE.")
-    def status(self) -> str:
-        return self.row.state
-
-    @strawberry.field
-    def answer(self) -> str | None:
-        return self.row.answer
-
-    @strawberry.field
-    def resolution(self) -> str | None:
-        return self.row.resolution
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
-
-    @strawberry.field
-    def resolved_at(self) -> datetime | None:
-        return self.row.resolved_at
+    context: str = column("context", str)
+    status: str = column("state", str, description="PENDING, ANSWERED, SUPERSEDED or STALE.")
+    answer: str | None = column("answer", str | None)
+    resolution: str | None = column("resolution", str | None)
+    created_at: datetime = column("created_at", datetime)
+    resolved_at: datetime | None = column("resolved_at", datetime | None)
 
 
 @strawberry.type
