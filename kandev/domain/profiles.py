@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from kandev.domain.context import UnitOfWork
+from kandev.domain.session_tokens import announce_access_change
 from kandev.models import Session, Task
 from kandev.models.base import utcnow
 
@@ -160,6 +161,8 @@ def refresh_profile(uow: UnitOfWork, session: Session, task: Task, **drivers: An
 
     if not store_profile(uow, session, compute_profile(session, task, **drivers)):
         return False
+    # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
+    announce_access_change(uow, session_id=session.id)
     uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
     return True
 

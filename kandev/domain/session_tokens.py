@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import TYPE_CHECKING
+
+from kandev.events import SESSION_ACCESS_CHANNEL
+
+if TYPE_CHECKING:
+    from kandev.domain.context import UnitOfWork
 
 PREFIX = "kst_"
 
@@ -20,3 +26,9 @@ def session_id_from_token(server_key: bytes, token: str) -> str | None:
         return None
     session_id = token[len(PREFIX) :].rsplit(".", 1)[0]
     return session_id if hmac.compare_digest(session_token(server_key, session_id), token) else None
+
+
+def announce_access_change(uow: UnitOfWork, *, session_id: str | None = None, task_id: str | None = None) -> None:
+    """After commit, tell every process that caches token checks that this session's (or every session
+    of this task's) answer may have changed: it ended, its task was deleted, or its profile changed."""
+    uow.emit(SESSION_ACCESS_CHANNEL, {"session_id": session_id, "task_id": task_id})

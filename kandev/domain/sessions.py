@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -22,14 +23,20 @@ from kandev.domain.prompts import (
     task_sessions,
 )
 from kandev.domain.records import TaskRecord
+from kandev.domain.session_tokens import announce_access_change
 from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import PromptState, SessionState, TaskState, TurnState
+from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState, TurnState
 
 MAX_MESSAGES_PAGE = 500
+
+
+class MessageOrder(StrEnum):
+    ASC = "ASC"
+    DESC = "DESC"
 
 
 class DeliveryMode(StrEnum):
@@ -198,6 +205,7 @@ class SessionService:
                 session.state = SessionState.CANCELLED
                 session.ended_at = session.updated_at = utcnow()
                 emit_session_event(uow, "STATE_CHANGED", session)
+                announce_access_change(uow, session_id=session.id)
                 stopped.append(session)
             # Stopping halts the agent, not the work: a running task goes to review, others keep their state.
             if stopped and task.state in (TaskState.IN_PROGRESS, TaskState.SCHEDULING):
@@ -220,21 +228,50 @@ class SessionService:
             return session
 
     async def messages(
-        self, session_id: str, *, first: int = 100, after: str | None = None, last: int | None = None
+        self,
+        session_id: str,
+        *,
+        first: int = 100,
+        after: str | None = None,
+        last: int | None = None,
+        order: MessageOrder = MessageOrder.ASC,
+        kinds: Sequence[str] | None = None,
+        after_message_id: str | None = None,
+        before_message_id: str | None = None,
     ) -> MessagePage:
-        """Oldest first; `after` is a message cursor from a previous page; `last` takes the newest N."""
+        """A transcript page in `order`; `after` continues a previous page's cursor, `last` takes the final N."""
         for name, value in (("first", first), ("last", last)):
             if value is not None and not 0 <= value <= MAX_MESSAGES_PAGE:
                 raise ValidationError(f"{name} must be between 0 and {MAX_MESSAGES_PAGE}", field=name)
+        wanted = _message_kinds(kinds)
         await self.get(session_id)
+        descending = order == MessageOrder.DESC
         conditions = [Message.session_id == session_id]
+        if wanted is not None:
+            conditions.append(Message.kind.in_(wanted))
         if after is not None:
-            conditions.append(Message.seq > decode_message_cursor(after))
+            position = decode_message_cursor(after)
+            conditions.append(Message.seq < position if descending else Message.seq > position)
         async with self.ctx.read() as db:
+            for name, message_id, newer in (
+                ("afterMessageId", after_message_id, True),
+                ("beforeMessageId", before_message_id, False),
+            ):
+                if message_id is None:
+                    continue
+                bound = await db.scalar(
+                    select(Message.seq).where(Message.id == message_id, Message.session_id == session_id)
+                )
+                if bound is None:
+                    side = "after" if newer else "before"
+                    raise ValidationError(f"the message to read {side} is not in this session", field=name)
+                conditions.append(Message.seq > bound if newer else Message.seq < bound)
+            forward = Message.seq.desc() if descending else Message.seq.asc()
             if last is not None:
-                newest = await db.scalars(select(Message).where(*conditions).order_by(Message.seq.desc()).limit(last))
-                return MessagePage(list(reversed(list(newest))), False)
-            rows = list(await db.scalars(select(Message).where(*conditions).order_by(Message.seq).limit(first + 1)))
+                backward = Message.seq.asc() if descending else Message.seq.desc()
+                final = await db.scalars(select(Message).where(*conditions).order_by(backward).limit(last))
+                return MessagePage(list(reversed(list(final))), False)
+            rows = list(await db.scalars(select(Message).where(*conditions).order_by(forward).limit(first + 1)))
         return MessagePage(rows[:first], len(rows) > first)
 
     async def mcp_tools(self, session_id: str) -> list[str]:
@@ -271,7 +308,18 @@ def decode_message_cursor(cursor: str) -> int:
             raise ValueError
         return int(seq)
     except (ValueError, UnicodeDecodeError):
-        raise ValidationError("after is not a cursor from this API", field="after") from None
+        raise ValidationError("the cursor is not one this API gave out", field="after") from None
+
+
+def _message_kinds(kinds: Sequence[str] | None) -> list[str] | None:
+    if kinds is None:
+        return None
+    wanted = [str(kind).upper() for kind in kinds]
+    if not wanted:
+        raise ValidationError("kinds must name at least one message kind", field="kinds")
+    if any(kind not in MessageKind.__members__ for kind in wanted):
+        raise ValidationError(f"kinds must be among: {', '.join(MessageKind)}", field="kinds")
+    return wanted
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ local user when auth is off) on /mcp. The caller never names its own task or ses
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -30,19 +31,69 @@ _REFUSALS: dict[Endpoint, str] = {
 }
 
 
-async def resolve_caller(state: AppState, endpoint: Endpoint, authorization: str | None) -> McpCaller | None:
+class SessionCallers:
+    """This process's answers to session token checks, so an agent's every MCP request does not cost a
+    database read. Only live sessions are kept. An entry is forgotten when any process announces an
+    access change for its session or task (kandev.events.SESSION_ACCESS_CHANNEL: the session ended,
+    the task was deleted, the profile changed); the expiry only bounds staleness should an announcement
+    be lost with a Redis connection. Caching stays off until the announcement subscription is live."""
+
+    TTL_SECONDS = 30.0
+    MAX_ENTRIES = 10_000
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self._entries: dict[str, tuple[float, McpCaller]] = {}
+        # Bumped by every announcement: a check that read the database before one must not be kept.
+        self.generation = 0
+
+    def get(self, session_id: str) -> McpCaller | None:
+        entry = self._entries.get(session_id)
+        if entry is None or entry[0] < time.monotonic():
+            return None
+        return entry[1]
+
+    def put(self, caller: McpCaller, generation: int) -> None:
+        if not self.enabled or generation != self.generation or caller.session_id is None:
+            return
+        if len(self._entries) >= self.MAX_ENTRIES:
+            self._entries.clear()
+        self._entries[caller.session_id] = (time.monotonic() + self.TTL_SECONDS, caller)
+
+    def forget(self, announcement: dict[str, Any]) -> None:
+        self.generation += 1
+        session_id, task_id = announcement.get("session_id"), announcement.get("task_id")
+        if session_id:
+            self._entries.pop(session_id, None)
+        if task_id:
+            for key in [k for k, (_, caller) in self._entries.items() if caller.task_id == task_id]:
+                del self._entries[key]
+
+    def disable(self) -> None:
+        self.enabled = False
+        self.generation += 1
+        self._entries.clear()
+
+
+async def resolve_caller(
+    state: AppState, endpoint: Endpoint, authorization: str | None, callers: SessionCallers | None = None
+) -> McpCaller | None:
     """The caller an `Authorization` header proves, or None when the endpoint must refuse it."""
     if endpoint == "session":
-        return await session_caller(state, authorization)
+        return await session_caller(state, authorization, callers or SessionCallers())
     return await external_caller(state, authorization)
 
 
-async def session_caller(state: AppState, authorization: str | None) -> McpCaller | None:
+async def session_caller(state: AppState, authorization: str | None, callers: SessionCallers) -> McpCaller | None:
     """A live session's agent, acting as its workspace owner but bound to that session and task."""
     token = bearer(authorization)
     session_id = session_id_from_token(state.settings.server_key, token) if token else None
     if session_id is None:
         return None
+    cached = callers.get(session_id)
+    if cached is not None:
+        return cached
+    generation = callers.generation
     async with state.db.read() as db:
         row = (
             await db.execute(
@@ -68,7 +119,9 @@ async def session_caller(state: AppState, authorization: str | None) -> McpCalle
         return None
     principal = Principal(user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id)
     profile = profile_from_columns(stored, purpose, autopilot, parent_id)
-    return McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id, profile=profile)
+    caller = McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id, profile=profile)
+    callers.put(caller, generation)
+    return caller
 
 
 async def external_caller(state: AppState, authorization: str | None) -> McpCaller | None:

@@ -36,17 +36,22 @@ class ToolSpec:
     result: Callable[[dict[str, Any]], dict[str, Any]]
     # Accepted but never advertised argument names -> canonical name.
     aliases: dict[str, str] = field(default_factory=dict)
+    # Accepted but never advertised argument names -> their schema; dropped once validated (kept for
+    # prompts written against the original system, e.g. an update carrying the create's external_id).
+    ignored: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Work after the operation, for tools that wait (a question waiting for its answer).
     follow_up: Callable[[dict[str, Any], ToolCall, Any], Awaitable[dict[str, Any]]] | None = None
 
     @cached_property
     def validation_schema(self) -> dict[str, Any]:
-        """The advertised schema plus the hidden aliases (which accept what their canonical field does)."""
-        if not self.aliases:
+        """The advertised schema plus the hidden aliases (which accept what their canonical field does)
+        and the hidden ignored arguments."""
+        if not self.aliases and not self.ignored:
             return self.input_schema
         properties = dict(self.input_schema.get("properties", {}))
         for alias, canonical in self.aliases.items():
             properties[alias] = properties[canonical]
+        properties.update(self.ignored)
         return {**self.input_schema, "properties": properties}
 
 

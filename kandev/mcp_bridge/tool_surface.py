@@ -72,6 +72,8 @@ class KandevToolSurface:
         problems = argument_errors(spec.validation_schema, args)
         if problems:
             return tool_error("; ".join(problems))
+        for ignored in spec.ignored:
+            args.pop(ignored, None)
         for alias, canonical in spec.aliases.items():
             if alias in args:
                 if canonical in args:

@@ -37,6 +37,12 @@ PermissionPolicy = strawberry.enum(
 )
 
 
+@strawberry.enum(description="List order by position: ASC oldest first, DESC newest first.")
+class SortOrder(Enum):
+    ASC = "ASC"
+    DESC = "DESC"
+
+
 @strawberry.enum(description="QUEUED waits for the running turn; INTERRUPT cancels it first.")
 class DeliveryMode(Enum):
     QUEUED = "QUEUED"

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
-from kandev.domain.sessions import encode_message_cursor
+from kandev.domain.sessions import MessageOrder, encode_message_cursor
 from kandev.schema.columns import column
 from kandev.schema.context import Info
-from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, TurnState
+from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState
 
 
 @strawberry.type(description="One prompt and the agent's response to it.")
@@ -60,7 +61,7 @@ class MessagePageInfo:
     end_cursor: str | None
 
 
-@strawberry.type(description="Transcript messages, oldest first.")
+@strawberry.type(description="A page of transcript messages, in the order asked for.")
 class MessageConnection:
     edges: list[MessageEdge]
     page_info: MessagePageInfo
@@ -103,11 +104,43 @@ class Session:
         rows = await info.context.services.sessions.turns(self.record.id)
         return [Turn(record=TurnRecord.of(t)) for t in rows]
 
-    @strawberry.field(description="The transcript, oldest first; page with `after`, or take the newest with `last`.")
+    @strawberry.field(
+        description=(
+            "The transcript, oldest first unless `order` is DESC. Page on with `after` (a cursor from this "
+            "listing, same order and filters); `last` takes the final N of the ordering instead."
+        )
+    )
     async def messages(
-        self, info: Info, first: int = 100, after: str | None = None, last: int | None = None
+        self,
+        info: Info,
+        first: Annotated[int, strawberry.argument(description="Page size, 0-500.")] = 100,
+        after: Annotated[
+            str | None, strawberry.argument(description="Continue after this cursor (pageInfo.endCursor).")
+        ] = None,
+        last: Annotated[int | None, strawberry.argument(description="Take the final N instead (0-500).")] = None,
+        order: Annotated[
+            SortOrder, strawberry.argument(description="ASC: oldest first (default); DESC: newest first.")
+        ] = SortOrder.ASC,
+        kinds: Annotated[
+            list[MessageKind] | None, strawberry.argument(description="Only messages of these kinds.")
+        ] = None,
+        after_message_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="Only messages newer than this message.")
+        ] = None,
+        before_message_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="Only messages older than this message.")
+        ] = None,
     ) -> MessageConnection:
-        page = await info.context.services.sessions.messages(self.record.id, first=first, after=after, last=last)
+        page = await info.context.services.sessions.messages(
+            self.record.id,
+            first=first,
+            after=after,
+            last=last,
+            order=MessageOrder(order.value),
+            kinds=None if kinds is None else [kind.value for kind in kinds],
+            after_message_id=None if after_message_id is None else str(after_message_id),
+            before_message_id=None if before_message_id is None else str(before_message_id),
+        )
         edges = [
             MessageEdge(cursor=encode_message_cursor(m.seq), node=Message(record=MessageRecord.of(m)))
             for m in page.messages

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kandev.domain.errors import NotFoundError
+from kandev.domain.sessions import decode_message_cursor
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, SESSION, TASK_ID, task_id_of
+from kandev.models.enums import MessageKind
 
 MESSAGE = "id kind text turn_id: turnId created_at: createdAt"
 
@@ -34,14 +37,42 @@ def _sent(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# Message kinds as the tool takes them; "message" is the conversation proper (user and agent text).
+MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message": ["USER", "AGENT"]}
+
+
+def _conversation_variables(call: ToolCall) -> dict[str, Any]:
+    args = call.arguments
+    cursor = args.get("cursor")
+    if cursor is not None:
+        decode_message_cursor(cursor)  # a bad cursor is refused even when there is no transcript to page
+    types = args.get("message_types")
+    return {
+        "id": task_id_of(call),
+        "session": args.get("session_id"),
+        "first": args.get("limit", 50),
+        "after": cursor,
+        "order": args.get("sort", "desc").upper(),
+        "kinds": None if types is None else list(dict.fromkeys(k for t in types for k in MESSAGE_TYPES[t])),
+        "newer": args.get("after"),
+        "older": args.get("before"),
+    }
+
+
 def _conversation(data: dict[str, Any]) -> dict[str, Any]:
     task = data["task"]
     sessions = task["sessions"]
+    if not sessions and task["all_sessions"]:
+        raise NotFoundError("session")  # session_id names no session of this task
     chosen = sessions[0] if sessions else None
+    page = chosen["messages"] if chosen else {"nodes": [], "page_info": {"has_next_page": False}}
+    has_more = page["page_info"]["has_next_page"]
     return {
         "task_id": task["id"],
         "session_id": chosen["id"] if chosen else None,
-        "messages": chosen["messages"]["nodes"] if chosen else [],
+        "messages": page["nodes"],
+        "has_more": has_more,
+        "next_cursor": page["page_info"]["end_cursor"] if has_more else None,
     }
 
 
@@ -75,23 +106,43 @@ register(
     ToolSpec(
         name="get_task_conversation_kandev",
         description=(
-            "Read the newest messages of a task's conversation (its primary session unless session_id is given)."
+            "Read a task's conversation (its primary session unless session_id is given), newest first unless "
+            "sort is 'asc'. message_types keeps only those kinds of message. While has_more is true, call again "
+            "with cursor set to next_cursor (same sort and filters) for the next page. before / after take a "
+            "message id and keep only messages older / newer than it."
         ),
         input_schema=obj(
             {
                 "task_id": TASK_ID,
                 "session_id": string("A specific session of the task."),
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Default: 50."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size. Default: 50."},
+                "sort": {
+                    "type": "string",
+                    "enum": ["desc", "asc"],
+                    "description": "desc: newest first (default); asc: oldest first.",
+                },
+                "message_types": {
+                    "type": "array",
+                    "minItems": 1,
+                    "uniqueItems": True,
+                    "items": {"type": "string", "enum": list(MESSAGE_TYPES)},
+                    "description": (
+                        "Only these kinds (a message's kind, lowercase); 'message' means user and agent messages. "
+                        "Default: every kind."
+                    ),
+                },
+                "cursor": string("next_cursor of the previous page.", minLength=1),
+                "before": string("A message id: only messages older than it.", minLength=1),
+                "after": string("A message id: only messages newer than it.", minLength=1),
             },
             ("task_id",),
         ),
-        document=f"""query($id: ID!, $session: ID, $last: Int!) {{ task(id: $id) {{ id
-          sessions(only: $session) {{ id messages(last: $last) {{ nodes {{ {MESSAGE} }} }} }} }} }}""",
-        variables=lambda call: {
-            "id": task_id_of(call),
-            "session": call.arguments.get("session_id"),
-            "last": call.arguments.get("limit", 50),
-        },
+        document=f"""query($id: ID!, $session: ID, $first: Int!, $after: String, $order: SortOrder!,
+          $kinds: [MessageKind!], $newer: ID, $older: ID) {{ task(id: $id) {{ id all_sessions: sessions {{ id }}
+          sessions(only: $session) {{ id messages(first: $first, after: $after, order: $order, kinds: $kinds,
+            afterMessageId: $newer, beforeMessageId: $older) {{ nodes {{ {MESSAGE} }}
+            page_info: pageInfo {{ has_next_page: hasNextPage end_cursor: endCursor }} }} }} }} }}""",
+        variables=_conversation_variables,
         result=_conversation,
     ),
     ToolSpec(

@@ -223,6 +223,8 @@ register(
             },
             ("task_id",),
         ),
+        # A task's external_id is fixed at creation; an update carrying it leaves the identity as it is.
+        ignored={"external_id": {"type": ["string", "null"]}},
         document=f"""mutation($input: UpdateTaskInput!) {{ updateTask(input: $input) {{ {ERRORS}
           ... on TaskPayload {{ task {{ {TASK} }} }} }} }}""",
         variables=lambda call: {

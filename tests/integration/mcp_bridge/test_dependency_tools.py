@@ -164,3 +164,33 @@ async def test_deferred_launch_prompt_replaces_the_waiting_prompt_and_is_refused
         tool_surface, agent, "update_task_kandev", task_id=b["id"], deferred_launch_prompt="/say too late"
     )
     assert error and refused["code"] == "CONFLICT" and "message" in refused["error"]
+
+
+async def test_an_update_carrying_an_external_id_is_accepted_and_leaves_the_identity_alone(
+    tool_surface, services, workspace_id
+):
+    agent = await agent_on(services, await new_task(services, workspace_id, "Plan"))
+    error, created = await call_tool(
+        tool_surface, agent, "create_task_kandev", title="Build", external_id="plan-7/Build", start_agent=False
+    )
+    assert not error
+    error, updated = await call_tool(
+        tool_surface, agent, "update_task_kandev", task_id=created["id"], title="Build it", external_id="plan-7/Ship"
+    )
+    assert not error and updated["title"] == "Build it" and updated["external_id"] == "plan-7/Build"
+    error, only_identity = await call_tool(
+        tool_surface, agent, "update_task_kandev", task_id=created["id"], external_id=None
+    )
+    assert not error and only_identity["external_id"] == "plan-7/Build"
+    error, retried = await call_tool(
+        tool_surface, agent, "create_task_kandev", title="Build", external_id="plan-7/Build", start_agent=False
+    )
+    assert not error and retried["id"] == created["id"] and retried["deduplicated"] is True
+    error, fresh = await call_tool(
+        tool_surface, agent, "create_task_kandev", title="Ship", external_id="plan-7/Ship", start_agent=False
+    )
+    assert not error and fresh["id"] != created["id"] and fresh["deduplicated"] is False
+    error, refused = await call_tool(tool_surface, agent, "update_task_kandev", task_id=created["id"], external_id=7)
+    assert error and refused["error"] == "field 'external_id' must be of type string or null"
+    listed = {tool.name: tool for tool in await tool_surface.list_tools(agent)}
+    assert "external_id" not in listed["update_task_kandev"].input_schema["properties"]

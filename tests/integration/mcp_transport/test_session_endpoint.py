@@ -88,11 +88,20 @@ async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(era: str, ap
         assert (await refusal(app.url("/mcp/session"), era, token)).message == "a valid session token is required"
 
 
-async def test_a_terminal_session_is_refused_even_on_an_open_connection(era: str, app: App, new_session, services):
+@pytest.mark.parametrize("ending", ["stop", "delete"])
+async def test_a_terminal_session_is_refused_even_on_an_open_connection(
+    era: str, ending: str, app: App, new_session, services
+):
+    # The token check was cached by the calls before; the ending (made by this test process, so the
+    # server hears of it through Redis like a worker's) must evict it.
     agent = await new_session()
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         await client.list_tools()
-        await services.sessions.stop_task(agent.task_id)
+        await client.call_tool("echo", {"text": "cached"})
+        if ending == "stop":
+            await services.sessions.stop_task(agent.task_id)
+        else:
+            await services.tasks.delete(agent.task_id)
         with pytest.raises(MCPError):
             await client.call_tool("echo", {"text": "hi"})
     assert (await refusal(app.url("/mcp/session"), era, agent.token)).message == "a valid session token is required"

@@ -6,6 +6,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from kandev.domain.errors import ValidationError
+from kandev.domain.transcript import append_message
 from kandev.models import QueuedPrompt, Session, StepTransition
 
 START = """mutation($input: StartTaskInput!) { startTask(input: $input) { __typename
@@ -130,3 +132,58 @@ async def test_unknown_ids_are_not_found(gql, workspace_id):
     await gql(START, input={"taskId": task["id"], "prompt": "x"})
     wrong = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": "nope"}))["sendMessage"]
     assert wrong["__typename"] == "NotFoundError"
+
+
+MESSAGES = """query($id: ID!, $first: Int!, $after: String, $last: Int, $order: SortOrder!, $kinds: [MessageKind!],
+  $newer: ID, $older: ID) { session(id: $id) { messages(first: $first, after: $after, last: $last, order: $order,
+  kinds: $kinds, afterMessageId: $newer, beforeMessageId: $older) { nodes { id kind }
+  pageInfo { hasNextPage endCursor } } } }"""
+
+
+async def transcript_of(services: Any, gql: Any, workspace_id: str, kinds: list[str]) -> tuple[str, list[str]]:
+    task = await new_task(gql, workspace_id)
+    session_id = (await gql(START, input={"taskId": task["id"], "prompt": "go"}))["startTask"]["session"]["id"]
+    ids = []
+    async with services.ctx.unit_of_work() as uow:
+        session = await uow.session.get(Session, session_id)
+        for kind in kinds:
+            ids.append((await append_message(uow, session, kind, kind.lower())).id)
+    return session_id, ids
+
+
+async def test_session_messages_page_in_either_order_filtered_by_kind(gql, services, workspace_id):
+    kinds = ["USER", "AGENT", "TOOL_CALL", "AGENT", "PLAN", "AGENT"]
+    session_id, ids = await transcript_of(services, gql, workspace_id, kinds)
+    base = {"id": session_id, "first": 2, "order": "DESC"}
+    seen: list[str] = []
+    after = None
+    for _ in range(5):
+        page = (await gql(MESSAGES, **base, after=after))["session"]["messages"]
+        seen += [n["id"] for n in page["nodes"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert seen == ids[::-1]
+    agents = (await gql(MESSAGES, id=session_id, first=100, order="ASC", kinds=["AGENT"]))["session"]["messages"]
+    assert [n["id"] for n in agents["nodes"]] == [ids[1], ids[3], ids[5]]
+    oldest = (await gql(MESSAGES, id=session_id, first=100, last=2, order="DESC"))["session"]["messages"]
+    assert [n["id"] for n in oldest["nodes"]] == [ids[1], ids[0]]
+    window = (await gql(MESSAGES, id=session_id, first=100, order="ASC", newer=ids[0], older=ids[4]))["session"]
+    assert [n["id"] for n in window["messages"]["nodes"]] == ids[1:4]
+
+
+async def test_session_messages_refuse_a_bad_cursor_or_a_foreign_message_with_a_validation_error(
+    gql, services, workspace_id
+):
+    session_id, _ = await transcript_of(services, gql, workspace_id, ["USER", "AGENT"])
+    _, other_ids = await transcript_of(services, gql, workspace_id, ["USER"])
+    refusals = [
+        ({"after": "bm90LWEtY3Vyc29y"}, "after", "the cursor is not one this API gave out"),
+        ({"older": other_ids[0]}, "beforeMessageId", "the message to read before is not in this session"),
+        ({"first": 501}, "first", "first must be between 0 and 500"),
+    ]
+    for variables, field, message in refusals:
+        result = await gql.raw(MESSAGES, **{"id": session_id, "first": 10, "order": "ASC", **variables})
+        [error] = result.errors
+        assert isinstance(error.original_error, ValidationError) and error.original_error.field == field
+        assert error.message == message

@@ -23,8 +23,8 @@ def test_every_tool_schema_is_closed_and_described(name):
     assert name.endswith("_kandev")
     assert spec.input_schema["type"] == "object" and spec.input_schema["additionalProperties"] is False
     assert len(spec.description) > 20
-    for alias in spec.aliases:
-        assert alias not in spec.input_schema["properties"], "aliases are never advertised"
+    for hidden in [*spec.aliases, *spec.ignored]:
+        assert hidden not in spec.input_schema["properties"], "aliases and ignored arguments are never advertised"
 
 
 def test_every_tool_a_profile_names_is_in_the_catalogue():
