@@ -45,3 +45,11 @@ class ConflictError(DomainError):
 
 class PermissionDeniedError(DomainError):
     code = "PERMISSION_DENIED"
+
+
+class UnprocessableError(ConflictError):
+    """Well-formed and allowed, but it could not be carried out here: the executor lacks the capability,
+    or git could not materialize a source. A ConflictError to GraphQL and MCP (code UNPROCESSABLE);
+    HTTP 422."""
+
+    code = "UNPROCESSABLE"

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from kandev.domain.context import UnitOfWork
 from kandev.domain.session_tokens import announce_access_change
-from kandev.models import Session, Task
+from kandev.models import Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 
 
@@ -70,6 +73,9 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "add_task_dependency_kandev",
         "remove_task_dependency_kandev",
         "show_rich_output_kandev",
+        "add_workspace_sources_kandev",
+        "add_branch_to_task_kandev",
+        "update_repository_base_branch_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (
@@ -81,6 +87,8 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "answer_question_kandev",
         "add_task_dependency_kandev",
         "remove_task_dependency_kandev",
+        "add_workspace_sources_kandev",
+        "update_repository_base_branch_kandev",
     ),
     Surface.AUTOMATION_COORDINATOR: (),
 }
@@ -154,12 +162,37 @@ def store_profile(uow: UnitOfWork, session: Session, profile: McpProfile) -> boo
     return True
 
 
-def refresh_profile(uow: UnitOfWork, session: Session, task: Task, **drivers: Any) -> bool:
-    """Recompute the session's profile from durable state; a change is stored as a new revision and
-    announced once, after commit, to the session's MCP connection on whichever replica holds it."""
+def provider_of(remote_url: str | None) -> str | None:
+    """The code host a remote points at, for the provider capability groups."""
+    if not remote_url:
+        return None
+    host = remote_url.split("://", 1)[-1].split("@", 1)[-1].split("/", 1)[0].split(":", 1)[0].lower()
+    if host == "github.com" or host.endswith(".github.com"):
+        return "github"
+    if "gitlab" in host:
+        return "gitlab"
+    return None
+
+
+async def task_providers(db: AsyncSession, task_id: str) -> frozenset[str]:
+    """The union of the providers of the task's repositories."""
+    urls = await db.scalars(
+        select(Repository.remote_url)
+        .join(TaskRepository, TaskRepository.repository_id == Repository.id)
+        .where(TaskRepository.task_id == task_id)
+    )
+    return frozenset(p for p in map(provider_of, urls) if p is not None)
+
+
+async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool:
+    """Recompute the session's profile from durable state (purpose, autopilot, parent, title ownership,
+    the task's providers); a change is stored as a new revision and announced once, after commit, to
+    the session's MCP connection on whichever replica holds it."""
     from kandev.events import tools_channel
 
-    if not store_profile(uow, session, compute_profile(session, task, **drivers)):
+    title_owner = task.title_pending and task.title_owner_session_id == session.id
+    providers = await task_providers(uow.session, task.id)
+    if not store_profile(uow, session, compute_profile(session, task, title_owner=title_owner, providers=providers)):
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
     announce_access_change(uow, session_id=session.id)

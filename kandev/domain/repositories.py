@@ -32,7 +32,15 @@ def git(*args: str, cwd: str | Path) -> str:
     ).stdout.strip()
 
 
-def _current_branch(path: str) -> str | None:
+def remote_url_of(path: str) -> str | None:
+    """The `origin` remote of a checkout, if it has one."""
+    try:
+        return git("remote", "get-url", "origin", cwd=path) or None
+    except (subprocess.CalledProcessError, OSError):
+        return None
+
+
+def current_branch(path: str) -> str | None:
     try:
         return git("symbolic-ref", "--short", "HEAD", cwd=path) or None
     except (subprocess.CalledProcessError, OSError):
@@ -79,14 +87,19 @@ class RepositoryService:
         folder = Path(path or "").expanduser()
         if not folder.is_absolute() or not folder.is_dir():
             raise ValidationError("path must be an absolute path to an existing directory", field="path")
-        branch = (default_branch or "").strip() or await asyncio.to_thread(_current_branch, str(folder))
+        branch = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
         if branch is None:
             raise ValidationError("path is not a git repository with a checked-out branch", field="path")
         try:
             async with self.ctx.unit_of_work() as uow:
                 await load_workspace(uow.session, self.ctx.principal, workspace_id)
                 repository = Repository(
-                    id=new_id(), workspace_id=workspace_id, name=name, path=str(folder), default_branch=branch
+                    id=new_id(),
+                    workspace_id=workspace_id,
+                    name=name,
+                    path=str(folder),
+                    default_branch=branch,
+                    remote_url=await asyncio.to_thread(remote_url_of, str(folder)),
                 )
                 uow.session.add(repository)
                 await uow.session.flush()

@@ -19,6 +19,7 @@ from kandev.domain.signals import SignalService
 from kandev.domain.tasks import TaskService
 from kandev.domain.titles import TitleService
 from kandev.domain.workflows import WorkflowService
+from kandev.domain.workspace_sources import WorkspaceSourceService
 from kandev.domain.workspaces import WorkspaceService
 
 
@@ -85,6 +86,10 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def workspace_sources(self) -> WorkspaceSourceService:
+        return WorkspaceSourceService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:

@@ -13,7 +13,7 @@ from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.parent_questions import make_stale, supersede
-from kandev.domain.profiles import session_profile
+from kandev.domain.profiles import McpProfile, session_profile
 from kandev.domain.prompts import (
     PromptSpec,
     cancel_queued,
@@ -274,12 +274,15 @@ class SessionService:
             rows = list(await db.scalars(select(Message).where(*conditions).order_by(forward).limit(first + 1)))
         return MessagePage(rows[:first], len(rows) > first)
 
-    async def mcp_tools(self, session_id: str) -> list[str]:
+    async def mcp_profile(self, session_id: str) -> McpProfile:
         session = await self.get(session_id)
         async with self.ctx.read() as db:
             task = await db.get(Task, session.task_id)
         assert task is not None
-        return session_profile(session, task).tool_names()
+        return session_profile(session, task)
+
+    async def mcp_tools(self, session_id: str) -> list[str]:
+        return (await self.mcp_profile(session_id)).tool_names()
 
     async def turns(self, session_id: str) -> list[Turn]:
         await self.get(session_id)

@@ -80,7 +80,7 @@ class TitleService:
             task.title_pending = False
             task.updated_at = utcnow()
             renamed, preserved, failed = await self._rename_branches(uow, task)
-            refresh_profile(uow, session, task)  # the title tool leaves this session's list
+            await refresh_profile(uow, session, task)  # the title tool leaves this session's list
             emit_task_event(uow, "UPDATED", task)
             return TitleResult("accepted", TaskRecord.of(task), renamed, preserved, failed)
 

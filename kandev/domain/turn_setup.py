@@ -79,7 +79,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             session.worker_queue = worker_queue_name(ctx.settings.worker_name)
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
-        refresh_profile(uow, session, task, title_owner=title_owner)
+        await refresh_profile(uow, session, task)
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(

@@ -1,10 +1,15 @@
 """Where an agent works, prepared on the worker that runs the session: a scratch directory when the
-task has no repository, a git worktree on a new branch for the worktree executor, or the repository
-itself for the local executor."""
+task has no repository, git worktrees on new branches for the worktree executor, or the repositories
+themselves for the local executor.
+
+With the worktree executor every repository of a task is a sibling under the task directory
+(`<data>/worktrees/<task id>/<repository name>`), and attached folders appear there as links: that
+directory is the task's Files root, while the agent works in the first repository's worktree."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.errors import ConflictError
 from kandev.domain.repositories import git
-from kandev.models import ExecutorProfile, Repository, Task, TaskRepository
+from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
 
 
@@ -22,48 +27,85 @@ def branch_name(task: Task) -> str:
     return f"kandev/{task.id[:8]}-{slug}"
 
 
-async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, executor_id: str | None) -> Path:
-    """Create (or reuse) the task's working directory; records the branch a worktree created."""
-    link = await session.scalar(
-        select(TaskRepository).where(TaskRepository.task_id == task.id).order_by(TaskRepository.position).limit(1)
-    )
+def task_directory(data_dir: Path, task_id: str) -> Path:
+    """The worktree executor's per-task directory: the Files root its repositories sit under."""
+    return data_dir / "worktrees" / task_id
+
+
+async def executor_kind(session: AsyncSession, executor_id: str | None) -> ExecutorKind:
     executor = await session.get(ExecutorProfile, executor_id) if executor_id else None
-    kind = ExecutorKind(executor.kind) if executor else ExecutorKind.WORKTREE
-    if link is None or kind == ExecutorKind.SCRATCH:
+    return ExecutorKind(executor.kind) if executor else ExecutorKind.WORKTREE
+
+
+def branch_exists(repository_path: str, branch: str) -> bool:
+    found = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repository_path, capture_output=True
+    )
+    return found.returncode == 0
+
+
+def add_worktree(repository: Repository, folder: Path, branch: str, base: str) -> bool:
+    """Check `branch` out at `folder`, created from `base` when it does not exist yet; True when it
+    was created here."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    created = not branch_exists(repository.path, branch)
+    try:
+        if created:
+            git("worktree", "add", "-b", branch, str(folder), base, cwd=repository.path)
+        else:
+            git("worktree", "add", str(folder), branch, cwd=repository.path)
+    except subprocess.CalledProcessError as error:
+        raise ConflictError(f"git could not create the worktree: {(error.stderr or '').strip()[:500]}") from None
+    return created
+
+
+def remove_worktree(repository: Repository, folder: Path, created_branch: str | None) -> None:
+    """Undo add_worktree (best effort: used to roll back a batch that failed later)."""
+    subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=repository.path, capture_output=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    if created_branch:
+        subprocess.run(["git", "branch", "-D", created_branch], cwd=repository.path, capture_output=True)
+
+
+def link_folder(task_dir: Path, folder: TaskFolder) -> Path:
+    link = task_dir / folder.name
+    if not link.is_symlink():
+        task_dir.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(folder.path, target_is_directory=True)
+    return link
+
+
+def materialize_repository(data_dir: Path, task: Task, repository: Repository, link: TaskRepository) -> Path:
+    """The repository's worktree for this task, created when missing; records the branch it is on."""
+    folder = task_directory(data_dir, task.id) / repository.name
+    if not folder.exists():
+        branch = link.branch or branch_name(task)
+        add_worktree(repository, folder, branch, link.base_branch or repository.default_branch)
+        link.branch = branch
+    return folder
+
+
+async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, executor_id: str | None) -> Path:
+    """Create (or reuse) the task's working directory and its sibling sources; records the branches
+    worktrees created. The agent's directory is the first repository's."""
+    links = list(
+        await session.scalars(
+            select(TaskRepository).where(TaskRepository.task_id == task.id).order_by(TaskRepository.position)
+        )
+    )
+    kind = await executor_kind(session, executor_id)
+    if not links or kind == ExecutorKind.SCRATCH:
         folder = data_dir / "scratch" / task.id
         folder.mkdir(parents=True, exist_ok=True)
         return folder
-    repository = await session.get(Repository, link.repository_id)
-    assert repository is not None
+    repositories = [await session.get(Repository, link.repository_id) for link in links]
     if kind == ExecutorKind.LOCAL:
-        return Path(repository.path)
-    folder = data_dir / "worktrees" / task.id / repository.name
-    if folder.exists():
-        return folder
-    branch = link.branch or branch_name(task)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        exists = (
-            subprocess.run(
-                ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
-                cwd=repository.path,
-                capture_output=True,
-            ).returncode
-            == 0
-        )
-        if exists:
-            git("worktree", "add", str(folder), branch, cwd=repository.path)
-        else:
-            git(
-                "worktree",
-                "add",
-                "-b",
-                branch,
-                str(folder),
-                link.base_branch or repository.default_branch,
-                cwd=repository.path,
-            )
-    except subprocess.CalledProcessError as error:
-        raise ConflictError(f"git could not create the worktree: {(error.stderr or '').strip()[:500]}") from None
-    link.branch = branch
-    return folder
+        assert repositories[0] is not None
+        return Path(repositories[0].path)
+    workdirs = []
+    for repository, link in zip(repositories, links, strict=True):
+        assert repository is not None
+        workdirs.append(materialize_repository(data_dir, task, repository, link))
+    for folder in await session.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
+        link_folder(task_directory(data_dir, task.id), folder)
+    return workdirs[0]

@@ -12,7 +12,7 @@ from kandev.models.sessions import (
     Session,
     Turn,
 )
-from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskRepository
+from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskFolder, TaskRepository
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
@@ -33,6 +33,7 @@ __all__ = [
     "StepTransition",
     "Task",
     "TaskDependency",
+    "TaskFolder",
     "TaskRepository",
     "Turn",
     "User",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, text
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -94,4 +94,18 @@ class TaskRepository(Base):
     position: Mapped[int] = mapped_column(default=0)
     base_branch: Mapped[str | None] = mapped_column(String(200), nullable=True)
     branch: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class TaskFolder(Base):
+    """A plain folder attached to a task as a workspace source (no git): the agent sees it beside the
+    task's repositories."""
+
+    __tablename__ = "task_folders"
+    __table_args__ = (UniqueConstraint("task_id", "name"),)
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    path: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = created_at_column()

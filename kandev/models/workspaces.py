@@ -35,4 +35,6 @@ class Repository(Base):
     name: Mapped[str] = mapped_column(String(200))
     path: Mapped[str] = mapped_column(String(1000))
     default_branch: Mapped[str] = mapped_column(String(200), default="main")
+    # The `origin` remote, when it has one: it tells which code host (provider) the repository is on.
+    remote_url: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     created_at: Mapped[datetime] = created_at_column()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from kandev.rest import tasks
+from kandev.rest import tasks, workspace_sources
 
 
 def routes() -> list[Route]:
@@ -14,5 +14,10 @@ def routes() -> list[Route]:
             "/api/v1/workspaces/{workspace_id}/tasks/by-external-id",
             tasks.task_by_external_id,
             methods=["GET", "DELETE"],
+        ),
+        Route(
+            "/api/v1/tasks/{task_id}/workspace-sources",
+            workspace_sources.add_workspace_sources,
+            methods=["POST"],
         ),
     ]

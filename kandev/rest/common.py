@@ -17,13 +17,21 @@ from kandev.domain.errors import (
     DomainError,
     NotFoundError,
     PermissionDeniedError,
+    UnprocessableError,
     ValidationError,
 )
 from kandev.domain.services import Services
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest")
-STATUS = {ValidationError: 400, PermissionDeniedError: 403, NotFoundError: 404, ConflictError: 409}
+# Most specific first: an UnprocessableError is also a ConflictError.
+STATUS = {
+    ValidationError: 400,
+    PermissionDeniedError: 403,
+    NotFoundError: 404,
+    UnprocessableError: 422,
+    ConflictError: 409,
+}
 Handler = Callable[[Request, Services], Awaitable[Response]]
 
 

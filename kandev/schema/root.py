@@ -16,6 +16,7 @@ from kandev.resolvers import subscriptions as subscription_resolvers
 from kandev.resolvers import tasks as task_resolvers
 from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
+from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.errors import ERROR_TYPES
 
@@ -68,6 +69,21 @@ class Mutation:
     show_rich_output = strawberry.mutation(
         resolver=dependency_resolvers.show_rich_output,
         description="Agent only (show_rich_output_kandev): a version-1 presentation added to the transcript.",
+    )
+    add_workspace_sources = strawberry.mutation(
+        resolver=source_resolvers.add_workspace_sources,
+        description=(
+            "Add repositories and folders to an idle task, all or nothing; an exact retry is a no-op. "
+            "Conflicts: contradictory duplicates, an active turn; UNPROCESSABLE: executor or git failure."
+        ),
+    )
+    add_branch_to_task = strawberry.mutation(
+        resolver=source_resolvers.add_branch_to_task,
+        description="Worktree executor: one repository on a sibling worktree during a turn; the agent's cwd stays.",
+    )
+    update_repository_base_branch = strawberry.mutation(
+        resolver=source_resolvers.update_repository_base_branch,
+        description="Change the base Kandev diffs a task's repository against (not a pull request's target).",
     )
     start_task = strawberry.mutation(resolver=session_resolvers.start_task)
     send_message = strawberry.mutation(resolver=session_resolvers.send_message)

@@ -154,6 +154,15 @@ class Session:
     async def mcp_tools(self, info: Info) -> list[str]:
         return await info.context.services.sessions.mcp_tools(self.record.id)
 
+    @strawberry.field(
+        description=(
+            "The capability groups of the session's MCP profile (user-question, parent-question, task-title, "
+            "github-pr, gitlab-mr), from its purpose, autopilot, parent, title ownership and repositories."
+        )
+    )
+    async def mcp_capabilities(self, info: Info) -> list[str]:
+        return (await info.context.services.sessions.mcp_profile(self.record.id)).to_json()["capabilities"]
+
     @strawberry.field(description="Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:
         rows = await info.context.services.sessions.queued_prompts(self.record.id)

@@ -8,5 +8,6 @@ from kandev.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     tasks,
     workflow_engine,
     workflows,  # noqa: F401
+    workspace_sources,
     workspaces,
 )

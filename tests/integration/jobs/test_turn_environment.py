@@ -17,6 +17,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.events import task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -26,20 +27,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
-
-
-def make_repository(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["config", "user.email", "t@example.com"],
-        ["config", "user.name", "T"],
-    ):
-        subprocess.run(["git", *args], cwd=folder, check=True)
-    (folder / "README").write_text("hello\n")
-    subprocess.run(["git", "add", "."], cwd=folder, check=True)
-    subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=folder, check=True)
-    return folder
 
 
 async def wait_turn_end(events: Any, timeout: float = 30) -> dict[str, Any]:

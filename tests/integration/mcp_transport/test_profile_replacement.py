@@ -40,7 +40,7 @@ async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_l
                 session = await uow.session.get(Session, session_id)
                 row = await uow.session.get(Task, task.id)
                 session.purpose = "configuration"
-                assert refresh_profile(uow, session, row)
+                assert await refresh_profile(uow, session, row)
             await heard.settle_at(1)
             after = {t.name for t in (await client.list_tools()).tools}
             if listening is not None:

@@ -1,0 +1,104 @@
+"""Workspace sources: thin adapters over WorkspaceSourceService."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.domain.workspace_sources import AdoptedSource, SourceRequest, SourcesResult
+from kandev.resolvers.common import attempt, optional_id
+from kandev.schema.context import Info
+from kandev.schema.types import Task
+from kandev.schema.workspace_source_types import (
+    AddBranchToTaskInput,
+    AddBranchToTaskPayload,
+    AddBranchToTaskResult,
+    AddWorkspaceSourcesInput,
+    AddWorkspaceSourcesPayload,
+    AddWorkspaceSourcesResult,
+    UpdateRepositoryBaseBranchInput,
+    UpdateRepositoryBaseBranchPayload,
+    UpdateRepositoryBaseBranchResult,
+    WorkspaceSource,
+    WorkspaceSourceInput,
+    WorkspaceSourceType,
+)
+
+
+def _request(source: WorkspaceSourceInput) -> SourceRequest:
+    return SourceRequest(
+        type=source.type.value,
+        repository_id=optional_id(source.repository_id),
+        local_path=source.local_path,
+        remote_url=source.remote_url,
+        base_branch=source.base_branch,
+        branch=source.branch,
+        path=source.path,
+        name=source.name,
+    )
+
+
+def _source(value: AdoptedSource) -> WorkspaceSource:
+    return WorkspaceSource(
+        type=WorkspaceSourceType(value.kind),
+        id=strawberry.ID(value.id),
+        name=value.name,
+        added=value.added,
+        path=value.path,
+        base_branch=value.base_branch,
+        branch=value.branch,
+    )
+
+
+def _sources_payload(value: SourcesResult) -> AddWorkspaceSourcesPayload:
+    return AddWorkspaceSourcesPayload(
+        task=Task(record=value.task),
+        sources=[_source(s) for s in value.sources],
+        changed=value.changed,
+        task_workspace_path=value.task_workspace_path,
+    )
+
+
+async def add_workspace_sources(info: Info, input: AddWorkspaceSourcesInput) -> AddWorkspaceSourcesResult:  # type: ignore[valid-type]
+    call = info.context.services.workspace_sources.add(
+        optional_id(input.task_id), [_request(source) for source in input.sources]
+    )
+    return await attempt(call, _sources_payload)
+
+
+async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBranchToTaskResult:  # type: ignore[valid-type]
+    request = SourceRequest(
+        type="repository",
+        repository_id=optional_id(input.repository_id),
+        local_path=input.local_path,
+        remote_url=input.remote_url,
+        base_branch=input.base_branch,
+        branch=input.branch,
+    )
+    call = info.context.services.workspace_sources.add_branch(optional_id(input.task_id), request)
+    return await attempt(
+        call,
+        lambda v: AddBranchToTaskPayload(
+            task=Task(record=v.task),
+            source=_source(v.source),
+            worktree_path=v.worktree_path,
+            task_workspace_path=v.task_workspace_path,
+            agent_cwd_changed=False,
+        ),
+    )
+
+
+async def update_repository_base_branch(
+    info: Info, input: UpdateRepositoryBaseBranchInput
+) -> UpdateRepositoryBaseBranchResult:  # type: ignore[valid-type]
+    call = info.context.services.workspace_sources.update_base_branch(
+        optional_id(input.task_id), optional_id(input.repository_id), input.base_branch
+    )
+    return await attempt(
+        call,
+        lambda v: UpdateRepositoryBaseBranchPayload(
+            task=Task(record=v.task),
+            repository_id=strawberry.ID(v.repository_id),
+            base_branch=v.base_branch,
+            previous_base_branch=v.previous_base_branch,
+        ),
+    )

@@ -1,0 +1,50 @@
+"""POST /api/v1/tasks/{task_id}/workspace-sources: the Files panel's atomic batch of sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from kandev.domain.errors import ValidationError
+from kandev.domain.services import Services
+from kandev.domain.workspace_sources import SourceRequest
+from kandev.rest.common import endpoint, json_object
+from kandev.rest.tasks import task_json
+
+
+def source_requests(body: dict[str, Any]) -> list[SourceRequest]:
+    unknown = sorted(set(body) - {"sources"})
+    if unknown:
+        raise ValidationError(f"unknown field(s): {', '.join(unknown)}", field="body")
+    sources = body.get("sources")
+    if not isinstance(sources, list):
+        raise ValidationError("sources must be a list of sources", field="sources")
+    return [SourceRequest.from_json(source, index) for index, source in enumerate(sources)]
+
+
+@endpoint
+async def add_workspace_sources(request: Request, services: Services) -> Response:
+    """200 with the task's sources after the batch (`changed: false` for an exact retry)."""
+    added = await services.workspace_sources.add(
+        request.path_params["task_id"], source_requests(await json_object(request))
+    )
+    body = {
+        "task": task_json(added.task),
+        "sources": [
+            {
+                "type": s.kind,
+                "id": s.id,
+                "name": s.name,
+                "added": s.added,
+                "path": s.path,
+                "base_branch": s.base_branch,
+                "branch": s.branch,
+            }
+            for s in added.sources
+        ],
+        "changed": added.changed,
+        "task_workspace_path": added.task_workspace_path,
+    }
+    return JSONResponse(body)
