@@ -101,7 +101,10 @@ class McpBridge:
         """Runs one session manager per endpoint; enter it inside the host app's lifespan, after AppState."""
         security = transport_security(self._state().settings)
         managers: dict[Endpoint, StreamableHTTPSessionManager] = {
-            endpoint: StreamableHTTPSessionManager(self.server, security_settings=security)
+            # Plain JSON answers to POSTs: no tool sends request-scoped notifications, and an SSE stream
+            # per call costs about a fifth of a simple call's time. list_changed travels on the GET and
+            # subscriptions/listen streams, which stay streams.
+            endpoint: StreamableHTTPSessionManager(self.server, security_settings=security, json_response=True)
             for endpoint in ENDPOINT_PATHS
         }
         self._draining = False
