@@ -11,7 +11,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -39,7 +39,6 @@ class EventBus:
         self._queues: dict[str, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
         self._confirmed: dict[str, asyncio.Event] = {}
         self._lock = asyncio.Lock()
-        self._local: dict[str, list[Callable[[dict[str, Any]], None]]] = defaultdict(list)
 
     @property
     def redis(self) -> aioredis.Redis:
@@ -47,16 +46,7 @@ class EventBus:
         return self._redis
 
     async def publish(self, channel: str, payload: dict[str, Any]) -> None:
-        # Local listeners first: this process acts on its own change before anyone can observe it.
-        for listener in list(self._local.get(channel, ())):
-            listener(payload)
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
-
-    def on_publish(self, channel: str, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        """Call `listener` synchronously whenever this process publishes on `channel` (other processes'
-        publishes still arrive only through `subscribe`). Returns the function that removes it."""
-        self._local[channel].append(listener)
-        return lambda: self._local[channel].remove(listener)
 
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
@@ -152,8 +142,3 @@ def _text(value: bytes | str) -> str:
 def tools_channel(session_id: str) -> str:
     """A session's MCP tool list changed (its profile got a new revision)."""
     return f"mcp:tools:session:{session_id}"
-
-
-# Something a session token check depends on changed: the session ended, its task was deleted, or its
-# profile got a new revision. Processes that cache token checks forget the session (or task) named.
-SESSION_ACCESS_CHANNEL = "mcp:session-access"

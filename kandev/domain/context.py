@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import Database
+from kandev.session_access import bump
 
 if TYPE_CHECKING:
     from kandev.config import Settings
@@ -46,6 +47,8 @@ class UnitOfWork:
     events: list[Event] = field(default_factory=list)
     # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # Session access epochs to bump once committed (kandev.session_access).
+    access_keys: set[str] = field(default_factory=set)
 
     def emit(self, channel: str, payload: dict[str, Any]) -> None:
         self.events.append(Event(channel, payload))
@@ -69,6 +72,9 @@ class ServiceContext:
         async with self.db.transaction() as session:
             uow = UnitOfWork(session)
             yield uow
+        if uow.access_keys:
+            # Before anything is published or returned: from here on no process keeps an old token check.
+            await bump(self.bus.redis, uow.access_keys)
         # Published only once the commit succeeded, so subscribers never see a rolled-back change.
         for event in uow.events:
             await self.bus.publish(event.channel, event.payload)

@@ -195,7 +195,7 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     if not store_profile(uow, session, compute_profile(session, task, title_owner=title_owner, providers=providers)):
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
-    announce_access_change(uow, session_id=session.id)
+    announce_access_change(uow, session.id)
     uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
     return True
 

@@ -7,7 +7,7 @@ import hashlib
 import hmac
 from typing import TYPE_CHECKING
 
-from kandev.events import SESSION_ACCESS_CHANNEL
+from kandev import session_access
 
 if TYPE_CHECKING:
     from kandev.domain.context import UnitOfWork
@@ -28,7 +28,7 @@ def session_id_from_token(server_key: bytes, token: str) -> str | None:
     return session_id if hmac.compare_digest(session_token(server_key, session_id), token) else None
 
 
-def announce_access_change(uow: UnitOfWork, *, session_id: str | None = None, task_id: str | None = None) -> None:
-    """After commit, tell every process that caches token checks that this session's (or every session
-    of this task's) answer may have changed: it ended, its task was deleted, or its profile changed."""
-    uow.emit(SESSION_ACCESS_CHANNEL, {"session_id": session_id, "task_id": task_id})
+def announce_access_change(uow: UnitOfWork, session_id: str) -> None:
+    """Once committed, no process keeps an earlier token check of this session: it ended, its task was
+    deleted, or its profile changed."""
+    uow.access_keys.add(session_access.session_key(session_id))

@@ -205,7 +205,7 @@ class SessionService:
                 session.state = SessionState.CANCELLED
                 session.ended_at = session.updated_at = utcnow()
                 emit_session_event(uow, "STATE_CHANGED", session)
-                announce_access_change(uow, session_id=session.id)
+                announce_access_change(uow, session.id)
                 stopped.append(session)
             # Stopping halts the agent, not the work: a running task goes to review, others keep their state.
             if stopped and task.state in (TaskState.IN_PROGRESS, TaskState.SCHEDULING):

@@ -16,6 +16,7 @@ from kandev.domain.dependencies import after_predecessor_changed, gate_new_task
 from kandev.domain.engine import after_task_state_change
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.parent_questions import make_stale
+from kandev.domain.prompts import task_sessions
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
 from kandev.domain.session_tokens import announce_access_change
@@ -372,7 +373,8 @@ class TaskService:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             task.deleted_at = task.updated_at = utcnow()
-            announce_access_change(uow, task_id=task.id)
+            for session in await task_sessions(uow.session, task.id):
+                announce_access_change(uow, session.id)
             await make_stale(uow, task_id=task.id, reason="the task was deleted")
             emit_task_event(uow, "DELETED", task)
             # Tasks waiting on it stay blocked, now with a reason that says it was deleted.

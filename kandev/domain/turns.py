@@ -277,7 +277,7 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         await make_stale(uow, session_id=session.id, reason="the session failed")
         await _end_turn(uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
-        announce_access_change(uow, session_id=session.id)
+        announce_access_change(uow, session.id)
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
         await _emit_task(uow, task, TaskState.FAILED)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types import INVALID_REQUEST
+from redis.exceptions import RedisError
 from sqlalchemy import select
 from starlette.responses import Response
 
+from kandev import session_access
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
 from kandev.domain.profiles import profile_from_columns
@@ -32,47 +34,32 @@ _REFUSALS: dict[Endpoint, str] = {
 
 
 class SessionCallers:
-    """This process's answers to session token checks, so an agent's every MCP request does not cost a
-    database read. Only live sessions are kept. An entry is forgotten when any process announces an
-    access change for its session or task (kandev.events.SESSION_ACCESS_CHANNEL: the session ended,
-    the task was deleted, the profile changed); the expiry only bounds staleness should an announcement
-    be lost with a Redis connection. Caching stays off until the announcement subscription is live."""
+    """This process's answers to session token checks, so an agent's every MCP request costs one Redis
+    read instead of a database read. Only live sessions are kept, each with the session's access epoch
+    (kandev.session_access) read before the database check; an entry counts only while that epoch is
+    unchanged, so an ending committed anywhere is honoured before the ending call even returns."""
 
-    TTL_SECONDS = 30.0
+    TTL_SECONDS = 3600.0  # far below the epoch counters' own expiry
     MAX_ENTRIES = 10_000
 
     def __init__(self) -> None:
-        self.enabled = False
-        self._entries: dict[str, tuple[float, McpCaller]] = {}
-        # Bumped by every announcement: a check that read the database before one must not be kept.
-        self.generation = 0
+        self._entries: dict[str, tuple[float, int, McpCaller]] = {}
 
-    def get(self, session_id: str) -> McpCaller | None:
+    def get(self, session_id: str, epoch: int) -> McpCaller | None:
         entry = self._entries.get(session_id)
-        if entry is None or entry[0] < time.monotonic():
+        if entry is None:
             return None
-        return entry[1]
+        if entry[0] < time.monotonic() or entry[1] != epoch:
+            del self._entries[session_id]
+            return None
+        return entry[2]
 
-    def put(self, caller: McpCaller, generation: int) -> None:
-        if not self.enabled or generation != self.generation or caller.session_id is None:
+    def put(self, caller: McpCaller, epoch: int) -> None:
+        if caller.session_id is None:
             return
         if len(self._entries) >= self.MAX_ENTRIES:
             self._entries.clear()
-        self._entries[caller.session_id] = (time.monotonic() + self.TTL_SECONDS, caller)
-
-    def forget(self, announcement: dict[str, Any]) -> None:
-        self.generation += 1
-        session_id, task_id = announcement.get("session_id"), announcement.get("task_id")
-        if session_id:
-            self._entries.pop(session_id, None)
-        if task_id:
-            for key in [k for k, (_, caller) in self._entries.items() if caller.task_id == task_id]:
-                del self._entries[key]
-
-    def disable(self) -> None:
-        self.enabled = False
-        self.generation += 1
-        self._entries.clear()
+        self._entries[caller.session_id] = (time.monotonic() + self.TTL_SECONDS, epoch, caller)
 
 
 async def resolve_caller(
@@ -90,10 +77,13 @@ async def session_caller(state: AppState, authorization: str | None, callers: Se
     session_id = session_id_from_token(state.settings.server_key, token) if token else None
     if session_id is None:
         return None
-    cached = callers.get(session_id)
+    try:
+        epoch: int | None = await session_access.epoch(state.redis, session_id)
+    except RedisError:  # no epoch, no cache: the database answers alone
+        epoch = None
+    cached = callers.get(session_id, epoch) if epoch is not None else None
     if cached is not None:
         return cached
-    generation = callers.generation
     async with state.db.read() as db:
         row = (
             await db.execute(
@@ -120,7 +110,8 @@ async def session_caller(state: AppState, authorization: str | None, callers: Se
     principal = Principal(user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id)
     profile = profile_from_columns(stored, purpose, autopilot, parent_id)
     caller = McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id, profile=profile)
-    callers.put(caller, generation)
+    if epoch is not None:
+        callers.put(caller, epoch)
     return caller
 
 

@@ -31,7 +31,6 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from kandev.events import SESSION_ACCESS_CHANNEL
 from kandev.mcp_bridge.auth import SessionCallers, caller_identity, resolve_caller, unauthorized
 from kandev.mcp_bridge.notifications import ToolsChangedFanout, listener_key
 from kandev.mcp_bridge.surface import Endpoint, McpCaller, ToolSurface
@@ -113,33 +112,13 @@ class McpBridge:
                 await stack.enter_async_context(manager.run())
             self._managers = managers
             drain = asyncio.create_task(self._drain_when_server_exits(), name="kandev-mcp-drain")
-            access = asyncio.create_task(self._forget_on_access_changes(), name="kandev-mcp-access")
             try:
                 yield
             finally:
                 drain.cancel()
-                access.cancel()
                 self._managers = {}
                 self._close_listen_streams()
         await self.fanout.close()
-
-    async def _forget_on_access_changes(self) -> None:
-        """Feeds the session token cache its invalidations: this process's own announcements at once,
-        other processes' through Redis. Caching runs only while both are in place."""
-        bus = self._state().bus
-        remove_local = bus.on_publish(SESSION_ACCESS_CHANNEL, self.callers.forget)
-        try:
-            async with bus.subscribe(SESSION_ACCESS_CHANNEL) as announcements:
-                self.callers.enabled = True
-                async for announcement in announcements:
-                    self.callers.forget(announcement)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.warning("session token cache disabled: access announcements unavailable", exc_info=True)
-        finally:
-            self.callers.disable()
-            remove_local()
 
     async def _drain_when_server_exits(self) -> None:
         """uvicorn waits for open responses before the lifespan ends, and a 2026-era listen stream only
