@@ -16,7 +16,8 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,16 @@ class _Undo:
             action()
 
 
+@asynccontextmanager
+async def _undone_on_failure() -> AsyncIterator[_Undo]:
+    undo = _Undo()
+    try:
+        yield undo
+    except BaseException:
+        await asyncio.to_thread(undo.run)
+        raise
+
+
 class WorkspaceSourceService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -222,19 +233,14 @@ class WorkspaceSourceService:
     async def add(self, task_id: str | None, requests: Sequence[SourceRequest]) -> SourcesResult:
         """Adopt a mixed batch of repository and folder sources into an idle task, all or nothing."""
         wanted = parse_sources(requests)
-        undo = _Undo()
-        try:
-            async with self.ctx.unit_of_work() as uow:
-                task = await self._target(uow, task_id)
-                kind = await self._executor(uow, task)
-                await self._require_idle(uow, task)
-                adopted = await self._adopt(uow, task, kind, wanted, undo)
-                if any(source.added for source in adopted):
-                    await self._announce(uow, task)
-                return SourcesResult(TaskRecord.of(task), adopted, self._files_root(task, kind))
-        except BaseException:
-            await asyncio.to_thread(undo.run)
-            raise
+        async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
+            task = await self._target(uow, task_id)
+            kind = await self._executor(uow, task)
+            await self._require_idle(uow, task)
+            adopted = await self._adopt(uow, task, kind, wanted, undo)
+            if any(source.added for source in adopted):
+                await self._announce(uow, task)
+            return SourcesResult(TaskRecord.of(task), adopted, self._files_root(task, kind))
 
     async def add_branch(self, task_id: str | None, request: SourceRequest) -> BranchAdded:
         """One repository on a sibling worktree while the agent keeps working (worktree executor only):
@@ -242,24 +248,19 @@ class WorkspaceSourceService:
         (wanted,) = parse_sources([request])
         if not isinstance(wanted, _Repo):
             raise ValidationError("add a repository, not a folder", field="sources[0].type")
-        undo = _Undo()
-        try:
-            async with self.ctx.unit_of_work() as uow:
-                task = await self._target(uow, task_id)
-                kind = await self._executor(uow, task)
-                if kind != ExecutorKind.WORKTREE:
-                    raise UnprocessableError(
-                        "adding a branch during a turn needs the worktree executor; use "
-                        "add_workspace_sources_kandev on an idle task instead"
-                    )
-                (adopted,) = await self._adopt(uow, task, kind, [wanted], undo)
-                if adopted.added:
-                    await self._announce(uow, task)
-                root = self._files_root(task, kind) if adopted.path else None
-                return BranchAdded(TaskRecord.of(task), adopted, adopted.path, root)
-        except BaseException:
-            await asyncio.to_thread(undo.run)
-            raise
+        async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
+            task = await self._target(uow, task_id)
+            kind = await self._executor(uow, task)
+            if kind != ExecutorKind.WORKTREE:
+                raise UnprocessableError(
+                    "adding a branch during a turn needs the worktree executor; use "
+                    "add_workspace_sources_kandev on an idle task instead"
+                )
+            (adopted,) = await self._adopt(uow, task, kind, [wanted], undo)
+            if adopted.added:
+                await self._announce(uow, task)
+            root = self._files_root(task, kind) if adopted.path else None
+            return BranchAdded(TaskRecord.of(task), adopted, adopted.path, root)
 
     async def update_base_branch(
         self, task_id: str | None, repository_id: str | None, base_branch: str
