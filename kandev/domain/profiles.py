@@ -162,6 +162,11 @@ def store_profile(uow: UnitOfWork, session: Session, profile: McpProfile) -> boo
     return True
 
 
+def owns_title(task: Task, session: Session) -> bool:
+    """The session holds the title capability: the task's title is pending and this session claimed it."""
+    return task.title_pending and task.title_owner_session_id == session.id
+
+
 def provider_of(remote_url: str | None) -> str | None:
     """The code host a remote points at, for the provider capability groups."""
     if not remote_url:
@@ -190,9 +195,9 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     the session's MCP connection on whichever replica holds it."""
     from kandev.events import tools_channel
 
-    title_owner = task.title_pending and task.title_owner_session_id == session.id
     providers = await task_providers(uow.session, task.id)
-    if not store_profile(uow, session, compute_profile(session, task, title_owner=title_owner, providers=providers)):
+    profile = compute_profile(session, task, title_owner=owns_title(task, session), providers=providers)
+    if not store_profile(uow, session, profile):
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
     announce_access_change(uow, session.id)

@@ -10,14 +10,14 @@ from sqlalchemy import select, update
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import PermissionDeniedError
-from kandev.domain.profiles import refresh_profile
+from kandev.domain.profiles import owns_title, refresh_profile
 from kandev.domain.prompts import lock_session
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import git
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.validation import clean_title
-from kandev.domain.workdirs import branch_name
-from kandev.models import ExecutorProfile, Repository, Session, Task, TaskRepository, Workspace
+from kandev.domain.workdirs import branch_name, executor_kind
+from kandev.models import Repository, Session, Task, TaskRepository, Workspace
 from kandev.models.base import utcnow
 from kandev.models.enums import ExecutorKind, TaskOrigin
 
@@ -47,7 +47,7 @@ async def claim_title(uow: UnitOfWork, session: Session, task: Task) -> bool:
             .execution_options(synchronize_session=False)
         )
         await uow.session.refresh(task)
-    return task.title_pending and task.title_owner_session_id == session.id
+    return owns_title(task, session)
 
 
 @dataclass(frozen=True)
@@ -89,10 +89,7 @@ class TitleService:
         renamed: list[str] = []
         preserved: list[str] = []
         failed: list[str] = []
-        executor = (
-            await uow.session.get(ExecutorProfile, task.executor_profile_id) if task.executor_profile_id else None
-        )
-        managed_executor = executor is None or executor.kind == ExecutorKind.WORKTREE
+        managed_executor = await executor_kind(uow.session, task.executor_profile_id) == ExecutorKind.WORKTREE
         links = await uow.session.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id))
         for link in links:
             repository = await uow.session.get(Repository, link.repository_id)

@@ -71,18 +71,6 @@ class SourceRequest:
     path: str | None = None
     name: str | None = None
 
-    @classmethod
-    def from_json(cls, value: Any, index: int) -> SourceRequest:
-        if not isinstance(value, dict):
-            raise ValidationError("each source must be an object", field=f"sources[{index}]")
-        unknown = sorted(set(value) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValidationError(f"unknown field(s): {', '.join(unknown)}", field=f"sources[{index}]")
-        for key, item in value.items():
-            if item is not None and not isinstance(item, str):
-                raise ValidationError(f"{key} must be a string", field=f"sources[{index}].{key}")
-        return cls(**value)
-
 
 @dataclass(frozen=True)
 class _Repo:
@@ -478,8 +466,6 @@ class WorkspaceSourceService:
             return found
         if source.local_path is not None:
             path = source.local_path
-            if not await asyncio.to_thread(_is_git_checkout, path):
-                raise UnprocessableError(f"local_path of source {source.index} is not a git repository")
             remote = await asyncio.to_thread(remote_url_of, path)
         else:
             assert source.remote_url is not None
@@ -489,8 +475,8 @@ class WorkspaceSourceService:
             undo.actions.append(lambda: shutil.rmtree(target, ignore_errors=True))
             path = str(target)
         default = await asyncio.to_thread(current_branch, path)
-        if default is None:
-            raise UnprocessableError(f"repository of source {source.index} has no branch to work from")
+        if default is None:  # RepositoryService.create's rule, answered as a source that can't be materialized
+            raise UnprocessableError(f"source {source.index} is not a git repository with a checked-out branch")
         name = await self._free_name(uow, task.workspace_id, _repository_name(source))
         repository = Repository(
             id=new_id(), workspace_id=task.workspace_id, name=name, path=path, default_branch=default, remote_url=remote
@@ -524,13 +510,6 @@ def _repository_name(source: _Repo) -> str:
     location = source.local_path or source.remote_url or "repository"
     tail = re.split(r"[/:]", location.rstrip("/"))[-1].removesuffix(".git")
     return re.sub(r"[^\w.-]+", "-", tail)[:100] or "repository"
-
-
-def _is_git_checkout(path: str) -> bool:
-    try:
-        return git("rev-parse", "--is-inside-work-tree", cwd=path) == "true"
-    except (subprocess.CalledProcessError, OSError):
-        return False
 
 
 def _has_commit(path: str, branch: str) -> bool:

@@ -63,11 +63,11 @@ class SessionCallers:
 
 
 async def resolve_caller(
-    state: AppState, endpoint: Endpoint, authorization: str | None, callers: SessionCallers | None = None
+    state: AppState, endpoint: Endpoint, authorization: str | None, callers: SessionCallers
 ) -> McpCaller | None:
     """The caller an `Authorization` header proves, or None when the endpoint must refuse it."""
     if endpoint == "session":
-        return await session_caller(state, authorization, callers or SessionCallers())
+        return await session_caller(state, authorization, callers)
     return await external_caller(state, authorization)
 
 

@@ -24,17 +24,10 @@ from kandev.schema.workspace_source_types import (
 )
 
 
-def _request(source: WorkspaceSourceInput) -> SourceRequest:
-    return SourceRequest(
-        type=source.type.value,
-        repository_id=optional_id(source.repository_id),
-        local_path=source.local_path,
-        remote_url=source.remote_url,
-        base_branch=source.base_branch,
-        branch=source.branch,
-        path=source.path,
-        name=source.name,
-    )
+def _request(source: WorkspaceSourceInput | AddBranchToTaskInput, kind: str) -> SourceRequest:
+    """Both inputs name their fields as SourceRequest does; a branch input has no folder fields."""
+    fields = ("repository_id", "local_path", "remote_url", "base_branch", "branch", "path", "name")
+    return SourceRequest(type=kind, **{name: getattr(source, name, None) for name in fields})
 
 
 def _source(value: AdoptedSource) -> WorkspaceSource:
@@ -60,21 +53,13 @@ def _sources_payload(value: SourcesResult) -> AddWorkspaceSourcesPayload:
 
 async def add_workspace_sources(info: Info, input: AddWorkspaceSourcesInput) -> AddWorkspaceSourcesResult:  # type: ignore[valid-type]
     call = info.context.services.workspace_sources.add(
-        optional_id(input.task_id), [_request(source) for source in input.sources]
+        optional_id(input.task_id), [_request(source, source.type.value) for source in input.sources]
     )
     return await attempt(call, _sources_payload)
 
 
 async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBranchToTaskResult:  # type: ignore[valid-type]
-    request = SourceRequest(
-        type="repository",
-        repository_id=optional_id(input.repository_id),
-        local_path=input.local_path,
-        remote_url=input.remote_url,
-        base_branch=input.base_branch,
-        branch=input.branch,
-    )
-    call = info.context.services.workspace_sources.add_branch(optional_id(input.task_id), request)
+    call = info.context.services.workspace_sources.add_branch(optional_id(input.task_id), _request(input, "repository"))
     return await attempt(
         call,
         lambda v: AddBranchToTaskPayload(

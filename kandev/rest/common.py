@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from functools import wraps
+from functools import cache, wraps
 from typing import Any
 
 from starlette.requests import Request
@@ -92,3 +93,27 @@ async def json_object(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ValidationError("the body must be a JSON object", field="body")
     return body
+
+
+@cache
+def tool_schema(name: str, *, without: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An MCP tool's argument schema for the REST twin of that tool, so both take the same fields:
+    `without` drops arguments the URL supplies, `required` adds what a REST caller can't default."""
+    from kandev.mcp_bridge import tools  # noqa: F401 - registers the catalogue
+    from kandev.mcp_bridge.catalogue import CATALOGUE
+
+    schema = copy.deepcopy(CATALOGUE[name].validation_schema)
+    for key in without:
+        del schema["properties"][key]
+    if required:
+        schema["required"] = sorted({*schema.get("required", []), *required})
+    return schema
+
+
+def check_body(schema: dict[str, Any], body: dict[str, Any]) -> None:
+    """A body that breaks the schema is a 400 naming every problem (never echoing a value)."""
+    from kandev.mcp_bridge.validation import argument_errors
+
+    problems = argument_errors(schema, body)
+    if problems:
+        raise ValidationError("; ".join(problems), field="body")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-from functools import cache
 from typing import Any
 
 from starlette.requests import Request
@@ -14,7 +12,7 @@ from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
-from kandev.rest.common import endpoint, json_object
+from kandev.rest.common import check_body, endpoint, json_object, tool_schema
 
 TASK_FIELDS = (
     "id",
@@ -42,24 +40,9 @@ def task_json(record: TaskRecord) -> dict[str, Any]:
     return {key: data[key] for key in TASK_FIELDS}
 
 
-@cache
-def create_schema() -> dict[str, Any]:
-    """create_task_kandev's own argument schema (so the two surfaces take the same fields), with
-    workspace_id required: a REST caller has no task to default it from."""
-    from kandev.mcp_bridge import tools  # noqa: F401 - registers the catalogue
-    from kandev.mcp_bridge.catalogue import CATALOGUE
-
-    schema = copy.deepcopy(CATALOGUE["create_task_kandev"].validation_schema)
-    schema["required"] = sorted({*schema.get("required", []), "workspace_id"})
-    return schema
-
-
 def create_command(body: dict[str, Any]) -> CreateTask:
-    from kandev.mcp_bridge.validation import argument_errors
-
-    problems = argument_errors(create_schema(), body)
-    if problems:
-        raise ValidationError("; ".join(problems), field="body")
+    # create_task_kandev's fields, with workspace_id required: a REST caller has no task to default it from.
+    check_body(tool_schema("create_task_kandev", required=("workspace_id",)), body)
     if "prompt" in body and "description" in body:
         raise ValidationError("send either prompt or description, not both", field="description")
     for key in ("parent_id", "blocked_by"):

@@ -7,21 +7,16 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kandev.domain.errors import ValidationError
 from kandev.domain.services import Services
 from kandev.domain.workspace_sources import SourceRequest
-from kandev.rest.common import endpoint, json_object
+from kandev.rest.common import check_body, endpoint, json_object, tool_schema
 from kandev.rest.tasks import task_json
 
 
 def source_requests(body: dict[str, Any]) -> list[SourceRequest]:
-    unknown = sorted(set(body) - {"sources"})
-    if unknown:
-        raise ValidationError(f"unknown field(s): {', '.join(unknown)}", field="body")
-    sources = body.get("sources")
-    if not isinstance(sources, list):
-        raise ValidationError("sources must be a list of sources", field="sources")
-    return [SourceRequest.from_json(source, index) for index, source in enumerate(sources)]
+    # add_workspace_sources_kandev's sources, with the task named by the path.
+    check_body(tool_schema("add_workspace_sources_kandev", without=("task_id",)), body)
+    return [SourceRequest(**source) for source in body["sources"]]
 
 
 @endpoint

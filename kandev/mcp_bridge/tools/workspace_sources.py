@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from strawberry.utils.str_converters import to_camel_case
+
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, TASK, task_id_of
 
@@ -29,18 +31,17 @@ SOURCE = obj(
 SOURCE_SELECTION = "type id name added path base_branch: baseBranch branch"
 
 
-def _task_variable(call: ToolCall) -> dict[str, Any]:
-    return {"taskId": task_id_of(call)} if call.arguments.get("task_id") else {}
-
-
-def _camel(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _source_input(source: dict[str, Any]) -> dict[str, Any]:
-    value = {_camel(k): v for k, v in source.items() if k != "type"}
-    return {"type": source["type"].upper(), **value}
+def _input(call: ToolCall) -> dict[str, Any]:
+    """The tool's arguments as the mutation's input: camelCase, task_id resolved ('self', default)."""
+    value = {to_camel_case(key): v for key, v in call.arguments.items() if key not in ("task_id", "sources")}
+    if call.arguments.get("task_id"):
+        value["taskId"] = task_id_of(call)
+    if "sources" in call.arguments:
+        value["sources"] = [
+            {to_camel_case(key): v.upper() if key == "type" else v for key, v in source.items()}
+            for source in call.arguments["sources"]
+        ]
+    return {"input": value}
 
 
 def _source(data: dict[str, Any]) -> dict[str, Any]:
@@ -91,9 +92,7 @@ register(
         document=f"""mutation($input: AddWorkspaceSourcesInput!) {{ addWorkspaceSources(input: $input) {{ {ERRORS}
           ... on AddWorkspaceSourcesPayload {{ task {{ {TASK} }} sources {{ {SOURCE_SELECTION} }} changed
           task_workspace_path: taskWorkspacePath }} }} }}""",
-        variables=lambda call: {
-            "input": {**_task_variable(call), "sources": [_source_input(s) for s in call.arguments["sources"]]}
-        },
+        variables=_input,
         result=_sources_result,
     ),
     ToolSpec(
@@ -110,12 +109,7 @@ register(
           ... on AddBranchToTaskPayload {{ task {{ id }} source {{ {SOURCE_SELECTION} }}
           worktree_path: worktreePath task_workspace_path: taskWorkspacePath
           agent_cwd_changed: agentCwdChanged }} }} }}""",
-        variables=lambda call: {
-            "input": {
-                **_task_variable(call),
-                **{_camel(k): v for k, v in call.arguments.items() if k != "task_id"},
-            }
-        },
+        variables=_input,
         result=_branch_result,
     ),
     ToolSpec(
@@ -136,12 +130,7 @@ register(
           updateRepositoryBaseBranch(input: $input) {{ {ERRORS} ... on UpdateRepositoryBaseBranchPayload {{
           task {{ id }} repository_id: repositoryId base_branch: baseBranch
           previous_base_branch: previousBaseBranch }} }} }}""",
-        variables=lambda call: {
-            "input": {
-                **_task_variable(call),
-                **{_camel(k): v for k, v in call.arguments.items() if k != "task_id"},
-            }
-        },
+        variables=_input,
         result=lambda data: {
             "task_id": data["updateRepositoryBaseBranch"]["task"]["id"],
             "repository_id": data["updateRepositoryBaseBranch"]["repository_id"],

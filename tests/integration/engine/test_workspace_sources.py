@@ -288,7 +288,8 @@ async def test_a_branch_is_added_during_a_turn_on_a_sibling_worktree(services, d
     root = task_directory(services.ctx.settings.data_path, task_id)
     assert added.worktree_path == str(root / "second") and added.task_workspace_path == str(root)
     assert git(root / "second", "branch", "--show-current") == "topic"
-    assert workdir.is_dir() and (await services.sessions.get(session.id)).working_dir in (None, str(workdir))
+    # The agent's directory stays the first repository's, on this launch and the next.
+    assert await launch(services, task_id) == workdir
 
 
 async def test_a_branch_added_before_launch_reports_no_paths(services, workspace_id, first):
