@@ -57,7 +57,7 @@ async def principal_for_token(db: Database, token: str | None) -> Principal | No
         if user is None:
             return None
         row.last_used_at = utcnow()
-        return Principal(user_id=user.id, login=user.login)
+        return Principal(user_id=user.id, login=user.login, admin=user.admin)
 
 
 def bearer(value: str | None) -> str | None:

@@ -24,7 +24,7 @@ async def bootstrap(db: Database, settings: Settings) -> Principal:
             await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOOTSTRAP_LOCK_KEY})
         user = await session.scalar(select(User).where(User.login == LOCAL_LOGIN))
         if user is None:
-            user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user")
+            user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user", admin=True)
             session.add(user)
             await session.flush()
         has_workspace = await session.scalar(select(Workspace.id).where(Workspace.owner_id == user.id).limit(1))
@@ -34,4 +34,4 @@ async def bootstrap(db: Database, settings: Settings) -> Principal:
 
 
 def local_principal(user_id: str, *, sees_everything: bool) -> Principal:
-    return Principal(user_id=user_id, login=LOCAL_LOGIN, sees_everything=sees_everything)
+    return Principal(user_id=user_id, login=LOCAL_LOGIN, sees_everything=sees_everything, admin=True)

@@ -22,13 +22,16 @@ LOCAL_LOGIN = "local"
 
 @dataclass(frozen=True)
 class Principal:
-    """The caller. With auth off the local user sees everything; a session principal is bound to its task."""
+    """The caller. With auth off the local user sees everything; a session principal is bound to its task
+    and acts only within that task's workspace; admins decide what the machine runs."""
 
     user_id: str
     login: str
     sees_everything: bool = False
     session_id: str | None = None
     task_id: str | None = None
+    workspace_id: str | None = None
+    admin: bool = False
 
     @property
     def actor(self) -> str:

@@ -10,6 +10,7 @@ from kandev.models.sessions import (
     PermissionRequest,
     QueuedPrompt,
     Session,
+    SessionToken,
     Turn,
 )
 from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskFolder, TaskRepository
@@ -30,6 +31,7 @@ __all__ = [
     "Repository",
     "Secret",
     "Session",
+    "SessionToken",
     "StepTransition",
     "Task",
     "TaskDependency",

@@ -1,4 +1,5 @@
-"""Agent profiles (what to run) and executor profiles (where it runs), per workspace."""
+"""Agent profiles (what to run) and executor profiles (where it runs), per workspace or server-wide
+(no workspace: defined by an admin, listed in every workspace)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ class AgentProfile(Base):
     __table_args__ = (UniqueConstraint("workspace_id", "name"),)
 
     id: Mapped[str] = id_column()
-    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    workspace_id: Mapped[str | None] = mapped_column(
+        ForeignKey("workspaces.id", ondelete="CASCADE"), index=True, nullable=True
+    )
     name: Mapped[str] = mapped_column(String(200))
     kind: Mapped[str] = mapped_column(String(20))
     command: Mapped[list[str]] = mapped_column(JSONType, default=list)
@@ -33,7 +36,9 @@ class ExecutorProfile(Base):
     __table_args__ = (UniqueConstraint("workspace_id", "name"),)
 
     id: Mapped[str] = id_column()
-    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    workspace_id: Mapped[str | None] = mapped_column(
+        ForeignKey("workspaces.id", ondelete="CASCADE"), index=True, nullable=True
+    )
     name: Mapped[str] = mapped_column(String(200))
     kind: Mapped[str] = mapped_column(String(20))
     config: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)

@@ -45,6 +45,18 @@ class Session(Base):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
+class SessionToken(Base):
+    """A session MCP token minted for one launch or resume of the session's agent, stored hashed."""
+
+    __tablename__ = "session_tokens"
+
+    id: Mapped[str] = id_column()
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    created_at: Mapped[datetime] = created_at_column()
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
 class Turn(Base):
     __tablename__ = "turns"
     __table_args__ = (

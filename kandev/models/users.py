@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import Boolean, ForeignKey, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, UTCDateTime, created_at_column, id_column
@@ -16,6 +16,8 @@ class User(Base):
     id: Mapped[str] = id_column()
     login: Mapped[str] = mapped_column(String(100), unique=True)
     name: Mapped[str] = mapped_column(String(200), default="")
+    # Admins decide what the machine runs: agent commands and env, executors, local MCP servers.
+    admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     created_at: Mapped[datetime] = created_at_column()
 
 

@@ -25,7 +25,7 @@ async def rest_client(
     app.state.kandev = AppState(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
     try:
         async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://kandev.test", timeout=60
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=60
         ) as client:
             yield client
     finally:
