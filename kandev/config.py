@@ -25,6 +25,23 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, description="URL agents use to reach this server")
     secret_key: str | None = Field(default=None, description="server key; default: generated into the data dir")
     auth: Literal["off", "on"] = "off"
+    allowed_hosts: str = Field(
+        default="", description="comma-separated Host names accepted besides loopback and the public URL's host"
+    )
+    allowed_origins: str = Field(
+        default="", description="comma-separated browser origins accepted besides the server's own"
+    )
+    work_dir: Path | None = Field(
+        default=None, description="where agents' working trees live; default: <data dir>-work (outside the data dir)"
+    )
+    agent_user: str | None = Field(
+        default=None, description="unprivileged OS user that agents run as (root deployments)"
+    )
+    source_roots: str | None = Field(
+        default=None,
+        description="os.pathsep-separated folders local repositories and folders must lie under; "
+        "default: home and temp dir with auth off, none with auth on",
+    )
     turn_timeout_seconds: int = Field(default=6 * 3600, description="RQ job timeout of a turn job")
     turn_lease_seconds: float = Field(
         default=30.0, description="a running turn whose worker stops renewing this lease is reaped"
@@ -40,6 +57,14 @@ class Settings(BaseSettings):
     @property
     def data_path(self) -> Path:
         return self.data_dir.expanduser()
+
+    @property
+    def work_path(self) -> Path:
+        """Agents' working trees: never inside the data dir, which holds the key and the database."""
+        if self.work_dir is not None:
+            return self.work_dir.expanduser()
+        data = self.data_path
+        return data.with_name(f"{data.name}-work")
 
     @property
     def embedded_database(self) -> bool:

@@ -71,7 +71,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
         if session.working_dir and Path(session.working_dir).is_dir():
             workdir = Path(session.working_dir)
         else:
-            workdir = await prepare_workdir(db, ctx.settings.data_path, task, session.executor_profile_id)
+            workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id)
             session.working_dir = str(workdir)
             session.updated_at = utcnow()
         if ctx.settings.worker_name and session.worker_queue is None:

@@ -318,7 +318,7 @@ class WorkspaceSourceService:
     def _files_root(self, task: Task, kind: ExecutorKind) -> str | None:
         if kind != ExecutorKind.WORKTREE:
             return None
-        root = task_directory(self.ctx.settings.data_path, task.id)
+        root = task_directory(self.ctx.settings.work_path, task.id)
         return str(root) if root.is_dir() else None
 
     async def _announce(self, uow: UnitOfWork, task: Task) -> None:
@@ -347,7 +347,7 @@ class WorkspaceSourceService:
             repository = await db.get(Repository, repository_id)
             if repository is not None:
                 names.add(repository.name)
-        task_dir = task_directory(self.ctx.settings.data_path, task.id)
+        task_dir = task_directory(self.ctx.settings.work_path, task.id)
         materialize = kind == ExecutorKind.WORKTREE and task_dir.is_dir()
         position = len(links)
         seen_repos: dict[str, _Repo] = {}
@@ -427,7 +427,7 @@ class WorkspaceSourceService:
         materialize: bool,
         undo: _Undo,
     ) -> AdoptedSource:
-        task_dir = task_directory(self.ctx.settings.data_path, task.id)
+        task_dir = task_directory(self.ctx.settings.work_path, task.id)
         existing = folders.get(source.path)
         if existing is not None:
             if existing.name != source.name:
@@ -470,7 +470,7 @@ class WorkspaceSourceService:
         else:
             assert source.remote_url is not None
             remote = source.remote_url
-            target = self.ctx.settings.data_path / "repositories" / task.workspace_id / new_id()
+            target = self.ctx.settings.work_path / "repositories" / task.workspace_id / new_id()
             await asyncio.to_thread(_clone, remote, target, source.index)
             undo.actions.append(lambda: shutil.rmtree(target, ignore_errors=True))
             path = str(target)

@@ -55,7 +55,7 @@ async def launch(services, task_id: str) -> Path:
     """What a worker does before the first turn: prepare the task's working directory."""
     async with services.ctx.unit_of_work() as uow:
         task = await uow.session.get(Task, task_id)
-        return await prepare_workdir(uow.session, services.ctx.settings.data_path, task, task.executor_profile_id)
+        return await prepare_workdir(uow.session, services.ctx.settings.work_path, task, task.executor_profile_id)
 
 
 async def task_links(db, task_id: str) -> tuple[list[str], list[str]]:
@@ -98,7 +98,7 @@ async def test_a_mixed_batch_is_attached_and_an_exact_retry_changes_nothing(
 async def test_sources_added_after_launch_sit_beside_the_first_repository(services, workspace_id, first, tmp_path):
     task_id = await new_task(services, workspace_id, first.id)
     workdir = await launch(services, task_id)
-    root = task_directory(services.ctx.settings.data_path, task_id)
+    root = task_directory(services.ctx.settings.work_path, task_id)
     assert workdir == root / "first"
     second = make_repository(tmp_path / "second")
     notes = tmp_path / "notes"
@@ -122,7 +122,7 @@ async def test_sources_added_before_launch_are_materialized_at_launch(services, 
     notes.mkdir()
     await services.workspace_sources.add(task_id, [repo(local_path=str(second), branch="feature"), folder(notes)])
     workdir = await launch(services, task_id)
-    root = task_directory(services.ctx.settings.data_path, task_id)
+    root = task_directory(services.ctx.settings.work_path, task_id)
     assert workdir == root / "first"
     assert git(root / "second", "branch", "--show-current") == "feature"
     assert (root / "notes").resolve() == notes.resolve()
@@ -141,7 +141,7 @@ async def test_a_batch_that_fails_part_way_leaves_nothing_behind(services, db, w
             task_id,
             [repo(local_path=str(second)), folder(notes), repo(local_path=str(third), base_branch="no-such-branch")],
         )
-    root = task_directory(services.ctx.settings.data_path, task_id)
+    root = task_directory(services.ctx.settings.work_path, task_id)
     assert not (root / "second").exists() and not (root / "notes").is_symlink()
     assert len(git(second, "worktree", "list").splitlines()) == 1
     assert git(second, "branch", "--list", "kandev/*") == ""
@@ -238,7 +238,7 @@ async def test_a_remote_url_is_cloned_once_and_reused_by_later_tasks(services, d
         clone = await s.get(Repository, first_add.sources[0].id)
     assert clone.name == "upstream" and clone.remote_url == url and clone.default_branch == "main"
     assert (Path(clone.path) / "README").read_text() == "hello\n"
-    assert Path(clone.path).is_relative_to(services.ctx.settings.data_path)
+    assert Path(clone.path).is_relative_to(services.ctx.settings.work_path)
     with pytest.raises(UnprocessableError, match="could not be cloned") as failed:
         await services.workspace_sources.add(one, [repo(remote_url="file:///no/such/place?token=s3cret")])
     assert "s3cret" not in failed.value.message
@@ -285,7 +285,7 @@ async def test_a_branch_is_added_during_a_turn_on_a_sibling_worktree(services, d
         await s.execute(update(Session).where(Session.id == session.id).values(state="RUNNING"))
     second = make_repository(tmp_path / "second", branches=("topic",))
     added = await services.workspace_sources.add_branch(task_id, repo(local_path=str(second), branch="topic"))
-    root = task_directory(services.ctx.settings.data_path, task_id)
+    root = task_directory(services.ctx.settings.work_path, task_id)
     assert added.worktree_path == str(root / "second") and added.task_workspace_path == str(root)
     assert git(root / "second", "branch", "--show-current") == "topic"
     # The agent's directory stays the first repository's, on this launch and the next.

@@ -61,7 +61,7 @@ async def test_the_worktree_executor_gives_a_task_its_own_branch_and_worktree(
     assert turn.state == "COMPLETED"
     session = await services.sessions.get(started.session.id)
     workdir = Path(session.working_dir)
-    assert workdir == settings.data_path / "worktrees" / created.task.id / "project"
+    assert workdir == settings.work_path / "worktrees" / created.task.id / "project"
     assert (workdir / "README").read_text() == "hello\n"
     branch = subprocess.run(
         ["git", "branch", "--show-current"], cwd=workdir, capture_output=True, text=True
@@ -80,7 +80,7 @@ async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(
         async with watching(bus, db, started.session.id) as watch:
             await watch.turns_ended(1)
     session = await services.sessions.get(started.session.id)
-    assert Path(session.working_dir) == settings.data_path / "scratch" / created.task.id
+    assert Path(session.working_dir) == settings.work_path / "scratch" / created.task.id
 
 
 async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
