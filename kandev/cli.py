@@ -1,4 +1,4 @@
-"""The `kandev` command: serve, worker, scheduler, db upgrade."""
+"""The `kandev` command: serve, worker, scheduler, db upgrade, user and token management."""
 
 from __future__ import annotations
 
@@ -6,10 +6,16 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import TypeVar
 
 import typer
 
 from kandev.config import Settings
+from kandev.db import Database
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="Kandev orchestrates AI coding agents as tasks. Settings come from KANDEV_* environment variables.",
@@ -18,8 +24,17 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
-token_app = typer.Typer(help="Personal access tokens (required by /graphql when KANDEV_AUTH=on).", no_args_is_help=True)
+token_app = typer.Typer(
+    help="Personal access tokens: with KANDEV_AUTH=on every /graphql, /mcp and REST call needs one; a token "
+    "acts as its user.",
+    no_args_is_help=True,
+)
 app.add_typer(token_app, name="token")
+user_app = typer.Typer(
+    help="Users: with KANDEV_AUTH=on each sees only their own workspaces; admins decide what the machine runs.",
+    no_args_is_help=True,
+)
+app.add_typer(user_app, name="user")
 
 log = logging.getLogger("kandev")
 
@@ -147,17 +162,13 @@ def db_upgrade() -> None:
     typer.echo("database is at the newest revision")
 
 
-@token_app.command("create")
-def token_create(
-    name: str = typer.Option(..., "--name", help="What the token is for."),
-    user: str = typer.Option("local", "--user", help="Login of the user the token acts as (created if new)."),
-) -> None:
-    """Create a personal access token and print it once; only its hash is stored."""
+def _run(work: Callable[[Database], Awaitable[T]]) -> T:
+    """Run `work` on the database (migrated first when embedded, with the `local` user in place); a
+    domain error becomes one line on stderr and exit status 2."""
     import asyncio
 
-    from kandev.db import Database
-    from kandev.domain.access_tokens import create_token
-    from kandev.domain.errors import DomainError
+    from kandev.domain.errors import DomainError, NotFoundError
+    from kandev.domain.users import prepare_users
     from kandev.migrations import upgrade_to_head
 
     settings = Settings()
@@ -165,18 +176,92 @@ def token_create(
         settings.data_path.mkdir(parents=True, exist_ok=True)
         upgrade_to_head(settings.resolved_database_url())
 
-    async def create() -> str:
+    async def run() -> T:
         db = Database(settings.resolved_database_url(), pooled=False)
         try:
-            return (await create_token(db, name=name, login=user)).token
+            await prepare_users(db)
+            return await work(db)
         finally:
             await db.dispose()
 
     try:
-        typer.echo(asyncio.run(create()))
+        return asyncio.run(run())
+    except NotFoundError as error:
+        hint = f" (create it with: kandev user create {error.entity_id})" if error.entity == "user" else ""
+        typer.echo(f"error: {error.entity} '{error.entity_id}' not found{hint}", err=True)
+        raise typer.Exit(2) from None
     except DomainError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(2) from None
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%SZ") if value else "-"
+
+
+@user_app.command("create")
+def user_create(
+    login: str = typer.Argument(..., help="The new user's login (letters, digits, '.', '_', '-')."),
+    admin: bool = typer.Option(False, "--admin", help="Let the user define what the machine runs."),
+) -> None:
+    """Create a user. Only admins set agent commands, env and kinds, executor and server-wide profiles."""
+    from kandev.domain.users import create_user
+
+    user = _run(lambda db: create_user(db, login, admin=admin))
+    typer.echo(f"created user {user.login}{' (admin)' if user.admin else ''}")
+
+
+@user_app.command("update")
+def user_update(
+    login: str = typer.Argument(..., help="The user's login."),
+    admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
+) -> None:
+    """Grant (--admin) or withdraw (--no-admin) a user's admin rights; their tokens follow at once."""
+    from kandev.domain.users import update_user
+
+    user = _run(lambda db: update_user(db, login, admin=admin))
+    typer.echo(f"user {user.login} is {'an admin' if user.admin else 'not an admin'}")
+
+
+@token_app.command("create")
+def token_create(
+    name: str = typer.Option(..., "--name", help="What the token is for."),
+    user: str | None = typer.Option(
+        None,
+        "--user",
+        help="Login of the existing user the token acts as (see `kandev user create`). Required with "
+        "KANDEV_AUTH=on; `local` by default with auth off.",
+    ),
+) -> None:
+    """Create a personal access token for an existing user and print it once; only its hash is stored."""
+    from kandev.domain.access_tokens import create_token, token_owner
+
+    async def create(db: Database) -> str:
+        login = token_owner(user, auth=Settings().auth)
+        return (await create_token(db, name=name, login=login)).token
+
+    typer.echo(_run(create))
+
+
+@token_app.command("list")
+def token_list(user: str | None = typer.Option(None, "--user", help="Only this user's tokens.")) -> None:
+    """List tokens (id, name, user, created, last used, revoked); token values are never shown."""
+    from kandev.domain.access_tokens import list_tokens
+
+    rows = _run(lambda db: list_tokens(db, user))
+    typer.echo("ID\tNAME\tUSER\tCREATED\tLAST USED\tREVOKED")
+    for row in rows:
+        cells = (row.id, row.name, row.login, _when(row.created_at), _when(row.last_used_at), _when(row.revoked_at))
+        typer.echo("\t".join(cells))
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: str = typer.Argument(..., help="The token's id, from `kandev token list`.")) -> None:
+    """Revoke a token: requests presenting it are refused from now on."""
+    from kandev.domain.access_tokens import revoke_token
+
+    row = _run(lambda db: revoke_token(db, token_id))
+    typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
 
 
 def _require_redis(settings: Settings) -> Settings:

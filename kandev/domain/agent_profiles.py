@@ -6,13 +6,14 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access import load_workspace
-from kandev.domain.context import ServiceContext
-from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.users import ensure_admin, is_admin
 from kandev.domain.validation import clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Workspace
 from kandev.models.base import new_id, utcnow
@@ -115,7 +116,32 @@ def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
                 raise ValidationError("env names must be non-empty and contain no '='", field="env")
 
 
+def check_rights(principal: Principal, fields: AgentProfileFields, current: AgentProfile | None) -> None:
+    """Only admins decide what the machine runs: a non-admin may create Scripted profiles (no command, no
+    env) and change the name, MCP support and permission policy of their workspaces' profiles, never the
+    kind, command or env of any profile (sending a field's current value changes nothing and is allowed)."""
+    if is_admin(principal):
+        return
+    if current is None:
+        if (fields.kind or AgentKind.ACP) != AgentKind.SCRIPTED:
+            raise PermissionDeniedError("only an admin can create agent profiles other than Scripted", field="kind")
+        changes = {"command": bool(fields.command), "env": bool(fields.env)}
+    else:
+        changes = {
+            "kind": fields.kind is not None and fields.kind != current.kind,
+            "command": fields.command is not None and list(fields.command) != list(current.command),
+            "env": fields.env is not None and dict(fields.env) != dict(current.env),
+        }
+    for field, changed in changes.items():
+        if changed:
+            raise PermissionDeniedError(f"only an admin can set an agent profile's {field}", field=field)
+
+
 class AgentProfileService:
+    """A workspace's agent profiles plus the server-wide ones (no workspace), which only admins change and
+    which every workspace lists and may run; a non-admin changing one is refused as permission-denied (it is
+    visible to them, so not-found would be a lie)."""
+
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
@@ -124,8 +150,8 @@ class AgentProfileService:
             await load_workspace(session, self.ctx.principal, workspace_id)
             rows = await session.scalars(
                 select(AgentProfile)
-                .where(AgentProfile.workspace_id == workspace_id)
-                .order_by(AgentProfile.builtin.desc(), AgentProfile.name)
+                .where(or_(AgentProfile.workspace_id == workspace_id, AgentProfile.workspace_id.is_(None)))
+                .order_by(AgentProfile.builtin.desc(), AgentProfile.name, AgentProfile.id)
             )
             return list(rows)
 
@@ -133,17 +159,25 @@ class AgentProfileService:
         async with self.ctx.read() as session:
             return await self._load(session, profile_id)
 
-    async def _load(self, session: AsyncSession, profile_id: str) -> AgentProfile:
+    async def _load(self, session: AsyncSession, profile_id: str, *, write: bool = False) -> AgentProfile:
         profile = await session.get(AgentProfile, profile_id)
         if profile is None:
             raise NotFoundError("agent profile", profile_id)
+        if profile.workspace_id is None:
+            if write:
+                ensure_admin(self.ctx.principal, "change server-wide agent profiles", field="agent_profile_id")
+            return profile
         try:
             await load_workspace(session, self.ctx.principal, profile.workspace_id)
         except NotFoundError:
             raise NotFoundError("agent profile", profile_id) from None
         return profile
 
-    async def create(self, workspace_id: str, fields: AgentProfileFields) -> AgentProfile:
+    async def create(self, workspace_id: str | None, fields: AgentProfileFields) -> AgentProfile:
+        """A profile of the workspace, or a server-wide one (workspace_id None, admins only)."""
+        if workspace_id is None:
+            ensure_admin(self.ctx.principal, "define server-wide agent profiles", field="workspace_id")
+        check_rights(self.ctx.principal, fields, None)
         name = clean_name(fields.name, "name")
         kind = fields.kind or AgentKind.ACP
         if kind == AgentKind.ACP and not fields.command:
@@ -151,7 +185,10 @@ class AgentProfileService:
         _check_fields(fields, kind)
         try:
             async with self.ctx.unit_of_work() as uow:
-                await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                if workspace_id is not None:
+                    await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                else:
+                    await _ensure_unique_server_wide(uow.session, name)
                 profile = AgentProfile(
                     id=new_id(),
                     workspace_id=workspace_id,
@@ -172,11 +209,14 @@ class AgentProfileService:
     async def update(self, profile_id: str, fields: AgentProfileFields) -> AgentProfile:
         try:
             async with self.ctx.unit_of_work() as uow:
-                profile = await self._load(uow.session, profile_id)
+                profile = await self._load(uow.session, profile_id, write=True)
+                check_rights(self.ctx.principal, fields, profile)
                 kind = fields.kind or AgentKind(profile.kind)
                 _check_fields(fields, kind)
                 if fields.name is not None:
                     profile.name = clean_name(fields.name, "name")
+                    if profile.workspace_id is None:
+                        await _ensure_unique_server_wide(uow.session, profile.name, profile.id)
                 if fields.kind is not None:
                     profile.kind = fields.kind
                 for attr in ("command", "env", "supports_mcp", "permission_policy"):
@@ -193,19 +233,34 @@ class AgentProfileService:
 
     async def delete(self, profile_id: str) -> AgentProfile:
         async with self.ctx.unit_of_work() as uow:
-            profile = await self._load(uow.session, profile_id)
-            workspace = await uow.session.get(Workspace, profile.workspace_id)
-            if workspace is not None and workspace.default_agent_profile_id == profile.id:
+            profile = await self._load(uow.session, profile_id, write=True)
+            defaults = select(Workspace.id).where(Workspace.default_agent_profile_id == profile.id).limit(1)
+            if await uow.session.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
             await uow.session.delete(profile)
             return profile
 
 
+async def _ensure_unique_server_wide(session: AsyncSession, name: str, own_id: str | None = None) -> None:
+    """Server-wide names are unique too (the table's unique key treats every missing workspace as distinct)."""
+    query = select(AgentProfile.id).where(AgentProfile.workspace_id.is_(None), AgentProfile.name == name)
+    if own_id is not None:
+        query = query.where(AgentProfile.id != own_id)
+    if await session.scalar(query.limit(1)) is not None:
+        raise ConflictError("an agent profile with this name already exists", field="name")
+
+
+def usable_in(profile_workspace_id: str | None, workspace_id: str) -> bool:
+    """A workspace may use its own profiles and the server-wide ones."""
+    return profile_workspace_id is None or profile_workspace_id == workspace_id
+
+
 async def resolve_agent_profile(session: AsyncSession, task: Any, requested_id: str | None = None) -> AgentProfile:
-    """The profile a task's agent runs with: the one asked for, the task's own, or the workspace default."""
+    """The profile a task's agent runs with: the one asked for, the task's own, or the workspace default; it must
+    be the task workspace's or server-wide (whose ${secret:NAME} references resolve in the task's workspace)."""
     workspace = await session.get(Workspace, task.workspace_id)
     profile_id = requested_id or task.agent_profile_id or (workspace.default_agent_profile_id if workspace else None)
     profile = await session.get(AgentProfile, profile_id) if profile_id else None
-    if profile is None or profile.workspace_id != task.workspace_id:
+    if profile is None or not usable_in(profile.workspace_id, task.workspace_id):
         raise NotFoundError("agent profile", profile_id)
     return profile

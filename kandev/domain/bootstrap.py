@@ -7,9 +7,9 @@ from sqlalchemy import select, text
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.context import LOCAL_LOGIN, Principal
+from kandev.domain.users import ensure_local_user
 from kandev.domain.workspaces import add_workspace
-from kandev.models import User, Workspace
-from kandev.models.base import new_id
+from kandev.models import Workspace
 
 DEFAULT_WORKSPACE_NAME = "Default"
 # Any constant works: it only serializes concurrent bootstraps on PostgreSQL.
@@ -22,11 +22,7 @@ async def bootstrap(db: Database, settings: Settings) -> Principal:
     async with db.transaction() as session:
         if not db.is_sqlite:  # SQLite's BEGIN IMMEDIATE already serializes this transaction
             await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOOTSTRAP_LOCK_KEY})
-        user = await session.scalar(select(User).where(User.login == LOCAL_LOGIN))
-        if user is None:
-            user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user", admin=True)
-            session.add(user)
-            await session.flush()
+        user = await ensure_local_user(session)
         has_workspace = await session.scalar(select(Workspace.id).where(Workspace.owner_id == user.id).limit(1))
         if has_workspace is None:
             await add_workspace(session, user.id, DEFAULT_WORKSPACE_NAME)

@@ -43,6 +43,7 @@ _READS = (
 )
 _CONFIGURATION = (
     *_READS,
+    "create_workspace_kandev",
     "move_task_kandev",
     "archive_task_kandev",
     "delete_task_kandev",

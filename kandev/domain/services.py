@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from kandev.domain.access_tokens import AccessTokenService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.clarifications import ClarificationService
 from kandev.domain.context import ServiceContext
@@ -46,6 +47,10 @@ class Services:
     @cached_property
     def sessions(self) -> SessionService:
         return SessionService(self.ctx)
+
+    @cached_property
+    def access_tokens(self) -> AccessTokenService:
+        return AccessTokenService(self.ctx)
 
     @cached_property
     def agent_profiles(self) -> AgentProfileService:

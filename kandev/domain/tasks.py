@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access import load_step, load_task, load_workflow, load_workspace
+from kandev.domain.agent_profiles import usable_in
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed, gate_new_task
 from kandev.domain.engine import after_task_state_change
@@ -96,11 +97,11 @@ async def _profile_in(
     profile_id: str | None,
     workspace_id: str,
 ) -> str | None:
-    """The id back when it names a profile of this workspace; not-found otherwise."""
+    """The id back when it names a profile of this workspace or a server-wide one; not-found otherwise."""
     if profile_id is None:
         return None
     profile = await session.get(model, profile_id)
-    if profile is None or profile.workspace_id != workspace_id:
+    if profile is None or not usable_in(profile.workspace_id, workspace_id):
         entity = "agent profile" if model is AgentProfile else "executor profile"
         raise NotFoundError(entity, profile_id)
     return profile_id

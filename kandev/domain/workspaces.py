@@ -7,10 +7,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_workspace, visible_workspaces
 from kandev.domain.agent_profiles import add_builtin_profiles
 from kandev.domain.context import ServiceContext
+from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.validation import clean_name
 from kandev.domain.workflows import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.models import Workspace
-from kandev.models.base import new_id
+from kandev.models.base import new_id, utcnow
 
 DEFAULT_SETTINGS = {"agent_generated_titles": True}
 
@@ -43,6 +44,20 @@ class WorkspaceService:
             return await load_workspace(session, self.ctx.principal, workspace_id)
 
     async def create(self, name: str) -> Workspace:
+        """A new workspace of the caller's, ready to use: the default workflow and the built-in profiles."""
         name = clean_name(name, "name")
+        if not self.ctx.principal.user_id:
+            raise PermissionDeniedError("only a signed-in user can own a workspace")
         async with self.ctx.unit_of_work() as uow:
             return await add_workspace(uow.session, self.ctx.principal.user_id, name)
+
+    async def update(self, workspace_id: str, *, name: str | None = None) -> Workspace:
+        """Change the given fields of a workspace the caller may see (another user's is not found)."""
+        new_name = None if name is None else clean_name(name, "name")
+        async with self.ctx.unit_of_work() as uow:
+            workspace = await load_workspace(uow.session, self.ctx.principal, workspace_id)
+            if new_name is not None and new_name != workspace.name:
+                workspace.name = new_name
+                workspace.updated_at = utcnow()
+                await uow.session.flush()
+            return workspace

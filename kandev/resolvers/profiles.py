@@ -7,6 +7,7 @@ from typing import Any
 import strawberry
 
 from kandev.domain.agent_profiles import AgentProfileFields
+from kandev.domain.errors import ValidationError
 from kandev.models.enums import AgentKind as StoredKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy
 from kandev.resolvers.common import attempt
@@ -74,7 +75,10 @@ def _fields(input: CreateAgentProfileInput | UpdateAgentProfileInput) -> AgentPr
 
 
 async def _create_profile(info: Info, input: CreateAgentProfileInput) -> Any:
-    return await info.context.services.agent_profiles.create(str(input.workspace_id), _fields(input))
+    if input.workspace_id is strawberry.UNSET:  # absent, unlike an explicit null (server-wide)
+        raise ValidationError("workspaceId is required (null for a server-wide profile)", field="workspace_id")
+    workspace_id = str(input.workspace_id) if input.workspace_id is not None else None
+    return await info.context.services.agent_profiles.create(workspace_id, _fields(input))
 
 
 async def _update_profile(info: Info, input: UpdateAgentProfileInput) -> Any:

@@ -35,6 +35,13 @@ class AgentProfile:
     supports_mcp: bool = column("supports_mcp", bool)
     permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)
     builtin: bool = column("builtin", bool, description="Built in (Scripted and the well-known ACP presets).")
+    workspace_id: strawberry.ID | None = column(
+        "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
+    )
+
+    @strawberry.field(description="Defined by an admin for the whole server, listed in every workspace.")
+    def server_wide(self) -> bool:
+        return self.row.workspace_id is None
 
     @strawberry.field(description="False while the profile's command is not on the server's PATH.")
     def available(self) -> bool:

@@ -89,9 +89,15 @@ class SendMessageInput:
     reply_to_question_id: strawberry.ID | None = None
 
 
-@strawberry.input
+@strawberry.input(
+    description="Only admins set kind ACP, command or env, or create server-wide profiles (workspaceId null); "
+    "anyone may create a Scripted profile in their workspace."
+)
 class CreateAgentProfileInput:
-    workspace_id: strawberry.ID
+    workspace_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET,  # required, but null is a value: a server-wide profile
+        description="The workspace; null: a server-wide profile, listed in every workspace (admins only).",
+    )
     name: str
     kind: AgentKind = AgentKind.ACP
     command: list[str] | None = None
@@ -100,7 +106,9 @@ class CreateAgentProfileInput:
     permission_policy: PermissionPolicy | None = None
 
 
-@strawberry.input(description="Only the fields given change.")
+@strawberry.input(
+    description="Only the fields given change. Changing kind, command or env, or a server-wide profile, is for admins."
+)
 class UpdateAgentProfileInput:
     agent_profile_id: strawberry.ID
     name: str | None = None

@@ -8,6 +8,7 @@ import strawberry
 from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError
+from kandev.resolvers import account as account_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import profiles as profile_resolvers
@@ -24,6 +25,10 @@ from kandev.schema.errors import ERROR_TYPES
 @strawberry.type
 class Query:
     workspaces = strawberry.field(resolver=workspace_resolvers.workspaces, description="Workspaces the caller can see.")
+    access_tokens = strawberry.field(
+        resolver=account_resolvers.access_tokens,
+        description="The caller's personal access tokens (never their values).",
+    )
     workflows = strawberry.field(resolver=workspace_resolvers.workflows, description="A workspace's workflows.")
     workflow = strawberry.field(resolver=workspace_resolvers.workflow)
     export_workflow = strawberry.field(
@@ -51,6 +56,18 @@ class Query:
 
 @strawberry.type
 class Mutation:
+    create_workspace = strawberry.mutation(
+        resolver=account_resolvers.create_workspace,
+        description="A new workspace of the caller's, with the default workflow and the built-in profiles.",
+    )
+    update_workspace = strawberry.mutation(resolver=account_resolvers.update_workspace)
+    create_access_token = strawberry.mutation(
+        resolver=account_resolvers.create_access_token,
+        description="A personal access token for the caller; its value is in this answer only.",
+    )
+    revoke_access_token = strawberry.mutation(
+        resolver=account_resolvers.revoke_access_token, description="Revoke one of the caller's own tokens."
+    )
     create_task = strawberry.mutation(resolver=task_resolvers.create_task)
     update_task = strawberry.mutation(resolver=task_resolvers.update_task)
     move_task = strawberry.mutation(

@@ -429,7 +429,7 @@ def test_with_auth_on_the_app_asks_for_a_token_and_uses_it_over_http_and_the_soc
 
     with serve("browser-tests-auth-serve.log", KANDEV_AUTH="on") as (base, env):
         token = subprocess.run(
-            [sys.executable, "-m", "kandev.cli", "token", "create", "--name", "browser-test"],
+            [sys.executable, "-m", "kandev.cli", "token", "create", "--name", "browser-test", "--user", "local"],
             env=env,
             capture_output=True,
             text=True,

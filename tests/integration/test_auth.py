@@ -14,6 +14,7 @@ from websockets.exceptions import ConnectionClosed
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access_tokens import create_token
+from kandev.domain.users import create_user
 from kandev.models import AccessToken
 from tests.support.graphql_ws import PROTOCOL, GraphQLWebSocket
 from tests.support.server import running_server
@@ -33,6 +34,7 @@ async def post(address: str, query: str, token: str | None = None, **variables: 
 async def test_graphql_over_http_needs_a_valid_token_and_shows_only_the_owners_workspaces(settings, db: Database):
     async with running_server(settings) as address:
         local = (await create_token(db, name="laptop", login="local")).token
+        await create_user(db, "alice")
         alice = (await create_token(db, name="ci", login="alice")).token
         assert (await post(address, "{ workspaces { id } }")).status_code == 401
         assert (await post(address, "{ workspaces { id } }", token="kdv_not-a-real-token")).status_code == 401

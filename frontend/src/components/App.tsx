@@ -167,7 +167,7 @@ function TokenForm() {
       >
         <h1>Sign in to Kandev</h1>
         <p>
-          This server requires a personal access token. Create one with <code>kandev token create --name web</code> and
+          This server requires a personal access token. Create one with <code>kandev token create --name web --user LOGIN</code> and
           paste it here. It is kept in this browser only.
         </p>
         {tokenWasRejected() && (

@@ -1,9 +1,9 @@
-"""Read tools: workspaces, workflows and their steps, agent profiles."""
+"""Workspaces (list, create), workflows and their steps, agent profiles."""
 
 from __future__ import annotations
 
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
-from kandev.mcp_bridge.tools.fields import STEP, WORKSPACE_ID, workspace_of
+from kandev.mcp_bridge.tools.fields import ERRORS, STEP, WORKSPACE_ID, workspace_of
 
 
 async def _workspace(call: ToolCall) -> dict[str, object]:
@@ -18,6 +18,18 @@ register(
         document="{ workspaces { id name default_workflow_id: defaultWorkflowId } }",
         variables=lambda call: {},
         result=lambda data: {"workspaces": data["workspaces"]},
+    ),
+    ToolSpec(
+        name="create_workspace_kandev",
+        description=(
+            "Create a workspace of your own, ready to use: the default Kanban workflow and the built-in agent "
+            "profiles. Answers the workspace with its id and default_workflow_id."
+        ),
+        input_schema=obj({"name": string("Name (at most 200 characters).", minLength=1, maxLength=200)}, ("name",)),
+        document=f"""mutation($input: CreateWorkspaceInput!) {{ createWorkspace(input: $input) {{ {ERRORS}
+          ... on WorkspacePayload {{ workspace {{ id name default_workflow_id: defaultWorkflowId }} }} }} }}""",
+        variables=lambda call: {"input": {"name": call.arguments["name"]}},
+        result=lambda data: data["createWorkspace"]["workspace"],
     ),
     ToolSpec(
         name="list_workflows_kandev",
@@ -41,12 +53,13 @@ register(
     ToolSpec(
         name="list_agents_kandev",
         description=(
-            "List the agent profiles of a workspace; `available` is false while an agent's command is not installed."
+            "List the agent profiles of a workspace, its own and the server-wide ones (`server_wide`); "
+            "`available` is false while an agent's command is not installed."
         ),
         input_schema=obj({"workspace_id": WORKSPACE_ID}),
         document="""query($ws: ID!) { agentProfiles(workspaceId: $ws) {
           id name kind available builtin supports_mcp: supportsMcp permission_policy: permissionPolicy
-          missing_command: missingCommand } }""",
+          missing_command: missingCommand server_wide: serverWide } }""",
         variables=_workspace,
         result=lambda data: {"agents": data["agentProfiles"]},
     ),

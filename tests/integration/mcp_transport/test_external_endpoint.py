@@ -11,6 +11,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access_tokens import create_token
 from kandev.domain.context import Principal
+from kandev.domain.users import create_user
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
 
 INITIALIZE_PARAMS = {
@@ -57,6 +58,7 @@ async def test_with_auth_on_mcp_needs_a_personal_access_token(
     for token in [None, "kdv_not-a-real-token", agent.token]:
         assert (await refusal(app.url("/mcp"), era, token)).message == "a valid personal access token is required"
 
+    await create_user(db, "alice")
     alice = await create_token(db, name="ci", login="alice")
     async with mcp_client(app.url("/mcp"), era, alice.token) as client:
         whoami = await client.call_tool("whoami", {})

@@ -13,6 +13,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access_tokens import create_token
 from kandev.domain.bootstrap import bootstrap
+from kandev.domain.users import create_user
 from kandev.migrations import upgrade_to_head
 from kandev.models import QueuedPrompt, Session, Task
 from tests.integration.rest.conftest import rest_client
@@ -211,6 +212,7 @@ async def test_with_auth_on_the_endpoints_need_a_personal_access_token(auth_sett
     try:
         principal = await bootstrap(database, auth_settings)
         token = (await create_token(database, name="ci", login="local")).token
+        await create_user(database, "mallory")
         stranger = (await create_token(database, name="other", login="mallory")).token
         async with rest_client(auth_settings, database, bus, redis_url, principal, jobs) as client:
             async with database.read() as s:

@@ -1,0 +1,87 @@
+"""Users and the admin flag: only admins decide what the machine runs (agent commands, env, executors)."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.db import Database
+from kandev.domain.context import LOCAL_LOGIN, Principal
+from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.models import User
+from kandev.models.base import new_id
+
+LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def clean_login(value: str | None) -> str:
+    """A login: letters, digits, '.', '_' and '-', at most 100 characters, starting with a letter or digit."""
+    login = (value or "").strip()
+    if not LOGIN.match(login):
+        raise ValidationError(
+            "a login is 1-100 letters, digits, '.', '_' or '-' and starts with a letter or digit", field="user"
+        )
+    return login
+
+
+def is_admin(principal: Principal) -> bool:
+    """An admin acting in person: an agent's session never has an admin's rights, whoever owns it."""
+    return principal.admin and principal.session_id is None
+
+
+def ensure_admin(principal: Principal, what: str, field: str | None = None) -> None:
+    if not is_admin(principal):
+        raise PermissionDeniedError(f"only an admin can {what}", field=field)
+
+
+async def find_user(session: AsyncSession, login: str) -> User:
+    user = await session.scalar(select(User).where(User.login == clean_login(login)))
+    if user is None:
+        raise NotFoundError("user", login)
+    return user
+
+
+async def create_user(db: Database, login: str, *, admin: bool = False) -> User:
+    """A new user; an existing login is a conflict (use update_user to change it)."""
+    login = clean_login(login)
+    try:
+        async with db.transaction() as session:
+            if await session.scalar(select(User.id).where(User.login == login)) is not None:
+                raise ConflictError(f"user '{login}' already exists", field="user")
+            user = User(id=new_id(), login=login, name=login, admin=admin)
+            session.add(user)
+            await session.flush()
+            return user
+    except IntegrityError:  # a concurrent create of the same login
+        raise ConflictError(f"user '{login}' already exists", field="user") from None
+
+
+async def update_user(db: Database, login: str, *, admin: bool) -> User:
+    """Grant or withdraw admin; takes effect on the user's next request (tokens are checked per request)."""
+    async with db.transaction() as session:
+        user = await find_user(session, login)
+        user.admin = admin
+        await session.flush()
+        return user
+
+
+async def ensure_local_user(session: AsyncSession) -> User:
+    """The built-in `local` user (an admin), created on first use."""
+    user = await session.scalar(select(User).where(User.login == LOCAL_LOGIN))
+    if user is None:
+        user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user", admin=True)
+        session.add(user)
+        await session.flush()
+    return user
+
+
+async def prepare_users(db: Database) -> None:
+    """What the user and token commands need on a fresh database: the `local` user."""
+    try:
+        async with db.transaction() as session:
+            await ensure_local_user(session)
+    except IntegrityError:  # created concurrently by a server's bootstrap
+        pass

@@ -1,0 +1,61 @@
+"""The caller's own account: personal access tokens and the workspaces they create or rename."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from kandev.domain.access_tokens import TokenInfo
+from kandev.schema.columns import column
+from kandev.schema.payloads import result
+from kandev.schema.types import Workspace
+
+
+@strawberry.type(description="A personal access token of the caller's; its value is shown only when created.")
+class AccessToken:
+    info: strawberry.Private[TokenInfo]
+
+    id: strawberry.ID = column("id", strawberry.ID, source="info")
+    name: str = column("name", str, source="info")
+    created_at: datetime = column("created_at", datetime, source="info")
+    last_used_at: datetime | None = column("last_used_at", datetime | None, source="info")
+    revoked_at: datetime | None = column("revoked_at", datetime | None, source="info")
+
+
+@strawberry.input
+class CreateAccessTokenInput:
+    name: str = strawberry.field(description="What the token is for (at most 200 characters).")
+
+
+@strawberry.type
+class CreateAccessTokenPayload:
+    access_token: AccessToken
+    token: str = strawberry.field(description="The token itself: shown this once, only its hash is stored.")
+
+
+@strawberry.type
+class AccessTokenPayload:
+    access_token: AccessToken
+
+
+@strawberry.input(description="A new workspace with the default workflow and the built-in profiles.")
+class CreateWorkspaceInput:
+    name: str
+
+
+@strawberry.input
+class UpdateWorkspaceInput:
+    workspace_id: strawberry.ID
+    name: str | None = strawberry.field(default=None, description="New name; omitted: unchanged.")
+
+
+@strawberry.type
+class WorkspacePayload:
+    workspace: Workspace
+
+
+CreateAccessTokenResult = result("CreateAccessTokenResult", CreateAccessTokenPayload)
+RevokeAccessTokenResult = result("RevokeAccessTokenResult", AccessTokenPayload)
+CreateWorkspaceResult = result("CreateWorkspaceResult", WorkspacePayload)
+UpdateWorkspaceResult = result("UpdateWorkspaceResult", WorkspacePayload)
