@@ -188,7 +188,7 @@ class AgentProfileService:
                 if workspace_id is not None:
                     await load_workspace(uow.session, self.ctx.principal, workspace_id)
                 else:
-                    await _ensure_unique_server_wide(uow.session, name)
+                    await ensure_unique_server_wide(uow.session, AgentProfile, name)
                 profile = AgentProfile(
                     id=new_id(),
                     workspace_id=workspace_id,
@@ -216,7 +216,7 @@ class AgentProfileService:
                 if fields.name is not None:
                     profile.name = clean_name(fields.name, "name")
                     if profile.workspace_id is None:
-                        await _ensure_unique_server_wide(uow.session, profile.name, profile.id)
+                        await ensure_unique_server_wide(uow.session, AgentProfile, profile.name, profile.id)
                 if fields.kind is not None:
                     profile.kind = fields.kind
                 for attr in ("command", "env", "supports_mcp", "permission_policy"):
@@ -241,13 +241,16 @@ class AgentProfileService:
             return profile
 
 
-async def _ensure_unique_server_wide(session: AsyncSession, name: str, own_id: str | None = None) -> None:
+async def ensure_unique_server_wide(
+    session: AsyncSession, model: type[AgentProfile] | type[ExecutorProfile], name: str, own_id: str | None = None
+) -> None:
     """Server-wide names are unique too (the table's unique key treats every missing workspace as distinct)."""
-    query = select(AgentProfile.id).where(AgentProfile.workspace_id.is_(None), AgentProfile.name == name)
+    query = select(model.id).where(model.workspace_id.is_(None), model.name == name)
     if own_id is not None:
-        query = query.where(AgentProfile.id != own_id)
+        query = query.where(model.id != own_id)
     if await session.scalar(query.limit(1)) is not None:
-        raise ConflictError("an agent profile with this name already exists", field="name")
+        entity = "an agent profile" if model is AgentProfile else "an executor profile"
+        raise ConflictError(f"{entity} with this name already exists", field="name")
 
 
 def usable_in(profile_workspace_id: str | None, workspace_id: str) -> bool:

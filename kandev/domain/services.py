@@ -9,6 +9,7 @@ from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.clarifications import ClarificationService
 from kandev.domain.context import ServiceContext
 from kandev.domain.dependencies import DependencyService
+from kandev.domain.executor_profiles import ExecutorProfileService
 from kandev.domain.lookups import Lookups
 from kandev.domain.parent_questions import ParentQuestionService
 from kandev.domain.permissions import PermissionService
@@ -55,6 +56,10 @@ class Services:
     @cached_property
     def agent_profiles(self) -> AgentProfileService:
         return AgentProfileService(self.ctx)
+
+    @cached_property
+    def executor_profiles(self) -> ExecutorProfileService:
+        return ExecutorProfileService(self.ctx)
 
     @cached_property
     def repositories(self) -> RepositoryService:

@@ -1,4 +1,4 @@
-"""Agent profiles, secrets and permission requests."""
+"""Agent and executor profiles, secrets and permission requests."""
 
 from __future__ import annotations
 
@@ -9,16 +9,19 @@ import strawberry
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.errors import ValidationError
 from kandev.models.enums import AgentKind as StoredKind
+from kandev.models.enums import ExecutorKind as StoredExecutorKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy
 from kandev.resolvers.common import attempt
-from kandev.schema.config_types import AgentProfile, PermissionRequest, Repository, Secret
+from kandev.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
 from kandev.schema.context import Info
 from kandev.schema.inputs import (
     CreateAgentProfileInput,
+    CreateExecutorProfileInput,
     CreateRepositoryInput,
     CreateSecretInput,
     ResolvePermissionInput,
     UpdateAgentProfileInput,
+    UpdateExecutorProfileInput,
 )
 from kandev.schema.payloads import (
     AgentProfilePayload,
@@ -28,6 +31,8 @@ from kandev.schema.payloads import (
     CreateSecretResult,
     DeleteAgentProfileResult,
     DeleteSecretResult,
+    ExecutorProfilePayload,
+    ExecutorProfileResult,
     RepositoryPayload,
     ResolvePermissionPayload,
     ResolvePermissionResult,
@@ -74,11 +79,15 @@ def _fields(input: CreateAgentProfileInput | UpdateAgentProfileInput) -> AgentPr
     )
 
 
-async def _create_profile(info: Info, input: CreateAgentProfileInput) -> Any:
-    if input.workspace_id is strawberry.UNSET:  # absent, unlike an explicit null (server-wide)
+def _target_workspace(value: object) -> str | None:
+    """The input's workspaceId: absent is an error, unlike an explicit null (a server-wide profile)."""
+    if value is strawberry.UNSET:
         raise ValidationError("workspaceId is required (null for a server-wide profile)", field="workspace_id")
-    workspace_id = str(input.workspace_id) if input.workspace_id is not None else None
-    return await info.context.services.agent_profiles.create(workspace_id, _fields(input))
+    return str(value) if value is not None else None
+
+
+async def _create_profile(info: Info, input: CreateAgentProfileInput) -> Any:
+    return await info.context.services.agent_profiles.create(_target_workspace(input.workspace_id), _fields(input))
 
 
 async def _update_profile(info: Info, input: UpdateAgentProfileInput) -> Any:
@@ -114,3 +123,31 @@ async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretRes
 async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:  # type: ignore[valid-type]
     call = info.context.services.permissions.resolve(str(input.request_id), input.option_id)
     return await attempt(call, lambda r: ResolvePermissionPayload(request=PermissionRequest(row=r)))
+
+
+async def executor_profiles(info: Info, workspace_id: strawberry.ID) -> list[ExecutorProfile]:
+    return [ExecutorProfile(row=p) for p in await info.context.services.executor_profiles.list(str(workspace_id))]
+
+
+def _executor(row: Any) -> ExecutorProfilePayload:
+    return ExecutorProfilePayload(executor_profile=ExecutorProfile(row=row))
+
+
+async def _create_executor(info: Info, input: CreateExecutorProfileInput) -> Any:
+    workspace_id = _target_workspace(input.workspace_id)
+    kind = StoredExecutorKind(input.kind.value)
+    return await info.context.services.executor_profiles.create(workspace_id, input.name, kind)
+
+
+async def create_executor_profile(info: Info, input: CreateExecutorProfileInput) -> ExecutorProfileResult:  # type: ignore[valid-type]
+    return await attempt(_create_executor(info, input), _executor)
+
+
+async def update_executor_profile(info: Info, input: UpdateExecutorProfileInput) -> ExecutorProfileResult:  # type: ignore[valid-type]
+    kind = StoredExecutorKind(input.kind.value) if input.kind else None
+    call = info.context.services.executor_profiles.update(str(input.executor_profile_id), name=input.name, kind=kind)
+    return await attempt(call, _executor)
+
+
+async def delete_executor_profile(info: Info, executor_profile_id: strawberry.ID) -> ExecutorProfileResult:  # type: ignore[valid-type]
+    return await attempt(info.context.services.executor_profiles.delete(str(executor_profile_id)), _executor)

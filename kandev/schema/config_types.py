@@ -9,11 +9,12 @@ from strawberry.scalars import JSON
 
 from kandev.domain.agent_profiles import missing_command
 from kandev.models import AgentProfile as AgentProfileRow
+from kandev.models import ExecutorProfile as ExecutorProfileRow
 from kandev.models import PermissionRequest as PermissionRow
 from kandev.models import Repository as RepositoryRow
 from kandev.models import Secret as SecretRow
 from kandev.schema.columns import column
-from kandev.schema.enums import AgentKind, PermissionPolicy
+from kandev.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
 
 
 @strawberry.type(description="What agent to run and how.")
@@ -50,6 +51,23 @@ class AgentProfile:
     @strawberry.field(description="The command that is missing, when unavailable.")
     def missing_command(self) -> str | None:
         return missing_command(self.row)
+
+
+@strawberry.type(description="Where an agent works; only admins create or change these.")
+class ExecutorProfile:
+    row: strawberry.Private[ExecutorProfileRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    kind: ExecutorKind = column("kind", ExecutorKind, convert=ExecutorKind)
+    builtin: bool = column("builtin", bool)
+    workspace_id: strawberry.ID | None = column(
+        "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
+    )
+
+    @strawberry.field(description="Defined by an admin for the whole server, listed in every workspace.")
+    def server_wide(self) -> bool:
+        return self.row.workspace_id is None
 
 
 @strawberry.type(description="A workspace secret; its value is never returned.")

@@ -31,6 +31,10 @@ class TaskOrigin(Enum):
 MessageKind = strawberry.enum(m.MessageKind, description="What a transcript message is.")
 TurnState = strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
 AgentKind = strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
+ExecutorKind = strawberry.enum(
+    m.ExecutorKind,
+    description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
+)
 PermissionPolicy = strawberry.enum(
     m.PermissionPolicy,
     description="What happens when the agent asks permission: allow, deny, or ask an operator.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.schema.enums import AgentKind, DeliveryMode, PermissionPolicy, TaskState
+from kandev.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
 
 
 @strawberry.input(description="A repository for a task to work in.")
@@ -117,6 +117,23 @@ class UpdateAgentProfileInput:
     env: JSON | None = None
     supports_mcp: bool | None = None
     permission_policy: PermissionPolicy | None = None
+
+
+@strawberry.input(description="Admins only.")
+class CreateExecutorProfileInput:
+    workspace_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET,  # required, but null is a value: a server-wide profile
+        description="The workspace; null: a server-wide profile, listed in every workspace.",
+    )
+    name: str
+    kind: ExecutorKind
+
+
+@strawberry.input(description="Admins only; only the fields given change.")
+class UpdateExecutorProfileInput:
+    executor_profile_id: strawberry.ID
+    name: str | None = None
+    kind: ExecutorKind | None = None
 
 
 @strawberry.input

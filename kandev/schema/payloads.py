@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from kandev.schema.config_types import AgentProfile, PermissionRequest, Repository, Secret
+from kandev.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
 from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
@@ -69,6 +69,11 @@ class AgentProfilePayload:
 
 
 @strawberry.type
+class ExecutorProfilePayload:
+    executor_profile: ExecutorProfile
+
+
+@strawberry.type
 class SecretPayload:
     secret: Secret
 
@@ -84,6 +89,7 @@ StopTaskResult = result("StopTaskResult", StopTaskPayload)
 CreateAgentProfileResult = result("CreateAgentProfileResult", CreateAgentProfilePayload)
 UpdateAgentProfileResult = result("UpdateAgentProfileResult", AgentProfilePayload)
 DeleteAgentProfileResult = result("DeleteAgentProfileResult", AgentProfilePayload)
+ExecutorProfileResult = result("ExecutorProfileResult", ExecutorProfilePayload)
 CreateSecretResult = result("CreateSecretResult", SecretPayload)
 DeleteSecretResult = result("DeleteSecretResult", SecretPayload)
 ResolvePermissionResult = result("ResolvePermissionResult", ResolvePermissionPayload)

@@ -38,7 +38,14 @@ class Query:
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
     session = strawberry.field(resolver=session_resolvers.session)
-    agent_profiles = strawberry.field(resolver=profile_resolvers.agent_profiles)
+    agent_profiles = strawberry.field(
+        resolver=profile_resolvers.agent_profiles,
+        description="A workspace's agent profiles and the server-wide ones (serverWide).",
+    )
+    executor_profiles = strawberry.field(
+        resolver=profile_resolvers.executor_profiles,
+        description="A workspace's executor profiles and the server-wide ones (serverWide).",
+    )
     repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
     pending_questions = strawberry.field(
@@ -110,6 +117,17 @@ class Mutation:
     create_agent_profile = strawberry.mutation(resolver=profile_resolvers.create_agent_profile)
     update_agent_profile = strawberry.mutation(resolver=profile_resolvers.update_agent_profile)
     delete_agent_profile = strawberry.mutation(resolver=profile_resolvers.delete_agent_profile)
+    create_executor_profile = strawberry.mutation(
+        resolver=profile_resolvers.create_executor_profile,
+        description="Admins only: where agents work, in a workspace or server-wide (workspaceId null).",
+    )
+    update_executor_profile = strawberry.mutation(
+        resolver=profile_resolvers.update_executor_profile, description="Admins only."
+    )
+    delete_executor_profile = strawberry.mutation(
+        resolver=profile_resolvers.delete_executor_profile,
+        description="Admins only; refused for a workspace's default executor profile.",
+    )
     create_repository = strawberry.mutation(resolver=profile_resolvers.create_repository)
     create_secret = strawberry.mutation(resolver=profile_resolvers.create_secret)
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
