@@ -11,6 +11,8 @@ from sqlalchemy import select
 
 from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
+from kandev.domain.turn_setup import prepare_turn
+from kandev.domain.turns import claim_turn
 from kandev.models import AgentProfile, Session
 from tests.conftest import GraphQLCaller
 from tests.support.users import auth_on_settings, services_as
@@ -127,7 +129,7 @@ async def test_omitting_the_workspace_is_a_validation_error_not_a_server_wide_pr
 
 
 async def test_an_admins_server_wide_profile_is_listed_in_another_users_workspace_and_starts_their_task(
-    services, gql, bob, bob_workspace
+    services, gql, workspace_id, bob, bob_workspace
 ):
     made = await gql(
         CREATE,
@@ -139,11 +141,17 @@ async def test_an_admins_server_wide_profile_is_listed_in_another_users_workspac
     assert [p["serverWide"] for p in listed if p["id"] == shared["id"]] == [True]
     assert all(p["workspaceId"] == bob_workspace for p in listed if p["id"] != shared["id"])
 
+    # The profile's secret reference resolves in the task's workspace, never the admin's.
+    await services.secrets.create(workspace_id, "K", "the-admins-value")
+    await bob.secrets.create(bob_workspace, "K", "bobs-own-value")
     task = (await bob.tasks.create(CreateTask(workspace_id=bob_workspace, title="Uses the team agent"))).task
     started = await bob.sessions.start_task(task.id, "hi", shared["id"])
     async with services.ctx.db.read() as session:
         row = await session.get(Session, started.session.id)
         assert row is not None and row.agent_profile_id == shared["id"]
+    claimed = await claim_turn(bob.ctx, started.session.id, worker_name="t", job_id=None, lease_seconds=60)
+    setup = await prepare_turn(bob.ctx, claimed)
+    assert setup.argv == RUNNABLE and setup.env["K"] == "bobs-own-value" and setup.secrets == ["bobs-own-value"]
 
     pinned = await bob.tasks.create(
         CreateTask(workspace_id=bob_workspace, title="Pinned", agent_profile_id=shared["id"])
