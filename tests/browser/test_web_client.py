@@ -459,3 +459,36 @@ def test_with_auth_on_the_app_asks_for_a_token_and_uses_it_over_http_and_the_soc
         ).json()["data"]["createTask"]
         assert created["__typename"] == "CreateTaskPayload", created
         expect(page.get_by_test_id("sidebar").get_by_test_id("task-row").filter(has_text=title)).to_be_visible()
+
+
+def test_a_new_user_without_a_workspace_creates_one_and_lands_on_its_board(
+    web_client: Path, page: Any, screenshots: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from playwright.sync_api import expect
+
+    from tests.browser.conftest import serve
+
+    def cli(*args: str) -> str:
+        command = [sys.executable, "-m", "kandev.cli", *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+
+    with serve("browser-tests-new-user-serve.log", KANDEV_AUTH="on") as (base, env):
+        cli("user", "create", "newcomer")
+        token = cli("token", "create", "--name", "browser-test", "--user", "newcomer")
+        page.goto(base + "/")
+        sign_in = page.get_by_test_id("token-form")
+        sign_in.get_by_label("Personal access token").fill(token)
+        sign_in.get_by_role("button", name="Sign in").click()
+        form = page.get_by_test_id("new-workspace")
+        expect(form).to_be_visible()
+        page.screenshot(path=str(screenshots / "desktop-new-workspace.png"))
+        form.get_by_label("Workspace name").fill("Newcomer's work")
+        form.get_by_role("button", name="Create workspace").click()
+        expect(page.get_by_test_id("board")).to_be_visible()
+        expect(page.locator(".workspace-name")).to_have_text("Newcomer's work")
+        headers = {"Authorization": f"Bearer {token}"}
+        mine = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { name } }"}, headers=headers, timeout=10)
+        assert mine.json()["data"]["workspaces"] == [{"name": "Newcomer's work"}]

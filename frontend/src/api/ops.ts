@@ -10,6 +10,10 @@ const TURN_FIELDS = "id seq state stopReason error";
 
 export const BOOT = `query Boot { workspaces { id name defaultWorkflowId } }`;
 
+export const CREATE_WORKSPACE = `mutation CreateWorkspace($name: String!) {
+  createWorkspace(input: { name: $name }) { ${ERROR_FIELDS} ... on WorkspacePayload { workspace { id name defaultWorkflowId } } }
+}`;
+
 export const WORKSPACE = `query Workspace($w: ID!) {
   workflows(workspaceId: $w) { id name steps { id name position isStartStep isFinalStep autoAdvanceRequiresSignal allowManualMove } }
   agentProfiles(workspaceId: $w) { id name kind available missingCommand }

@@ -1,6 +1,8 @@
 // The shell: header with the connection state, the sidebar / mobile switcher, and the routed page.
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { onAuthChange, setToken, tokenNeeded, tokenWasRejected } from "../api/auth";
+import { errorText, gql, unwrap, type MaybeError } from "../api/graphql";
+import { CREATE_WORKSPACE } from "../api/ops";
 import { linkState, onLinkState } from "../api/live";
 import { app, boot, selectWorkspace } from "../state/app";
 import { useStore } from "../state/store";
@@ -48,7 +50,7 @@ export function App() {
         </main>
       ) : !workspaceId ? (
         <main id="main" className="pad">
-          <p>You have no workspace yet.</p>
+          <NewWorkspaceForm />
         </main>
       ) : (
         <div className="frame">
@@ -147,6 +149,50 @@ function Toasts() {
         </div>
       ))}
     </div>
+  );
+}
+
+/** A user without a workspace (a new user on a shared server) creates their first one here. */
+function NewWorkspaceForm() {
+  const [name, setName] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const data = await gql<{ createWorkspace: MaybeError }>(CREATE_WORKSPACE, { name: name.trim() });
+      unwrap(data.createWorkspace);
+      await boot();
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      className="token-card"
+      data-testid="new-workspace"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim() && !busy) void submit();
+      }}
+    >
+      <h1>Create your first workspace</h1>
+      <p>You have no workspace yet. A new one comes with the default Kanban workflow and the built-in agent profiles.</p>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      <label className="field">
+        <span>Workspace name</span>
+        <input className="input" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} autoFocus name="workspace-name" />
+      </label>
+      <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>
+        Create workspace
+      </button>
+    </form>
   );
 }
 
