@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_workspace
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.secrets import SECRET_REFERENCE
 from kandev.domain.users import ensure_admin, is_admin
 from kandev.domain.validation import clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Workspace
@@ -251,6 +252,22 @@ async def ensure_unique_server_wide(
     if await session.scalar(query.limit(1)) is not None:
         entity = "an agent profile" if model is AgentProfile else "an executor profile"
         raise ConflictError(f"{entity} with this name already exists", field="name")
+
+
+def visible_env(profile: AgentProfile, principal: Principal) -> dict[str, str]:
+    """The env as the caller may see it: a non-admin sees a server-wide profile's ${secret:NAME} references
+    (which they must define in their workspace) but none of the literal text an admin put beside them."""
+    if profile.workspace_id is not None or is_admin(principal):
+        return dict(profile.env)
+    return {key: _mask_literals(value) for key, value in profile.env.items()}
+
+
+def _mask_literals(value: str) -> str:
+    # With its one group, split alternates literal text and reference names: [text, name, text, ...].
+    parts = SECRET_REFERENCE.split(value)
+    return "".join(
+        f"${{secret:{part}}}" if index % 2 else ("[REDACTED]" if part else "") for index, part in enumerate(parts)
+    )
 
 
 def usable_in(profile_workspace_id: str | None, workspace_id: str) -> bool:

@@ -7,13 +7,14 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.agent_profiles import missing_command
+from kandev.domain.agent_profiles import missing_command, visible_env
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import ExecutorProfile as ExecutorProfileRow
 from kandev.models import PermissionRequest as PermissionRow
 from kandev.models import Repository as RepositoryRow
 from kandev.models import Secret as SecretRow
 from kandev.schema.columns import column
+from kandev.schema.context import Info
 from kandev.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
 
 
@@ -29,9 +30,12 @@ class AgentProfile:
     def command(self) -> list[str]:
         return list(self.row.command)
 
-    @strawberry.field(description="Environment for the agent; values may reference ${secret:NAME}.")
-    def env(self) -> JSON:
-        return dict(self.row.env)
+    @strawberry.field(
+        description="Environment for the agent; values may reference ${secret:NAME}. Non-admins see only the "
+        "references of a server-wide profile's values."
+    )
+    def env(self, info: Info) -> JSON:
+        return visible_env(self.row, info.context.services.principal)
 
     supports_mcp: bool = column("supports_mcp", bool)
     permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)

@@ -195,3 +195,13 @@ async def test_an_admins_agent_session_has_no_admin_rights(services, workspace_i
     )
     assert answer["createAgentProfile"]["__typename"] == "PermissionDeniedError"
     assert await snapshot(services) == before
+
+
+async def test_non_admins_see_a_server_wide_profiles_secret_references_but_not_its_literal_values(
+    gql, bob, bob_workspace
+):
+    env = {"API_KEY": "${secret:API_KEY}", "PROXY": "https://admin:hunter2@proxy", "AUTH": "Bearer ${secret:T}"}
+    made = await gql(CREATE, i={"workspaceId": None, "name": "Shared", "kind": "ACP", "command": RUNNABLE, "env": env})
+    assert made["createAgentProfile"]["agentProfile"]["env"] == env
+    seen = next(p for p in (await GraphQLCaller(bob)(LIST, ws=bob_workspace))["agentProfiles"] if p["name"] == "Shared")
+    assert seen["env"] == {"API_KEY": "${secret:API_KEY}", "PROXY": "[REDACTED]", "AUTH": "[REDACTED]${secret:T}"}
