@@ -216,7 +216,7 @@ def user_update(
     login: str = typer.Argument(..., help="The user's login."),
     admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
 ) -> None:
-    """Grant (--admin) or withdraw (--no-admin) a user's admin rights; their tokens follow at once."""
+    """Grant (--admin) or withdraw (--no-admin) admin; it applies from the user's next request."""
     from kandev.domain.users import update_user
 
     user = _run(lambda db: update_user(db, login, admin=admin))
@@ -257,7 +257,7 @@ def token_list(user: str | None = typer.Option(None, "--user", help="Only this u
 
 @token_app.command("revoke")
 def token_revoke(token_id: str = typer.Argument(..., help="The token's id, from `kandev token list`.")) -> None:
-    """Revoke a token: requests presenting it are refused from now on."""
+    """Revoke a token: every later request presenting it is refused."""
     from kandev.domain.access_tokens import revoke_token
 
     row = _run(lambda db: revoke_token(db, token_id))
