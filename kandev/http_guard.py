@@ -68,7 +68,7 @@ class _Origin:
         except ValueError:
             return None
         scheme = parts.scheme.lower()
-        if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        if scheme not in _DEFAULT_PORTS or not parts.hostname or parts.username is not None:
             return None
         return cls(scheme, parts.hostname.rstrip("."), port or _DEFAULT_PORTS[scheme])
 
