@@ -32,7 +32,13 @@ def graphiql_page(auth: bool) -> str:
 
 
 def graphiql_response(auth: bool) -> HTMLResponse:
-    return HTMLResponse(graphiql_page(auth), headers={"Cache-Control": "no-cache"})
+    """Never inside another site's frame, where a click could run that site's query with the stored token."""
+    headers = {
+        "Cache-Control": "no-cache",
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+    }
+    return HTMLResponse(graphiql_page(auth), headers=headers)
 
 
 @cache

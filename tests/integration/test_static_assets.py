@@ -44,6 +44,7 @@ async def test_graphiql_loads_every_asset_from_this_server_with_auth_off_or_on(s
         async with httpx.AsyncClient(base_url=f"http://{address}/", timeout=10) as http:
             page = await http.get("/graphql", headers=BROWSER)
             assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+            assert page.headers["x-frame-options"] == "DENY"
             html = page.text
             assert "GraphiQL.createFetcher" in html
             assert re.findall(r"(?:https?:)?//[^\s\"'<>]+", html) == []
