@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -12,10 +12,12 @@ from typing import Any
 from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute, request_response
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
@@ -26,6 +28,7 @@ from kandev import metrics
 from kandev.config import Settings
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
+from kandev.http_guard import HttpGuard, is_session_token
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
@@ -33,6 +36,7 @@ from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
 from kandev.schema.root import schema
 from kandev.state import AppState
+from kandev.static_assets import favicon, graphiql_asset, graphiql_response
 
 log = logging.getLogger("kandev.app")
 FRONTEND_DIST = Path(__file__).resolve().parent.parent / "frontend" / "dist"
@@ -47,6 +51,22 @@ class KandevGraphQL(GraphQL[Context, None]):
         super().__init__(schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL], keep_alive=True)
         self._state = state_getter
 
+    def serves_ide(self, request: Request) -> bool:
+        """A browser's GET for the GraphiQL page, which needs no caller (its queries carry their own)."""
+        return self.should_render_graphql_ide(self.request_adapter_class(request))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Answered before strawberry builds a context, which the page does not need (and, with auth on,
+        # has no principal for).
+        if scope["type"] == "http" and self.serves_ide(request := Request(scope)):
+            page = await self.render_graphql_ide(request)
+            await page(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return graphiql_response(auth=self._state().settings.auth == "on")
+
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:
         state: AppState = self._state()
         if state.settings.auth == "off":
@@ -59,10 +79,13 @@ class KandevGraphQL(GraphQL[Context, None]):
 
     async def on_ws_connect(self, context: Context) -> Any:
         state: AppState = self._state()
+        params = context.connection_params or {}
+        if any(is_session_token(params.get(key)) for key in ("Authorization", "authorization", "token")):
+            # An agent's credential, never a person's: refused with auth off too.
+            raise ConnectionRejectionError({"message": "a valid personal access token is required"})
+        token = bearer(params.get("Authorization") or params.get("authorization")) or params.get("token")
         if state.settings.auth == "off":
             return UNSET
-        params = context.connection_params or {}
-        token = bearer(params.get("Authorization") or params.get("authorization")) or params.get("token")
         principal = await principal_for_token(state.db, token if isinstance(token, str) else None)
         if principal is None:
             raise ConnectionRejectionError({"message": "a valid personal access token is required"})
@@ -71,12 +94,13 @@ class KandevGraphQL(GraphQL[Context, None]):
 
 
 class RequireToken:
-    """With KANDEV_AUTH=on, HTTP requests need `Authorization: Bearer <personal access token>`; the
-    GraphiQL page itself loads without one (its queries then send the header)."""
+    """With KANDEV_AUTH=on, HTTP requests need `Authorization: Bearer <personal access token>`, except
+    those `public` admits (the GraphiQL page, whose queries then send the header)."""
 
-    def __init__(self, app: Any, state_getter: Any) -> None:
+    def __init__(self, app: Any, state_getter: Any, public: Callable[[Request], bool] | None = None) -> None:
         self.app = app
         self._state = state_getter
+        self._public = public
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         state: AppState = self._state()
@@ -84,7 +108,7 @@ class RequireToken:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
+        if self._public is not None and self._public(request):
             await self.app(scope, receive, send)
             return
         principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
@@ -122,7 +146,7 @@ async def _check(probe: Any) -> str:
 
 
 # Paths the web client never owns: an unknown one under these stays a 404 instead of the app page.
-_NOT_CLIENT_ROUTES = ("api/", "mcp", "graphql", "healthz", "metrics", "assets/")
+_NOT_CLIENT_ROUTES = ("api/", "mcp", "graphql", "graphiql/", "healthz", "metrics", "assets/")
 
 
 class WebClient(StaticFiles):
@@ -165,9 +189,15 @@ def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> St
     mcp = McpBridge(mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev)
     routes: list[Any] = [
         Route("/healthz", healthz),
-        Route("/metrics", metrics_endpoint),
-        Route("/graphql", RequireToken(graphql, lambda: app.state.kandev), methods=["GET", "POST"]),
+        Route("/metrics", RequireToken(request_response(metrics_endpoint), lambda: app.state.kandev), methods=["GET"]),
+        Route(
+            "/graphql",
+            RequireToken(graphql, lambda: app.state.kandev, public=graphql.serves_ide),
+            methods=["GET", "POST"],
+        ),
         WebSocketRoute("/graphql", graphql),
+        Route("/graphiql/{name}", graphiql_asset),
+        Route("/favicon.ico", favicon),
         *mcp.routes(),
         *rest_routes(),
     ]
@@ -175,6 +205,7 @@ def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> St
         routes.append(Mount("/", WebClient(directory=FRONTEND_DIST, html=True), name="frontend"))
     else:
         routes.append(Route("/", no_frontend))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    # Host, Origin, content type and session-token rules run before any route, HTTP and WebSocket alike.
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HttpGuard, settings=settings)])
     app.state.mcp_bridge = mcp
     return app

@@ -54,13 +54,28 @@ def serve(
 
     from kandev.app import create_app
     from kandev.embedded import start_embedded_redis
+    from kandev.http_guard import is_loopback
     from kandev.migrations import upgrade_to_head
     from kandev.supervisor import ChildProcesses
 
-    _setup_logging()
-    _ensure_web_client()
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
+    if settings.auth == "off" and not is_loopback(settings.host):
+        # With auth off every caller is the local user: only this machine may reach the server.
+        typer.echo(
+            f"kandev serve: refusing to listen on {settings.host} with auth off; "
+            "bind to 127.0.0.1, or set KANDEV_AUTH=on to serve other machines",
+            err=True,
+        )
+        raise typer.Exit(2)
+    _setup_logging()
+    if not is_loopback(settings.host) and not (settings.public_url or settings.allowed_hosts):
+        log.warning(
+            "listening on %s, but requests naming any host other than localhost get 421: "
+            "set KANDEV_PUBLIC_URL or KANDEV_ALLOWED_HOSTS to the names clients use",
+            settings.host,
+        )
+    _ensure_web_client()
     settings.data_path.mkdir(parents=True, exist_ok=True)
     if settings.embedded_database:
         log.info("embedded database: %s", settings.resolved_database_url())

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from mcp import types
 from mcp.server.caching import CacheHint
@@ -36,7 +35,6 @@ from kandev.mcp_bridge.notifications import ToolsChangedFanout, listener_key
 from kandev.mcp_bridge.surface import Endpoint, McpCaller, ToolSurface
 
 if TYPE_CHECKING:
-    from kandev.config import Settings
     from kandev.state import AppState
 
 log = logging.getLogger("kandev.mcp_bridge")
@@ -46,7 +44,6 @@ CALLER_SCOPE_KEY = "kandev.mcp_caller"
 ENDPOINT_PATHS: dict[Endpoint, str] = {"external": "/mcp", "session": "/mcp/session"}
 TOOL_FAILED = "The tool failed unexpectedly and did nothing you can rely on. Try again later, or report it."
 _TRACKED = "kandev.tools_changed"
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SHUTDOWN_POLL_SECONDS = 0.5
 
 
@@ -98,7 +95,9 @@ class McpBridge:
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
         """Runs one session manager per endpoint; enter it inside the host app's lifespan, after AppState."""
-        security = transport_security(self._state().settings)
+        # Host and Origin are checked for every route by kandev.http_guard, which also knows
+        # KANDEV_ALLOWED_HOSTS/ORIGINS; the SDK's narrower check would refuse those valid hosts.
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         managers: dict[Endpoint, StreamableHTTPSessionManager] = {
             # Plain JSON answers to POSTs: no tool sends request-scoped notifications, and an SSE stream
             # per call costs about a fifth of a simple call's time. list_changed travels on the GET and
@@ -248,20 +247,6 @@ class _Endpoint:
             await self.bridge._serve_get_stream(manager, listener_key(caller.session_id), scope, receive, send)
         else:
             await manager.handle_request(scope, receive, send)
-
-
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection while bound to loopback (auth may be off there): known Host/Origin only."""
-    if settings.host not in _LOOPBACK:
-        return None
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    hosts = names + [f"{name}:*" for name in names]
-    origins = [f"{scheme}://{host}" for scheme in ("http", "https") for host in hosts]
-    if settings.public_url:
-        public = urlsplit(settings.public_url)
-        hosts.append(public.netloc)
-        origins.append(f"{public.scheme}://{public.netloc}")
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 def _server_exiting() -> bool:

@@ -6,6 +6,8 @@ import httpx
 import redis.asyncio as aioredis
 
 from kandev import metrics
+from kandev.config import Settings
+from kandev.domain.access_tokens import create_token
 from tests.support.server import running_server
 
 
@@ -21,3 +23,16 @@ async def test_metrics_lists_the_counters_with_the_values_every_process_added(se
     assert "# TYPE step_completion_signal_received_total counter" in text
     line = next(row for row in text.splitlines() if 'agent="Metrics test agent"' in row)
     assert line.startswith("step_completion_signal_fallback_used_total{") and int(line.rsplit(" ", 1)[1]) >= 1
+
+
+async def test_with_auth_on_metrics_needs_a_personal_access_token(database_url, redis_url, tmp_path, db):
+    settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    async with running_server(settings) as address:
+        token = (await create_token(db, name="prometheus", login="local")).token
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            missing = await http.get("/metrics")
+            wrong = await http.get("/metrics", headers={"Authorization": "Bearer kdv_not-a-real-token"})
+            scraped = await http.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+    assert (missing.status_code, wrong.status_code) == (401, 401)
+    assert "step_completion_signal" not in missing.text + wrong.text
+    assert scraped.status_code == 200 and "# TYPE step_completion_signal_received_total counter" in scraped.text

@@ -96,3 +96,21 @@ def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigte
             raise
     assert wait_gone(tree) == set()
     assert process.returncode == 0
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "::"])
+def test_serve_with_auth_off_refuses_a_non_loopback_bind_naming_kandev_auth_on(tmp_path: Path, host: str):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
+    env["KANDEV_DATA_DIR"] = str(tmp_path / "data")
+    done = subprocess.run(
+        [sys.executable, "-m", "kandev.cli", "serve", "--host", host, "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "KANDEV_AUTH=on" in lines[0] and host in lines[0]
+    assert not (tmp_path / "data").exists(), "nothing may start before the refusal"
