@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
-from kandev.domain.validation import clean_name
+from kandev.domain.validation import check_env, clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
@@ -113,6 +113,7 @@ def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
         for key in fields.env:
             if not key or "=" in key or "\0" in key:
                 raise ValidationError("env names must be non-empty and contain no '='", field="env")
+        check_env(fields.env)
 
 
 class AgentProfileService:
