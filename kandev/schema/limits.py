@@ -39,15 +39,16 @@ from kandev.domain.errors import ValidationError
 from kandev.domain.validation import PAGE_SIZE_LIMIT, text_problem, tree_problems
 
 # Defaults, measured against the web client (frontend/src/api/ops.ts), the MCP tool documents and bench/:
-# - depth: their deepest operation nests 4 fields (session > messages > nodes > field); 10 leaves room
-#   for richer screens but stops `parent { parent { ... } }` chains, each of which is a query.
+# - depth: their deepest operation nests 4 fields (get_task_conversation_kandev's session > messages >
+#   nodes > field); 10 leaves room for richer screens but stops `parent { parent { ... } }` chains.
 MAX_DEPTH = 10
-# - aliases: the client's deepest use is 4 (its feature probe); each alias of a root field runs it again.
+# - aliases: the MCP tools rename fields with up to 12; each alias of a root field runs it once more.
 MAX_ALIASES = 30
-# - tokens: GraphiQL's introspection query, the largest legitimate document, is about 500 tokens.
+# - tokens: the largest legitimate documents (GraphiQL's introspection query, the MCP tools') have under
+#   200; 5,000 bounds parsing while leaving hand-written queries plenty of room.
 MAX_TOKENS = 5000
 # - cost: every selected field counts 1, multiplied by the page size (`first`/`last`) of each enclosing
-#   paginated field. The board's 500-task page costs about 9,000 and a session's 500-message transcript
+#   paginated field. The board's 500-task page costs about 8,500 and a session's 500-message transcript
 #   about 4,500; 50,000 admits a page asking for every Task field but refuses a page nested in a page
 #   (500 tasks x their 100 `children` each), which would run a query per row.
 MAX_COST = 50_000
@@ -193,13 +194,9 @@ class _Checker:
         elif isinstance(value, ListValueNode):
             for index, item in enumerate(value.values):
                 self._check_text(item, f"{path}[{index}]")
-        elif isinstance(value, ObjectValueNode):
-            for field in value.fields:
-                problem = text_problem(field.name.value)
-                if problem:
-                    self.problems.append(input_error(path, f"{path} has a key that {problem}"))
-                else:
-                    self._check_text(field.value, f"{path}.{field.name.value}")
+        elif isinstance(value, ObjectValueNode):  # keys are GraphQL names: always plain ASCII
+            for entry in value.fields:
+                self._check_text(entry.value, f"{path}.{entry.name.value}")
         elif isinstance(value, VariableNode):
             name = value.name.value
             if name in self.variables:
