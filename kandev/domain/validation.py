@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kandev.domain.errors import ValidationError
 
 MAX_TITLE_LENGTH = 200
@@ -50,6 +52,7 @@ MAX_PROMPT_BYTES = 1024 * 1024
 MAX_ENV_VALUE_BYTES = 32 * 1024
 MAX_ENV_ENTRIES = 100
 MAX_ENV_NAME_LENGTH = 256
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 
 
 def text_problem(value: str) -> str | None:
@@ -62,6 +65,11 @@ def text_problem(value: str) -> str | None:
     except UnicodeEncodeError:
         return "must be valid Unicode (it contains a lone surrogate)"
     return None
+
+
+def _shown(key: object) -> str:
+    # A key is named only when it looks like a field name: keys can be data too (env names, chart labels).
+    return key if isinstance(key, str) and _FIELD_NAME.fullmatch(key) else "<key>"
 
 
 def tree_problems(value: object, path: str) -> list[tuple[str, str]]:
@@ -77,7 +85,7 @@ def tree_problems(value: object, path: str) -> list[tuple[str, str]]:
             if key_problem:
                 found.append((path, f"has a key that {key_problem}"))
                 continue
-            found.extend(tree_problems(item, f"{path}.{key}" if path else str(key)))
+            found.extend(tree_problems(item, f"{path}.{_shown(key)}" if path else _shown(key)))
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             found.extend(tree_problems(item, f"{path}[{index}]"))
@@ -110,8 +118,9 @@ def check_env(env: dict[str, str] | None, field: str = "env") -> None:
     for name, value in env.items():
         if len(name) > MAX_ENV_NAME_LENGTH:
             raise ValidationError(f"{field} names must be at most {MAX_ENV_NAME_LENGTH} characters", field=field)
-        check_tree(value, f"{field}.{name}" if text_problem(name) is None else field)
+        check_tree(value, f"{field}.{_shown(name)}")
         if len(value.encode("utf-8")) > MAX_ENV_VALUE_BYTES:
             raise ValidationError(
-                f"{field} values must be at most {MAX_ENV_VALUE_BYTES} bytes (32 KiB) each", field=f"{field}.{name}"
+                f"{field} values must be at most {MAX_ENV_VALUE_BYTES} bytes (32 KiB) each",
+                field=f"{field}.{_shown(name)}",
             )
