@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from cross_web import HTTPException as GraphQLHTTPException
 from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -66,6 +67,13 @@ class KandevGraphQL(GraphQL[Context, None]):
 
     async def render_graphql_ide(self, request: Request) -> Response:
         return graphiql_response(auth=self._state().settings.auth == "on")
+
+    def parse_json(self, data: str | bytes) -> Any:
+        # A body (or GET `variables`) that is valid JSON but not an object is the caller's mistake: 400, not 500.
+        value = super().parse_json(data)
+        if not isinstance(value, dict):
+            raise GraphQLHTTPException(400, "the request body must be a JSON object")
+        return value
 
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:
         state: AppState = self._state()

@@ -15,7 +15,7 @@ from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.secrets import SECRET_REFERENCE
 from kandev.domain.users import ensure_admin, is_admin
-from kandev.domain.validation import clean_name
+from kandev.domain.validation import check_env, clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
@@ -115,6 +115,7 @@ def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
         for key in fields.env:
             if not key or "=" in key or "\0" in key:
                 raise ValidationError("env names must be non-empty and contain no '='", field="env")
+        check_env(fields.env)
 
 
 def check_rights(principal: Principal, fields: AgentProfileFields, current: AgentProfile | None) -> None:

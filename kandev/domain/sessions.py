@@ -27,11 +27,12 @@ from kandev.domain.session_tokens import announce_access_change
 from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
+from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState, TurnState
 
-MAX_MESSAGES_PAGE = 500
+MAX_MESSAGES_PAGE = PAGE_SIZE_LIMIT
 
 
 class MessageOrder(StrEnum):
@@ -68,6 +69,7 @@ class MessagePage:
 
 
 def _clean_prompt(prompt: str | None) -> str:
+    check_prompt(prompt)
     text = (prompt or "").strip()
     if not text:
         raise ValidationError("prompt must not be empty", field="prompt")
@@ -100,6 +102,7 @@ class SessionService:
         self.ctx = ctx
 
     async def start_task(self, task_id: str, prompt: str | None, agent_profile_id: str | None) -> Delivery:
+        check_prompt(prompt)
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             session, queued = await begin_task(self.ctx, uow, task, prompt, agent_profile_id)
@@ -345,6 +348,7 @@ async def spawn_session(
     caller = ctx.principal
     if caller.session_id is None or caller.task_id is None:
         raise PermissionDeniedError("only an agent in a task session can spawn sessions")
+    check_prompt(prompt)
     async with ctx.unit_of_work() as uow:
         own = await load_task(uow.session, caller, caller.task_id)
         task = await load_task(uow.session, caller, task_id or own.id)

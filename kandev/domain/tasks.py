@@ -24,13 +24,13 @@ from kandev.domain.session_tokens import announce_access_change
 from kandev.domain.starts import begin_task
 from kandev.domain.titles import wants_generated_title
 from kandev.domain.transitions import emit_task_event, move_task
-from kandev.domain.validation import clean_external_id, clean_title
+from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt, clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
 from kandev.models import AgentProfile, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TaskOrigin, TaskState, TransitionTrigger
 
-MAX_PAGE_SIZE = 1000
+MAX_PAGE_SIZE = PAGE_SIZE_LIMIT
 
 
 @dataclass
@@ -170,6 +170,7 @@ class TaskService:
         holds an identity without the mark is one whose create has not finished (or never will)."""
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
+        check_prompt(command.prompt)
         for _ in range(3):
             try:
                 async with self.ctx.unit_of_work() as uow:
@@ -308,6 +309,7 @@ class TaskService:
         """Rename, set state, or replace the prompt of a start waiting on dependencies; COMPLETED
         moves the task to its workflow's final step. The external id can't be changed."""
         new_title = clean_title(title) if title is not None else None
+        check_prompt(deferred_launch_prompt, "deferredLaunchPrompt")
         if deferred_launch_prompt is not None and not deferred_launch_prompt.strip():
             raise ValidationError("deferredLaunchPrompt must not be empty", field="deferredLaunchPrompt")
         async with self.ctx.unit_of_work() as uow:

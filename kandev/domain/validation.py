@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kandev.domain.errors import ValidationError
 
 MAX_TITLE_LENGTH = 200
@@ -34,3 +36,91 @@ def clean_external_id(value: str | None) -> str | None:
     if len(value) > 500:
         raise ValidationError("external_id must be at most 500 characters", field="external_id")
     return value or None
+
+
+# -- limits every surface shares (GraphQL, MCP, REST) ---------------------------------------------
+
+# The largest page a list returns: the web client's board loads 500 tasks a page, and more in one
+# response only makes a single request slower without showing anything more.
+PAGE_SIZE_LIMIT = 500
+# GraphQL Int and the database's INTEGER columns are 32-bit; a larger number can only be a mistake.
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+# A prompt is text a person or an agent wrote: 1 MiB is far beyond any real one and keeps a single
+# request from filling the queue, the transcript and every agent's context.
+MAX_PROMPT_BYTES = 1024 * 1024
+# Agent-profile environment: API keys and small settings, never files.
+MAX_ENV_VALUE_BYTES = 32 * 1024
+MAX_ENV_ENTRIES = 100
+MAX_ENV_NAME_LENGTH = 256
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+def text_problem(value: str) -> str | None:
+    """Why a string can't be stored, or None: NUL (PostgreSQL refuses it, C strings end at it) and lone
+    UTF-16 surrogates (not encodable as UTF-8) are never valid text."""
+    if "\0" in value:
+        return "must not contain NUL characters"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "must be valid Unicode (it contains a lone surrogate)"
+    return None
+
+
+def _shown(key: object) -> str:
+    # A key is named only when it looks like a field name: keys can be data too (env names, chart labels).
+    return key if isinstance(key, str) and _FIELD_NAME.fullmatch(key) else "<key>"
+
+
+def tree_problems(value: object, path: str) -> list[tuple[str, str]]:
+    """(field, problem) for every unstorable string (values and object keys) in a JSON-like value."""
+    found: list[tuple[str, str]] = []
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem:
+            found.append((path, problem))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            key_problem = text_problem(key) if isinstance(key, str) else None
+            if key_problem:
+                found.append((path, f"has a key that {key_problem}"))
+                continue
+            found.extend(tree_problems(item, f"{path}.{_shown(key)}" if path else _shown(key)))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found.extend(tree_problems(item, f"{path}[{index}]"))
+    return found
+
+
+def check_tree(value: object, path: str) -> None:
+    """Raise a ValidationError naming the first unstorable string in `value` (never echoing it)."""
+    problems = tree_problems(value, path)
+    if problems:
+        field, problem = problems[0]
+        raise ValidationError(f"{field} {problem}", field=field)
+
+
+def check_prompt(value: str | None, field: str = "prompt") -> None:
+    """Prompts are valid text of at most MAX_PROMPT_BYTES (UTF-8)."""
+    if value is None:
+        return
+    check_tree(value, field)
+    if len(value) > MAX_PROMPT_BYTES // 4 and len(value.encode("utf-8")) > MAX_PROMPT_BYTES:
+        raise ValidationError(f"{field} must be at most {MAX_PROMPT_BYTES} bytes (1 MiB)", field=field)
+
+
+def check_env(env: dict[str, str] | None, field: str = "env") -> None:
+    """Bounded count, name and value sizes; names and values valid text."""
+    if env is None:
+        return
+    if len(env) > MAX_ENV_ENTRIES:
+        raise ValidationError(f"{field} must have at most {MAX_ENV_ENTRIES} entries", field=field)
+    for name, value in env.items():
+        if len(name) > MAX_ENV_NAME_LENGTH:
+            raise ValidationError(f"{field} names must be at most {MAX_ENV_NAME_LENGTH} characters", field=field)
+        check_tree(value, f"{field}.{_shown(name)}")
+        if len(value.encode("utf-8")) > MAX_ENV_VALUE_BYTES:
+            raise ValidationError(
+                f"{field} values must be at most {MAX_ENV_VALUE_BYTES} bytes (32 KiB) each",
+                field=f"{field}.{_shown(name)}",
+            )

@@ -10,8 +10,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaError
+
+from kandev.domain.validation import INT_MAX, INT_MIN, tree_problems
 
 _SAFE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _CONSTRAINTS = {
@@ -30,13 +32,27 @@ _CONSTRAINTS = {
     "const": "has a value that is not allowed",
     "format": "does not have the expected format",
 }
-_validators: dict[int, Draft202012Validator] = {}
+_check_type = Draft202012Validator.VALIDATORS["type"]
 
 
-def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+def _type_in_range(validator: Any, types: Any, instance: Any, schema: dict[str, Any]) -> Iterable[SchemaError]:
+    """JSON `integer`s reach GraphQL Int and INTEGER columns, both 32-bit: a larger one is refused here
+    instead of failing inside the operation."""
+    yield from _check_type(validator, types, instance, schema)
+    names = types if isinstance(types, list) else [types]
+    number = isinstance(instance, int | float) and not isinstance(instance, bool)
+    if "integer" in names and number and not INT_MIN <= instance <= INT_MAX:
+        yield SchemaError("integer out of range", validator="range")
+
+
+_Validator = validators.extend(Draft202012Validator, {"type": _type_in_range})
+_validators: dict[int, Any] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Any:
     key = id(schema)
     if key not in _validators:
-        _validators[key] = Draft202012Validator(schema)
+        _validators[key] = _Validator(schema)
     return _validators[key]
 
 
@@ -71,6 +87,8 @@ def _describe(error: SchemaError) -> str:
         return f"{field} must be one of: {allowed}"
     if keyword in _CONSTRAINTS:
         return f"{field} {_CONSTRAINTS[keyword]} ({keyword} {error.validator_value})"
+    if keyword == "range":
+        return f"{field} is out of range ({INT_MIN} to {INT_MAX})"
     return f"{field} is not valid ({keyword})"
 
 
@@ -121,7 +139,11 @@ def _flatten(errors: Iterable[SchemaError]) -> list[SchemaError | str]:
 def argument_errors(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """Every problem with `arguments`, one sentence each, most specific first; empty when valid."""
     errors = sorted(_validator(schema).iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
-    messages: list[str] = []
+    # NUL and lone surrogates anywhere (the domain's rule for every string): named, never echoed.
+    messages: list[str] = [
+        f"field '{field}' {problem}" if field else f"the arguments {problem}"
+        for field, problem in tree_problems(arguments, "")
+    ]
     for error in _flatten(errors):
         message = error if isinstance(error, str) else _describe(error)
         if message not in messages:

@@ -22,6 +22,7 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.services import Services
+from kandev.domain.validation import check_tree
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest")
@@ -75,6 +76,8 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             response.headers["WWW-Authenticate"] = "Bearer"
             return response
         try:
+            check_tree(dict(request.path_params), "")
+            check_tree(dict(request.query_params), "")
             return await handler(request, services)
         except DomainError as error:
             return domain_error(error)
@@ -92,6 +95,7 @@ async def json_object(request: Request) -> dict[str, Any]:
         raise ValidationError("the body must be a JSON object", field="body") from None
     if not isinstance(body, dict):
         raise ValidationError("the body must be a JSON object", field="body")
+    check_tree(body, "")
     return body
 
 

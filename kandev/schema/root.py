@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
-from strawberry.extensions import MaskErrors
 
-from kandev.domain.errors import DomainError
 from kandev.resolvers import account as account_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
@@ -19,7 +17,9 @@ from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
+from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.errors import ERROR_TYPES
+from kandev.schema.limits import limit_extensions
 
 
 @strawberry.type
@@ -183,16 +183,10 @@ class Subscription:
     )
 
 
-def _should_mask(error: object) -> bool:
-    # Domain errors raised outside a union (queries, subscriptions) are safe to show as they are.
-    original = getattr(error, "original_error", None)
-    return original is not None and not isinstance(original, DomainError)
-
-
 class KandevSchema(strawberry.Schema):
     def process_errors(self, errors: list[Any], execution_context: Any = None) -> None:
-        # Expected domain errors are answers, not incidents: log only the rest.
-        unexpected = [e for e in errors if not isinstance(getattr(e, "original_error", None), DomainError)]
+        # Expected domain errors and the caller's own mistakes are answers, not incidents: log only the rest.
+        unexpected = [e for e in errors if not is_client_error(e)]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 
@@ -202,5 +196,5 @@ schema = KandevSchema(
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
-    extensions=[MaskErrors(should_mask_error=_should_mask)],
+    extensions=[*limit_extensions(), CodedMaskErrors],
 )

@@ -1,0 +1,48 @@
+"""Every GraphQL error leaves with `extensions.code`; unexpected failures are masked."""
+
+from __future__ import annotations
+
+from graphql import GraphQLError, GraphQLSyntaxError
+from strawberry.extensions import MaskErrors
+
+from kandev.domain.errors import DomainError, ValidationError
+
+
+def is_client_error(error: GraphQLError) -> bool:
+    """The caller's mistake (document, variables, a domain rule), not an incident: shown as is, not logged."""
+    original = error.original_error
+    return original is None or isinstance(original, DomainError | GraphQLError)
+
+
+def error_code(error: GraphQLError) -> str:
+    original = error.original_error
+    if isinstance(original, DomainError):
+        return original.code
+    if isinstance(error, GraphQLSyntaxError) or isinstance(original, GraphQLSyntaxError):
+        return "GRAPHQL_PARSE_FAILED"
+    if isinstance(original, GraphQLError):
+        return "BAD_USER_INPUT"  # graphql-core could not coerce a variable (e.g. an Int beyond 32 bits)
+    if error.path is not None:
+        return "INTERNAL"  # raised while completing a result: ours, not the caller's
+    return "GRAPHQL_VALIDATION_FAILED"
+
+
+class CodedMaskErrors(MaskErrors):
+    """Masks what the caller can't have caused, then gives every error its code."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=lambda error: not is_client_error(error))
+
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        processed = []
+        for error in errors:
+            if self.should_mask_error(error):
+                error = self.anonymise_error(error)
+                error.extensions = {"code": "INTERNAL"}
+            elif not (error.extensions or {}).get("code"):
+                extensions = {**(error.extensions or {}), "code": error_code(error)}
+                if isinstance(error.original_error, ValidationError) and error.original_error.field:
+                    extensions["field"] = error.original_error.field
+                error.extensions = extensions
+            processed.append(error)
+        return processed
