@@ -98,7 +98,7 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
         async with watching(bus, db, started.session.id) as watch:
             await watch.turns_ended(1)
     texts = await agent_texts(db, started.session.id)
-    assert texts == ["the key is [redacted]"]
+    assert texts == ["the key is [REDACTED]"]
 
 
 async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(
