@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
-from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError
 from kandev.resolvers import coordination as coordination_resolvers
@@ -18,6 +17,7 @@ from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
+from kandev.schema.error_text import MaskErrorsAndValues, log_error
 from kandev.schema.errors import ERROR_TYPES
 
 
@@ -156,10 +156,10 @@ def _should_mask(error: object) -> bool:
 
 class KandevSchema(strawberry.Schema):
     def process_errors(self, errors: list[Any], execution_context: Any = None) -> None:
-        # Expected domain errors are answers, not incidents: log only the rest.
-        unexpected = [e for e in errors if not isinstance(getattr(e, "original_error", None), DomainError)]
-        if unexpected:
-            super().process_errors(unexpected, execution_context)
+        # Expected domain errors are answers, not incidents: log only the rest, without input values.
+        for error in errors:
+            if not isinstance(getattr(error, "original_error", None), DomainError):
+                log_error(error)
 
 
 schema = KandevSchema(
@@ -167,5 +167,5 @@ schema = KandevSchema(
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
-    extensions=[MaskErrors(should_mask_error=_should_mask)],
+    extensions=[MaskErrorsAndValues(should_mask_error=_should_mask)],
 )
