@@ -153,6 +153,7 @@ async def no_frontend(request: Request) -> PlainTextResponse:
 
 def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> Starlette:
     install_log_redaction()  # also when embedded in another ASGI server than `kandev serve`
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.kandev = await AppState.open(settings)

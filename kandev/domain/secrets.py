@@ -17,7 +17,7 @@ from kandev.domain.access import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.log_redaction import remember_secrets
-from kandev.models import Secret
+from kandev.models import AgentProfile, Secret, Session, Task
 from kandev.models.base import new_id
 
 SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
@@ -31,20 +31,47 @@ def cipher(server_key: bytes) -> Fernet:
     return Fernet(base64.urlsafe_b64encode(digest))
 
 
+def referenced_names(env: Mapping[str, str]) -> set[str]:
+    return {m for value in env.values() if isinstance(value, str) for m in SECRET_REFERENCE.findall(value)}
+
+
+async def _decrypt(session: AsyncSession, server_key: bytes, workspace_id: str, names: set[str]) -> dict[str, str]:
+    """The named secrets of a workspace that exist, decrypted (and kept out of this process's logs)."""
+    if not names:
+        return {}
+    rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
+    fernet = cipher(server_key)
+    values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
+    remember_secrets(values.values())
+    return values
+
+
+async def session_secret_values(session: AsyncSession, server_key: bytes, session_id: str) -> list[str]:
+    """The secret values a session's agent is given: its profile env's references, in its task's workspace."""
+    row = (
+        await session.execute(
+            select(AgentProfile.env, Task.workspace_id)
+            .select_from(Session)
+            .join(Task, Task.id == Session.task_id)
+            .join(AgentProfile, AgentProfile.id == Session.agent_profile_id)
+            .where(Session.id == session_id)
+        )
+    ).first()
+    if row is None:
+        return []
+    env, workspace_id = row
+    return list((await _decrypt(session, server_key, workspace_id, referenced_names(env or {}))).values())
+
+
 async def resolve_env(
     session: AsyncSession, server_key: bytes, workspace_id: str, env: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:
     """Substitute ${secret:NAME} references; returns the env and the secret values used (for redaction)."""
-    names = {m for value in env.values() for m in SECRET_REFERENCE.findall(value)}
-    values: dict[str, str] = {}
-    if names:
-        rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
-        fernet = cipher(server_key)
-        values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
-        remember_secrets(values.values())
-        missing = names - values.keys()
-        if missing:
-            raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
+    names = referenced_names(env)
+    values = await _decrypt(session, server_key, workspace_id, names)
+    missing = names - values.keys()
+    if missing:
+        raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
     resolved = {key: SECRET_REFERENCE.sub(lambda m: values[m.group(1)], value) for key, value in env.items()}
     return resolved, list(values.values())
 
@@ -56,7 +83,7 @@ def check_value(value: object) -> None:
     if len(value) > MAX_VALUE_LENGTH:
         raise ValidationError(f"the secret value is longer than {MAX_VALUE_LENGTH} characters", field="value")
     if "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
-        raise ValidationError("the secret value must be valid text (no NUL characters or lone surrogates)", field="value")
+        raise ValidationError("the secret value must be text without NUL characters or lone surrogates", field="value")
 
 
 class SecretService:
