@@ -167,5 +167,5 @@ schema = KandevSchema(
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
-    extensions=[MaskErrorsAndValues(should_mask_error=_should_mask)],
+    extensions=[MaskErrorsAndValues(should_mask_error=_should_mask)],  # type: ignore[list-item]  # instances work
 )
