@@ -104,6 +104,27 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
     assert texts == ["the key is [REDACTED]"]
 
 
+async def test_a_secret_split_across_two_say_lines_of_the_scripted_agent_is_stored_redacted(
+    services, settings, bus, db, workspace_id
+):
+    value = "sk-live-0123456789abcdef"
+    await services.secrets.create(workspace_id, "API_KEY", value)
+    profile = await services.agent_profiles.create(
+        workspace_id,
+        AgentProfileFields(name="Scripted with key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
+    )
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    prompt = f"/say first half {value[:10]}\n/say {value[10:]} second half"
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, prompt, profile.id)
+        async with watching(bus, db, started.session.id) as watch:
+            await watch.turns_ended(1)
+    # One message per line or both lines in one message: either way no part of the secret is stored.
+    stored = "|".join(await agent_texts(db, started.session.id))
+    assert "first half [REDACTED]" in stored and "[REDACTED] second half" in stored
+    assert value[:10] not in stored and value[10:] not in stored
+
+
 CHUNKED_AGENT = Path(__file__).parents[2] / "agents" / "chunked_say.py"
 
 
