@@ -13,6 +13,7 @@ from kandev.runtime.base import REDACTED
 
 # Shorter values would scrub ordinary words out of every log line; such values can't be kept secret anyway.
 MIN_LENGTH = 4
+MAX_LENGTH = 65_536  # longer values are refused as secrets, and never echoed
 MAX_REMEMBERED = 10_000
 
 _lock = threading.Lock()
@@ -24,7 +25,7 @@ _installed = False
 def remember_secrets(values: Iterable[str]) -> None:
     """Values to keep out of this process's logs from now on."""
     global _pattern
-    fresh = {v for v in values if isinstance(v, str) and len(v) >= MIN_LENGTH} - _values
+    fresh = {v for v in values if isinstance(v, str) and MIN_LENGTH <= len(v) <= MAX_LENGTH} - _values
     if not fresh:
         return
     with _lock:
