@@ -30,6 +30,7 @@ from kandev.config import Settings
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
 from kandev.http_guard import HttpGuard, is_session_token
+from kandev.log_redaction import install_log_redaction
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
@@ -183,6 +184,8 @@ async def no_frontend(request: Request) -> PlainTextResponse:
 
 
 def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> Starlette:
+    install_log_redaction()  # also when embedded in another ASGI server than `kandev serve`
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.kandev = await AppState.open(settings)

@@ -40,7 +40,10 @@ log = logging.getLogger("kandev")
 
 
 def _setup_logging() -> None:
+    from kandev.log_redaction import install_log_redaction
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_log_redaction()
 
 
 @app.command()

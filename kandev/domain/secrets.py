@@ -16,10 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
-from kandev.models import Secret
+from kandev.log_redaction import remember_secrets
+from kandev.models import AgentProfile, Secret, Session, Task
 from kandev.models.base import new_id
 
-SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+MAX_VALUE_LENGTH = 65_536
 # Profile env values reference secrets as ${secret:NAME}.
 SECRET_REFERENCE = re.compile(r"\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -29,21 +31,59 @@ def cipher(server_key: bytes) -> Fernet:
     return Fernet(base64.urlsafe_b64encode(digest))
 
 
+def referenced_names(env: Mapping[str, str]) -> set[str]:
+    return {m for value in env.values() if isinstance(value, str) for m in SECRET_REFERENCE.findall(value)}
+
+
+async def _decrypt(session: AsyncSession, server_key: bytes, workspace_id: str, names: set[str]) -> dict[str, str]:
+    """The named secrets of a workspace that exist, decrypted (and kept out of this process's logs)."""
+    if not names:
+        return {}
+    rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
+    fernet = cipher(server_key)
+    values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
+    remember_secrets(values.values())
+    return values
+
+
+async def session_secret_values(session: AsyncSession, server_key: bytes, session_id: str) -> list[str]:
+    """The secret values a session's agent is given: its profile env's references, in its task's workspace."""
+    row = (
+        await session.execute(
+            select(AgentProfile.env, Task.workspace_id)
+            .select_from(Session)
+            .join(Task, Task.id == Session.task_id)
+            .join(AgentProfile, AgentProfile.id == Session.agent_profile_id)
+            .where(Session.id == session_id)
+        )
+    ).first()
+    if row is None:
+        return []
+    env, workspace_id = row
+    return list((await _decrypt(session, server_key, workspace_id, referenced_names(env or {}))).values())
+
+
 async def resolve_env(
     session: AsyncSession, server_key: bytes, workspace_id: str, env: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:
     """Substitute ${secret:NAME} references; returns the env and the secret values used (for redaction)."""
-    names = {m for value in env.values() for m in SECRET_REFERENCE.findall(value)}
-    values: dict[str, str] = {}
-    if names:
-        rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
-        fernet = cipher(server_key)
-        values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
-        missing = names - values.keys()
-        if missing:
-            raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
+    names = referenced_names(env)
+    values = await _decrypt(session, server_key, workspace_id, names)
+    missing = names - values.keys()
+    if missing:
+        raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
     resolved = {key: SECRET_REFERENCE.sub(lambda m: values[m.group(1)], value) for key, value in env.items()}
     return resolved, list(values.values())
+
+
+def check_value(value: object) -> None:
+    """Typed errors that never echo the value: it must reach an agent's environment intact."""
+    if not isinstance(value, str) or not value:
+        raise ValidationError("the secret value must not be empty", field="value")
+    if len(value) > MAX_VALUE_LENGTH:
+        raise ValidationError(f"the secret value is longer than {MAX_VALUE_LENGTH} characters", field="value")
+    if "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValidationError("the secret value must be text without NUL characters or lone surrogates", field="value")
 
 
 class SecretService:
@@ -59,10 +99,11 @@ class SecretService:
             )
 
     async def create(self, workspace_id: str, name: str, value: str) -> Secret:
-        if not SECRET_NAME.match(name or ""):
+        # Remembered before any check, so no log line about a refused attempt can carry it either.
+        remember_secrets([value])
+        if not isinstance(name, str) or not SECRET_NAME.fullmatch(name):
             raise ValidationError("secret names are letters, digits and _ and start with a letter or _", field="name")
-        if not value:
-            raise ValidationError("the secret value must not be empty", field="value")
+        check_value(value)
         try:
             async with self.ctx.unit_of_work() as uow:
                 await load_workspace(uow.session, self.ctx.principal, workspace_id)

@@ -97,6 +97,7 @@ class TurnRunner:
                     text = self.setup.first_prompt(text, loaded=bool(loaded))
                 began = time.perf_counter()
                 result = await self._prompt(text)
+                await self.stream.end_turn()
                 self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
                 await finish_turn(
                     self.ctx,
@@ -113,9 +114,10 @@ class TurnRunner:
                 if following is None:
                     return f"ran {turns} turn(s)"
                 self.claimed = following
-                self.stream.next_turn(following.turn_id)
+                await self.stream.next_turn(following.turn_id)
         except Exception as exc:  # the turn must end in the database whatever went wrong here
             log.exception("turn job for session %s failed", self.claimed.session_id)
+            await self._end_stream()
             await finish_turn(
                 self.ctx,
                 self.claimed.turn_id,
@@ -125,6 +127,14 @@ class TurnRunner:
             raise
         finally:
             await self._close()
+            # Updates delivered while the agent closed may have left text held for redaction.
+            await self._end_stream()
+
+    async def _end_stream(self) -> None:
+        try:
+            await self.stream.end_turn()
+        except Exception:  # losing held text is better than not ending the turn
+            log.exception("could not store the end of session %s's transcript", self.claimed.session_id)
 
     async def _close(self) -> None:
         if self.runtime is not None:
@@ -140,6 +150,7 @@ class TurnRunner:
         except DomainError as error:  # e.g. git could not create the worktree
             await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent can't start: {error.message}")
             return None
+        self.stream.use_secrets(setup.secrets)
         if setup.missing_command:
             await fail_session_launch(
                 self.ctx,

@@ -14,12 +14,15 @@ from mcp import types
 
 from kandev.domain.errors import DomainError
 from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile, session_profile
+from kandev.domain.secrets import session_secret_values
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.validation import argument_errors
 from kandev.models import Session, Task
+from kandev.runtime.base import Redactor
 from kandev.schema.context import Context
+from kandev.schema.error_text import value_free
 from kandev.schema.root import schema
 from kandev.state import AppState
 
@@ -69,6 +72,9 @@ class KandevToolSurface:
             )
         spec = CATALOGUE[name]
         args = dict(arguments or {})
+        if caller.principal.session_id is not None:
+            # Before anything else sees them: nothing an agent writes may store or log its secrets.
+            args = await self._without_secrets(caller.principal.session_id, args)
         problems = argument_errors(spec.validation_schema, args)
         if problems:
             return tool_error("; ".join(problems))
@@ -88,6 +94,13 @@ class KandevToolSurface:
         except Exception:
             log.exception("tool %s failed", name)
             return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")
+
+    async def _without_secrets(self, session_id: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with every secret value the session's agent was given replaced by REDACTED."""
+        state = self._state()
+        async with state.db.read() as db:
+            values = await session_secret_values(db, state.settings.server_key, session_id)
+        return Redactor(values).data(args) if values else args
 
     async def _run(self, spec: ToolSpec, caller: McpCaller, args: dict[str, Any]) -> types.CallToolResult:
         state = self._state()
@@ -123,7 +136,7 @@ def _graphql_error(error: GraphQLError) -> types.CallToolResult:
     if isinstance(original, DomainError):
         return tool_error(original.message, original.code)
     if original is None:  # a document or variable problem: ours, not the caller's
-        log.error("tool operation rejected by the schema: %s", error.message)
+        log.error("tool operation rejected by the schema: %s", value_free(error.message))
     else:
         log.error("tool operation failed", exc_info=original)
     return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")

@@ -14,7 +14,7 @@ UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "
 FAILED = "failed"
 CANCELLED = "cancelled"
 END_TURN = "end_turn"
-REDACTED = "[redacted]"
+REDACTED = "[REDACTED]"
 MCP_SERVER_NAME = "kandev"
 
 

@@ -6,6 +6,7 @@ from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import MaskErrors
 
 from kandev.domain.errors import DomainError, ValidationError
+from kandev.schema.error_text import value_free
 
 
 def is_client_error(error: GraphQLError) -> bool:
@@ -28,7 +29,8 @@ def error_code(error: GraphQLError) -> str:
 
 
 class CodedMaskErrors(MaskErrors):
-    """Masks what the caller can't have caused, then gives every error its code."""
+    """Masks what the caller can't have caused, cuts echoed input values from the rest (a secret may be one),
+    then gives every error its code."""
 
     def __init__(self) -> None:
         super().__init__(should_mask_error=lambda error: not is_client_error(error))
@@ -39,7 +41,10 @@ class CodedMaskErrors(MaskErrors):
             if self.should_mask_error(error):
                 error = self.anonymise_error(error)
                 error.extensions = {"code": "INTERNAL"}
-            elif not (error.extensions or {}).get("code"):
+                processed.append(error)
+                continue
+            error.message = value_free(error.message)
+            if not (error.extensions or {}).get("code"):
                 extensions = {**(error.extensions or {}), "code": error_code(error)}
                 if isinstance(error.original_error, ValidationError) and error.original_error.field:
                     extensions["field"] = error.original_error.field

@@ -18,6 +18,7 @@ from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
+from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
 from kandev.schema.limits import limit_extensions
 
@@ -185,10 +186,11 @@ class Subscription:
 
 class KandevSchema(strawberry.Schema):
     def process_errors(self, errors: list[Any], execution_context: Any = None) -> None:
-        # Expected domain errors and the caller's own mistakes are answers, not incidents: log only the rest.
-        unexpected = [e for e in errors if not is_client_error(e)]
-        if unexpected:
-            super().process_errors(unexpected, execution_context)
+        # Expected domain errors and the caller's own mistakes are answers, not incidents: log only the rest,
+        # without input values.
+        for error in errors:
+            if not is_client_error(error):
+                log_error(error)
 
 
 schema = KandevSchema(

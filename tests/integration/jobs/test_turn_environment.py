@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +17,7 @@ from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.tasks import CreateTask
-from kandev.events import task_channel
+from kandev.events import session_channel, task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
 from tests.support.git_repos import make_repository
@@ -98,7 +101,69 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
         async with watching(bus, db, started.session.id) as watch:
             await watch.turns_ended(1)
     texts = await agent_texts(db, started.session.id)
-    assert texts == ["the key is [redacted]"]
+    assert texts == ["the key is [REDACTED]"]
+
+
+async def test_a_secret_split_across_two_say_lines_of_the_scripted_agent_is_stored_redacted(
+    services, settings, bus, db, workspace_id
+):
+    value = "sk-live-0123456789abcdef"
+    await services.secrets.create(workspace_id, "API_KEY", value)
+    profile = await services.agent_profiles.create(
+        workspace_id,
+        AgentProfileFields(name="Scripted with key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
+    )
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    prompt = f"/say first half {value[:10]}\n/say {value[10:]} second half"
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, prompt, profile.id)
+        async with watching(bus, db, started.session.id) as watch:
+            await watch.turns_ended(1)
+    # One message per line or both lines in one message: either way no part of the secret is stored.
+    stored = "|".join(await agent_texts(db, started.session.id))
+    assert "first half [REDACTED]" in stored and "[REDACTED] second half" in stored
+    assert value[:10] not in stored and value[10:] not in stored
+
+
+CHUNKED_AGENT = Path(__file__).parents[2] / "agents" / "chunked_say.py"
+
+
+async def test_a_secret_streamed_in_four_character_chunks_and_split_across_two_messages_is_stored_redacted(
+    services, settings, bus, db, workspace_id
+):
+    value = "sk-live-0123456789abcdef"
+    await services.secrets.create(workspace_id, "API_KEY", value)
+    profile = await services.agent_profiles.create(
+        workspace_id,
+        AgentProfileFields(
+            name="Chunked with key",
+            kind="ACP",
+            command=[sys.executable, str(CHUNKED_AGENT)],
+            env={"API_KEY": "${secret:API_KEY}"},
+        ),
+    )
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    prompt = f"/say the key is {value} ok\n/say now split {value[:10]}\n/say {value[10:]} there"
+    with running_worker(settings):
+        started = await services.sessions.start_task(created.task.id, prompt, profile.id)
+        async with bus.subscribe(session_channel(started.session.id)) as events:
+            async with watching(bus, db, started.session.id) as watch:
+                [turn] = await watch.turns_ended(1)
+            published = [p async for p in _until_quiet(events)]
+    assert turn.state == "COMPLETED", turn.error
+    texts = await agent_texts(db, started.session.id)
+    assert texts == ["the key is [REDACTED] ok", "now split [REDACTED]", "[REDACTED] there"]
+    # The operator's own prompt (a USER message) carries the value; nothing the agent said may.
+    wire = json.dumps([p for p in published if p.get("message", {}).get("kind") == "AGENT"])
+    assert "MESSAGE_UPDATED" in wire and value[:10] not in wire and value[10:] not in wire
+
+
+async def _until_quiet(events: Any) -> AsyncIterator[dict[str, Any]]:
+    while True:
+        try:
+            yield await asyncio.wait_for(anext(events), 1.0)
+        except TimeoutError:
+            return
 
 
 async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(

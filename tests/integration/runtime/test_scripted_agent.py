@@ -38,7 +38,7 @@ async def test_secrets_are_redacted_from_agent_messages(launch: Launch) -> None:
     agent = await launch(secrets=["hunter2"])
     async with asyncio.timeout(10):
         await agent.runtime.prompt("/say the password is hunter2")
-    assert agent.texts() == ["the password is [redacted]"]
+    assert agent.texts() == ["the password is [REDACTED]"]
 
 
 async def test_prompting_twice_at_once_is_refused(launch: Launch) -> None:
