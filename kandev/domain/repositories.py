@@ -14,7 +14,7 @@ from kandev.domain.access import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.git import git
-from kandev.domain.source_roots import confine_path, refuse_foreign
+from kandev.domain.source_roots import confine_repository, refuse_foreign
 from kandev.domain.validation import clean_name
 from kandev.models import Repository, TaskRepository
 from kandev.models.base import new_id
@@ -78,12 +78,14 @@ class RepositoryService:
     async def create(self, workspace_id: str, name: str, path: str, default_branch: str | None = None) -> Repository:
         """Register a local git repository; its default branch is read from git when not given."""
         name = clean_name(name, "name")
-        folder = confine_path(self.ctx.settings, path or "", "path")
+        locations = await asyncio.to_thread(confine_repository, self.ctx.settings, path or "", "path")
+        folder = locations[0]
         if not folder.is_dir():
             raise ValidationError("path must be an absolute path to an existing directory", field="path")
-        async with self.ctx.read() as session:  # before git reads anything there
+        async with self.ctx.read() as session:
             await load_workspace(session, self.ctx.principal, workspace_id)
-            await refuse_foreign(session, self.ctx.principal, folder, "path")
+            for location in locations:
+                await refuse_foreign(session, self.ctx.principal, location, "path")
         branch = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
         if branch is None:
             raise ValidationError("path is not a git repository with a checked-out branch", field="path")

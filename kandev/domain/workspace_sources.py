@@ -38,7 +38,7 @@ from kandev.domain.profiles import refresh_profile
 from kandev.domain.prompts import is_terminal, task_sessions
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import current_branch, remote_url_of
-from kandev.domain.source_roots import confine_path, confine_remote, refuse_foreign
+from kandev.domain.source_roots import confine_path, confine_remote, confine_repository, refuse_foreign
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.workdirs import (
@@ -302,21 +302,24 @@ class WorkspaceSourceService:
 
     async def _confine(self, uow: UnitOfWork, wanted: list[_Repo | _Folder]) -> None:
         """Every local path of the batch (folders, local paths, file or plain-path remotes) lies under an
-        allowed root and is no other user's repository; checked before git reads or anything is written."""
+        allowed root and is no other user's repository, nor is any place git reads a repository from;
+        checked before anything is written."""
         settings = self.ctx.settings
-        local: list[tuple[Path, str]] = []
         for source in wanted:
             where = f"sources[{source.index}]"
             if isinstance(source, _Folder):
-                local.append((confine_path(settings, source.path, f"{where}.path"), f"{where}.path"))
+                field_name = f"{where}.path"
+                locations = [confine_path(settings, source.path, field_name)]
             elif source.local_path is not None:
-                local.append((confine_path(settings, source.local_path, f"{where}.local_path"), f"{where}.local_path"))
+                field_name = f"{where}.local_path"
+                locations = await asyncio.to_thread(confine_repository, settings, source.local_path, field_name)
             elif source.remote_url is not None:
-                path = confine_remote(settings, source.remote_url, f"{where}.remote_url")
-                if path is not None:
-                    local.append((path, f"{where}.remote_url"))
-        for path, field_name in local:
-            await refuse_foreign(uow.session, self.ctx.principal, path, field_name)
+                field_name = f"{where}.remote_url"
+                locations = await asyncio.to_thread(confine_remote, settings, source.remote_url, field_name)
+            else:
+                continue
+            for location in locations:
+                await refuse_foreign(uow.session, self.ctx.principal, location, field_name)
 
     async def _target(self, uow: UnitOfWork, task_id: str | None) -> Task:
         """Operators name any task they can see; an agent its own task (the default) or its direct child

@@ -183,3 +183,48 @@ async def test_another_users_registered_repository_is_refused(services, db, work
         assert await counts(db) == before
     mine = make_repository(tmp_path / "mine")
     assert (await mallory.repositories.create(her_workspace, "mine", str(mine))).path == str(mine)
+
+
+def decoys(tmp_path: Path, target: Path) -> dict[str, Path]:
+    """Checkouts inside the roots that make git read `target`'s repository: a `.git` file pointing at its
+    git dir, and an object store borrowing its objects."""
+    gitfile = tmp_path / "roots" / "gitfile"
+    gitfile.mkdir(parents=True)
+    (gitfile / ".git").write_text(f"gitdir: {target / '.git'}\n")
+    borrowing = make_repository(tmp_path / "roots" / "borrowing")
+    (borrowing / ".git" / "objects" / "info" / "alternates").write_text(f"{target / '.git' / 'objects'}\n")
+    return {"gitfile": gitfile, "alternates": borrowing}
+
+
+@pytest.mark.parametrize("kind", ("repository", "local_path", "file_url", "plain_remote"))
+async def test_a_checkout_whose_git_data_lies_outside_the_roots_is_refused(services, db, workspace_id, tmp_path, kind):
+    outside = make_repository(tmp_path / "outside")
+    confined = configured(services, source_roots=str(tmp_path / "roots"))
+    for name, decoy in decoys(tmp_path, outside).items():
+        before = await counts(db)
+        refusal = await try_source(confined, workspace_id, kind, str(decoy))
+        assert "KANDEV_SOURCE_ROOTS" in refusal.message, name
+        assert await counts(db) == before, name
+
+
+async def test_a_checkout_borrowing_another_users_repository_is_refused(services, db, workspace_id, tmp_path):
+    theirs = make_repository(tmp_path / "theirs")
+    await services.repositories.create(workspace_id, "theirs", str(theirs))
+    mallory, her_workspace = await mallory_services(services, db, tmp_path)
+    for name, decoy in decoys(tmp_path, theirs).items():
+        before = await counts(db)
+        for kind in ("repository", "local_path"):
+            refusal = await try_source(mallory, her_workspace, kind, str(decoy))
+            assert "not an allowed source location" in refusal.message, name
+        assert await counts(db) == before, name
+
+
+async def test_a_branch_added_during_a_turn_is_confined_too(services, db, workspace_id, tmp_path):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Sources"))).task
+    for path in ("/etc", str(services.ctx.settings.data_path)):
+        with pytest.raises(ValidationError) as refused:
+            await services.workspace_sources.add_branch(
+                task.id, SourceRequest(type="repository", local_path=path, branch="topic")
+            )
+        assert refused.value.field == "sources[0].local_path"
+    assert await counts(db) == (0, 0, 0)
