@@ -96,8 +96,9 @@ def serve(
             env["KANDEV_DATA_DIR"] = str(settings.data_path)
             # Agents the worker launches must reach this server's MCP endpoint, on its real port.
             env["KANDEV_PUBLIC_URL"] = settings.resolved_public_url()
+            # -I: neither the working directory nor PYTHON* variables may put another `kandev` first.
             for role in ("worker", "scheduler"):
-                children.start(role, [sys.executable, "-m", "kandev.cli", role], env=env)
+                children.start(role, [sys.executable, "-I", "-m", "kandev.cli", role], env=env)
         # uvicorn restores these after its graceful shutdown and re-raises the signal it got; a
         # handler (instead of the default, which would kill us) lets the cleanup below run.
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -97,7 +97,7 @@ def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1") -> E
     """Start the server in a child process on a free loopback port; returns once it answers PING."""
     # The child binds port 0 itself and reports the port, so no other process can take it in between.
     proc = spawn(
-        [sys.executable, "-m", "kandev.embedded", "--host", host, "--port", "0"],
+        [sys.executable, "-I", "-m", "kandev.embedded", "--host", host, "--port", "0"],
         # It holds only in-memory state, so it can die outright with us.
         death_signal=signal.SIGKILL,
         stdin=subprocess.DEVNULL,

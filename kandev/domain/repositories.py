@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -14,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.git import git
+from kandev.domain.source_roots import confine_repository, refuse_foreign
 from kandev.domain.validation import clean_name
 from kandev.models import Repository, TaskRepository
 from kandev.models.base import new_id
@@ -23,13 +24,6 @@ from kandev.models.base import new_id
 class RepositoryChoice:
     repository_id: str
     base_branch: str | None = None
-
-
-def git(*args: str, cwd: str | Path) -> str:
-    """Run git and return its stdout; raises CalledProcessError with git's stderr."""
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, timeout=60
-    ).stdout.strip()
 
 
 def remote_url_of(path: str) -> str | None:
@@ -84,9 +78,14 @@ class RepositoryService:
     async def create(self, workspace_id: str, name: str, path: str, default_branch: str | None = None) -> Repository:
         """Register a local git repository; its default branch is read from git when not given."""
         name = clean_name(name, "name")
-        folder = Path(path or "").expanduser()
-        if not folder.is_absolute() or not folder.is_dir():
+        locations = await asyncio.to_thread(confine_repository, self.ctx.settings, path or "", "path")
+        folder = locations[0]
+        if not folder.is_dir():
             raise ValidationError("path must be an absolute path to an existing directory", field="path")
+        async with self.ctx.read() as session:
+            await load_workspace(session, self.ctx.principal, workspace_id)
+            for location in locations:
+                await refuse_foreign(session, self.ctx.principal, location, "path")
         branch = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
         if branch is None:
             raise ValidationError("path is not a git repository with a checked-out branch", field="path")

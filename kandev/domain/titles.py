@@ -10,10 +10,10 @@ from sqlalchemy import select, update
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import PermissionDeniedError
+from kandev.domain.git import git
 from kandev.domain.profiles import owns_title, refresh_profile
 from kandev.domain.prompts import lock_session
 from kandev.domain.records import TaskRecord
-from kandev.domain.repositories import git
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.validation import clean_title
 from kandev.domain.workdirs import branch_name, executor_kind

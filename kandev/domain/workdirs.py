@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.errors import ConflictError
-from kandev.domain.repositories import git
+from kandev.domain.git import git, run_git
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
 
@@ -38,10 +38,7 @@ async def executor_kind(session: AsyncSession, executor_id: str | None) -> Execu
 
 
 def branch_exists(repository_path: str, branch: str) -> bool:
-    found = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repository_path, capture_output=True
-    )
-    return found.returncode == 0
+    return run_git("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", cwd=repository_path).returncode == 0
 
 
 def add_worktree(repository: Repository, folder: Path, branch: str, base: str) -> bool:
@@ -61,10 +58,10 @@ def add_worktree(repository: Repository, folder: Path, branch: str, base: str) -
 
 def remove_worktree(repository: Repository, folder: Path, created_branch: str | None) -> None:
     """Undo add_worktree (best effort: used to roll back a batch that failed later)."""
-    subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=repository.path, capture_output=True)
+    run_git("worktree", "remove", "--force", str(folder), cwd=repository.path)
     shutil.rmtree(folder, ignore_errors=True)
     if created_branch:
-        subprocess.run(["git", "branch", "-D", created_branch], cwd=repository.path, capture_output=True)
+        run_git("branch", "-D", created_branch, cwd=repository.path)
 
 
 def link_folder(task_dir: Path, folder: TaskFolder) -> Path:

@@ -33,10 +33,12 @@ from kandev.domain.errors import (
     UnprocessableError,
     ValidationError,
 )
+from kandev.domain.git import ALLOWED_PROTOCOLS, git, run_git
 from kandev.domain.profiles import refresh_profile
 from kandev.domain.prompts import is_terminal, task_sessions
 from kandev.domain.records import TaskRecord
-from kandev.domain.repositories import current_branch, git, remote_url_of
+from kandev.domain.repositories import current_branch, remote_url_of
+from kandev.domain.source_roots import confine_path, confine_remote, confine_repository, refuse_foreign
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.workdirs import (
@@ -55,7 +57,8 @@ MAX_SOURCES = 20
 ACTIVE_SESSION_STATES = (SessionState.STARTING, SessionState.RUNNING)
 REPOSITORY_EXECUTORS = (ExecutorKind.WORKTREE, ExecutorKind.LOCAL)
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]+(?<![./])$")
-_URL = re.compile(r"^((https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+)$")
+# https, ssh (URL or scp-like) and file URLs, or a plain absolute path: the transports git may use.
+_URL = re.compile(r"^((https|ssh|file)://\S+|[\w.-]+@[\w.-]+:\S+|/\S*)$")
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,14 @@ def _absolute(value: str | None, field_name: str) -> str:
     return os.path.realpath(value)
 
 
+def _trim(remote: str) -> str:
+    """Without trailing slashes (`url/` and `url` are one remote), but never cut into `file:///`."""
+    scheme, sep, rest = remote.partition("://")
+    if sep:
+        return f"{scheme}{sep}{rest.rstrip('/') or '/'}"
+    return remote.rstrip("/") or "/"
+
+
 def parse_sources(requests: Sequence[SourceRequest]) -> list[_Repo | _Folder]:
     """Shape checks only (no database, no filesystem): anything wrong here is the caller's input."""
     if not requests:
@@ -171,12 +182,15 @@ def _parse(request: SourceRequest, index: int) -> _Repo | _Folder:
             )
         remote = _text(request.remote_url)
         if remote is not None and not _URL.match(remote):
-            raise ValidationError("remote_url is not a repository URL", field=f"{where}.remote_url")
+            raise ValidationError(
+                f"remote_url is not a repository URL ({', '.join(ALLOWED_PROTOCOLS)} or a local path)",
+                field=f"{where}.remote_url",
+            )
         return _Repo(
             index=index,
             repository_id=_text(request.repository_id),
             local_path=_absolute(request.local_path, f"{where}.local_path") if request.local_path else None,
-            remote_url=remote.rstrip("/") if remote else None,
+            remote_url=_trim(remote) if remote else None,
             base_branch=_branch(request.base_branch, f"{where}.base_branch"),
             branch=_branch(request.branch, f"{where}.branch"),
         )
@@ -223,6 +237,7 @@ class WorkspaceSourceService:
         wanted = parse_sources(requests)
         async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
             task = await self._target(uow, task_id)
+            await self._confine(uow, wanted)
             kind = await self._executor(uow, task)
             await self._require_idle(uow, task)
             adopted = await self._adopt(uow, task, kind, wanted, undo)
@@ -238,6 +253,7 @@ class WorkspaceSourceService:
             raise ValidationError("add a repository, not a folder", field="sources[0].type")
         async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
             task = await self._target(uow, task_id)
+            await self._confine(uow, [wanted])
             kind = await self._executor(uow, task)
             if kind != ExecutorKind.WORKTREE:
                 raise UnprocessableError(
@@ -283,6 +299,27 @@ class WorkspaceSourceService:
             return BaseBranchChange(TaskRecord.of(task), repository.id, branch, previous)
 
     # --- rules shared by the three -----------------------------------------------------------
+
+    async def _confine(self, uow: UnitOfWork, wanted: list[_Repo | _Folder]) -> None:
+        """Every local path of the batch (folders, local paths, file or plain-path remotes) lies under an
+        allowed root and is no other user's repository, nor is any place git reads a repository from;
+        checked before anything is written."""
+        settings = self.ctx.settings
+        for source in wanted:
+            where = f"sources[{source.index}]"
+            if isinstance(source, _Folder):
+                field_name = f"{where}.path"
+                locations = [confine_path(settings, source.path, field_name)]
+            elif source.local_path is not None:
+                field_name = f"{where}.local_path"
+                locations = await asyncio.to_thread(confine_repository, settings, source.local_path, field_name)
+            elif source.remote_url is not None:
+                field_name = f"{where}.remote_url"
+                locations = await asyncio.to_thread(confine_remote, settings, source.remote_url, field_name)
+            else:
+                continue
+            for location in locations:
+                await refuse_foreign(uow.session, self.ctx.principal, location, field_name)
 
     async def _target(self, uow: UnitOfWork, task_id: str | None) -> Task:
         """Operators name any task they can see; an agent its own task (the default) or its direct child
@@ -523,15 +560,10 @@ def _has_commit(path: str, branch: str) -> bool:
 def _clone(url: str, target: Path, index: int) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        subprocess.run(
-            ["git", "clone", "--quiet", url, str(target)],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError):
+        cloned = run_git("clone", "--quiet", "--", url, str(target), timeout=600).returncode == 0
+    except (subprocess.TimeoutExpired, OSError):
+        cloned = False
+    if not cloned:
         # git's own message can carry credentials embedded in the URL: say only which source failed.
         shutil.rmtree(target, ignore_errors=True)
-        raise UnprocessableError(f"remote_url of source {index} could not be cloned") from None
+        raise UnprocessableError(f"remote_url of source {index} could not be cloned")

@@ -19,8 +19,9 @@ MCP_SERVER_NAME = "kandev"
 
 
 def scripted_command() -> list[str]:
-    """The argv of the built-in scripted agent on this interpreter."""
-    return [sys.executable, "-m", "kandev.runtime.scripted"]
+    """The argv of the built-in scripted agent on this interpreter; isolated (-I), because it runs in the
+    task's worktree and a repository with a `kandev/` folder would otherwise shadow the package."""
+    return [sys.executable, "-I", "-m", "kandev.runtime.scripted"]
 
 
 @dataclass(slots=True)

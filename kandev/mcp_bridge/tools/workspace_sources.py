@@ -14,8 +14,14 @@ TASK_ID = string(
 )
 REPOSITORY_FIELDS = {
     "repository_id": string("A repository saved in the task's workspace.", minLength=1),
-    "local_path": string("Absolute path of a git checkout on this machine.", minLength=1),
-    "remote_url": string("A repository URL to clone (https, ssh, git@host:path or file).", minLength=1),
+    "local_path": string(
+        "Absolute path of a git checkout on this machine, under the server's source roots.", minLength=1
+    ),
+    "remote_url": string(
+        "A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's "
+        "source roots).",
+        minLength=1,
+    ),
     "base_branch": string("Branch Kandev diffs against. Default: the repository's default branch.", minLength=1),
     "branch": string("An existing branch to work on. Default: a new Kandev branch for the task.", minLength=1),
 }
@@ -23,7 +29,7 @@ SOURCE = obj(
     {
         "type": {"type": "string", "enum": ["repository", "folder"], "description": "What the source is."},
         **REPOSITORY_FIELDS,
-        "path": string("Folder sources: absolute path of the folder.", minLength=1),
+        "path": string("Folder sources: absolute path of the folder, under the server's source roots.", minLength=1),
         "name": string("Folder sources: display name (default: the folder's name).", minLength=1, maxLength=200),
     },
     ("type",),

@@ -240,7 +240,7 @@ async def test_a_remote_url_is_cloned_once_and_reused_by_later_tasks(services, d
     assert (Path(clone.path) / "README").read_text() == "hello\n"
     assert Path(clone.path).is_relative_to(services.ctx.settings.work_path)
     with pytest.raises(UnprocessableError, match="could not be cloned") as failed:
-        await services.workspace_sources.add(one, [repo(remote_url="file:///no/such/place?token=s3cret")])
+        await services.workspace_sources.add(one, [repo(remote_url=f"file://{tmp_path}/no/such/place?token=s3cret")])
     assert "s3cret" not in failed.value.message
 
 
