@@ -502,14 +502,14 @@ async def test_after_a_restart_the_list_still_flags_the_waiting_child_and_the_pa
         with running_worker(wired):
             async with httpx.AsyncClient(base_url=f"http://{address}", timeout=20) as http:
                 child_session, parent_session, call = await ask_and_wait(
-                    App(LiveSystem(wired, address), http), bus, db, parent.id, child.id
+                    App(LiveSystem(wired, address), http, db), bus, db, parent.id, child.id
                 )
     question_id = call["raw_output"]["question_id"]
     async with running_server(settings) as address:
         wired = settings.model_copy(update={"public_url": f"http://{address}"})
         with running_worker(wired):
             async with httpx.AsyncClient(base_url=f"http://{address}", timeout=20) as http:
-                app = App(LiveSystem(wired, address), http)
+                app = App(LiveSystem(wired, address), http, db)
                 listed = (await app.graphql(LIST, ws=workspace_id, parent=parent.id))["tasks"]["nodes"]
                 assert listed == [{"id": child.id, "autopilot": True, "pendingAction": "CLARIFICATION"}]
                 await app.mutate(
