@@ -22,7 +22,7 @@ from kandev.db import Database
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import ServiceContext
 from kandev.domain.services import Services
-from kandev.domain.session_tokens import session_token
+from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
@@ -120,7 +120,8 @@ async def run() -> dict[str, Any]:
                 await services.tasks.create(CreateTask(workspace_id=workspace.id, title="bench", start_agent=False))
             ).task
             session = (await services.sessions.start_task(task.id, "hi", None)).session
-            token = session_token(settings.server_key, session.id)
+            async with services.ctx.unit_of_work() as uow:  # what the session's agent would get at launch
+                token = await mint_session_token(uow, session.id)
             results: dict[str, Any] = {"database": database_url.split(":", 1)[0]}
             async with running_server(settings) as address:
                 for era in (LEGACY, MODERN):

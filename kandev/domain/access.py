@@ -1,6 +1,10 @@
-"""Loading aggregates on behalf of a principal: unknown and unauthorized look the same."""
+"""Loading aggregates on behalf of a principal: unknown and unauthorized look the same. A user sees the
+workspaces they own (the local user with auth off sees all); a session's agent sees only its own task's
+workspace."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,14 +17,28 @@ from kandev.models import Task, Workflow, WorkflowStep, Workspace
 
 def visible_workspaces(principal: Principal) -> Select[tuple[Workspace]]:
     query = select(Workspace)
+    if principal.workspace_id is not None:
+        query = query.where(Workspace.id == principal.workspace_id)
     if not principal.sees_everything:
         query = query.where(Workspace.owner_id == principal.user_id)
     return query
 
 
+def sees_workspace(principal: Principal, workspace: Workspace) -> bool:
+    if principal.workspace_id is not None and workspace.id != principal.workspace_id:
+        return False
+    return principal.sees_everything or workspace.owner_id == principal.user_id
+
+
+def owner_wide(principal: Principal) -> Principal:
+    """The principal without its session's workspace bound, for the spec's one exception only: a message
+    (message_task_kandev with a full task id) may reach a task in another workspace of the same owner."""
+    return replace(principal, workspace_id=None)
+
+
 async def load_workspace(session: AsyncSession, principal: Principal, workspace_id: str) -> Workspace:
     workspace = await session.get(Workspace, workspace_id)
-    if workspace is None or not (principal.sees_everything or workspace.owner_id == principal.user_id):
+    if workspace is None or not sees_workspace(principal, workspace):
         raise NotFoundError("workspace", workspace_id)
     return workspace
 

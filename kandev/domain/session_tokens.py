@@ -1,13 +1,18 @@
-"""Session MCP tokens: derived from the server key and the session id, so every launch and restart
-hands the agent the same token while nothing secret is stored."""
+"""Session MCP tokens: a fresh random value for each launch or resume of a session's agent, stored as a
+SHA-256 hash and bound to the session. Minting revokes the session's earlier tokens; the session's end
+or its task's deletion revokes them all. Nothing derived from the server key can pass for one."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import secrets
 from typing import TYPE_CHECKING
 
+from sqlalchemy import update
+
 from kandev import session_access
+from kandev.domain.access_tokens import hash_token
+from kandev.models import SessionToken
+from kandev.models.base import new_id, utcnow
 
 if TYPE_CHECKING:
     from kandev.domain.context import UnitOfWork
@@ -15,20 +20,35 @@ if TYPE_CHECKING:
 PREFIX = "kst_"
 
 
-def session_token(server_key: bytes, session_id: str) -> str:
-    digest = hmac.new(server_key, f"session:{session_id}".encode(), hashlib.sha256).hexdigest()
-    return f"{PREFIX}{session_id}.{digest}"
+async def mint_session_token(uow: UnitOfWork, session_id: str) -> str:
+    """A new token for the session's next agent process; every earlier one dies once this commits."""
+    await revoke_session_tokens(uow, session_id)
+    # The session id in clear lets a check read the session's access epoch before the database.
+    token = f"{PREFIX}{session_id}.{secrets.token_urlsafe(32)}"
+    uow.session.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
+    return token
 
 
-def session_id_from_token(server_key: bytes, token: str) -> str | None:
-    """The session the token was derived for, or None when it is not one of ours."""
+async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
+    """The session's tokens stop working everywhere once this commits (its agent ended or relaunches)."""
+    await uow.session.execute(
+        update(SessionToken)
+        .where(SessionToken.session_id == session_id, SessionToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    announce_access_change(uow, session_id)
+
+
+def claimed_session(token: str) -> str | None:
+    """The session a token names, unverified: only its hash, looked up live, proves anything."""
     if not token.startswith(PREFIX) or "." not in token:
         return None
     session_id = token[len(PREFIX) :].rsplit(".", 1)[0]
-    return session_id if hmac.compare_digest(session_token(server_key, session_id), token) else None
+    return session_id or None
 
 
 def announce_access_change(uow: UnitOfWork, session_id: str) -> None:
     """Once committed, no process keeps an earlier token check of this session: it ended, its task was
-    deleted, or its profile changed."""
+    deleted, its tokens changed, or its profile changed."""
     uow.access_keys.add(session_access.session_key(session_id))

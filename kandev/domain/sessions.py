@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from sqlalchemy import func, select, update
 
-from kandev.domain.access import load_task
+from kandev.domain.access import load_task, owner_wide
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.parent_questions import make_stale, supersede
@@ -23,7 +23,7 @@ from kandev.domain.prompts import (
     task_sessions,
 )
 from kandev.domain.records import TaskRecord
-from kandev.domain.session_tokens import announce_access_change
+from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.starts import begin_task
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
@@ -121,7 +121,9 @@ class SessionService:
         if reply_to_question_id is not None:
             return await self._answer_parent_question(task_id, reply_to_question_id, text, session_id)
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            # The spec's one way out of an agent's workspace: a message naming a task by its full id may
+            # reach another workspace of the same owner.
+            task = await load_task(uow.session, owner_wide(self.ctx.principal), task_id)
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
@@ -208,7 +210,7 @@ class SessionService:
                 session.state = SessionState.CANCELLED
                 session.ended_at = session.updated_at = utcnow()
                 emit_session_event(uow, "STATE_CHANGED", session)
-                announce_access_change(uow, session.id)
+                await revoke_session_tokens(uow, session.id)
                 stopped.append(session)
             # Stopping halts the agent, not the work: a running task goes to review, others keep their state.
             if stopped and task.state in (TaskState.IN_PROGRESS, TaskState.SCHEDULING):

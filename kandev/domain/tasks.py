@@ -20,7 +20,7 @@ from kandev.domain.parent_questions import make_stale
 from kandev.domain.prompts import task_sessions
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
-from kandev.domain.session_tokens import announce_access_change
+from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.starts import begin_task
 from kandev.domain.titles import wants_generated_title
 from kandev.domain.transitions import emit_task_event, move_task
@@ -377,7 +377,7 @@ class TaskService:
             task = await load_task(uow.session, self.ctx.principal, task_id)
             task.deleted_at = task.updated_at = utcnow()
             for session in await task_sessions(uow.session, task.id):
-                announce_access_change(uow, session.id)
+                await revoke_session_tokens(uow, session.id)
             await make_stale(uow, task_id=task.id, reason="the task was deleted")
             emit_task_event(uow, "DELETED", task)
             # Tasks waiting on it stay blocked, now with a reason that says it was deleted.

@@ -12,7 +12,7 @@ from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.context import ServiceContext
 from kandev.domain.profiles import refresh_profile
 from kandev.domain.secrets import resolve_env
-from kandev.domain.session_tokens import session_token
+from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import prepare_workdir
@@ -80,6 +80,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
+        # prepare_turn runs once per agent process: each launch or resume gets a token of its own.
+        mcp_token = await mint_session_token(uow, session.id)
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(
@@ -95,7 +97,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             permission_policy=profile.permission_policy,
             supports_mcp=profile.supports_mcp,
             mcp_url=f"{ctx.settings.resolved_public_url()}/mcp/session",
-            mcp_token=session_token(ctx.settings.server_key, session.id),
+            mcp_token=mcp_token,
             resume_session_id=session.acp_session_id,
             secrets=secrets,
             missing_command=missing_command(profile),

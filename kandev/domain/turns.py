@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import on_turn_completed, on_turn_started
 from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
-from kandev.domain.session_tokens import announce_access_change
+from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.models import (
@@ -277,7 +277,7 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         await make_stale(uow, session_id=session.id, reason="the session failed")
         await _end_turn(uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
-        announce_access_change(uow, session.id)
+        await revoke_session_tokens(uow, session.id)
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
         await _emit_task(uow, task, TaskState.FAILED)

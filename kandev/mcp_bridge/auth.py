@@ -15,12 +15,12 @@ from sqlalchemy import select
 from starlette.responses import Response
 
 from kandev import session_access
-from kandev.domain.access_tokens import bearer, principal_for_token
+from kandev.domain.access_tokens import bearer, hash_token, principal_for_token
 from kandev.domain.context import Principal
 from kandev.domain.profiles import profile_from_columns
-from kandev.domain.session_tokens import session_id_from_token
+from kandev.domain.session_tokens import claimed_session
 from kandev.mcp_bridge.surface import Endpoint, McpCaller
-from kandev.models import Session, Task, Workspace
+from kandev.models import Session, SessionToken, Task, Workspace
 from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
@@ -35,9 +35,10 @@ _REFUSALS: dict[Endpoint, str] = {
 
 class SessionCallers:
     """This process's answers to session token checks, so an agent's every MCP request costs one Redis
-    read instead of a database read. Only live sessions are kept, each with the session's access epoch
-    (kandev.session_access) read before the database check; an entry counts only while that epoch is
-    unchanged, so an ending committed anywhere is honoured before the ending call even returns."""
+    read instead of a database read. Keyed by the token's hash, so an entry vouches for that token only.
+    Only live sessions are kept, each with the session's access epoch (kandev.session_access) read before
+    the database check; an entry counts only while that epoch is unchanged, so an ending or a new launch's
+    token committed anywhere is honoured before the call that made it even returns."""
 
     TTL_SECONDS = 3600.0  # far below the epoch counters' own expiry
     MAX_ENTRIES = 10_000
@@ -45,21 +46,19 @@ class SessionCallers:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[float, int, McpCaller]] = {}
 
-    def get(self, session_id: str, epoch: int) -> McpCaller | None:
-        entry = self._entries.get(session_id)
+    def get(self, token_hash: str, epoch: int) -> McpCaller | None:
+        entry = self._entries.get(token_hash)
         if entry is None:
             return None
         if entry[0] < time.monotonic() or entry[1] != epoch:
-            del self._entries[session_id]
+            del self._entries[token_hash]
             return None
         return entry[2]
 
-    def put(self, caller: McpCaller, epoch: int) -> None:
-        if caller.session_id is None:
-            return
+    def put(self, token_hash: str, caller: McpCaller, epoch: int) -> None:
         if len(self._entries) >= self.MAX_ENTRIES:
             self._entries.clear()
-        self._entries[caller.session_id] = (time.monotonic() + self.TTL_SECONDS, epoch, caller)
+        self._entries[token_hash] = (time.monotonic() + self.TTL_SECONDS, epoch, caller)
 
 
 async def resolve_caller(
@@ -72,16 +71,18 @@ async def resolve_caller(
 
 
 async def session_caller(state: AppState, authorization: str | None, callers: SessionCallers) -> McpCaller | None:
-    """A live session's agent, acting as its workspace owner but bound to that session and task."""
+    """A live session's agent holding its current token, acting as its workspace owner but bound to that
+    session, its task and the task's workspace."""
     token = bearer(authorization)
-    session_id = session_id_from_token(state.settings.server_key, token) if token else None
-    if session_id is None:
+    session_id = claimed_session(token) if token else None
+    if token is None or session_id is None:
         return None
+    token_hash = hash_token(token)
     try:
         epoch: int | None = await session_access.epoch(state.redis, session_id)
     except RedisError:  # no epoch, no cache: the database answers alone
         epoch = None
-    cached = callers.get(session_id, epoch) if epoch is not None else None
+    cached = callers.get(token_hash, epoch) if epoch is not None else None
     if cached is not None:
         return cached
     async with state.db.read() as db:
@@ -91,27 +92,35 @@ async def session_caller(state: AppState, authorization: str | None, callers: Se
                     Session.state,
                     Task.id,
                     Task.deleted_at,
+                    Task.workspace_id,
                     Workspace.owner_id,
                     Session.mcp_profile,
                     Session.purpose,
                     Task.autopilot,
                     Task.parent_id,
                 )
+                .join(SessionToken, SessionToken.session_id == Session.id)
                 .join(Task, Task.id == Session.task_id)
                 .join(Workspace, Workspace.id == Task.workspace_id)
-                .where(Session.id == session_id)
+                .where(
+                    Session.id == session_id,
+                    SessionToken.token_hash == token_hash,
+                    SessionToken.revoked_at.is_(None),
+                )
             )
         ).first()
     if row is None:
         return None
-    session_state, task_id, deleted_at, owner_id, stored, purpose, autopilot, parent_id = row
+    session_state, task_id, deleted_at, workspace_id, owner_id, stored, purpose, autopilot, parent_id = row
     if session_state in TERMINAL_SESSION_STATES or deleted_at is not None:
         return None
-    principal = Principal(user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id)
+    principal = Principal(
+        user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id, workspace_id=workspace_id
+    )
     profile = profile_from_columns(stored, purpose, autopilot, parent_id)
     caller = McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id, profile=profile)
     if epoch is not None:
-        callers.put(caller, epoch)
+        callers.put(token_hash, caller, epoch)
     return caller
 
 

@@ -21,14 +21,15 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import func, select
 
+from kandev.db import Database
 from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
 from kandev.events import task_channel
 from kandev.models import Message, ParentQuestion, QueuedPrompt, Turn
 from tests.integration.e2e.conftest import LiveSystem
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
+from tests.support.session_tokens import side_token
 from tests.support.waiting import subscribers_on, wait_until
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -68,9 +69,10 @@ OPERATOR_QUESTIONS = """query($ws: ID!) { pendingQuestions(workspaceId: $ws) { n
 class App:
     """The running app as an operator and as agents reach it: GraphQL over HTTP, MCP with a session token."""
 
-    def __init__(self, live: LiveSystem, http: httpx.AsyncClient) -> None:
+    def __init__(self, live: LiveSystem, http: httpx.AsyncClient, db: Database) -> None:
         self.live = live
         self.http = http
+        self.db = db
 
     async def graphql(self, query: str, **variables: Any) -> dict[str, Any]:
         body = (await self.http.post("/graphql", json={"query": query, "variables": variables})).json()
@@ -101,8 +103,8 @@ class App:
 
     @asynccontextmanager
     async def as_agent(self, session_id: str) -> AsyncIterator[Client]:
-        """An MCP client holding the session's own token, like the session's agent."""
-        token = session_token(self.live.settings.server_key, session_id)
+        """An MCP client holding a token of the session (its agent has launched), like the session's agent."""
+        token = await side_token(self.db, session_id)
         async with (
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(20.0)) as http,
             Client(
@@ -128,7 +130,7 @@ async def app(live: LiveSystem, services: Any, workspace_id: str, agent_log: Pat
         env = {**(profile.env or {}), "KANDEV_SCRIPTED_LOG": str(agent_log)}
         await services.agent_profiles.update(profile.id, AgentProfileFields(env=env))
     async with httpx.AsyncClient(base_url=f"http://{live.address}", timeout=20) as http:
-        yield App(live, http)
+        yield App(live, http, services.ctx.db)
 
 
 def received(log: Path, session_id: str) -> list[str]:
@@ -500,14 +502,14 @@ async def test_after_a_restart_the_list_still_flags_the_waiting_child_and_the_pa
         with running_worker(wired):
             async with httpx.AsyncClient(base_url=f"http://{address}", timeout=20) as http:
                 child_session, parent_session, call = await ask_and_wait(
-                    App(LiveSystem(wired, address), http), bus, db, parent.id, child.id
+                    App(LiveSystem(wired, address), http, db), bus, db, parent.id, child.id
                 )
     question_id = call["raw_output"]["question_id"]
     async with running_server(settings) as address:
         wired = settings.model_copy(update={"public_url": f"http://{address}"})
         with running_worker(wired):
             async with httpx.AsyncClient(base_url=f"http://{address}", timeout=20) as http:
-                app = App(LiveSystem(wired, address), http)
+                app = App(LiveSystem(wired, address), http, db)
                 listed = (await app.graphql(LIST, ws=workspace_id, parent=parent.id))["tasks"]["nodes"]
                 assert listed == [{"id": child.id, "autopilot": True, "pendingAction": "CLARIFICATION"}]
                 await app.mutate(

@@ -43,7 +43,14 @@ def external(principal: Principal) -> McpCaller:
 async def agent_on(services: Any, task_id: str, prompt: str = "hi") -> McpCaller:
     """An agent caller with a live session on `task_id`."""
     session = (await services.sessions.start_task(task_id, prompt, None)).session
-    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session.id, task_id=task_id)
+    workspace_id = (await services.tasks.get(task_id)).workspace_id
+    agent = Principal(
+        user_id=services.principal.user_id,
+        login="agent",
+        session_id=session.id,
+        task_id=task_id,
+        workspace_id=workspace_id,
+    )
     return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task_id)
 
 

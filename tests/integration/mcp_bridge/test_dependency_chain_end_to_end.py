@@ -9,7 +9,6 @@ import json
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
 from kandev.models import Message, StepTransition, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
@@ -17,6 +16,7 @@ from kandev.models.enums import TaskState
 from kandev.models.sessions import Session
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.server import running_server
+from tests.support.session_tokens import side_token
 from tests.support.waiting import wait_until
 from tests.support.workers import running_worker
 
@@ -28,9 +28,17 @@ FINISH = '/say working on it\n/tool update_task_kandev {"task_id": "self", "stat
 async def test_an_orchestrator_builds_a_chain_that_runs_one_step_at_a_time(services, settings, db, workspace_id):
     plan = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Plan the release"))).task
     orchestrator = (await services.sessions.start_task(plan.id, "/say planning", None)).session
-    token = session_token(settings.server_key, orchestrator.id)
     async with running_server(settings) as address:
         with running_worker(settings.model_copy(update={"public_url": f"http://{address}"})):
+
+            async def planned() -> bool:
+                async with db.read() as s:
+                    return await s.scalar(select(Turn.ended_at).where(Turn.session_id == orchestrator.id)) is not None
+
+            # The test speaks as the orchestrator's agent once that agent has launched (a launch revokes
+            # earlier tokens of its session).
+            await wait_until(planned, timeout=60, interval=0.1)
+            token = await side_token(db, orchestrator.id)
             async with mcp_client(f"http://{address}/mcp/session", MODERN, token) as client:
                 tools = {t.name for t in (await client.list_tools()).tools}
                 assert {

@@ -17,12 +17,12 @@ from mcp.shared.exceptions import MCPError
 
 from kandev.app import create_app
 from kandev.domain.services import Services
-from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import McpCaller
 from tests.support import server as support_server
 from tests.support.server import running_server
+from tests.support.session_tokens import launch_token
 
 LEGACY = "legacy"
 MODERN = "2026-07-28"
@@ -114,12 +114,12 @@ class AgentSession:
 
 
 @pytest.fixture
-def new_session(services: Services, workspace_id: str, settings: Any) -> Callable[[], Awaitable[AgentSession]]:
+def new_session(services: Services, workspace_id: str) -> Callable[[], Awaitable[AgentSession]]:
     async def make() -> AgentSession:
         task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="t"))).task
         delivery = await services.sessions.start_task(task.id, "hello", None)
         session_id = delivery.session.id
-        return AgentSession(task.id, session_id, session_token(settings.server_key, session_id))
+        return AgentSession(task.id, session_id, await launch_token(services.ctx, session_id))
 
     return make
 

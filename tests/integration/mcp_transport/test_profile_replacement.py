@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 import pytest
 
 from kandev.domain.profiles import refresh_profile
-from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workspace_sources import SourceRequest
 from kandev.models import Session, Task
@@ -15,13 +14,14 @@ from tests.integration.mcp_transport.conftest import ERAS, LEGACY, Notifications
 from tests.support import server as support_server
 from tests.support.git_repos import make_repository
 from tests.support.server import running_server
+from tests.support.session_tokens import launch_token
 from tests.support.waiting import wait_until
 
 
 @asynccontextmanager
-async def listening_session(era: str, settings, session_id: str, heard: Notifications):
+async def listening_session(era: str, settings, services, session_id: str, heard: Notifications):
     """The official client on /mcp/session, subscribed to list_changed in either era."""
-    token = session_token(settings.server_key, session_id)
+    token = await launch_token(services.ctx, session_id)
     async with running_server(settings) as address:
         async with mcp_client(f"http://{address}/mcp/session", era, token, heard) as client:
             if era == LEGACY:
@@ -44,7 +44,7 @@ async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_l
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Reconfigure me"))).task
     session_id = (await services.sessions.start_task(task.id, "hi", None)).session.id
     heard = Notifications()
-    async with listening_session(era, settings, session_id, heard) as client:
+    async with listening_session(era, settings, services, session_id, heard) as client:
         before = {t.name for t in (await client.list_tools()).tools}
         async with services.ctx.unit_of_work() as uow:
             session = await uow.session.get(Session, session_id)
@@ -68,7 +68,7 @@ async def test_a_source_that_brings_a_provider_refreshes_the_idle_sessions_list_
         await refresh_profile(uow, await uow.session.get(Session, session_id), await uow.session.get(Task, task.id))
     hosted = make_repository(tmp_path / "hosted", remote="https://github.com/acme/hosted")
     heard = Notifications()
-    async with listening_session(era, settings, session_id, heard) as client:
+    async with listening_session(era, settings, services, session_id, heard) as client:
         await client.list_tools()
         await services.workspace_sources.add(task.id, [SourceRequest(type="repository", local_path=str(hosted))])
         await heard.settle_at(1)

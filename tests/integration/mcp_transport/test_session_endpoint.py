@@ -7,7 +7,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from kandev.domain.context import Principal
-from kandev.domain.session_tokens import session_token
+from kandev.domain.session_tokens import PREFIX
 from kandev.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
 
@@ -66,14 +66,16 @@ async def test_an_exception_in_the_surface_becomes_a_generic_tool_error(era: str
     assert any("tool boom failed" in record.getMessage() for record in caplog.records)
 
 
-async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(era: str, app: App, new_session, settings):
+async def test_a_bad_or_foreign_or_unknown_session_token_is_refused(era: str, app: App, new_session):
     agent = await new_session()
+    other = await new_session()
+    secret = agent.token.rsplit(".", 1)[1]
     refused = [
         None,
         "not-a-token",
-        session_token(b"some other server's key", agent.session_id),
-        session_token(settings.server_key, "no-such-session"),
-        agent.token[:-1] + ("0" if agent.token[-1] != "0" else "1"),
+        f"{PREFIX}no-such-session.{secret}",
+        f"{PREFIX}{other.session_id}.{secret}",  # one session's secret under another session's id
+        agent.token[:-1] + ("A" if agent.token[-1] != "A" else "B"),
     ]
     bodies = set()
     async with httpx.AsyncClient(timeout=10) as http:
