@@ -17,11 +17,11 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.services import Services
-from kandev.domain.session_tokens import session_token
 from kandev.domain.tasks import CreateTask
 from kandev.models import Task
 from tests.support.graphql_ws import PROTOCOL
 from tests.support.server import running_server
+from tests.support.session_tokens import launch_token
 
 ATTACKER = "attacker.example"
 CREATE_TASK = (
@@ -249,7 +249,7 @@ async def new_session_token(services: Services, workspace_id: str, settings: Set
     """A live session's token, as the worker hands it to the agent."""
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="agent"))).task
     session = (await services.sessions.start_task(task.id, "hello", None)).session
-    return session_token(settings.server_key, session.id)
+    return await launch_token(services.ctx, session.id)
 
 
 @pytest.mark.parametrize("auth", ["off", "on"], indirect=True)
