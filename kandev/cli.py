@@ -10,6 +10,7 @@ import sys
 import typer
 
 from kandev.config import Settings
+from kandev.data_dir import prepare_data_dir, prepare_work_dir
 
 app = typer.Typer(
     help="Kandev orchestrates AI coding agents as tasks. Settings come from KANDEV_* environment variables.",
@@ -43,10 +44,14 @@ def serve(
     from kandev.supervisor import ChildProcesses
 
     _setup_logging()
-    _ensure_web_client()
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
-    settings.data_path.mkdir(parents=True, exist_ok=True)
+    _prepare_dirs(settings)
+    if settings.auth == "on" and not settings.agent_user:
+        log.warning(
+            "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights and can read its files"
+        )
+    _ensure_web_client()
     if settings.embedded_database:
         log.info("embedded database: %s", settings.resolved_database_url())
         upgrade_to_head(settings.resolved_database_url())
@@ -123,7 +128,9 @@ def worker(burst: bool = typer.Option(False, help="Exit once the queues are empt
     from kandev.jobs.worker import run_worker
 
     _setup_logging()
-    run_worker(_require_redis(Settings()), burst=burst)
+    settings = _require_redis(Settings())
+    _prepare_dirs(settings)
+    run_worker(settings, burst=burst)
 
 
 @app.command()
@@ -133,7 +140,9 @@ def scheduler() -> None:
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()
-    run_scheduler(_require_redis(Settings()))
+    settings = _require_redis(Settings())
+    prepare_data_dir(settings)
+    run_scheduler(settings)
 
 
 @db_app.command("upgrade")
@@ -142,7 +151,7 @@ def db_upgrade() -> None:
     from kandev.migrations import upgrade_to_head
 
     settings = Settings()
-    settings.data_path.mkdir(parents=True, exist_ok=True)
+    prepare_data_dir(settings)
     upgrade_to_head(settings.resolved_database_url())
     typer.echo("database is at the newest revision")
 
@@ -162,7 +171,7 @@ def token_create(
 
     settings = Settings()
     if settings.embedded_database:
-        settings.data_path.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings)
         upgrade_to_head(settings.resolved_database_url())
 
     async def create() -> str:
@@ -177,6 +186,19 @@ def token_create(
     except DomainError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(2) from None
+
+
+def _prepare_dirs(settings: Settings) -> None:
+    """Data and work dirs with their modes, and a usable KANDEV_AGENT_USER, before anything runs."""
+    from kandev.runtime.confinement import AgentUserError, resolve_agent_user
+
+    try:
+        resolve_agent_user(settings.agent_user)
+    except AgentUserError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    prepare_data_dir(settings)
+    prepare_work_dir(settings)
 
 
 def _require_redis(settings: Settings) -> Settings:
