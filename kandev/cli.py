@@ -47,6 +47,14 @@ def serve(
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
     _prepare_dirs(settings)
+    if settings.agent_user and settings.embedded_redis:
+        # RQ jobs are code the worker runs: a Redis any local process can reach would undo the confinement.
+        typer.echo(
+            "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL (a password-protected Redis): "
+            "the embedded Redis accepts any local connection, the agent user's too",
+            err=True,
+        )
+        raise typer.Exit(2)
     if settings.auth == "on" and not settings.agent_user:
         log.warning(
             "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights and can read its files"

@@ -56,6 +56,20 @@ def test_an_unknown_agent_user_stops_the_command_with_one_clear_line(tmp_path: P
     assert "error: KANDEV_AGENT_USER names 'no-such-kandev-user', which is not a user on this machine" in done.stderr
 
 
+def test_serve_refuses_an_agent_user_with_the_embedded_redis_which_any_local_process_can_reach(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("an agent user needs a root server (CI runs the suite as root)")
+    done = subprocess.run(
+        [sys.executable, "-m", "kandev.cli", "serve", "--port", str(free_port())],
+        env=kandev_env(tmp_path / "data", KANDEV_AGENT_USER="nobody"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL" in done.stderr
+
+
 @pytest.mark.slow
 def test_serve_with_auth_on_and_no_agent_user_warns_that_agents_run_with_its_rights(tmp_path: Path) -> None:
     process = subprocess.Popen(
