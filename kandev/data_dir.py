@@ -65,5 +65,9 @@ def prepare_data_dir(settings: Settings) -> Path:
 
 
 def prepare_work_dir(settings: Settings) -> Path:
-    """The work dir: the server user's alone, or traversable (not listable) when agents run as another user."""
-    return private_dir(settings.work_path, SHARED_WORK_DIR if settings.agent_user else PRIVATE_DIR)
+    """The work dir, created the server user's alone, or traversable (not listable) when agents run as another
+    user; an existing one keeps the modes its operator gave it (it may be a shared folder)."""
+    path = settings.work_path
+    if not path.is_dir():
+        private_dir(path, SHARED_WORK_DIR if settings.agent_user else PRIVATE_DIR)
+    return path

@@ -69,3 +69,11 @@ def test_the_work_dir_is_private_or_only_traversable_for_an_agent_user(tmp_path:
     shared = Settings(data_dir=tmp_path / "b" / "data", agent_user="nobody")
     prepare_work_dir(shared)
     assert mode(shared.work_path) == 0o711
+
+
+def test_an_existing_work_dir_keeps_the_modes_its_operator_gave_it(tmp_path: Path) -> None:
+    work = tmp_path / "shared"
+    work.mkdir()
+    work.chmod(0o775)
+    prepare_work_dir(Settings(data_dir=tmp_path / "data", work_dir=work))
+    assert mode(work) == 0o775
