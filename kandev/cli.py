@@ -13,6 +13,7 @@ from typing import TypeVar
 import typer
 
 from kandev.config import Settings
+from kandev.data_dir import prepare_data_dir, prepare_work_dir
 from kandev.db import Database
 
 T = TypeVar("T")
@@ -78,8 +79,20 @@ def serve(
             "set KANDEV_PUBLIC_URL or KANDEV_ALLOWED_HOSTS to the names clients use",
             settings.host,
         )
+    _prepare_dirs(settings)
+    if settings.agent_user and settings.embedded_redis:
+        # RQ jobs are code the worker runs: a Redis any local process can reach would undo the confinement.
+        typer.echo(
+            "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL (a password-protected Redis): "
+            "the embedded Redis accepts any local connection, the agent user's too",
+            err=True,
+        )
+        raise typer.Exit(2)
+    if settings.auth == "on" and not settings.agent_user:
+        log.warning(
+            "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights and can read its files"
+        )
     _ensure_web_client()
-    settings.data_path.mkdir(parents=True, exist_ok=True)
     if settings.embedded_database:
         log.info("embedded database: %s", settings.resolved_database_url())
         upgrade_to_head(settings.resolved_database_url())
@@ -157,7 +170,9 @@ def worker(burst: bool = typer.Option(False, help="Exit once the queues are empt
     from kandev.jobs.worker import run_worker
 
     _setup_logging()
-    run_worker(_require_redis(Settings()), burst=burst)
+    settings = _require_redis(Settings())
+    _prepare_dirs(settings)
+    run_worker(settings, burst=burst)
 
 
 @app.command()
@@ -167,7 +182,9 @@ def scheduler() -> None:
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()
-    run_scheduler(_require_redis(Settings()))
+    settings = _require_redis(Settings())
+    prepare_data_dir(settings)
+    run_scheduler(settings)
 
 
 @db_app.command("upgrade")
@@ -176,7 +193,7 @@ def db_upgrade() -> None:
     from kandev.migrations import upgrade_to_head
 
     settings = Settings()
-    settings.data_path.mkdir(parents=True, exist_ok=True)
+    prepare_data_dir(settings)
     upgrade_to_head(settings.resolved_database_url())
     typer.echo("database is at the newest revision")
 
@@ -192,7 +209,7 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
 
     settings = Settings()
     if settings.embedded_database:
-        settings.data_path.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings)
         upgrade_to_head(settings.resolved_database_url())
 
     async def run() -> T:
@@ -281,6 +298,19 @@ def token_revoke(token_id: str = typer.Argument(..., help="The token's id, from 
 
     row = _run(lambda db: revoke_token(db, token_id))
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
+
+
+def _prepare_dirs(settings: Settings) -> None:
+    """Data and work dirs with their modes, and a usable KANDEV_AGENT_USER, before anything runs."""
+    from kandev.runtime.confinement import AgentUserError, resolve_agent_user
+
+    try:
+        resolve_agent_user(settings.agent_user)
+    except AgentUserError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    prepare_data_dir(settings)
+    prepare_work_dir(settings)
 
 
 def _require_redis(settings: Settings) -> Settings:

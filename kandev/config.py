@@ -11,6 +11,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kandev.data_dir import KEY_FILE, PRIVATE_FILE, private_dir
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KANDEV_", extra="ignore")
@@ -87,12 +89,14 @@ class Settings(BaseSettings):
         """The key behind session tokens and secret encryption; created once per data dir."""
         if self.secret_key:
             return self.secret_key.encode()
-        path = self.data_path / "server.key"
+        path = self.data_path / KEY_FILE
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"server.key.{os.getpid()}")
-            tmp.write_text(secrets.token_hex(32))
-            tmp.chmod(0o600)
+            private_dir(path.parent)
+            tmp = path.with_name(f"{KEY_FILE}.{os.getpid()}")
+            # Created 0600: the key is never readable by anyone else, not even for an instant.
+            fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, PRIVATE_FILE)
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_hex(32))
             try:
                 # link() never overwrites, so processes racing here all end up with the first key.
                 os.link(tmp, path)

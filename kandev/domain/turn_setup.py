@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from kandev.data_dir import prepare_work_dir
 from kandev.domain.agent_context import CLOSE, context_block, resume_history
 from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.context import ServiceContext
@@ -15,10 +16,12 @@ from kandev.domain.secrets import resolve_env
 from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.turns import ClaimedTurn
-from kandev.domain.workdirs import prepare_workdir
+from kandev.domain.workdirs import agent_owner, prepare_workdir
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
+from kandev.models.enums import AgentKind
+from kandev.runtime.confinement import AgentUser, scripted_requirements
 
 
 @dataclass
@@ -38,6 +41,9 @@ class TurnSetup:
     history: str = ""
     task_origin: str = "user"
     plan_mode: bool = False
+    # KANDEV_AGENT_USER: the OS user the agent runs as, and what it must be able to read to start.
+    run_as: AgentUser | None = None
+    readable: list[str] = field(default_factory=list)
 
     def first_prompt(self, prompt: str, *, loaded: bool) -> str:
         """Context block (with synthesized history when the agent could not load the session) + prompt."""
@@ -68,10 +74,12 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
                 missing_command="(the session's agent profile was deleted)",
             )
         env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
+        owner = agent_owner(ctx.settings)
         if session.working_dir and Path(session.working_dir).is_dir():
             workdir = Path(session.working_dir)
         else:
-            workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id)
+            prepare_work_dir(ctx.settings)
+            workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id, owner)
             session.working_dir = str(workdir)
             session.updated_at = utcnow()
         if ctx.settings.worker_name and session.worker_queue is None:
@@ -105,6 +113,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             history=history,
             task_origin=task.origin,
             plan_mode=session.plan_mode,
+            run_as=owner,
+            readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
         )
 
 

@@ -8,6 +8,7 @@ directory is the task's Files root, while the agent works in the first repositor
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -16,10 +17,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.config import Settings
 from kandev.domain.errors import ConflictError
 from kandev.domain.git import git, run_git
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
+from kandev.runtime.confinement import AgentUser, AgentUserError, hand_over, resolve_agent_user
 
 
 def branch_name(task: Task) -> str:
@@ -41,9 +44,17 @@ def branch_exists(repository_path: str, branch: str) -> bool:
     return run_git("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", cwd=repository_path).returncode == 0
 
 
-def add_worktree(repository: Repository, folder: Path, branch: str, base: str) -> bool:
-    """Check `branch` out at `folder`, created from `base` when it does not exist yet; True when it
-    was created here."""
+def agent_owner(settings: Settings) -> AgentUser | None:
+    """The OS user that owns agents' working trees (KANDEV_AGENT_USER), or None: the server's own."""
+    try:
+        return resolve_agent_user(settings.agent_user)
+    except AgentUserError as error:
+        raise ConflictError(str(error)) from None
+
+
+def add_worktree(repository: Repository, folder: Path, branch: str, base: str, owner: AgentUser | None = None) -> bool:
+    """Check `branch` out at `folder` (owned by `owner` when given), created from `base` when it does
+    not exist yet; True when it was created here."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     created = not branch_exists(repository.path, branch)
     try:
@@ -53,7 +64,16 @@ def add_worktree(repository: Repository, folder: Path, branch: str, base: str) -
             git("worktree", "add", str(folder), branch, cwd=repository.path)
     except subprocess.CalledProcessError as error:
         raise ConflictError(f"git could not create the worktree: {(error.stderr or '').strip()[:500]}") from None
+    if owner is not None:
+        hand_over(folder, owner)
+        hand_over(_worktree_admin_dir(folder), owner)  # its index and HEAD live in the repository
+        os.chown(folder.parent, owner.uid, owner.gid)
     return created
+
+
+def _worktree_admin_dir(folder: Path) -> Path:
+    pointer = (folder / ".git").read_text().strip()
+    return (folder / pointer.removeprefix("gitdir:").strip()).resolve()
 
 
 def remove_worktree(repository: Repository, folder: Path, created_branch: str | None) -> None:
@@ -72,19 +92,24 @@ def link_folder(task_dir: Path, folder: TaskFolder) -> Path:
     return link
 
 
-def materialize_repository(data_dir: Path, task: Task, repository: Repository, link: TaskRepository) -> Path:
+def materialize_repository(
+    data_dir: Path, task: Task, repository: Repository, link: TaskRepository, owner: AgentUser | None = None
+) -> Path:
     """The repository's worktree for this task, created when missing; records the branch it is on."""
     folder = task_directory(data_dir, task.id) / repository.name
     if not folder.exists():
         branch = link.branch or branch_name(task)
-        add_worktree(repository, folder, branch, link.base_branch or repository.default_branch)
+        add_worktree(repository, folder, branch, link.base_branch or repository.default_branch, owner)
         link.branch = branch
     return folder
 
 
-async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, executor_id: str | None) -> Path:
-    """Create (or reuse) the task's working directory and its sibling sources; records the branches
-    worktrees created. The agent's directory is the first repository's."""
+async def prepare_workdir(
+    session: AsyncSession, data_dir: Path, task: Task, executor_id: str | None, owner: AgentUser | None = None
+) -> Path:
+    """Create (or reuse) the task's working directory and its sibling sources, owned by `owner` when
+    agents run as another user; records the branches worktrees created. The agent's directory is the
+    first repository's."""
     links = list(
         await session.scalars(
             select(TaskRepository).where(TaskRepository.task_id == task.id).order_by(TaskRepository.position)
@@ -94,6 +119,7 @@ async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, exe
     if not links or kind == ExecutorKind.SCRATCH:
         folder = data_dir / "scratch" / task.id
         folder.mkdir(parents=True, exist_ok=True)
+        hand_over(folder, owner)
         return folder
     repositories = [await session.get(Repository, link.repository_id) for link in links]
     if kind == ExecutorKind.LOCAL:
@@ -102,7 +128,7 @@ async def prepare_workdir(session: AsyncSession, data_dir: Path, task: Task, exe
     workdirs = []
     for repository, link in zip(repositories, links, strict=True):
         assert repository is not None
-        workdirs.append(materialize_repository(data_dir, task, repository, link))
+        workdirs.append(materialize_repository(data_dir, task, repository, link, owner))
     for folder in await session.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
         link_folder(task_directory(data_dir, task.id), folder)
     return workdirs[0]

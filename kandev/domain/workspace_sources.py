@@ -43,6 +43,7 @@ from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.workdirs import (
     add_worktree,
+    agent_owner,
     branch_name,
     executor_kind,
     link_folder,
@@ -442,7 +443,8 @@ class WorkspaceSourceService:
                 folder = task_dir / repository.name
                 branch = source.branch or branch_name(task)
                 try:
-                    created = await asyncio.to_thread(add_worktree, repository, folder, branch, base)
+                    owner = agent_owner(self.ctx.settings)
+                    created = await asyncio.to_thread(add_worktree, repository, folder, branch, base, owner)
                 except ConflictError as error:
                     raise UnprocessableError(error.message) from None
                 undo.actions.append(

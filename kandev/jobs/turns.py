@@ -167,6 +167,8 @@ class TurnRunner:
             resume_session_id=setup.resume_session_id,
             permission_policy=setup.permission_policy,  # type: ignore[arg-type]
             secrets=setup.secrets,
+            run_as=setup.run_as,
+            readable=setup.readable,
         )
         self.runtime = AcpRuntime()
         began = time.perf_counter()

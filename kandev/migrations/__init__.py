@@ -7,6 +7,8 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+from kandev.data_dir import private_sqlite, sqlite_path
+
 MIGRATIONS_DIR = Path(__file__).parent
 
 
@@ -19,9 +21,8 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade_to_head(url: str) -> None:
-    """Bring the database at `url` to the newest revision (creating a SQLite file's folder)."""
-    if url.startswith("sqlite") and ":///" in url:
-        path = Path(url.split(":///", 1)[1])
-        if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
+    """Bring the database at `url` to the newest revision (a SQLite file is created private first)."""
+    path = sqlite_path(url)
+    if path is not None:
+        private_sqlite(path)
     command.upgrade(alembic_config(url), "head")

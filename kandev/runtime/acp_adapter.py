@@ -41,6 +41,7 @@ from kandev.runtime.base import (
     Redactor,
     UpdateHandler,
 )
+from kandev.runtime.confinement import check_can_run
 from kandev.runtime.process import AgentProcess, minimal_env
 
 log = logging.getLogger(__name__)
@@ -100,8 +101,11 @@ class AcpRuntime:
         self._redactor = Redactor(spec.secrets)
         if not os.path.isdir(spec.cwd):
             raise AgentLaunchError(f"working directory {spec.cwd!r} does not exist")
+        if spec.run_as is not None:
+            check_can_run(spec.run_as, spec.argv, spec.cwd, spec.readable)
         try:
-            self._proc = await AgentProcess.spawn(spec.argv, minimal_env(spec.env), spec.cwd)
+            env = minimal_env(spec.env, spec.run_as)
+            self._proc = await AgentProcess.spawn(spec.argv, env, spec.cwd, user=spec.run_as)
         except (OSError, ValueError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise AgentLaunchError(self._redactor.text(f"cannot start {spec.argv[:1]}: {reason}")) from None

@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from kandev.runtime.confinement import AgentUser
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
 UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]
@@ -38,6 +41,9 @@ class LaunchSpec:
     secrets: list[str] = field(default_factory=list)
     # Real agents may install themselves on first start (npx), so the default is generous.
     startup_timeout: float = 60.0
+    # The unprivileged OS user the agent runs as (KANDEV_AGENT_USER), and paths it must be able to read.
+    run_as: AgentUser | None = None
+    readable: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -10,6 +10,10 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kandev.runtime.confinement import AgentUser
 
 # Variables an agent needs to find its tools and home; everything else must be passed explicitly,
 # so the server's own settings and credentials never leak into an agent.
@@ -31,9 +35,12 @@ _STREAM_LIMIT = 16 * 1024 * 1024
 _LINE_CAP = 4096
 
 
-def minimal_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The inherited minimum with `extra` merged over it."""
+def minimal_env(extra: Mapping[str, str] | None = None, user: AgentUser | None = None) -> dict[str, str]:
+    """The inherited minimum, with `user`'s identity when agents run as another user, and `extra` (the
+    profile's env, which an admin controls) merged over it. Nothing else of the server's env passes."""
     env = {k: v for k in INHERITED_ENV if (v := os.environ.get(k)) is not None}
+    if user is not None:
+        env.update(user.env())
     env.update(extra or {})
     return env
 
@@ -64,8 +71,20 @@ class AgentProcess:
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"agent-stderr-{proc.pid}")
 
     @classmethod
-    async def spawn(cls, argv: list[str], env: Mapping[str, str], cwd: str, *, stderr_lines: int = 200) -> AgentProcess:
-        """Start `argv` in a new session (own process group) with the parent-death signal set."""
+    async def spawn(
+        cls,
+        argv: list[str],
+        env: Mapping[str, str],
+        cwd: str,
+        *,
+        user: AgentUser | None = None,
+        stderr_lines: int = 200,
+    ) -> AgentProcess:
+        """Start `argv` in a new session (own process group) with the parent-death signal set, as `user`
+        when given (the death signal is armed after the switch: changing uid would clear it)."""
+        identity: dict[str, Any] = (
+            {} if user is None else {"user": user.uid, "group": user.gid, "extra_groups": list(user.groups)}
+        )
         proc = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
@@ -76,6 +95,7 @@ class AgentProcess:
             start_new_session=True,
             preexec_fn=_death_signal_setter(),
             limit=_STREAM_LIMIT,
+            **identity,
         )
         return cls(proc, stderr_lines)
 
