@@ -48,6 +48,9 @@ class WorkspaceService:
         name = clean_name(name, "name")
         if not self.ctx.principal.user_id:
             raise PermissionDeniedError("only a signed-in user can own a workspace")
+        if self.ctx.principal.workspace_id is not None:
+            # An agent session acts only within its task's workspace; a new one would be outside it.
+            raise PermissionDeniedError("an agent session cannot create workspaces")
         async with self.ctx.unit_of_work() as uow:
             return await add_workspace(uow.session, self.ctx.principal.user_id, name)
 

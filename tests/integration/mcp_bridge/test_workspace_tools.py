@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kandev.domain.profiles import McpProfile, Surface
@@ -41,3 +43,13 @@ async def test_a_blank_name_is_a_tool_error_that_creates_nothing(surface, servic
     error, missing = await call_tool(surface, caller, "create_workspace_kandev")
     assert error and missing["code"] == "INVALID_ARGUMENTS"
     assert (await bob.workspaces.list()) == []
+
+
+async def test_an_agent_session_on_the_configuration_surface_cannot_create_a_workspace(surface, services):
+    bob = await services_as(services, "bob")
+    workspace = await bob.workspaces.create("Bob's")
+    agent = replace(bob.principal, login="agent", session_id="s-1", task_id="t-1", workspace_id=workspace.id)
+    caller = McpCaller(principal=agent, endpoint="session", profile=McpProfile(Surface.CONFIGURATION))
+    error, answer = await call_tool(surface, caller, "create_workspace_kandev", name="Outside")
+    assert error and answer["code"] == "PERMISSION_DENIED"
+    assert [w.name for w in await bob.workspaces.list()] == ["Bob's"]
