@@ -11,7 +11,9 @@ import csv
 import io
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -284,11 +286,18 @@ def _read_bounded(root: Path, relative: str, where: str) -> bytes:
     target = (base / relative).resolve()
     if not target.is_relative_to(base):
         raise _bad(where, "leads outside the task workspace (through a link)")
-    if not target.is_file():
-        raise _bad(where, "names no file in the task workspace")
-    if target.stat().st_size > MAX_CSV_BYTES:
-        raise _bad(where, f"names a file larger than {MAX_CSV_BYTES // 1024} KiB")
-    with target.open("rb") as handle:
+    try:
+        # Checked again on the opened file: the agent owns the tree and could swap in a link after the
+        # check above (O_NONBLOCK: a FIFO must not hang the server).
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        raise _bad(where, "names no file in the task workspace") from None
+    with os.fdopen(fd, "rb") as handle:
+        opened = Path(os.path.realpath(f"/proc/self/fd/{fd}")) if os.path.isdir("/proc/self/fd") else target
+        if not opened.is_relative_to(base):
+            raise _bad(where, "leads outside the task workspace (through a link)")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _bad(where, "names no file in the task workspace")
         data = handle.read(MAX_CSV_BYTES + 1)
     if len(data) > MAX_CSV_BYTES:
         raise _bad(where, f"names a file larger than {MAX_CSV_BYTES // 1024} KiB")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -400,3 +401,9 @@ def test_task_sessions_are_told_when_to_show_rich_output():
     task = Task(id="t", title="Chart it", prompt="", autopilot=False)
     assert RICH_OUTPUT_INSTRUCTION in context_block(task, Session(id="s", purpose="task"), None)
     assert RICH_OUTPUT_INSTRUCTION not in context_block(task, Session(id="s", purpose="configuration"), None)
+
+
+def test_a_fifo_named_as_the_csv_is_refused_without_waiting_for_a_writer(workspace):
+    (workspace / "reports" / "latency.csv").unlink()
+    os.mkfifo(workspace / "reports" / "latency.csv")
+    assert "names no file in the task workspace" in rejected(chart_csv(), workspace)
