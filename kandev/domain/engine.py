@@ -181,6 +181,16 @@ async def consume_signal(
     emit_session_event(uow, "STATE_CHANGED", session)
 
 
+async def change_task_state(ctx: ServiceContext, uow: UnitOfWork, task: Task, state: TaskState) -> None:
+    """The one path of a task's state change: the taskEvents update, then what depends on the state."""
+    if task.state == state:
+        return
+    task.state = state
+    task.updated_at = utcnow()
+    emit_task_event(uow, "UPDATED", task)
+    await after_task_state_change(ctx, uow, task)
+
+
 async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     """Tasks waiting on this one re-check their gate; and when a child reaches a terminal state and all
     its siblings have too, the parent's step may move."""

@@ -19,9 +19,10 @@ from kandev.models import (
     Session,
     Task,
     TaskDependency,
+    Turn,
     WorkflowStep,
 )
-from kandev.models.enums import PendingAction
+from kandev.models.enums import PendingAction, TurnState
 
 
 class Lookups:
@@ -110,3 +111,22 @@ class Lookups:
             )
             by_task = {row.child_task_id: row for row in rows}
         return [by_task.get(i) for i in task_ids]
+
+    async def last_turn_errors(self, task_ids: Sequence[str]) -> list[Turn | None]:
+        """Per task, its newest ended turn when that turn FAILED: an error stands until a later turn
+        completes (a cancelled turn neither sets nor clears it)."""
+        async with self.ctx.read() as session:
+            rows = await session.execute(
+                select(Session.task_id, Turn)
+                .join(Turn, Turn.session_id == Session.id)
+                .where(
+                    Session.task_id.in_(task_ids),
+                    Turn.state.in_([TurnState.COMPLETED, TurnState.FAILED]),
+                    Turn.ended_at.is_not(None),
+                )
+                .order_by(Turn.ended_at.desc(), Turn.seq.desc())
+            )
+            newest: dict[str, Turn] = {}
+            for task_id, turn in rows.tuples():
+                newest.setdefault(task_id, turn)
+        return [t if (t := newest.get(i)) is not None and t.state == TurnState.FAILED else None for i in task_ids]

@@ -25,7 +25,7 @@ from kandev.domain.prompts import (
 from kandev.domain.records import TaskRecord
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.starts import begin_task
-from kandev.domain.transcript import emit_session_event
+from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
@@ -76,15 +76,20 @@ def _clean_prompt(prompt: str | None) -> str:
     return prompt or ""
 
 
-async def request_turn_cancel(uow: UnitOfWork, session_id: str) -> bool:
-    """Flag the session's running turn for cancellation; the job also gets a nudge after commit."""
+async def request_turn_cancel(uow: UnitOfWork, session_id: str, *, note: str | None = None) -> bool:
+    """Flag the session's running turn for cancellation; the job also gets a nudge after commit. `note`
+    (who stopped it and why) goes into the transcript as a SYSTEM message when a turn was running."""
+    running = Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None)
+    turn_id = await uow.session.scalar(select(Turn.id).where(*running))
     result = await uow.session.execute(
-        update(Turn)
-        .where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None))
-        .values(cancel_requested_at=utcnow())
-        .execution_options(synchronize_session=False)
+        update(Turn).where(*running).values(cancel_requested_at=utcnow()).execution_options(synchronize_session=False)
     )
-    return bool(result.rowcount)
+    if not result.rowcount:
+        return False
+    session = await uow.session.get(Session, session_id)
+    if note is not None and session is not None:
+        await append_message(uow, session, MessageKind.SYSTEM, note, turn_id=turn_id, data={"stopped": True})
+    return True
 
 
 async def reopen_step(uow: UnitOfWork, session: Session) -> None:
@@ -135,7 +140,8 @@ class SessionService:
                 session,
                 PromptSpec(text=text, source=self._source(), sender={"actor": self.ctx.principal.actor}),
             )
-            if delivery_mode == DeliveryMode.INTERRUPT and await request_turn_cancel(uow, session.id):
+            interrupted = f"Interrupted by {self.ctx.principal.actor}: the running turn was cancelled for a new prompt."
+            if delivery_mode == DeliveryMode.INTERRUPT and await request_turn_cancel(uow, session.id, note=interrupted):
                 target = session.id
                 uow.then(lambda: self.ctx.jobs.nudge_cancel(target))
             emit_session_event(uow, "PROMPT_QUEUED", session)
@@ -204,7 +210,8 @@ class SessionService:
                     continue
                 await cancel_queued(uow.session, session.id)
                 await make_stale(uow, session_id=session.id, reason="the session was stopped")
-                if await request_turn_cancel(uow, session.id):
+                stopped_by = f"Stopped by {caller.actor}: the running turn was cancelled and the session ended."
+                if await request_turn_cancel(uow, session.id, note=stopped_by):
                     target = session.id
                     uow.then(lambda target=target: self.ctx.jobs.nudge_cancel(target))
                 session.state = SessionState.CANCELLED

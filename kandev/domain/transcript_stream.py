@@ -72,6 +72,7 @@ class TranscriptStream:
             message_id = await self._append(MessageKind.TOOL_CALL, title, {**update.data, "output": update.text})
             self._tool_messages[call_id] = message_id
         elif update.kind == "tool_call_update":
+            self._open_text = None
             await self._tool_update(update)
         elif update.kind == "plan":
             self._open_text = None
@@ -79,14 +80,17 @@ class TranscriptStream:
                 self._plan_message = await self._append(MessageKind.PLAN, update.text, update.data)
             else:
                 await self._replace(self._plan_message, text=update.text, data=update.data)
+        else:  # any other update ends the open message: an agent without message ids starts a new one next
+            self._open_text = None
 
     async def note(self, kind: MessageKind, text: str, data: dict[str, Any] | None = None) -> None:
         self._open_text = None
         await self._append(kind, text, data or {})
 
     async def _text(self, kind: MessageKind, chunk: str, agent_message_id: str | None) -> None:
-        """Chunks extend the open message of the same kind, until the agent starts a new message id;
-        what reaches a message is only what the redactor releases."""
+        """Chunks extend the open message of the same kind, until the agent starts a new message id
+        (or, for agents that send none, until a non-text update came between); what reaches a message is
+        only what the redactor releases."""
         if not chunk:
             return
         redactor = self._redactors.get(kind)

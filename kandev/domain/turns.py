@@ -8,11 +8,10 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.engine import on_turn_completed, on_turn_started
+from kandev.domain.engine import change_task_state, on_turn_completed, on_turn_started
 from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
-from kandev.domain.transitions import emit_task_event
 from kandev.models import (
     AgentProfile,
     Clarification,
@@ -39,11 +38,10 @@ class ClaimedTurn:
     agent_profile_id: str | None
 
 
-async def _emit_task(uow: UnitOfWork, task: Task, state: TaskState) -> None:
-    if task.state != state and task.state != TaskState.COMPLETED:
-        task.state = state
-        task.updated_at = utcnow()
-        emit_task_event(uow, "UPDATED", task)
+async def _emit_task(ctx: ServiceContext, uow: UnitOfWork, task: Task, state: TaskState) -> None:
+    """A turn's effect on its task, through the one state-change path (a completed task stays so)."""
+    if task.state != TaskState.COMPLETED:
+        await change_task_state(ctx, uow, task, state)
 
 
 async def claim_turn(
@@ -96,7 +94,7 @@ async def claim_turn(
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
         session.completion_pending = False
-        await _emit_task(uow, task, TaskState.IN_PROGRESS)
+        await _emit_task(ctx, uow, task, TaskState.IN_PROGRESS)
         await on_turn_started(ctx, uow, session, task, prompt.source)
         return ClaimedTurn(
             turn_id=turn.id,
@@ -138,7 +136,7 @@ async def finish_turn(
             turn.timings = dict(timings)
         session = await lock_session(uow.session, turn.session_id)
         assert session is not None
-        await _end_turn(uow, session, turn, stop_reason=stop_reason, error=error, ctx=ctx)
+        await _end_turn(ctx, uow, session, turn, stop_reason=stop_reason, error=error)
 
 
 async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, prompt: QueuedPrompt) -> None:
@@ -159,13 +157,13 @@ async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, pr
 
 
 async def _end_turn(
+    ctx: ServiceContext,
     uow: UnitOfWork,
     session: Session,
     turn: Turn,
     *,
     stop_reason: str,
     error: str | None,
-    ctx: ServiceContext | None = None,
 ) -> None:
     now = utcnow()
     if stop_reason == "cancelled":
@@ -189,9 +187,9 @@ async def _end_turn(
     assert task is not None
     if not is_terminal(session):
         await _emit_task(
-            uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT
+            ctx, uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT
         )
-        if turn.state == TurnState.COMPLETED and ctx is not None:
+        if turn.state == TurnState.COMPLETED:
             await on_turn_completed(ctx, uow, session, task)
 
 
@@ -221,6 +219,7 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
             session = await lock_session(uow.session, turn.session_id)
             assert session is not None
             await _end_turn(
+                ctx,
                 uow,
                 session,
                 turn,
@@ -275,9 +274,10 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         from kandev.domain.parent_questions import make_stale
 
         await make_stale(uow, session_id=session.id, reason="the session failed")
-        await _end_turn(uow, session, turn, stop_reason="failed", error=error)
+        await _end_turn(ctx, uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
         await revoke_session_tokens(uow, session.id)
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
-        await _emit_task(uow, task, TaskState.FAILED)
+        # The same path as every state change: dependents see "failed", a parent's children may be done.
+        await _emit_task(ctx, uow, task, TaskState.FAILED)

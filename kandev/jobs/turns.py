@@ -34,6 +34,16 @@ from kandev.runtime.base import (
 log = logging.getLogger("kandev.jobs.turns")
 
 
+class TurnFailed(Exception):
+    """Raised at the end of a turn job that ran a FAILED turn, once every state change is committed, so RQ
+    records the job as failed (rq-dashboard's Failed registry) with the reason. Turn jobs have no retry."""
+
+    def __init__(self, session_id: str, errors: list[str]) -> None:
+        self.session_id = session_id
+        self.errors = errors
+        super().__init__(f"session {session_id}: " + "; ".join(errors))
+
+
 def run_turn(session_id: str) -> str:
     """RQ entry point (sync): RQ runs every job on a fresh event loop."""
     return asyncio.run(run_turns(Settings(), session_id))
@@ -57,7 +67,12 @@ async def run_turns(settings: Settings, session_id: str) -> str:
         claimed = await _claim(ctx, session_id)
         if claimed is None:
             return "idle"
-        return await TurnRunner(ctx, claimed).run()
+        runner = TurnRunner(ctx, claimed)
+        outcome = await runner.run()
+    # Outside the context: the database and the bus are done with, nothing is left to roll back.
+    if runner.failures:
+        raise TurnFailed(session_id, runner.failures)
+    return outcome
 
 
 async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
@@ -78,6 +93,8 @@ class TurnRunner:
         self.runtime: AgentRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
+        # The errors of this job's FAILED turns: the job itself then ends as failed.
+        self.failures: list[str] = []
 
     async def run(self) -> str:
         """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
@@ -108,6 +125,8 @@ class TurnRunner:
                 )
                 self.timings = {}
                 turns += 1
+                if result.stop_reason != CANCELLED and (result.error is not None or result.stop_reason == FAILED):
+                    self.failures.append(f"turn {self.claimed.turn_seq} failed: {result.error or 'failed'}")
                 if result.stop_reason in (CANCELLED, FAILED):
                     await self._close()
                 following = await _claim(self.ctx, self.claimed.session_id)
@@ -148,15 +167,11 @@ class TurnRunner:
         try:
             self.setup = setup = await prepare_turn(self.ctx, self.claimed)
         except DomainError as error:  # e.g. git could not create the worktree
-            await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent can't start: {error.message}")
+            await self._fail_launch(f"the agent can't start: {error.message}")
             return None
         self.stream.use_secrets(setup.secrets)
         if setup.missing_command:
-            await fail_session_launch(
-                self.ctx,
-                self.claimed.turn_id,
-                f"the agent can't start: command '{setup.missing_command}' is not on PATH",
-            )
+            await self._fail_launch(f"the agent can't start: command '{setup.missing_command}' is not on PATH")
             return None
         spec = LaunchSpec(
             argv=setup.argv,
@@ -176,7 +191,7 @@ class TurnRunner:
             info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
         except AgentLaunchError as exc:
             await self._close()
-            await fail_session_launch(self.ctx, self.claimed.turn_id, f"the agent could not be launched: {exc}")
+            await self._fail_launch(f"the agent could not be launched: {exc}")
             return None
         self.timings["launch_ms"] = round((time.perf_counter() - began) * 1000, 3)
         # Plan mode (a step's enable_plan_mode) maps to the agent's own plan mode when it has one.
@@ -186,6 +201,10 @@ class TurnRunner:
             await self.stream.note(MessageKind.SYSTEM, "The agent works in plan mode on this step.", {"mode": plan})
         await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)
         return info.loaded
+
+    async def _fail_launch(self, error: str) -> None:
+        await fail_session_launch(self.ctx, self.claimed.turn_id, error)
+        self.failures.append(f"turn {self.claimed.turn_seq} failed: {error}")
 
     async def _prompt(self, text: str) -> PromptResult:
         """Send the prompt while watching for cancellation (a Redis nudge or the lease check)."""

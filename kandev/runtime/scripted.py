@@ -3,7 +3,7 @@
 Run it as `python -m kandev.runtime.scripted`. Directives (DESIGN.md, one per line, other lines
 ignored, the `<kandev-context>` block stripped first):
 
-    /say TEXT             agent message TEXT
+    /say TEXT             agent message TEXT (each /say its own message, with its own messageId)
     /tool NAME JSON       call NAME on the session's `kandev` MCP server (a tool call: pending -> done)
     /sleep SECONDS        wait; `session/cancel` ends the turn at once with stop reason `cancelled`
     /fail TEXT            answer session/prompt with JSON-RPC error -32603 and message TEXT
@@ -175,7 +175,10 @@ class ScriptedAgent:
             await self._permission(session_id, step.text)
 
     async def _say(self, session_id: str, text: str) -> None:
-        await self._conn.session_update(session_id=session_id, update=acp.update_agent_message_text(text))
+        """One agent message per `/say`: its own messageId tells the client where the message starts."""
+        update = acp.update_agent_message_text(text)
+        update.message_id = f"say-{uuid.uuid4().hex}"
+        await self._conn.session_update(session_id=session_id, update=update)
 
     async def _tool(self, session_id: str, session: _Session, step: Step) -> None:
         call_id = f"call-{next(self._tool_ids)}"

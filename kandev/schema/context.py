@@ -9,7 +9,7 @@ from strawberry.dataloader import DataLoader
 from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.services import Services
-from kandev.models import ParentQuestion, Session, Task, WorkflowStep
+from kandev.models import ParentQuestion, Session, Task, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -27,6 +27,7 @@ class Loaders:
         self.pending_parent_question: DataLoader[str, ParentQuestion | None] = DataLoader(
             lookups.pending_parent_questions
         )
+        self.last_turn_error: DataLoader[str, Turn | None] = DataLoader(lookups.last_turn_errors)
 
 
 @dataclass

@@ -126,6 +126,16 @@ class Task:
     async def pending_action(self, info: Info) -> PendingAction:
         return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
 
+    @strawberry.field(
+        description="How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
+        "null once a later turn completes, or when none failed."
+    )
+    async def last_turn_error(self, info: Info) -> TurnError | None:
+        turn = await self._loaders(info).last_turn_error.load(self.record.id)
+        if turn is None or turn.ended_at is None:
+            return None
+        return TurnError(message=turn.error or "the turn failed", stop_reason=turn.stop_reason, ended_at=turn.ended_at)
+
     @strawberry.field(description="The direct parent task, if any.")
     async def parent(self, info: Info) -> Task | None:
         if not self.record.parent_id:
@@ -186,6 +196,13 @@ class Task:
     created_at: datetime = column("created_at", datetime, source="record")
     updated_at: datetime = column("updated_at", datetime, source="record")
     archived_at: datetime | None = column("archived_at", datetime | None, source="record")
+
+
+@strawberry.type(description="Why a task's newest turn failed.")
+class TurnError:
+    message: str
+    stop_reason: str | None
+    ended_at: datetime
 
 
 @strawberry.type

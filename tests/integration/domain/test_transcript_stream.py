@@ -96,3 +96,22 @@ async def test_held_text_is_stored_at_turn_end_after_a_tool_call_in_order(servic
             )
         ).all()
     assert [tuple(r) for r in rows] == [("AGENT", "done, see"), ("TOOL_CALL", "ls")]
+
+
+async def test_chunks_without_message_ids_start_a_new_message_after_a_non_text_update(services, db, workspace_id):
+    stream = await claimed_stream(services, workspace_id)
+    await stream.on_update(AgentUpdate("agent_text", "still here after 2 seconds"))
+    await stream.on_update(AgentUpdate("other", "", {"session_update": "available_commands_update"}))
+    await stream.on_update(AgentUpdate("agent_text", "done"))
+    await stream.on_update(AgentUpdate("agent_text", ", really"))
+    await stream.end_turn()
+    assert await stored(db, stream.session_id) == ["still here after 2 seconds", "done, really"]
+
+
+async def test_a_new_message_id_starts_a_new_message_and_the_same_id_extends_it(services, db, workspace_id):
+    stream = await claimed_stream(services, workspace_id)
+    await stream.on_update(AgentUpdate("agent_text", "still here after 2 seconds", {"message_id": "say-1"}))
+    await stream.on_update(AgentUpdate("agent_text", "done", {"message_id": "say-2"}))
+    await stream.on_update(AgentUpdate("agent_text", " now", {"message_id": "say-2"}))
+    await stream.end_turn()
+    assert await stored(db, stream.session_id) == ["still here after 2 seconds", "done now"]
