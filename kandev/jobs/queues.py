@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 from redis import Redis
@@ -9,6 +10,8 @@ from rq import Queue
 
 DEFAULT = "kandev-default"
 TURNS = "kandev-turns"
+# The worker's notice to its job process (rq's horse) that it is stopping: a running turn ends saying so.
+SHUTDOWN_SIGNAL = signal.SIGUSR1
 AUTOMATIONS = "kandev-automations"
 # The shared queues every worker listens on, in the order it takes work from them.
 ALL = (TURNS, DEFAULT, AUTOMATIONS)

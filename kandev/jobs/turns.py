@@ -20,6 +20,7 @@ from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_sessi
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.context import job_context
 from kandev.jobs.dispatch import control_channel
+from kandev.jobs.queues import SHUTDOWN_SIGNAL
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
     CANCELLED,
@@ -32,6 +33,11 @@ from kandev.runtime.base import (
 )
 
 log = logging.getLogger("kandev.jobs.turns")
+
+WORKER_SHUT_DOWN = (
+    "The worker running this turn was shut down (a server or worker stop), so the turn was ended. "
+    "Its prompt is not sent again: send a new message to continue."
+)
 
 
 class TurnFailed(Exception):
@@ -95,12 +101,15 @@ class TurnRunner:
         self.timings: dict[str, float] = {}
         # The errors of this job's FAILED turns: the job itself then ends as failed.
         self.failures: list[str] = []
+        # Set when the worker running this job is stopping (see KandevWorker.request_stop).
+        self.shutting_down = asyncio.Event()
 
     async def run(self) -> str:
         """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
         after a cancel, which kills it."""
         turns = 0
         loaded: bool | None = None
+        listening = self._listen_for_shutdown()
         try:
             while True:
                 first = self.runtime is None
@@ -116,19 +125,20 @@ class TurnRunner:
                 result = await self._prompt(text)
                 await self.stream.end_turn()
                 self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
+                stop_reason, error = result.stop_reason, result.error
+                if self.shutting_down.is_set() and stop_reason == CANCELLED:
+                    stop_reason, error = FAILED, WORKER_SHUT_DOWN
                 await finish_turn(
-                    self.ctx,
-                    self.claimed.turn_id,
-                    stop_reason=result.stop_reason,
-                    error=result.error,
-                    timings=self.timings,
+                    self.ctx, self.claimed.turn_id, stop_reason=stop_reason, error=error, timings=self.timings
                 )
                 self.timings = {}
                 turns += 1
-                if result.stop_reason != CANCELLED and (result.error is not None or result.stop_reason == FAILED):
-                    self.failures.append(f"turn {self.claimed.turn_seq} failed: {result.error or 'failed'}")
-                if result.stop_reason in (CANCELLED, FAILED):
+                if stop_reason != CANCELLED and (error is not None or stop_reason == FAILED):
+                    self.failures.append(f"turn {self.claimed.turn_seq} failed: {error or 'failed'}")
+                if stop_reason in (CANCELLED, FAILED):
                     await self._close()
+                if self.shutting_down.is_set():  # what is still queued waits for the next worker's recovery
+                    return f"ran {turns} turn(s); the worker is shutting down"
                 following = await _claim(self.ctx, self.claimed.session_id)
                 if following is None:
                     return f"ran {turns} turn(s)"
@@ -145,9 +155,19 @@ class TurnRunner:
             )
             raise
         finally:
+            if listening:
+                asyncio.get_running_loop().remove_signal_handler(SHUTDOWN_SIGNAL)
             await self._close()
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
+
+    def _listen_for_shutdown(self) -> bool:
+        """Hear the worker's shutdown notice (only a job run in a horse's main thread can)."""
+        try:
+            asyncio.get_running_loop().add_signal_handler(SHUTDOWN_SIGNAL, self.shutting_down.set)
+        except (ValueError, RuntimeError, NotImplementedError):
+            return False
+        return True
 
     async def _end_stream(self) -> None:
         try:
@@ -214,6 +234,7 @@ class TurnRunner:
         watchers = [
             asyncio.create_task(self._heartbeat()),
             asyncio.create_task(self._listen_for_cancel()),
+            asyncio.create_task(self.shutting_down.wait()),
         ]
         try:
             done, _ = await asyncio.wait([prompt, *watchers], return_when=asyncio.FIRST_COMPLETED)

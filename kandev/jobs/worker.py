@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -15,7 +16,7 @@ from rq import Worker, worker_registration
 from rq.worker import WorkerStatus
 
 from kandev.config import Settings
-from kandev.jobs.queues import ALL, get_queue, worker_queue_name
+from kandev.jobs.queues import ALL, SHUTDOWN_SIGNAL, get_queue, worker_queue_name
 from kandev.redis_conn import sync_redis
 from kandev.supervisor import set_parent_death_signal
 
@@ -48,6 +49,8 @@ class KandevWorker(Worker):
         without this a SIGKILLed worker would leave its horse (and the horse's agent) running.
         """
         super().setup_work_horse_signals()
+        # Ignored until a turn job listens for it: the notice must never kill a job that can't hear it.
+        signal.signal(SHUTDOWN_SIGNAL, signal.SIG_IGN)
         set_parent_death_signal(signal.SIGKILL)
         if os.getppid() != self.pid:  # the worker died before the death signal was armed
             os._exit(1)
@@ -55,8 +58,9 @@ class KandevWorker(Worker):
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """Warm stop (rq): finish the current job, but escalate to rq's cold stop after the grace period.
 
-        A turn can run for hours; rather than hold a deploy or a Ctrl-C hostage, the horse is killed
-        and the turn reaper fails the turn visibly. Short jobs get the grace period to finish.
+        A turn can run for hours; rather than hold a deploy or a Ctrl-C hostage, the running turn is told
+        to end (it fails, saying the worker shut down), and a horse still alive after the grace is killed
+        (the turn reaper then fails its turn visibly). Short jobs get the grace period to finish.
         """
         if self.get_state() == WorkerStatus.BUSY and self._grace_timer is None:
             grace = max(self.shutdown_grace_seconds, 1.1)  # rq ignores a second signal within 1 s
@@ -64,6 +68,10 @@ class KandevWorker(Worker):
             self._grace_timer = threading.Timer(grace, os.kill, (os.getpid(), signal.SIGTERM))
             self._grace_timer.daemon = True
             self._grace_timer.start()
+            # A running turn hears of the stop now and ends itself saying so, within the grace period.
+            with contextlib.suppress(ProcessLookupError):
+                if self.horse_pid:
+                    os.kill(self.horse_pid, SHUTDOWN_SIGNAL)
         super().request_stop(signum, frame)
 
     def teardown(self) -> None:

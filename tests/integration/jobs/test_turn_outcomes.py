@@ -4,6 +4,7 @@ stops that say who stopped, launch failures that fail the task, and failed turns
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,18 @@ async def test_a_failing_turn_waits_for_input_with_its_error_fails_its_job_and_a
     assert "TurnFailed" in (job.exc_info or "")
     task = (await gql(LAST_ERROR, id=task_id))["task"]
     assert task["state"] == "REVIEW" and task["lastTurnError"] is None
+
+
+async def test_a_turn_cut_short_by_a_worker_shutdown_says_so(services, settings, bus, db, workspace_id):
+    task_id = await new_task(services, workspace_id)
+    started = await services.sessions.start_task(task_id, "/say started\n/sleep 60", None)
+    async with watching(bus, db, started.session.id) as watch:
+        with running_worker(settings) as worker:
+            await watch.message("AGENT", "started")
+            worker.send_signal(signal.SIGTERM)
+            [turn] = await watch.turns_ended(1, timeout=15)
+            assert await asyncio.to_thread(worker.wait, 15) == 0
+    assert turn.state == "FAILED" and "was shut down" in (turn.error or "")
+    errors = await messages(db, started.session.id, "ERROR")
+    assert errors == [turn.error] and not any("stopped responding" in e for e in errors)
+    assert (await services.sessions.get(started.session.id)).state == "WAITING_FOR_INPUT"
