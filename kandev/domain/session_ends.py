@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from sqlalchemy import exists, select, update
+from sqlalchemy.engine import CursorResult
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import cancel_queued, is_terminal, lock_session, task_sessions
@@ -18,11 +21,14 @@ _ACTIVE_STATES = (SessionState.STARTING, SessionState.RUNNING)
 
 async def request_turn_cancel(uow: UnitOfWork, session_id: str) -> bool:
     """Flag the session's running turn for cancellation; the job also gets a nudge after commit."""
-    result = await uow.session.execute(
-        update(Turn)
-        .where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None))
-        .values(cancel_requested_at=utcnow())
-        .execution_options(synchronize_session=False)
+    result = cast(
+        CursorResult[Any],
+        await uow.session.execute(
+            update(Turn)
+            .where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None))
+            .values(cancel_requested_at=utcnow())
+            .execution_options(synchronize_session=False)
+        ),
     )
     return bool(result.rowcount)
 
