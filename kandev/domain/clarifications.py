@@ -15,7 +15,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, lock_session
 from kandev.domain.questions import normalize_questions
-from kandev.domain.sessions import request_turn_cancel
+from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
 from kandev.models import Clarification, Session, Task, Turn
@@ -121,9 +121,7 @@ class ClarificationService:
             if row.state != PENDING:
                 return row
             row.detached = True
-            if await request_turn_cancel(uow, row.session_id):
-                session_id = row.session_id
-                uow.then(lambda: self.ctx.jobs.nudge_cancel(session_id))
+            await cancel_running_turn(self.ctx, uow, row.session_id)
             return row
 
     async def answer(self, clarification_id: str, answers: list[Answer]) -> Clarification:

@@ -56,7 +56,24 @@ async def open_session(uow: UnitOfWork, task: Task, agent_profile_id: str | None
     )
     uow.session.add(session)
     await uow.session.flush()
+    await _adopt_stopped_prompts(uow.session, sessions, session)
     return session
+
+
+async def _adopt_stopped_prompts(db_session: AsyncSession, ended: list[Session], session: Session) -> None:
+    """Prompts still queued when a stop cancelled their session move, in order, to the new session."""
+    stopped = [s.id for s in ended if s.state == SessionState.CANCELLED]
+    if not stopped:
+        return
+    rows = await db_session.scalars(
+        select(QueuedPrompt)
+        .where(QueuedPrompt.session_id.in_(stopped), QueuedPrompt.state == PromptState.QUEUED)
+        .order_by(QueuedPrompt.created_at, QueuedPrompt.seq)
+    )
+    for seq, prompt in enumerate(rows, start=1):
+        prompt.session_id = session.id
+        prompt.seq = seq
+    await db_session.flush()
 
 
 @dataclass(frozen=True)

@@ -7,30 +7,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from kandev.domain.access import load_task, owner_wide
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.parent_questions import make_stale, supersede
+from kandev.domain.parent_questions import supersede
 from kandev.domain.profiles import McpProfile, session_profile
 from kandev.domain.prompts import (
     PromptSpec,
-    cancel_queued,
     enqueue_prompt,
     is_terminal,
     lock_session,
     task_sessions,
 )
 from kandev.domain.records import TaskRecord
-from kandev.domain.session_tokens import revoke_session_tokens
+from kandev.domain.session_ends import cancel_running_turn, end_session, has_live_execution
 from kandev.domain.starts import begin_task
-from kandev.domain.transcript import append_message, emit_session_event
+from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
 from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState, TurnState
+from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState
 
 MAX_MESSAGES_PAGE = PAGE_SIZE_LIMIT
 
@@ -74,22 +73,6 @@ def _clean_prompt(prompt: str | None) -> str:
     if not text:
         raise ValidationError("prompt must not be empty", field="prompt")
     return prompt or ""
-
-
-async def request_turn_cancel(uow: UnitOfWork, session_id: str, *, note: str | None = None) -> bool:
-    """Flag the session's running turn for cancellation; the job also gets a nudge after commit. `note`
-    (who stopped it and why) goes into the transcript as a SYSTEM message when a turn was running."""
-    running = Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None)
-    turn_id = await uow.session.scalar(select(Turn.id).where(*running))
-    result = await uow.session.execute(
-        update(Turn).where(*running).values(cancel_requested_at=utcnow()).execution_options(synchronize_session=False)
-    )
-    if not result.rowcount:
-        return False
-    session = await uow.session.get(Session, session_id)
-    if note is not None and session is not None:
-        await append_message(uow, session, MessageKind.SYSTEM, note, turn_id=turn_id, data={"stopped": True})
-    return True
 
 
 async def reopen_step(uow: UnitOfWork, session: Session) -> None:
@@ -140,10 +123,11 @@ class SessionService:
                 session,
                 PromptSpec(text=text, source=self._source(), sender={"actor": self.ctx.principal.actor}),
             )
-            interrupted = f"Interrupted by {self.ctx.principal.actor}: the running turn was cancelled for a new prompt."
-            if delivery_mode == DeliveryMode.INTERRUPT and await request_turn_cancel(uow, session.id, note=interrupted):
-                target = session.id
-                uow.then(lambda: self.ctx.jobs.nudge_cancel(target))
+            if delivery_mode == DeliveryMode.INTERRUPT:
+                interrupted = (
+                    f"Interrupted by {self.ctx.principal.actor}: the running turn was cancelled for a new prompt."
+                )
+                await cancel_running_turn(self.ctx, uow, session.id, note=interrupted)
             emit_session_event(uow, "PROMPT_QUEUED", session)
             return Delivery(TaskRecord.of(task), session, queued)
 
@@ -180,23 +164,27 @@ class SessionService:
                 raise NotFoundError("session", session_id)
             if is_terminal(session):
                 raise ConflictError(
-                    f"the session is {session.state.lower()} and takes no more messages; "
-                    "send without a sessionId or use startTask to open a new session",
+                    f"the session is {session.state.lower()} and takes no more messages; send without a "
+                    f"session id or {self._how_to_open()}",
                     session_id=session.id,
                 )
             return session
         live = [s for s in sessions if not is_terminal(s)]
         if not live:
-            raise ConflictError(
-                "the task has no session that can take a message; open a new one with "
-                "spawn_session_kandev (agents) or startTask",
-                task_id=task.id,
-            )
+            ended = "has no session yet" if not sessions else "has no session that can take a message"
+            raise ConflictError(f"the task {ended}; {self._how_to_open()}", task_id=task.id)
         primary = next((s for s in live if s.is_primary), None)
         return primary or max(live, key=lambda s: (s.created_at, s.id))
 
+    def _how_to_open(self) -> str:
+        """The way to a new session on the caller's own surface: agents reach Kandev over MCP."""
+        if self.ctx.principal.session_id is not None:
+            return "open a new session with spawn_session_kandev"
+        return "open a new session with startTask"
+
     async def stop_task(self, task_id: str) -> StopResult:
-        """Cancel every live session of the task: queued prompts dropped, running turns told to stop.
+        """Stop what is live on the task (running or starting turns, question waits); nothing live answers
+        not_running and changes nothing. Queued prompts stay for the session the next start opens.
         An agent may stop only its direct children."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.session, self.ctx.principal, task_id)
@@ -205,22 +193,18 @@ class SessionService:
                 raise PermissionDeniedError("only the task's direct parent may stop it", reason="not_parent")
             stopped: list[Session] = []
             for session in await task_sessions(uow.session, task.id):
-                await lock_session(uow.session, session.id)
-                if is_terminal(session):
+                locked = await lock_session(uow.session, session.id)
+                if locked is None or not await has_live_execution(uow, locked):
                     continue
-                await cancel_queued(uow.session, session.id)
-                await make_stale(uow, session_id=session.id, reason="the session was stopped")
                 stopped_by = f"Stopped by {caller.actor}: the running turn was cancelled and the session ended."
-                if await request_turn_cancel(uow, session.id, note=stopped_by):
-                    target = session.id
-                    uow.then(lambda target=target: self.ctx.jobs.nudge_cancel(target))
-                session.state = SessionState.CANCELLED
-                session.ended_at = session.updated_at = utcnow()
-                emit_session_event(uow, "STATE_CHANGED", session)
-                await revoke_session_tokens(uow, session.id)
-                stopped.append(session)
-            # Stopping halts the agent, not the work: a running task goes to review, others keep their state.
-            if stopped and task.state in (TaskState.IN_PROGRESS, TaskState.SCHEDULING):
+                await end_session(
+                    self.ctx, uow, locked, SessionState.CANCELLED, "the session was stopped", note=stopped_by
+                )
+                stopped.append(locked)
+            # Stopping halts the agent, not the work: a running task goes to review (its step unchanged),
+            # others keep their state.
+            active = (TaskState.IN_PROGRESS, TaskState.SCHEDULING)
+            if stopped and task.archived_at is None and task.state in active:
                 task.state = TaskState.REVIEW
                 task.updated_at = utcnow()
                 emit_task_event(uow, "UPDATED", task)

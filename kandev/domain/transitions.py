@@ -1,4 +1,4 @@
-"""The one writer of step moves: history row, COMPLETED on the final step, events, on-enter actions."""
+"""The one writer of step moves: history, COMPLETED task and sessions on the final step, events, on-enter."""
 
 from __future__ import annotations
 
@@ -56,6 +56,11 @@ async def move_task(
     elif was_final:
         task.state = TaskState.TODO  # leaving the final step re-opens the task
     task.updated_at = utcnow()
+    if to_step.is_final_step:
+        from kandev.domain.session_ends import complete_task_sessions
+
+        # The task's sessions end with it: running turns are cancelled, then the sessions COMPLETED.
+        await complete_task_sessions(ctx, uow, task, to_step)
     emit_task_event(uow, "MOVED", task)
     if task.state == TaskState.COMPLETED:
         from kandev.domain.engine import after_task_state_change

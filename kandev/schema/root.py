@@ -113,7 +113,12 @@ class Mutation:
     start_task = strawberry.mutation(resolver=session_resolvers.start_task)
     send_message = strawberry.mutation(resolver=session_resolvers.send_message)
     stop_task = strawberry.mutation(
-        resolver=session_resolvers.stop_task, description="Cancel every live session of the task."
+        resolver=session_resolvers.stop_task,
+        description=(
+            "Stop what is live on the task (turns, question waits): its sessions are CANCELLED, a task in "
+            "IN_PROGRESS or SCHEDULING goes to REVIEW, queued prompts wait for the next startTask; "
+            "status not_running when nothing is live (nothing changes)."
+        ),
     )
     create_agent_profile = strawberry.mutation(resolver=profile_resolvers.create_agent_profile)
     update_agent_profile = strawberry.mutation(resolver=profile_resolvers.update_agent_profile)

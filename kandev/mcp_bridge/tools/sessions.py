@@ -202,8 +202,9 @@ register(
     ToolSpec(
         name="stop_task_kandev",
         description=(
-            "Stop your direct child task: every live session is cancelled (status 'stopped'), or nothing changes "
-            "when nothing runs (status 'not_running'). A running task goes to REVIEW; it can be started again."
+            "Stop your direct child task: sessions with something live (a starting or running turn, a wait on a "
+            "question) are cancelled (status 'stopped'); with nothing live nothing changes (status 'not_running'). "
+            "A task in IN_PROGRESS or SCHEDULING goes to REVIEW; its queued prompts run when it is started again."
         ),
         input_schema=obj({"task_id": TASK_ID}, ("task_id",)),
         document=f"""mutation($id: ID!) {{ stopTask(taskId: $id) {{ {ERRORS}

@@ -153,10 +153,12 @@ async def test_tokens_are_stored_only_as_hashes(services, settings, bus, db, wor
 async def test_every_token_of_a_session_dies_when_it_is_stopped_or_its_task_deleted_even_on_an_open_connection(
     ending, services, settings, bus, db, workspace_id, tmp_path
 ):
+    # Issue 13: a stop ends only a live execution (an idle session answers not_running), so it stops a running turn.
+    prompt = "/say hi\n/sleep 30" if ending == "stop" else "/say hi"
     async with live_system(settings, tmp_path) as live:
-        task_id, session_id = await spied_task(services, workspace_id, live.spied, "/say hi")
+        task_id, session_id = await spied_task(services, workspace_id, live.spied, prompt)
         async with watching(bus, db, session_id) as watch:
-            await watch.turns_ended(1)
+            await (watch.message("AGENT", "hi") if ending == "stop" else watch.turns_ended(1))
         [token] = await live.launches(1)
         async with mcp_client(live.mcp_url, MODERN, token) as client:
             await client.list_tools()
