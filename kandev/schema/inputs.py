@@ -147,3 +147,6 @@ class CreateSecretInput:
 class ResolvePermissionInput:
     request_id: strawberry.ID
     option_id: str
+    # Optional: when given, must be the request's task and session (else not found).
+    task_id: strawberry.ID | None = None
+    session_id: strawberry.ID | None = None
