@@ -12,7 +12,7 @@ from sqlalchemy import func, select, update
 from kandev.domain.access import load_task, owner_wide
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.parent_questions import make_stale, supersede
+from kandev.domain.parent_questions import after_session_ended, supersede
 from kandev.domain.profiles import McpProfile, session_profile
 from kandev.domain.prompts import (
     PromptSpec,
@@ -127,8 +127,11 @@ class SessionService:
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
-            # A new explicit prompt that is not the answer supersedes a pending parent question first.
-            await supersede(uow, session, reason=f"new prompt from {self.ctx.principal.actor}")
+            # Operator input and the parent's messages supersede a pending parent question; a peer's
+            # message queues behind the question's gate.
+            caller = self.ctx.principal
+            if caller.session_id is None or (task.parent_id is not None and caller.task_id == task.parent_id):
+                await supersede(uow, session, reason=f"new prompt from {caller.actor}")
             queued = await enqueue_prompt(
                 self.ctx,
                 uow,
@@ -203,7 +206,7 @@ class SessionService:
                 if is_terminal(session):
                     continue
                 await cancel_queued(uow.session, session.id)
-                await make_stale(uow, session_id=session.id, reason="the session was stopped")
+                await after_session_ended(self.ctx, uow, session, reason="the session was stopped")
                 if await request_turn_cancel(uow, session.id):
                     target = session.id
                     uow.then(lambda target=target: self.ctx.jobs.nudge_cancel(target))
@@ -345,7 +348,7 @@ async def spawn_session(
     agent_profile_id: str | None,
 ) -> Spawned:
     """A new named sibling session on the caller's task (default) or another task of its workspace."""
-    from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+    from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 
     caller = ctx.principal
     if caller.session_id is None or caller.task_id is None:
@@ -358,6 +361,7 @@ async def spawn_session(
             raise NotFoundError("task", task_id)
         profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
         ensure_available(profile)
+        ensure_autopilot_capable(task, profile)
         session = Session(
             id=new_id(),
             task_id=task.id,
