@@ -147,6 +147,9 @@ class CreateSecretInput:
 class ResolvePermissionInput:
     request_id: strawberry.ID
     option_id: str
-    # Optional: when given, must be the request's task and session (else not found).
-    task_id: strawberry.ID | None = None
-    session_id: strawberry.ID | None = None
+    task_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Optional check: the request's task (another task's id answers not found)."
+    )
+    session_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Optional check: the request's session (another session's id answers not found)."
+    )
