@@ -12,7 +12,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access import load_workspace
 from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.errors import (
+    AutopilotNeedsMcpError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+)
 from kandev.domain.secrets import SECRET_REFERENCE
 from kandev.domain.users import ensure_admin, is_admin
 from kandev.domain.validation import check_env, clean_name
@@ -54,6 +60,17 @@ def ensure_available(profile: AgentProfile) -> None:
         raise ConflictError(
             f"agent profile '{profile.name}' is unavailable: command '{missing}' is not on PATH",
             command=missing,
+            agent_profile_id=profile.id,
+        )
+
+
+def ensure_autopilot_capable(task: Any, profile: AgentProfile) -> None:
+    """The one autopilot check of every start, spawn, auto-start and profile change."""
+    if task.autopilot and not profile.supports_mcp:
+        raise AutopilotNeedsMcpError(
+            f"the task is in autopilot mode and agent profile '{profile.name}' can't receive the Kandev MCP "
+            "tools its contract needs (supports_mcp is false); use an agent profile that supports MCP",
+            task_id=task.id,
             agent_profile_id=profile.id,
         )
 
@@ -221,6 +238,8 @@ class AgentProfileService:
                         await ensure_unique_server_wide(uow.session, AgentProfile, profile.name, profile.id)
                 if fields.kind is not None:
                     profile.kind = fields.kind
+                if fields.supports_mcp is False and profile.supports_mcp:
+                    await _ensure_no_autopilot_runs_on(uow.session, profile)
                 for attr in ("command", "env", "supports_mcp", "permission_policy"):
                     value = getattr(fields, attr)
                     if value is not None:
@@ -241,6 +260,41 @@ class AgentProfileService:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
             await uow.session.delete(profile)
             return profile
+
+
+async def _ensure_no_autopilot_runs_on(session: AsyncSession, profile: AgentProfile) -> None:
+    """Turning MCP off is refused while an unfinished autopilot task would run on the profile: through a
+    live session, or (with none) as its own profile or its workspace's default."""
+    from kandev.domain.prompts import is_terminal
+    from kandev.models import Session, Task
+    from kandev.models.enums import TaskState
+
+    rows = await session.execute(
+        select(Task, Workspace.default_agent_profile_id)
+        .join(Workspace, Workspace.id == Task.workspace_id)
+        .where(
+            Task.autopilot.is_(True),
+            Task.deleted_at.is_(None),
+            Task.archived_at.is_(None),
+            Task.state.not_in((TaskState.COMPLETED, TaskState.CANCELLED)),
+            or_(
+                Task.agent_profile_id == profile.id,
+                Task.agent_profile_id.is_(None) & (Workspace.default_agent_profile_id == profile.id),
+                Task.id.in_(select(Session.task_id).where(Session.agent_profile_id == profile.id)),
+            ),
+        )
+    )
+    for task, default_id in rows.all():
+        sessions = await session.scalars(select(Session).where(Session.task_id == task.id))
+        live = [s for s in sessions if not is_terminal(s)]
+        runs_on = {s.agent_profile_id for s in live} if live else {task.agent_profile_id or default_id}
+        if profile.id in runs_on:
+            raise AutopilotNeedsMcpError(
+                f"agent profile '{profile.name}' runs autopilot task {task.id}, whose contract needs the Kandev "
+                "MCP tools; supports_mcp can't be turned off while it does",
+                task_id=task.id,
+                agent_profile_id=profile.id,
+            )
 
 
 async def ensure_unique_server_wide(

@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed
+from kandev.domain.errors import AutopilotNeedsMcpError
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.workflows import ordered_steps
@@ -64,9 +65,33 @@ async def run_actions(
     apply_mode_actions(session, actions)
     target = await move_target(uow, task, actions)
     if target is not None and target.id != task.workflow_step_id:
-        await move_task(ctx, uow, task, target, trigger=trigger, details=details)
+        try:
+            await move_task(ctx, uow, task, target, trigger=trigger, details=details)
+        except AutopilotNeedsMcpError as refused:
+            # No caller to answer: the task stays on its step and its transcript says why.
+            await _note_refused_move(uow, task, session, target, refused)
+            return None
         return target
     return None
+
+
+async def _note_refused_move(
+    uow: UnitOfWork, task: Task, session: Session | None, target: WorkflowStep, refused: AutopilotNeedsMcpError
+) -> None:
+    from kandev.domain.prompts import task_sessions
+
+    if session is None:
+        sessions = await task_sessions(uow.session, task.id)
+        session = sessions[0] if sessions else None
+    if session is None:
+        return
+    await append_message(
+        uow,
+        session,
+        MessageKind.SYSTEM,
+        f"The task did not move to '{target.name}': its agent would start there, but {refused.message}.",
+        data={"refused_move": {"to_step_id": target.id, "code": refused.code}},
+    )
 
 
 async def current_turn_question_pending(uow: UnitOfWork, session: Session) -> bool:
@@ -195,6 +220,10 @@ async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Ta
     """Tasks waiting on this one re-check their gate; and when a child reaches a terminal state and all
     its siblings have too, the parent's step may move."""
     await after_predecessor_changed(ctx, uow, task)
+    if task.state == TaskState.CANCELLED:
+        from kandev.domain.parent_questions import parent_gone
+
+        await parent_gone(ctx, uow, task.id, "the parent task was cancelled")
     if task.parent_id is None or task.state not in TERMINAL_TASK_STATES:
         return
     parent = await uow.session.get(Task, task.parent_id)

@@ -43,6 +43,13 @@ class ConflictError(DomainError):
     code = "CONFLICT"
 
 
+class AutopilotNeedsMcpError(ConflictError):
+    """An autopilot task would run on an agent profile that can't receive the Kandev MCP tools its contract
+    relies on (ask_parent_question_kandev): refused, never silently downgraded."""
+
+    code = "AUTOPILOT_NEEDS_MCP"
+
+
 class PermissionDeniedError(DomainError):
     code = "PERMISSION_DENIED"
 

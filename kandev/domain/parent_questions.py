@@ -19,7 +19,14 @@ from sqlalchemy.exc import IntegrityError
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.prompts import PromptSpec, enqueue_prompt, is_terminal, lock_session, open_session
+from kandev.domain.prompts import (
+    PARENT_STALE,
+    PromptSpec,
+    enqueue_prompt,
+    is_terminal,
+    lock_session,
+    open_session,
+)
 from kandev.domain.questions import normalize_questions
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
@@ -121,6 +128,51 @@ async def make_stale(
     for row in list(await uow.session.scalars(query)):
         if await _transition(uow, row.id, STALE, reason):
             await _announce(uow, row.child_session_id, row.child_task_id)
+
+
+def stale_prompt(question: ParentQuestion, reason: str) -> str:
+    return (
+        f"Your question to your parent ({question.id}) will not be answered: {reason}. Do not wait for it. "
+        "Proceed under the autopilot contract: make safe, reversible assumptions, continue with your best "
+        "judgment, and disclose material assumptions in your result."
+    )
+
+
+async def parent_gone(ctx: ServiceContext, uow: UnitOfWork, parent_task_id: str, reason: str) -> None:
+    """The parent can no longer answer (archived, deleted, cancelled, or its last session ended): each
+    child's pending question goes stale, its gate lifts and a SYSTEM prompt tells it to proceed."""
+    rows = await uow.session.scalars(
+        select(ParentQuestion).where(ParentQuestion.parent_task_id == parent_task_id, ParentQuestion.state == PENDING)
+    )
+    for row in list(rows):
+        session = await lock_session(uow.session, row.child_session_id)
+        if session is None or not await _transition(uow, row.id, STALE, reason):
+            continue
+        await _announce(uow, session.id, row.child_task_id)
+        if is_terminal(session):
+            continue
+        await enqueue_prompt(
+            ctx,
+            uow,
+            session,
+            PromptSpec(
+                text=stale_prompt(row, reason),
+                source=PARENT_STALE,
+                idempotency_key=f"{PARENT_STALE}:{row.id}",
+                sender={"kind": "system"},
+            ),
+        )
+
+
+async def after_session_ended(ctx: ServiceContext, uow: UnitOfWork, session: Session, reason: str) -> None:
+    """A session became terminal: its own pending question is stale, and when it was its task's last live
+    session, the questions its task's children asked it are too."""
+    await make_stale(uow, session_id=session.id, reason=reason)
+    others = await uow.session.scalars(
+        select(Session).where(Session.task_id == session.task_id, Session.id != session.id)
+    )
+    if all(is_terminal(other) for other in others):
+        await parent_gone(ctx, uow, session.task_id, "the parent's last session ended")
 
 
 class ParentQuestionService:

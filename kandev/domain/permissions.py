@@ -75,7 +75,9 @@ class PermissionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
-    async def pending(self, workspace_id: str, task_id: str | None = None) -> list[PermissionRequest]:
+    async def pending(
+        self, workspace_id: str, task_id: str | None = None, session_id: str | None = None
+    ) -> list[PermissionRequest]:
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)
             query = (
@@ -90,12 +92,20 @@ class PermissionService:
             )
             if task_id is not None:
                 query = query.where(PermissionRequest.task_id == task_id)
+            if session_id is not None:
+                query = query.where(PermissionRequest.session_id == session_id)
             return list(await db.scalars(query))
 
-    async def resolve(self, request_id: str, option_id: str) -> PermissionRequest:
+    async def resolve(
+        self, request_id: str, option_id: str, *, task_id: str | None = None, session_id: str | None = None
+    ) -> PermissionRequest:
+        """Answer a pending request; a task or session given must be the request's (else not found)."""
         async with self.ctx.unit_of_work() as uow:
             request = await uow.session.get(PermissionRequest, request_id)
-            if request is None:
+            named_other = request is not None and (
+                task_id not in (None, request.task_id) or session_id not in (None, request.session_id)
+            )
+            if request is None or named_other:
                 raise NotFoundError("permission request", request_id)
             try:
                 task = await load_task(uow.session, self.ctx.principal, request.task_id)

@@ -13,6 +13,11 @@ from kandev.models import QueuedPrompt, Session, Task
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionState
 
+# The notice that a parent question went stale; the system (not a person or an agent) sends it.
+PARENT_STALE = "parent_stale"
+# Prompts the system sends: shown as SYSTEM messages in the transcript.
+SYSTEM_SOURCES = (PARENT_STALE,)
+
 
 def is_terminal(session: Session) -> bool:
     return SessionState(session.state) in TERMINAL_SESSION_STATES
@@ -118,7 +123,8 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
 async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: str) -> QueuedPrompt | None:
     """Atomically mark the oldest queued prompt as claimed by `turn_id` (portable UPDATE … RETURNING)."""
     # A parent's answer is admitted ahead of prompts held while its question was pending.
-    answers_first = case((QueuedPrompt.source == "parent_answer", 0), else_=1)
+    # So is the notice that the question went stale (the parent can't answer any more).
+    answers_first = case((QueuedPrompt.source.in_(("parent_answer", PARENT_STALE)), 0), else_=1)
     oldest = (
         select(QueuedPrompt.id)
         .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)

@@ -91,9 +91,9 @@ async def end_session(
 ) -> None:
     """Make a (locked) session terminal: its waits end, its running turn is cancelled (with `note` in the
     transcript), its tokens die."""
-    from kandev.domain.parent_questions import make_stale
+    from kandev.domain.parent_questions import after_session_ended
 
-    await make_stale(uow, session_id=session.id, reason=why)
+    await after_session_ended(ctx, uow, session, reason=why)
     await cancel_clarifications(uow, session.id, ctx.principal.actor)
     await cancel_running_turn(ctx, uow, session.id, note=note)
     session.state = state

@@ -115,8 +115,11 @@ class SessionService:
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
-            # A new explicit prompt that is not the answer supersedes a pending parent question first.
-            await supersede(uow, session, reason=f"new prompt from {self.ctx.principal.actor}")
+            # Operator input and the parent's messages supersede a pending parent question; a peer's
+            # message queues behind the question's gate.
+            caller = self.ctx.principal
+            if caller.session_id is None or (task.parent_id is not None and caller.task_id == task.parent_id):
+                await supersede(uow, session, reason=f"new prompt from {caller.actor}")
             queued = await enqueue_prompt(
                 self.ctx,
                 uow,
@@ -336,7 +339,7 @@ async def spawn_session(
     agent_profile_id: str | None,
 ) -> Spawned:
     """A new named sibling session on the caller's task (default) or another task of its workspace."""
-    from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+    from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 
     caller = ctx.principal
     if caller.session_id is None or caller.task_id is None:
@@ -349,6 +352,7 @@ async def spawn_session(
             raise NotFoundError("task", task_id)
         profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
         ensure_available(profile)
+        ensure_autopilot_capable(task, profile)
         session = Session(
             id=new_id(),
             task_id=task.id,

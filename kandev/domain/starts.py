@@ -4,14 +4,30 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
+from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.prompts import PromptSpec, enqueue_prompt, open_session, task_sessions
+from kandev.domain.prompts import PromptSpec, enqueue_prompt, is_terminal, open_session, task_sessions
 from kandev.domain.transcript import emit_session_event
 from kandev.domain.transitions import emit_task_event
-from kandev.models import QueuedPrompt, Session, Task
+from kandev.models import AgentProfile, QueuedPrompt, Session, Task
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskState
+
+
+async def check_start(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> AgentProfile:
+    """The profile a start would run with (the live session's, unless an override replaces an unstarted
+    one), refused before any write when it can't run here or would downgrade an autopilot task."""
+    requested = await resolve_agent_profile(uow.session, task, agent_profile_id)
+    profile = requested
+    live = [s for s in await task_sessions(uow.session, task.id) if not is_terminal(s)]
+    if live and live[0].agent_profile_id != requested.id:
+        keeps_own = agent_profile_id is None or live[0].state != "CREATED"
+        own = await uow.session.get(AgentProfile, live[0].agent_profile_id) if live[0].agent_profile_id else None
+        if keeps_own and own is not None:
+            profile = own
+    ensure_available(requested)
+    ensure_autopilot_capable(task, profile)
+    return requested
 
 
 async def start_agent(
@@ -25,8 +41,7 @@ async def start_agent(
 ) -> tuple[Session, QueuedPrompt]:
     """Queue `prompt` on the task's live session (opening one if needed); fails before any row if the
     profile can't run here."""
-    profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
-    ensure_available(profile)
+    profile = await check_start(uow, task, agent_profile_id)
     session = await open_session(uow, task, profile.id)
     if agent_profile_id is not None and session.agent_profile_id != profile.id and session.state == "CREATED":
         session.agent_profile_id = profile.id

@@ -16,7 +16,7 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed, gate_new_task
 from kandev.domain.engine import after_task_state_change
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
-from kandev.domain.parent_questions import make_stale
+from kandev.domain.parent_questions import make_stale, parent_gone
 from kandev.domain.prompts import task_sessions
 from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
@@ -244,6 +244,8 @@ class TaskService:
                 raise ValidationError(
                     "autopilot needs an agent profile that can receive the task MCP tools", field="autopilot"
                 )
+        # Who creates decides the origin: an agent session's task is the agent's, whatever it sends.
+        origin = TaskOrigin.AGENT if principal.session_id and command.origin == TaskOrigin.USER else command.origin
         task = Task(
             id=new_id(),
             workspace_id=workspace.id,
@@ -254,12 +256,12 @@ class TaskService:
             prompt=command.prompt or "",
             state=TaskState.COMPLETED if step.is_final_step else TaskState.TODO,
             autopilot=command.autopilot,
-            origin=command.origin,
+            origin=origin,
             external_id=external_id,
             agent_profile_id=agent_profile_id,
             executor_profile_id=executor_profile_id,
             created_by=principal.actor,
-            title_pending=wants_generated_title(workspace, command.origin),
+            title_pending=wants_generated_title(workspace, origin),
             created_at=utcnow(),
             updated_at=utcnow(),
         )
@@ -368,6 +370,7 @@ class TaskService:
             if task.archived_at is None:
                 task.archived_at = task.updated_at = utcnow()
                 await make_stale(uow, task_id=task.id, reason="the task was archived")
+                await parent_gone(self.ctx, uow, task.id, "the parent task was archived")
                 emit_task_event(uow, "ARCHIVED", task)
             return TaskRecord.of(task)
 
@@ -379,6 +382,7 @@ class TaskService:
             for session in await task_sessions(uow.session, task.id):
                 await revoke_session_tokens(uow, session.id)
             await make_stale(uow, task_id=task.id, reason="the task was deleted")
+            await parent_gone(self.ctx, uow, task.id, "the parent task was deleted")
             emit_task_event(uow, "DELETED", task)
             # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
             await after_predecessor_changed(self.ctx, uow, task)

@@ -38,6 +38,12 @@ async def move_task(
 
     `prompt_override` replaces the auto-start prompt (startTask's prompt): one turn, never two.
     """
+    action = auto_start_action(to_step)
+    if action is not None:
+        from kandev.domain.starts import check_start
+
+        # Refused before anything moves: an auto-start that can't run leaves the task where it is.
+        await check_start(uow, task, agent_profile_id)
     transition = StepTransition(
         task_id=task.id,
         from_step_id=task.workflow_step_id,
@@ -66,7 +72,6 @@ async def move_task(
         from kandev.domain.engine import after_task_state_change
 
         await after_task_state_change(ctx, uow, task)
-    action = auto_start_action(to_step)
     if action is not None:
         from kandev.domain.starts import start_agent
 

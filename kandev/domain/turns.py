@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import change_task_state, on_turn_completed, on_turn_started
-from kandev.domain.prompts import claim_next_prompt, is_terminal, lock_session
+from kandev.domain.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.models import (
@@ -87,9 +87,8 @@ async def claim_turn(
         session.state = SessionState.RUNNING
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
-        await append_message(
-            uow, session, MessageKind.USER, prompt.text, turn_id=turn.id, data={"source": prompt.source}
-        )
+        kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
+        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})
         task = await uow.session.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
@@ -271,9 +270,9 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         assert session is not None
         session.state = SessionState.FAILED
         session.ended_at = utcnow()
-        from kandev.domain.parent_questions import make_stale
+        from kandev.domain.parent_questions import after_session_ended
 
-        await make_stale(uow, session_id=session.id, reason="the session failed")
+        await after_session_ended(ctx, uow, session, reason="the session failed")
         await _end_turn(ctx, uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
         await revoke_session_tokens(uow, session.id)

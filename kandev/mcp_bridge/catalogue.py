@@ -52,7 +52,21 @@ class ToolSpec:
         for alias, canonical in self.aliases.items():
             properties[alias] = properties[canonical]
         properties.update(self.ignored)
-        return {**self.input_schema, "properties": properties}
+        schema = {**self.input_schema, "properties": properties}
+        # A required field may come under its alias: that requirement is checked once aliases are resolved.
+        aliased = set(self.aliases.values())
+        required = [name for name in self.input_schema.get("required", []) if name not in aliased]
+        if required:
+            schema["required"] = required
+        else:
+            schema.pop("required", None)
+        return schema
+
+    @property
+    def aliased_required(self) -> list[str]:
+        """Required fields that an alias may supply (validated after the alias is resolved)."""
+        aliased = set(self.aliases.values())
+        return [name for name in self.input_schema.get("required", []) if name in aliased]
 
 
 CATALOGUE: dict[str, ToolSpec] = {}

@@ -85,6 +85,9 @@ class KandevToolSurface:
                 if canonical in args:
                     return tool_error(f"send either {canonical} or {alias}, not both")
                 args[canonical] = args.pop(alias)
+        missing = [name for name in spec.aliased_required if name not in args]
+        if missing:
+            return tool_error(f"missing required field{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
         try:
             return await self._run(spec, caller, args)
         except ToolInputError as error:

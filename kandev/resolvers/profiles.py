@@ -61,9 +61,14 @@ async def secrets(info: Info, workspace_id: strawberry.ID) -> list[Secret]:
 
 
 async def pending_permissions(
-    info: Info, workspace_id: strawberry.ID, task_id: strawberry.ID | None = None
+    info: Info,
+    workspace_id: strawberry.ID,
+    task_id: strawberry.ID | None = None,
+    session_id: strawberry.ID | None = None,
 ) -> list[PermissionRequest]:
-    rows = await info.context.services.permissions.pending(str(workspace_id), str(task_id) if task_id else None)
+    rows = await info.context.services.permissions.pending(
+        str(workspace_id), str(task_id) if task_id else None, str(session_id) if session_id else None
+    )
     return [PermissionRequest(row=r) for r in rows]
 
 
@@ -121,7 +126,12 @@ async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretRes
 
 
 async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:  # type: ignore[valid-type]
-    call = info.context.services.permissions.resolve(str(input.request_id), input.option_id)
+    call = info.context.services.permissions.resolve(
+        str(input.request_id),
+        input.option_id,
+        task_id=str(input.task_id) if input.task_id else None,
+        session_id=str(input.session_id) if input.session_id else None,
+    )
     return await attempt(call, lambda r: ResolvePermissionPayload(request=PermissionRequest(row=r)))
 
 

@@ -147,3 +147,9 @@ class CreateSecretInput:
 class ResolvePermissionInput:
     request_id: strawberry.ID
     option_id: str
+    task_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Optional check: the request's task (another task's id answers not found)."
+    )
+    session_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Optional check: the request's session (another session's id answers not found)."
+    )

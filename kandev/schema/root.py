@@ -58,7 +58,7 @@ class Query:
     )
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions,
-        description="Agents waiting for an operator's allow or deny.",
+        description="Agents waiting for an operator's allow or deny, optionally of one task or session.",
     )
 
 
@@ -81,8 +81,14 @@ class Mutation:
     move_task = strawberry.mutation(
         resolver=task_resolvers.move_task, description="Move a task to another step by hand."
     )
-    archive_task = strawberry.mutation(resolver=task_resolvers.archive_task)
-    delete_task = strawberry.mutation(resolver=task_resolvers.delete_task)
+    archive_task = strawberry.mutation(
+        resolver=task_resolvers.archive_task,
+        description="Archive a task. Its autopilot children's questions to it go stale; each child is told to proceed.",
+    )
+    delete_task = strawberry.mutation(
+        resolver=task_resolvers.delete_task,
+        description="Delete a task. Questions its autopilot children asked it go stale; each child is told to proceed.",
+    )
     add_task_dependency = strawberry.mutation(
         resolver=dependency_resolvers.add_task_dependency,
         description="Make a task wait on another; a link that would close a cycle is refused with the path.",
@@ -110,8 +116,20 @@ class Mutation:
         resolver=source_resolvers.update_repository_base_branch,
         description="Change the base Kandev diffs a task's repository against (not a pull request's target).",
     )
-    start_task = strawberry.mutation(resolver=session_resolvers.start_task)
-    send_message = strawberry.mutation(resolver=session_resolvers.send_message)
+    start_task = strawberry.mutation(
+        resolver=session_resolvers.start_task,
+        description=(
+            "Start the task's agent. An autopilot task on an agent profile without MCP is refused "
+            "(ConflictError code AUTOPILOT_NEEDS_MCP), never run without its tools."
+        ),
+    )
+    send_message = strawberry.mutation(
+        resolver=session_resolvers.send_message,
+        description=(
+            "Queue a prompt. An operator's message supersedes a pending parent question; "
+            "replyToQuestionId answers one (only from the child's direct parent)."
+        ),
+    )
     stop_task = strawberry.mutation(
         resolver=session_resolvers.stop_task,
         description=(
@@ -121,7 +139,10 @@ class Mutation:
         ),
     )
     create_agent_profile = strawberry.mutation(resolver=profile_resolvers.create_agent_profile)
-    update_agent_profile = strawberry.mutation(resolver=profile_resolvers.update_agent_profile)
+    update_agent_profile = strawberry.mutation(
+        resolver=profile_resolvers.update_agent_profile,
+        description="Edit a profile. supportsMcp can't be turned off while an unfinished autopilot task runs on it.",
+    )
     delete_agent_profile = strawberry.mutation(resolver=profile_resolvers.delete_agent_profile)
     create_executor_profile = strawberry.mutation(
         resolver=profile_resolvers.create_executor_profile,

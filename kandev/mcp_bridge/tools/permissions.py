@@ -10,16 +10,23 @@ REQUEST = """id task_id: taskId session_id: sessionId title state tool_call: too
 
 
 async def _pending_variables(call):  # noqa: ANN001, ANN202
-    return {"ws": await workspace_of(call), "task": call.arguments.get("task_id")}
+    args = call.arguments
+    return {"ws": await workspace_of(call), "task": args.get("task_id"), "session": args.get("session_id")}
 
 
 register(
     ToolSpec(
         name="list_pending_agent_permissions_kandev",
         description="List agents waiting for an operator to allow or deny a tool call, with the options they offer.",
-        input_schema=obj({"workspace_id": WORKSPACE_ID, "task_id": string("Only this task's requests.")}),
-        document=f"""query($ws: ID!, $task: ID) {{
-          pendingPermissions(workspaceId: $ws, taskId: $task) {{ {REQUEST} }} }}""",
+        input_schema=obj(
+            {
+                "workspace_id": WORKSPACE_ID,
+                "task_id": string("Only this task's requests.", minLength=1),
+                "session_id": string("Only this session's requests.", minLength=1),
+            }
+        ),
+        document=f"""query($ws: ID!, $task: ID, $session: ID) {{
+          pendingPermissions(workspaceId: $ws, taskId: $task, sessionId: $session) {{ {REQUEST} }} }}""",
         variables=_pending_variables,
         result=lambda data: {"permissions": data["pendingPermissions"]},
     ),
@@ -28,6 +35,8 @@ register(
         description="Answer a pending permission request with one of its option ids (an allow or a reject option).",
         input_schema=obj(
             {
+                "task_id": string("The task whose agent asks (optional check).", minLength=1),
+                "session_id": string("The session whose agent asks (optional check).", minLength=1),
                 "request_id": string("The request's id.", minLength=1),
                 "option_id": string("The chosen option.", minLength=1),
             },
@@ -36,7 +45,12 @@ register(
         document=f"""mutation($input: ResolvePermissionInput!) {{ resolvePermission(input: $input) {{ {ERRORS}
           ... on ResolvePermissionPayload {{ request {{ {REQUEST} chosen_option_id: chosenOptionId }} }} }} }}""",
         variables=lambda call: {
-            "input": {"requestId": call.arguments["request_id"], "optionId": call.arguments["option_id"]}
+            "input": {
+                "requestId": call.arguments["request_id"],
+                "optionId": call.arguments["option_id"],
+                "taskId": call.arguments.get("task_id"),
+                "sessionId": call.arguments.get("session_id"),
+            }
         },
         result=lambda data: data["resolvePermission"]["request"],
     ),

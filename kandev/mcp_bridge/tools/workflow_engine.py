@@ -58,7 +58,7 @@ async def _wait_for_answer(shaped: dict[str, Any], call: ToolCall, services: Any
 def _answer_variables(call: ToolCall) -> dict[str, Any]:
     args = call.arguments
     if args.get("reject"):
-        return {"id": args["question_id"], "reject": True, "answers": []}
+        return {"id": args["pending_id"], "reject": True, "answers": []}
     answers = [
         {
             "questionId": a["question_id"],
@@ -67,7 +67,7 @@ def _answer_variables(call: ToolCall) -> dict[str, Any]:
         }
         for a in args.get("answers", [])
     ]
-    return {"id": args["question_id"], "reject": False, "answers": answers}
+    return {"id": args["pending_id"], "reject": False, "answers": answers}
 
 
 async def _pending_variables(call: ToolCall) -> dict[str, Any]:
@@ -150,7 +150,7 @@ register(
         description="Answer a pending question (selected option labels and/or custom text per question), or reject it.",
         input_schema=obj(
             {
-                "question_id": string("The pending question's id.", minLength=1),
+                "pending_id": string("The pending question set's id (its question_id).", minLength=1),
                 "answers": {
                     "type": "array",
                     "items": obj(
@@ -164,8 +164,10 @@ register(
                 },
                 "reject": {"type": "boolean", "description": "Decline to answer."},
             },
-            ("question_id",),
+            ("pending_id",),
         ),
+        # The original system's name for pending_id: accepted, never advertised.
+        aliases={"question_id": "pending_id"},
         document=f"""mutation($id: ID!, $reject: Boolean!, $answers: [QuestionAnswerInput!]!) {{
           answer: answerClarification(input: {{clarificationId: $id, answers: $answers}}) @skip(if: $reject) {{ {ERRORS}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }}
