@@ -27,10 +27,10 @@ pytestmark = pytest.mark.slow
 # The scenarios' fixtures: the running app as operators and agents reach it, and the agents' prompt log.
 app, agent_log = scenarios.app, scenarios.agent_log
 
-STOP = """mutation($id: ID!) { stopTask(taskId: $id) { __typename } }"""
+COMPLETE = """mutation($id: ID!) { updateTask(input: { taskId: $id, state: COMPLETED }) { __typename } }"""
 
 
-@pytest.mark.parametrize("parent_goes", ["archived", "stopped"])
+@pytest.mark.parametrize("parent_goes", ["archived", "completed"])
 async def test_when_the_parent_goes_away_the_waiting_child_is_told_as_system_to_proceed_and_runs_a_turn(
     parent_goes, app, bus, db, workspace_id, agent_log
 ):
@@ -41,8 +41,8 @@ async def test_when_the_parent_goes_away_the_waiting_child_is_told_as_system_to_
     async with watching(bus, db, child_session) as watch:
         if parent_goes == "archived":
             await app.mutate("archiveTask", ARCHIVE, id=parent["id"])
-        else:  # the parent's last (only) session ends
-            assert (await app.graphql(STOP, id=parent["id"]))["stopTask"]["__typename"] == "StopTaskPayload"
+        else:  # the parent reaches its final step, so its last (only) session ends (COMPLETED)
+            assert (await app.graphql(COMPLETE, id=parent["id"]))["updateTask"]["__typename"] == "TaskPayload"
         [turn_one, turn_two] = await watch.turns_ended(2, timeout=WAIT)
     [question] = (await app.graphql(QUESTIONS, id=child["id"], status=None))["parentQuestions"]
     assert question["status"] == "STALE" and question["answer"] is None
