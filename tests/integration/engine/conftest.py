@@ -12,9 +12,9 @@ from sqlalchemy import select
 from kandev.config import Settings
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
-from kandev.domain.workflows import StepFields
 from kandev.events import session_channel
 from kandev.models import Message, StepTransition
+from tests.support.workflows import gate_in_progress
 
 
 @pytest.fixture
@@ -26,15 +26,6 @@ def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
         turn_lease_seconds=5,
         clarification_timeout_s=1.0,
     )
-
-
-async def gate_in_progress(services: Services, workspace_id: str) -> str:
-    """Opt the default workflow's In Progress step in to waiting for the completion signal; its id."""
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    steps = (await services.lookups.steps_by_workflow([workflow.id]))[0]
-    step = next(s for s in steps if s.name == "In Progress")
-    await services.workflows.update_step(step.id, StepFields(auto_advance_requires_signal=True))
-    return step.id
 
 
 def as_agent(services: Services, session_id: str, task_id: str) -> Services:
