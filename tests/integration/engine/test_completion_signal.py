@@ -232,3 +232,16 @@ async def test_the_accepted_signals_handoff_is_in_the_next_steps_context_block(
     await services.tasks.move(task_id, names["Done"])
     async with db.read() as s:
         assert await step_handoff(s, await s.get(Task, task_id)) is None
+
+
+async def test_the_default_workflows_in_progress_is_not_gated_and_a_turn_end_moves_the_task_on(
+    services, settings, bus, db, workspace_id
+):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Plain work"))).task
+    with running_worker(settings):
+        session_id = (await services.sessions.start_task(task.id, "/say done, no signal", None)).session.id
+        async with watching(bus, db, session_id) as watch:
+            await watch.next_turn_end()
+    assert await step_of(services, workspace_id, task.id) == "Review"
+    assert await services.lookups.pending_actions([task.id]) == ["NONE"]
+    assert [m.trigger for m in await history(db, task.id)][-1] == "auto_complete"
