@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from kandev.domain.profiles import session_profile
-from kandev.models import Message, Session, Task, WorkflowStep
+from kandev.models import Message, Session, StepTransition, Task, WorkflowStep
 from kandev.models.enums import MessageKind
 
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
@@ -39,7 +42,13 @@ RICH_OUTPUT_INSTRUCTION = (
 )
 
 
-def context_block(task: Task, session: Session, step: WorkflowStep | None, extra: Sequence[str] = ()) -> str:
+def context_block(
+    task: Task,
+    session: Session,
+    step: WorkflowStep | None,
+    extra: Sequence[str] = (),
+    handoff: str | None = None,
+) -> str:
     lines = [
         OPEN,
         f"You are working on Kandev task {task.id}: {task.title}",
@@ -50,6 +59,8 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None, extra
         lines.append(f"Workflow step: {step.name}")
         if step.auto_advance_requires_signal:
             lines.append(STEP_SIGNAL_INSTRUCTION)
+    if handoff and handoff.strip():
+        lines += ["Handoff from the previous step:", _unmarked(handoff.strip())]
     if task.autopilot:
         lines += AUTOPILOT_WITH_PARENT if task.parent_id else AUTOPILOT_ROOT
     if task.prompt and task.prompt.strip():
@@ -59,6 +70,24 @@ def context_block(task: Task, session: Session, step: WorkflowStep | None, extra
         lines.append(RICH_OUTPUT_INSTRUCTION)
     lines.append(CLOSE)
     return "\n".join(lines)
+
+
+def _unmarked(text: str) -> str:
+    """Agent-written text can't open or close the context block it is quoted in."""
+    return text.replace(OPEN, "<kandev context>").replace(CLOSE, "</kandev context>")
+
+
+async def step_handoff(db: AsyncSession, task: Task) -> str | None:
+    """The handoff of the accepted signal that moved the task onto its current step, if any."""
+    last = await db.scalar(
+        select(StepTransition)
+        .where(StepTransition.task_id == task.id)
+        .order_by(StepTransition.created_at.desc())
+        .limit(1)
+    )
+    if last is None or last.to_step_id != task.workflow_step_id:
+        return None
+    return (last.details or {}).get("signal_handoff")
 
 
 def resume_history(messages: Sequence[Message]) -> str:

@@ -143,13 +143,17 @@ async def on_turn_started(ctx: ServiceContext, uow: UnitOfWork, session: Session
         )
 
 
-async def on_turn_completed(ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task) -> None:
+async def on_turn_completed(
+    ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task, turn: Turn | None = None
+) -> None:
     """After a turn ended normally: gated steps wait for a signal, others run on_turn_complete."""
     step = await uow.session.get(WorkflowStep, task.workflow_step_id)
     if step is None or await current_turn_question_pending(uow, session):
         return
     signal = valid_signal(session, step.id)
     if step.auto_advance_requires_signal:
+        if turn is not None and turn.step_id is not None and turn.step_id != step.id:
+            return  # the task was moved during the turn: this turn did no work on the step it is on now
         if signal is None:
             session.completion_pending = True
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now COMPLETION_PENDING
@@ -192,6 +196,8 @@ async def consume_signal(
         },
     )
     details = {"signal_source": source, "signal_summary": summary}
+    if signal.get("handoff"):
+        details["signal_handoff"] = signal["handoff"]  # the next step's agent gets it in its context
     moved = await run_actions(
         ctx,
         uow,

@@ -45,8 +45,12 @@ class SignalService:
             if turn.seq <= session.signal_floor_turn_seq:
                 # The user replied after this turn began: the step was re-opened, the signal is stale.
                 return SignalResult(False, "reopened")
-            if valid_signal(session, step.id) is not None:
+            # One signal per (session, turn, step), consumed or not: a retry must never skip a step.
+            if turn.signaled_at is not None or valid_signal(session, step.id) is not None:
                 return SignalResult(False, "already_signaled")
+            if (turn.step_id or step.id) != step.id:
+                # The task left the step this turn worked on; only a new turn on the new step may signal it.
+                return SignalResult(False, "step_changed")
             await self._write(uow, session, task, step, turn, AGENT, summary, handoff, blockers)
             agent = await self._agent_label(uow, session)
             uow.then(
@@ -69,6 +73,9 @@ class SignalService:
             session, task, step = await self._load(uow, session_id)
             if is_terminal(session):
                 raise ConflictError(f"the session is {session.state.lower()}")
+            if not session.completion_pending:
+                # The flag is cleared on every step change: it always names the step it was raised on.
+                raise ConflictError("no completion is pending on this step; nothing to mark complete")
             if await _pending_question(uow, session.id):
                 raise ConflictError("answer the pending question first; the step can't advance while it waits")
             turn = await _newest_turn(uow, session.id)
@@ -120,6 +127,8 @@ class SignalService:
         }
         session.pending_signal = signal
         session.updated_at = utcnow()
+        if turn is not None:
+            turn.signaled_at = session.updated_at
         emit_session_event(uow, "STATE_CHANGED", session)
         # A signal after the turn already ended (the common shape) advances now, unless the current
         # turn has a question pending (the hard-pause barrier blocks every turn-complete path).

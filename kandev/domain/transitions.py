@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.prompts import task_sessions
 from kandev.domain.records import TaskRecord
+from kandev.domain.transcript import emit_session_event
 from kandev.events import task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
@@ -62,6 +64,7 @@ async def move_task(
     elif was_final:
         task.state = TaskState.TODO  # leaving the final step re-opens the task
     task.updated_at = utcnow()
+    await _clear_completion_state(uow, task)
     if to_step.is_final_step:
         from kandev.domain.session_ends import complete_task_sessions
 
@@ -82,6 +85,16 @@ async def move_task(
     # After the auto-start, so a session it opened gets the step's modes too.
     await _step_mode_actions(uow, task, from_step, to_step)
     return transition
+
+
+async def _clear_completion_state(uow: UnitOfWork, task: Task) -> None:
+    """Completion pending and a stored signal belong to the step they were raised on: every move drops them."""
+    for session in await task_sessions(uow.session, task.id):
+        if session.completion_pending or session.pending_signal is not None:
+            session.completion_pending = False
+            session.pending_signal = None
+            session.updated_at = utcnow()
+            emit_session_event(uow, "STATE_CHANGED", session)
 
 
 async def _step_mode_actions(

@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.data_dir import prepare_work_dir
-from kandev.domain.agent_context import CLOSE, context_block, resume_history
+from kandev.domain.agent_context import CLOSE, context_block, resume_history, step_handoff
 from kandev.domain.agent_profiles import launch_command, missing_command
 from kandev.domain.context import ServiceContext
 from kandev.domain.profiles import refresh_profile
@@ -36,8 +37,9 @@ class TurnSetup:
     resume_session_id: str | None
     secrets: list[str] = field(default_factory=list)
     missing_command: str | None = None
-    # Prepended to the first prompt this agent process receives.
+    # Prepended to the first prompt this agent process receives, and again whenever it changes.
     context: str = ""
+    context_extra: list[str] = field(default_factory=list)
     history: str = ""
     task_origin: str = "user"
     plan_mode: bool = False
@@ -98,6 +100,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
                 .order_by(Message.seq)
             )
             history = resume_history(list(rows))
+        extra = [TITLE_INSTRUCTION] if title_owner else []
         return TurnSetup(
             argv=launch_command(profile),
             env=env,
@@ -109,13 +112,34 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             resume_session_id=session.acp_session_id,
             secrets=secrets,
             missing_command=missing_command(profile),
-            context=context_block(task, session, step, extra=[TITLE_INSTRUCTION] if title_owner else []),
+            context=await _context(db, task, session, step, extra),
+            context_extra=extra,
             history=history,
             task_origin=task.origin,
             plan_mode=session.plan_mode,
             run_as=owner,
             readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
         )
+
+
+async def _context(db: AsyncSession, task: Task, session: Session, step: WorkflowStep | None, extra: list[str]) -> str:
+    return context_block(task, session, step, extra=extra, handoff=await step_handoff(db, task))
+
+
+async def changed_context(ctx: ServiceContext, claimed: ClaimedTurn, setup: TurnSetup) -> str | None:
+    """The context block again when anything in it changed since it was last sent (a step move, a
+    handoff, …), else None; the caller prepends it to the next prompt."""
+    async with ctx.unit_of_work() as uow:
+        session = await uow.session.get(Session, claimed.session_id)
+        task = await uow.session.get(Task, claimed.task_id)
+        if session is None or task is None:
+            return None
+        step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+        context = await _context(uow.session, task, session, step, setup.context_extra)
+    if context == setup.context:
+        return None
+    setup.context = context
+    return context
 
 
 async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:

@@ -95,6 +95,8 @@ async def claim_turn(
         session.completion_pending = False
         await _emit_task(ctx, uow, task, TaskState.IN_PROGRESS)
         await on_turn_started(ctx, uow, session, task, prompt.source)
+        # After the turn-start actions: a move they made is the step this turn works on (and may signal).
+        turn.step_id = task.workflow_step_id
         return ClaimedTurn(
             turn_id=turn.id,
             turn_seq=turn.seq,
@@ -189,7 +191,7 @@ async def _end_turn(
             ctx, uow, task, TaskState.REVIEW if turn.state == TurnState.COMPLETED else TaskState.WAITING_FOR_INPUT
         )
         if turn.state == TurnState.COMPLETED:
-            await on_turn_completed(ctx, uow, session, task)
+            await on_turn_completed(ctx, uow, session, task, turn)
 
 
 async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:

@@ -51,7 +51,7 @@ DEFAULT_KANBAN_STEPS: list[dict[str, Any]] = [
             "on_enter": [{"type": AUTO_START_AGENT}],
             "on_turn_complete": [{"type": MOVE_TO_NEXT}],
         },
-        "auto_advance_requires_signal": True,
+        # Waiting for step_complete_kandev is opt-in per step: the default workflow requires it nowhere.
     },
     {"name": "Review"},
     {"name": "Done", "is_final_step": True},

@@ -16,7 +16,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.permissions import record_request, wait_for_answer
 from kandev.domain.transcript_stream import TranscriptStream
-from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
+from kandev.domain.turn_setup import TurnSetup, changed_context, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.context import job_context
 from kandev.jobs.dispatch import control_channel
@@ -121,6 +121,8 @@ class TurnRunner:
                 text = self.claimed.prompt_text
                 if first:
                     text = self.setup.first_prompt(text, loaded=bool(loaded))
+                elif (context := await changed_context(self.ctx, self.claimed, self.setup)) is not None:
+                    text = f"{context}\n\n{text}"  # e.g. the task moved to another step since the last prompt
                 began = time.perf_counter()
                 result = await self._prompt(text)
                 await self.stream.end_turn()

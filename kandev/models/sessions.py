@@ -83,6 +83,10 @@ class Turn(Base):
     job_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     # Where the turn's time went: {"launch_ms": agent start, "prompt_ms": the ACP prompt round trip}.
     timings: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    # The step the task was on when this turn started: a signal from it is for that step only.
+    step_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    # When this turn signalled its step complete (step_complete_kandev or the manual fallback): once per turn.
+    signaled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # Set by stop/interrupt; the running job sees it on its next heartbeat even if the nudge is lost.
     cancel_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -180,7 +180,8 @@ class Mutation:
     )
     mark_step_complete = strawberry.mutation(
         resolver=engine_resolvers.mark_step_complete,
-        description="The operator's 'Mark complete & advance' for a step waiting on a completion signal.",
+        description="The operator's 'Mark complete & advance' for a step waiting on a completion signal "
+        "(pendingAction COMPLETION_PENDING; any step change clears it).",
     )
     ask_user_question = strawberry.mutation(
         resolver=engine_resolvers.ask_user_question, description="Agent only (ask_user_question_kandev)."

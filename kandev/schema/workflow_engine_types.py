@@ -82,7 +82,9 @@ class AskUserQuestionInput:
 @strawberry.input(description="Agent only: the current step's requirements are all met.")
 class SignalStepCompleteInput:
     summary: str
-    handoff: str | None = None
+    handoff: str | None = strawberry.field(
+        default=None, description="Context for the next step's agent: part of its <kandev-context> block."
+    )
     blockers: str | None = None
 
 
@@ -94,7 +96,9 @@ class ClarificationPayload:
 @strawberry.type
 class SignalStepCompletePayload:
     accepted: bool
-    reason: str | None
+    reason: str | None = strawberry.field(
+        description="Why it was not accepted: already_signaled (one signal per turn), reopened, step_changed, no_turn."
+    )
 
 
 @strawberry.type

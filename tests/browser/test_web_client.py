@@ -24,6 +24,10 @@ MOVE_TASK = (
     " ... on TaskPayload { task { id workflowStepId } } } }"
 )
 TASK = f"query($id: ID!) {{ task(id: $id) {{ {TASK_FIELDS} }} }}"
+GATE_STEP = (
+    "mutation($i: UpdateWorkflowStepInput!) { updateWorkflowStep(input: $i) { __typename ... on Error { message }"
+    " ... on WorkflowStepPayload { step { id autoAdvanceRequiresSignal } } } }"
+)
 STEPS = "query($w: ID!) { workflows(workspaceId: $w) { steps { id name isFinalStep autoAdvanceRequiresSignal } } }"
 CREATE_PROFILE = (
     "mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) { __typename"
@@ -305,10 +309,19 @@ def _allow_in_the_ui(page: Any, kandev_server: KandevServer, screenshots: Path, 
 def test_mark_complete_and_advance_moves_a_task_on_from_a_step_that_waits_for_a_signal(
     page: Any, kandev_server: KandevServer, screenshots: Path
 ) -> None:
+    gated = steps(kandev_server)["In Progress"]
+    # The signal requirement is opt-in: the default workflow requires it nowhere.
+    opted = kandev_server.gql(GATE_STEP, i={"stepId": gated["id"], "autoAdvanceRequiresSignal": True})
+    assert opted["updateWorkflowStep"]["step"]["autoAdvanceRequiresSignal"] is True
+    try:
+        _mark_complete_and_advance(page, kandev_server, screenshots, gated)
+    finally:  # the server is shared: later tests get the default workflow back
+        kandev_server.gql(GATE_STEP, i={"stepId": gated["id"], "autoAdvanceRequiresSignal": False})
+
+
+def _mark_complete_and_advance(page: Any, kandev_server: KandevServer, screenshots: Path, gated: dict) -> None:
     from playwright.sync_api import expect
 
-    gated = steps(kandev_server)["In Progress"]
-    assert gated["autoAdvanceRequiresSignal"]
     task = create_task(kandev_server, unique("Gated"), prompt="/say work done, no signal")
     kandev_server.wait_for(TASK, lambda d: d["task"]["workflowStepId"] == gated["id"], id=task["id"])
     open_app(page, kandev_server, f"/tasks/{task['id']}")

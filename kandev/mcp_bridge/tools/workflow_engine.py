@@ -93,7 +93,9 @@ register(
         description=(
             "Signal that every requirement the user stated for the current workflow step is satisfied. Call it "
             "once, as the last action of your turn, never on partial progress, before a question, or after a "
-            "failure. Returns accepted: false with a reason when the step was already signaled or re-opened."
+            "failure. Returns accepted: false with a reason, changing nothing, when this turn already signaled "
+            "(already_signaled), the step was re-opened by a user message (reopened), or the task has left the "
+            "step this turn worked on (step_changed). The handoff is shown to the next step's agent."
         ),
         input_schema=obj(
             {

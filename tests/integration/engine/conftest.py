@@ -14,6 +14,7 @@ from kandev.domain.context import Principal
 from kandev.domain.services import Services
 from kandev.events import session_channel
 from kandev.models import Message, StepTransition
+from tests.support.workflows import gate_in_progress
 
 
 @pytest.fixture
@@ -61,4 +62,4 @@ async def messages(db: Any, session_id: str, kind: str | None = None) -> list[Me
         return list(await s.scalars(query))
 
 
-__all__ = ["as_agent", "history", "messages", "next_event", "session_channel", "turn_ended"]
+__all__ = ["as_agent", "gate_in_progress", "history", "messages", "next_event", "session_channel", "turn_ended"]

@@ -23,6 +23,7 @@ from kandev.models.enums import PermissionPolicy
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
+from tests.support.workflows import gate_in_progress
 
 pytestmark = pytest.mark.slow
 
@@ -173,6 +174,7 @@ async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_ag
         workspace_id,
         AgentProfileFields(name="Asking", kind="SCRIPTED", permission_policy=PermissionPolicy.ASK),
     )
+    await gate_in_progress(services, workspace_id)  # opted in: the step then waits for the signal
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Needs approval"))
     with running_worker(settings):
         async with bus.subscribe(task_channel(workspace_id)) as task_events:

@@ -161,7 +161,7 @@ async def test_reads_return_snake_case_objects(surface, external, services, work
     error, payload = await call(
         surface, external, "list_workflow_steps_kandev", workflow_id=payload["workflows"][0]["id"]
     )
-    assert [s["auto_advance_requires_signal"] for s in payload["steps"]] == [False, True, False, False]
+    assert [s["auto_advance_requires_signal"] for s in payload["steps"]] == [False] * 4  # opt-in
 
 
 async def test_message_and_conversation_tools_work_on_a_started_task(surface, services, workspace_id):

@@ -53,14 +53,14 @@ async def table_counts(db: Database) -> tuple[int, int]:
     return tasks or 0, moves or 0
 
 
-async def test_the_default_workspace_has_the_kanban_workflow_with_its_gated_in_progress_step(gql, workspace_id):
+async def test_the_default_workspace_has_the_kanban_workflow_with_no_step_waiting_for_a_signal(gql, workspace_id):
     names = [
         (s["name"], s["isStartStep"], s["isFinalStep"], s["autoAdvanceRequiresSignal"])
         for s in await steps(gql, workspace_id)
     ]
     assert names == [
         ("Backlog", True, False, False),
-        ("In Progress", False, False, True),
+        ("In Progress", False, False, False),
         ("Review", False, False, False),
         ("Done", False, True, False),
     ]
