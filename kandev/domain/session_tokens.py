@@ -23,10 +23,14 @@ PREFIX = "kst_"
 async def mint_session_token(uow: UnitOfWork, session_id: str) -> str:
     """A new token for the session's next agent process; every earlier one dies once this commits."""
     await revoke_session_tokens(uow, session_id)
-    # The session id in clear lets a check read the session's access epoch before the database.
-    token = f"{PREFIX}{session_id}.{secrets.token_urlsafe(32)}"
+    token = new_token(session_id)
     uow.session.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
     return token
+
+
+def new_token(session_id: str) -> str:
+    """A fresh token text; the session id in clear lets a check read the session's access epoch first."""
+    return f"{PREFIX}{session_id}.{secrets.token_urlsafe(32)}"
 
 
 async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:

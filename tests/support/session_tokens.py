@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import secrets
-
 from kandev.db import Database
 from kandev.domain.access_tokens import hash_token
 from kandev.domain.context import ServiceContext
-from kandev.domain.session_tokens import PREFIX, mint_session_token
+from kandev.domain.session_tokens import mint_session_token, new_token
 from kandev.models import SessionToken
 from kandev.models.base import new_id
 
@@ -21,7 +19,7 @@ async def launch_token(ctx: ServiceContext, session_id: str) -> str:
 async def side_token(db: Database, session_id: str) -> str:
     """A live token for a test acting beside the session's real, already launched agent: stored like a
     launch's, without revoking that agent's own (the session's next launch or end revokes both)."""
-    token = f"{PREFIX}{session_id}.{secrets.token_urlsafe(32)}"
+    token = new_token(session_id)
     async with db.transaction() as session:
         session.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
     return token

@@ -87,16 +87,22 @@ async def test_a_task_without_a_repository_works_in_its_own_scratch_directory(
     assert Path(session.working_dir) == settings.work_path / "scratch" / created.task.id
 
 
+SECRET = "sk-live-0123456789abcdef"
+
+
+async def keyed_profile_and_task(services: Any, workspace_id: str, **profile: Any) -> tuple[Any, Any]:
+    """A workspace secret, an agent profile whose env references it, and a task to run it on."""
+    await services.secrets.create(workspace_id, "API_KEY", SECRET)
+    fields = AgentProfileFields(env={"API_KEY": "${secret:API_KEY}"}, **profile)
+    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    return await services.agent_profiles.create(workspace_id, fields), created
+
+
 async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
     services, settings, bus, db, workspace_id
 ):
-    value = "sk-live-0123456789abcdef"
-    await services.secrets.create(workspace_id, "API_KEY", value)
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(name="Scripted with key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
-    )
-    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    value = SECRET
+    profile, created = await keyed_profile_and_task(services, workspace_id, name="Scripted with key", kind="SCRIPTED")
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, f"/say the key is {value}", profile.id)
         async with watching(bus, db, started.session.id) as watch:
@@ -108,13 +114,8 @@ async def test_a_secret_reaches_the_agent_env_and_is_redacted_from_what_it_says(
 async def test_a_secret_split_across_two_say_lines_of_the_scripted_agent_is_stored_redacted(
     services, settings, bus, db, workspace_id
 ):
-    value = "sk-live-0123456789abcdef"
-    await services.secrets.create(workspace_id, "API_KEY", value)
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(name="Scripted with key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
-    )
-    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
+    value = SECRET
+    profile, created = await keyed_profile_and_task(services, workspace_id, name="Scripted with key", kind="SCRIPTED")
     prompt = f"/say first half {value[:10]}\n/say {value[10:]} second half"
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, prompt, profile.id)
@@ -132,18 +133,10 @@ CHUNKED_AGENT = Path(__file__).parents[2] / "agents" / "chunked_say.py"
 async def test_a_secret_streamed_in_four_character_chunks_and_split_across_two_messages_is_stored_redacted(
     services, settings, bus, db, workspace_id
 ):
-    value = "sk-live-0123456789abcdef"
-    await services.secrets.create(workspace_id, "API_KEY", value)
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(
-            name="Chunked with key",
-            kind="ACP",
-            command=[sys.executable, str(CHUNKED_AGENT)],
-            env={"API_KEY": "${secret:API_KEY}"},
-        ),
+    value = SECRET
+    profile, created = await keyed_profile_and_task(
+        services, workspace_id, name="Chunked with key", kind="ACP", command=[sys.executable, str(CHUNKED_AGENT)]
     )
-    created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))
     prompt = f"/say the key is {value} ok\n/say now split {value[:10]}\n/say {value[10:]} there"
     with running_worker(settings):
         started = await services.sessions.start_task(created.task.id, prompt, profile.id)
