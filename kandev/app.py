@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cross_web import HTTPException as GraphQLHTTPException
 from sqlalchemy import text
@@ -30,6 +30,7 @@ from kandev.config import Settings
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.context import Principal
 from kandev.http_guard import HttpGuard, is_session_token
+from kandev.jobs.liveness import worker_report
 from kandev.log_redaction import install_log_redaction
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import ToolSurface
@@ -133,12 +134,30 @@ class RequireToken:
         await self.app(scope, receive, send)
 
 
+class EmbeddedChildren(Protocol):
+    """The workers `kandev serve` runs itself (the embedded default)."""
+
+    def health(self) -> tuple[bool, dict[str, Any]]: ...
+
+
 async def healthz(request: Request) -> JSONResponse:
-    """Database and Redis reachability; 503 when either is down."""
+    """Database and Redis reachability, live workers and queue depth; 503 when the database or Redis is
+    down or, on the embedded default, no embedded worker is alive. Workers elsewhere (production) are
+    reported but never make this 503: a load balancer must not drop every replica when they restart."""
     state: AppState = request.app.state.kandev
     checks = {"database": await _check(_ping_database(state)), "redis": await _check(state.redis.ping())}
     healthy = all(v == "ok" for v in checks.values())
-    return JSONResponse({"status": "ok" if healthy else "degraded", **checks}, status_code=200 if healthy else 503)
+    body: dict[str, Any] = dict(checks)
+    if checks["redis"] == "ok":
+        try:
+            body.update(await asyncio.wait_for(worker_report(state.redis), timeout=3))
+        except Exception as exc:  # reported, not raised, like the checks
+            body["workers"] = f"error: {type(exc).__name__}"
+    embedded: EmbeddedChildren | None = request.app.state.embedded
+    if embedded is not None:
+        workers_alive, body["embedded"] = embedded.health()
+        healthy = healthy and workers_alive
+    return JSONResponse({"status": "ok" if healthy else "degraded", **body}, status_code=200 if healthy else 503)
 
 
 async def _ping_database(state: AppState) -> None:
@@ -183,7 +202,10 @@ async def no_frontend(request: Request) -> PlainTextResponse:
     return PlainTextResponse("Kandev API is running. GraphQL: /graphql (the web client is not built).")
 
 
-def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> Starlette:
+def create_app(
+    settings: Settings, mcp_surface: ToolSurface | None = None, *, embedded: EmbeddedChildren | None = None
+) -> Starlette:
+    """The ASGI app; `embedded` is the worker pool `kandev serve` supervises on the embedded default."""
     install_log_redaction()  # also when embedded in another ASGI server than `kandev serve`
 
     @asynccontextmanager
@@ -219,4 +241,5 @@ def create_app(settings: Settings, mcp_surface: ToolSurface | None = None) -> St
     # Host, Origin, content type and session-token rules run before any route, HTTP and WebSocket alike.
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HttpGuard, settings=settings)])
     app.state.mcp_bridge = mcp
+    app.state.embedded = embedded
     return app

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
-import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TypeVar
@@ -53,14 +51,15 @@ def serve(
     port: int = typer.Option(None, help="Port (default KANDEV_PORT, 8420)."),
 ) -> None:
     """Run the API server. With no KANDEV_DATABASE_URL / KANDEV_REDIS_URL it runs everything embedded:
-    SQLite in KANDEV_DATA_DIR, a Redis-protocol server, one worker and the scheduler."""
+    SQLite in KANDEV_DATA_DIR, a Redis-protocol server, KANDEV_WORKERS (default 4) `kandev worker`
+    processes and the scheduler, restarting any of them that dies; /healthz answers 503 while no worker
+    is alive."""
     import uvicorn
 
     from kandev.app import create_app
-    from kandev.embedded import start_embedded_redis
+    from kandev.embedded_default import start_embedded_default
     from kandev.http_guard import is_loopback
     from kandev.migrations import upgrade_to_head
-    from kandev.supervisor import ChildProcesses
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
@@ -97,32 +96,23 @@ def serve(
         log.info("embedded database: %s", settings.resolved_database_url())
         upgrade_to_head(settings.resolved_database_url())
 
-    redis_server = None
-    children = ChildProcesses()
+    embedded = None
     try:
-        if settings.embedded_redis:
-            redis_server = start_embedded_redis()
-            settings.redis_url = redis_server.url
-            log.info("embedded Redis-protocol server at %s", redis_server.url)
         if settings.embedded_redis or settings.embedded_database:
-            env = {**os.environ, "KANDEV_REDIS_URL": settings.redis_url or ""}
-            env["KANDEV_DATA_DIR"] = str(settings.data_path)
-            # Agents the worker launches must reach this server's MCP endpoint, on its real port.
-            env["KANDEV_PUBLIC_URL"] = settings.resolved_public_url()
-            # -I: neither the working directory nor PYTHON* variables may put another `kandev` first.
-            for role in ("worker", "scheduler"):
-                children.start(role, [sys.executable, "-I", "-m", "kandev.cli", role], env=env)
+            # Supervised: a child that dies is restarted (with backoff) and /healthz reports it.
+            embedded = start_embedded_default(settings)
         # uvicorn restores these after its graceful shutdown and re-raises the signal it got; a
         # handler (instead of the default, which would kill us) lets the cleanup below run.
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: None)
         uvicorn.Server(
-            uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+            uvicorn.Config(
+                create_app(settings, embedded=embedded), host=settings.host, port=settings.port, log_level="info"
+            )
         ).run()
     finally:
-        children.stop_all()
-        if redis_server is not None:
-            redis_server.stop()
+        if embedded is not None:
+            embedded.stop()
 
 
 def _ensure_web_client() -> None:

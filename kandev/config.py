@@ -55,6 +55,9 @@ class Settings(BaseSettings):
         default=None, description="a stable worker name: sessions it runs are routed to its own queue"
     )
     scheduler_interval_seconds: float = 5.0
+    workers: int = Field(
+        default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"
+    )
 
     @property
     def data_path(self) -> Path:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 # Bounds ordinary commands. Blocking commands must block for less than this (RQ raises it on its own
@@ -24,6 +26,12 @@ def sync_redis(url: str, *, socket_timeout: float | None = SOCKET_TIMEOUT_SECOND
     )
 
 
+def reconnect_once() -> Retry:
+    """For asyncio clients: a command on a pooled connection the server closed (Redis restarted, an
+    embedded one by `kandev serve`'s supervisor) reconnects and runs again instead of failing once."""
+    return Retry(NoBackoff(), 1)
+
+
 def async_redis(
     url: str, *, decode_responses: bool = False, socket_timeout: float | None = SOCKET_TIMEOUT_SECONDS
 ) -> aioredis.Redis:
@@ -35,4 +43,5 @@ def async_redis(
         socket_keepalive=True,
         health_check_interval=HEALTH_CHECK_SECONDS,
         decode_responses=decode_responses,
+        retry=reconnect_once(),
     )

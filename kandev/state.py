@@ -13,6 +13,7 @@ from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
+from kandev.redis_conn import reconnect_once
 
 
 @dataclass
@@ -29,8 +30,10 @@ class AppState:
         if settings.redis_url is None:
             raise RuntimeError("KANDEV_REDIS_URL is not set (kandev serve starts an embedded server)")
         db = Database(settings.resolved_database_url())
-        redis = aioredis.from_url(settings.redis_url, socket_connect_timeout=5, health_check_interval=30)
-        bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5))
+        redis = aioredis.from_url(
+            settings.redis_url, socket_connect_timeout=5, health_check_interval=30, retry=reconnect_once()
+        )
+        bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
         principal = await bootstrap(db, settings)
         jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)

@@ -12,7 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 log = logging.getLogger("kandev.supervisor")
@@ -54,7 +55,8 @@ def spawn(
     calling *thread* (Linux semantics), so call this from a thread that lives as long as the child should,
     normally the main thread.
     """
-    if threading.current_thread() is not threading.main_thread():
+    thread = threading.current_thread()
+    if thread is not threading.main_thread() and not getattr(thread, "owns_children", False):
         log.warning("spawning %s off the main thread: its death signal fires when this thread exits", argv)
     full_env = {**os.environ, **env} if env is not None else None
     return subprocess.Popen(  # type: ignore[call-overload,no-any-return]
@@ -176,19 +178,7 @@ class ChildProcesses:
 
     def stop_all(self, timeout: float = 10.0) -> dict[str, int | None]:
         """SIGTERM all child groups at once, SIGKILL the rest after `timeout`, reap; returns exit codes."""
-        children = list(self._children.items())
-        for name, proc in children:
-            log.info("stopping %s (pid %s)", name, proc.pid)
-            _signal_group(proc, signal.SIGTERM)
-        # One shared deadline: stopping N children takes at most `timeout`, not N times it.
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not all(_has_exited(p) for _, p in children):
-            time.sleep(_POLL_SECONDS)
-        codes: dict[str, int | None] = {}
-        for name, proc in children:
-            if not _has_exited(proc):
-                log.warning("%s (pid %s) ignored SIGTERM for %.1fs; killing it", name, proc.pid, timeout)
-            codes[name] = _finish(proc, reap_timeout=5.0)
+        codes = _stop_together(list(self._children.items()), timeout)
         self._children.clear()
         return codes
 
@@ -199,3 +189,199 @@ class ChildProcesses:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop_all()
+
+
+def describe_exit(code: int | None) -> str:
+    """How a child ended, for the log: its exit code or the signal that killed it."""
+    if code is None:
+        return "exited (status unknown)"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+@dataclass
+class _Supervised:
+    name: str
+    start: Callable[[], subprocess.Popen[bytes]]
+    after_restart: Callable[[], object] | None
+    stop_last: bool
+    proc: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    failures: int = 0
+    restart_at: float | None = None
+    restarts: int = 0
+
+
+class _MonitorThread(threading.Thread):
+    # Children it restarts get their parent-death signal from this thread, which lives until stop().
+    owns_children = True
+
+
+class Supervisor:
+    """Keeps named children running: one that exits is restarted after a backoff, and why is logged.
+
+    The backoff doubles from `backoff` up to `max_backoff` while a child keeps dying, and starts over once
+    a child has run for `stable_after` seconds.
+    """
+
+    def __init__(
+        self, *, backoff: float = 0.5, max_backoff: float = 30.0, stable_after: float = 30.0, poll: float = 0.1
+    ) -> None:
+        self._backoff = backoff
+        self._max_backoff = max_backoff
+        self._stable_after = stable_after
+        self._poll = poll
+        self._children: dict[str, _Supervised] = {}
+        self._stopping = threading.Event()  # no more restarts
+        self._done = threading.Event()  # the monitor thread may end
+        self._pass = threading.Lock()  # held during a monitoring pass
+        self._thread: _MonitorThread | None = None
+
+    def add(
+        self,
+        name: str,
+        start: Callable[[], subprocess.Popen[bytes]],
+        *,
+        running: subprocess.Popen[bytes] | None = None,
+        after_restart: Callable[[], object] | None = None,
+        stop_last: bool = False,
+    ) -> subprocess.Popen[bytes]:
+        """Start child `name` with `start` now (its errors propagate), or adopt `running`, which `start` made;
+        from then on restart it with `start` whenever it exits.
+
+        `after_restart` runs after each restart (not the first start); `stop_last` children are stopped
+        after all others (a server the others talk to on their way out).
+        """
+        if name in self._children:
+            raise ValueError(f"child {name!r} is already supervised")
+        child = _Supervised(name, start, after_restart, stop_last)
+        child.proc = running if running is not None else start()
+        child.started_at = time.monotonic()
+        self._children[name] = child
+        log.info("started %s (pid %s)", name, child.proc.pid)
+        return child.proc
+
+    def start_monitor(self) -> None:
+        """Watch the children from a background thread until stop()."""
+        if self._thread is None:
+            self._thread = _MonitorThread(target=self._monitor, name="kandev-supervisor", daemon=True)
+            self._thread.start()
+
+    def pid(self, name: str) -> int | None:
+        """The running child's pid, or None while it is down."""
+        proc = self._children[name].proc
+        return proc.pid if proc is not None and self._is_alive(proc) else None
+
+    def alive(self, name: str) -> bool:
+        return self.pid(name) is not None
+
+    def restarts(self, name: str) -> int:
+        return self._children[name].restarts
+
+    def names(self) -> list[str]:
+        return list(self._children)
+
+    @staticmethod
+    def _is_alive(proc: subprocess.Popen[bytes]) -> bool:
+        # Read-only (no waitid): safe from any thread while the monitor reaps.
+        return proc.returncode is None and process_alive(proc.pid)
+
+    def _monitor(self) -> None:
+        while not self._done.wait(self._poll):
+            try:
+                self.check()
+            except Exception:  # the monitor must outlive any one failure, or nothing is restarted again
+                log.exception("supervisor pass failed")
+
+    def check(self) -> None:
+        """One pass: reap children that exited (logging why), restart those whose backoff is over."""
+        with self._pass:
+            if not self._stopping.is_set():
+                self._check()
+
+    def _check(self) -> None:
+        for child in list(self._children.values()):
+            proc = child.proc
+            if proc is not None and _has_exited(proc):
+                self._reap(child, proc)
+            if child.proc is None and child.restart_at is not None and time.monotonic() >= child.restart_at:
+                self._restart(child)
+
+    def _delay(self, child: _Supervised) -> float:
+        delay = min(self._max_backoff, self._backoff * 2**child.failures)
+        child.failures += 1
+        return delay
+
+    def _reap(self, child: _Supervised, proc: subprocess.Popen[bytes]) -> None:
+        code = _finish(proc, reap_timeout=5.0)  # also kills what the child left in its group
+        ran = time.monotonic() - child.started_at
+        if ran >= self._stable_after:
+            child.failures = 0
+        delay = self._delay(child)
+        child.proc = None
+        child.restart_at = time.monotonic() + delay
+        log.warning(
+            "%s (pid %s) %s after %.1fs; restarting it in %.1fs", child.name, proc.pid, describe_exit(code), ran, delay
+        )
+
+    def _restart(self, child: _Supervised) -> None:
+        try:
+            proc = child.start()
+        except Exception as exc:
+            delay = self._delay(child)
+            child.restart_at = time.monotonic() + delay
+            log.warning("restarting %s failed (%s); trying again in %.1fs", child.name, exc, delay)
+            return
+        child.proc, child.started_at, child.restart_at = proc, time.monotonic(), None
+        child.restarts += 1
+        log.info("restarted %s (pid %s), restart %d", child.name, proc.pid, child.restarts)
+        if child.after_restart is not None:
+            try:
+                child.after_restart()
+            except Exception:
+                log.exception("after restarting %s", child.name)
+
+    def stop(self, timeout: float = 10.0) -> dict[str, int | None]:
+        """Stop restarting, then stop the children (stop_last ones after the rest); returns exit codes."""
+        self._stopping.set()
+        # A restart in progress (an embedded Redis waits for its port) finishes first.
+        with self._pass:
+            codes: dict[str, int | None] = {}
+            for last in (False, True):
+                tier = [c for c in self._children.values() if c.stop_last is last and c.proc is not None]
+                codes.update(_stop_together([(c.name, c.proc) for c in tier if c.proc is not None], timeout))
+            self._children.clear()
+        # Only now: children it restarted get their parent-death signal when this thread ends.
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        return codes
+
+    def __enter__(self) -> Supervisor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _stop_together(children: Sequence[tuple[str, subprocess.Popen[bytes]]], timeout: float) -> dict[str, int | None]:
+    """SIGTERM every child's group at once, SIGKILL the rest after `timeout`, reap; returns exit codes."""
+    for name, proc in children:
+        log.info("stopping %s (pid %s)", name, proc.pid)
+        _signal_group(proc, signal.SIGTERM)
+    # One shared deadline: stopping N children takes at most `timeout`, not N times it.
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not all(_has_exited(p) for _, p in children):
+        time.sleep(_POLL_SECONDS)
+    codes: dict[str, int | None] = {}
+    for name, proc in children:
+        if not _has_exited(proc):
+            log.warning("%s (pid %s) ignored SIGTERM for %.1fs; killing it", name, proc.pid, timeout)
+        codes[name] = _finish(proc, reap_timeout=5.0)
+    return codes

@@ -13,6 +13,7 @@ from kandev.db import Database
 from kandev.domain.context import Principal, ServiceContext
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
+from kandev.redis_conn import reconnect_once
 
 SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
 
@@ -21,7 +22,7 @@ SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
 async def job_context(settings: Settings) -> AsyncIterator[ServiceContext]:
     assert settings.redis_url, "jobs need KANDEV_REDIS_URL"
     db = Database(settings.resolved_database_url(), pooled=False)
-    bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5))
+    bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
     jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
     try:
         yield ServiceContext(db=db, bus=bus, principal=SYSTEM, settings=settings, jobs=jobs)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 
 from redis import Redis
+from redis.client import Pipeline
 from rq import Worker, worker_registration
 from rq.worker import WorkerStatus
 
@@ -89,6 +90,14 @@ class KandevWorker(Worker):
                 pipe.delete(self.key)
                 pipe.execute()
         super().register_birth()
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
+        """rq's heartbeat, plus: register again when Redis forgot us (an embedded Redis restarts empty)."""
+        super().heartbeat(timeout, pipeline)
+        if pipeline is None and not self.connection.sismember(worker_registration.REDIS_WORKER_KEYS, self.key):
+            log.warning("worker %s: Redis lost this worker's registration (restarted?); registering again", self.name)
+            self.connection.delete(self.key)
+            Worker.register_birth(self)
 
     def _set_ip_address(self, connection: Redis) -> None:
         # Cosmetic (shown by `rq info`); an unparsable CLIENT INFO from a Redis-like server must not stop us.
