@@ -11,7 +11,9 @@ from rq.queue import Queue
 from rq.utils import utcparse
 from rq.worker_registration import REDIS_WORKER_KEYS
 
-from kandev.jobs.queues import ALL
+from kandev.jobs.queues import ALL, worker_queue_name
+
+WORKER_QUEUE_PREFIX = worker_queue_name("")
 
 # An idle RQ worker renews its heartbeat about every worker TTL; one silent for longer is not counted.
 HEARTBEAT_WINDOW = timedelta(seconds=DEFAULT_WORKER_TTL + 60)
@@ -30,19 +32,19 @@ async def worker_report(redis: aioredis.Redis, *, now: datetime | None = None) -
     keys = sorted(_text(k) or "" for k in await redis.smembers(REDIS_WORKER_KEYS))
     async with redis.pipeline(transaction=False) as pipe:
         for key in keys:
-            pipe.hmget(key, "last_heartbeat", "death", "queues")
+            pipe.hmget(key, "last_heartbeat", "death")
         rows = await pipe.execute() if keys else []
     live = 0
-    own_queues: set[str] = set()
-    for beat, death, queues in rows:
+    for beat, death in rows:
         beat, death = _text(beat), _text(death)
-        if death or not beat or now - utcparse(beat) > HEARTBEAT_WINDOW:
-            continue
-        live += 1
-        own_queues.update(q for q in (_text(queues) or "").split(",") if q and q not in ALL)
+        if not death and beat and now - utcparse(beat) <= HEARTBEAT_WINDOW:
+            live += 1
     prefix = Queue.redis_queue_namespace_prefix
+    known = {(_text(k) or "").removeprefix(prefix) for k in await redis.smembers(Queue.redis_queues_keys)}
+    # Every worker's own queue, a dead one's too: work routed there waits for that worker.
+    own = sorted(name for name in known if name.startswith(WORKER_QUEUE_PREFIX))
     async with redis.pipeline(transaction=False) as pipe:
-        for name in (*ALL, *sorted(own_queues)):
+        for name in (*ALL, *own):
             pipe.llen(prefix + name)
         depths = await pipe.execute()
     queued = dict(zip(ALL, depths[: len(ALL)], strict=True))

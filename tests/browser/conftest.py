@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.serve import TEST_WORKERS
 from tests.support.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +135,7 @@ def serve(log_name: str, **settings: str) -> Iterator[tuple[str, dict[str, str]]
     env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
     # KANDEV_PORT too, so the worker hands agents the right MCP URL.
     env.update(KANDEV_DATA_DIR=str(data_dir), KANDEV_PORT=str(port), KANDEV_HOST="127.0.0.1", **settings)
+    env.setdefault("KANDEV_WORKERS", TEST_WORKERS)  # one worker, unless a test is about the pool
     # The server's log stays in build/ after the run, for a failure's post-mortem.
     SCREENSHOTS.parent.mkdir(parents=True, exist_ok=True)
     log_path = SCREENSHOTS.parent / log_name

@@ -9,15 +9,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from tests.support.processes import descendants, wait_gone
+from tests.support.serve import serve_env
 from tests.support.server import free_port
 
 
-def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, str]:
+def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -47,8 +49,7 @@ def wait_for_agent_text(base: str, session_id: str, timeout: float = 30) -> str:
 @pytest.mark.slow
 def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigterm(tmp_path: Path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
-    env["KANDEV_DATA_DIR"] = str(tmp_path / "data")
+    env = serve_env(tmp_path / "data")
     process = subprocess.Popen(
         [sys.executable, "-m", "kandev.cli", "serve", "--port", str(port)],
         env=env,
@@ -58,7 +59,8 @@ def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigte
     base = f"http://127.0.0.1:{port}"
     try:
         health = wait_healthy(base, process)
-        assert health == {"status": "ok", "database": "ok", "redis": "ok"}
+        assert (health["status"], health["database"], health["redis"]) == ("ok", "ok", "ok")
+        assert health["embedded"] == {"workers": 1, "configured_workers": 1, "scheduler": "ok", "redis": "ok"}
         workspaces = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id name } }"}, timeout=10).json()
         workspace_id = workspaces["data"]["workspaces"][0]["id"]
         created = httpx.post(

@@ -29,9 +29,9 @@ def last_app_state() -> Any:
 
 
 @asynccontextmanager
-async def running_server(settings: Settings) -> AsyncIterator[str]:
+async def running_server(settings: Settings, **app_options: Any) -> AsyncIterator[str]:
     port = free_port()
-    app = create_app(settings)
+    app = create_app(settings, **app_options)
     _last_app[:] = [app]
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
