@@ -7,6 +7,7 @@ import json
 import sys
 
 from bench.foundation import run as foundation
+from bench.healing import run as healing
 from bench.mcp import run as mcp
 from bench.turns import run as turns
 
@@ -16,6 +17,7 @@ def main() -> None:
         "foundation": asyncio.run(foundation()),
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
+        "healing": healing(),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -229,7 +229,7 @@ class Supervisor:
     """
 
     def __init__(
-        self, *, backoff: float = 0.5, max_backoff: float = 30.0, stable_after: float = 30.0, poll: float = 0.1
+        self, *, backoff: float = 0.5, max_backoff: float = 30.0, stable_after: float = 10.0, poll: float = 0.1
     ) -> None:
         self._backoff = backoff
         self._max_backoff = max_backoff

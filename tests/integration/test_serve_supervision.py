@@ -2,82 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import socket
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import redis
 
 from kandev.jobs.queues import ALL, worker_queue_name
+from tests.support.healing import kill_and_heal, redis_url_of, wait_for
 from tests.support.serve import Served, serving
 
-HEAL_TIMEOUT = 60.0
 
-
-def wait_for(condition: Callable[[], object], timeout: float = HEAL_TIMEOUT, what: str = "condition") -> object:
-    """Poll `condition` (bounded) until it returns something truthy, and return that."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-        except (OSError, redis.RedisError):
-            value = None
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"{what}: not within {timeout}s")
-
-
-def redis_url_of(served: Served) -> str:
-    """The embedded Redis URL, as serve hands it to its children."""
-    return served.child_env(served.children()["scheduler"])["KANDEV_REDIS_URL"]
-
-
-SCHEDULER_STARTED = "scheduler running every"
-
-
-def answering(served: Served, role: str, pid: int, url: str, scheduler_starts: int = 0) -> bool:
-    """Whether the child `role` with `pid` does its job: Redis answers PING, a worker is registered with
-    RQ under its name, the scheduler has started its loop (more often than `scheduler_starts` times)."""
-    if role == "redis":
-        client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    if role == "scheduler":
-        return served.log().count(SCHEDULER_STARTED) > scheduler_starts
-    client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
-    try:
-        return client.hget(f"rq:worker:{role}", "pid") == str(pid).encode()
-    finally:
-        client.close()
-
-
-def kill_and_heal(served: Served, role: str) -> dict[str, float]:
-    """kill -9 the child `role`; wait (bounded) for its replacement to run and answer, then for a turn
-    started afterwards to complete. Returns the seconds each took from the kill."""
-    url = redis_url_of(served)
-    old = served.children()[role]
-    wait_for(lambda: answering(served, role, old, url), what=f"the {role} answering before the kill")
-    starts = served.log().count(SCHEDULER_STARTED)
-    killed = time.monotonic()
-    os.kill(old, signal.SIGKILL)
-    new = wait_for(lambda: (pid := served.children().get(role)) != old and pid, what=f"a new {role}")
-    assert isinstance(new, int)
-    restarted = time.monotonic() - killed
-    wait_for(lambda: answering(served, role, new, url, starts), what=f"the new {role} answering")
-    answered = time.monotonic() - killed
-    assert served.run_turn(f"after killing the {role}") == f"after killing the {role}"
-    turned = time.monotonic() - killed
-    figures = {"replacement_started_s": restarted, "replacement_answering_s": answered, "next_turn_done_s": turned}
+def heal(served: Served, role: str) -> None:
+    figures = kill_and_heal(served, role)
     print(f"healing {role}: " + ", ".join(f"{k}={v:.2f}" for k, v in figures.items()))
-    return figures
 
 
 def worker_role(served: Served) -> str:
@@ -89,7 +28,7 @@ def worker_role(served: Served) -> str:
 def test_kill_9_of_a_child_of_serve_is_healed_and_a_later_turn_completes(tmp_path: Path, role: str):
     with serving(tmp_path) as served:
         target = worker_role(served) if role == "worker" else role
-        kill_and_heal(served, target)
+        heal(served, target)
         # The dead child's exit was noticed and explained, and healthz is healthy again.
         assert re.search(rf"{re.escape(target)} \(pid \d+\) was killed by SIGKILL", served.log())
         status, body = served.health()
@@ -118,7 +57,7 @@ def test_the_pool_runs_named_workers_on_their_own_and_the_shared_queues_and_heal
         }
         assert body["workers"] == 2
         for name in (*workers, "scheduler", "redis"):
-            kill_and_heal(served, name)
+            heal(served, name)
         assert sorted(r for r in served.children() if r not in ("redis", "scheduler")) == workers
 
 
