@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import socket
 from pathlib import Path
 
 import pytest
 import redis
 
-from kandev.jobs.queues import ALL, worker_queue_name
+from kandev.jobs.queues import ALL, TURNS, worker_queue_name
 from tests.support.healing import kill_and_heal, redis_url_of, wait_for
 from tests.support.serve import Served, serving
 
@@ -74,3 +76,27 @@ def test_a_folder_named_kandev_in_the_working_directory_cannot_shadow_the_childr
         assert served.run_turn("not shadowed") == "not shadowed"
         assert set(served.children()) >= {"redis", "scheduler"}
     assert not marker.exists()
+
+
+@pytest.mark.slow
+def test_after_the_embedded_redis_restarts_recovery_enqueues_again_the_turn_it_lost(tmp_path: Path):
+    with serving(tmp_path) as served:
+        children = served.children()
+        worker, scheduler = children[worker_role(served)], children["scheduler"]
+        # Nobody takes the job, and no scheduler tick recovers it: only the restart's own recovery can.
+        for pid in (worker, scheduler):
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            session_id = served.start_turn("/say queued before the crash")
+            client = redis.Redis.from_url(redis_url_of(served))
+            assert client.llen(f"rq:queue:{TURNS}") == 1
+            os.kill(children["redis"], signal.SIGKILL)
+            wait_for(lambda: "recovery after the embedded Redis restarted" in served.log(), what="recovery")
+            # The new, empty Redis holds the job again, on the same URL.
+            assert client.llen(f"rq:queue:{TURNS}") == 1
+            client.close()
+        finally:
+            for pid in (worker, scheduler):
+                os.kill(pid, signal.SIGCONT)
+        assert "'enqueued': 1" in served.log()
+        assert served.wait_for_agent_text(session_id) == "queued before the crash"
