@@ -26,20 +26,7 @@ def worker_role(served: Served) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("role", ["worker", "scheduler", "redis"])
-def test_kill_9_of_a_child_of_serve_is_healed_and_a_later_turn_completes(tmp_path: Path, role: str):
-    with serving(tmp_path) as served:
-        target = worker_role(served) if role == "worker" else role
-        heal(served, target)
-        # The dead child's exit was noticed and explained, and healthz is healthy again.
-        assert re.search(rf"{re.escape(target)} \(pid \d+\) was killed by SIGKILL", served.log())
-        status, body = served.health()
-        assert status == 200, body
-        assert body["embedded"]["workers"] == 1
-
-
-@pytest.mark.slow
-def test_the_pool_runs_named_workers_on_their_own_and_the_shared_queues_and_heals_each_of_them(tmp_path: Path):
+def test_pooled_workers_have_own_names_and_queues_and_kill_9_of_every_child_of_serve_is_healed(tmp_path: Path):
     with serving(tmp_path, KANDEV_WORKERS="2") as served:
         workers = sorted(r for r in served.children() if r not in ("redis", "scheduler"))
         host = socket.gethostname()
@@ -60,6 +47,11 @@ def test_the_pool_runs_named_workers_on_their_own_and_the_shared_queues_and_heal
         assert body["workers"] == 2
         for name in (*workers, "scheduler", "redis"):
             heal(served, name)
+            # The death was noticed and explained.
+            assert re.search(rf"{re.escape(name)} \(pid \d+\) was killed by SIGKILL", served.log())
+        # A worker whose job was finishing when Redis died may quit over it; it is restarted like any other.
+        everything = body["embedded"]
+        wait_for(lambda: served.health()[1].get("embedded") == everything, what="every child up again")
         assert sorted(r for r in served.children() if r not in ("redis", "scheduler")) == workers
 
 

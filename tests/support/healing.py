@@ -7,6 +7,7 @@ import signal
 import time
 from collections.abc import Callable
 
+import httpx
 import redis
 
 from tests.support.serve import Served
@@ -20,7 +21,7 @@ def wait_for(condition: Callable[[], object], timeout: float = HEAL_TIMEOUT, wha
     while time.monotonic() < deadline:
         try:
             value = condition()
-        except (OSError, redis.RedisError):
+        except (OSError, redis.RedisError, httpx.HTTPError):
             value = None
         if value:
             return value
