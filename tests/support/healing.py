@@ -31,7 +31,9 @@ def wait_for(condition: Callable[[], object], timeout: float = HEAL_TIMEOUT, wha
 
 def redis_url_of(served: Served) -> str:
     """The embedded Redis URL, as serve hands it to its children."""
-    return served.child_env(served.children()["scheduler"])["KANDEV_REDIS_URL"]
+    scheduler = wait_for(lambda: served.children().get("scheduler"), what="the scheduler running")
+    assert isinstance(scheduler, int)
+    return served.child_env(scheduler)["KANDEV_REDIS_URL"]
 
 
 SCHEDULER_STARTED = "scheduler running every"
@@ -58,8 +60,10 @@ def answering(served: Served, role: str, pid: int, url: str, scheduler_starts: i
 def kill_and_heal(served: Served, role: str) -> dict[str, float]:
     """kill -9 the child `role`; wait (bounded) for its replacement to run and answer, then for a turn
     started afterwards to complete. Returns the seconds each took from the kill."""
+    # A child may be between a death and its restart (a worker can quit over a Redis restart).
+    old = wait_for(lambda: served.children().get(role), what=f"the {role} running")
+    assert isinstance(old, int)
     url = redis_url_of(served)
-    old = served.children()[role]
     wait_for(lambda: answering(served, role, old, url), what=f"the {role} answering before the kill")
     starts = served.log().count(SCHEDULER_STARTED)
     killed = time.monotonic()
