@@ -272,8 +272,9 @@ class Supervisor:
             self._thread.start()
 
     def pid(self, name: str) -> int | None:
-        """The running child's pid, or None while it is down."""
-        proc = self._children[name].proc
+        """The running child's pid, or None while it is down (or after stop())."""
+        child = self._children.get(name)
+        proc = child.proc if child is not None else None
         return proc.pid if proc is not None and self._is_alive(proc) else None
 
     def alive(self, name: str) -> bool:
