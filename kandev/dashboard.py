@@ -1,8 +1,8 @@
 """`kandev dashboard`: rq-dashboard on loopback against this installation's Redis, behind a WSGI guard.
 
 The guard answers only to loopback Host names (no DNS rebinding), refuses cross-site requests (the dashboard
-has state-changing routes, one of them a GET), escapes every string of its JSON (its pages insert some
-unescaped), and with KANDEV_AUTH=on asks for HTTP basic auth whose password is an admin's personal access token.
+has state-changing routes, one of them a GET), keeps markup out of every string of its JSON (its pages insert
+some unescaped), and with KANDEV_AUTH=on asks for HTTP basic auth whose password is an admin's personal access token.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import html
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -22,10 +21,11 @@ DEFAULT_PORT = 9181
 REALM = "kandev dashboard"
 _SAME_SITE = frozenset({"same-origin", "none"})
 _SECURITY_HEADERS = [
-    # Its own pages use inline scripts and styles; nothing may come from or go to anywhere else.
+    # Its pages use inline scripts and styles and compile underscore templates (eval); nothing may come from or
+    # go to anywhere else.
     (
         "Content-Security-Policy",
-        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+        "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'",
     ),
     ("X-Frame-Options", "DENY"),
@@ -52,9 +52,15 @@ def basic_auth_password(header: str | None) -> str | None:
     return password if sep and password else None
 
 
+# Look-alikes, not entities: its job list escapes (an entity would show as `&lt;`), its job page does not, and a
+# traceback's `<module>` must read right in both. Without < and > no markup can start; the values its templates
+# put into attributes unescaped are job ids and URLs, which Kandev makes.
+_NO_MARKUP = str.maketrans({"<": "‹", ">": "›"})
+
+
 def _escaped(value: Any) -> Any:
     if isinstance(value, str):
-        return html.escape(value, quote=True)
+        return value.translate(_NO_MARKUP)
     if isinstance(value, list):
         return [_escaped(item) for item in value]
     if isinstance(value, dict):
@@ -144,7 +150,9 @@ def dashboard_app(redis_url: str, verify: Verify | None) -> WsgiApp:
     from rq_dashboard import default_settings
     from rq_dashboard.web import blueprint, setup_rq_connection
 
-    app = Flask("kandev.dashboard")
+    # Rooted in the rq_dashboard package, as its own command does: its templates link the app's /static (jQuery,
+    # Bootstrap, its CSS), which must then be the package's static folder.
+    app = Flask("rq_dashboard")
     app.config.from_object(default_settings)
     app.config["RQ_DASHBOARD_REDIS_URL"] = redis_url
     app.register_blueprint(blueprint)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -130,6 +131,9 @@ def test_the_dashboard_finds_the_embedded_redis_of_serve_and_shows_turns_by_task
             wait_answering(dashboard, process)
             page = httpx.get(f"{dashboard}/", timeout=10)
             assert page.status_code == 200 and "kandev-turns" in httpx.get(f"{dashboard}/0/data/queues.json").text
+            assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+            assert len(assets) >= 4, page.text
+            assert {httpx.get(f"{dashboard}{asset}", timeout=10).status_code for asset in assets} == {200}
             finished = wait_for_job(dashboard, "finished", f"task={task_id}")
             assert finished["description"] == f"turn session={session_id} task={task_id} «Ship the ‹b›login‹/b› page»"
             failed = wait_for_job(dashboard, "failed", f"task={failed_task_id}")
