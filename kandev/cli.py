@@ -77,7 +77,8 @@ def _settings(**overrides: Any) -> Settings:
             message = str(item["msg"]).removeprefix("Value error, ")
             if field not in _SECRET_SETTINGS and item.get("input") is not None:
                 message += f" (got {str(item['input'])[:80]!r})"
-            problems.append(f"KANDEV_{field.upper()}: {message}")
+            option = f" (--{field})" if field in overrides else ""
+            problems.append(f"KANDEV_{field.upper()}{option}: {message}")
         typer.echo("error: " + "; ".join(problems), err=True)
         raise typer.Exit(2) from None
 
