@@ -11,7 +11,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
+from tests.support import databases
 from tests.support.server import free_port
 
 PASSWORD = "s3cret-pw-never-shown"
@@ -117,3 +119,24 @@ def test_no_help_page_shows_type_labels_and_values_are_named_by_their_metavar(tm
     assert re.search(r"^  LOGIN  ", pages[("user", "create")], re.M)
     assert "--user LOGIN" in pages[("token", "create")]
     assert "--version" in pages[()]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    databases.postgres_server_url() is None,
+    reason="KANDEV_TEST_POSTGRES_URL is not set: no PostgreSQL server to create the test database on",
+)
+@pytest.mark.parametrize("scheme", ["postgres", "postgresql"])
+def test_a_postgres_url_as_providers_print_it_migrates_and_serves_a_real_database(tmp_path: Path, scheme: str):
+    server = databases.postgres_server_url()
+    assert server is not None
+    url = databases.run(databases.create_postgres_database(server))
+    try:
+        plain = make_url(url).set(drivername=scheme).render_as_string(hide_password=False) + "?sslmode=disable"
+        for command in (["db", "upgrade"], ["user", "create", "provider-url"]):
+            done = kandev(tmp_path, *command, KANDEV_DATABASE_URL=plain)
+            assert done.returncode == 0, done.stderr
+        done = kandev(tmp_path, "token", "create", "--name", "t", "--user", "provider-url", KANDEV_DATABASE_URL=plain)
+        assert done.returncode == 0 and done.stdout.startswith("kdv_"), done.stderr
+    finally:
+        databases.run(databases.drop_postgres_database(server, url))
