@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import signal
-import socket
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -17,6 +15,7 @@ import typer
 from kandev.config import Settings
 from kandev.data_dir import prepare_data_dir, prepare_work_dir, write_embedded_redis_port
 from kandev.db import Database
+from kandev.preflight import load_settings, require_database, require_port, require_reachable_redis, require_services
 
 T = TypeVar("T")
 
@@ -43,8 +42,6 @@ user_app = typer.Typer(
 app.add_typer(user_app, name="user", short_help="Create users; grant or withdraw admin.")
 
 log = logging.getLogger("kandev")
-# Settings whose values may hold a password: an error about them never repeats the value.
-_SECRET_SETTINGS = frozenset({"database_url", "redis_url", "secret_key"})
 
 
 def _print_version(value: bool) -> None:
@@ -62,113 +59,6 @@ def _root(
     ),
 ) -> None:
     pass
-
-
-def _settings(**overrides: Any) -> Settings:
-    """The settings, or one line naming each bad KANDEV_* setting and exit status 2 (no traceback)."""
-    from pydantic import ValidationError
-
-    try:
-        return Settings(**overrides)
-    except ValidationError as error:
-        problems = []
-        for item in error.errors():
-            field = str(item["loc"][0]) if item["loc"] else "?"
-            message = str(item["msg"]).removeprefix("Value error, ")
-            if field not in _SECRET_SETTINGS and item.get("input") is not None:
-                message += f" (got {str(item['input'])[:80]!r})"
-            option = f" (--{field})" if field in overrides else ""
-            problems.append(f"KANDEV_{field.upper()}{option}: {message}")
-        typer.echo("error: " + "; ".join(problems), err=True)
-        raise typer.Exit(2) from None
-
-
-def _port_problem(host: str, port: int) -> OSError | None:
-    """Why `host:port` cannot be listened on right now, or None; bound the way uvicorn binds it."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except OSError as error:
-        return error
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(address)
-        except OSError as error:
-            return error
-    return None
-
-
-def _require_port(host: str, port: int, setting: str, option: str | None) -> None:
-    """Refuse, before anything starts, a port that is taken (suggesting a free one) or can't be bound."""
-    problem = _port_problem(host, port)
-    if problem is None:
-        return
-    if problem.errno == errno.EADDRINUSE:
-        spare = next((p for p in range(port + 1, min(port + 50, 65536)) if _port_problem(host, p) is None), None)
-        hint = f"; start with {option} {spare}" if option and spare else (f"; try {option}" if option else "")
-        typer.echo(f"error: {host}:{port} is already in use ({setting}){hint}, or stop what holds it", err=True)
-    else:
-        typer.echo(f"error: cannot listen on {host}:{port} ({setting}): {problem.strerror or problem}", err=True)
-    raise typer.Exit(2)
-
-
-def _first_line(error: BaseException) -> str:
-    cause = getattr(error, "orig", None) or error
-    text = str(cause).strip().splitlines()
-    return text[0] if text and text[0] else type(cause).__name__
-
-
-def _require_database(settings: Settings, timeout: float = 10.0) -> None:
-    """Connect once to a configured database; unreachable is one line naming its host and KANDEV_DATABASE_URL."""
-    if settings.embedded_database:
-        return
-    import asyncio
-
-    from sqlalchemy import text
-    from sqlalchemy.engine import make_url
-
-    from kandev.db import create_engine, database_host
-
-    url = settings.resolved_database_url()
-
-    async def ping() -> None:
-        engine = create_engine(url, pooled=False)
-        try:
-            async with asyncio.timeout(timeout), engine.connect() as connection:
-                await connection.execute(text("SELECT 1"))
-        finally:
-            await engine.dispose()
-
-    try:
-        asyncio.run(ping())
-    except Exception as error:  # any failure to connect, told in one line
-        reason = f"no answer within {timeout:g} s" if isinstance(error, TimeoutError) else _first_line(error)
-        password = make_url(url).password
-        if password:
-            reason = reason.replace(str(password), "***")
-        typer.echo(
-            f"error: cannot reach the database at {database_host(url)} (KANDEV_DATABASE_URL): {reason}", err=True
-        )
-        raise typer.Exit(2) from None
-
-
-def _require_reachable_redis(url: str, source: str) -> None:
-    """PING `url` once; unreachable is one line naming its host and where the URL came from."""
-    import redis
-
-    from kandev.redis_conn import sync_redis
-
-    client = sync_redis(url, socket_timeout=5.0)
-    try:
-        client.ping()
-    except redis.RedisError as error:
-        kwargs = client.connection_pool.connection_kwargs
-        where = kwargs.get("path") or f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
-        typer.echo(f"error: cannot reach Redis at {where} ({source}): {_first_line(error)}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        client.close()
 
 
 def _setup_logging() -> None:
@@ -194,7 +84,7 @@ def serve(
     from kandev.supervisor import ChildProcesses
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    settings = _settings(**overrides)
+    settings = load_settings(**overrides)
     if settings.auth == "off" and not is_loopback(settings.host):
         # With auth off every caller is the local user: only this machine may reach the server.
         typer.echo(
@@ -204,10 +94,10 @@ def serve(
         )
         raise typer.Exit(2)
     _require_agent_user(settings)
-    _require_port(settings.host, settings.port, "KANDEV_PORT", "--port")
+    require_port(settings.host, settings.port, "KANDEV_PORT", "--port")
     if settings.embedded_redis and settings.embedded_redis_port:
-        _require_port("127.0.0.1", settings.embedded_redis_port, "KANDEV_EMBEDDED_REDIS_PORT", None)
-    _require_services(settings)
+        require_port("127.0.0.1", settings.embedded_redis_port, "KANDEV_EMBEDDED_REDIS_PORT", None)
+    require_services(settings)
     _setup_logging()
     if not is_loopback(settings.host) and not (settings.public_url or settings.allowed_hosts):
         log.warning(
@@ -311,9 +201,9 @@ def worker(burst: bool = typer.Option(False, help="Exit once the queues are empt
     from kandev.jobs.worker import run_worker
 
     _setup_logging()
-    settings = _require_redis(_settings())
+    settings = _require_redis(load_settings())
     _prepare_dirs(settings)
-    _require_services(settings)
+    require_services(settings)
     run_worker(settings, burst=burst)
 
 
@@ -324,9 +214,9 @@ def scheduler() -> None:
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()
-    settings = _require_redis(_settings())
+    settings = _require_redis(load_settings())
     prepare_data_dir(settings)
-    _require_services(settings)
+    require_services(settings)
     run_scheduler(settings)
 
 
@@ -340,7 +230,7 @@ def dashboard(
     from kandev.dashboard import dashboard_app, serve_dashboard, token_verifier
     from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE, read_embedded_redis_port
 
-    settings = _settings()
+    settings = load_settings()
     if settings.redis_url:
         redis_url, source = settings.redis_url, "KANDEV_REDIS_URL"
     else:
@@ -354,11 +244,11 @@ def dashboard(
             )
             raise typer.Exit(2)
         redis_url, source = f"redis://127.0.0.1:{embedded_port}/0", f"the embedded Redis, from {port_file}"
-    _require_reachable_redis(redis_url, source)
-    _require_port("127.0.0.1", port, "--port", "--port")
+    require_reachable_redis(redis_url, source)
+    require_port("127.0.0.1", port, "--port", "--port")
     verify = None
     if settings.auth == "on":
-        _require_database(settings)
+        require_database(settings)
         verify = token_verifier(settings.resolved_database_url())
     typer.echo(f"kandev dashboard: http://127.0.0.1:{port}/ (Ctrl-C stops it)", err=True)
     try:
@@ -372,8 +262,8 @@ def db_upgrade() -> None:
     """Migrate the database (KANDEV_DATABASE_URL, or the embedded SQLite file) to the newest schema."""
     from kandev.migrations import upgrade_to_head
 
-    settings = _settings()
-    _require_database(settings)
+    settings = load_settings()
+    require_database(settings)
     prepare_data_dir(settings)
     upgrade_to_head(settings.resolved_database_url())
     typer.echo("database is at the newest revision")
@@ -388,8 +278,8 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
     from kandev.domain.users import prepare_users
     from kandev.migrations import upgrade_to_head
 
-    settings = _settings()
-    _require_database(settings)
+    settings = load_settings()
+    require_database(settings)
     if settings.embedded_database:
         prepare_data_dir(settings)
         upgrade_to_head(settings.resolved_database_url())
@@ -456,7 +346,7 @@ def token_create(
     from kandev.domain.access_tokens import create_token, token_owner
 
     async def create(db: Database) -> str:
-        login = token_owner(user, auth=_settings().auth)
+        login = token_owner(user, auth=load_settings().auth)
         return (await create_token(db, name=name, login=login)).token
 
     typer.echo(_run(create))
@@ -509,13 +399,6 @@ def _require_redis(settings: Settings) -> Settings:
         typer.echo("KANDEV_REDIS_URL is not set", err=True)
         raise typer.Exit(2)
     return settings
-
-
-def _require_services(settings: Settings) -> None:
-    """The configured database and Redis answer, or one line says which does not."""
-    _require_database(settings)
-    if settings.redis_url:
-        _require_reachable_redis(settings.redis_url, "KANDEV_REDIS_URL")
 
 
 def _without_type_labels(command: Any) -> Any:
