@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from typing import TYPE_CHECKING, Protocol
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from kandev.db import Database
 
 TURN_JOB = "kandev.jobs.turns.run_turn"
+log = logging.getLogger("kandev.jobs")
 TITLE_CHARS = 120
 # The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
 _LOOKALIKES = str.maketrans({"<": "‹", ">": "›", "&": "+", '"': "”", "'": "’", "`": "’"})
@@ -67,7 +69,7 @@ class RqDispatcher:
     async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None:
         from kandev.jobs.queues import TURNS, enqueue
 
-        description = await turn_job_description(self._db, session_id) if self._db is not None else None
+        description = await self._describe(session_id)
         await asyncio.to_thread(
             enqueue,
             queue or TURNS,
@@ -77,6 +79,15 @@ class RqDispatcher:
             connection=self._redis,
             description=description,
         )
+
+    async def _describe(self, session_id: str) -> str | None:
+        if self._db is None:
+            return None
+        try:
+            return await turn_job_description(self._db, session_id)
+        except Exception:  # a label must never keep a turn from being enqueued
+            log.warning("could not describe the turn job of session %s", session_id, exc_info=True)
+            return None
 
     async def nudge_cancel(self, session_id: str) -> None:
         await self._bus.publish(control_channel(session_id), {"action": "cancel"})

@@ -4,14 +4,16 @@ without markup; a failed turn stays in the Failed registry under that descriptio
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import pytest
 from rq.job import Job
 from rq.registry import FailedJobRegistry
 
+from kandev.db import Database
 from kandev.domain.tasks import CreateTask
-from kandev.jobs.dispatch import TITLE_CHARS, job_title
-from kandev.jobs.queues import TURNS
+from kandev.jobs.dispatch import TITLE_CHARS, TURN_JOB, RqDispatcher, job_title
+from kandev.jobs.queues import TURNS, get_queue
 from kandev.log_redaction import remember_secrets
 from kandev.redis_conn import sync_redis
 from kandev.runtime.base import REDACTED
@@ -53,3 +55,17 @@ async def test_a_failed_turn_is_in_the_failed_registry_described_by_its_ids_and_
         f"turn session={session_id} task={task_id} «Deploy with {REDACTED} ‹img src=x onerror=alert(1)›»"
     )
     assert SECRET not in (job.description or "") and "<" not in (job.description or "")
+
+
+async def test_a_description_that_cannot_be_read_never_keeps_a_turn_from_being_enqueued(redis_url, bus, tmp_path):
+    unreadable = Database(f"sqlite+aiosqlite:///{tmp_path / 'no-such-dir' / 'kandev.db'}", pooled=False)
+    dispatcher = RqDispatcher(redis_url, bus, turn_timeout=60, db=unreadable)
+    queue = get_queue(f"kandev-test-describe-{uuid.uuid4().hex}", sync_redis(redis_url))
+    try:
+        await dispatcher.enqueue_turn("session-1", queue.name)
+        [job] = queue.jobs
+        assert job.args == ("session-1",) and job.func_name == TURN_JOB
+    finally:
+        queue.delete(delete_jobs=True)
+        dispatcher.close()
+        await unreadable.dispose()
