@@ -38,6 +38,10 @@ class EmbeddedRedis:
     url: str
     process: subprocess.Popen[bytes] = field(repr=False)
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
     def stop(self, timeout: float = 5.0) -> int | None:
         """Stop the server process (SIGTERM, SIGKILL after `timeout`) and reap it."""
         return stop_process_group(self.process, timeout)
@@ -93,11 +97,11 @@ def _wait_ready(url: str, deadline: float) -> None:
         client.close()
 
 
-def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1") -> EmbeddedRedis:
-    """Start the server in a child process on a free loopback port; returns once it answers PING."""
-    # The child binds port 0 itself and reports the port, so no other process can take it in between.
+def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1", port: int = 0) -> EmbeddedRedis:
+    """Start the server in a child process on loopback `port` (0: a free one); returns once it answers PING."""
+    # With port 0 the child binds a free port itself and reports it, so no other process can take it in between.
     proc = spawn(
-        [sys.executable, "-I", "-m", "kandev.embedded", "--host", host, "--port", "0"],
+        [sys.executable, "-I", "-m", "kandev.embedded", "--host", host, "--port", str(port)],
         # It holds only in-memory state, so it can die outright with us.
         death_signal=signal.SIGKILL,
         stdin=subprocess.DEVNULL,
@@ -105,8 +109,8 @@ def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1") -> E
     )
     deadline = time.monotonic() + timeout
     try:
-        port = _read_port(proc, deadline)
-        url = f"redis://{host}:{port}/0"
+        bound = _read_port(proc, deadline)
+        url = f"redis://{host}:{bound}/0"
         _wait_ready(url, deadline)
     except BaseException:
         stop_process_group(proc, timeout=1.0)
