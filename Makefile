@@ -1,7 +1,7 @@
 # Kandev developer commands.
 #
 #   make install   create .venv (first python3 >= 3.11 found) and install kandev + test extras
-#   make run       install, build the web client if there is one, then `kandev serve`
+#   make run       install, (re)build the web client when its sources changed, then `kandev serve`
 #   make test      install, then run the whole test suite (PYTEST_ARGS="..." to pass options)
 #   make lint      ruff check
 #   make bench     run the benchmarks (prints JSON)
@@ -16,6 +16,12 @@ STAMP := $(VENV)/.installed
 PYTHON_CANDIDATES := python3.13 python3.12 python3.11 python3
 PYTEST_ARGS ?=
 KANDEV_ARGS ?=
+FRONTEND ?= frontend
+# The web client is rebuilt only when one of these is newer than its build.
+WEB_CLIENT := $(FRONTEND)/dist/index.html
+WEB_SOURCES = $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/null) \
+	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
+	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
 
 # First interpreter that actually runs and is >= 3.11 (pyenv shims exist for versions that
 # are not selected and fail when run, so each candidate is executed, not just looked up).
@@ -39,16 +45,19 @@ $(STAMP): pyproject.toml | $(VENV_PY)
 	$(VENV_PY) -m pip install --quiet -e '.[test]'
 	@touch $@
 
-run: install
-	@if [ -f frontend/package.json ]; then \
-		if command -v npm >/dev/null 2>&1; then \
-			(cd frontend && { if [ -f package-lock.json ]; then npm ci || npm install; else npm install; fi; } \
-				&& npm run build) || exit 1; \
-		else \
-			echo "warning: frontend/package.json found but npm is not on PATH; serving without building the web client" >&2; \
-		fi; \
-	fi
+run: install $(if $(wildcard $(FRONTEND)/package.json),$(WEB_CLIENT))
 	exec $(VENV)/bin/kandev serve $(KANDEV_ARGS)
+
+# Dependencies are installed again only when the lock file is newer than what npm last installed.
+$(WEB_CLIENT): $(WEB_SOURCES)
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "warning: $(FRONTEND)/package.json found but npm is not on PATH; serving without building the web client" >&2; \
+	else \
+		cd $(FRONTEND) && \
+		if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+			if [ -f package-lock.json ]; then npm ci || npm install; else npm install; fi; \
+		fi && npm run build && touch dist/index.html; \
+	fi
 
 # pytest's own exit code is the recipe's exit code: failures (1), errors (2-4) and
 # "no tests collected" (5) all fail `make test`.

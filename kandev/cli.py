@@ -1,4 +1,4 @@
-"""The `kandev` command: serve, worker, scheduler, db upgrade, user and token management."""
+"""The `kandev` command: serve, worker, scheduler, dashboard, db upgrade, user and token management."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 
 from kandev.config import Settings
 from kandev.data_dir import prepare_data_dir, prepare_work_dir
 from kandev.db import Database
+from kandev.preflight import load_settings, require_database, require_port, require_reachable_redis, require_services
 
 T = TypeVar("T")
 
@@ -20,22 +21,42 @@ app = typer.Typer(
     help="Kandev orchestrates AI coding agents as tasks. Settings come from KANDEV_* environment variables.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
-db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(db_app, name="db")
 token_app = typer.Typer(
     help="Personal access tokens: with KANDEV_AUTH=on every /graphql, /mcp and REST call needs one; a token "
     "acts as its user.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
-app.add_typer(token_app, name="token")
+app.add_typer(token_app, name="token", short_help="Create, list and revoke personal access tokens.")
 user_app = typer.Typer(
     help="Users: with KANDEV_AUTH=on each sees only their own workspaces; admins decide what the machine runs.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
-app.add_typer(user_app, name="user")
+app.add_typer(user_app, name="user", short_help="Create users; grant or withdraw admin.")
 
 log = logging.getLogger("kandev")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"kandev {version('kandev')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+    ),
+) -> None:
+    pass
 
 
 def _setup_logging() -> None:
@@ -47,8 +68,8 @@ def _setup_logging() -> None:
 
 @app.command()
 def serve(
-    host: str = typer.Option(None, help="Bind address (default KANDEV_HOST, 127.0.0.1)."),
-    port: int = typer.Option(None, help="Port (default KANDEV_PORT, 8420)."),
+    host: str = typer.Option(None, metavar="HOST", help="Bind address (default KANDEV_HOST, 127.0.0.1)."),
+    port: int = typer.Option(None, metavar="PORT", help="Port (default KANDEV_PORT, 8420)."),
 ) -> None:
     """Run the API server. With no KANDEV_DATABASE_URL / KANDEV_REDIS_URL it runs everything embedded:
     SQLite in KANDEV_DATA_DIR, a Redis-protocol server, KANDEV_WORKERS (default 4) `kandev worker`
@@ -62,7 +83,7 @@ def serve(
     from kandev.migrations import upgrade_to_head
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    settings = Settings(**overrides)
+    settings = load_settings(**overrides)
     if settings.auth == "off" and not is_loopback(settings.host):
         # With auth off every caller is the local user: only this machine may reach the server.
         typer.echo(
@@ -71,6 +92,11 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
+    _require_agent_user(settings)
+    require_port(settings.host, settings.port, "KANDEV_PORT", "--port")
+    if settings.embedded_redis and settings.embedded_redis_port:
+        require_port("127.0.0.1", settings.embedded_redis_port, "KANDEV_EMBEDDED_REDIS_PORT", None)
+    require_services(settings)
     _setup_logging()
     if not is_loopback(settings.host) and not (settings.public_url or settings.allowed_hosts):
         log.warning(
@@ -154,27 +180,66 @@ def _ensure_web_client() -> None:
     log.info("web client built into %s", FRONTEND_DIST)
 
 
-@app.command()
+@app.command(short_help="Run an RQ worker for agent turns and background jobs.")
 def worker(burst: bool = typer.Option(False, help="Exit once the queues are empty.")) -> None:
     """Run an RQ worker for agent turns and background jobs (needs KANDEV_REDIS_URL)."""
     from kandev.jobs.worker import run_worker
 
     _setup_logging()
-    settings = _require_redis(Settings())
+    settings = _require_redis(load_settings())
     _prepare_dirs(settings)
+    require_services(settings)
     run_worker(settings, burst=burst)
 
 
-@app.command()
+@app.command(short_help="Run the scheduler loop (periodic recovery).")
 def scheduler() -> None:
     """Run the scheduler loop: periodic recovery (reap dead turns, re-enqueue queued prompts); needs
     KANDEV_REDIS_URL."""
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()
-    settings = _require_redis(Settings())
+    settings = _require_redis(load_settings())
     prepare_data_dir(settings)
+    require_services(settings)
     run_scheduler(settings)
+
+
+@app.command(short_help="Inspect jobs, queues and workers with rq-dashboard.")
+def dashboard(
+    port: int = typer.Option(9181, metavar="PORT", help="Loopback port to serve the dashboard on."),
+) -> None:
+    """Inspect jobs, queues and workers with rq-dashboard on 127.0.0.1, against KANDEV_REDIS_URL or the
+    embedded Redis of a running `kandev serve`. With KANDEV_AUTH=on, sign in with any user name and an admin's
+    personal access token as the password."""
+    from kandev.dashboard import dashboard_app, serve_dashboard, token_verifier
+    from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE, read_embedded_redis_port
+
+    settings = load_settings()
+    if settings.redis_url:
+        redis_url, source = settings.redis_url, "KANDEV_REDIS_URL"
+    else:
+        port_file = settings.data_path / EMBEDDED_REDIS_PORT_FILE
+        embedded_port = read_embedded_redis_port(settings.data_path)
+        if embedded_port is None:
+            typer.echo(
+                f"error: no embedded Redis to inspect: `kandev serve` records its port in {port_file} while it "
+                "runs; start it (same KANDEV_DATA_DIR), or set KANDEV_REDIS_URL",
+                err=True,
+            )
+            raise typer.Exit(2)
+        redis_url, source = f"redis://127.0.0.1:{embedded_port}/0", f"the embedded Redis, from {port_file}"
+    require_reachable_redis(redis_url, source)
+    require_port("127.0.0.1", port, "--port", "--port")
+    verify = None
+    if settings.auth == "on":
+        require_database(settings)
+        verify = token_verifier(settings.resolved_database_url())
+    typer.echo(f"kandev dashboard: http://127.0.0.1:{port}/ (Ctrl-C stops it)", err=True)
+    try:
+        serve_dashboard(dashboard_app(redis_url, verify), port)
+    except KeyboardInterrupt:
+        pass
 
 
 @db_app.command("upgrade")
@@ -182,7 +247,8 @@ def db_upgrade() -> None:
     """Migrate the database (KANDEV_DATABASE_URL, or the embedded SQLite file) to the newest schema."""
     from kandev.migrations import upgrade_to_head
 
-    settings = Settings()
+    settings = load_settings()
+    require_database(settings)
     prepare_data_dir(settings)
     upgrade_to_head(settings.resolved_database_url())
     typer.echo("database is at the newest revision")
@@ -197,7 +263,8 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
     from kandev.domain.users import prepare_users
     from kandev.migrations import upgrade_to_head
 
-    settings = Settings()
+    settings = load_settings()
+    require_database(settings)
     if settings.embedded_database:
         prepare_data_dir(settings)
         upgrade_to_head(settings.resolved_database_url())
@@ -227,7 +294,7 @@ def _when(value: datetime | None) -> str:
 
 @user_app.command("create")
 def user_create(
-    login: str = typer.Argument(..., help="The new user's login (letters, digits, '.', '_', '-')."),
+    login: str = typer.Argument(..., metavar="LOGIN", help="The new user's login (letters, digits, '.', '_', '-')."),
     admin: bool = typer.Option(False, "--admin", help="Let the user define what the machine runs."),
 ) -> None:
     """Create a user. Only admins set agent commands, env and kinds, executor and server-wide profiles."""
@@ -239,7 +306,7 @@ def user_create(
 
 @user_app.command("update")
 def user_update(
-    login: str = typer.Argument(..., help="The user's login."),
+    login: str = typer.Argument(..., metavar="LOGIN", help="The user's login."),
     admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
 ) -> None:
     """Grant (--admin) or withdraw (--no-admin) admin; it applies from the user's next request."""
@@ -251,10 +318,11 @@ def user_update(
 
 @token_app.command("create")
 def token_create(
-    name: str = typer.Option(..., "--name", help="What the token is for."),
+    name: str = typer.Option(..., "--name", metavar="NAME", help="What the token is for."),
     user: str | None = typer.Option(
         None,
         "--user",
+        metavar="LOGIN",
         help="Login of the existing user the token acts as (see `kandev user create`). Required with "
         "KANDEV_AUTH=on; `local` by default with auth off.",
     ),
@@ -263,14 +331,16 @@ def token_create(
     from kandev.domain.access_tokens import create_token, token_owner
 
     async def create(db: Database) -> str:
-        login = token_owner(user, auth=Settings().auth)
+        login = token_owner(user, auth=load_settings().auth)
         return (await create_token(db, name=name, login=login)).token
 
     typer.echo(_run(create))
 
 
 @token_app.command("list")
-def token_list(user: str | None = typer.Option(None, "--user", help="Only this user's tokens.")) -> None:
+def token_list(
+    user: str | None = typer.Option(None, "--user", metavar="LOGIN", help="Only this user's tokens."),
+) -> None:
     """List tokens (id, name, user, created, last used, revoked); token values are never shown."""
     from kandev.domain.access_tokens import list_tokens
 
@@ -282,7 +352,9 @@ def token_list(user: str | None = typer.Option(None, "--user", help="Only this u
 
 
 @token_app.command("revoke")
-def token_revoke(token_id: str = typer.Argument(..., help="The token's id, from `kandev token list`.")) -> None:
+def token_revoke(
+    token_id: str = typer.Argument(..., metavar="TOKEN_ID", help="The token's id, from `kandev token list`."),
+) -> None:
     """Revoke a token: every later request presenting it is refused."""
     from kandev.domain.access_tokens import revoke_token
 
@@ -290,8 +362,7 @@ def token_revoke(token_id: str = typer.Argument(..., help="The token's id, from 
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
 
 
-def _prepare_dirs(settings: Settings) -> None:
-    """Data and work dirs with their modes, and a usable KANDEV_AGENT_USER, before anything runs."""
+def _require_agent_user(settings: Settings) -> None:
     from kandev.runtime.confinement import AgentUserError, resolve_agent_user
 
     try:
@@ -299,6 +370,11 @@ def _prepare_dirs(settings: Settings) -> None:
     except AgentUserError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+
+
+def _prepare_dirs(settings: Settings) -> None:
+    """Data and work dirs with their modes, and a usable KANDEV_AGENT_USER, before anything runs."""
+    _require_agent_user(settings)
     prepare_data_dir(settings)
     prepare_work_dir(settings)
 
@@ -310,8 +386,21 @@ def _require_redis(settings: Settings) -> Settings:
     return settings
 
 
+def _without_type_labels(command: Any) -> Any:
+    """Help that names values by their metavar (PORT, LOGIN), never by typer's `<str>`/`<bool>` labels."""
+    for param in command.params:
+        if param.param_type_name == "argument":  # its metavar is already the row's name
+            param.display_type_rich = lambda ctx: None
+        elif param.param_type_name == "option" and not param.is_flag:
+            label = param.metavar or (param.name or "value").upper()
+            param.display_type_rich = lambda ctx, label=label: label
+    for child in getattr(command, "commands", {}).values():
+        _without_type_labels(child)
+    return command
+
+
 def main() -> None:
-    app()
+    _without_type_labels(typer.main.get_command(app))(prog_name="kandev")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kandev.data_dir import KEY_FILE, PRIVATE_FILE, private_dir
+from kandev.db import async_database_url
+
+_REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
 class Settings(BaseSettings):
@@ -23,7 +26,7 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, description="redis:// URL; default: an embedded Redis-protocol server")
     data_dir: Path = Field(default=Path("~/.kandev"), description="where the embedded state lives")
     host: str = "127.0.0.1"
-    port: int = 8420
+    port: int = Field(default=8420, ge=1, le=65535)
     public_url: str | None = Field(default=None, description="URL agents use to reach this server")
     secret_key: str | None = Field(default=None, description="server key; default: generated into the data dir")
     auth: Literal["off", "on"] = "off"
@@ -58,6 +61,31 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"
     )
+    embedded_redis_port: int = Field(
+        default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_database_url(cls, value: str | None) -> str | None:
+        return async_database_url(value) if value else None
+
+    @field_validator("redis_url")
+    @classmethod
+    def _plain_redis_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        scheme = value.partition("://")[0].lower() if "://" in value else ""
+        if scheme not in _REDIS_SCHEMES:
+            # The value itself is not echoed: it may hold a password.
+            raise ValueError("expected redis://[:PASSWORD@]HOST:PORT/DB (or rediss://, unix://)")
+        from redis.connection import parse_url
+
+        try:
+            parse_url(value)
+        except ValueError:
+            raise ValueError("expected redis://[:PASSWORD@]HOST:PORT/DB (or rediss://, unix://)") from None
+        return value
 
     @property
     def data_path(self) -> Path:

@@ -15,6 +15,8 @@ PRIVATE_FILE = 0o600
 # With an agent user the work dir must be traversable by it; listing it stays the server's.
 SHARED_WORK_DIR = 0o711
 KEY_FILE = "server.key"
+# The loopback port of the embedded Redis-protocol server `kandev serve` runs, for `kandev dashboard`.
+EMBEDDED_REDIS_PORT_FILE = "redis.port"
 SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
@@ -71,3 +73,23 @@ def prepare_work_dir(settings: Settings) -> Path:
     if not path.is_dir():
         private_dir(path, SHARED_WORK_DIR if settings.agent_user else PRIVATE_DIR)
     return path
+
+
+def write_embedded_redis_port(data: Path, port: int) -> Path:
+    """Record the embedded server's port in the data dir (0600, replaced atomically)."""
+    path = data / EMBEDDED_REDIS_PORT_FILE
+    tmp = path.with_name(f"{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w") as file:
+        file.write(f"{port}\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_embedded_redis_port(data: Path) -> int | None:
+    """The port `kandev serve` recorded, or None when there is no (valid) record."""
+    try:
+        text = (data / EMBEDDED_REDIS_PORT_FILE).read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() and 0 < int(text) < 65536 else None

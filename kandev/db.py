@@ -7,11 +7,60 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _IMMEDIATE = "kandev_begin_immediate"
+
+
+# Drivers people paste from their provider's console, and the async driver each one means here.
+_ASYNC_DRIVERS = {
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "postgresql+asyncpg": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+    "sqlite+aiosqlite": "sqlite+aiosqlite",
+}
+DATABASE_URL_EXAMPLE = "postgresql+asyncpg://USER:PASSWORD@HOST:5432/DBNAME"
+
+
+def async_database_url(url: str) -> str:
+    """`url` with the async driver Kandev runs on (postgres:// and postgresql:// become postgresql+asyncpg://,
+    libpq's sslmode becomes asyncpg's ssl); any other driver is a ValueError that says what to write instead."""
+    scheme, sep, rest = url.strip().partition("://")
+    if not sep:
+        raise ValueError(f"not a database URL; write it as {DATABASE_URL_EXAMPLE}")
+    driver = _ASYNC_DRIVERS.get(scheme.lower())
+    if driver is None:
+        # Only the scheme is echoed: the rest may hold a password.
+        raise ValueError(
+            f"the driver {scheme!r} is not supported; write the URL as {DATABASE_URL_EXAMPLE} (PostgreSQL) "
+            "or leave it unset for the embedded SQLite"
+        )
+    normalised = f"{driver}://{rest}"
+    try:
+        parsed = make_url(normalised)
+    except ArgumentError:
+        raise ValueError(f"not a database URL; write it as {DATABASE_URL_EXAMPLE}") from None
+    if driver == "postgresql+asyncpg" and "sslmode" in parsed.query:
+        query = dict(parsed.query)
+        query.setdefault("ssl", query.pop("sslmode"))
+        normalised = parsed.set(query=query).render_as_string(hide_password=False)
+    return normalised
+
+
+def database_host(url: str) -> str:
+    """Where `url` points, for messages: host[:port], or the SQLite file; never the password."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return "?"
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.database or ":memory:"
+    return f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
 
 
 def is_sqlite(url: str) -> bool:
@@ -40,6 +89,7 @@ def _install_sqlite_hooks(engine: AsyncEngine) -> None:
 
 def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
     """An async engine; pass pooled=False inside RQ jobs, which each run on a fresh event loop."""
+    url = async_database_url(url)
     kwargs: dict[str, Any] = {}
     if not pooled:
         kwargs["poolclass"] = NullPool

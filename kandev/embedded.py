@@ -38,6 +38,10 @@ class EmbeddedRedis:
     url: str
     process: subprocess.Popen[bytes] = field(repr=False)
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
     def stop(self, timeout: float = 5.0) -> int | None:
         """Stop the server process (SIGTERM, SIGKILL after `timeout`) and reap it."""
         return stop_process_group(self.process, timeout)
@@ -94,7 +98,7 @@ def _wait_ready(url: str, deadline: float) -> None:
 
 
 def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1", port: int = 0) -> EmbeddedRedis:
-    """Start the server in a child process on `port` (0: a free one); returns once it answers PING."""
+    """Start the server in a child process on loopback `port` (0: a free one); returns once it answers PING."""
     # With port 0 the child binds a free port itself and reports it, so no other process can take it in
     # between; a restart passes the port it had, so every client's URL stays valid.
     proc = spawn(

@@ -8,10 +8,12 @@ import logging
 import socket
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from kandev.config import Settings
+from kandev.data_dir import write_embedded_redis_port
 from kandev.supervisor import Supervisor, spawn
 
 log = logging.getLogger("kandev.embedded")
@@ -54,6 +56,7 @@ class EmbeddedDefault:
         self.settings = settings
         self.supervisor = supervisor
         self.workers = worker_names(settings)
+        self.port_file: Path | None = None
 
     def alive_workers(self) -> list[str]:
         return [name for name in self.workers if self.supervisor.alive(name)]
@@ -69,6 +72,8 @@ class EmbeddedDefault:
 
     def stop(self, timeout: float = 10.0) -> None:
         self.supervisor.stop(timeout)
+        if self.port_file is not None:
+            self.port_file.unlink(missing_ok=True)
 
 
 def _start_redis(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -93,8 +98,10 @@ def start_embedded_default(settings: Settings, supervisor: Supervisor | None = N
         if settings.embedded_redis:
             from kandev.embedded import start_embedded_redis
 
-            server = start_embedded_redis()
+            server = start_embedded_redis(port=settings.embedded_redis_port)
             settings.redis_url = server.url
+            # `kandev dashboard` finds the server here; a restart keeps the port, so the record stays true.
+            pool.port_file = write_embedded_redis_port(settings.data_path, server.port)
             parts = urlsplit(server.url)
             host, port = parts.hostname or "127.0.0.1", parts.port or 0
             # A restart takes the same port, so every client's URL stays valid.
@@ -113,7 +120,7 @@ def start_embedded_default(settings: Settings, supervisor: Supervisor | None = N
             )
         supervisor.add(SCHEDULER, functools.partial(spawn, child_command(SCHEDULER), env=env))
     except BaseException:
-        supervisor.stop(timeout=5.0)
+        pool.stop(timeout=5.0)
         raise
     supervisor.start_monitor()
     return pool

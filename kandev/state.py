@@ -35,7 +35,7 @@ class AppState:
         )
         bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
         principal = await bootstrap(db, settings)
-        jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
+        jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:

@@ -104,8 +104,8 @@ async def principal(db: Database, settings: Settings) -> Principal:
 
 
 @pytest.fixture
-def jobs(redis_url: str, bus: EventBus, settings: Settings) -> Iterator[RqDispatcher]:
-    dispatcher = RqDispatcher(redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
+def jobs(redis_url: str, bus: EventBus, settings: Settings, db: Database) -> Iterator[RqDispatcher]:
+    dispatcher = RqDispatcher(redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
     yield dispatcher
     dispatcher.close()
 

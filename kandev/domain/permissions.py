@@ -71,6 +71,12 @@ async def wait_for_answer(ctx: ServiceContext, request_id: str, poll_seconds: fl
                 pass
 
 
+def agent_pending_id(request: PermissionRequest) -> str | None:
+    """The agent's own id for what it asks about (the ACP tool call id): the spec's `pending_id`."""
+    value = (request.tool_call or {}).get("tool_call_id")
+    return str(value) if value else None
+
+
 class PermissionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -97,13 +103,22 @@ class PermissionService:
             return list(await db.scalars(query))
 
     async def resolve(
-        self, request_id: str, option_id: str, *, task_id: str | None = None, session_id: str | None = None
+        self,
+        request_id: str,
+        option_id: str,
+        *,
+        task_id: str | None = None,
+        session_id: str | None = None,
+        pending_id: str | None = None,
     ) -> PermissionRequest:
-        """Answer a pending request; a task or session given must be the request's (else not found)."""
+        """Answer a pending request; a task, session or agent-side pending id given must be the request's
+        (else not found), so a client that checks all three can't answer a request it did not mean."""
         async with self.ctx.unit_of_work() as uow:
             request = await uow.session.get(PermissionRequest, request_id)
             named_other = request is not None and (
-                task_id not in (None, request.task_id) or session_id not in (None, request.session_id)
+                task_id not in (None, request.task_id)
+                or session_id not in (None, request.session_id)
+                or pending_id not in (None, agent_pending_id(request))
             )
             if request is None or named_other:
                 raise NotFoundError("permission request", request_id)

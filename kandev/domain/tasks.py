@@ -22,7 +22,7 @@ from kandev.domain.records import TaskRecord
 from kandev.domain.repositories import RepositoryChoice, attach_repositories
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.starts import begin_task
-from kandev.domain.titles import wants_generated_title
+from kandev.domain.titles import end_title_handoff, wants_generated_title
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt, clean_external_id, clean_title
 from kandev.domain.workflows import final_step_of, ordered_steps, start_step_of
@@ -327,7 +327,7 @@ class TaskService:
             if new_title is not None:
                 task.title = new_title
                 if self.ctx.principal.session_id is None:
-                    task.title_pending = False  # a human rename first wins over the agent's title
+                    await end_title_handoff(uow, task)  # a human rename first wins over the agent's title
             if state is not None and state != task.state:
                 if state == TaskState.COMPLETED:
                     final = final_step_of(await ordered_steps(uow.session, task.workflow_id))

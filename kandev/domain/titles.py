@@ -35,6 +35,17 @@ def wants_generated_title(workspace: Workspace, origin: str) -> bool:
     )
 
 
+async def end_title_handoff(uow: UnitOfWork, task: Task) -> None:
+    """A person renamed the task first: the agent's title handoff is over, and a launched owning session
+    loses the title tool now (its MCP clients hear list_changed), not at its next launch."""
+    if not task.title_pending:
+        return
+    task.title_pending = False
+    owner = await uow.session.get(Session, task.title_owner_session_id) if task.title_owner_session_id else None
+    if owner is not None and owner.mcp_profile:
+        await refresh_profile(uow, owner, task)
+
+
 async def claim_title(uow: UnitOfWork, session: Session, task: Task) -> bool:
     """The first task session to launch claims the handoff atomically; True when `session` owns it."""
     if not task.title_pending or session.purpose != "task":

@@ -23,7 +23,7 @@ async def job_context(settings: Settings) -> AsyncIterator[ServiceContext]:
     assert settings.redis_url, "jobs need KANDEV_REDIS_URL"
     db = Database(settings.resolved_database_url(), pooled=False)
     bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
-    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds)
+    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
     try:
         yield ServiceContext(db=db, bus=bus, principal=SYSTEM, settings=settings, jobs=jobs)
     finally:

@@ -3,13 +3,48 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+import logging
+import re
+from typing import TYPE_CHECKING, Protocol
 
 from redis import Redis
 
 from kandev.events import EventBus
 
+if TYPE_CHECKING:
+    from kandev.db import Database
+
 TURN_JOB = "kandev.jobs.turns.run_turn"
+log = logging.getLogger("kandev.jobs")
+TITLE_CHARS = 120
+# The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
+_LOOKALIKES = str.maketrans({"<": "‹", ">": "›", "&": "+", '"': "”", "'": "’", "`": "’"})
+_SPACES = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def job_title(title: str) -> str:
+    """A task title fit for a job description: secrets this process knows redacted, no markup, one bounded line."""
+    from kandev.log_redaction import scrub
+
+    clean = _SPACES.sub(" ", scrub(title).translate(_LOOKALIKES)).strip()
+    return clean if len(clean) <= TITLE_CHARS else clean[: TITLE_CHARS - 1] + "…"
+
+
+async def turn_job_description(db: Database, session_id: str) -> str:
+    """`turn session=… task=… «title»`: what the RQ dashboard shows for a turn job."""
+    from sqlalchemy import select
+
+    from kandev.models import Session, Task
+
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(Task.id, Task.title).join(Session, Session.task_id == Task.id).where(Session.id == session_id)
+            )
+        ).first()
+    if row is None:
+        return f"turn session={session_id}"
+    return f"turn session={session_id} task={row.id} «{job_title(row.title)}»"
 
 
 def control_channel(session_id: str) -> str:
@@ -25,14 +60,16 @@ class JobDispatcher(Protocol):
 class RqDispatcher:
     """Enqueues on RQ (a blocking client, so off the event loop) and publishes control nudges."""
 
-    def __init__(self, redis_url: str, bus: EventBus, *, turn_timeout: int) -> None:
+    def __init__(self, redis_url: str, bus: EventBus, *, turn_timeout: int, db: Database | None = None) -> None:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=5)
         self._bus = bus
         self._turn_timeout = turn_timeout
+        self._db = db  # with it, turn jobs carry their task's id and title (for the RQ dashboard)
 
     async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None:
         from kandev.jobs.queues import TURNS, enqueue
 
+        description = await self._describe(session_id)
         await asyncio.to_thread(
             enqueue,
             queue or TURNS,
@@ -40,7 +77,17 @@ class RqDispatcher:
             session_id,
             job_timeout=self._turn_timeout,
             connection=self._redis,
+            description=description,
         )
+
+    async def _describe(self, session_id: str) -> str | None:
+        if self._db is None:
+            return None
+        try:
+            return await turn_job_description(self._db, session_id)
+        except Exception:  # a label must never keep a turn from being enqueued
+            log.warning("could not describe the turn job of session %s", session_id, exc_info=True)
+            return None
 
     async def nudge_cancel(self, session_id: str) -> None:
         await self._bus.publish(control_channel(session_id), {"action": "cancel"})

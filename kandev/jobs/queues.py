@@ -39,12 +39,14 @@ def enqueue(
     connection: Redis,
     job_id: str | None = None,
     unique: bool = False,
+    description: str | None = None,
 ) -> str:
     """Enqueue `func_path(*args)` (a dotted path to a module-level function); returns the job id.
 
     `job_timeout` is required: RQ's default (180 s) would kill a long agent turn. With `unique` (needs
     `job_id`), a job id that still exists in Redis raises rq.exceptions.DuplicateJobError instead of
-    replacing that job; note finished jobs keep their id for RESULT_TTL_SECONDS.
+    replacing that job; note finished jobs keep their id for RESULT_TTL_SECONDS. `description` is what
+    the RQ dashboard lists (default: the call, arguments included).
     """
     job = get_queue(queue_name, connection).enqueue_call(
         func=func_path,
@@ -54,5 +56,6 @@ def enqueue(
         unique=unique,
         result_ttl=RESULT_TTL_SECONDS,
         failure_ttl=FAILURE_TTL_SECONDS,
+        description=description,
     )
     return job.id

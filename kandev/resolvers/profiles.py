@@ -131,6 +131,7 @@ async def resolve_permission(info: Info, input: ResolvePermissionInput) -> Resol
         input.option_id,
         task_id=str(input.task_id) if input.task_id else None,
         session_id=str(input.session_id) if input.session_id else None,
+        pending_id=input.pending_id,
     )
     return await attempt(call, lambda r: ResolvePermissionPayload(request=PermissionRequest(row=r)))
 

@@ -53,12 +53,24 @@ _REQUEST_TIMEOUT = 30.0
 _DRAIN_TIMEOUT = 5.0
 
 
-def error_text(exc: acp.RequestError) -> str:
-    """A JSON-RPC error as one line: its message, plus `data.details` when that adds something."""
+# ACP's auth_required error: the agent (e.g. Claude Code without a login or API key) can't work until signed in.
+AUTH_REQUIRED = -32000
+
+
+def error_text(exc: acp.RequestError, auth_methods: tuple[str, ...] = ()) -> str:
+    """A JSON-RPC error as one line: its message, plus `data.details` when that adds something; an
+    authentication failure says so and how to fix it, since the agent's own words rarely do."""
     data = exc.data
     detail = data.get("details") if isinstance(data, dict) else data if isinstance(data, str) else None
     text = str(exc)
-    return f"{text}: {detail}" if detail and str(detail) != text else text
+    text = f"{text}: {detail}" if detail and str(detail) != text else text
+    if exc.code != AUTH_REQUIRED:
+        return text
+    offered = f" (it offers: {', '.join(auth_methods)})" if auth_methods else ""
+    return (
+        f"the agent is not signed in ({text}){offered}: sign it in once as the user it runs as "
+        "(for Claude Code, `claude /login`), or give its agent profile an API key from a workspace secret"
+    )
 
 
 def mcp_servers(spec: LaunchSpec) -> list[Any]:
@@ -87,6 +99,8 @@ class AcpRuntime:
         self._redactor = Redactor(())
         self._turn_done: asyncio.Event | None = None
         self._closing: asyncio.Task[None] | None = None
+        # The names of the sign-in methods the agent offered in `initialize`, for an auth_required error.
+        self._auth_methods: tuple[str, ...] = ()
 
     @property
     def pid(self) -> int | None:
@@ -118,7 +132,8 @@ class AcpRuntime:
             raise AgentLaunchError(f"agent did not answer its handshake within {spec.startup_timeout:g}s") from None
         except acp.RequestError as exc:
             await self.close()
-            raise AgentLaunchError(self._redactor.text(f"agent refused to start: {error_text(exc)}")) from None
+            message = f"agent refused to start: {error_text(exc, self._auth_methods)}"
+            raise AgentLaunchError(self._redactor.text(message)) from None
         except AgentProcessExited as exc:
             # One error type for "could not start"; the exit details stay on __cause__.
             await self.close()
@@ -185,6 +200,7 @@ class AcpRuntime:
             client_info=Implementation(name="kandev", version=__version__),
         )
         supports_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
+        self._auth_methods = tuple(m.name for m in init.auth_methods or ())
         servers = mcp_servers(spec)
         if spec.resume_session_id and supports_load:
             try:
@@ -205,7 +221,7 @@ class AcpRuntime:
         except acp.RequestError as exc:
             if client.stopping:
                 return PromptResult(CANCELLED)
-            return PromptResult(FAILED, self._redactor.text(error_text(exc)))
+            return PromptResult(FAILED, self._redactor.text(error_text(exc, self._auth_methods)))
         except AgentProcessExited as exc:
             # We killed it ourselves (cancel/close): that is a cancelled turn, not a crash.
             if client.stopping:

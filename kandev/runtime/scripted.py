@@ -19,7 +19,10 @@ remembered it becomes `/tool message_task_kandev {"task_id": ..., "reply_to_ques
 "prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line.
 
 Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default so callers exercise
-the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt"}` per prompt.
+the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt"}` per prompt;
+`KANDEV_SCRIPTED_AUTH=launch` acts as an agent that is not signed in (it offers a sign-in method and answers
+`session/new` and `session/load` with ACP's auth_required error, as Claude Code does without a login),
+`KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import acp
 from acp.helpers import update_current_mode
 from acp.schema import (
     AgentCapabilities,
+    AuthMethodAgent,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
@@ -89,6 +93,7 @@ class ScriptedAgent:
         self._tool_ids = itertools.count(1)
         self._load = os.environ.get("KANDEV_SCRIPTED_LOAD") == "1"
         self._log = os.environ.get("KANDEV_SCRIPTED_LOG")
+        self._auth = os.environ.get("KANDEV_SCRIPTED_AUTH", "")
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
@@ -98,9 +103,15 @@ class ScriptedAgent:
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(load_session=self._load, mcp_capabilities=McpCapabilities(http=True)),
             agent_info=Implementation(name="kandev-scripted", version=__version__),
+            auth_methods=[AuthMethodAgent(id="scripted-login", name="Scripted login")] if self._auth else [],
         )
 
+    def _check_signed_in(self, when: str) -> None:
+        if self._auth == when:
+            raise acp.RequestError.auth_required({"details": "Invalid API key · Please run /login"})
+
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
+        self._check_signed_in("launch")
         session_id = uuid.uuid4().hex
         self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers))
         return NewSessionResponse(session_id=session_id, modes=_modes("default"))
@@ -108,6 +119,7 @@ class ScriptedAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
+        self._check_signed_in("launch")
         # A fresh process knows no sessions: an unknown id is simply adopted (nothing to replay).
         session = self._sessions.setdefault(session_id, _Session(cwd, None))
         session.cwd, session.mcp = cwd, _kandev_server(mcp_servers)
@@ -122,6 +134,7 @@ class ScriptedAgent:
         return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        self._check_signed_in("prompt")
         session = self._get(session_id)
         text = "\n".join(block_text(block) for block in prompt)
         self._record(session_id, text)

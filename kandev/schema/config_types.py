@@ -8,6 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.agent_profiles import missing_command, visible_env
+from kandev.domain.permissions import agent_pending_id
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import ExecutorProfile as ExecutorProfileRow
 from kandev.models import PermissionRequest as PermissionRow
@@ -103,6 +104,10 @@ class PermissionRequest:
     @strawberry.field
     def tool_call(self) -> JSON:
         return dict(self.row.tool_call)
+
+    @strawberry.field(description="The agent's own id for the tool call it asks about (the spec's pending_id).")
+    def pending_id(self) -> str | None:
+        return agent_pending_id(self.row)
 
     @strawberry.field
     def options(self) -> list[PermissionOption]:

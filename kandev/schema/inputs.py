@@ -153,3 +153,6 @@ class ResolvePermissionInput:
     session_id: strawberry.ID | None = strawberry.field(
         default=None, description="Optional check: the request's session (another session's id answers not found)."
     )
+    pending_id: str | None = strawberry.field(
+        default=None, description="Optional check: the agent's id for the tool call (PermissionRequest.pendingId)."
+    )

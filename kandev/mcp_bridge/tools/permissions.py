@@ -5,7 +5,7 @@ from __future__ import annotations
 from kandev.mcp_bridge.catalogue import ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
 
-REQUEST = """id task_id: taskId session_id: sessionId title state tool_call: toolCall
+REQUEST = """id task_id: taskId session_id: sessionId pending_id: pendingId title state tool_call: toolCall
   options { option_id: optionId name kind } created_at: createdAt"""
 
 
@@ -38,6 +38,7 @@ register(
                 "task_id": string("The task whose agent asks (optional check).", minLength=1),
                 "session_id": string("The session whose agent asks (optional check).", minLength=1),
                 "request_id": string("The request's id.", minLength=1),
+                "pending_id": string("The agent's id for the tool call it asks about (optional check).", minLength=1),
                 "option_id": string("The chosen option.", minLength=1),
             },
             ("request_id", "option_id"),
@@ -50,6 +51,7 @@ register(
                 "optionId": call.arguments["option_id"],
                 "taskId": call.arguments.get("task_id"),
                 "sessionId": call.arguments.get("session_id"),
+                "pendingId": call.arguments.get("pending_id"),
             }
         },
         result=lambda data: data["resolvePermission"]["request"],

@@ -46,6 +46,16 @@ async def test_a_later_session_is_not_the_owner_and_a_human_rename_wins(services
     assert (await services.tasks.get(task.id)).title == "Named by a person"
 
 
+async def test_a_human_rename_takes_the_title_tool_from_the_launched_owner_at_once(services, workspace_id):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="draft"))).task
+    owner, _ = await launched(services, task.id)
+    assert "set_task_title_kandev" in await services.sessions.mcp_tools(owner.id)
+    revision = (await services.sessions.get(owner.id)).mcp_profile_revision
+    await services.tasks.update(task.id, title="Named by a person")
+    assert "set_task_title_kandev" not in await services.sessions.mcp_tools(owner.id)
+    assert (await services.sessions.get(owner.id)).mcp_profile_revision == revision + 1
+
+
 async def test_with_the_setting_off_no_session_gets_the_title_tool(services, db, workspace_id):
     from kandev.models import Workspace
 

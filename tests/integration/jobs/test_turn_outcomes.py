@@ -147,3 +147,45 @@ async def test_a_turn_cut_short_by_a_worker_shutdown_says_so(services, settings,
     errors = await messages(db, started.session.id, "ERROR")
     assert errors == [turn.error] and not any("stopped responding" in e for e in errors)
     assert (await services.sessions.get(started.session.id)).state == "WAITING_FOR_INPUT"
+
+
+async def signed_out_agent(services: Any, workspace_id: str, when: str) -> str:
+    """A scripted ACP agent that answers like Claude Code without a login (at launch) or with an expired one."""
+    fields = AgentProfileFields(
+        name=f"Signed out ({when})", kind=AgentKind.SCRIPTED, env={"KANDEV_SCRIPTED_AUTH": when}
+    )
+    return (await services.agent_profiles.create(workspace_id, fields)).id
+
+
+async def test_an_agent_that_is_not_signed_in_fails_its_launch_naming_the_cause(
+    services, settings, bus, db, gql, workspace_id
+):
+    profile_id = await signed_out_agent(services, workspace_id, "launch")
+    task_id = await new_task(services, workspace_id)
+    started = await services.sessions.start_task(task_id, "hello", profile_id)
+    async with watching(bus, db, started.session.id) as watch:
+        with running_worker(settings):
+            [turn] = await watch.turns_ended(1, timeout=60)
+    assert turn.state == "FAILED"
+    assert (await services.sessions.get(started.session.id)).state == "FAILED"
+    task = (await gql(LAST_ERROR, id=task_id))["task"]
+    message = task["lastTurnError"]["message"]
+    assert task["state"] == "FAILED"
+    assert "not signed in" in message and "claude /login" in message and "Scripted login" in message, message
+
+
+async def test_an_agent_whose_sign_in_expired_fails_the_turn_and_waits_for_input_naming_the_cause(
+    services, settings, bus, db, gql, workspace_id
+):
+    profile_id = await signed_out_agent(services, workspace_id, "prompt")
+    task_id = await new_task(services, workspace_id)
+    started = await services.sessions.start_task(task_id, "hello", profile_id)
+    async with watching(bus, db, started.session.id) as watch:
+        with running_worker(settings):
+            [turn] = await watch.turns_ended(1, timeout=60)
+    assert turn.state == "FAILED" and "not signed in" in (turn.error or "")
+    assert (await services.sessions.get(started.session.id)).state == "WAITING_FOR_INPUT"
+    task = (await gql(LAST_ERROR, id=task_id))["task"]
+    assert task["state"] == "WAITING_FOR_INPUT"
+    assert "Please run /login" in task["lastTurnError"]["message"], task
+    assert await messages(db, started.session.id, "ERROR") == [turn.error]

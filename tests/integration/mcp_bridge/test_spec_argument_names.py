@@ -85,7 +85,12 @@ async def permission_request(services: Any, workspace_id: str) -> tuple[str, str
     assert claimed is not None
     options = [{"option_id": "allow", "name": "Allow", "kind": "allow_once"}]
     request_id = await record_request(
-        services.ctx, session_id=session.id, turn_id=claimed.turn_id, title="rm", tool_call={}, options=options
+        services.ctx,
+        session_id=session.id,
+        turn_id=claimed.turn_id,
+        title="rm",
+        tool_call={"tool_call_id": f"call-{session.id}"},
+        options=options,
     )
     return task_id, session.id, request_id
 
@@ -94,6 +99,7 @@ async def test_permission_tools_advertise_task_id_and_session_id(surface, extern
     for name in ("list_pending_agent_permissions_kandev", "resolve_agent_permission_kandev"):
         properties = (await schema_of(surface, external, name))["properties"]
         assert {"task_id", "session_id"} <= set(properties), name
+    assert "pending_id" in (await schema_of(surface, external, "resolve_agent_permission_kandev"))["properties"]
 
 
 async def test_permissions_are_listed_by_session_and_resolved_only_for_their_own_task_and_session(
@@ -105,8 +111,8 @@ async def test_permissions_are_listed_by_session_and_resolved_only_for_their_own
         surface, external, "list_pending_agent_permissions_kandev", workspace_id=workspace_id, session_id=session_id
     )
     assert not failed, listed
-    assert [p["id"] for p in listed["permissions"]] == [request_id]
-    for wrong in ({"task_id": other_task}, {"session_id": other_session}):
+    assert [(p["id"], p["pending_id"]) for p in listed["permissions"]] == [(request_id, f"call-{session_id}")]
+    for wrong in ({"task_id": other_task}, {"session_id": other_session}, {"pending_id": f"call-{other_session}"}):
         failed, result = await call_tool(
             surface, external, "resolve_agent_permission_kandev", request_id=request_id, option_id="allow", **wrong
         )
@@ -120,6 +126,7 @@ async def test_permissions_are_listed_by_session_and_resolved_only_for_their_own
         task_id=task_id,
         session_id=session_id,
         request_id=request_id,
+        pending_id=f"call-{session_id}",
         option_id="allow",
     )
     assert not failed and result["state"] == "RESOLVED", result
