@@ -132,8 +132,10 @@ def serve(log_name: str, **settings: str) -> Iterator[tuple[str, dict[str, str]]
     port = free_port()
     data_dir = Path(tempfile.mkdtemp(prefix="kandev-browser-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
-    # KANDEV_PORT too, so the worker hands agents the right MCP URL.
-    env.update(KANDEV_DATA_DIR=str(data_dir), KANDEV_PORT=str(port), KANDEV_HOST="127.0.0.1", **settings)
+    # KANDEV_PORT too, so the worker hands agents the right MCP URL; one embedded worker (not about the pool).
+    env.update(
+        KANDEV_DATA_DIR=str(data_dir), KANDEV_PORT=str(port), KANDEV_HOST="127.0.0.1", KANDEV_WORKERS="1", **settings
+    )
     # The server's log stays in build/ after the run, for a failure's post-mortem.
     SCREENSHOTS.parent.mkdir(parents=True, exist_ok=True)
     log_path = SCREENSHOTS.parent / log_name

@@ -56,7 +56,7 @@ schemathesis.graphql.scalar(
     "DateTime", (st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()) | st.text()).map(nodes.String)
 )
 
-EXAMPLES = {GenerationMode.POSITIVE: 4, GenerationMode.NEGATIVE: 2}  # per operation: bounded, a minute or two
+EXAMPLES = {GenerationMode.POSITIVE: 3, GenerationMode.NEGATIVE: 2}  # per operation: bounded, under a minute in all
 
 
 @dataclass
