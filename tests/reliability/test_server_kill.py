@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -40,8 +41,19 @@ def serve_env(data_dir: Path, **settings: str) -> dict[str, str]:
     return env
 
 
+@dataclass
+class Served:
+    process: subprocess.Popen[bytes]
+    tree: set[int] = field(default_factory=set)  # children seen before the kill: they may outlive it
+
+    def kill(self) -> None:
+        """SIGKILL `kandev serve` itself, the fault under test (its children are left to their own fate)."""
+        self.tree = descendants(self.process.pid)
+        os.kill(self.process.pid, signal.SIGKILL)
+
+
 @contextmanager
-def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+def serving(env: dict[str, str], port: int) -> Iterator[Served]:
     process = subprocess.Popen(
         [sys.executable, "-m", "kandev.cli", "serve", "--port", str(port)],
         env=env,
@@ -49,10 +61,11 @@ def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    served = Served(process)
     try:
-        yield process
+        yield served
     finally:
-        tree = descendants(process.pid) | {process.pid}
+        tree = served.tree | descendants(process.pid) | {process.pid}
         for pid in tree:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
@@ -60,7 +73,7 @@ def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]
         wait_gone(tree, timeout=15)
 
 
-async def burst_then_kill(base: str, workspace_id: str, process: subprocess.Popen[bytes]) -> tuple[list[str], int]:
+async def burst_then_kill(base: str, workspace_id: str, served: Served) -> tuple[list[str], int]:
     """WRITERS clients create tasks back to back; after KILL_AFTER acknowledgements the server gets SIGKILL.
     Returns the acknowledged task ids and how many requests were cut off."""
     acknowledged: list[str] = []
@@ -82,7 +95,7 @@ async def burst_then_kill(base: str, workspace_id: str, process: subprocess.Pope
             assert payload["__typename"] == "CreateTaskPayload", payload
             acknowledged.append(payload["task"]["id"])
             if len(acknowledged) >= KILL_AFTER and not killed.is_set():
-                os.kill(process.pid, signal.SIGKILL)
+                served.kill()
                 killed.set()
 
     async with httpx.AsyncClient(base_url=base, timeout=20) as http:
@@ -138,17 +151,17 @@ async def test_every_create_acknowledged_before_a_kill_9_of_the_server_is_there_
         env = serve_env(data_dir, **database_settings)
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        with serving(env, port) as process:
-            await asyncio.to_thread(wait_healthy, base, process)
+        with serving(env, port) as served:
+            await asyncio.to_thread(wait_healthy, base, served.process)
             async with httpx.AsyncClient(base_url=base, timeout=20) as http:
                 workspaces = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()
             workspace_id = workspaces["data"]["workspaces"][0]["id"]
             began = time.monotonic()
-            acknowledged, cut_off = await burst_then_kill(base, workspace_id, process)
+            acknowledged, cut_off = await burst_then_kill(base, workspace_id, served)
             elapsed = time.monotonic() - began
-            assert process.wait(timeout=10) == -signal.SIGKILL
-        with serving(env, port) as process:
-            await asyncio.to_thread(wait_healthy, base, process)
+            assert served.process.wait(timeout=10) == -signal.SIGKILL
+        with serving(env, port) as served:
+            await asyncio.to_thread(wait_healthy, base, served.process)
             served = await listed_task_ids(base, workspace_id)
         database = Database(url)
         try:
