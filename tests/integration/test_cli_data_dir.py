@@ -18,7 +18,8 @@ from tests.support.server import free_port
 
 def kandev_env(data: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
-    return {**env, "KANDEV_DATA_DIR": str(data), **extra}
+    # One embedded worker: these servers are not about the pool.
+    return {**env, "KANDEV_DATA_DIR": str(data), "KANDEV_WORKERS": "1", **extra}
 
 
 def mode(path: Path) -> int:
