@@ -1,0 +1,198 @@
+"""The agent's keeper: `python -I -S reaper.py FD [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib only).
+
+It runs between a worker and its agent so that the agent's whole process tree dies with it: it makes
+itself a child subreaper (every orphaned descendant of the agent, even one that called setsid or
+double-forked, is reparented to it), starts the agent in its own session, and then kills every
+descendant when the agent exits, when it gets SIGTERM (the agent's group and the orphans get SIGTERM
+first) or when FD, a socket whose other end only the worker holds, reaches EOF: the worker closed it
+or died, however it died. It writes the agent's pid (or `!errno` when exec failed) on FD once, and
+exits with the agent's status, re-raising the signal that killed it.
+
+Imported by nothing at run time: it must start in milliseconds, so it imports only C modules (`_signal`
+rather than `signal`, which pulls in enum; `_ctypes` rather than ctypes, when it has what prctl needs;
+no socket module: the lifeline is a plain fd).
+"""
+
+from __future__ import annotations
+
+import _signal as signal
+import errno
+import os
+import select
+import sys
+import time
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+# A process stuck in uninterruptible sleep must not keep the keeper (and its worker) waiting forever.
+_REAP_SECONDS = 10.0
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import _ctypes
+
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")  # type: ignore[arg-type]  # None: this process
+        return bool(_ctypes.call_function(prctl, (option, value, 0, 0, 0)) == 0)
+    except (ImportError, AttributeError, OSError):
+        import ctypes
+
+        return bool(ctypes.CDLL(None).prctl(option, value, 0, 0, 0) == 0)
+
+
+def children(ppid: int) -> list[int]:
+    """Live processes whose parent is `ppid` (a scan of /proc: /proc/PID/task/TID/children may be absent)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        if int(fields[1]) == ppid and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+def _signal_all(agent: int, sig: int) -> None:
+    """`sig` to the agent's group and to every child of ours (the agent and the orphans reparented to us)."""
+    try:
+        os.killpg(agent, sig)
+    except OSError:
+        pass
+    for pid in children(os.getpid()):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def kill_tree(agent: int) -> int | None:
+    """SIGKILL every descendant until none is left, reaping each; returns the agent's wait status if reaped."""
+    status = None
+    deadline = time.monotonic() + _REAP_SECONDS
+    while time.monotonic() < deadline:
+        # A killed process's own children are reparented to us before we can reap it, so rescanning
+        # after every reap reaches them; nothing SIGKILLed can fork again, so this ends.
+        _signal_all(agent, signal.SIGKILL)
+        try:
+            pid, code = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == agent:
+            status = code
+    return status
+
+
+def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None) -> tuple[int, int]:
+    """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
+    report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
+    keeper = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(report_r)
+            os.setsid()
+            for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_DFL)
+            signal.set_wakeup_fd(-1)
+            if identity is not None:
+                uid, gid, groups = identity
+                os.setgroups(groups)
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
+            # Armed after the uid switch (which would clear it): the agent dies if its keeper is killed.
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != keeper:
+                os._exit(1)
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            os.write(report_w, str(exc.errno or errno.EIO).encode())
+        finally:
+            os._exit(127)
+    os.close(report_w)
+    with os.fdopen(report_r, "rb") as report:
+        failure = report.read()
+    if failure:
+        os.waitpid(pid, 0)
+        return 0, int(failure)
+    return pid, 0
+
+
+def _still_held(lifeline: int) -> bool:
+    try:
+        return bool(os.read(lifeline, 64))
+    except OSError:
+        return False
+
+
+def _exit_like(status: int | None) -> None:
+    if status is None:
+        os._exit(1)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def main(args: list[str]) -> None:
+    lifeline = int(args[0])
+    os.set_inheritable(lifeline, False)
+    rest = args[1:]
+    identity = None
+    if rest[0] == "--user":
+        identity = (int(rest[1]), int(rest[2]), [int(g) for g in rest[3].split(",") if g])
+        rest = rest[4:]
+    argv = rest[1:]  # after "--"
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    agent, failure = _start_agent(argv, identity)
+    os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent}\n".encode())
+    if failure:
+        os._exit(127)
+    # The agent has the stdio pipes; we keep only stderr, for our own last words.
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    status = None
+    termed = False
+    while status is None:
+        ready, _, _ = select.select([lifeline, wake_r], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 512)
+        if stopping and not termed:
+            termed = True
+            _signal_all(agent, signal.SIGTERM)
+        if lifeline in ready and not _still_held(lifeline):
+            break  # the worker closed it, or died
+        while True:
+            try:
+                pid, code = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid == agent:
+                status = code
+    reaped = kill_tree(agent)
+    _exit_like(status if status is not None else reaped)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,147 @@
+"""No orphans: an agent's whole process tree (a helper, a grandchild in its own session, a double-forked
+daemon) dies on close, on cancel, when the agent crashes and when the process owning the runtime is killed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kandev.runtime import process
+from kandev.runtime.process import AgentProcess, minimal_env
+from tests.integration.runtime.conftest import Agent, Launch, group_members, pid_alive, until
+
+pytestmark = pytest.mark.slow
+
+FORKING = str(Path(__file__).parents[2] / "agents" / "forking_agent.py")
+
+
+def tree_of(agent: Agent) -> list[int]:
+    """The pids the forking agent reported: itself, then its four descendants."""
+    [text] = [t for t in agent.texts() if t.startswith("tree ")]
+    return [int(pid) for pid in text.split()[1:]]
+
+
+def assert_escaping(tree: list[int]) -> None:
+    """The tree is alive and really tries to escape: some of it left the agent's group and session."""
+    assert len(tree) == 5 and all(pid_alive(pid) for pid in tree)
+    agent = tree[0]
+    assert {os.getsid(pid) for pid in tree[1:]} - {os.getsid(agent)}, "no descendant left the agent's session"
+    assert [pid for pid in tree[1:] if os.getpgid(pid) != agent], "no descendant left the agent's group"
+
+
+async def gone(tree: list[int], timeout: float = 5.0) -> list[int]:
+    """The members of `tree` still alive after a bounded wait (killed then, so a failure leaves nothing)."""
+    with contextlib.suppress(TimeoutError):
+        await until(lambda: not any(pid_alive(pid) for pid in tree), timeout)
+    survivors = [pid for pid in tree if pid_alive(pid)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    return survivors
+
+
+async def launched_tree(launch: Launch) -> tuple[Agent, list[int]]:
+    agent = await launch([sys.executable, FORKING])
+    async with asyncio.timeout(10):
+        result = await agent.runtime.prompt("who are you")
+    assert result.stop_reason == "end_turn"
+    tree = tree_of(agent)
+    assert tree[0] == agent.runtime.pid
+    assert_escaping(tree)
+    return agent, tree
+
+
+async def test_close_kills_the_agent_and_every_process_it_spawned(launch: Launch) -> None:
+    agent, tree = await launched_tree(launch)
+    async with asyncio.timeout(15):
+        await agent.runtime.close()
+    assert await gone(tree) == []
+
+
+async def test_cancelling_a_turn_that_ignores_cancel_kills_the_whole_tree(launch: Launch) -> None:
+    agent, tree = await launched_tree(launch)
+    turn = asyncio.create_task(agent.runtime.prompt("/hang"))
+    await until(lambda: len(agent.texts()) == 2)
+    async with asyncio.timeout(15):
+        await agent.runtime.cancel(grace_seconds=0.3)
+        result = await turn
+    assert result.stop_reason == "cancelled"
+    assert await gone(tree) == []
+
+
+async def test_an_agent_that_crashes_mid_turn_takes_its_whole_tree_along(launch: Launch) -> None:
+    agent, tree = await launched_tree(launch)
+    async with asyncio.timeout(15):
+        result = await agent.runtime.prompt("/crash")
+    assert result.stop_reason == "failed" and result.exit_code == 3
+    # Nobody closed the runtime: the keeper noticed the agent's exit and killed the rest itself.
+    assert await gone(tree) == []
+
+
+OWNER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from kandev.runtime.acp_adapter import AcpRuntime
+    from kandev.runtime.base import LaunchSpec
+
+    async def main():
+        texts = []
+        async def on_update(update):
+            texts.append(update.text)
+        runtime = AcpRuntime()
+        await runtime.launch(LaunchSpec(argv={argv!r}, cwd={cwd!r}), on_update)
+        await runtime.prompt("who are you")
+        print(texts[0], flush=True)
+        await asyncio.sleep(3600)
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_sigkill_of_the_process_owning_the_runtime_kills_the_whole_tree(tmp_path: Path) -> None:
+    code = OWNER.format(argv=[sys.executable, FORKING], cwd=str(tmp_path))
+    owner = await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE)
+    tree: list[int] = []
+    try:
+        assert owner.stdout is not None
+        async with asyncio.timeout(20):
+            tree = [int(pid) for pid in (await owner.stdout.readline()).split()[1:]]
+        assert_escaping(tree)
+        owner.send_signal(signal.SIGKILL)
+        async with asyncio.timeout(5):
+            await owner.wait()
+        assert await gone(tree) == []
+    finally:
+        if owner.returncode is None:
+            owner.kill()
+            await owner.wait()
+        for pid in tree:
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_command_that_cannot_be_executed_raises_the_exec_error(tmp_path: Path) -> None:
+    with pytest.raises(OSError) as raised:
+        await AgentProcess.spawn([str(tmp_path / "no-such-agent")], minimal_env(), str(tmp_path))
+    assert raised.value.errno == errno.ENOENT
+
+
+async def test_without_a_keeper_the_agents_group_still_dies_with_kill_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(process, "keeper_available", lambda: False)
+    code = "import subprocess, time; subprocess.Popen(['sleep', '60']); print('ready', flush=True); time.sleep(60)"
+    proc = await AgentProcess.spawn([sys.executable, "-c", code], minimal_env(), str(tmp_path))
+    async with asyncio.timeout(10):
+        assert await proc.stdout.readline() == b"ready\n"
+        assert os.getppid() != proc.pid and len(group_members(proc.pid)) == 2
+        await proc.kill_group()
+    await until(lambda: group_members(proc.pid) == [])
