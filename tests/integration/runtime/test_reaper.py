@@ -7,15 +7,20 @@ import asyncio
 import contextlib
 import errno
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kandev.runtime import process
+from kandev.runtime.confinement import resolve_agent_user
 from kandev.runtime.process import AgentProcess, minimal_env
+from tests.integration.jobs.test_confinement import AGENT_USER, agent_user, interpreter, world_readable_copy
 from tests.integration.runtime.conftest import Agent, Launch, group_members, pid_alive, until
 
 pytestmark = pytest.mark.slow
@@ -47,8 +52,8 @@ async def gone(tree: list[int], timeout: float = 5.0) -> list[int]:
     return survivors
 
 
-async def launched_tree(launch: Launch) -> tuple[Agent, list[int]]:
-    agent = await launch([sys.executable, FORKING])
+async def launched_tree(launch: Launch, argv: list[str] | None = None, **spec: object) -> tuple[Agent, list[int]]:
+    agent = await launch(argv or [sys.executable, FORKING], **spec)
     async with asyncio.timeout(10):
         result = await agent.runtime.prompt("who are you")
     assert result.stop_reason == "end_turn"
@@ -82,6 +87,32 @@ async def test_an_agent_that_crashes_mid_turn_takes_its_whole_tree_along(launch:
         result = await agent.runtime.prompt("/crash")
     assert result.stop_reason == "failed" and result.exit_code == 3
     # Nobody closed the runtime: the keeper noticed the agent's exit and killed the rest itself.
+    assert await gone(tree) == []
+
+
+@pytest.fixture
+def base() -> Iterator[Path]:
+    """A world-traversable folder: the agent user must reach the agent and its working directory."""
+    folder = Path(tempfile.mkdtemp(prefix="kandev-reaper-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_an_agent_running_as_the_agent_user_has_its_whole_tree_killed_on_close(
+    launch: Launch, base: Path
+) -> None:
+    account = agent_user()
+    work = base / "work"
+    work.mkdir()
+    os.chown(work, account.pw_uid, account.pw_gid)
+    script = world_readable_copy(base, Path(FORKING))
+    agent, tree = await launched_tree(
+        launch, [interpreter(), str(script)], cwd=str(work), run_as=resolve_agent_user(AGENT_USER)
+    )
+    assert {Path(f"/proc/{pid}").stat().st_uid for pid in tree} == {account.pw_uid}
+    async with asyncio.timeout(15):
+        await agent.runtime.close()
     assert await gone(tree) == []
 
 
@@ -145,3 +176,16 @@ async def test_without_a_keeper_the_agents_group_still_dies_with_kill_group(
         assert os.getppid() != proc.pid and len(group_members(proc.pid)) == 2
         await proc.kill_group()
     await until(lambda: group_members(proc.pid) == [])
+
+
+async def test_kill_group_lets_an_agent_that_handles_sigterm_exit_cleanly_first(tmp_path: Path) -> None:
+    code = (
+        "import signal, sys, time\n"
+        "def bye(*_):\n    print('terminated', file=sys.stderr, flush=True)\n    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, bye)\nprint('ready', flush=True)\ntime.sleep(60)"
+    )
+    proc = await AgentProcess.spawn([sys.executable, "-c", code], minimal_env(), str(tmp_path))
+    async with asyncio.timeout(10):
+        assert await proc.stdout.readline() == b"ready\n"
+        assert await proc.kill_group(term_grace=5) == 0
+        assert await proc.stderr_tail() == ["terminated"]
