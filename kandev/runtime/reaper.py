@@ -73,6 +73,8 @@ def _signal_all(agent: int, sig: int) -> None:
 def kill_tree(agent: int) -> int | None:
     """SIGKILL every descendant until none is left, reaping each; returns the agent's wait status if reaped."""
     status = None
+    # waitpid blocks on a process stuck in uninterruptible sleep: the alarm's default action ends us then.
+    signal.alarm(int(_REAP_SECONDS))
     deadline = time.monotonic() + _REAP_SECONDS
     while time.monotonic() < deadline:
         # A killed process's own children are reparented to us before we can reap it, so rescanning

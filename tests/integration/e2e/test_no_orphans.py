@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +94,8 @@ def graphql(base: str, query: str, **variables: Any) -> dict[str, Any]:
     return reply["data"]
 
 
-def test_kandev_serve_shutdown_kills_a_running_agent_and_every_process_it_spawned(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["shutdown", "crash"])
+def test_kandev_serve_ending_kills_a_running_agent_and_every_process_it_spawned(tmp_path: Path, sig: int) -> None:
     port, tree_file = free_port(), tmp_path / "tree"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
     env.update(KANDEV_DATA_DIR=str(tmp_path / "data"), KANDEV_WORKERS="1")
@@ -133,11 +133,9 @@ def test_kandev_serve_shutdown_kills_a_running_agent_and_every_process_it_spawne
             i={"taskId": task_id, "prompt": "/hang", "agentProfileId": profile},
         )
         tree = asyncio.run(reported_tree(tree_file))
-        serve.send_signal(signal.SIGTERM)
+        serve.send_signal(sig)  # only to serve itself: on a crash nobody stops its children in order
         serve.wait(timeout=60)
-        started = time.monotonic()
-        assert survivors(tree) == set()
-        assert time.monotonic() - started < 10
+        assert survivors(tree, timeout=30) == set()
     finally:
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
