@@ -57,29 +57,33 @@ def children(ppid: int) -> list[int]:
     return found
 
 
-def _signal_all(agent: int, sig: int) -> None:
-    """`sig` to the agent's group and to every child of ours (the agent and the orphans reparented to us)."""
-    try:
-        os.killpg(agent, sig)
-    except OSError:
-        pass
-    for pid in children(os.getpid()):
+def _signal_all(group: int | None, sig: int) -> None:
+    """`sig` to the agent's group (None once the agent is reaped: its id may then be reused) and to every
+    child of ours outside it (the orphans reparented to us)."""
+    if group is not None:
         try:
-            os.kill(pid, sig)
+            os.killpg(group, sig)
+        except OSError:
+            pass
+    for pid in children(os.getpid()):
+        # Once only: a second SIGTERM can land while the first one's handler is exiting and kill it.
+        try:
+            if group is None or os.getpgid(pid) != group:
+                os.kill(pid, sig)
         except OSError:
             pass
 
 
-def kill_tree(agent: int) -> int | None:
-    """SIGKILL every descendant until none is left, reaping each; returns the agent's wait status if reaped."""
-    status = None
+def kill_tree(agent: int, status: int | None) -> int | None:
+    """SIGKILL every descendant until none is left, reaping each; returns the agent's wait status (`status`
+    when it was reaped already, None if it never was)."""
     # waitpid blocks on a process stuck in uninterruptible sleep: the alarm's default action ends us then.
     signal.alarm(int(_REAP_SECONDS))
     deadline = time.monotonic() + _REAP_SECONDS
     while time.monotonic() < deadline:
         # A killed process's own children are reparented to us before we can reap it, so rescanning
         # after every reap reaches them; nothing SIGKILLed can fork again, so this ends.
-        _signal_all(agent, signal.SIGKILL)
+        _signal_all(agent if status is None else None, signal.SIGKILL)
         try:
             pid, code = os.waitpid(-1, 0)
         except ChildProcessError:
@@ -192,8 +196,7 @@ def main(args: list[str]) -> None:
                 break
             if pid == agent:
                 status = code
-    reaped = kill_tree(agent)
-    _exit_like(status if status is not None else reaped)
+    _exit_like(kill_tree(agent, status))
 
 
 if __name__ == "__main__":
