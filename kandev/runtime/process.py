@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kandev.runtime import reaper
+
 if TYPE_CHECKING:
     from kandev.runtime.confinement import AgentUser
 
@@ -89,11 +91,14 @@ class AgentProcess:
         *,
         pid: int | None = None,
         lifeline: socket.socket | None = None,
+        cgroup: str | None = None,
     ) -> None:
         self._proc = proc
         # Under a keeper, `proc` is the keeper and `pid` the agent; `lifeline` closed means "kill it all".
         self._pid = proc.pid if pid is None else pid
         self._lifeline = lifeline
+        # The agent's own cgroup, if the keeper could make one: our way to its tree should the keeper die.
+        self.cgroup = cgroup
         self._tail: deque[str] = deque(maxlen=stderr_lines)
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"agent-stderr-{self._pid}")
 
@@ -147,8 +152,9 @@ class AgentProcess:
             ours.close()
             await _reap(proc)
             raise
-        if not reply.startswith(b"!") and reply.strip().isdigit():
-            return cls(proc, stderr_lines, pid=int(reply), lifeline=ours)
+        pid, _, cgroup = reply.decode("utf-8", "replace").strip().partition(" ")
+        if pid.isdigit():
+            return cls(proc, stderr_lines, pid=int(pid), lifeline=ours, cgroup=cgroup or None)
         ours.close()
         await _reap(proc)
         if reply.startswith(b"!"):
@@ -231,6 +237,8 @@ class AgentProcess:
             # Children may outlive the leader (or ignore SIGTERM): the group gets SIGKILL regardless.
             self._signal_group(signal.SIGKILL)
         code = await self._proc.wait()
+        if self.cgroup is not None:
+            await _end_cgroup(self.cgroup)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_task), 1.0)
         self._stderr_task.cancel()
@@ -269,6 +277,17 @@ async def _read_line(sock: socket.socket) -> bytes:
             break
         data += chunk
     return data
+
+
+async def _end_cgroup(path: str) -> None:
+    """Kill what a keeper that did not finish its job left in the agent's cgroup, then remove it."""
+    if not os.path.isdir(path):
+        return  # the normal case: the keeper killed the tree and removed the cgroup itself
+    reaper.kill_cgroup(path)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_KEEPER_EXIT_SECONDS):
+            while not reaper.remove_cgroup(path):
+                await asyncio.sleep(0.02)
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:

@@ -8,6 +8,10 @@ first) or when FD, a socket whose other end only the worker holds, reaches EOF: 
 or died, however it died. It writes the agent's pid (or `!errno` when exec failed) on FD once, and
 exits with the agent's status, re-raising the signal that killed it.
 
+Where a cgroup v2 hierarchy is writable (root, or a delegated subtree) the agent also gets a cgroup of its
+own, below the keeper's, reported on FD after the pid: should the keeper itself be SIGKILLed, its worker
+can still end the whole tree with `cgroup.kill`. Without one the subreaper alone does the work.
+
 Imported by nothing at run time: it must start in milliseconds, so it imports only C modules (`_signal`
 rather than `signal`, which pulls in enum; `_ctypes` rather than ctypes, when it has what prctl needs;
 no socket module: the lifeline is a plain fd).
@@ -93,7 +97,46 @@ def kill_tree(agent: int, status: int | None) -> int | None:
     return status
 
 
-def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None) -> tuple[int, int]:
+def make_cgroup() -> str | None:
+    """A new cgroup v2 below ours for the agent (with `cgroup.kill`), or None where that is not possible."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            ours = next(line[3:].strip() for line in f if line.startswith("0::"))
+        with open("/proc/self/mountinfo") as f:
+            mounts = [line.split() for line in f if " - cgroup2 " in line]
+        if not mounts:
+            return None
+        root, mount_point = mounts[0][3], mounts[0][4]
+        relative = ours[len(root) :] if root != "/" and ours.startswith(root) else ours
+        path = os.path.join(mount_point, relative.lstrip("/"), f"kandev-agent-{os.getpid()}")
+        os.mkdir(path)
+    except (OSError, StopIteration, IndexError):
+        return None
+    if os.path.exists(os.path.join(path, "cgroup.kill")):
+        return path
+    remove_cgroup(path)  # a kernel before 5.14: no cgroup.kill, so the cgroup would add nothing
+    return None
+
+
+def kill_cgroup(path: str) -> None:
+    try:
+        with open(os.path.join(path, "cgroup.kill"), "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+
+
+def remove_cgroup(path: str) -> bool:
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # still populated (EBUSY): its processes have not exited yet
+    return True
+
+
+def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None, cgroup: str | None) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
     keeper = os.getpid()
@@ -105,6 +148,12 @@ def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None) -
             for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
             signal.set_wakeup_fd(-1)
+            if cgroup is not None:
+                try:
+                    with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                        f.write(str(os.getpid()))
+                except OSError:
+                    pass  # the subreaper still holds the tree
             if identity is not None:
                 uid, gid, groups = identity
                 os.setgroups(groups)
@@ -167,9 +216,12 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    agent, failure = _start_agent(argv, identity)
-    os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent}\n".encode())
+    cgroup = make_cgroup()
+    agent, failure = _start_agent(argv, identity, cgroup)
+    os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent} {cgroup or ''}\n".encode())
     if failure:
+        if cgroup is not None:
+            remove_cgroup(cgroup)
         os._exit(127)
     # The agent has the stdio pipes; we keep only stderr, for our own last words.
     null = os.open(os.devnull, os.O_RDWR)
@@ -196,7 +248,12 @@ def main(args: list[str]) -> None:
                 break
             if pid == agent:
                 status = code
-    _exit_like(kill_tree(agent, status))
+    if cgroup is not None:
+        kill_cgroup(cgroup)  # atomically, before the sweep: nothing in it can fork any more
+    status = kill_tree(agent, status)
+    if cgroup is not None:
+        remove_cgroup(cgroup)  # empty now: every member was our descendant and has been reaped
+    _exit_like(status)
 
 
 if __name__ == "__main__":

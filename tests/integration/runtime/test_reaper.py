@@ -63,11 +63,44 @@ async def launched_tree(launch: Launch, argv: list[str] | None = None, **spec: o
     return agent, tree
 
 
+def cgroup_of(pid: int) -> Path | None:
+    """The agent's own cgroup directory, when the keeper could make one here (cgroup v2 writable)."""
+    line = next(x for x in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if x.startswith("0::"))
+    if "kandev-agent-" not in line:
+        return None
+    mounts = [x.split() for x in Path("/proc/self/mountinfo").read_text().splitlines() if " - cgroup2 " in x]
+    return Path(mounts[0][4]) / line[3:].lstrip("/")
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 async def test_close_kills_the_agent_and_every_process_it_spawned(launch: Launch) -> None:
     agent, tree = await launched_tree(launch)
+    cgroup = cgroup_of(tree[0])
     async with asyncio.timeout(15):
         await agent.runtime.close()
     assert await gone(tree) == []
+    assert cgroup is None or not cgroup.exists(), "the agent's cgroup was left behind"
+
+
+async def test_when_the_keeper_itself_is_sigkilled_close_still_kills_the_tree_through_its_cgroup(
+    launch: Launch,
+) -> None:
+    agent, tree = await launched_tree(launch)
+    cgroup = cgroup_of(tree[0])
+    if cgroup is None:
+        pytest.skip("no writable cgroup v2 hierarchy here: a killed keeper's orphans go to init")
+    assert {int(pid) for pid in (cgroup / "cgroup.procs").read_text().split()} == set(tree)
+    os.kill(parent_of(tree[0]), signal.SIGKILL)
+    # The agent's death signal takes it; its escaped descendants are orphans of init now.
+    await until(lambda: not pid_alive(tree[0]))
+    assert [pid for pid in tree[1:] if pid_alive(pid)]
+    async with asyncio.timeout(15):
+        await agent.runtime.close()
+    assert await gone(tree) == []
+    assert not cgroup.exists()
 
 
 async def test_cancelling_a_turn_that_ignores_cancel_kills_the_whole_tree(launch: Launch) -> None:
