@@ -30,6 +30,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 # A process stuck in uninterruptible sleep must not keep the keeper (and its worker) waiting forever.
 _REAP_SECONDS = 10.0
+_CGROUP_PREFIX = "kandev-agent-"
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -108,14 +109,29 @@ def make_cgroup() -> str | None:
             return None
         root, mount_point = mounts[0][3], mounts[0][4]
         relative = ours[len(root) :] if root != "/" and ours.startswith(root) else ours
-        path = os.path.join(mount_point, relative.lstrip("/"), f"kandev-agent-{os.getpid()}")
+        parent = os.path.join(mount_point, relative.lstrip("/"))
+        path = os.path.join(parent, f"{_CGROUP_PREFIX}{os.getpid()}")
         os.mkdir(path)
     except (OSError, StopIteration, IndexError):
         return None
+    _sweep(parent)
     if os.path.exists(os.path.join(path, "cgroup.kill")):
         return path
     remove_cgroup(path)  # a kernel before 5.14: no cgroup.kill, so the cgroup would add nothing
     return None
+
+
+def _sweep(parent: str) -> None:
+    """Remove the empty cgroups of keepers that were killed along with their worker (rmdir refuses a
+    populated one, so nothing running is touched)."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        keeper = name[len(_CGROUP_PREFIX) :]
+        if name.startswith(_CGROUP_PREFIX) and keeper.isdigit() and not os.path.exists(f"/proc/{keeper}"):
+            remove_cgroup(os.path.join(parent, name))
 
 
 def kill_cgroup(path: str) -> None:

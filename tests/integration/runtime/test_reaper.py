@@ -222,3 +222,21 @@ async def test_kill_group_lets_an_agent_that_handles_sigterm_exit_cleanly_first(
         assert await proc.stdout.readline() == b"ready\n"
         assert await proc.kill_group(term_grace=5) == 0
         assert await proc.stderr_tail() == ["terminated"]
+
+
+async def test_the_next_agent_removes_the_empty_cgroup_of_a_keeper_killed_with_its_worker(launch: Launch) -> None:
+    agent, tree = await launched_tree(launch)
+    cgroup = cgroup_of(tree[0])
+    if cgroup is None:
+        pytest.skip("no writable cgroup v2 hierarchy here")
+    finished = await asyncio.create_subprocess_exec("true")
+    await finished.wait()
+    stale = cgroup.parent / f"kandev-agent-{finished.pid}"  # a keeper that is gone left this behind
+    stale.mkdir()
+    try:
+        await launch([sys.executable, FORKING])
+        assert not stale.exists()
+        assert cgroup.exists(), "a live keeper's cgroup was swept"
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            stale.rmdir()
