@@ -122,6 +122,7 @@ class AgentProcess:
     async def _spawn_kept(
         cls, argv: list[str], env: Mapping[str, str], cwd: str, user: AgentUser | None, stderr_lines: int
     ) -> AgentProcess:
+        environment = _env_payload(env)
         ours, theirs = socket.socketpair()
         keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno())]
         if user is not None:
@@ -134,7 +135,7 @@ class AgentProcess:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=dict(env),
+                env={},  # the keeper runs as us: the agent's env (LD_PRELOAD...) is sent to it instead
                 cwd=cwd,
                 start_new_session=True,
                 pass_fds=(theirs.fileno(),),
@@ -147,6 +148,8 @@ class AgentProcess:
             theirs.close()
         try:
             async with asyncio.timeout(_KEEPER_START_SECONDS):
+                ours.setblocking(False)
+                await asyncio.get_running_loop().sock_sendall(ours, environment)
                 reply = await _read_line(ours)
         except BaseException:
             ours.close()
@@ -266,9 +269,17 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
+def _env_payload(env: Mapping[str, str]) -> bytes:
+    """The agent's environment as the keeper reads it; ValueError for what no environment can hold."""
+    items = [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    if any(b"\0" in item for item in items) or any(not k or "=" in k for k in env):
+        raise ValueError("environment names and values cannot contain NUL bytes, nor names '='")
+    body = b"".join(item + b"\0" for item in items)
+    return str(len(body)).encode() + b"\n" + body
+
+
 async def _read_line(sock: socket.socket) -> bytes:
-    """One line from a fresh socket (empty when the peer closed it first)."""
-    sock.setblocking(False)
+    """One line from a non-blocking socket (empty when the peer closed it first)."""
     loop = asyncio.get_running_loop()
     data = b""
     while not data.endswith(b"\n"):

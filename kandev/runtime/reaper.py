@@ -1,5 +1,9 @@
 """The agent's keeper: `python -I -S reaper.py FD [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib only).
 
+It starts with an empty environment and reads the agent's from FD (`SIZE\n` then `NAME=VALUE\0`...):
+it runs as the worker's user, so loader variables meant for the agent (LD_PRELOAD, LD_LIBRARY_PATH,
+possibly pointing into the agent user's files) must never reach it.
+
 It runs between a worker and its agent so that the agent's whole process tree dies with it: it makes
 itself a child subreaper (every orphaned descendant of the agent, even one that called setsid or
 double-forked, is reparented to it), starts the agent in its own session, and then kills every
@@ -12,7 +16,8 @@ Where a cgroup v2 hierarchy is writable (root, or a delegated subtree) the agent
 own, below the keeper's, reported on FD after the pid: should the keeper itself be SIGKILLed, its worker
 can still end the whole tree with `cgroup.kill`. Without one the subreaper alone does the work.
 
-Imported by nothing at run time: it must start in milliseconds, so it imports only C modules (`_signal`
+Run as a script (the worker imports it only for its cgroup helpers), it must start in milliseconds, so
+it imports only C modules (`_signal`
 rather than `signal`, which pulls in enum; `_ctypes` rather than ctypes, when it has what prctl needs;
 no socket module: the lifeline is a plain fd).
 """
@@ -25,6 +30,10 @@ import os
 import select
 import sys
 import time
+
+TYPE_CHECKING = False  # importing typing would cost the keeper's whole start-up time again
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -152,7 +161,9 @@ def remove_cgroup(path: str) -> bool:
     return True
 
 
-def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None, cgroup: str | None) -> tuple[int, int]:
+def _start_agent(
+    argv: list[str], env: dict[bytes, bytes], identity: tuple[int, int, list[int]] | None, cgroup: str | None
+) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
     keeper = os.getpid()
@@ -179,7 +190,7 @@ def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None, c
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != keeper:
                 os._exit(1)
-            os.execvp(argv[0], argv)
+            os.execvpe(argv[0], argv, env)  # PATH is looked up in the agent's environment
         except OSError as exc:
             os.write(report_w, str(exc.errno or errno.EIO).encode())
         finally:
@@ -191,6 +202,24 @@ def _start_agent(argv: list[str], identity: tuple[int, int, list[int]] | None, c
         os.waitpid(pid, 0)
         return 0, int(failure)
     return pid, 0
+
+
+def _read_until(fd: int, data: bytes, done: Callable[[bytes], bool]) -> bytes:
+    while not done(data):
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            os._exit(1)  # the worker went away before it told us what to run
+        data += chunk
+    return data
+
+
+def read_env(fd: int) -> dict[bytes, bytes]:
+    """The agent's environment, as the worker sends it on the lifeline."""
+    data = _read_until(fd, b"", lambda d: b"\n" in d)
+    head, _, data = data.partition(b"\n")
+    size = int(head)
+    data = _read_until(fd, data, lambda d: len(d) >= size)
+    return dict(item.partition(b"=")[::2] for item in data[:size].split(b"\0") if item)
 
 
 def _still_held(lifeline: int) -> bool:
@@ -223,6 +252,7 @@ def main(args: list[str]) -> None:
         identity = (int(rest[1]), int(rest[2]), [int(g) for g in rest[3].split(",") if g])
         rest = rest[4:]
     argv = rest[1:]  # after "--"
+    env = read_env(lifeline)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -233,7 +263,7 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     cgroup = make_cgroup()
-    agent, failure = _start_agent(argv, identity, cgroup)
+    agent, failure = _start_agent(argv, env, identity, cgroup)
     os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent} {cgroup or ''}\n".encode())
     if failure:
         if cgroup is not None:

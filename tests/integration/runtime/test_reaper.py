@@ -240,3 +240,16 @@ async def test_the_next_agent_removes_the_empty_cgroup_of_a_keeper_killed_with_i
     finally:
         with contextlib.suppress(FileNotFoundError):
             stale.rmdir()
+
+
+async def test_the_agent_gets_its_whole_environment_and_its_keeper_none_of_it(tmp_path: Path) -> None:
+    code = (
+        "import os, sys\n"
+        "keeper = open(f'/proc/{os.getppid()}/environ', 'rb').read()\n"
+        "print(os.environ.get('LD_LIBRARY_PATH'), os.environ.get('MARK'), repr(keeper), file=sys.stderr)"
+    )
+    env = minimal_env({"LD_LIBRARY_PATH": str(tmp_path / "agent-libs"), "MARK": "a b=c"})
+    proc = await AgentProcess.spawn([sys.executable, "-c", code], env, str(tmp_path))
+    async with asyncio.timeout(10):
+        assert await proc.wait() == 0
+        assert await proc.stderr_tail() == [f"{tmp_path / 'agent-libs'} a b=c b''"]
