@@ -122,7 +122,7 @@ class AgentProcess:
     async def _spawn_kept(
         cls, argv: list[str], env: Mapping[str, str], cwd: str, user: AgentUser | None, stderr_lines: int
     ) -> AgentProcess:
-        environment = _env_payload(env)
+        environment = env_payload(env)
         ours, theirs = socket.socketpair()
         keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno())]
         if user is not None:
@@ -269,7 +269,7 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
-def _env_payload(env: Mapping[str, str]) -> bytes:
+def env_payload(env: Mapping[str, str]) -> bytes:
     """The agent's environment as the keeper reads it; ValueError for what no environment can hold."""
     items = [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
     if any(b"\0" in item for item in items) or any(not k or "=" in k for k in env):
