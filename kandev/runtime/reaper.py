@@ -237,7 +237,10 @@ def _exit_like(status: int | None) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(sig, signal.SIG_DFL)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except OSError:
+            pass  # SIGKILL and SIGSTOP have no handler to reset
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
     os._exit(os.waitstatus_to_exitcode(status))

@@ -253,3 +253,12 @@ async def test_the_agent_gets_its_whole_environment_and_its_keeper_none_of_it(tm
     async with asyncio.timeout(10):
         assert await proc.wait() == 0
         assert await proc.stderr_tail() == [f"{tmp_path / 'agent-libs'} a b=c b''"]
+
+
+async def test_kill_group_reports_an_agent_that_ignored_sigterm_as_killed_by_sigkill(tmp_path: Path) -> None:
+    code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(60)"
+    proc = await AgentProcess.spawn([sys.executable, "-c", code], minimal_env(), str(tmp_path))
+    async with asyncio.timeout(10):
+        assert await proc.stdout.readline() == b"ready\n"
+        assert await proc.kill_group(term_grace=0.2) == -signal.SIGKILL
+        assert await proc.stderr_tail() == []  # the keeper itself has nothing to say
