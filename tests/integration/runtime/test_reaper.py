@@ -256,7 +256,8 @@ async def test_the_agent_gets_its_whole_environment_and_its_keeper_none_of_it(tm
 
 
 async def test_kill_group_reports_an_agent_that_ignored_sigterm_as_killed_by_sigkill(tmp_path: Path) -> None:
-    code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(60)"
+    ignore_sigterm = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    code = ignore_sigterm + "print('ready', flush=True)\ntime.sleep(60)"
     proc = await AgentProcess.spawn([sys.executable, "-c", code], minimal_env(), str(tmp_path))
     async with asyncio.timeout(10):
         assert await proc.stdout.readline() == b"ready\n"
