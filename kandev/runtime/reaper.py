@@ -143,6 +143,14 @@ def _sweep(parent: str) -> None:
             remove_cgroup(os.path.join(parent, name))
 
 
+def join_cgroup(path: str, pid: int) -> None:
+    try:
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+    except OSError:
+        pass  # the subreaper still holds the tree
+
+
 def kill_cgroup(path: str) -> None:
     try:
         with open(os.path.join(path, "cgroup.kill"), "w") as f:
@@ -175,12 +183,6 @@ def _start_agent(
             for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
             signal.set_wakeup_fd(-1)
-            if cgroup is not None:
-                try:
-                    with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
-                        f.write(str(os.getpid()))
-                except OSError:
-                    pass  # the subreaper still holds the tree
             if identity is not None:
                 uid, gid, groups = identity
                 os.setgroups(groups)
@@ -196,6 +198,10 @@ def _start_agent(
         finally:
             os._exit(127)
     os.close(report_w)
+    if cgroup is not None:
+        # At once, while the child is still on its way to exec: nothing it forks can be outside. (A
+        # migration waits for an RCU grace period, so it overlaps the exec rather than preceding it.)
+        join_cgroup(cgroup, pid)
     with os.fdopen(report_r, "rb") as report:
         failure = report.read()
     if failure:
