@@ -1,4 +1,9 @@
-"""The agent subprocess: its own process group, dies with its parent, stderr kept in a ring buffer."""
+"""The agent subprocess: its own process group, its whole tree dies with it, stderr kept in a ring buffer.
+
+On Linux the agent runs under a keeper (`reaper.py`, a child subreaper) that kills every descendant of
+the agent when the agent exits, when we close it, and when this process dies however it dies; elsewhere
+the agent's process group is all we can reach.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,14 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from kandev.runtime import reaper
 
 if TYPE_CHECKING:
     from kandev.runtime.confinement import AgentUser
@@ -33,6 +42,16 @@ INHERITED_ENV = (
 _PR_SET_PDEATHSIG = 1
 _STREAM_LIMIT = 16 * 1024 * 1024
 _LINE_CAP = 4096
+_KEEPER = str(Path(__file__).with_name("reaper.py"))
+# The keeper is a fresh interpreter on a loaded machine: generous, since a launch waits on it anyway.
+_KEEPER_START_SECONDS = 30.0
+# The keeper gives up on unkillable (D-state) processes after 10 s; we wait a little longer for it.
+_KEEPER_EXIT_SECONDS = 12.0
+
+
+def keeper_available() -> bool:
+    """Whether agents run under the subreaper keeper here (Linux with /proc and a real interpreter)."""
+    return sys.platform.startswith("linux") and os.path.isdir("/proc/self") and bool(sys.executable)
 
 
 def minimal_env(extra: Mapping[str, str] | None = None, user: AgentUser | None = None) -> dict[str, str]:
@@ -65,10 +84,23 @@ def _death_signal_setter() -> Callable[[], None] | None:
 class AgentProcess:
     """A spawned agent: stdio pipes for the protocol, stderr tail for error reports."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, stderr_lines: int) -> None:
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        stderr_lines: int,
+        *,
+        pid: int | None = None,
+        lifeline: socket.socket | None = None,
+        cgroup: str | None = None,
+    ) -> None:
         self._proc = proc
+        # Under a keeper, `proc` is the keeper and `pid` the agent; `lifeline` closed means "kill it all".
+        self._pid = proc.pid if pid is None else pid
+        self._lifeline = lifeline
+        # The agent's own cgroup, if the keeper could make one: our way to its tree should the keeper die.
+        self.cgroup = cgroup
         self._tail: deque[str] = deque(maxlen=stderr_lines)
-        self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"agent-stderr-{proc.pid}")
+        self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"agent-stderr-{self._pid}")
 
     @classmethod
     async def spawn(
@@ -80,8 +112,66 @@ class AgentProcess:
         user: AgentUser | None = None,
         stderr_lines: int = 200,
     ) -> AgentProcess:
-        """Start `argv` in a new session (own process group) with the parent-death signal set, as `user`
-        when given (the death signal is armed after the switch: changing uid would clear it)."""
+        """Start `argv` in a new session (own process group) whose whole tree dies with it and with us, as
+        `user` when given; OSError when it cannot be started, as from exec."""
+        if keeper_available():
+            return await cls._spawn_kept(argv, env, cwd, user, stderr_lines)
+        return await cls._spawn_bare(argv, env, cwd, user, stderr_lines)
+
+    @classmethod
+    async def _spawn_kept(
+        cls, argv: list[str], env: Mapping[str, str], cwd: str, user: AgentUser | None, stderr_lines: int
+    ) -> AgentProcess:
+        environment = env_payload(env)
+        ours, theirs = socket.socketpair()
+        keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno())]
+        if user is not None:
+            keeper += ["--user", str(user.uid), str(user.gid), ",".join(map(str, user.groups))]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *keeper,
+                "--",
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={},  # the keeper runs as us: the agent's env (LD_PRELOAD...) is sent to it instead
+                cwd=cwd,
+                start_new_session=True,
+                pass_fds=(theirs.fileno(),),
+                limit=_STREAM_LIMIT,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        try:
+            async with asyncio.timeout(_KEEPER_START_SECONDS):
+                ours.setblocking(False)
+                await asyncio.get_running_loop().sock_sendall(ours, environment)
+                reply = await _read_line(ours)
+        except BaseException:
+            ours.close()
+            await _reap(proc)
+            raise
+        pid, _, cgroup = reply.decode("utf-8", "replace").strip().partition(" ")
+        if pid.isdigit():
+            return cls(proc, stderr_lines, pid=int(pid), lifeline=ours, cgroup=cgroup or None)
+        ours.close()
+        await _reap(proc)
+        if reply.startswith(b"!"):
+            code = int(reply[1:])
+            raise OSError(code, os.strerror(code), argv[0])
+        assert proc.stderr is not None
+        last_words = (await proc.stderr.read(4096)).decode("utf-8", "replace").strip().splitlines()[-1:]
+        raise OSError(f"the agent's keeper did not start: {' '.join(last_words) or 'no output'}")
+
+    @classmethod
+    async def _spawn_bare(
+        cls, argv: list[str], env: Mapping[str, str], cwd: str, user: AgentUser | None, stderr_lines: int
+    ) -> AgentProcess:
+        """Without a keeper: own process group, parent-death signal where the OS has one."""
         identity: dict[str, Any] = (
             {} if user is None else {"user": user.uid, "group": user.gid, "extra_groups": list(user.groups)}
         )
@@ -101,7 +191,8 @@ class AgentProcess:
 
     @property
     def pid(self) -> int:
-        return self._proc.pid
+        """The agent's pid, which leads its process group."""
+        return self._pid
 
     @property
     def returncode(self) -> int | None:
@@ -127,14 +218,30 @@ class AgentProcess:
         return list(self._tail)[-lines:]
 
     async def kill_group(self, term_grace: float = 0.5) -> int | None:
-        """SIGTERM the whole group, SIGKILL it after `term_grace`, reap the leader; returns its status."""
+        """SIGTERM the agent's group (and, under a keeper, its orphaned descendants), SIGKILL the whole tree
+        after `term_grace`, reap; returns the agent's status."""
         if self._proc.returncode is None:
-            self._signal_group(signal.SIGTERM)
+            if self._lifeline is not None:
+                _signal(self._proc.pid, signal.SIGTERM)
+            else:
+                self._signal_group(signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._proc.wait(), term_grace)
-        # Children may outlive the leader (or ignore SIGTERM): the group gets SIGKILL regardless.
-        self._signal_group(signal.SIGKILL)
+        if self._lifeline is not None:
+            # Closing the lifeline makes the keeper SIGKILL every descendant, reap them, then exit.
+            self._lifeline.close()
+            try:
+                await asyncio.wait_for(self._proc.wait(), _KEEPER_EXIT_SECONDS)
+            except TimeoutError:
+                # Only the keeper is safe to signal now (the agent's pid may be reaped and reused);
+                # its death signal takes the agent with it.
+                _signal(self._proc.pid, signal.SIGKILL)
+        else:
+            # Children may outlive the leader (or ignore SIGTERM): the group gets SIGKILL regardless.
+            self._signal_group(signal.SIGKILL)
         code = await self._proc.wait()
+        if self.cgroup is not None:
+            await _end_cgroup(self.cgroup)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_task), 1.0)
         self._stderr_task.cancel()
@@ -155,3 +262,49 @@ class AgentProcess:
             self._tail.extend(line[-_LINE_CAP:] for line in lines)
         if partial:
             self._tail.append(partial)
+
+
+def _signal(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
+def env_payload(env: Mapping[str, str]) -> bytes:
+    """The agent's environment as the keeper reads it; ValueError for what no environment can hold."""
+    items = [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    if any(b"\0" in item for item in items) or any(not k or "=" in k for k in env):
+        raise ValueError("environment names and values cannot contain NUL bytes, nor names '='")
+    body = b"".join(item + b"\0" for item in items)
+    return str(len(body)).encode() + b"\n" + body
+
+
+async def _read_line(sock: socket.socket) -> bytes:
+    """One line from a non-blocking socket (empty when the peer closed it first)."""
+    loop = asyncio.get_running_loop()
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await loop.sock_recv(sock, 64)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+async def _end_cgroup(path: str) -> None:
+    """Kill what a keeper that did not finish its job left in the agent's cgroup, then remove it."""
+    if not os.path.isdir(path):
+        return  # the normal case: the keeper killed the tree and removed the cgroup itself
+    reaper.kill_cgroup(path)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_KEEPER_EXIT_SECONDS):
+            while not reaper.remove_cgroup(path):
+                await asyncio.sleep(0.02)
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Reap a keeper whose lifeline we closed (it kills its tree first); SIGKILL it if it hangs."""
+    try:
+        await asyncio.wait_for(proc.wait(), _KEEPER_EXIT_SECONDS)
+    except TimeoutError:
+        _signal(proc.pid, signal.SIGKILL)
+        await proc.wait()
