@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +48,26 @@ class TurnSetup:
     # KANDEV_AGENT_USER: the OS user the agent runs as, and what it must be able to read to start.
     run_as: AgentUser | None = None
     readable: list[str] = field(default_factory=list)
+    # What else a warm agent depends on: the session's executor and its MCP tool set.
+    executor_profile_id: str | None = None
+    tools_revision: int = 0
+
+    def fingerprint(self) -> str:
+        """A digest of everything the agent process was launched with except its token: a warm agent
+        whose fingerprint no longer matches is closed and the session launches fresh."""
+        user = self.run_as
+        parts = [
+            self.argv,
+            sorted(self.env.items()),
+            self.cwd,
+            self.permission_policy,
+            self.supports_mcp,
+            self.mcp_url,
+            self.executor_profile_id,
+            self.tools_revision,
+            [user.uid, user.gid] if user is not None else None,
+        ]
+        return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
     def first_prompt(self, prompt: str, *, loaded: bool) -> str:
         """Context block (with synthesized history when the agent could not load the session) + prompt."""
@@ -55,7 +77,8 @@ class TurnSetup:
         return f"{block}\n\n{prompt}" if block else prompt
 
 
-async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
+async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token: bool = True) -> TurnSetup:
+    """What the turn's agent needs; `mint_token` False for a warm agent that keeps its token."""
     async with ctx.unit_of_work() as uow:
         db = uow.session
         session = await db.get(Session, claimed.session_id)
@@ -90,8 +113,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
-        # prepare_turn runs once per agent process: each launch or resume gets a token of its own.
-        mcp_token = await mint_session_token(uow, session.id)
+        # Each launch or resume gets a token of its own; a warm agent keeps the one it was launched with.
+        mcp_token = await mint_session_token(uow, session.id) if mint_token else ""
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(
@@ -119,6 +142,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             plan_mode=session.plan_mode,
             run_as=owner,
             readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
+            executor_profile_id=session.executor_profile_id,
+            tools_revision=session.mcp_profile_revision,
         )
 
 

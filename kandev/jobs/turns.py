@@ -1,5 +1,6 @@
-"""The turn job: claim the session's next prompt, run it on the agent, stream the transcript, and keep
-draining the queue with the same agent process while prompts are waiting."""
+"""The turn job: claim the session's next prompt, run it on the session's agent (warm on this worker, or
+launched), stream the transcript, and keep draining the queue while prompts are waiting. In a worker the
+job runs on the worker's one event loop, and the agent stays warm in the worker's pool after the job."""
 
 from __future__ import annotations
 
@@ -10,27 +11,32 @@ import os
 import socket
 import time
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from kandev.config import Settings
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.permissions import record_request, wait_for_answer
+from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turn_setup import TurnSetup, changed_context, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
 from kandev.jobs.dispatch import control_channel
-from kandev.jobs.queues import SHUTDOWN_SIGNAL
+from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
     CANCELLED,
     FAILED,
     AgentLaunchError,
-    AgentRuntime,
     LaunchSpec,
     PermissionRequest,
     PromptResult,
 )
+
+if TYPE_CHECKING:
+    from kandev.runtime.acp_adapter import AcpRuntime
 
 log = logging.getLogger("kandev.jobs.turns")
 
@@ -38,6 +44,12 @@ WORKER_SHUT_DOWN = (
     "The worker running this turn was shut down (a server or worker stop), so the turn was ended. "
     "Its prompt is not sent again: send a new message to continue."
 )
+JOB_STOPPED = (
+    "The turn's job was stopped (it ran past its timeout, or its worker stopped at once), so the turn was "
+    "ended. Its prompt is not sent again: send a new message to continue."
+)
+# TurnRunner.run's launch step: the agent could not be started.
+_LAUNCH_FAILED = object()
 
 
 class TurnFailed(Exception):
@@ -51,8 +63,11 @@ class TurnFailed(Exception):
 
 
 def run_turn(session_id: str) -> str:
-    """RQ entry point (sync): RQ runs every job on a fresh event loop."""
-    return asyncio.run(run_turns(Settings(), session_id))
+    """RQ entry point (sync): on the worker's event loop, or (outside a worker) on a fresh one."""
+    worker = current_loop()
+    if worker is None:
+        return asyncio.run(run_turns(Settings(), session_id))
+    return worker.call(run_turns_on(worker, session_id))
 
 
 def worker_identity() -> str:
@@ -69,6 +84,7 @@ def current_job_id() -> str | None:
 
 
 async def run_turns(settings: Settings, session_id: str) -> str:
+    """Outside a worker: services and agent for this job only."""
     async with job_context(settings) as ctx:
         claimed = await _claim(ctx, session_id)
         if claimed is None:
@@ -76,6 +92,22 @@ async def run_turns(settings: Settings, session_id: str) -> str:
         runner = TurnRunner(ctx, claimed)
         outcome = await runner.run()
     # Outside the context: the database and the bus are done with, nothing is left to roll back.
+    if runner.failures:
+        raise TurnFailed(session_id, runner.failures)
+    return outcome
+
+
+async def run_turns_on(worker: WorkerLoop, session_id: str) -> str:
+    """In a worker: its services, its warm agents, its stop notice."""
+    worker.busy += 1
+    try:
+        claimed = await _claim(worker.ctx, session_id)
+        if claimed is None:
+            return "idle"
+        runner = TurnRunner(worker.ctx, claimed, pool=worker.pool, stopping=worker.stopping)
+        outcome = await runner.run()
+    finally:
+        worker.busy -= 1
     if runner.failures:
         raise TurnFailed(session_id, runner.failures)
     return outcome
@@ -92,36 +124,45 @@ async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
 
 
 class TurnRunner:
-    def __init__(self, ctx: ServiceContext, claimed: ClaimedTurn) -> None:
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        claimed: ClaimedTurn,
+        *,
+        pool: AgentPool | None = None,
+        stopping: asyncio.Event | None = None,
+    ) -> None:
         self.ctx = ctx
         self.claimed = claimed
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
-        self.runtime: AgentRuntime | None = None
+        self.runtime: AcpRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
         # The errors of this job's FAILED turns: the job itself then ends as failed.
         self.failures: list[str] = []
         # Set when the worker running this job is stopping (see KandevWorker.request_stop).
-        self.shutting_down = asyncio.Event()
+        self.shutting_down = stopping if stopping is not None else asyncio.Event()
+        self.pool = pool
+        self.binding = AgentBinding()
 
     async def run(self) -> str:
-        """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
-        after a cancel, which kills it."""
+        """Run claimed turns until the queue is empty; the agent is reused when warm, (re)launched when
+        needed, e.g. after a cancel, which kills it."""
         turns = 0
-        loaded: bool | None = None
-        listening = self._listen_for_shutdown()
+        session_id = self.claimed.session_id
+        warm = self.pool.take(session_id) if self.pool is not None else None
+        keep = False
         try:
             while True:
-                first = self.runtime is None
-                if first:
-                    loaded = await self._launch()
-                    if loaded is None:
-                        return "launch_failed"
-                assert self.setup is not None
                 text = self.claimed.prompt_text
-                if first:
-                    text = self.setup.first_prompt(text, loaded=bool(loaded))
-                elif (context := await changed_context(self.ctx, self.claimed, self.setup)) is not None:
+                if self.runtime is None:
+                    prefix = await self._acquire(warm)
+                    warm = None
+                    if prefix is _LAUNCH_FAILED:
+                        return "launch_failed"
+                    assert isinstance(prefix, str)
+                    text = f"{prefix}\n\n{text}" if prefix else text
+                elif (context := await changed_context(self.ctx, self.claimed, self._setup())) is not None:
                     text = f"{context}\n\n{text}"  # e.g. the task moved to another step since the last prompt
                 began = time.perf_counter()
                 result = await self._prompt(text)
@@ -141,13 +182,17 @@ class TurnRunner:
                     await self._close()
                 if self.shutting_down.is_set():  # what is still queued waits for the next worker's recovery
                     return f"ran {turns} turn(s); the worker is shutting down"
-                following = await _claim(self.ctx, self.claimed.session_id)
+                following = await _claim(self.ctx, session_id)
                 if following is None:
+                    keep = True
                     return f"ran {turns} turn(s)"
                 self.claimed = following
                 await self.stream.next_turn(following.turn_id)
+        except asyncio.CancelledError:  # rq's job timeout or a cold stop: the turn ends, saying so
+            await asyncio.shield(self._end_cancelled_job())
+            raise
         except Exception as exc:  # the turn must end in the database whatever went wrong here
-            log.exception("turn job for session %s failed", self.claimed.session_id)
+            log.exception("turn job for session %s failed", session_id)
             await self._end_stream()
             await finish_turn(
                 self.ctx,
@@ -157,19 +202,36 @@ class TurnRunner:
             )
             raise
         finally:
-            if listening:
-                asyncio.get_running_loop().remove_signal_handler(SHUTDOWN_SIGNAL)
-            await self._close()
+            if warm is not None:  # taken but never used: an exception before the launch step
+                await warm.runtime.close()
+            await self._release(keep and not self.shutting_down.is_set())
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
 
-    def _listen_for_shutdown(self) -> bool:
-        """Hear the worker's shutdown notice (only a job run in a horse's main thread can)."""
-        try:
-            asyncio.get_running_loop().add_signal_handler(SHUTDOWN_SIGNAL, self.shutting_down.set)
-        except (ValueError, RuntimeError, NotImplementedError):
-            return False
-        return True
+    def _setup(self) -> TurnSetup:
+        assert self.setup is not None
+        return self.setup
+
+    async def _end_cancelled_job(self) -> None:
+        await self._end_stream()
+        await finish_turn(self.ctx, self.claimed.turn_id, stop_reason=FAILED, error=JOB_STOPPED)
+
+    async def _release(self, keep: bool) -> None:
+        """Keep the agent warm in the worker's pool, or close it."""
+        self.binding.on_update = self.binding.on_permission = None
+        runtime, setup = self.runtime, self.setup
+        self.runtime = None
+        if self.pool is None:
+            if runtime is not None:
+                await runtime.close()
+            return
+        agent = None
+        if runtime is not None and setup is not None:
+            if keep and runtime.alive:
+                agent = WarmAgent(self.claimed.session_id, runtime, setup, setup.fingerprint(), self.binding)
+            else:
+                await runtime.close()
+        await self.pool.give_back(agent, self.claimed.session_id)
 
     async def _end_stream(self) -> None:
         try:
@@ -181,6 +243,51 @@ class TurnRunner:
         if self.runtime is not None:
             runtime, self.runtime = self.runtime, None
             await runtime.close()
+
+    async def _acquire(self, warm: WarmAgent | None) -> str | object:
+        """The session's warm agent when nothing it was launched with changed, else a fresh launch.
+
+        Returns what precedes the prompt (the context block when it is new to this agent process), or
+        _LAUNCH_FAILED.
+        """
+        if warm is not None:
+            if (setup := await self._reusable(warm)) is not None:
+                self.runtime, self.setup, self.binding = warm.runtime, setup, warm.binding
+                self._bind()
+                self.stream.use_secrets(setup.secrets)
+                return setup.context if setup.context != warm.setup.context else ""
+            await warm.runtime.close()
+        loaded = await self._launch()
+        if loaded is None:
+            return _LAUNCH_FAILED
+        return self._setup().first_prompt("", loaded=loaded).rstrip("\n")
+
+    async def _reusable(self, warm: WarmAgent) -> TurnSetup | None:
+        """The turn's setup on the warm agent, or None when the agent must be relaunched (and why is logged)."""
+        if not warm.runtime.alive:
+            return None
+        try:
+            setup = await prepare_turn(self.ctx, self.claimed, mint_token=False)
+        except DomainError:
+            return None
+        reason = None
+        if setup.missing_command:
+            reason = "its command is gone"
+        elif setup.fingerprint() != warm.fingerprint:
+            reason = "its command, env, executor or MCP tool set changed"
+        elif warm.setup.mcp_token:
+            async with self.ctx.unit_of_work() as uow:
+                if not await token_is_live(uow, self.claimed.session_id, warm.setup.mcp_token):
+                    reason = "its session token changed"
+        if reason is not None:
+            log.info("session %s: the warm agent is closed: %s", self.claimed.session_id, reason)
+            return None
+        setup.mcp_token = warm.setup.mcp_token
+        return setup
+
+    def _bind(self) -> None:
+        self.binding.on_update = self.stream.on_update
+        self.binding.on_permission = self._ask_permission
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
@@ -208,9 +315,12 @@ class TurnRunner:
             readable=setup.readable,
         )
         self.runtime = AcpRuntime()
+        # A fresh binding: an agent still warm elsewhere keeps its own.
+        self.binding = AgentBinding()
+        self._bind()
         began = time.perf_counter()
         try:
-            info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
+            info = await self.runtime.launch(spec, self.binding.update, self.binding.permission)
         except AgentLaunchError as exc:
             await self._close()
             await self._fail_launch(f"the agent could not be launched: {exc}")

@@ -19,7 +19,7 @@ remembered it becomes `/tool message_task_kandev {"task_id": ..., "reply_to_ques
 "prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line.
 
 Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default so callers exercise
-the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt"}` per prompt.
+the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt", "pid"}` per prompt.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ class ScriptedAgent:
     def _record(self, session_id: str, text: str) -> None:
         if self._log:
             with open(self._log, "a", encoding="utf-8") as log:
-                log.write(json.dumps({"session_id": session_id, "prompt": text}) + "\n")
+                log.write(json.dumps({"session_id": session_id, "prompt": text, "pid": os.getpid()}) + "\n")
 
     async def _run(self, session_id: str, session: _Session, text: str) -> str:
         for step in plan(text, load_answer(session.cwd)):
