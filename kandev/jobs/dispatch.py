@@ -1,4 +1,8 @@
-"""How services hand work to workers: enqueue turn jobs on RQ and nudge running jobs over Redis."""
+"""How services hand work to workers: enqueue turn jobs on RQ and nudge running jobs over Redis.
+
+A session whose agent is warm on an idle worker gets its turn on that worker's own queue; otherwise the
+shared queue, and whichever worker takes it launches the agent fresh and resumes the session.
+"""
 
 from __future__ import annotations
 
@@ -31,19 +35,32 @@ class RqDispatcher:
         self._turn_timeout = turn_timeout
 
     async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None:
+        await asyncio.to_thread(self._enqueue_turn, session_id, queue)
+
+    def _enqueue_turn(self, session_id: str, queue: str | None) -> None:
         from kandev.jobs.queues import TURNS, enqueue
 
-        await asyncio.to_thread(
-            enqueue,
-            queue or TURNS,
-            TURN_JOB,
-            session_id,
-            job_timeout=self._turn_timeout,
-            connection=self._redis,
-        )
+        target = queue or warm_worker_queue(self._redis, session_id) or TURNS
+        enqueue(target, TURN_JOB, session_id, job_timeout=self._turn_timeout, connection=self._redis)
 
     async def nudge_cancel(self, session_id: str) -> None:
         await self._bus.publish(control_channel(session_id), {"action": "cancel"})
 
     def close(self) -> None:
         self._redis.close()
+
+
+def warm_worker_queue(redis: Redis, session_id: str) -> str | None:
+    """The own queue of the worker holding the session's warm agent, when that worker is alive and idle."""
+    from rq import Worker
+
+    from kandev.jobs.queues import agent_key, worker_queue_name
+
+    owner = redis.get(agent_key(session_id))
+    if owner is None:
+        return None
+    name = owner.decode() if isinstance(owner, bytes) else str(owner)
+    state = redis.hget(Worker.redis_worker_namespace_prefix + name, "state")
+    if state not in (b"idle", "idle"):
+        return None
+    return worker_queue_name(name)
