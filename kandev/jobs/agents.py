@@ -94,6 +94,7 @@ class AgentPool:
         if agent is None or self.capacity <= 0:
             if agent is not None:
                 await self._close(agent, "no agent may stay warm on this worker")
+            await self._withdraw(session_id)
             return
         agent.last_used = time.monotonic()
         self._idle[session_id] = agent
@@ -170,11 +171,12 @@ class AgentPool:
 
     async def _advertise(self) -> None:
         """Tell dispatchers which sessions are warm here; the keys expire if this worker dies."""
-        if not self._idle:
+        sessions = [*self._idle, *self._in_use]
+        if not sessions:
             return
         try:
             async with self.ctx.bus.redis.pipeline(transaction=False) as pipe:
-                for session_id in self._idle:
+                for session_id in sessions:
                     pipe.set(agent_key(session_id), self.worker_name, ex=ADVERTISE_TTL_SECONDS)
                 await pipe.execute()
         except Exception:

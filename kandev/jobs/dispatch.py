@@ -51,16 +51,17 @@ class RqDispatcher:
 
 
 def warm_worker_queue(redis: Redis, session_id: str) -> str | None:
-    """The own queue of the worker holding the session's warm agent, when that worker is alive and idle."""
+    """The own queue of the worker holding the session's warm agent, when that worker is alive (it renews
+    the agent's advertisement) and idle, or busy with this very session (its job drains the queue)."""
     from rq import Worker
 
-    from kandev.jobs.queues import agent_key, worker_queue_name
+    from kandev.jobs.queues import agent_key, running_key, worker_queue_name
 
     owner = redis.get(agent_key(session_id))
     if owner is None:
         return None
     name = owner.decode() if isinstance(owner, bytes) else str(owner)
     state = redis.hget(Worker.redis_worker_namespace_prefix + name, "state")
-    if state not in (b"idle", "idle"):
-        return None
-    return worker_queue_name(name)
+    if state in (b"idle", "idle") or redis.get(running_key(name)) in (session_id.encode(), session_id):
+        return worker_queue_name(name)
+    return None

@@ -28,6 +28,11 @@ def agent_key(session_id: str) -> str:
     return f"kandev-agent:{session_id}"
 
 
+def running_key(worker_name: str) -> str:
+    """The Redis key naming the session whose turn job the worker is running now."""
+    return f"kandev-running:{worker_name}"
+
+
 def get_queue(name: str, connection: Redis) -> Queue:
     """The RQ queue `name` on `connection` (a sync client without decode_responses, see redis_conn)."""
     return Queue(name, connection=connection)

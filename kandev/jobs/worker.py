@@ -11,11 +11,13 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 
 from redis import Redis
-from rq import SimpleWorker, worker_registration
+from rq import Queue, SimpleWorker, worker_registration
+from rq.job import Job
 from rq.worker import WorkerStatus
 
 from kandev.config import Settings
-from kandev.jobs.queues import ALL, get_queue, worker_queue_name
+from kandev.jobs.dispatch import TURN_JOB
+from kandev.jobs.queues import ALL, get_queue, running_key, worker_queue_name
 from kandev.jobs.worker_loop import WorkerLoop
 from kandev.redis_conn import sync_redis
 
@@ -60,6 +62,18 @@ class KandevWorker(SimpleWorker):
         if self.worker_loop is not None:
             self.worker_loop.notify_stop()
         super().request_stop(signum, frame)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """Run the job here; while a turn job runs (until rq shows this worker idle again), a follow-up
+        prompt of its session is routed to this worker's own queue (see dispatch.warm_worker_queue)."""
+        session_id = job.args[0] if job.func_name == TURN_JOB and job.args else None
+        if session_id is None:
+            return super().execute_job(job, queue)
+        self.connection.set(running_key(self.name), session_id, ex=max(int(job.timeout or 0), 60) + 60)
+        try:
+            return super().execute_job(job, queue)
+        finally:
+            self.connection.delete(running_key(self.name))
 
     def teardown(self) -> None:
         """Cancel a pending escalation first, so it cannot interrupt the worker's own deregistration."""

@@ -3,6 +3,7 @@ launching fresh and resuming) when idle, evicted, its profile changed, or its wo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ import pytest
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
+from kandev.jobs.queues import agent_key
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -139,3 +141,64 @@ async def test_a_killed_workers_next_turn_launches_fresh_on_another_worker_and_r
     assert second["prompt"].rstrip().endswith("/say after the kill")
     assert [t.state for t in turns] == ["COMPLETED", "COMPLETED"]
     assert turns[1].worker_name != turns[0].worker_name
+
+
+async def test_follow_up_turns_go_to_the_idle_worker_holding_the_warm_agent(
+    services, settings, bus, db, workspace_id, tmp_path
+):
+    log = tmp_path / "prompts.jsonl"
+    session_id = await logged_session(services, workspace_id, log, "/say one")
+    task_id = await task_of(services, session_id)
+    with running_worker(settings), running_worker(settings):
+        async with watching(bus, db, session_id) as watch:
+            for count in range(1, 5):
+                await watch.turns_ended(count)
+                await watch.until(lambda: warm_somewhere(bus, session_id), timeout=10)
+                await services.sessions.send_message(task_id, f"/say follow-up {count}")
+            turns = await watch.turns_ended(5)
+    assert len({t.worker_name for t in turns}) == 1, "every follow-up ran on the worker holding the agent"
+    assert len({p["pid"] for p in prompts(log)}) == 1
+
+
+async def test_a_follow_up_for_a_busy_workers_agent_launches_fresh_elsewhere_and_the_owner_closes_its_agent(
+    services, settings, bus, db, workspace_id, tmp_path
+):
+    log = tmp_path / "prompts.jsonl"
+    session_id = await logged_session(services, workspace_id, log, "/say one")
+    with running_worker(settings):
+        async with watching(bus, db, session_id) as watch:
+            await watch.turns_ended(1)
+        [first] = prompts(log)
+        other_task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Busy"))).task
+        busy = await services.sessions.start_task(other_task.id, "/say busy\n/sleep 60", None)
+        async with watching(bus, db, busy.session.id) as busy_watch:
+            await busy_watch.message("AGENT", "busy")
+        with running_worker(settings) as other:
+            await until_listening(bus, other.pid)
+            async with watching(bus, db, session_id) as watch:
+                await services.sessions.send_message(await task_of(services, session_id), "/say two")
+                turns = await watch.turns_ended(2)
+                agents = descendants(other.pid)
+            # The owner, still busy with its other job, sees the session ran elsewhere and closes its own agent.
+            assert wait_gone({first["pid"]}, timeout=20) == set()
+        await services.sessions.stop_task(other_task.id)
+    # The busy task's agent shares the profile, so it logs there too.
+    second = next(p for p in prompts(log) if "/say two" in p["prompt"])
+    assert second["pid"] != first["pid"] and second["pid"] in agents
+    assert "[You] one" in second["prompt"], "the fresh agent resumed the session"
+    assert turns[1].worker_name != turns[0].worker_name
+
+
+async def warm_somewhere(bus: Any, session_id: str) -> bool:
+    return bool(await bus.redis.exists(agent_key(session_id)))
+
+
+async def until_listening(bus: Any, pid: int, timeout: float = 30) -> None:
+    """Until the worker process `pid` has registered with rq (it takes jobs from then on)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            for key in await bus.redis.smembers("rq:workers"):
+                name = key.decode() if isinstance(key, bytes) else key
+                if name.endswith(f"-{pid}"):
+                    return
+            await asyncio.sleep(0.1)
