@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from kandev.config import Settings
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
-from kandev.domain.permissions import record_request, wait_for_answer
+from kandev.domain.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turn_setup import TurnSetup, changed_context, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
-from kandev.jobs.dispatch import control_channel
+from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
@@ -99,18 +99,74 @@ async def run_turns(settings: Settings, session_id: str) -> str:
 
 async def run_turns_on(worker: WorkerLoop, session_id: str) -> str:
     """In a worker: its services, its warm agents, its stop notice."""
+    claimed = await _claim(worker.ctx, session_id)
+    if claimed is None:
+        return "idle"
+    runner = TurnRunner(worker.ctx, claimed, pool=worker.pool, stopping=worker.stopping)
+    return await _follow(worker, runner, asyncio.create_task(runner.run(), name=f"turns-{session_id}"))
+
+
+def deliver_answer(session_id: str) -> str:
+    """RQ entry point, on the own queue of the worker whose turn waits on a person: hand the turn the
+    answer and stream the rest of it to its end (then drain the queue, as a turn job does)."""
+    worker = current_loop()
+    if worker is None:
+        return "no worker loop: nothing waits here"
+    return worker.call(deliver_on(worker, session_id))
+
+
+async def deliver_on(worker: WorkerLoop, session_id: str) -> str:
+    parked = worker.parked.pop(session_id, None)
+    if parked is None:  # this worker restarted since: the reaper ends that turn; run what is queued
+        return await run_turns_on(worker, session_id)
+    runner, task = parked
+    runner.attended = True
+    runner.answered.set()
+    return await _follow(worker, runner, task)
+
+
+async def _follow(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str]) -> str:
+    """The job's part: await the runner until it ends, or until its turn waits on a person; then the job
+    ends and the turn stays parked on the loop, its agent alive with its request open."""
+    session_id = runner.claimed.session_id
     worker.busy += 1
+    waiting = asyncio.create_task(runner.parked.wait())
     try:
-        claimed = await _claim(worker.ctx, session_id)
-        if claimed is None:
-            return "idle"
-        runner = TurnRunner(worker.ctx, claimed, pool=worker.pool, stopping=worker.stopping)
-        outcome = await runner.run()
+        await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the job was stopped (timeout, cold stop): so is its turn
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), 5.0)
+        raise
     finally:
+        waiting.cancel()
         worker.busy -= 1
+    if not task.done():
+        runner.attended = False
+        worker.parked[session_id] = (runner, task)
+        task.add_done_callback(lambda _: _ended_unattended(worker, runner, task))
+        return "waiting on a person: the agent stays alive with its request open"
+    outcome = task.result()
     if runner.failures:
         raise TurnFailed(session_id, runner.failures)
     return outcome
+
+
+def _ended_unattended(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str]) -> None:
+    """A parked turn ended with no job following it (cancelled, answered elsewhere, worker stopping): what
+    is queued for its session goes to any worker."""
+    session_id = runner.claimed.session_id
+    if worker.parked.get(session_id, (None, None))[1] is task:
+        del worker.parked[session_id]
+    if runner.attended:
+        return
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the parked turn of session %s failed", session_id, exc_info=task.exception())
+    if worker.stopping is not None and worker.stopping.is_set():
+        return
+    enqueue = asyncio.ensure_future(worker.ctx.jobs.enqueue_turn(session_id))
+    worker.background.add(enqueue)
+    enqueue.add_done_callback(worker.background.discard)
 
 
 async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
@@ -144,6 +200,11 @@ class TurnRunner:
         self.shutting_down = stopping if stopping is not None else asyncio.Event()
         self.pool = pool
         self.binding = AgentBinding()
+        # In a worker: set while the turn waits on a person (its job then ends); `answered` is set by the
+        # job that delivers the answer; `attended` tells whether a job follows this runner right now.
+        self.parked = asyncio.Event()
+        self.answered = asyncio.Event()
+        self.attended = True
 
     async def run(self) -> str:
         """Run claimed turns until the queue is empty; the agent is reused when warm, (re)launched when
@@ -182,6 +243,9 @@ class TurnRunner:
                     await self._close()
                 if self.shutting_down.is_set():  # what is still queued waits for the next worker's recovery
                     return f"ran {turns} turn(s); the worker is shutting down"
+                if not self.attended:  # no job follows this turn: what is queued goes to any worker
+                    keep = True
+                    return f"ran {turns} turn(s)"
                 following = await _claim(self.ctx, session_id)
                 if following is None:
                     keep = True
@@ -202,6 +266,7 @@ class TurnRunner:
             )
             raise
         finally:
+            self.answered.set()  # a permission wait still open ends (rejected) with the turn
             if warm is not None:  # taken but never used: an exception before the launch step
                 await warm.runtime.close()
             await self._release(keep and not self.shutting_down.is_set())
@@ -369,10 +434,13 @@ class TurnRunner:
             await asyncio.sleep(interval)
 
     async def _listen_for_cancel(self) -> None:
+        """Returns on a cancel; a clarification (the agent's MCP call waits on a person) parks the turn."""
         async with self.ctx.bus.subscribe(control_channel(self.claimed.session_id)) as events:
             async for event in events:
                 if event.get("action") == "cancel":
                     return
+                if event.get("action") == WAITING and self.pool is not None:
+                    self.parked.set()
 
     async def _ask_permission(self, request: PermissionRequest) -> str | None:
         setup = self.setup
@@ -386,4 +454,11 @@ class TurnRunner:
             tool_call={"tool_call_id": request.tool_call_id, "raw_input": request.raw_input},
             options=[asdict(o) for o in request.options],
         )
-        return await wait_for_answer(self.ctx, request_id)
+        if self.pool is None:
+            return await wait_for_answer(self.ctx, request_id)
+        # In a worker the job ends here; the job delivering the answer wakes this wait.
+        self.answered.clear()
+        self.parked.set()
+        await self.answered.wait()
+        self.parked.clear()
+        return await chosen_option(self.ctx, request_id)

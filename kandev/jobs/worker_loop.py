@@ -50,6 +50,10 @@ class WorkerLoop:
         self.stopping: asyncio.Event | None = None
         # Jobs currently running on the loop (a person wait that ended its job is not one).
         self.busy = 0
+        # Turns waiting on a person, by session id: (runner, its task); a delivery job adopts one.
+        self.parked: dict[str, tuple[Any, asyncio.Task[str]]] = {}
+        # Fire-and-forget tasks, referenced until done.
+        self.background: set[asyncio.Future[Any]] = set()
 
     def start(self) -> WorkerLoop:
         global _current
@@ -121,6 +125,12 @@ class WorkerLoop:
         await self._pool.start()
 
     async def _teardown(self) -> None:
+        # Turns parked on a person end themselves, saying the worker stopped, before their agents go.
+        if self.stopping is not None:
+            self.stopping.set()
+        parked = [task for _, task in self.parked.values()]
+        if parked:
+            await asyncio.wait(parked, timeout=_STOP_TIMEOUT / 2)
         if self._pool is not None:
             await self._pool.stop()
         await self._stack.aclose()

@@ -193,12 +193,24 @@ async def warm_somewhere(bus: Any, session_id: str) -> bool:
     return bool(await bus.redis.exists(agent_key(session_id)))
 
 
-async def until_listening(bus: Any, pid: int, timeout: float = 30) -> None:
-    """Until the worker process `pid` has registered with rq (it takes jobs from then on)."""
+async def worker_key(bus: Any, pid: int, timeout: float = 30) -> str:
+    """The rq registration key of the worker process `pid`, once it has registered (it takes jobs then)."""
     async with asyncio.timeout(timeout):
         while True:
             for key in await bus.redis.smembers("rq:workers"):
                 name = key.decode() if isinstance(key, bytes) else key
                 if name.endswith(f"-{pid}"):
-                    return
+                    return name
             await asyncio.sleep(0.1)
+
+
+async def until_listening(bus: Any, pid: int, timeout: float = 30) -> None:
+    await worker_key(bus, pid, timeout)
+
+
+async def until_idle(bus: Any, pid: int, timeout: float = 30) -> None:
+    """Until the worker process `pid` runs no job."""
+    key = await worker_key(bus, pid, timeout)
+    async with asyncio.timeout(timeout):
+        while await bus.redis.hget(key, "state") not in (b"idle", "idle"):
+            await asyncio.sleep(0.05)
