@@ -151,22 +151,6 @@ async def _context(db: AsyncSession, task: Task, session: Session, step: Workflo
     return context_block(task, session, step, extra=extra, handoff=await step_handoff(db, task))
 
 
-async def changed_context(ctx: ServiceContext, claimed: ClaimedTurn, setup: TurnSetup) -> str | None:
-    """The context block again when anything in it changed since it was last sent (a step move, a
-    handoff, …), else None; the caller prepends it to the next prompt."""
-    async with ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, claimed.session_id)
-        task = await uow.session.get(Task, claimed.task_id)
-        if session is None or task is None:
-            return None
-        step = await uow.session.get(WorkflowStep, task.workflow_step_id)
-        context = await _context(uow.session, task, session, step, setup.context_extra)
-    if context == setup.context:
-        return None
-    setup.context = context
-    return context
-
-
 async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:
     async with ctx.unit_of_work() as uow:
         session = await uow.session.get(Session, session_id)

@@ -19,7 +19,7 @@ from kandev.domain.errors import DomainError
 from kandev.domain.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
-from kandev.domain.turn_setup import TurnSetup, changed_context, prepare_turn, remember_acp_session
+from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
@@ -121,6 +121,7 @@ async def deliver_on(worker: WorkerLoop, session_id: str) -> str:
         return await run_turns_on(worker, session_id)
     runner, task = parked
     runner.attended = True
+    runner.parked.clear()
     runner.answered.set()
     return await _follow(worker, runner, task)
 
@@ -216,15 +217,16 @@ class TurnRunner:
         try:
             while True:
                 text = self.claimed.prompt_text
-                if self.runtime is None:
-                    prefix = await self._acquire(warm)
-                    warm = None
-                    if prefix is _LAUNCH_FAILED:
-                        return "launch_failed"
-                    assert isinstance(prefix, str)
-                    text = f"{prefix}\n\n{text}" if prefix else text
-                elif (context := await changed_context(self.ctx, self.claimed, self._setup())) is not None:
-                    text = f"{context}\n\n{text}"  # e.g. the task moved to another step since the last prompt
+                if self.runtime is not None:  # a queued prompt drained by this job: the agent kept warm
+                    warm = WarmAgent(session_id, self.runtime, self._setup(), self._setup().fingerprint(), self.binding)
+                    self.runtime = None
+                prefix = await self._acquire(warm)
+                warm = None
+                if prefix is _LAUNCH_FAILED:
+                    return "launch_failed"
+                assert isinstance(prefix, str)
+                # The context block when new to this agent, or changed since (e.g. the task moved to another step).
+                text = f"{prefix}\n\n{text}" if prefix else text
                 began = time.perf_counter()
                 result = await self._prompt(text)
                 await self.stream.end_turn()
@@ -459,6 +461,8 @@ class TurnRunner:
         # In a worker the job ends here; the job delivering the answer wakes this wait.
         self.answered.clear()
         self.parked.set()
-        await self.answered.wait()
+        # Unanswered for as long as a turn job may run: rejected (the job timeout bounded this wait before).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.answered.wait(), self.ctx.settings.turn_timeout_seconds)
         self.parked.clear()
         return await chosen_option(self.ctx, request_id)

@@ -8,14 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis import Redis
+from rq.job import Job
+from rq.registry import FinishedJobRegistry
 from sqlalchemy import select
 
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
+from kandev.jobs.dispatch import DELIVER_JOB
+from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
-from tests.integration.jobs.test_warm_agents import until_idle, until_listening
+from tests.integration.jobs.test_warm_agents import until_idle, until_listening, worker_key
 from tests.support.processes import descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -49,6 +54,20 @@ async def pending_request(services: Any, workspace_id: str, session_id: str, tim
     return rows[0].id
 
 
+async def delivered(settings: Settings, key: str, timeout: float = 20) -> list[Any]:
+    """The results of the answer-delivery jobs the worker registered as `key` finished on its own queue."""
+    connection = Redis.from_url(settings.redis_url or "")
+    registry = FinishedJobRegistry(worker_queue_name(key.removeprefix("rq:worker:")), connection=connection)
+    try:
+        async with asyncio.timeout(timeout):
+            while not (ids := registry.get_job_ids()):
+                await asyncio.sleep(0.1)
+        jobs = [Job.fetch(job_id, connection=connection) for job_id in ids]
+        return [job.return_value() for job in jobs if job.func_name == DELIVER_JOB]
+    finally:
+        connection.close()
+
+
 async def texts(db: Any, session_id: str) -> list[tuple[str, str]]:
     async with db.read() as s:
         rows = await s.scalars(select(Message).where(Message.session_id == session_id).order_by(Message.seq))
@@ -74,6 +93,8 @@ async def test_a_permission_wait_on_one_task_lets_five_other_tasks_turns_complet
             await services.permissions.resolve(request_id, "allow")
             [turn] = await watch.turns_ended(1)
         assert agent in descendants(worker.pid), "the same agent process got the answer"
+        # A job on the worker's own queue took the answer and followed the turn to its end.
+        assert await delivered(settings, await worker_key(bus, worker.pid)) == ["ran 1 turn(s)"]
     assert turn.state == "COMPLETED"
     assert ("AGENT", f"permission {ASK.split(' ', 1)[1]}: allow") in await texts(db, waiting)
 
