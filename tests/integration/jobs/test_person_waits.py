@@ -120,3 +120,21 @@ async def test_an_answer_for_a_busy_worker_ends_the_wait_and_continues_the_sessi
     assert turns[1].worker_name != turns[0].worker_name
     transcript = await texts(db, waiting)
     assert any(k == "USER" and 'permission request "rm -rf build": Allow' in t for k, t in transcript)
+
+
+async def test_stopping_a_task_whose_turn_waits_on_a_permission_cancels_it_over_redis_and_closes_its_agent(
+    services, settings, bus, db, workspace_id
+):
+    waiting = await asking_session(services, workspace_id)
+    with running_worker(settings) as worker:
+        request_id = await pending_request(services, workspace_id, waiting)
+        [agent] = descendants(worker.pid)
+        async with watching(bus, db, waiting) as watch:
+            result = await services.sessions.stop_task((await services.sessions.get(waiting)).task_id)
+            [turn] = await watch.turns_ended(1, timeout=15)
+        assert wait_gone({agent}, timeout=10) == set(), "the waiting agent was closed"
+        assert worker.poll() is None
+    assert result.status == "stopped"
+    assert turn.state == "CANCELLED"
+    assert not await services.permissions.pending(workspace_id, session_id=waiting)
+    assert request_id

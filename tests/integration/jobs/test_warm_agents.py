@@ -15,6 +15,7 @@ import pytest
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
+from kandev.domain.workflows import final_step_of
 from kandev.jobs.queues import agent_key
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
@@ -99,6 +100,20 @@ async def test_an_idle_agent_is_closed_after_the_idle_time(services, settings, b
             turns = await watch.turns_ended(2)
     assert prompts(log)[1]["pid"] != first["pid"]
     assert turns[1].state == "COMPLETED"
+
+
+async def test_a_warm_agent_is_closed_when_its_session_ends(services, settings, bus, db, workspace_id, tmp_path):
+    log = tmp_path / "prompts.jsonl"
+    session_id = await logged_session(services, workspace_id, log, "/say one")
+    with running_worker(settings):
+        async with watching(bus, db, session_id) as watch:
+            await watch.turns_ended(1)
+        [first] = prompts(log)
+        assert alive(first["pid"]), "warm after its turn"
+        task = await services.tasks.get(await task_of(services, session_id))
+        await services.tasks.move(task.id, final_step_of(await services.workflows.steps(task.workflow_id)).id)
+        assert (await services.sessions.get(session_id)).state == "COMPLETED"
+        assert wait_gone({first["pid"]}, timeout=10) == set(), "the ended session's agent was closed"
 
 
 async def test_the_least_recently_used_agent_is_closed_beyond_the_warm_limit(
