@@ -180,7 +180,9 @@ class ClarificationService:
             if row.detached:
                 await self._resume(uow, row)
             else:  # the asking turn still waits on its worker (the MCP call hands the agent the answer)
-                await deliver_or_continue(self.ctx, uow, row.session_id, row.turn_id, continuation_of(row))
+                await deliver_or_continue(
+                    self.ctx, uow, row.session_id, row.turn_id, continuation_of(row), after_end=True
+                )
             return row
 
     async def _resume(self, uow: Any, row: Clarification) -> None:

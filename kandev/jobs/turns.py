@@ -130,7 +130,6 @@ async def _follow(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str
     """The job's part: await the runner until it ends, or until its turn waits on a person; then the job
     ends and the turn stays parked on the loop, its agent alive with its request open."""
     session_id = runner.claimed.session_id
-    worker.busy += 1
     waiting = asyncio.create_task(runner.parked.wait())
     try:
         await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
@@ -141,7 +140,6 @@ async def _follow(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str
         raise
     finally:
         waiting.cancel()
-        worker.busy -= 1
     if not task.done():
         runner.attended = False
         worker.parked[session_id] = (runner, task)

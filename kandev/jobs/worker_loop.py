@@ -48,8 +48,6 @@ class WorkerLoop:
         self._ctx: ServiceContext | None = None
         self._pool: AgentPool | None = None
         self.stopping: asyncio.Event | None = None
-        # Jobs currently running on the loop (a person wait that ended its job is not one).
-        self.busy = 0
         # Turns waiting on a person, by session id: (runner, its task); a delivery job adopts one.
         self.parked: dict[str, tuple[Any, asyncio.Task[str]]] = {}
         # Fire-and-forget tasks, referenced until done.

@@ -13,8 +13,10 @@ from sqlalchemy import select
 from kandev.domain.clarifications import Answer
 from kandev.domain.tasks import CreateTask
 from kandev.models import Message
-from tests.support.processes import alive
+from tests.support.processes import alive, descendants, wait_gone
+from tests.support.server import running_server
 from tests.support.watch import watching
+from tests.support.workers import running_scheduler, running_worker
 
 pytestmark = pytest.mark.slow
 
@@ -70,3 +72,30 @@ async def test_a_clarification_frees_the_worker_and_its_answer_finishes_the_same
     [call] = await messages(db, asking, "TOOL_CALL")
     assert call.data["raw_output"]["status"] == "answered"
     assert [m.text for m in await messages(db, asking, "AGENT")] == ["after the answer"]
+
+
+async def test_an_answer_to_a_question_whose_worker_died_continues_the_session_on_another_worker(
+    services, settings, bus, db, workspace_id
+):
+    script = f"/tool ask_user_question_kandev {json.dumps(QUESTION)}\n/say after the answer"
+    async with running_server(settings) as address:
+        wired = settings.model_copy(update={"public_url": f"http://{address}"})
+        with running_worker(wired) as doomed:
+            asking = await start(services, workspace_id, "Asks", script)
+            async with asyncio.timeout(60):
+                while not (rows := (await services.clarifications.pending(workspace_id)).rows):
+                    await asyncio.sleep(0.1)
+            [question] = rows
+            tree = descendants(doomed.pid)
+            doomed.kill()
+            assert wait_gone(tree | {doomed.pid}, timeout=10) == set()
+        async with watching(bus, db, asking) as watch:
+            with running_worker(wired), running_scheduler(wired):
+                [reaped] = await watch.turns_ended(1, timeout=30)  # its lease expired: the turn failed
+                answer = Answer(question_id=question.questions[0]["id"], selected_options=["postgres"])
+                await services.clarifications.answer(question.id, [answer])
+                turns = await watch.turns_ended(2, timeout=60)
+    assert reaped.state == "FAILED"
+    assert [t.state for t in turns] == ["FAILED", "COMPLETED"]
+    users = [m.text for m in await messages(db, asking, "USER")]
+    assert users[-1].startswith("The user answered your question(s):") and "postgres" in users[-1]
