@@ -32,7 +32,8 @@ async def test_a_turn_past_its_job_timeout_fails_saying_so_and_the_worker_runs_t
     services, settings, bus, db, workspace_id
 ):
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Slow"))).task
-    with running_worker(settings) as worker:
+    # The worker's own start-up recovery may enqueue the turn too: with the same timeout.
+    with running_worker(settings, KANDEV_TURN_TIMEOUT_SECONDS=str(settings.turn_timeout_seconds)) as worker:
         session_id = (await services.sessions.start_task(task.id, "/say started\n/sleep 60", None)).session.id
         async with watching(bus, db, session_id) as watch:
             await watch.message("AGENT", "started")
