@@ -57,6 +57,14 @@ class Settings(BaseSettings):
     worker_name: str | None = Field(
         default=None, description="a stable worker name: sessions it runs are routed to its own queue"
     )
+    agent_idle_seconds: float = Field(
+        default=300.0, description="a worker closes a session's warm agent after this long without a turn"
+    )
+    warm_agents: int = Field(
+        default=8,
+        ge=0,
+        description="at most this many idle agents stay warm per worker (least recently used closed first)",
+    )
     scheduler_interval_seconds: float = 5.0
     workers: int = Field(
         default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"

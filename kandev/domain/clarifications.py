@@ -13,11 +13,13 @@ from sqlalchemy import and_, or_, select
 from kandev.domain.access import load_task, load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.person_waits import deliver_or_continue
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, lock_session
 from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
+from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
@@ -53,6 +55,17 @@ def render_answers(row: Clarification) -> str:
         reply = "; ".join(p for p in (chosen, custom) if p) or "(no answer)"
         lines.append(f"- {prompt}: {reply}")
     return "\n".join(lines)
+
+
+def continuation_of(row: Clarification) -> PromptSpec:
+    """The answer as the prompt that continues the session when the asking turn no longer waits."""
+    text = render_answers(row) if row.state == ANSWERED else "The user declined to answer your question."
+    return PromptSpec(
+        text=text,
+        source="clarification_answer",
+        idempotency_key=f"clarification:{row.id}",
+        reply_to_question_id=row.id,
+    )
 
 
 class ClarificationService:
@@ -93,6 +106,8 @@ class ClarificationService:
             task = await uow.session.get(Task, session.task_id)
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
+            # The turn's job in the worker ends; the agent stays alive with this MCP call open.
+            uow.emit(control_channel(session_id), {"action": WAITING})
             return row
 
     async def wait(self, clarification_id: str, timeout: float) -> Clarification:
@@ -164,6 +179,10 @@ class ClarificationService:
             emit_task_event(uow, "UPDATED", task)
             if row.detached:
                 await self._resume(uow, row)
+            else:  # the asking turn still waits on its worker (the MCP call hands the agent the answer)
+                await deliver_or_continue(
+                    self.ctx, uow, row.session_id, row.turn_id, continuation_of(row), after_end=True
+                )
             return row
 
     async def _resume(self, uow: Any, row: Clarification) -> None:
@@ -174,18 +193,7 @@ class ClarificationService:
         )
         if session is None or newest != row.turn_id:
             return
-        text = render_answers(row) if row.state == ANSWERED else "The user declined to answer your question."
-        await enqueue_prompt(
-            self.ctx,
-            uow,
-            session,
-            PromptSpec(
-                text=text,
-                source="clarification_answer",
-                idempotency_key=f"clarification:{row.id}",
-                reply_to_question_id=row.id,
-            ),
-        )
+        await enqueue_prompt(self.ctx, uow, session, continuation_of(row))
 
     async def pending(
         self,

@@ -20,7 +20,7 @@ from kandev.models.enums import MessageKind, TaskState, TransitionTrigger
 MOVES = ("move_to_next", "move_to_previous", "move_to_step")
 TERMINAL_TASK_STATES = (TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELLED)
 # Prompts that continue an interrupted turn rather than start new work: no turn-start triggers.
-CONTINUATION_SOURCES = ("clarification_answer",)
+CONTINUATION_SOURCES = ("clarification_answer", "permission_answer")
 
 
 def actions_of(step: WorkflowStep, event: str) -> list[dict[str, Any]]:

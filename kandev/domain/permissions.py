@@ -10,6 +10,8 @@ from sqlalchemy import select
 from kandev.domain.access import load_task, load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.person_waits import deliver_or_continue
+from kandev.domain.prompts import PromptSpec
 from kandev.domain.transitions import emit_task_event
 from kandev.models import PermissionRequest, Session, Task
 from kandev.models.base import new_id, utcnow
@@ -77,6 +79,13 @@ def agent_pending_id(request: PermissionRequest) -> str | None:
     return str(value) if value else None
 
 
+async def chosen_option(ctx: ServiceContext, request_id: str) -> str | None:
+    """The option an operator chose, or None (rejected, cancelled, or not answered)."""
+    async with ctx.read() as db:
+        row = await db.get(PermissionRequest, request_id)
+    return row.chosen_option_id if row is not None and row.state == RESOLVED else None
+
+
 class PermissionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -136,4 +145,17 @@ class PermissionService:
             request.resolved_at = task.updated_at = utcnow()
             uow.emit(permission_channel(request.id), {"state": RESOLVED})
             emit_task_event(uow, "UPDATED", task)
+            await deliver_or_continue(
+                self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
+            )
             return request
+
+
+def continuation_prompt(request: PermissionRequest, option_id: str) -> PromptSpec:
+    """The answer as the next prompt, for when the waiting turn could not be woken on its worker."""
+    name = next((o.get("name") for o in request.options if o.get("option_id") == option_id), option_id)
+    text = (
+        f'The user answered your permission request "{request.title}": {name}. The turn that asked was '
+        "ended while it waited; continue your work with this answer."
+    )
+    return PromptSpec(text=text, source="permission_answer", idempotency_key=f"permission:{request.id}")

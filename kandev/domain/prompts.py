@@ -115,8 +115,8 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
     )
     uow.session.add(prompt)
     await uow.session.flush()
-    session_id, queue = session.id, session.worker_queue
-    uow.then(lambda: ctx.jobs.enqueue_turn(session_id, queue))
+    session_id = session.id
+    uow.then(lambda: ctx.jobs.enqueue_turn(session_id))
     return prompt
 
 

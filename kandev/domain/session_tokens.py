@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from kandev import session_access
 from kandev.domain.access_tokens import hash_token
@@ -42,6 +42,18 @@ async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
         .execution_options(synchronize_session=False)
     )
     announce_access_change(uow, session_id)
+
+
+async def token_is_live(uow: UnitOfWork, session_id: str, token: str) -> bool:
+    """Whether `token` is still the session's unrevoked token (a warm agent keeps its token only then)."""
+    found = await uow.session.scalar(
+        select(SessionToken.id).where(
+            SessionToken.session_id == session_id,
+            SessionToken.token_hash == hash_token(token),
+            SessionToken.revoked_at.is_(None),
+        )
+    )
+    return found is not None
 
 
 def claimed_session(token: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,6 @@ from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.turns import ClaimedTurn
 from kandev.domain.workdirs import agent_owner, prepare_workdir
-from kandev.jobs.queues import worker_queue_name
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import AgentKind
@@ -46,6 +47,26 @@ class TurnSetup:
     # KANDEV_AGENT_USER: the OS user the agent runs as, and what it must be able to read to start.
     run_as: AgentUser | None = None
     readable: list[str] = field(default_factory=list)
+    # What else a warm agent depends on: the session's executor and its MCP tool set.
+    executor_profile_id: str | None = None
+    tools_revision: int = 0
+
+    def fingerprint(self) -> str:
+        """A digest of everything the agent process was launched with except its token: a warm agent
+        whose fingerprint no longer matches is closed and the session launches fresh."""
+        user = self.run_as
+        parts = [
+            self.argv,
+            sorted(self.env.items()),
+            self.cwd,
+            self.permission_policy,
+            self.supports_mcp,
+            self.mcp_url,
+            self.executor_profile_id,
+            self.tools_revision,
+            [user.uid, user.gid] if user is not None else None,
+        ]
+        return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
     def first_prompt(self, prompt: str, *, loaded: bool) -> str:
         """Context block (with synthesized history when the agent could not load the session) + prompt."""
@@ -55,7 +76,8 @@ class TurnSetup:
         return f"{block}\n\n{prompt}" if block else prompt
 
 
-async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
+async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token: bool = True) -> TurnSetup:
+    """What the turn's agent needs; `mint_token` False for a warm agent that keeps its token."""
     async with ctx.unit_of_work() as uow:
         db = uow.session
         session = await db.get(Session, claimed.session_id)
@@ -84,14 +106,11 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id, owner)
             session.working_dir = str(workdir)
             session.updated_at = utcnow()
-        if ctx.settings.worker_name and session.worker_queue is None:
-            # The working tree now lives on this worker: later turns are routed to its own queue.
-            session.worker_queue = worker_queue_name(ctx.settings.worker_name)
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
-        # prepare_turn runs once per agent process: each launch or resume gets a token of its own.
-        mcp_token = await mint_session_token(uow, session.id)
+        # Each launch or resume gets a token of its own; a warm agent keeps the one it was launched with.
+        mcp_token = await mint_session_token(uow, session.id) if mint_token else ""
         history = ""
         if claimed.turn_seq > 1:
             rows = await db.scalars(
@@ -119,27 +138,13 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn) -> TurnSetup:
             plan_mode=session.plan_mode,
             run_as=owner,
             readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
+            executor_profile_id=session.executor_profile_id,
+            tools_revision=session.mcp_profile_revision,
         )
 
 
 async def _context(db: AsyncSession, task: Task, session: Session, step: WorkflowStep | None, extra: list[str]) -> str:
     return context_block(task, session, step, extra=extra, handoff=await step_handoff(db, task))
-
-
-async def changed_context(ctx: ServiceContext, claimed: ClaimedTurn, setup: TurnSetup) -> str | None:
-    """The context block again when anything in it changed since it was last sent (a step move, a
-    handoff, …), else None; the caller prepends it to the next prompt."""
-    async with ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, claimed.session_id)
-        task = await uow.session.get(Task, claimed.task_id)
-        if session is None or task is None:
-            return None
-        step = await uow.session.get(WorkflowStep, task.workflow_step_id)
-        context = await _context(uow.session, task, session, step, setup.context_extra)
-    if context == setup.context:
-        return None
-    setup.context = context
-    return context
 
 
 async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:

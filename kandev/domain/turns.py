@@ -229,19 +229,18 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
                 "Its prompt is not sent again: send a new message to continue.",
             )
             reaped.append(turn_id)
-            queue = session.worker_queue
             session_id = session.id
-            uow.then(lambda session_id=session_id, queue=queue: ctx.jobs.enqueue_turn(session_id, queue))
+            uow.then(lambda session_id=session_id: ctx.jobs.enqueue_turn(session_id))
     return reaped
 
 
-async def sessions_with_pending_work(ctx: ServiceContext) -> list[tuple[str, str | None]]:
-    """(session id, worker queue) of live sessions with queued prompts and no running turn: what a
-    restart must enqueue again, since the Redis queue may have lost it."""
+async def sessions_with_pending_work(ctx: ServiceContext) -> list[str]:
+    """Live sessions with queued prompts and no running turn: what a restart must enqueue again, since
+    the Redis queue may have lost it."""
     running = select(Turn.session_id).where(Turn.state == TurnState.RUNNING)
     async with ctx.read() as db:
         rows = await db.execute(
-            select(Session.id, Session.worker_queue)
+            select(Session.id)
             .join(QueuedPrompt, QueuedPrompt.session_id == Session.id)
             .where(
                 QueuedPrompt.state == PromptState.QUEUED,
@@ -252,7 +251,7 @@ async def sessions_with_pending_work(ctx: ServiceContext) -> list[tuple[str, str
             )
             .distinct()
         )
-        return [(row[0], row[1]) for row in rows]
+        return list(rows.scalars())
 
 
 async def profile_of(ctx: ServiceContext, profile_id: str | None) -> AgentProfile | None:

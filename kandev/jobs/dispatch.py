@@ -1,4 +1,8 @@
-"""How services hand work to workers: enqueue turn jobs on RQ and nudge running jobs over Redis."""
+"""How services hand work to workers: enqueue turn jobs on RQ and nudge running jobs over Redis.
+
+A session whose agent is warm on an idle worker gets its turn on that worker's own queue; otherwise the
+shared queue, and whichever worker takes it launches the agent fresh and resumes the session.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,9 @@ if TYPE_CHECKING:
     from kandev.db import Database
 
 TURN_JOB = "kandev.jobs.turns.run_turn"
+DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
+# On a session's control channel: its running turn now waits on a person (its job may end).
+WAITING = "waiting"
 log = logging.getLogger("kandev.jobs")
 TITLE_CHARS = 120
 # The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
@@ -56,6 +63,10 @@ class JobDispatcher(Protocol):
 
     async def nudge_cancel(self, session_id: str) -> None: ...
 
+    async def can_deliver(self, worker_name: str, session_id: str) -> bool: ...
+
+    async def deliver_answer(self, session_id: str, worker_name: str) -> None: ...
+
 
 class RqDispatcher:
     """Enqueues on RQ (a blocking client, so off the event loop) and publishes control nudges."""
@@ -67,13 +78,37 @@ class RqDispatcher:
         self._db = db  # with it, turn jobs carry their task's id and title (for the RQ dashboard)
 
     async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None:
+        description = await self._describe(session_id)
+        await asyncio.to_thread(self._enqueue_turn, session_id, queue, description)
+
+    def _enqueue_turn(self, session_id: str, queue: str | None, description: str | None) -> None:
         from kandev.jobs.queues import TURNS, enqueue
+
+        target = queue or warm_worker_queue(self._redis, session_id) or TURNS
+        enqueue(
+            target,
+            TURN_JOB,
+            session_id,
+            job_timeout=self._turn_timeout,
+            connection=self._redis,
+            description=description,
+        )
+
+    async def nudge_cancel(self, session_id: str) -> None:
+        await self._bus.publish(control_channel(session_id), {"action": "cancel"})
+
+    async def can_deliver(self, worker_name: str, session_id: str) -> bool:
+        """Whether the worker holding the session's waiting turn can take the answer now."""
+        return await asyncio.to_thread(warm_worker_queue, self._redis, session_id, worker_name) is not None
+
+    async def deliver_answer(self, session_id: str, worker_name: str) -> None:
+        from kandev.jobs.queues import enqueue, worker_queue_name
 
         description = await self._describe(session_id)
         await asyncio.to_thread(
             enqueue,
-            queue or TURNS,
-            TURN_JOB,
+            worker_queue_name(worker_name),
+            DELIVER_JOB,
             session_id,
             job_timeout=self._turn_timeout,
             connection=self._redis,
@@ -89,8 +124,24 @@ class RqDispatcher:
             log.warning("could not describe the turn job of session %s", session_id, exc_info=True)
             return None
 
-    async def nudge_cancel(self, session_id: str) -> None:
-        await self._bus.publish(control_channel(session_id), {"action": "cancel"})
-
     def close(self) -> None:
         self._redis.close()
+
+
+def warm_worker_queue(redis: Redis, session_id: str, expected: str | None = None) -> str | None:
+    """The own queue of the worker holding the session's agent (`expected`, when given), when that worker is
+    alive (it renews the agent's advertisement) and idle, or busy with this very session."""
+    from rq import Worker
+
+    from kandev.jobs.queues import agent_key, running_key, worker_queue_name
+
+    owner = redis.get(agent_key(session_id))
+    if owner is None:
+        return None
+    name = owner.decode() if isinstance(owner, bytes) else str(owner)
+    if expected is not None and name != expected:
+        return None
+    state = redis.hget(Worker.redis_worker_namespace_prefix + name, "state")
+    if state in (b"idle", "idle") or redis.get(running_key(name)) in (session_id.encode(), session_id):
+        return worker_queue_name(name)
+    return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from typing import Any
 
 from redis import Redis
@@ -10,8 +9,6 @@ from rq import Queue
 
 DEFAULT = "kandev-default"
 TURNS = "kandev-turns"
-# The worker's notice to its job process (rq's horse) that it is stopping: a running turn ends saying so.
-SHUTDOWN_SIGNAL = signal.SIGUSR1
 AUTOMATIONS = "kandev-automations"
 # The shared queues every worker listens on, in the order it takes work from them.
 ALL = (TURNS, DEFAULT, AUTOMATIONS)
@@ -24,6 +21,16 @@ FAILURE_TTL_SECONDS = 7 * 24 * 3600
 def worker_queue_name(worker_name: str) -> str:
     """A worker's own queue: sessions whose working tree lives on that worker are routed here."""
     return f"kandev-worker-{worker_name}"
+
+
+def agent_key(session_id: str) -> str:
+    """The Redis key naming the worker where the session's agent is warm (expires unless that worker renews it)."""
+    return f"kandev-agent:{session_id}"
+
+
+def running_key(worker_name: str) -> str:
+    """The Redis key naming the session whose turn job the worker is running now."""
+    return f"kandev-running:{worker_name}"
 
 
 def get_queue(name: str, connection: Redis) -> Queue:

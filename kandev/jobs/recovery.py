@@ -17,8 +17,8 @@ async def recover(settings: Settings) -> dict[str, int]:
     async with job_context(settings) as ctx:
         reaped = await reap_expired_turns(ctx)
         pending = await sessions_with_pending_work(ctx)
-        for session_id, queue in pending:
-            await ctx.jobs.enqueue_turn(session_id, queue)
+        for session_id in pending:
+            await ctx.jobs.enqueue_turn(session_id)
     if reaped or pending:
         log.info("recovery: reaped %d turn(s), re-enqueued %d session(s)", len(reaped), len(pending))
     return {"reaped": len(reaped), "enqueued": len(pending)}

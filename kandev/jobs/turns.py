@@ -1,5 +1,6 @@
-"""The turn job: claim the session's next prompt, run it on the agent, stream the transcript, and keep
-draining the queue with the same agent process while prompts are waiting."""
+"""The turn job: claim the session's next prompt, run it on the session's agent (warm on this worker, or
+launched), stream the transcript, and keep draining the queue while prompts are waiting. In a worker the
+job runs on the worker's one event loop, and the agent stays warm in the worker's pool after the job."""
 
 from __future__ import annotations
 
@@ -10,27 +11,32 @@ import os
 import socket
 import time
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from kandev.config import Settings
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
-from kandev.domain.permissions import record_request, wait_for_answer
+from kandev.domain.permissions import chosen_option, record_request, wait_for_answer
+from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
-from kandev.domain.turn_setup import TurnSetup, changed_context, prepare_turn, remember_acp_session
+from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
-from kandev.jobs.dispatch import control_channel
-from kandev.jobs.queues import SHUTDOWN_SIGNAL
+from kandev.jobs.dispatch import WAITING, control_channel
+from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
     CANCELLED,
     FAILED,
     AgentLaunchError,
-    AgentRuntime,
     LaunchSpec,
     PermissionRequest,
     PromptResult,
 )
+
+if TYPE_CHECKING:
+    from kandev.runtime.acp_adapter import AcpRuntime
 
 log = logging.getLogger("kandev.jobs.turns")
 
@@ -38,6 +44,12 @@ WORKER_SHUT_DOWN = (
     "The worker running this turn was shut down (a server or worker stop), so the turn was ended. "
     "Its prompt is not sent again: send a new message to continue."
 )
+JOB_STOPPED = (
+    "The turn's job was stopped (it ran past its timeout, or its worker stopped at once), so the turn was "
+    "ended. Its prompt is not sent again: send a new message to continue."
+)
+# TurnRunner.run's launch step: the agent could not be started.
+_LAUNCH_FAILED = object()
 
 
 class TurnFailed(Exception):
@@ -51,8 +63,11 @@ class TurnFailed(Exception):
 
 
 def run_turn(session_id: str) -> str:
-    """RQ entry point (sync): RQ runs every job on a fresh event loop."""
-    return asyncio.run(run_turns(Settings(), session_id))
+    """RQ entry point (sync): on the worker's event loop, or (outside a worker) on a fresh one."""
+    worker = current_loop()
+    if worker is None:
+        return asyncio.run(run_turns(Settings(), session_id))
+    return worker.call(run_turns_on(worker, session_id))
 
 
 def worker_identity() -> str:
@@ -69,6 +84,7 @@ def current_job_id() -> str | None:
 
 
 async def run_turns(settings: Settings, session_id: str) -> str:
+    """Outside a worker: services and agent for this job only."""
     async with job_context(settings) as ctx:
         claimed = await _claim(ctx, session_id)
         if claimed is None:
@@ -79,6 +95,77 @@ async def run_turns(settings: Settings, session_id: str) -> str:
     if runner.failures:
         raise TurnFailed(session_id, runner.failures)
     return outcome
+
+
+async def run_turns_on(worker: WorkerLoop, session_id: str) -> str:
+    """In a worker: its services, its warm agents, its stop notice."""
+    claimed = await _claim(worker.ctx, session_id)
+    if claimed is None:
+        return "idle"
+    runner = TurnRunner(worker.ctx, claimed, pool=worker.pool, stopping=worker.stopping)
+    return await _follow(worker, runner, asyncio.create_task(runner.run(), name=f"turns-{session_id}"))
+
+
+def deliver_answer(session_id: str) -> str:
+    """RQ entry point, on the own queue of the worker whose turn waits on a person: hand the turn the
+    answer and stream the rest of it to its end (then drain the queue, as a turn job does)."""
+    worker = current_loop()
+    if worker is None:
+        return "no worker loop: nothing waits here"
+    return worker.call(deliver_on(worker, session_id))
+
+
+async def deliver_on(worker: WorkerLoop, session_id: str) -> str:
+    parked = worker.parked.pop(session_id, None)
+    if parked is None:  # this worker restarted since: the reaper ends that turn; run what is queued
+        return await run_turns_on(worker, session_id)
+    runner, task = parked
+    runner.attended = True
+    runner.parked.clear()
+    runner.answered.set()
+    return await _follow(worker, runner, task)
+
+
+async def _follow(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str]) -> str:
+    """The job's part: await the runner until it ends, or until its turn waits on a person; then the job
+    ends and the turn stays parked on the loop, its agent alive with its request open."""
+    session_id = runner.claimed.session_id
+    waiting = asyncio.create_task(runner.parked.wait())
+    try:
+        await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the job was stopped (timeout, cold stop): so is its turn
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), 5.0)
+        raise
+    finally:
+        waiting.cancel()
+    if not task.done():
+        runner.attended = False
+        worker.parked[session_id] = (runner, task)
+        task.add_done_callback(lambda _: _ended_unattended(worker, runner, task))
+        return "waiting on a person: the agent stays alive with its request open"
+    outcome = task.result()
+    if runner.failures:
+        raise TurnFailed(session_id, runner.failures)
+    return outcome
+
+
+def _ended_unattended(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str]) -> None:
+    """A parked turn ended with no job following it (cancelled, answered elsewhere, worker stopping): what
+    is queued for its session goes to any worker."""
+    session_id = runner.claimed.session_id
+    if worker.parked.get(session_id, (None, None))[1] is task:
+        del worker.parked[session_id]
+    if runner.attended:
+        return
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the parked turn of session %s failed", session_id, exc_info=task.exception())
+    if worker.stopping is not None and worker.stopping.is_set():
+        return
+    enqueue = asyncio.ensure_future(worker.ctx.jobs.enqueue_turn(session_id))
+    worker.background.add(enqueue)
+    enqueue.add_done_callback(worker.background.discard)
 
 
 async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
@@ -92,37 +179,52 @@ async def _claim(ctx: ServiceContext, session_id: str) -> ClaimedTurn | None:
 
 
 class TurnRunner:
-    def __init__(self, ctx: ServiceContext, claimed: ClaimedTurn) -> None:
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        claimed: ClaimedTurn,
+        *,
+        pool: AgentPool | None = None,
+        stopping: asyncio.Event | None = None,
+    ) -> None:
         self.ctx = ctx
         self.claimed = claimed
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
-        self.runtime: AgentRuntime | None = None
+        self.runtime: AcpRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
         # The errors of this job's FAILED turns: the job itself then ends as failed.
         self.failures: list[str] = []
         # Set when the worker running this job is stopping (see KandevWorker.request_stop).
-        self.shutting_down = asyncio.Event()
+        self.shutting_down = stopping if stopping is not None else asyncio.Event()
+        self.pool = pool
+        self.binding = AgentBinding()
+        # In a worker: set while the turn waits on a person (its job then ends); `answered` is set by the
+        # job that delivers the answer; `attended` tells whether a job follows this runner right now.
+        self.parked = asyncio.Event()
+        self.answered = asyncio.Event()
+        self.attended = True
 
     async def run(self) -> str:
-        """Run claimed turns until the queue is empty; the agent is (re)launched when needed, e.g.
-        after a cancel, which kills it."""
+        """Run claimed turns until the queue is empty; the agent is reused when warm, (re)launched when
+        needed, e.g. after a cancel, which kills it."""
         turns = 0
-        loaded: bool | None = None
-        listening = self._listen_for_shutdown()
+        session_id = self.claimed.session_id
+        warm = self.pool.take(session_id) if self.pool is not None else None
+        keep = False
         try:
             while True:
-                first = self.runtime is None
-                if first:
-                    loaded = await self._launch()
-                    if loaded is None:
-                        return "launch_failed"
-                assert self.setup is not None
                 text = self.claimed.prompt_text
-                if first:
-                    text = self.setup.first_prompt(text, loaded=bool(loaded))
-                elif (context := await changed_context(self.ctx, self.claimed, self.setup)) is not None:
-                    text = f"{context}\n\n{text}"  # e.g. the task moved to another step since the last prompt
+                if self.runtime is not None:  # a queued prompt drained by this job: the agent kept warm
+                    warm = WarmAgent(session_id, self.runtime, self._setup(), self._setup().fingerprint(), self.binding)
+                    self.runtime = None
+                prefix = await self._acquire(warm)
+                warm = None
+                if prefix is _LAUNCH_FAILED:
+                    return "launch_failed"
+                assert isinstance(prefix, str)
+                # The context block when new to this agent, or changed since (e.g. the task moved to another step).
+                text = f"{prefix}\n\n{text}" if prefix else text
                 began = time.perf_counter()
                 result = await self._prompt(text)
                 await self.stream.end_turn()
@@ -141,13 +243,20 @@ class TurnRunner:
                     await self._close()
                 if self.shutting_down.is_set():  # what is still queued waits for the next worker's recovery
                     return f"ran {turns} turn(s); the worker is shutting down"
-                following = await _claim(self.ctx, self.claimed.session_id)
+                if not self.attended:  # no job follows this turn: what is queued goes to any worker
+                    keep = True
+                    return f"ran {turns} turn(s)"
+                following = await _claim(self.ctx, session_id)
                 if following is None:
+                    keep = True
                     return f"ran {turns} turn(s)"
                 self.claimed = following
                 await self.stream.next_turn(following.turn_id)
+        except asyncio.CancelledError:  # rq's job timeout or a cold stop: the turn ends, saying so
+            await asyncio.shield(self._end_cancelled_job())
+            raise
         except Exception as exc:  # the turn must end in the database whatever went wrong here
-            log.exception("turn job for session %s failed", self.claimed.session_id)
+            log.exception("turn job for session %s failed", session_id)
             await self._end_stream()
             await finish_turn(
                 self.ctx,
@@ -157,19 +266,37 @@ class TurnRunner:
             )
             raise
         finally:
-            if listening:
-                asyncio.get_running_loop().remove_signal_handler(SHUTDOWN_SIGNAL)
-            await self._close()
+            self.answered.set()  # a permission wait still open ends (rejected) with the turn
+            if warm is not None:  # taken but never used: an exception before the launch step
+                await warm.runtime.close()
+            await self._release(keep and not self.shutting_down.is_set())
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
 
-    def _listen_for_shutdown(self) -> bool:
-        """Hear the worker's shutdown notice (only a job run in a horse's main thread can)."""
-        try:
-            asyncio.get_running_loop().add_signal_handler(SHUTDOWN_SIGNAL, self.shutting_down.set)
-        except (ValueError, RuntimeError, NotImplementedError):
-            return False
-        return True
+    def _setup(self) -> TurnSetup:
+        assert self.setup is not None
+        return self.setup
+
+    async def _end_cancelled_job(self) -> None:
+        await self._end_stream()
+        await finish_turn(self.ctx, self.claimed.turn_id, stop_reason=FAILED, error=JOB_STOPPED)
+
+    async def _release(self, keep: bool) -> None:
+        """Keep the agent warm in the worker's pool, or close it."""
+        self.binding.on_update = self.binding.on_permission = None
+        runtime, setup = self.runtime, self.setup
+        self.runtime = None
+        if self.pool is None:
+            if runtime is not None:
+                await runtime.close()
+            return
+        agent = None
+        if runtime is not None and setup is not None:
+            if keep and runtime.alive:
+                agent = WarmAgent(self.claimed.session_id, runtime, setup, setup.fingerprint(), self.binding)
+            else:
+                await runtime.close()
+        await self.pool.give_back(agent, self.claimed.session_id)
 
     async def _end_stream(self) -> None:
         try:
@@ -181,6 +308,51 @@ class TurnRunner:
         if self.runtime is not None:
             runtime, self.runtime = self.runtime, None
             await runtime.close()
+
+    async def _acquire(self, warm: WarmAgent | None) -> str | object:
+        """The session's warm agent when nothing it was launched with changed, else a fresh launch.
+
+        Returns what precedes the prompt (the context block when it is new to this agent process), or
+        _LAUNCH_FAILED.
+        """
+        if warm is not None:
+            if (setup := await self._reusable(warm)) is not None:
+                self.runtime, self.setup, self.binding = warm.runtime, setup, warm.binding
+                self._bind()
+                self.stream.use_secrets(setup.secrets)
+                return setup.context if setup.context != warm.setup.context else ""
+            await warm.runtime.close()
+        loaded = await self._launch()
+        if loaded is None:
+            return _LAUNCH_FAILED
+        return self._setup().first_prompt("", loaded=loaded).rstrip("\n")
+
+    async def _reusable(self, warm: WarmAgent) -> TurnSetup | None:
+        """The turn's setup on the warm agent, or None when the agent must be relaunched (and why is logged)."""
+        if not warm.runtime.alive:
+            return None
+        try:
+            setup = await prepare_turn(self.ctx, self.claimed, mint_token=False)
+        except DomainError:
+            return None
+        reason = None
+        if setup.missing_command:
+            reason = "its command is gone"
+        elif setup.fingerprint() != warm.fingerprint:
+            reason = "its command, env, executor or MCP tool set changed"
+        elif warm.setup.mcp_token:
+            async with self.ctx.unit_of_work() as uow:
+                if not await token_is_live(uow, self.claimed.session_id, warm.setup.mcp_token):
+                    reason = "its session token changed"
+        if reason is not None:
+            log.info("session %s: the warm agent is closed: %s", self.claimed.session_id, reason)
+            return None
+        setup.mcp_token = warm.setup.mcp_token
+        return setup
+
+    def _bind(self) -> None:
+        self.binding.on_update = self.stream.on_update
+        self.binding.on_permission = self._ask_permission
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
@@ -208,9 +380,12 @@ class TurnRunner:
             readable=setup.readable,
         )
         self.runtime = AcpRuntime()
+        # A fresh binding: an agent still warm elsewhere keeps its own.
+        self.binding = AgentBinding()
+        self._bind()
         began = time.perf_counter()
         try:
-            info = await self.runtime.launch(spec, self.stream.on_update, self._ask_permission)
+            info = await self.runtime.launch(spec, self.binding.update, self.binding.permission)
         except AgentLaunchError as exc:
             await self._close()
             await self._fail_launch(f"the agent could not be launched: {exc}")
@@ -259,10 +434,13 @@ class TurnRunner:
             await asyncio.sleep(interval)
 
     async def _listen_for_cancel(self) -> None:
+        """Returns on a cancel; a clarification (the agent's MCP call waits on a person) parks the turn."""
         async with self.ctx.bus.subscribe(control_channel(self.claimed.session_id)) as events:
             async for event in events:
                 if event.get("action") == "cancel":
                     return
+                if event.get("action") == WAITING and self.pool is not None:
+                    self.parked.set()
 
     async def _ask_permission(self, request: PermissionRequest) -> str | None:
         setup = self.setup
@@ -276,4 +454,13 @@ class TurnRunner:
             tool_call={"tool_call_id": request.tool_call_id, "raw_input": request.raw_input},
             options=[asdict(o) for o in request.options],
         )
-        return await wait_for_answer(self.ctx, request_id)
+        if self.pool is None:
+            return await wait_for_answer(self.ctx, request_id)
+        # In a worker the job ends here; the job delivering the answer wakes this wait.
+        self.answered.clear()
+        self.parked.set()
+        # Unanswered for as long as a turn job may run: rejected (the job timeout bounded this wait before).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.answered.wait(), self.ctx.settings.turn_timeout_seconds)
+        self.parked.clear()
+        return await chosen_option(self.ctx, request_id)

@@ -1,8 +1,7 @@
-"""`kandev worker`: an RQ worker whose job processes (horses) die with it, taking their agents along."""
+"""`kandev worker`: a non-forking RQ worker; its agents are its own children and die with it."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import signal
@@ -13,13 +12,15 @@ from types import FrameType
 
 from redis import Redis
 from redis.client import Pipeline
-from rq import Worker, worker_registration
+from rq import Queue, SimpleWorker, worker_registration
+from rq.job import Job
 from rq.worker import WorkerStatus
 
 from kandev.config import Settings
-from kandev.jobs.queues import ALL, SHUTDOWN_SIGNAL, get_queue, worker_queue_name
+from kandev.jobs.dispatch import TURN_JOB
+from kandev.jobs.queues import ALL, get_queue, running_key, worker_queue_name
+from kandev.jobs.worker_loop import WorkerLoop
 from kandev.redis_conn import sync_redis
-from kandev.supervisor import set_parent_death_signal
 
 log = logging.getLogger("kandev.worker")
 
@@ -37,31 +38,20 @@ def _recover(settings: Settings) -> object:
 on_worker_start: list[Callable[[Settings], object]] = [_recover]
 
 
-class KandevWorker(Worker):
-    """rq's forking Worker, plus: horses die with the worker, and a stop waits only briefly for a job."""
+class KandevWorker(SimpleWorker):
+    """rq's non-forking worker: jobs run in this process, their coroutines on its one event loop (where
+    its agents live), and a stop waits only briefly for a job."""
 
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
     _grace_timer: threading.Timer | None = None
-
-    def setup_work_horse_signals(self) -> None:
-        """In the horse: rq's signal setup, plus SIGKILL when the worker dies.
-
-        The horse calls setpgrp, so neither a signal to the worker's group nor the worker's death reaches it;
-        without this a SIGKILLed worker would leave its horse (and the horse's agent) running.
-        """
-        super().setup_work_horse_signals()
-        # Ignored until a turn job listens for it: the notice must never kill a job that can't hear it.
-        signal.signal(SHUTDOWN_SIGNAL, signal.SIG_IGN)
-        set_parent_death_signal(signal.SIGKILL)
-        if os.getppid() != self.pid:  # the worker died before the death signal was armed
-            os._exit(1)
+    worker_loop: WorkerLoop | None = None
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """Warm stop (rq): finish the current job, but escalate to rq's cold stop after the grace period.
 
         A turn can run for hours; rather than hold a deploy or a Ctrl-C hostage, the running turn is told
-        to end (it fails, saying the worker shut down), and a horse still alive after the grace is killed
-        (the turn reaper then fails its turn visibly). Short jobs get the grace period to finish.
+        to end (it fails, saying the worker shut down), and a job still running after the grace is
+        interrupted by the cold stop (its turn is ended as stopped). Short jobs get the grace to finish.
         """
         if self.get_state() == WorkerStatus.BUSY and self._grace_timer is None:
             grace = max(self.shutdown_grace_seconds, 1.1)  # rq ignores a second signal within 1 s
@@ -69,11 +59,22 @@ class KandevWorker(Worker):
             self._grace_timer = threading.Timer(grace, os.kill, (os.getpid(), signal.SIGTERM))
             self._grace_timer.daemon = True
             self._grace_timer.start()
-            # A running turn hears of the stop now and ends itself saying so, within the grace period.
-            with contextlib.suppress(ProcessLookupError):
-                if self.horse_pid:
-                    os.kill(self.horse_pid, SHUTDOWN_SIGNAL)
+        # A running turn hears of the stop now and ends itself saying so, within the grace period.
+        if self.worker_loop is not None:
+            self.worker_loop.notify_stop()
         super().request_stop(signum, frame)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """Run the job here; while a turn job runs (until rq shows this worker idle again), a follow-up
+        prompt of its session is routed to this worker's own queue (see dispatch.warm_worker_queue)."""
+        session_id = job.args[0] if job.func_name == TURN_JOB and job.args else None
+        if session_id is None:
+            return super().execute_job(job, queue)
+        self.connection.set(running_key(self.name), session_id, ex=max(int(job.timeout or 0), 60) + 60)
+        try:
+            return super().execute_job(job, queue)
+        finally:
+            self.connection.delete(running_key(self.name))
 
     def teardown(self) -> None:
         """Cancel a pending escalation first, so it cannot interrupt the worker's own deregistration."""
@@ -97,7 +98,7 @@ class KandevWorker(Worker):
         if pipeline is None and not self.connection.sismember(worker_registration.REDIS_WORKER_KEYS, self.key):
             log.warning("worker %s: Redis lost this worker's registration (restarted?); registering again", self.name)
             self.connection.delete(self.key)
-            Worker.register_birth(self)
+            SimpleWorker.register_birth(self)  # not our override: the stale check would refuse
 
     def _set_ip_address(self, connection: Redis) -> None:
         # Cosmetic (shown by `rq info`); an unparsable CLIENT INFO from a Redis-like server must not stop us.
@@ -119,8 +120,7 @@ def worker_queues(name: str, extra_queues: Sequence[str] = ()) -> list[str]:
 
 
 def preload_job_modules() -> None:
-    """Import what turn jobs need once, here: every job runs in a fork of this process, so the
-    ~0.7 s of ACP and job imports is paid once per worker instead of once per turn."""
+    """Import what turn jobs need once, before the first job: ~0.7 s of ACP and job imports."""
     import kandev.jobs.turns  # noqa: F401
     import kandev.runtime.acp_adapter  # noqa: F401
 
@@ -149,12 +149,15 @@ def run_worker(
     names = worker_queues(name, extra_queues)
     worker = KandevWorker([get_queue(n, connection) for n in names], connection=connection, name=name)
     worker.shutdown_grace_seconds = shutdown_grace_seconds
+    worker.worker_loop = WorkerLoop(settings, name).start()
     log.info("worker %s listening on %s", name, ", ".join(names))
     # rq replaces these for good; put them back so an embedding process (a test, a burst run) is unchanged.
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return worker.work(burst=burst, logging_level="INFO")
     finally:
+        # Its agents die here, before the worker's process ends.
+        worker.worker_loop.stop()
         connection.close()
         if threading.current_thread() is threading.main_thread():
             for sig, handler in previous.items():

@@ -28,7 +28,6 @@ class Session(Base):
     state: Mapped[str] = mapped_column(String(30), default="CREATED")
     working_dir: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     # The worker queue that owns this session's working tree, once one does.
-    worker_queue: Mapped[str | None] = mapped_column(String(200), nullable=True)
     acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)

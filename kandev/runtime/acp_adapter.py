@@ -106,6 +106,16 @@ class AcpRuntime:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    @property
+    def alive(self) -> bool:
+        """Launched, not closed, and its process still running: a warm agent can take another prompt."""
+        return (
+            self.info is not None
+            and self._closing is None
+            and self._proc is not None
+            and (self._proc.returncode is None)
+        )
+
     async def launch(
         self, spec: LaunchSpec, on_update: UpdateHandler, on_permission: PermissionHandler | None = None
     ) -> LaunchInfo:

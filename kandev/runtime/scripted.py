@@ -19,7 +19,7 @@ remembered it becomes `/tool message_task_kandev {"task_id": ..., "reply_to_ques
 "prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line.
 
 Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default so callers exercise
-the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt"}` per prompt;
+the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt", "pid"}` per prompt;
 `KANDEV_SCRIPTED_AUTH=launch` acts as an agent that is not signed in (it offers a sign-in method and answers
 `session/new` and `session/load` with ACP's auth_required error, as Claude Code does without a login),
 `KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error).
@@ -164,7 +164,7 @@ class ScriptedAgent:
     def _record(self, session_id: str, text: str) -> None:
         if self._log:
             with open(self._log, "a", encoding="utf-8") as log:
-                log.write(json.dumps({"session_id": session_id, "prompt": text}) + "\n")
+                log.write(json.dumps({"session_id": session_id, "prompt": text, "pid": os.getpid()}) + "\n")
 
     async def _run(self, session_id: str, session: _Session, text: str) -> str:
         for step in plan(text, load_answer(session.cwd)):
