@@ -103,7 +103,7 @@ class AgentPool:
             oldest_id, oldest = self._idle.popitem(last=False)
             await self._close(oldest, f"more than {self.capacity} warm agents on this worker")
             await self._withdraw(oldest_id)
-        await self._advertise()
+        await self.advertise()
 
     async def discard(self, session_id: str, reason: str) -> None:
         agent = self._idle.pop(session_id, None)
@@ -131,7 +131,7 @@ class AgentPool:
             stale = await self._stale(dict(self._idle))
             for session_id, reason in stale.items():
                 await self.discard(session_id, reason)
-        await self._advertise()
+        await self.advertise()
 
     async def _stale(self, agents: dict[str, WarmAgent]) -> dict[str, str]:
         stale: dict[str, str] = {}
@@ -169,8 +169,9 @@ class AgentPool:
                 stale[session_id] = "its session token was revoked"
         return stale
 
-    async def _advertise(self) -> None:
-        """Tell dispatchers which sessions are warm here; the keys expire if this worker dies."""
+    async def advertise(self) -> None:
+        """Tell dispatchers which sessions are warm here (or in use by a turn here); the keys expire if this
+        worker dies. Called by the sweep and as a turn takes its agent, before anyone can answer it."""
         sessions = [*self._idle, *self._in_use]
         if not sessions:
             return

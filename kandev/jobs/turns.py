@@ -210,7 +210,11 @@ class TurnRunner:
         needed, e.g. after a cancel, which kills it."""
         turns = 0
         session_id = self.claimed.session_id
-        warm = self.pool.take(session_id) if self.pool is not None else None
+        warm = None
+        if self.pool is not None:
+            warm = self.pool.take(session_id)
+            # Before the turn can ask anyone anything: an answer goes back to this worker only if it is known here.
+            await self.pool.advertise()
         keep = False
         try:
             while True:
