@@ -136,12 +136,21 @@ def _flatten(errors: Iterable[SchemaError]) -> list[SchemaError | str]:
     return flat
 
 
+def _top_level(path: str) -> str:
+    """The argument a problem's path starts in: `sources` of `sources[0].path`."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
 def argument_errors(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """Every problem with `arguments`, one sentence each, most specific first; empty when valid."""
     errors = sorted(_validator(schema).iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
-    # NUL and lone surrogates anywhere (the domain's rule for every string): named, never echoed.
+    # NUL and lone surrogates anywhere (the domain's rule for every string): named, never echoed. Only a
+    # field the schema declares is named: an unknown key is the caller's data and may be a secret.
+    known = set(schema.get("properties") or ())
     messages: list[str] = [
-        f"field '{field}' {problem}" if field else f"the arguments {problem}"
+        f"field '{field}' {problem}"
+        if re.split(r"[.\[]", field, maxsplit=1)[0] in known
+        else f"an unknown field {problem}"
         for field, problem in tree_problems(arguments, "")
     ]
     for error in _flatten(errors):
