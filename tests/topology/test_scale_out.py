@@ -92,6 +92,12 @@ def texts(session: dict[str, Any], kind: str) -> list[str]:
     return [m["text"] for m in session["messages"]["nodes"] if m["kind"] == kind]
 
 
+def second_turn_ended(session: dict[str, Any]) -> dict[str, Any] | None:
+    """The session once its second turn has ended (its agent's words stream before the turn ends)."""
+    turns = session["turns"]
+    return session if len(turns) >= 2 and turns[1]["state"] != "RUNNING" else None
+
+
 async def turn_workers(topology: Topology, session_id: str) -> list[str | None]:
     db = Database(topology.database_url, pooled=False)
     try:
@@ -190,12 +196,11 @@ async def test_a_killed_workers_turn_is_reaped_and_the_next_prompt_resumes_on_th
         await asyncio.to_thread(
             topology.mutate, 1, SEND_MESSAGE, "sendMessage", i={"taskId": task_id, "prompt": "/say resumed"}
         )
-        done = await asyncio.to_thread(
-            wait_for, lambda: "resumed" in texts(s := transcript(topology, 0, session_id), "AGENT") and s
-        )
+        done = await asyncio.to_thread(wait_for, lambda: second_turn_ended(transcript(topology, 0, session_id)))
     finally:
         topology.start(topology.roles[owner])  # the rest of the module keeps two workers
     assert [t["state"] for t in done["turns"]] == ["FAILED", "COMPLETED"]
+    assert "resumed" in texts(done, "AGENT")
     assert await turn_workers(topology, session_id) == [owner, other]
     prompts = [json.loads(line)["prompt"] for line in log.read_text().splitlines()]
     operator_words = [CONTEXT_BLOCK.sub("", p).strip() for p in prompts]
