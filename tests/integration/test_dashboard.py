@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import os
 import re
-import signal
 import stat
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE
 from tests.integration.test_serve import wait_for_agent_text, wait_healthy
 from tests.support.server import free_port
+from tests.support.workers import stop_gracefully
 
 
 def kandev_env(data: Path, **settings: str) -> dict[str, str]:
@@ -37,12 +37,7 @@ def running(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[b
     try:
         yield process
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_gracefully(process)
 
 
 def wait_answering(base: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:

@@ -37,7 +37,8 @@ def empty_queues(redis_url: str) -> None:
     connection.close()
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_gracefully(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, up to 15 s to exit, then SIGKILL."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -60,7 +61,7 @@ def running_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.
     try:
         yield process
     finally:
-        _stop(process)
+        stop_gracefully(process)
 
 
 @contextmanager
@@ -74,4 +75,4 @@ def running_scheduler(settings: Settings, interval: float = 0.5) -> Iterator[sub
     try:
         yield process
     finally:
-        _stop(process)
+        stop_gracefully(process)
