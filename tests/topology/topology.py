@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 from redis import Redis
 
+from tests.integration.test_serve import wait_healthy
 from tests.support.server import free_port
 
 SECRET_KEY = "topology-test-server-key-0123456789abcdef"
@@ -124,17 +125,6 @@ def cli(env: dict[str, str], *args: str) -> str:
     )
     assert done.returncode == 0, f"kandev {' '.join(args)}: {done.stderr}"
     return done.stdout
-
-
-def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"{base} exited with {process.returncode}"
-        with suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"{base} did not become healthy in time")
 
 
 def redis_db(url: str, number: int) -> str:
