@@ -66,7 +66,8 @@ async def load_step(session: AsyncSession, principal: Principal, step_id: str) -
 
 
 async def load_task(session: AsyncSession, principal: Principal, task_id: str) -> Task:
-    """A live (not deleted) task the principal may see."""
+    """A live (not deleted) task the principal may see; `self` is a session principal's own task."""
+    task_id = principal.task_named(task_id)
     task = await session.get(Task, task_id)
     if task is None or task.deleted_at is not None:
         raise NotFoundError("task", task_id)

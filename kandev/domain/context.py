@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import Database
+from kandev.domain.errors import ValidationError
 from kandev.session_access import bump
 
 if TYPE_CHECKING:
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from kandev.jobs.dispatch import JobDispatcher
 
 LOCAL_LOGIN = "local"
+
+
+SELF = "self"
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,24 @@ class Principal:
     @property
     def actor(self) -> str:
         return f"session:{self.session_id}" if self.session_id else f"user:{self.login}"
+
+    def task_named(self, task_id: str, field: str = "task_id") -> str:
+        """A task id as the caller wrote it: `self` is the task a session principal works on."""
+        if task_id != SELF:
+            return task_id
+        if self.task_id is None:
+            raise ValidationError(f"{field} 'self' only works inside a task session", field=field)
+        return self.task_id
+
+    def workspace_or_own(self, workspace_id: str | None) -> str:
+        """The workspace named, or the workspace of the caller's own task."""
+        if workspace_id:
+            return workspace_id
+        if self.workspace_id is None:
+            raise ValidationError(
+                "missing required field: workspace_id (this caller has no task to default to)", field="workspace_id"
+            )
+        return self.workspace_id
 
 
 @dataclass

@@ -191,8 +191,8 @@ async def gate_new_task(
     start: bool,
     start_when_unblocked: bool | None,
     agent_profile_id: str | None,
-) -> bool:
-    """Link a task being created to its predecessors; True when it must not start now.
+) -> tuple[bool, list[Task]]:
+    """Link a task being created to its predecessors; True when it must not start now, and the predecessors.
 
     With a predecessor still open, a requested start is recorded (unless start_when_unblocked is
     false) and the task waits BLOCKED; when all have already completed, the start rule applies as usual.
@@ -200,14 +200,16 @@ async def gate_new_task(
     ids = list(dict.fromkeys(i.strip() for i in blocked_by if i and i.strip()))
     if len(ids) > MAX_BLOCKERS:
         raise ValidationError(f"blockedBy takes at most {MAX_BLOCKERS} tasks", field="blockedBy")
+    blockers = []
     for blocker_id in ids:
         blocker = await load_task(uow.session, ctx.principal, blocker_id)
         await link(uow, task, blocker, field="blockedBy")
+        blockers.append(blocker)
     if not ids or task.state not in GATED_STATES:
-        return False
+        return False, blockers
     reason = block_reason(await predecessors(uow.session, task.id))
     if reason is None:
-        return False
+        return False, blockers
     if start and start_when_unblocked is not False:
         task.deferred_launch = {
             "prompt": task.prompt or None,
@@ -216,7 +218,7 @@ async def gate_new_task(
         }
     task.state = TaskState.BLOCKED
     task.block_reason = reason
-    return True
+    return True, blockers
 
 
 class DependencyService:

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
+from kandev.domain.records import TaskRecord
 from kandev.models import (
     Clarification,
     ParentQuestion,
@@ -58,15 +59,15 @@ class Lookups:
                 grouped[row.task_id].append(row)
         return [grouped[i] for i in task_ids]
 
-    async def blockers_by_task(self, task_ids: Sequence[str]) -> list[list[Task]]:
+    async def blockers_by_task(self, task_ids: Sequence[str]) -> list[list[TaskRecord]]:
         """Each task's live predecessors, in the order they were linked."""
         return await self._linked(task_ids, TaskDependency.task_id, TaskDependency.blocked_by_id)
 
-    async def dependents_by_task(self, task_ids: Sequence[str]) -> list[list[Task]]:
+    async def dependents_by_task(self, task_ids: Sequence[str]) -> list[list[TaskRecord]]:
         """The live tasks waiting on each task, in the order they were linked."""
         return await self._linked(task_ids, TaskDependency.blocked_by_id, TaskDependency.task_id)
 
-    async def _linked(self, task_ids: Sequence[str], near: Any, far: Any) -> list[list[Task]]:
+    async def _linked(self, task_ids: Sequence[str], near: Any, far: Any) -> list[list[TaskRecord]]:
         async with self.ctx.read() as session:
             rows = await session.execute(
                 select(near, Task)
@@ -74,9 +75,9 @@ class Lookups:
                 .where(near.in_(task_ids), Task.deleted_at.is_(None))
                 .order_by(TaskDependency.created_at, Task.id)
             )
-            grouped: dict[str, list[Task]] = defaultdict(list)
+            grouped: dict[str, list[TaskRecord]] = defaultdict(list)
             for key, task in rows.tuples():
-                grouped[key].append(task)
+                grouped[key].append(TaskRecord.of(task))
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:

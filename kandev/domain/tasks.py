@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import and_, func, or_, select
@@ -35,7 +35,8 @@ MAX_PAGE_SIZE = PAGE_SIZE_LIMIT
 
 @dataclass
 class CreateTask:
-    workspace_id: str
+    # None: the workspace of the caller's own task (a session principal).
+    workspace_id: str | None
     title: str
     prompt: str = ""
     parent_id: str | None = None
@@ -60,6 +61,8 @@ class CreatedTask:
     task: TaskRecord
     deduplicated: bool
     creation_complete: bool
+    # A new task's predecessors, known from its create (None for a deduplicated one: not read).
+    blocked_by: list[TaskRecord] | None = None
 
 
 @dataclass
@@ -165,9 +168,20 @@ class TaskService:
 
     # -- writes ----------------------------------------------------------------------------
 
+    def _named(self, command: CreateTask) -> CreateTask:
+        """The command with the caller's defaults filled in: its workspace, and `self` as its own task."""
+        principal = self.ctx.principal
+        return replace(
+            command,
+            workspace_id=principal.workspace_or_own(command.workspace_id),
+            parent_id=principal.task_named(command.parent_id, "parent_id") if command.parent_id else None,
+            blocked_by=[principal.task_named(task_id, "blocked_by") for task_id in command.blocked_by],
+        )
+
     async def create(self, command: CreateTask) -> CreatedTask:
         """One transaction does all of a create's work and marks it complete last, so a task that
         holds an identity without the mark is one whose create has not finished (or never will)."""
+        command = self._named(command)
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
         check_prompt(command.prompt)
@@ -182,7 +196,7 @@ class TaskService:
                     start = command.start_agent
                     if start is None:
                         start = bool(command.prompt.strip())
-                    gated = await gate_new_task(
+                    gated, blockers = await gate_new_task(
                         self.ctx,
                         uow,
                         task,
@@ -195,7 +209,12 @@ class TaskService:
                     if start and not gated:
                         await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
                     task.creation_completed_at = task.updated_at = utcnow()
-                    return CreatedTask(TaskRecord.of(task), deduplicated=False, creation_complete=True)
+                    return CreatedTask(
+                        TaskRecord.of(task),
+                        deduplicated=False,
+                        creation_complete=True,
+                        blocked_by=[TaskRecord.of(b) for b in blockers],
+                    )
             except IntegrityError:
                 # A concurrent create with the same identity committed first: answer with its task.
                 if external_id is None:

@@ -7,6 +7,7 @@ import re
 from kandev.domain.errors import ValidationError
 
 MAX_TITLE_LENGTH = 200
+MAX_EXTERNAL_ID_LENGTH = 500
 
 
 def clean_title(value: str | None, field: str = "title") -> str:
@@ -33,8 +34,8 @@ def clean_external_id(value: str | None) -> str | None:
     if value is None:
         return None
     value = value.strip()
-    if len(value) > 500:
-        raise ValidationError("external_id must be at most 500 characters", field="external_id")
+    if len(value) > MAX_EXTERNAL_ID_LENGTH:
+        raise ValidationError(f"external_id must be at most {MAX_EXTERNAL_ID_LENGTH} characters", field="external_id")
     return value or None
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kandev.contract import command
 from kandev.mcp_bridge.surface import McpCaller
 
 
@@ -20,8 +21,6 @@ class ToolCall:
 
     arguments: dict[str, Any]
     caller: McpCaller
-    # Resolves the caller's own task workspace, for tools whose workspace_id defaults to it.
-    caller_workspace: Callable[[], Awaitable[str | None]]
 
 
 @dataclass(frozen=True)
@@ -77,6 +76,30 @@ def register(*specs: ToolSpec) -> None:
         assert spec.input_schema.get("additionalProperties") is False, f"{spec.name}: schema must be closed"
         assert spec.name not in CATALOGUE, f"{spec.name} registered twice"
         CATALOGUE[spec.name] = spec
+
+
+def command_tool(
+    name: str,
+    mutation: str,
+    description: str,
+    selection: str,
+    result: Callable[[dict[str, Any]], dict[str, Any]],
+    *,
+    without: tuple[str, ...] = (),
+    **options: Any,
+) -> ToolSpec:
+    """A tool that runs one mutation: its schema, variables and document come from the mutation's declaration
+    (kandev.contract); `without` leaves out arguments agents don't send; `selection` reads the payload."""
+    declared = command(mutation)
+    return ToolSpec(
+        name=name,
+        description=description,
+        input_schema=declared.json_schema(without=without),
+        document=declared.document(selection),
+        variables=lambda call: declared.variables(call.arguments),
+        result=lambda data: result(data[mutation]),
+        **options,
+    )
 
 
 def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:

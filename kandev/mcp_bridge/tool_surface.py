@@ -106,15 +106,8 @@ class KandevToolSurface:
         return Redactor(values).data(args) if values else args
 
     async def _run(self, spec: ToolSpec, caller: McpCaller, args: dict[str, Any]) -> types.CallToolResult:
-        state = self._state()
-        services = state.services(caller.principal)
-
-        async def caller_workspace() -> str | None:
-            if caller.task_id is None:
-                return None
-            return (await services.tasks.get(caller.task_id)).workspace_id
-
-        call = ToolCall(args, caller, caller_workspace)
+        services = self._state().services(caller.principal)
+        call = ToolCall(args, caller)
         variables = spec.variables(call)
         if inspect.isawaitable(variables):
             variables = await variables

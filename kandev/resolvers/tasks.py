@@ -6,13 +6,13 @@ from typing import Annotated
 
 import strawberry
 
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreatedTask, CreateTask, TaskFilter
+from kandev.domain.tasks import CreatedTask, TaskFilter
+from kandev.models.enums import PendingAction as StoredPendingAction
 from kandev.models.enums import TaskState as StoredTaskState
 from kandev.resolvers.common import attempt, optional_id
-from kandev.schema.context import Info
+from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import TaskState
-from kandev.schema.inputs import CreateTaskInput, MoveTaskInput, UpdateTaskInput
+from kandev.schema.inputs import CreateTaskInput, MoveTaskInput, TaskIdArgument, UpdateTaskInput
 from kandev.schema.payloads import (
     ArchiveTaskResult,
     CreateTaskPayload,
@@ -56,7 +56,11 @@ async def tasks(
     )
 
 
-def _created(value: CreatedTask) -> CreateTaskPayload:
+def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
+    if value.blocked_by is not None:
+        # What the create just wrote and read answers the payload's usual questions without reading again.
+        loaders.blockers_by_task.prime(value.task.id, value.blocked_by)
+        loaders.pending_action.prime(value.task.id, StoredPendingAction.NONE)
     return CreateTaskPayload(
         task=Task(record=value.task),
         deduplicated=value.deduplicated,
@@ -69,26 +73,7 @@ def _task_payload(record: object) -> TaskPayload:
 
 
 async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  # type: ignore[valid-type]
-    command = CreateTask(
-        workspace_id=str(input.workspace_id),
-        title=input.title,
-        prompt=input.prompt or "",
-        parent_id=optional_id(input.parent_id),
-        autopilot=bool(input.autopilot),
-        external_id=input.external_id,
-        workflow_id=optional_id(input.workflow_id),
-        workflow_step_id=optional_id(input.workflow_step_id),
-        agent_profile_id=optional_id(input.agent_profile_id),
-        executor_profile_id=optional_id(input.executor_profile_id),
-        start_agent=input.start_agent,
-        blocked_by=[str(i) for i in input.blocked_by or []],
-        start_when_unblocked=input.start_when_unblocked,
-        repositories=[
-            RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch)
-            for r in input.repositories or []
-        ],
-    )
-    return await attempt(info.context.services.tasks.create(command), _created)
+    return await attempt(info.context.services.tasks.create(input.to_command()), lambda v: _created(v, info.context.loaders))
 
 
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:  # type: ignore[valid-type]
@@ -107,9 +92,9 @@ async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:  # type
     return await attempt(call, _task_payload)
 
 
-async def archive_task(info: Info, task_id: strawberry.ID) -> ArchiveTaskResult:  # type: ignore[valid-type]
+async def archive_task(info: Info, task_id: TaskIdArgument) -> ArchiveTaskResult:  # type: ignore[valid-type]
     return await attempt(info.context.services.tasks.archive(str(task_id)), _task_payload)
 
 
-async def delete_task(info: Info, task_id: strawberry.ID) -> DeleteTaskResult:  # type: ignore[valid-type]
+async def delete_task(info: Info, task_id: TaskIdArgument) -> DeleteTaskResult:  # type: ignore[valid-type]
     return await attempt(info.context.services.tasks.delete(str(task_id)), _task_payload)

@@ -8,6 +8,7 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 from strawberry.types import Info as StrawberryInfo
 
+from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
 from kandev.models import ParentQuestion, Session, Task, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
@@ -21,8 +22,8 @@ class Loaders:
         self.steps_by_workflow: DataLoader[str, list[WorkflowStep]] = DataLoader(lookups.steps_by_workflow)
         self.step: DataLoader[str, WorkflowStep | None] = DataLoader(lookups.steps_by_id)
         self.sessions_by_task: DataLoader[str, list[Session]] = DataLoader(lookups.sessions_by_task)
-        self.blockers_by_task: DataLoader[str, list[Task]] = DataLoader(lookups.blockers_by_task)
-        self.dependents_by_task: DataLoader[str, list[Task]] = DataLoader(lookups.dependents_by_task)
+        self.blockers_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.blockers_by_task)
+        self.dependents_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.dependents_by_task)
         self.pending_action: DataLoader[str, PendingAction] = DataLoader(lookups.pending_actions)
         self.pending_parent_question: DataLoader[str, ParentQuestion | None] = DataLoader(
             lookups.pending_parent_questions

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.dependencies import MAX_BLOCKERS
+from kandev.domain.repositories import RepositoryChoice
+from kandev.domain.tasks import CreateTask
+from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
+from kandev.schema.declare import arg, argument
 from kandev.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
+
+
+def _optional(value: object) -> str | None:
+    return str(value) if value is not None else None
+
+
+TASK_ID_FOR_AGENTS = "The task's id ('self' for the task this session works on)."
+
+
+TaskIdArgument = Annotated[strawberry.ID, argument("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)]
 
 
 @strawberry.input(description="A repository for a task to work in.")
 class TaskRepositoryInput:
-    repository_id: strawberry.ID
-    base_branch: str | None = strawberry.field(default=None, description="Default: the repository's default branch.")
+    repository_id: strawberry.ID = arg("Repository id.", min_length=1)
+    base_branch: str | None = arg("Default: the repository's default branch.", default=None, agent="Base branch.")
 
 
 @strawberry.input
@@ -24,49 +41,101 @@ class CreateRepositoryInput:
 
 @strawberry.input(description="A new task. Omitted workflow and step mean the workspace default's start step.")
 class CreateTaskInput:
-    workspace_id: strawberry.ID
-    title: str
-    prompt: str | None = None
-    parent_id: strawberry.ID | None = None
-    autopilot: bool | None = strawberry.field(
-        default=None, description="Work on its own, asking only its parent; fixed after creation."
-    )
-    external_id: str | None = strawberry.field(
-        default=None, description="Idempotency key, unique per workspace: a repeat returns the same task."
-    )
-    workflow_id: strawberry.ID | None = None
-    workflow_step_id: strawberry.ID | None = None
-    agent_profile_id: strawberry.ID | None = None
-    executor_profile_id: strawberry.ID | None = None
-    repositories: list[TaskRepositoryInput] | None = None
-    start_agent: bool | None = strawberry.field(
-        default=None, description="Start the agent now. Default: true when a prompt is given."
-    )
-    blocked_by: list[strawberry.ID] | None = strawberry.field(
+    workspace_id: strawberry.ID | None = arg(
+        "The workspace. Default: the workspace of the calling session's task (required for other callers).",
         default=None,
-        description="Tasks this one waits on. A start requested while any has not completed is recorded and "
-        "fires once every one has.",
+        agent="Workspace id. Default: the workspace of the task this session works on.",
+        min_length=1,
     )
-    start_when_unblocked: bool | None = strawberry.field(
-        default=None, description="false: link to blockedBy without recording any start. Default: true."
+    title: str = arg("Short task title.", agent="Short task title.", min_length=1, max_length=MAX_TITLE_LENGTH)
+    prompt: str | None = arg("Instructions delivered to the task's agent when it starts.", default=None)
+    parent_id: strawberry.ID | None = arg(
+        "Parent task id ('self': the calling session's task).",
+        default=None,
+        agent="Parent task id, or 'self' for the task this session works on.",
     )
+    autopilot: bool | None = arg(
+        "Work on its own, asking only its parent; fixed after creation.",
+        default=None,
+        agent="Start this task in autopilot mode. Default: false. The value is fixed at creation and is not "
+        "inherited by subtasks. The agent does not ask the user directly; it asks its direct parent only for "
+        "critical decisions.",
+    )
+    external_id: str | None = arg(
+        "Idempotency key, unique per workspace: a repeat returns the same task.",
+        default=None,
+        agent="Your idempotency key for this create, unique per workspace (case-sensitive, trimmed). Retrying "
+        "with the same value returns the task it made (deduplicated: true) instead of a second one. "
+        "creation_complete: false means that create has not finished: ask again later.",
+        max_length=MAX_EXTERNAL_ID_LENGTH,
+    )
+    workflow_id: strawberry.ID | None = arg(
+        "Workflow to enter. Default: the workspace's default workflow.", default=None
+    )
+    workflow_step_id: strawberry.ID | None = arg("Step to enter. Default: the workflow's start step.", default=None)
+    agent_profile_id: strawberry.ID | None = arg("Agent profile. Default: the workspace default.", default=None)
+    executor_profile_id: strawberry.ID | None = arg("Executor profile. Default: the workspace default.", default=None)
+    repositories: list[TaskRepositoryInput] | None = arg(
+        "Repositories to work in, each with an optional base branch.", default=None
+    )
+    start_agent: bool | None = arg(
+        "Start the agent now. Default: true when a prompt is given, else false.", default=None
+    )
+    blocked_by: list[strawberry.ID] | None = arg(
+        "Tasks this one waits on ('self': the calling session's task). A start requested while any has not "
+        "completed is recorded and fires once every one has.",
+        default=None,
+        agent="Tasks this one waits on ('self' for your own task). Use it to order steps: each step blocked_by "
+        "the previous one, start_agent left at its default. The start is recorded and fires once every one of "
+        "them has COMPLETED; a failed or cancelled one keeps this task blocked.",
+        max_items=MAX_BLOCKERS,
+    )
+    start_when_unblocked: bool | None = arg(
+        "false: link to blockedBy without recording any start. Default: true.",
+        default=None,
+        agent="With blocked_by: false links without recording any start. Default: true.",
+    )
+
+    def to_command(self) -> CreateTask:
+        return CreateTask(
+            workspace_id=_optional(self.workspace_id),
+            title=self.title,
+            prompt=self.prompt or "",
+            parent_id=_optional(self.parent_id),
+            autopilot=bool(self.autopilot),
+            external_id=self.external_id,
+            workflow_id=_optional(self.workflow_id),
+            workflow_step_id=_optional(self.workflow_step_id),
+            agent_profile_id=_optional(self.agent_profile_id),
+            executor_profile_id=_optional(self.executor_profile_id),
+            start_agent=self.start_agent,
+            blocked_by=[str(i) for i in self.blocked_by or []],
+            start_when_unblocked=self.start_when_unblocked,
+            repositories=[
+                RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch)
+                for r in self.repositories or []
+            ],
+        )
 
 
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")
 class UpdateTaskInput:
-    task_id: strawberry.ID
-    title: str | None = None
-    state: TaskState | None = None
-    deferred_launch_prompt: str | None = strawberry.field(
+    task_id: strawberry.ID = arg("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)
+    title: str | None = arg("New title.", default=None, min_length=1, max_length=MAX_TITLE_LENGTH)
+    state: TaskState | None = arg("New state.", default=None)
+    deferred_launch_prompt: str | None = arg(
+        "Replace the prompt of the start waiting on dependencies; refused once the task started.",
         default=None,
-        description="Replace the prompt of the start waiting on dependencies; refused once the task started.",
+        agent="New prompt for the start recorded behind blocked_by (agent and executor are kept). Refused once "
+        "the task has started: send new context with message_task_kandev instead.",
+        min_length=1,
     )
 
 
 @strawberry.input
 class MoveTaskInput:
-    task_id: strawberry.ID
-    workflow_step_id: strawberry.ID
+    task_id: strawberry.ID = arg("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)
+    workflow_step_id: strawberry.ID = arg("The step to move to.", min_length=1)
 
 
 @strawberry.input(

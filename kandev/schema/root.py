@@ -17,6 +17,7 @@ from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
+from kandev.schema.declare import enforce_declared_limits
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
@@ -62,6 +63,7 @@ class Query:
     )
 
 
+@enforce_declared_limits
 @strawberry.type
 class Mutation:
     create_workspace = strawberry.mutation(

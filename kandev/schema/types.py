@@ -176,13 +176,13 @@ class Task:
 
     @strawberry.field(description="The tasks this one waits on: it starts once every one of them COMPLETED.")
     async def blocked_by(self, info: Info) -> list[Task]:
-        rows = await self._loaders(info).blockers_by_task.load(self.record.id)
-        return [Task(record=TaskRecord.of(r), loaders=self.loaders) for r in rows]
+        records = await self._loaders(info).blockers_by_task.load(self.record.id)
+        return [Task(record=r, loaders=self.loaders) for r in records]
 
     @strawberry.field(description="The tasks waiting on this one.")
     async def blocking(self, info: Info) -> list[Task]:
-        rows = await self._loaders(info).dependents_by_task.load(self.record.id)
-        return [Task(record=TaskRecord.of(r), loaders=self.loaders) for r in rows]
+        records = await self._loaders(info).dependents_by_task.load(self.record.id)
+        return [Task(record=r, loaders=self.loaders) for r in records]
 
     @strawberry.field(description="The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError
+from kandev.mcp_bridge.catalogue import ToolCall
 
 TASK = """id title state autopilot origin parent_id: parentId workspace_id: workspaceId
   workflow_id: workflowId workflow_step_id: workflowStepId external_id: externalId
@@ -25,22 +25,14 @@ WORKSPACE_ID = {
 }
 
 
-async def workspace_of(call: ToolCall) -> str:
-    """The workspace_id argument, or the caller's own task workspace."""
-    workspace_id = call.arguments.get("workspace_id") or await call.caller_workspace()
-    if not workspace_id:
-        raise ToolInputError("missing required field: workspace_id (this caller has no task to default to)")
-    return workspace_id
+def workspace_of(call: ToolCall) -> str:
+    """The workspace_id argument, or the caller's own task workspace (the principal knows it)."""
+    return call.caller.principal.workspace_or_own(call.arguments.get("workspace_id"))
 
 
 def task_id_of(call: ToolCall, key: str = "task_id") -> str:
     """`self` names the caller's own task in a task session."""
-    value = call.arguments[key]
-    if value == "self":
-        if call.caller.task_id is None:
-            raise ToolInputError(f"{key} 'self' only works inside a task session")
-        return call.caller.task_id
-    return value
+    return call.caller.principal.task_named(call.arguments[key], key)
 
 
 def pick(data: dict[str, Any], *path: str) -> Any:

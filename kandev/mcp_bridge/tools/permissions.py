@@ -11,7 +11,7 @@ REQUEST = """id task_id: taskId session_id: sessionId pending_id: pendingId titl
 
 async def _pending_variables(call):  # noqa: ANN001, ANN202
     args = call.arguments
-    return {"ws": await workspace_of(call), "task": args.get("task_id"), "session": args.get("session_id")}
+    return {"ws": workspace_of(call), "task": args.get("task_id"), "session": args.get("session_id")}
 
 
 register(

@@ -80,7 +80,7 @@ async def _pending_variables(call: ToolCall) -> dict[str, Any]:
 
             raise ToolInputError("field 'created_since' must be an ISO 8601 date-time") from None
     return {
-        "ws": await workspace_of(call),
+        "ws": workspace_of(call),
         "since": since,
         "after": call.arguments.get("cursor"),
         "limit": call.arguments.get("limit", 50),

@@ -7,7 +7,7 @@ from kandev.mcp_bridge.tools.fields import ERRORS, STEP, WORKSPACE_ID, workspace
 
 
 async def _workspace(call: ToolCall) -> dict[str, object]:
-    return {"ws": await workspace_of(call)}
+    return {"ws": workspace_of(call)}
 
 
 register(

@@ -23,7 +23,13 @@ async def session_caller(services: Any, workspace_id: str, **task_fields: Any) -
         await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Agent's task", **task_fields))
     ).task
     session = (await services.sessions.start_task(task.id, "hi", None)).session
-    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session.id, task_id=task.id)
+    agent = Principal(
+        user_id=services.principal.user_id,
+        login="agent",
+        session_id=session.id,
+        task_id=task.id,
+        workspace_id=workspace_id,
+    )
     return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task.id)
 
 

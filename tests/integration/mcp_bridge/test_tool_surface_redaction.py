@@ -21,7 +21,13 @@ async def agent_with_secret(services: Any, workspace_id: str) -> McpCaller:
     )
     task_id = await new_task(services, workspace_id, "Parent")
     session = (await services.sessions.start_task(task_id, "hi", profile.id)).session
-    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session.id, task_id=task_id)
+    agent = Principal(
+        user_id=services.principal.user_id,
+        login="agent",
+        session_id=session.id,
+        task_id=task_id,
+        workspace_id=workspace_id,
+    )
     return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task_id)
 
 

@@ -1,0 +1,155 @@
+"""The public command contract, derived from the GraphQL schema: for each mutation, the snake_case JSON
+schema of its arguments (MCP tool schemas and REST bodies), the mapping of snake_case arguments to its
+GraphQL variables, and the operation document that runs it. Nothing here is written per command: the
+declaration is the mutation's input type (kandev.schema.declare)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLEnumType,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInputType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLScalarType,
+)
+from graphql.pyutils import Undefined
+
+from kandev.schema.declare import declared
+from kandev.schema.root import schema
+
+BACKREF = "strawberry-definition"
+# What a mutation's error members answer with.
+ERROR_SELECTION = "__typename ... on Error { message code }"
+_SCALARS = {"String": "string", "ID": "string", "Boolean": "boolean", "Int": "integer", "Float": "number"}
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One snake_case argument of a command and where it goes in the GraphQL variables."""
+
+    name: str
+    graphql_name: str
+    type: GraphQLInputType
+    schema: dict[str, Any]
+    required: bool
+
+
+def _json(kind: GraphQLInputType) -> dict[str, Any]:
+    if isinstance(kind, GraphQLNonNull):
+        return _json(kind.of_type)
+    if isinstance(kind, GraphQLList):
+        return {"type": "array", "items": _json(kind.of_type)}
+    if isinstance(kind, GraphQLEnumType):
+        return {"type": "string", "enum": list(kind.values)}
+    if isinstance(kind, GraphQLInputObjectType):
+        return object_schema(_parameters(kind.fields))
+    if isinstance(kind, GraphQLScalarType) and kind.name in _SCALARS:
+        return {"type": _SCALARS[kind.name]}
+    return {"type": "object"}  # JSON
+
+
+def _parameter(graphql_name: str, field: GraphQLArgument | GraphQLInputField) -> Parameter:
+    strawberry_field = (field.extensions or {}).get(BACKREF)
+    limits = declared(getattr(strawberry_field, "metadata", None))
+    description = limits.agent or field.description
+    schema_ = {**_json(field.type), **limits.json_limits()}
+    if description:
+        schema_["description"] = description
+    required = isinstance(field.type, GraphQLNonNull) and field.default_value is Undefined
+    return Parameter(snake(graphql_name), graphql_name, field.type, schema_, required)
+
+
+def _parameters(fields: dict[str, Any]) -> tuple[Parameter, ...]:
+    return tuple(_parameter(name, field) for name, field in fields.items())
+
+
+def object_schema(parameters: tuple[Parameter, ...]) -> dict[str, Any]:
+    """A closed JSON object schema of the parameters."""
+    result: dict[str, Any] = {
+        "type": "object",
+        "properties": {p.name: p.schema for p in parameters},
+        "additionalProperties": False,
+    }
+    required = [p.name for p in parameters if p.required]
+    if required:
+        result["required"] = required
+    return result
+
+
+@dataclass(frozen=True)
+class Command:
+    """One mutation, seen from the snake_case surfaces (MCP tools, REST bodies)."""
+
+    mutation: str
+    parameters: tuple[Parameter, ...]
+    # The mutation takes one `input` object whose fields are the parameters.
+    wrapped: bool
+
+    def json_schema(self, *, without: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The arguments' schema; `without` drops some (a URL supplies them), `optional` relaxes some (the
+        domain defaults them from the caller)."""
+        kept = tuple(p for p in self.parameters if p.name not in without)
+        result = object_schema(kept)
+        required = [name for name in result.get("required", []) if name not in optional]
+        if required:
+            result["required"] = required
+        else:
+            result.pop("required", None)
+        return result
+
+    def variables(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The GraphQL variables for snake_case arguments already valid against json_schema()."""
+        values = {
+            p.graphql_name: _to_graphql(p.type, arguments[p.name]) for p in self.parameters if p.name in arguments
+        }
+        return {"input": values} if self.wrapped else values
+
+    def document(self, selection: str) -> str:
+        """The operation running this mutation; `selection` is read from its payload (error types answer
+        with their typename, message, code and fields)."""
+        field = schema._schema.mutation_type.fields[self.mutation]  # type: ignore[union-attr]
+        declared_vars = ", ".join(f"${name}: {arg.type}" for name, arg in field.args.items())
+        passed = ", ".join(f"{name}: ${name}" for name in field.args)
+        call = f"{self.mutation}({passed})" if passed else self.mutation
+        head = f"mutation({declared_vars})" if declared_vars else "mutation"
+        return f"{head} {{ {call} {{ {ERROR_SELECTION} {selection} }} }}"
+
+
+def _to_graphql(kind: GraphQLInputType, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(kind, GraphQLNonNull):
+        return _to_graphql(kind.of_type, value)
+    if isinstance(kind, GraphQLList):
+        return [_to_graphql(kind.of_type, item) for item in value]
+    if isinstance(kind, GraphQLInputObjectType):
+        return {
+            name: _to_graphql(field.type, value[snake(name)])
+            for name, field in kind.fields.items()
+            if snake(name) in value
+        }
+    return value
+
+
+@cache
+def command(mutation: str) -> Command:
+    """The command a mutation declares."""
+    field = schema._schema.mutation_type.fields[mutation]  # type: ignore[union-attr]
+    args = field.args
+    only = next(iter(args.values())) if len(args) == 1 else None
+    inner = only.type.of_type if only is not None and isinstance(only.type, GraphQLNonNull) else None
+    if "input" in args and len(args) == 1 and isinstance(inner, GraphQLInputObjectType):
+        return Command(mutation, _parameters(inner.fields), wrapped=True)
+    return Command(mutation, _parameters(args), wrapped=False)

@@ -1,0 +1,137 @@
+"""Each command is declared once, as its GraphQL input (or its mutation's arguments): a field's type,
+default and description for people come from Strawberry, and `arg`/`argument` add the limits and the
+description for agents. The MCP tool schemas and REST bodies are derived from it (kandev.contract), and
+`check_declared` enforces the limits for GraphQL callers, so a limit changed here changes every surface."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import strawberry
+from strawberry.extensions import FieldExtension
+from strawberry.types.base import has_object_definition
+from strawberry.types.field import StrawberryField
+
+from kandev.domain.errors import ValidationError
+from kandev.schema.errors import Error, to_graphql_error
+
+METADATA_KEY = "kandev"
+_REQUIRED: Any = dataclasses.MISSING
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a field adds to its GraphQL type: an agent-facing description and JSON-schema-style limits."""
+
+    agent: str | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    max_items: int | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def json_limits(self) -> dict[str, int]:
+        names = {
+            "min_length": "minLength",
+            "max_length": "maxLength",
+            "max_items": "maxItems",
+            "minimum": "minimum",
+            "maximum": "maximum",
+        }
+        return {names[k]: v for k, v in dataclasses.asdict(self).items() if k in names and v is not None}
+
+
+def _metadata(agent: str | None, limits: Mapping[str, int]) -> dict[str, Declared]:
+    return {METADATA_KEY: Declared(agent=agent, **limits)}
+
+
+def arg(description: str | None = None, *, default: Any = _REQUIRED, agent: str | None = None, **limits: int) -> Any:
+    """An input field with its limits and its agent-facing description."""
+    return strawberry.field(default=default, description=description, metadata=_metadata(agent, limits))
+
+
+def argument(description: str | None = None, *, agent: str | None = None, **limits: int) -> Any:
+    """A mutation argument with its limits and its agent-facing description (use inside `Annotated`)."""
+    return strawberry.argument(description=description, metadata=_metadata(agent, limits))
+
+
+def declared(metadata: Mapping[Any, Any] | None) -> Declared:
+    found = (metadata or {}).get(METADATA_KEY)
+    return found if isinstance(found, Declared) else Declared()
+
+
+def check_declared(value: object, path: str = "") -> None:
+    """Refuse an input object that breaks one of its declared limits, naming the field (never its value)."""
+    if not has_object_definition(value):
+        return
+    for field in type(value).__strawberry_definition__.fields:  # type: ignore[attr-defined]
+        name = f"{path}{field.python_name}"
+        item = getattr(value, field.python_name, None)
+        limits = declared(field.metadata)
+        if item is None or item is strawberry.UNSET:
+            continue
+        _check(limits, name, item)
+        for index, element in enumerate(item if isinstance(item, list) else [item]):
+            check_declared(element, f"{name}[{index}]." if isinstance(item, list) else f"{name}.")
+
+
+def check_value(limits: Declared, name: str, value: object) -> None:
+    """A mutation argument's declared limits."""
+    if value is not None and value is not strawberry.UNSET:
+        _check(limits, name, value)
+
+
+def _check(limits: Declared, name: str, value: object) -> None:
+    if isinstance(value, str):
+        if limits.min_length is not None and len(value) < limits.min_length:
+            raise ValidationError(f"{name} must have at least {limits.min_length} characters", field=name)
+        if limits.max_length is not None and len(value) > limits.max_length:
+            raise ValidationError(f"{name} must be at most {limits.max_length} characters", field=name)
+    elif isinstance(value, list):
+        if limits.max_items is not None and len(value) > limits.max_items:
+            raise ValidationError(f"{name} takes at most {limits.max_items} items", field=name)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if limits.minimum is not None and value < limits.minimum:
+            raise ValidationError(f"{name} must be at least {limits.minimum}", field=name)
+        if limits.maximum is not None and value > limits.maximum:
+            raise ValidationError(f"{name} must be at most {limits.maximum}", field=name)
+
+
+class DeclaredLimits(FieldExtension):
+    """Checks a mutation's arguments against their declared limits before its resolver runs; a broken limit
+    is answered with the mutation's ValidationError member, as the domain's own checks are."""
+
+    def apply(self, field: StrawberryField) -> None:
+        self.arguments = {a.python_name: a for a in field.arguments}
+
+    def _refusal(self, kwargs: dict[str, Any]) -> Error | None:
+        arguments = self.arguments
+        try:
+            for name, value in kwargs.items():
+                found = arguments.get(name)
+                check_value(declared(found.metadata if found else None), name, value)
+                check_declared(value, f"{name}." if name != "input" else "")
+        except ValidationError as error:
+            return to_graphql_error(error)
+        return None
+
+    def resolve(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        return self._refusal(kwargs) or next_(source, info, **kwargs)
+
+    async def resolve_async(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        refusal = self._refusal(kwargs)
+        if refusal is not None:
+            return refusal
+        result = next_(source, info, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+
+def enforce_declared_limits(mutation: type) -> type:
+    """Adds DeclaredLimits to every field of the root Mutation type."""
+    for field in mutation.__strawberry_definition__.fields:  # type: ignore[attr-defined]
+        field.extensions.append(DeclaredLimits())
+    return mutation
