@@ -25,14 +25,48 @@ from graphql.pyutils import Undefined
 from kandev.schema.declare import declared
 from kandev.schema.root import schema
 
+# The one JSON shape of a task on the snake_case surfaces (MCP tool results and REST bodies).
+TASK_FIELDS = (
+    "id",
+    "title",
+    "state",
+    "autopilot",
+    "origin",
+    "parent_id",
+    "workspace_id",
+    "workflow_id",
+    "workflow_step_id",
+    "external_id",
+    "prompt",
+    "agent_profile_id",
+    "executor_profile_id",
+    "pending_action",
+    "block_reason",
+    "created_at",
+    "updated_at",
+    "archived_at",
+)
 BACKREF = "strawberry-definition"
 # What a mutation's error members answer with.
-ERROR_SELECTION = "__typename ... on Error { message code }"
+ERROR_SELECTION = "__typename ... on Error { message code } ... on ValidationError { field }"
 _SCALARS = {"String": "string", "ID": "string", "Boolean": "boolean", "Int": "integer", "Float": "number"}
 
 
 def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def snake_selection(fields: tuple[str, ...]) -> str:
+    """A GraphQL selection answering with snake_case names (aliases where GraphQL says camelCase)."""
+    return " ".join(f"{name}: {camel(name)}" if "_" in name else name for name in fields)
+
+
+TASK = snake_selection(TASK_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -153,3 +187,28 @@ def command(mutation: str) -> Command:
     if "input" in args and len(args) == 1 and isinstance(inner, GraphQLInputObjectType):
         return Command(mutation, _parameters(inner.fields), wrapped=True)
     return Command(mutation, _parameters(args), wrapped=False)
+
+
+class Refused(Exception):
+    """A mutation answered with one of its error members (code, message and the error type's name)."""
+
+    def __init__(self, typename: str, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.typename, self.code, self.message, self.field = typename, code, message, field
+
+
+async def run(context: Any, document: str, variables: dict[str, Any]) -> dict[str, Any]:
+    """Runs an operation in process as the context's caller: its data, a Refused for an error member, the
+    domain error a query raised, or an exception for anything unexpected (masked by the caller's edge)."""
+    result = await schema.execute(document, variable_values=variables, context_value=context)
+    if result.errors:
+        error = result.errors[0]
+        raise error.original_error or RuntimeError(error.message)
+    data = result.data or {}
+    for payload in data.values():
+        if isinstance(payload, dict) and str(payload.get("__typename", "")).endswith("Error") and "code" in payload:
+            raise Refused(payload["__typename"], payload["code"], payload["message"], payload.get("field"))
+    return data
+
+
+TASK_QUERY = f"query($id: ID!) {{ task(id: $id) {{ {TASK} }} }}"

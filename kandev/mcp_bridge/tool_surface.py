@@ -18,7 +18,7 @@ from kandev.domain.secrets import session_secret_values
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.validation import argument_errors
+from kandev.arguments import argument_errors
 from kandev.models import Session, Task
 from kandev.runtime.base import Redactor
 from kandev.schema.context import Context

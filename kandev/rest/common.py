@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from functools import cache, wraps
+from functools import wraps
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kandev.arguments import argument_errors
+from kandev.contract import TASK_QUERY, Refused, run
 from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.errors import (
     ConflictError,
@@ -23,6 +24,7 @@ from kandev.domain.errors import (
 )
 from kandev.domain.services import Services
 from kandev.domain.validation import check_tree
+from kandev.schema.context import Context
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest")
@@ -34,6 +36,8 @@ STATUS = {
     UnprocessableError: 422,
     ConflictError: 409,
 }
+# A mutation's error member, by type name, as its status (UnprocessableError is told apart by its code).
+REFUSAL_STATUS = {"ValidationError": 400, "PermissionDeniedError": 403, "NotFoundError": 404, "ConflictError": 409}
 Handler = Callable[[Request, Services], Awaitable[Response]]
 
 
@@ -81,6 +85,8 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return await handler(request, services)
         except DomainError as error:
             return domain_error(error)
+        except Refused as error:
+            return refusal(error)
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")
@@ -99,25 +105,26 @@ async def json_object(request: Request) -> dict[str, Any]:
     return body
 
 
-@cache
-def tool_schema(name: str, *, without: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> dict[str, Any]:
-    """An MCP tool's argument schema for the REST twin of that tool, so both take the same fields:
-    `without` drops arguments the URL supplies, `required` adds what a REST caller can't default."""
-    from kandev.mcp_bridge import tools  # noqa: F401 - registers the catalogue
-    from kandev.mcp_bridge.catalogue import CATALOGUE
-
-    schema = copy.deepcopy(CATALOGUE[name].validation_schema)
-    for key in without:
-        del schema["properties"][key]
-    if required:
-        schema["required"] = sorted({*schema.get("required", []), *required})
-    return schema
-
-
 def check_body(schema: dict[str, Any], body: dict[str, Any]) -> None:
     """A body that breaks the schema is a 400 naming every problem (never echoing a value)."""
-    from kandev.mcp_bridge.validation import argument_errors
-
     problems = argument_errors(schema, body)
     if problems:
         raise ValidationError("; ".join(problems), field="body")
+
+
+def operation_context(services: Services) -> Context:
+    """A GraphQL context for running an operation in process as the REST caller."""
+    return Context.for_services(services)
+
+
+async def task_json(services: Services, task_id: str) -> dict[str, Any]:
+    """A task in the one JSON shape REST and MCP share (kandev.contract.TASK_FIELDS)."""
+    return (await run(operation_context(services), TASK_QUERY, {"id": task_id}))["task"]
+
+
+def refusal(error: Refused) -> JSONResponse:
+    """A mutation's error member as the status its domain error would get."""
+    status = REFUSAL_STATUS.get(error.typename, 400)
+    if error.code == UnprocessableError.code:
+        status = STATUS[UnprocessableError]
+    return error_response(status, error.message, error.code, field=error.field)

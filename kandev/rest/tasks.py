@@ -7,79 +7,38 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kandev.contract import TASK, command, run
 from kandev.domain.errors import ValidationError
-from kandev.domain.records import TaskRecord
-from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
-from kandev.rest.common import check_body, endpoint, json_object, tool_schema
+from kandev.rest.common import check_body, endpoint, json_object, operation_context, task_json
 
-TASK_FIELDS = (
-    "id",
-    "workspace_id",
-    "workflow_id",
-    "workflow_step_id",
-    "parent_id",
-    "title",
-    "prompt",
-    "state",
-    "autopilot",
-    "origin",
-    "external_id",
-    "agent_profile_id",
-    "executor_profile_id",
-    "block_reason",
-    "created_at",
-    "updated_at",
-    "archived_at",
-)
+CREATE = command("createTask")
+CREATED = f"... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete task {{ {TASK} }} }}"
 
 
-def task_json(record: TaskRecord) -> dict[str, Any]:
-    data = record.to_json()
-    return {key: data[key] for key in TASK_FIELDS}
-
-
-def create_command(body: dict[str, Any]) -> CreateTask:
-    # create_task_kandev's fields, with workspace_id required: a REST caller has no task to default it from.
-    check_body(tool_schema("create_task_kandev", required=("workspace_id",)), body)
-    if "prompt" in body and "description" in body:
-        raise ValidationError("send either prompt or description, not both", field="description")
-    for key in ("parent_id", "blocked_by"):
-        values = body.get(key) if isinstance(body.get(key), list) else [body.get(key)]
-        if "self" in values:
-            raise ValidationError(f"{key} 'self' only works inside a task session", field=key)
-    return CreateTask(
-        workspace_id=body["workspace_id"],
-        title=body["title"],
-        prompt=body.get("prompt", body.get("description")) or "",
-        parent_id=body.get("parent_id") or None,
-        autopilot=bool(body.get("autopilot", False)),
-        external_id=body.get("external_id"),
-        workflow_id=body.get("workflow_id"),
-        workflow_step_id=body.get("workflow_step_id"),
-        agent_profile_id=body.get("agent_profile_id"),
-        executor_profile_id=body.get("executor_profile_id"),
-        start_agent=body.get("start_agent"),
-        blocked_by=list(body.get("blocked_by", [])),
-        start_when_unblocked=body.get("start_when_unblocked"),
-        repositories=[
-            RepositoryChoice(repository_id=r["repository_id"], base_branch=r.get("base_branch"))
-            for r in body.get("repositories", [])
-        ],
-    )
+def create_variables(body: dict[str, Any]) -> dict[str, Any]:
+    """createTask's fields in snake_case (create_task_kandev's), with `description` accepted for `prompt`."""
+    if "description" in body:
+        if "prompt" in body:
+            raise ValidationError("send either prompt or description, not both", field="description")
+        body = {**body, "prompt": body["description"]}
+        del body["description"]
+    check_body(CREATE.json_schema(), body)
+    return CREATE.variables(body)
 
 
 @endpoint
 async def create_task(request: Request, services: Services) -> Response:
     """201 with the new task, or 200 with the task already holding the external_id."""
-    created = await services.tasks.create(create_command(await json_object(request)))
+    variables = create_variables(await json_object(request))
+    data = await run(operation_context(services), CREATE.document(CREATED), variables)
+    payload = data["createTask"]
     body = {
-        "task": task_json(created.task),
-        "deduplicated": created.deduplicated,
-        "creation_complete": created.creation_complete,
+        "task": payload["task"],
+        "deduplicated": payload["deduplicated"],
+        "creation_complete": payload["creation_complete"],
     }
-    return JSONResponse(body, status_code=200 if created.deduplicated else 201)
+    return JSONResponse(body, status_code=200 if payload["deduplicated"] else 201)
 
 
 @endpoint
@@ -91,4 +50,5 @@ async def task_by_external_id(request: Request, services: Services) -> Response:
         await services.tasks.release_external_id(workspace_id, external_id)
         return Response(status_code=204)
     record = await services.tasks.find_by_external_id(workspace_id, external_id)
-    return JSONResponse({"task": task_json(record), "creation_complete": record.creation_completed_at is not None})
+    body = {"task": await task_json(services, record.id), "creation_complete": record.creation_completed_at is not None}
+    return JSONResponse(body)

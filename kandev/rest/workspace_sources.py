@@ -9,8 +9,17 @@ from starlette.responses import JSONResponse, Response
 
 from kandev.domain.services import Services
 from kandev.domain.workspace_sources import SourceRequest
-from kandev.rest.common import check_body, endpoint, json_object, tool_schema
-from kandev.rest.tasks import task_json
+from kandev.rest.common import check_body, endpoint, json_object, task_json
+
+
+def tool_schema(name: str, without: tuple[str, ...]) -> dict[str, Any]:
+    """TEMPORARY until addWorkspaceSources declares its sources the way the tool does."""
+    from kandev.mcp_bridge import tools  # noqa: F401
+    from kandev.mcp_bridge.catalogue import CATALOGUE
+
+    schema = dict(CATALOGUE[name].validation_schema)
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in without}
+    return schema
 
 
 def source_requests(body: dict[str, Any]) -> list[SourceRequest]:
@@ -26,7 +35,7 @@ async def add_workspace_sources(request: Request, services: Services) -> Respons
         request.path_params["task_id"], source_requests(await json_object(request))
     )
     body = {
-        "task": task_json(added.task),
+        "task": await task_json(services, added.task.id),
         "sources": [
             {
                 "type": s.kind,

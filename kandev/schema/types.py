@@ -116,6 +116,12 @@ class Task:
     external_id: str | None = column("external_id", str | None, source="record")
     workflow_id: strawberry.ID = column("workflow_id", strawberry.ID, source="record")
     workflow_step_id: strawberry.ID = column("workflow_step_id", strawberry.ID, source="record")
+    agent_profile_id: strawberry.ID | None = column(
+        "agent_profile_id", strawberry.ID | None, source="record", description="Null: the workspace default."
+    )
+    executor_profile_id: strawberry.ID | None = column(
+        "executor_profile_id", strawberry.ID | None, source="record", description="Null: the workspace default."
+    )
 
     @strawberry.field
     async def workflow_step(self, info: Info) -> WorkflowStep | None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kandev.contract import TASK as TASK  # the one task shape, re-exported for the tools
 from kandev.mcp_bridge.catalogue import ToolCall
 
-TASK = """id title state autopilot origin parent_id: parentId workspace_id: workspaceId
-  workflow_id: workflowId workflow_step_id: workflowStepId external_id: externalId
-  pending_action: pendingAction block_reason: blockReason created_at: createdAt updated_at: updatedAt
-  archived_at: archivedAt"""
 STEP = """id name position is_start_step: isStartStep is_final_step: isFinalStep
   auto_advance_requires_signal: autoAdvanceRequiresSignal allow_manual_move: allowManualMove prompt
   workflow_id: workflowId wip_limit: wipLimit events"""
