@@ -12,13 +12,13 @@ from typing import Any
 from graphql import GraphQLError
 from mcp import types
 
+from kandev.arguments import argument_errors
 from kandev.domain.errors import DomainError
 from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile, session_profile
 from kandev.domain.secrets import session_secret_values
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller
-from kandev.arguments import argument_errors
 from kandev.models import Session, Task
 from kandev.runtime.base import Redactor
 from kandev.schema.context import Context

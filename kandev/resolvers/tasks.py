@@ -73,7 +73,9 @@ def _task_payload(record: object) -> TaskPayload:
 
 
 async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  # type: ignore[valid-type]
-    return await attempt(info.context.services.tasks.create(input.to_command()), lambda v: _created(v, info.context.loaders))
+    return await attempt(
+        info.context.services.tasks.create(input.to_command()), lambda v: _created(v, info.context.loaders)
+    )
 
 
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:  # type: ignore[valid-type]

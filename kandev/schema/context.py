@@ -10,7 +10,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
-from kandev.models import ParentQuestion, Session, Task, Turn, WorkflowStep
+from kandev.models import ParentQuestion, Session, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
 
 

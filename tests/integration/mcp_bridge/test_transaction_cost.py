@@ -13,7 +13,6 @@ from kandev.mcp_bridge.auth import SessionCallers, session_caller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.session_tokens import launch_token
 
-
 # The web client's createTask with the task fields its board reads (frontend/src/api/ops.ts).
 WEB_CLIENT_CREATE_TASK = """mutation($input: CreateTaskInput!) { createTask(input: $input) {
   __typename ... on Error { message code } ... on CreateTaskPayload { task { id title state autopilot parentId
