@@ -5,9 +5,7 @@ import type {
   BootQuery,
   MessageFieldsFragment,
   PendingPermissionsQuery,
-  SessionEventsSubscription,
   SessionFieldsFragment,
-  SessionQuery,
   SessionState,
   SessionStatusFieldsFragment,
   TaskEventsSubscription,
@@ -408,7 +406,7 @@ export const PARENT_QUESTION = graphql(`
 `);
 
 // The names the app uses for what these operations return: derived from the generated types, never written by hand.
-export type { MessageKind, PendingAction, SessionState, TaskState } from "../gql/graphql";
+export type { SessionState } from "../gql/graphql";
 export type Workspace = BootQuery["workspaces"][number];
 export type Workflow = WorkspaceQuery["workflows"][number];
 export type WorkflowStep = Workflow["steps"][number];
@@ -417,9 +415,6 @@ export type Task = TaskFieldsFragment;
 export type TaskDetail = TaskQuery["task"];
 export type TaskEvent = TaskEventsSubscription["taskEvents"];
 export type SessionSummary = SessionFieldsFragment;
-export type SessionStatus = SessionStatusFieldsFragment;
-export type SessionDetail = SessionQuery["session"];
-export type SessionEvent = SessionEventsSubscription["sessionEvents"];
 export type Message = MessageFieldsFragment;
 export type Turn = TurnFieldsFragment;
 export type QueuedPrompt = SessionStatusFieldsFragment["queuedPrompts"][number];
