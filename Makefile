@@ -4,6 +4,7 @@
 #   make run       install, (re)build the web client when its sources changed, then `kandev serve`
 #   make test      install, then run the whole test suite (PYTEST_ARGS="..." to pass options)
 #   make lint      ruff check
+#   make schema    print the GraphQL schema into schema.graphql and regenerate the web client's types
 #   make bench     run the benchmarks (prints JSON)
 #   make ci        what CI runs: real PostgreSQL + Redis, then the suite twice (see .ci/run)
 
@@ -21,7 +22,7 @@ FRONTEND ?= frontend
 WEB_CLIENT := $(FRONTEND)/dist/index.html
 WEB_SOURCES = $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/null) \
 	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
-	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
+	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json $(FRONTEND)/codegen.ts schema.graphql)
 
 # First interpreter that actually runs and is >= 3.11 (pyenv shims exist for versions that
 # are not selected and fail when run, so each candidate is executed, not just looked up).
@@ -30,7 +31,7 @@ PYTHON = $(shell for p in $(PYTHON_CANDIDATES); do \
 	if "$$p" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' >/dev/null 2>&1; then \
 	echo "$$p"; break; fi; done)
 
-.PHONY: install run test lint bench ci
+.PHONY: install run test lint bench ci schema
 
 install: $(STAMP)
 
@@ -66,6 +67,16 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check kandev tests
+
+# schema.graphql is committed (a test fails when it drifts); so are the client's generated types
+# (frontend/src/gql, checked by `npm run check`).
+schema: install
+	$(VENV_PY) scripts/print_schema.py
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "warning: npm is not on PATH; regenerate frontend/src/gql with: cd $(FRONTEND) && npm run codegen" >&2; \
+	else \
+		cd $(FRONTEND) && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run codegen; \
+	fi
 
 bench: install
 	$(VENV_PY) -m bench

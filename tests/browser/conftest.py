@@ -57,24 +57,40 @@ def _dist_is_stale() -> bool:
     if not index.exists():
         return True
     built = index.stat().st_mtime
-    sources = [FRONTEND / "index.html", FRONTEND / "package.json", FRONTEND / "vite.config.ts"]
+    names = ("index.html", "package.json", "package-lock.json", "vite.config.ts", "codegen.ts")
+    sources = [FRONTEND / name for name in names] + [ROOT / "schema.graphql"]
     sources += [p for p in (FRONTEND / "src").rglob("*") if p.is_file()]
     return any(p.exists() and p.stat().st_mtime > built for p in sources)
 
 
-def _build_web_client() -> None:
+def run_npm(*args: str, cwd: Path = FRONTEND) -> subprocess.CompletedProcess[str]:
+    """npm with `args` in `cwd` (bounded); skips the test when npm is not on PATH."""
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip("the web client is not built and npm is not on PATH (install Node.js 20+ and npm)")
-    steps = []
-    if not (FRONTEND / "node_modules").is_dir():
-        steps.append([npm, "ci", "--no-audit", "--no-fund"])
-    steps.append([npm, "run", "build"])
-    for step in steps:
-        done = subprocess.run(step, cwd=FRONTEND, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-            raise AssertionError(f"`{' '.join(step[1:])}` failed:\n{output}")
+        pytest.skip("npm is not on PATH (install Node.js 20+ and npm); the web client needs it")
+    return subprocess.run([npm, *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+
+
+def npm_output(done: subprocess.CompletedProcess[str]) -> str:
+    return f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def install_web_dependencies() -> None:
+    """`npm ci` when node_modules is missing or older than package-lock.json (as `make run` decides)."""
+    installed = FRONTEND / "node_modules" / ".package-lock.json"
+    lock = FRONTEND / "package-lock.json"
+    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return
+    done = run_npm("ci", "--no-audit", "--no-fund")
+    if done.returncode != 0:
+        raise AssertionError(f"`npm ci` failed:\n{npm_output(done)}")
+
+
+def _build_web_client() -> None:
+    install_web_dependencies()
+    done = run_npm("run", "build")
+    if done.returncode != 0:
+        raise AssertionError(f"`npm run build` failed:\n{npm_output(done)}")
 
 
 @pytest.fixture(scope="session")

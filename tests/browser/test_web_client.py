@@ -106,6 +106,18 @@ def test_a_card_moves_by_keyboard_to_the_next_step_that_allows_it(page: Any, kan
     kandev_server.wait_for(TASK, lambda d: d["task"]["workflowStepId"] == in_progress, id=task["id"])
 
 
+def test_a_task_page_for_an_id_the_server_answers_not_found_says_so(page: Any, kandev_server: KandevServer) -> None:
+    from playwright.sync_api import expect
+
+    missing = str(uuid.uuid4())
+    answer = httpx.post(f"{kandev_server.base}/graphql", json={"query": TASK, "variables": {"id": missing}}, timeout=10)
+    assert [e["extensions"]["code"] for e in answer.json()["errors"]] == ["NOT_FOUND"]
+
+    open_app(page, kandev_server, f"/tasks/{missing}")
+    # The client decides by the error's code, not its text.
+    expect(page.get_by_role("heading", name="Task not found")).to_be_visible()
+
+
 def test_a_card_moves_by_drag_and_drop(page: Any, kandev_server: KandevServer) -> None:
     from playwright.sync_api import expect
 

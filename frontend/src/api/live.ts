@@ -1,6 +1,7 @@
 // Live updates over graphql-transport-ws: one socket, automatic retries, a visible connection state,
 // and a "reconnected" signal so views refetch what they may have missed while the socket was down.
 import { createClient, type Client } from "graphql-ws";
+import type { TypedDocumentString } from "../gql/graphql";
 import { getToken, markTokenNeeded, onTokenChange } from "./auth";
 
 export type LinkState = "connecting" | "connected" | "reconnecting" | "unauthorized";
@@ -116,22 +117,22 @@ export function onReconnect(listener: Listener): () => void {
 }
 
 /** Subscribe; returns the unsubscribe function. Errors go to `onError` (the subscription then ends). */
-export function subscribe<T>(
-  query: string,
-  variables: Record<string, unknown>,
-  onData: (data: T) => void,
+export function subscribe<R, V extends Record<string, unknown>>(
+  document: TypedDocumentString<R, V>,
+  variables: V,
+  onData: (data: R) => void,
   onError?: (message: string) => void,
 ): () => void {
   let active = true;
   let dispose: (() => void) | null = null;
   const start = () => {
-    dispose = ensureClient().subscribe<T>(
-      { query, variables },
+    dispose = ensureClient().subscribe<R>(
+      { query: document.toString(), variables },
       {
         next: (result) => {
           if (!active) return;
           if (result.errors?.length) onError?.(result.errors.map((e) => e.message).join("; "));
-          else if (result.data) onData(result.data as T);
+          else if (result.data) onData(result.data as R);
         },
         error: (err) => {
           if (!active) return;

@@ -1,106 +1,423 @@
-// The GraphQL operations the client sends, in one place.
-import { ERROR_FIELDS } from "./graphql";
+// The GraphQL operations the client sends, in one place. Each `graphql(...)` document is checked
+// against ../schema.graphql and typed by `npm run codegen` (src/gql/); a literal string, so codegen can read it.
+import { graphql } from "../gql";
+import type {
+  BootQuery,
+  MessageFieldsFragment,
+  PendingPermissionsQuery,
+  SessionFieldsFragment,
+  SessionState,
+  SessionStatusFieldsFragment,
+  TaskEventsSubscription,
+  TaskFieldsFragment,
+  TaskQuery,
+  TurnFieldsFragment,
+  WorkspaceQuery,
+} from "../gql/graphql";
 
-export const TASK_FIELDS = `id title state autopilot parentId pendingAction workflowId workflowStepId
-  externalId archivedAt createdAt updatedAt blockReason`;
-
-const SESSION_FIELDS = "id name state isPrimary agentProfileId createdAt";
-const MESSAGE_FIELDS = "id kind text data turnId seq createdAt updatedAt";
-const TURN_FIELDS = "id seq state stopReason error";
-
-export const BOOT = `query Boot { workspaces { id name defaultWorkflowId } }`;
-
-export const CREATE_WORKSPACE = `mutation CreateWorkspace($name: String!) {
-  createWorkspace(input: { name: $name }) { ${ERROR_FIELDS} ... on WorkspacePayload { workspace { id name defaultWorkflowId } } }
-}`;
-
-export const WORKSPACE = `query Workspace($w: ID!) {
-  workflows(workspaceId: $w) { id name steps { id name position isStartStep isFinalStep autoAdvanceRequiresSignal allowManualMove } }
-  agentProfiles(workspaceId: $w) { id name kind available missingCommand }
-}`;
-
-export const TASKS = `query Tasks($w: ID!, $after: String) {
-  tasks(workspaceId: $w, first: 500, after: $after, archived: false) {
-    nodes { ${TASK_FIELDS} }
-    pageInfo { hasNextPage endCursor }
+graphql(`
+  fragment ErrorFields on Error {
+    message
+    code
   }
-}`;
+`);
 
-export const TASK = `query Task($id: ID!) {
-  task(id: $id) { ${TASK_FIELDS} prompt sessions { ${SESSION_FIELDS} } }
-}`;
-
-/** Replaced by the optional session fields this server has (see sessionOp). */
-const SESSION_EXTRA = "__SESSION_EXTRA__";
-
-export function sessionOp(query: string, extra: string[]): string {
-  return query.split(SESSION_EXTRA).join(extra.join(" "));
-}
-
-export const SESSION = `query Session($id: ID!) {
-  session(id: $id) {
-    ${SESSION_FIELDS} ${SESSION_EXTRA}
-    turns { ${TURN_FIELDS} }
-    queuedPrompts { id text source }
-    messages(first: 500, last: 500) { nodes { ${MESSAGE_FIELDS} } }
+graphql(`
+  fragment TaskFields on Task {
+    id
+    title
+    state
+    autopilot
+    parentId
+    pendingAction
+    workflowId
+    workflowStepId
+    externalId
+    archivedAt
+    createdAt
+    updatedAt
+    blockReason
   }
-}`;
+`);
 
-export const SESSION_STATUS = `query SessionStatus($id: ID!) {
-  session(id: $id) { ${SESSION_FIELDS} ${SESSION_EXTRA} turns { ${TURN_FIELDS} } queuedPrompts { id text source } }
-}`;
+graphql(`
+  fragment SessionFields on Session {
+    id
+    name
+    state
+    isPrimary
+    agentProfileId
+    createdAt
+  }
+`);
 
-export const PENDING_PERMISSIONS = `query PendingPermissions($w: ID!, $t: ID) {
-  pendingPermissions(workspaceId: $w, taskId: $t) { id taskId sessionId title toolCall options { optionId name kind } }
-}`;
-
-export const TASK_EVENTS = `subscription TaskEvents($w: ID!) { taskEvents(workspaceId: $w) { kind task { ${TASK_FIELDS} } } }`;
-
-export const SESSION_EVENTS = `subscription SessionEvents($s: ID!) {
-  sessionEvents(sessionId: $s) {
+graphql(`
+  fragment MessageFields on Message {
+    id
     kind
-    session { id state ${SESSION_EXTRA} }
-    message { ${MESSAGE_FIELDS} }
-    turn { ${TURN_FIELDS} }
+    text
+    data
+    turnId
+    seq
+    createdAt
+    updatedAt
   }
-}`;
+`);
 
-export const CREATE_TASK = `mutation CreateTask($i: CreateTaskInput!) {
-  createTask(input: $i) { ${ERROR_FIELDS} ... on CreateTaskPayload { task { ${TASK_FIELDS} } } }
-}`;
+graphql(`
+  fragment TurnFields on Turn {
+    id
+    seq
+    state
+    stopReason
+    error
+  }
+`);
 
-export const MOVE_TASK = `mutation MoveTask($i: MoveTaskInput!) {
-  moveTask(input: $i) { ${ERROR_FIELDS} ... on TaskPayload { task { ${TASK_FIELDS} } } }
-}`;
+graphql(`
+  fragment SessionStatusFields on Session {
+    ...SessionFields
+    completionPending
+    turns {
+      ...TurnFields
+    }
+    queuedPrompts {
+      id
+      text
+      source
+    }
+  }
+`);
 
-export const UPDATE_TASK = `mutation UpdateTask($i: UpdateTaskInput!) {
-  updateTask(input: $i) { ${ERROR_FIELDS} ... on TaskPayload { task { ${TASK_FIELDS} } } }
-}`;
+export const BOOT = graphql(`
+  query Boot {
+    workspaces {
+      id
+      name
+      defaultWorkflowId
+    }
+  }
+`);
 
-export const ARCHIVE_TASK = `mutation ArchiveTask($id: ID!) {
-  archiveTask(taskId: $id) { ${ERROR_FIELDS} ... on TaskPayload { task { ${TASK_FIELDS} } } }
-}`;
+export const CREATE_WORKSPACE = graphql(`
+  mutation CreateWorkspace($name: String!) {
+    createWorkspace(input: { name: $name }) {
+      __typename
+      ...ErrorFields
+      ... on WorkspacePayload {
+        workspace {
+          id
+          name
+          defaultWorkflowId
+        }
+      }
+    }
+  }
+`);
 
-export const START_TASK = `mutation StartTask($i: StartTaskInput!) {
-  startTask(input: $i) { ${ERROR_FIELDS} ... on StartTaskPayload { task { ${TASK_FIELDS} } session { ${SESSION_FIELDS} } } }
-}`;
+export const WORKSPACE = graphql(`
+  query Workspace($w: ID!) {
+    workflows(workspaceId: $w) {
+      id
+      name
+      steps {
+        id
+        name
+        position
+        isStartStep
+        isFinalStep
+        autoAdvanceRequiresSignal
+        allowManualMove
+      }
+    }
+    agentProfiles(workspaceId: $w) {
+      id
+      name
+      kind
+      available
+      missingCommand
+    }
+  }
+`);
 
-export const SEND_MESSAGE = `mutation SendMessage($i: SendMessageInput!) {
-  sendMessage(input: $i) { ${ERROR_FIELDS} ... on SendMessagePayload { session { ${SESSION_FIELDS} } queuedPromptId } }
-}`;
+export const TASKS = graphql(`
+  query Tasks($w: ID!, $after: String) {
+    tasks(workspaceId: $w, first: 500, after: $after, archived: false) {
+      nodes {
+        ...TaskFields
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
 
-export const STOP_TASK = `mutation StopTask($id: ID!) {
-  stopTask(taskId: $id) { ${ERROR_FIELDS} ... on StopTaskPayload { status } }
-}`;
+export const TASK = graphql(`
+  query Task($id: ID!) {
+    task(id: $id) {
+      ...TaskFields
+      prompt
+      sessions {
+        ...SessionFields
+      }
+    }
+  }
+`);
 
-export const RESOLVE_PERMISSION = `mutation ResolvePermission($i: ResolvePermissionInput!) {
-  resolvePermission(input: $i) { ${ERROR_FIELDS} ... on ResolvePermissionPayload { request { id } } }
-}`;
+export const SESSION = graphql(`
+  query Session($id: ID!) {
+    session(id: $id) {
+      ...SessionStatusFields
+      messages(first: 500, last: 500) {
+        nodes {
+          ...MessageFields
+        }
+      }
+    }
+  }
+`);
 
-/** Which optional parts of the API this server has (later backend issues add them). */
-export const FEATURES = `query Features {
-  query: __type(name: "Query") { fields { name } }
-  mutation: __type(name: "Mutation") { fields { name } }
-  task: __type(name: "Task") { fields { name } }
-  session: __type(name: "Session") { fields { name } }
-}`;
+export const SESSION_STATUS = graphql(`
+  query SessionStatus($id: ID!) {
+    session(id: $id) {
+      ...SessionStatusFields
+    }
+  }
+`);
+
+export const PENDING_PERMISSIONS = graphql(`
+  query PendingPermissions($w: ID!, $t: ID) {
+    pendingPermissions(workspaceId: $w, taskId: $t) {
+      id
+      taskId
+      sessionId
+      title
+      toolCall
+      options {
+        optionId
+        name
+        kind
+      }
+    }
+  }
+`);
+
+export const TASK_EVENTS = graphql(`
+  subscription TaskEvents($w: ID!) {
+    taskEvents(workspaceId: $w) {
+      kind
+      task {
+        ...TaskFields
+      }
+    }
+  }
+`);
+
+export const SESSION_EVENTS = graphql(`
+  subscription SessionEvents($s: ID!) {
+    sessionEvents(sessionId: $s) {
+      kind
+      session {
+        id
+        state
+        completionPending
+      }
+      message {
+        ...MessageFields
+      }
+      turn {
+        ...TurnFields
+      }
+    }
+  }
+`);
+
+export const CREATE_TASK = graphql(`
+  mutation CreateTask($i: CreateTaskInput!) {
+    createTask(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on CreateTaskPayload {
+        task {
+          ...TaskFields
+        }
+      }
+    }
+  }
+`);
+
+export const MOVE_TASK = graphql(`
+  mutation MoveTask($i: MoveTaskInput!) {
+    moveTask(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on TaskPayload {
+        task {
+          ...TaskFields
+        }
+      }
+    }
+  }
+`);
+
+export const UPDATE_TASK = graphql(`
+  mutation UpdateTask($i: UpdateTaskInput!) {
+    updateTask(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on TaskPayload {
+        task {
+          ...TaskFields
+        }
+      }
+    }
+  }
+`);
+
+export const ARCHIVE_TASK = graphql(`
+  mutation ArchiveTask($id: ID!) {
+    archiveTask(taskId: $id) {
+      __typename
+      ...ErrorFields
+      ... on TaskPayload {
+        task {
+          ...TaskFields
+        }
+      }
+    }
+  }
+`);
+
+export const START_TASK = graphql(`
+  mutation StartTask($i: StartTaskInput!) {
+    startTask(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on StartTaskPayload {
+        task {
+          ...TaskFields
+        }
+        session {
+          ...SessionFields
+        }
+      }
+    }
+  }
+`);
+
+export const SEND_MESSAGE = graphql(`
+  mutation SendMessage($i: SendMessageInput!) {
+    sendMessage(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on SendMessagePayload {
+        session {
+          ...SessionFields
+        }
+        queuedPromptId
+      }
+    }
+  }
+`);
+
+export const STOP_TASK = graphql(`
+  mutation StopTask($id: ID!) {
+    stopTask(taskId: $id) {
+      __typename
+      ...ErrorFields
+      ... on StopTaskPayload {
+        status
+      }
+    }
+  }
+`);
+
+export const MARK_STEP_COMPLETE = graphql(`
+  mutation MarkStepComplete($s: ID!) {
+    markStepComplete(sessionId: $s) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const RESOLVE_PERMISSION = graphql(`
+  mutation ResolvePermission($i: ResolvePermissionInput!) {
+    resolvePermission(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on ResolvePermissionPayload {
+        request {
+          id
+        }
+      }
+    }
+  }
+`);
+
+// Operator clarifications (ask_user_question_kandev) and what an autopilot child waits on.
+// `questions` is JSON: [{id, prompt, title?, options?: [{label, description?}]}].
+export const PENDING_QUESTIONS = graphql(`
+  query PendingQuestions($w: ID!, $t: ID, $after: String) {
+    pendingQuestions(workspaceId: $w, taskId: $t, after: $after, limit: 200) {
+      nodes {
+        id
+        taskId
+        sessionId
+        context
+        questions
+        state
+      }
+      nextCursor
+    }
+  }
+`);
+
+export const ANSWER_CLARIFICATION = graphql(`
+  mutation AnswerClarification($i: AnswerClarificationInput!) {
+    answerClarification(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const REJECT_CLARIFICATION = graphql(`
+  mutation RejectClarification($id: ID!) {
+    rejectClarification(clarificationId: $id) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const PARENT_QUESTION = graphql(`
+  query ParentQuestion($id: ID!) {
+    task(id: $id) {
+      pendingParentQuestion {
+        id
+        context
+        questions
+      }
+    }
+  }
+`);
+
+// The names the app uses for what these operations return: derived from the generated types, never written by hand.
+export type { SessionState } from "../gql/graphql";
+export type Workspace = BootQuery["workspaces"][number];
+export type Workflow = WorkspaceQuery["workflows"][number];
+export type WorkflowStep = Workflow["steps"][number];
+export type AgentProfile = WorkspaceQuery["agentProfiles"][number];
+export type Task = TaskFieldsFragment;
+export type TaskDetail = TaskQuery["task"];
+export type TaskEvent = TaskEventsSubscription["taskEvents"];
+export type SessionSummary = SessionFieldsFragment;
+export type Message = MessageFieldsFragment;
+export type Turn = TurnFieldsFragment;
+export type QueuedPrompt = SessionStatusFieldsFragment["queuedPrompts"][number];
+export type PermissionRequest = PendingPermissionsQuery["pendingPermissions"][number];
+
+export const TERMINAL_SESSION_STATES: readonly SessionState[] = ["COMPLETED", "FAILED", "CANCELLED"];

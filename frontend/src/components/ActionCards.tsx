@@ -1,9 +1,16 @@
 // Cards above the composer for what a task waits on: a permission, a clarification, its parent.
 import { useEffect, useState } from "react";
-import { answerClarification, pendingClarifications, pendingParentQuestion, rejectClarification, type ParentQuestion } from "../api/clarifications";
-import { errorText, gql, unwrap } from "../api/graphql";
+import {
+  answerClarification,
+  pendingClarifications,
+  pendingParentQuestion,
+  rejectClarification,
+  type Clarification,
+  type ParentQuestion,
+} from "../api/clarifications";
+import { errorText, gql, jsonObject, unwrap } from "../api/graphql";
 import { PENDING_PERMISSIONS, RESOLVE_PERMISSION } from "../api/ops";
-import type { Clarification, PermissionRequest, Task } from "../api/types";
+import type { PermissionRequest, Task } from "../api/ops";
 import { app } from "../state/app";
 import { useStore } from "../state/store";
 import { t } from "../i18n";
@@ -43,7 +50,7 @@ export function PermissionCards({ task }: { task: Task }) {
     task.pendingAction === "PERMISSION",
     `${version}:${task.pendingAction}`,
     async () =>
-      (await gql<{ pendingPermissions: PermissionRequest[] }>(PENDING_PERMISSIONS, { w: workspaceId, t: task.id }))
+      (await gql(PENDING_PERMISSIONS, { w: workspaceId!, t: task.id }))
         .pendingPermissions,
   );
   return (
@@ -59,12 +66,12 @@ export function PermissionCards({ task }: { task: Task }) {
 function PermissionCard({ request, onResolved }: { request: PermissionRequest; onResolved: () => void }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const rawInput = request.toolCall?.raw_input;
+  const rawInput = jsonObject(request.toolCall).raw_input;
   const resolve = async (optionId: string) => {
     setBusy(optionId);
     setError(null);
     try {
-      const data = await gql<{ resolvePermission: { __typename: string } }>(RESOLVE_PERMISSION, {
+      const data = await gql(RESOLVE_PERMISSION, {
         i: { requestId: request.id, optionId },
       });
       unwrap(data.resolvePermission);
@@ -108,22 +115,13 @@ function PermissionCard({ request, onResolved }: { request: PermissionRequest; o
 
 export function ClarificationCards({ task }: { task: Task }) {
   const workspaceId = useStore(app, (s) => s.workspaceId);
-  const features = useStore(app, (s) => s.features);
   const version = useStore(app, (s) => s.taskVersion[task.id] ?? 0);
   const isChildWait = task.autopilot && Boolean(task.parentId);
   const [items, error, reload] = usePending<Clarification>(
-    features.clarifications && task.pendingAction === "CLARIFICATION" && !isChildWait,
+    task.pendingAction === "CLARIFICATION" && !isChildWait,
     `${version}:${task.pendingAction}`,
     () => pendingClarifications(workspaceId!, task.id),
   );
-  if (task.pendingAction === "CLARIFICATION" && !features.clarifications && !isChildWait) {
-    return (
-      <section className="action-card card-question" data-testid="clarification-card">
-        <h3>The agent asked a question</h3>
-        <p className="muted">This server cannot list questions yet; reply in the message box below.</p>
-      </section>
-    );
-  }
   return (
     <>
       <InlineError error={error ? `Could not load the question: ${error}` : null} />
@@ -212,12 +210,11 @@ function ClarificationCard({ clarification, onDone }: { clarification: Clarifica
 /** An autopilot child whose question waits on its parent says so, and on which question. */
 export function ParentWait({ task }: { task: Task }) {
   const parent = useStore(app, (s) => (task.parentId ? s.tasks[task.parentId] : undefined));
-  const features = useStore(app, (s) => s.features);
   const version = useStore(app, (s) => s.taskVersion[task.id] ?? 0);
   const waiting = task.autopilot && Boolean(task.parentId) && task.pendingAction === "CLARIFICATION";
   const [question, setQuestion] = useState<ParentQuestion | null>(null);
   useEffect(() => {
-    if (!waiting || !features.parentQuestion) {
+    if (!waiting) {
       setQuestion(null);
       return;
     }
@@ -228,7 +225,7 @@ export function ParentWait({ task }: { task: Task }) {
     return () => {
       cancelled = true;
     };
-  }, [waiting, features.parentQuestion, task.id, version]);
+  }, [waiting, task.id, version]);
   if (!waiting || !task.parentId) return null;
   return (
     <section className="action-card card-parent" data-testid="parent-wait" role="status">

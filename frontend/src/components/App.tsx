@@ -1,7 +1,7 @@
 // The shell: header with the connection state, the sidebar / mobile switcher, and the routed page.
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { onAuthChange, setToken, tokenNeeded, tokenWasRejected } from "../api/auth";
-import { errorText, gql, unwrap, type MaybeError } from "../api/graphql";
+import { errorText, gql, unwrap } from "../api/graphql";
 import { CREATE_WORKSPACE } from "../api/ops";
 import { linkState, onLinkState } from "../api/live";
 import { app, boot, selectWorkspace } from "../state/app";
@@ -161,7 +161,7 @@ function NewWorkspaceForm() {
     setBusy(true);
     setError(null);
     try {
-      const data = await gql<{ createWorkspace: MaybeError }>(CREATE_WORKSPACE, { name: name.trim() });
+      const data = await gql(CREATE_WORKSPACE, { name: name.trim() });
       unwrap(data.createWorkspace);
       await boot();
     } catch (err) {

@@ -1,6 +1,6 @@
 // The board: a workflow's steps as columns; cards move live, by drag or by the keyboard.
 import { useMemo, useState } from "react";
-import type { Task, Workflow, WorkflowStep } from "../api/types";
+import type { Task, Workflow, WorkflowStep } from "../api/ops";
 import { errorText } from "../api/graphql";
 import { app, moveTask, refetchTasks } from "../state/app";
 import { completionPending, stateLabel } from "../state/derive";
@@ -132,8 +132,7 @@ async function move(taskId: string, step: WorkflowStep) {
 }
 
 function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: WorkflowStep[] }) {
-  const features = useStore(app, (s) => s.features);
-  const completion = completionPending(task, step, features);
+  const completion = completionPending(task);
   const index = steps.findIndex((s) => s.id === step.id);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (!e.altKey || (e.key !== "ArrowLeft" && e.key !== "ArrowRight")) return;

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { SEND_MESSAGE, START_TASK } from "../api/ops";
-import type { SessionState, SessionSummary, Task } from "../api/types";
+import type { SessionState, SessionSummary, Task } from "../api/ops";
 import { app, applyTask } from "../state/app";
 import { defaultProfile } from "../state/derive";
 import { useStore } from "../state/store";
@@ -34,14 +34,14 @@ export function Composer(props: {
     setError(null);
     try {
       if (mode === "START") {
-        const data = await gql<{ startTask: { __typename: string; task?: Task; session?: SessionSummary } }>(START_TASK, {
+        const data = await gql(START_TASK, {
           i: { taskId: props.task.id, prompt: prompt || null, agentProfileId: profileId || null },
         });
         const payload = unwrap(data.startTask);
         if (payload.task) applyTask(payload.task);
         if (payload.session) props.onStarted(payload.session);
       } else {
-        const data = await gql<{ sendMessage: { __typename: string } }>(SEND_MESSAGE, {
+        const data = await gql(SEND_MESSAGE, {
           i: { taskId: props.task.id, prompt, sessionId: props.session?.id ?? null, deliveryMode: mode },
         });
         unwrap(data.sendMessage);

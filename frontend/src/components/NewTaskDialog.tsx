@@ -1,4 +1,4 @@
-import type { Workflow } from "../api/types";
+import type { Workflow } from "../api/ops";
 import { navigate, taskPath } from "../router";
 import { toast } from "../state/toasts";
 import { Dialog } from "./Dialog";

@@ -1,18 +1,15 @@
 // The row above the composer: autopilot identity, session and task state, step, queue, stop, and
 // the completion fallback when a signal-gated step waits.
 import { useState } from "react";
-import { ERROR_FIELDS, errorText, gql, unwrap } from "../api/graphql";
-import { STOP_TASK, UPDATE_TASK } from "../api/ops";
-import type { SessionState, SessionSummary, Task, WorkflowStep } from "../api/types";
-import { app, applyTask } from "../state/app";
+import { errorText, gql, unwrap } from "../api/graphql";
+import { MARK_STEP_COMPLETE, STOP_TASK, UPDATE_TASK } from "../api/ops";
+import type { SessionState, SessionSummary, Task, WorkflowStep } from "../api/ops";
+import { applyTask } from "../state/app";
 import { stateLabel } from "../state/derive";
-import { useStore } from "../state/store";
 import { toast } from "../state/toasts";
 import { t } from "../i18n";
 import { AutopilotGlyph } from "./Icons";
 import { CompletionHint } from "./TaskBadges";
-
-const MARK_STEP_COMPLETE = `mutation MarkStepComplete($s: ID!) { markStepComplete(sessionId: $s) { ${ERROR_FIELDS} } }`;
 
 export function StatusRow(props: {
   task: Task;
@@ -22,7 +19,6 @@ export function StatusRow(props: {
   queued: number;
   completion: boolean;
 }) {
-  const features = useStore(app, (s) => s.features);
   const [stopping, setStopping] = useState(false);
   const [completing, setCompleting] = useState(false);
   const { task, sessionState } = props;
@@ -32,7 +28,7 @@ export function StatusRow(props: {
   const stop = async () => {
     setStopping(true);
     try {
-      unwrap((await gql<{ stopTask: { __typename: string } }>(STOP_TASK, { id: task.id })).stopTask);
+      unwrap((await gql(STOP_TASK, { id: task.id })).stopTask);
     } catch (err) {
       toast(`Could not stop: ${errorText(err)}`);
     } finally {
@@ -43,13 +39,10 @@ export function StatusRow(props: {
   const complete = async () => {
     setCompleting(true);
     try {
-      if (features.markStepComplete && props.session) {
-        unwrap(
-          (await gql<{ markStepComplete: { __typename: string } }>(MARK_STEP_COMPLETE, { s: props.session.id }))
-            .markStepComplete,
-        );
+      if (props.session) {
+        unwrap((await gql(MARK_STEP_COMPLETE, { s: props.session.id })).markStepComplete);
       } else {
-        const data = await gql<{ updateTask: { __typename: string; task?: Task } }>(UPDATE_TASK, {
+        const data = await gql(UPDATE_TASK, {
           i: { taskId: task.id, state: "COMPLETED" },
         });
         const payload = unwrap(data.updateTask);

@@ -1,7 +1,7 @@
 // The markers a task carries in every list: autopilot identity, a pending question or permission,
 // and a pending completion. The same components serve the board, the sidebar and the mobile switcher.
 import { useId } from "react";
-import type { Task } from "../api/types";
+import type { Task } from "../api/ops";
 import { t } from "../i18n";
 import { AutopilotGlyph, FlagGlyph, QuestionGlyph, ShieldGlyph } from "./Icons";
 

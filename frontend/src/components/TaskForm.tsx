@@ -3,7 +3,8 @@
 import { useId, useState } from "react";
 import { CREATE_TASK } from "../api/ops";
 import { errorText, gql, unwrap } from "../api/graphql";
-import type { Task } from "../api/types";
+import type { Task } from "../api/ops";
+import type { CreateTaskInput } from "../gql/graphql";
 import { app, applyTask } from "../state/app";
 import { defaultProfile } from "../state/derive";
 import { useStore } from "../state/store";
@@ -40,8 +41,8 @@ export function TaskForm(props: {
     setBusy(true);
     setError(null);
     try {
-      const input: Record<string, unknown> = {
-        workspaceId,
+      const input: CreateTaskInput = {
+        workspaceId: workspaceId!,
         title: title.trim(),
         prompt: prompt.trim() || null,
         startAgent: willStart,
@@ -52,7 +53,7 @@ export function TaskForm(props: {
         input.parentId = props.parentId;
         input.autopilot = autopilot;
       }
-      const data = await gql<{ createTask: { __typename: string; task?: Task } }>(CREATE_TASK, { i: input });
+      const data = await gql(CREATE_TASK, { i: input });
       const task = unwrap(data.createTask).task!;
       applyTask(task);
       props.onDone(task, willStart);

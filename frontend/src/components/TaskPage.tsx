@@ -2,8 +2,8 @@
 import { useEffect, useMemo, useState } from "react";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { ARCHIVE_TASK } from "../api/ops";
-import type { SessionSummary, Task } from "../api/types";
-import { TERMINAL_SESSION_STATES } from "../api/types";
+import type { SessionSummary, Task } from "../api/ops";
+import { TERMINAL_SESSION_STATES } from "../api/ops";
 import { useSession } from "../hooks/useSession";
 import { useTaskDetail } from "../hooks/useTaskDetail";
 import { app, applyTask, moveTask } from "../state/app";
@@ -23,7 +23,6 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const { detail, load, error, notFound, reload } = useTaskDetail(taskId);
   const live = useStore(app, (s) => s.tasks[taskId]);
   const workflows = useStore(app, (s) => s.workflows);
-  const features = useStore(app, (s) => s.features);
   const allTasks = useStore(app, (s) => s.tasks);
   const [chosenSession, setChosenSession] = useState<string | null>(null);
   const [extraSession, setExtraSession] = useState<SessionSummary | null>(null);
@@ -74,17 +73,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const step = stepOf(workflows, task);
   const workflow = workflows.find((w) => w.id === task.workflowId);
   const parent = task.parentId ? allTasks[task.parentId] : undefined;
-  const completion = completionPending(
-    task,
-    step,
-    features,
-    sessionState ? { state: sessionState, completionPending: view.completionPending } : null,
-    view.turns,
-  );
+  const completion = completionPending(task, sessionState ? { completionPending: view.completionPending } : null);
 
   const archive = async () => {
     try {
-      const data = await gql<{ archiveTask: { __typename: string; task?: Task } }>(ARCHIVE_TASK, { id: task.id });
+      const data = await gql(ARCHIVE_TASK, { id: task.id });
       const payload = unwrap(data.archiveTask);
       if (payload.task) applyTask(payload.task);
       toast(`Archived “${task.title}”`, "info");

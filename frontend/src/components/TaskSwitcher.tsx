@@ -11,7 +11,6 @@ import { refetchTasks } from "../state/app";
 export function TaskSwitcher({ onNavigate, testId }: { onNavigate?: () => void; testId: string }) {
   const tasks = useStore(app, (s) => s.tasks);
   const workflows = useStore(app, (s) => s.workflows);
-  const features = useStore(app, (s) => s.features);
   const load = useStore(app, (s) => s.tasksLoad);
   const error = useStore(app, (s) => s.tasksError);
   const route = useRoute();
@@ -49,7 +48,7 @@ export function TaskSwitcher({ onNavigate, testId }: { onNavigate?: () => void; 
         <ul className="switcher-list">
           {rows.map(({ task, depth }) => {
             const step = stepOf(workflows, task);
-            const completion = completionPending(task, step, features);
+            const completion = completionPending(task);
             return (
               <li
                 key={task.id}

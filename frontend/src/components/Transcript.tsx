@@ -1,7 +1,8 @@
 // The session transcript: agent text, thoughts, tool calls (collapsible, with results), plans,
 // errors, system notes and rich output. Follows new messages while the reader is at the bottom.
 import { useEffect, useLayoutEffect, useRef } from "react";
-import type { Message, SessionState } from "../api/types";
+import { jsonObject } from "../api/graphql";
+import type { Message, SessionState } from "../api/ops";
 
 function json(value: unknown): string {
   if (value === undefined || value === null || value === "") return "";
@@ -36,9 +37,10 @@ const STATUS_LABEL: Record<string, string> = {
 };
 
 function ToolCall({ message }: { message: Message }) {
-  const status = typeof message.data.status === "string" ? message.data.status : "pending";
-  const input = json(message.data.raw_input);
-  const output = json(message.data.output) || json(message.data.raw_output);
+  const data = jsonObject(message.data);
+  const status = typeof data.status === "string" ? data.status : "pending";
+  const input = json(data.raw_input);
+  const output = json(data.output) || json(data.raw_output);
   return (
     <details className={`msg msg-tool tool-${status}`} data-testid="msg-tool">
       <summary>
@@ -60,9 +62,8 @@ function ToolCall({ message }: { message: Message }) {
 }
 
 function Plan({ message }: { message: Message }) {
-  const entries = Array.isArray(message.data.entries)
-    ? (message.data.entries as { content?: string; status?: string }[])
-    : null;
+  const data = jsonObject(message.data);
+  const entries = Array.isArray(data.entries) ? (data.entries as { content?: string; status?: string }[]) : null;
   return (
     <div className="msg msg-plan" data-testid="msg-plan">
       <h4>Plan</h4>
@@ -87,7 +88,7 @@ function MessageView({ message }: { message: Message }) {
     case "USER":
       return (
         <div className="msg msg-user" data-testid="msg-user">
-          <span className="msg-who">{sourceLabel(message.data)}</span>
+          <span className="msg-who">{sourceLabel(jsonObject(message.data))}</span>
           <div className="msg-text">{message.text}</div>
         </div>
       );
@@ -124,7 +125,7 @@ function MessageView({ message }: { message: Message }) {
       return (
         <div className="msg msg-rich" data-testid="msg-rich">
           {message.text && <div className="msg-text">{message.text}</div>}
-          {Object.keys(message.data).length > 0 && <pre>{json(message.data)}</pre>}
+          {Object.keys(jsonObject(message.data)).length > 0 && <pre>{json(message.data)}</pre>}
         </div>
       );
     default:

@@ -2,17 +2,15 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorText, gql } from "../api/graphql";
 import { onReconnect, subscribe } from "../api/live";
-import { SESSION, SESSION_EVENTS, SESSION_STATUS, sessionOp } from "../api/ops";
-import type { Message, QueuedPrompt, SessionDetail, SessionEvent, SessionState, Turn } from "../api/types";
-import { app } from "../state/app";
-import { useStore } from "../state/store";
+import { SESSION, SESSION_EVENTS, SESSION_STATUS } from "../api/ops";
+import type { Message, QueuedPrompt, SessionState, Turn } from "../api/ops";
 
 export interface SessionView {
   load: "loading" | "ready" | "error";
   error: string | null;
   liveError: string | null;
   state: SessionState | null;
-  /** Session.completionPending where the server has it, else null. */
+  /** Session.completionPending, null until loaded. */
   completionPending: boolean | null;
   messages: Message[];
   turns: Turn[];
@@ -32,13 +30,6 @@ export function useSession(sessionId: string | null): SessionView {
   const [queued, setQueued] = useState<QueuedPrompt[]>([]);
   const [state, setState] = useState<SessionState | null>(null);
   const [completionPending, setCompletionPending] = useState<boolean | null>(null);
-  const sessionCompletion = useStore(app, (s) => s.features.sessionCompletion);
-  const ops = useMemo(() => {
-    const extra = sessionCompletion ? ["completionPending"] : [];
-    return { session: sessionOp(SESSION, extra), status: sessionOp(SESSION_STATUS, extra), events: sessionOp(SESSION_EVENTS, extra) };
-  }, [sessionCompletion]);
-  const opsRef = useRef(ops);
-  opsRef.current = ops;
   const [load, setLoad] = useState<SessionView["load"]>("loading");
   const [error, setError] = useState<string | null>(null);
   const [liveError, setLiveError] = useState<string | null>(null);
@@ -53,9 +44,9 @@ export function useSession(sessionId: string | null): SessionView {
       const id = idRef.current;
       if (!id) return;
       try {
-        const data = await gql<{ session: SessionDetail }>(opsRef.current.status, { id });
+        const data = await gql(SESSION_STATUS, { id });
         if (idRef.current !== id) return;
-        setCompletionPending(data.session.completionPending ?? null);
+        setCompletionPending(data.session.completionPending);
         setTurns(data.session.turns);
         setQueued(data.session.queuedPrompts);
         setState(data.session.state);
@@ -75,13 +66,13 @@ export function useSession(sessionId: string | null): SessionView {
     setLiveError(null);
     if (!sessionId) return;
     setLoad("loading");
-    return subscribe<{ sessionEvents: SessionEvent }>(
-      ops.events,
+    return subscribe(
+      SESSION_EVENTS,
       { s: sessionId },
       ({ sessionEvents: event }) => {
         setLiveError(null);
         setState(event.session.state);
-        if (event.session.completionPending !== undefined) setCompletionPending(event.session.completionPending);
+        setCompletionPending(event.session.completionPending);
         if (event.message) {
           const message = event.message;
           setById((m) => {
@@ -100,14 +91,14 @@ export function useSession(sessionId: string | null): SessionView {
       },
       (message) => setLiveError(message),
     );
-  }, [sessionId, refreshStatus, ops]);
+  }, [sessionId, refreshStatus]);
 
   useEffect(() => {
     if (!sessionId) return;
     let cancelled = false;
     (async () => {
       try {
-        const data = await gql<{ session: SessionDetail }>(ops.session, { id: sessionId });
+        const data = await gql(SESSION, { id: sessionId });
         if (cancelled) return;
         setById((m) => {
           const next = { ...m };
@@ -121,7 +112,7 @@ export function useSession(sessionId: string | null): SessionView {
         setTurns(data.session.turns);
         setQueued(data.session.queuedPrompts);
         setState(data.session.state);
-        setCompletionPending(data.session.completionPending ?? null);
+        setCompletionPending(data.session.completionPending);
         setLoad("ready");
         setError(null);
       } catch (err) {
@@ -133,7 +124,7 @@ export function useSession(sessionId: string | null): SessionView {
     return () => {
       cancelled = true;
     };
-  }, [sessionId, nonce, ops]);
+  }, [sessionId, nonce]);
 
   useEffect(() => onReconnect(() => setNonce((n) => n + 1)), []);
   useEffect(() => () => {

@@ -1,10 +1,10 @@
 // A task with its sessions, refetched when a task event names it and after a reconnect.
 // Refetches are throttled (one in flight, at most one queued), never starved by an event stream.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { errorText, gql } from "../api/graphql";
+import { errorCode, errorText, gql } from "../api/graphql";
 import { onReconnect } from "../api/live";
 import { TASK } from "../api/ops";
-import type { TaskDetail } from "../api/types";
+import type { TaskDetail } from "../api/ops";
 import { app } from "../state/app";
 import { useStore } from "../state/store";
 
@@ -37,16 +37,15 @@ export function useTaskDetail(taskId: string): TaskDetailState {
     queued.current = false;
     lastStart.current = Date.now();
     try {
-      const data = await gql<{ task: TaskDetail }>(TASK, { id });
+      const data = await gql(TASK, { id });
       if (current.current !== id) return;
       setDetail(data.task);
       setLoad("ready");
       setError(null);
     } catch (err) {
       if (current.current !== id) return;
-      const message = errorText(err);
-      if (/not found/i.test(message)) setNotFound(true);
-      setError(message);
+      if (errorCode(err) === "NOT_FOUND") setNotFound(true);
+      setError(errorText(err));
       setLoad((l) => (l === "ready" ? l : "error"));
     } finally {
       inFlight.current = false;

@@ -2,8 +2,8 @@
 import { ApiError, errorText, gql, unwrap } from "../api/graphql";
 import { onReconnect, subscribe } from "../api/live";
 import { BOOT, TASK_EVENTS, TASKS, WORKSPACE, MOVE_TASK } from "../api/ops";
-import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/types";
-import { detectFeatures, NO_FEATURES, type Features } from "./features";
+import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/ops";
+import type { TasksQuery } from "../gql/graphql";
 import { createStore } from "./store";
 
 export type Load = "idle" | "loading" | "ready" | "error";
@@ -18,7 +18,6 @@ export interface AppState {
   tasks: Record<string, Task>;
   tasksLoad: Load;
   tasksError: string | null;
-  features: Features;
   /** Bumped on every task event for a task id, so open task pages know to refetch details. */
   taskVersion: Record<string, number>;
 }
@@ -33,7 +32,6 @@ export const app = createStore<AppState>({
   tasks: {},
   tasksLoad: "idle",
   tasksError: null,
-  features: NO_FEATURES,
   taskVersion: {},
 });
 
@@ -43,8 +41,8 @@ let stopTaskEvents: (() => void) | null = null;
 export async function boot(): Promise<void> {
   app.set({ boot: "loading", bootError: null });
   try {
-    const [{ workspaces }, features] = await Promise.all([gql<{ workspaces: Workspace[] }>(BOOT), detectFeatures()]);
-    app.set({ workspaces, features });
+    const { workspaces } = await gql(BOOT);
+    app.set({ workspaces });
     if (!workspaces.length) {
       app.set({ boot: "ready", workspaceId: null });
       return;
@@ -65,12 +63,12 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
     /* storage unavailable */
   }
   app.set({ workspaceId, tasks: {}, tasksLoad: "loading" });
-  const data = await gql<{ workflows: Workflow[]; agentProfiles: AgentProfile[] }>(WORKSPACE, { w: workspaceId });
+  const data = await gql(WORKSPACE, { w: workspaceId });
   const workflows = data.workflows.map((w) => ({ ...w, steps: [...w.steps].sort((a, b) => a.position - b.position) }));
   app.set({ workflows, profiles: data.agentProfiles });
   stopTaskEvents?.();
   // Subscribe first, then load: an event that lands during the load is not lost.
-  stopTaskEvents = subscribe<{ taskEvents: TaskEvent }>(
+  stopTaskEvents = subscribe(
     TASK_EVENTS,
     { w: workspaceId },
     (data) => applyTaskEvent(data.taskEvents),
@@ -87,8 +85,7 @@ export async function refetchTasks(): Promise<void> {
     const tasks: Record<string, Task> = {};
     let after: string | null = null;
     for (let page = 0; page < 50; page++) {
-      const data: { tasks: { nodes: Task[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } =
-        await gql(TASKS, { w: workspaceId, after });
+      const data: TasksQuery = await gql(TASKS, { w: workspaceId, after });
       for (const task of data.tasks.nodes) tasks[task.id] = task;
       if (!data.tasks.pageInfo.hasNextPage) break;
       after = data.tasks.pageInfo.endCursor;
@@ -142,7 +139,7 @@ export async function moveTask(taskId: string, workflowStepId: string): Promise<
   // Optimistic: the card moves now; the answer (or the error) settles it.
   app.set((s) => ({ tasks: { ...s.tasks, [taskId]: { ...before, workflowStepId } } }));
   try {
-    const data = await gql<{ moveTask: { __typename: string; task?: Task } }>(MOVE_TASK, {
+    const data = await gql(MOVE_TASK, {
       i: { taskId, workflowStepId },
     });
     const payload = unwrap(data.moveTask);

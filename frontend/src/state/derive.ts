@@ -1,7 +1,6 @@
 // Small pure helpers shared by the board, the switcher and the task page.
-import type { AgentProfile, SessionSummary, Task, Turn, Workflow, WorkflowStep } from "../api/types";
-import { TERMINAL_SESSION_STATES } from "../api/types";
-import type { Features } from "./features";
+import type { AgentProfile, SessionSummary, Task, Workflow, WorkflowStep } from "../api/ops";
+import { TERMINAL_SESSION_STATES } from "../api/ops";
 
 export function stepOf(workflows: Workflow[], task: Task): WorkflowStep | undefined {
   for (const workflow of workflows) {
@@ -12,28 +11,12 @@ export function stepOf(workflows: Workflow[], task: Task): WorkflowStep | undefi
 }
 
 /**
- * Whether the task's step waits for a completion signal the agent did not give.
- * The backend says so with pendingAction COMPLETION_PENDING (and Session.completionPending, which
- * still holds while a question outranks it in pendingAction). On a server without the workflow
- * engine (no markStepComplete), a signal-gated step whose session settled after a turn counts.
+ * Whether the task's step waits for a completion signal the agent did not give: pendingAction
+ * COMPLETION_PENDING, or Session.completionPending, which still holds while a question outranks it
+ * in pendingAction.
  */
-export function completionPending(
-  task: Task,
-  step: WorkflowStep | undefined,
-  features: Features,
-  session?: { state: string; completionPending?: boolean | null } | null,
-  turns?: Turn[],
-): boolean {
-  if (task.pendingAction === "COMPLETION_PENDING") return true;
-  if (session?.completionPending) return true;
-  if (features.markStepComplete || !step || !step.autoAdvanceRequiresSignal || step.isFinalStep) return false;
-  if (task.state === "COMPLETED" || task.state === "CANCELLED") return false;
-  if (session) {
-    const settled = session.state === "WAITING_FOR_INPUT";
-    const ranTurn = !turns || turns.some((t) => t.state !== "RUNNING");
-    return settled && ranTurn;
-  }
-  return task.state === "REVIEW" || task.state === "WAITING_FOR_INPUT";
+export function completionPending(task: Task, session?: { completionPending: boolean | null } | null): boolean {
+  return task.pendingAction === "COMPLETION_PENDING" || Boolean(session?.completionPending);
 }
 
 export function activeSession(sessions: SessionSummary[]): SessionSummary | undefined {

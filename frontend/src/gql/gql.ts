@@ -1,0 +1,200 @@
+/* eslint-disable */
+import * as types from './graphql';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": typeof types.TaskFieldsFragmentDoc,
+    "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": typeof types.MessageFieldsFragmentDoc,
+    "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
+    "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": typeof types.SessionStatusFieldsFragmentDoc,
+    "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": typeof types.BootDocument,
+    "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": typeof types.CreateWorkspaceDocument,
+    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
+    "\n  query Tasks($w: ID!, $after: String) {\n    tasks(workspaceId: $w, first: 500, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.TasksDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
+    "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
+    "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": typeof types.SessionStatusDocument,
+    "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": typeof types.PendingPermissionsDocument,
+    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": typeof types.TaskEventsDocument,
+    "\n  subscription SessionEvents($s: ID!) {\n    sessionEvents(sessionId: $s) {\n      kind\n      session {\n        id\n        state\n        completionPending\n      }\n      message {\n        ...MessageFields\n      }\n      turn {\n        ...TurnFields\n      }\n    }\n  }\n": typeof types.SessionEventsDocument,
+    "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.CreateTaskDocument,
+    "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.MoveTaskDocument,
+    "\n  mutation UpdateTask($i: UpdateTaskInput!) {\n    updateTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateTaskDocument,
+    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.ArchiveTaskDocument,
+    "\n  mutation StartTask($i: StartTaskInput!) {\n    startTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          ...TaskFields\n        }\n        session {\n          ...SessionFields\n        }\n      }\n    }\n  }\n": typeof types.StartTaskDocument,
+    "\n  mutation SendMessage($i: SendMessageInput!) {\n    sendMessage(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendMessagePayload {\n        session {\n          ...SessionFields\n        }\n        queuedPromptId\n      }\n    }\n  }\n": typeof types.SendMessageDocument,
+    "\n  mutation StopTask($id: ID!) {\n    stopTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on StopTaskPayload {\n        status\n      }\n    }\n  }\n": typeof types.StopTaskDocument,
+    "\n  mutation MarkStepComplete($s: ID!) {\n    markStepComplete(sessionId: $s) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.MarkStepCompleteDocument,
+    "\n  mutation ResolvePermission($i: ResolvePermissionInput!) {\n    resolvePermission(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ResolvePermissionPayload {\n        request {\n          id\n        }\n      }\n    }\n  }\n": typeof types.ResolvePermissionDocument,
+    "\n  query PendingQuestions($w: ID!, $t: ID, $after: String) {\n    pendingQuestions(workspaceId: $w, taskId: $t, after: $after, limit: 200) {\n      nodes {\n        id\n        taskId\n        sessionId\n        context\n        questions\n        state\n      }\n      nextCursor\n    }\n  }\n": typeof types.PendingQuestionsDocument,
+    "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AnswerClarificationDocument,
+    "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RejectClarificationDocument,
+    "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": typeof types.ParentQuestionDocument,
+};
+const documents: Documents = {
+    "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": types.TaskFieldsFragmentDoc,
+    "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": types.MessageFieldsFragmentDoc,
+    "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
+    "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": types.SessionStatusFieldsFragmentDoc,
+    "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": types.BootDocument,
+    "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": types.CreateWorkspaceDocument,
+    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
+    "\n  query Tasks($w: ID!, $after: String) {\n    tasks(workspaceId: $w, first: 500, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.TasksDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
+    "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": types.SessionDocument,
+    "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": types.SessionStatusDocument,
+    "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": types.PendingPermissionsDocument,
+    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": types.TaskEventsDocument,
+    "\n  subscription SessionEvents($s: ID!) {\n    sessionEvents(sessionId: $s) {\n      kind\n      session {\n        id\n        state\n        completionPending\n      }\n      message {\n        ...MessageFields\n      }\n      turn {\n        ...TurnFields\n      }\n    }\n  }\n": types.SessionEventsDocument,
+    "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.CreateTaskDocument,
+    "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.MoveTaskDocument,
+    "\n  mutation UpdateTask($i: UpdateTaskInput!) {\n    updateTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.UpdateTaskDocument,
+    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.ArchiveTaskDocument,
+    "\n  mutation StartTask($i: StartTaskInput!) {\n    startTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          ...TaskFields\n        }\n        session {\n          ...SessionFields\n        }\n      }\n    }\n  }\n": types.StartTaskDocument,
+    "\n  mutation SendMessage($i: SendMessageInput!) {\n    sendMessage(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendMessagePayload {\n        session {\n          ...SessionFields\n        }\n        queuedPromptId\n      }\n    }\n  }\n": types.SendMessageDocument,
+    "\n  mutation StopTask($id: ID!) {\n    stopTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on StopTaskPayload {\n        status\n      }\n    }\n  }\n": types.StopTaskDocument,
+    "\n  mutation MarkStepComplete($s: ID!) {\n    markStepComplete(sessionId: $s) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.MarkStepCompleteDocument,
+    "\n  mutation ResolvePermission($i: ResolvePermissionInput!) {\n    resolvePermission(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ResolvePermissionPayload {\n        request {\n          id\n        }\n      }\n    }\n  }\n": types.ResolvePermissionDocument,
+    "\n  query PendingQuestions($w: ID!, $t: ID, $after: String) {\n    pendingQuestions(workspaceId: $w, taskId: $t, after: $after, limit: 200) {\n      nodes {\n        id\n        taskId\n        sessionId\n        context\n        questions\n        state\n      }\n      nextCursor\n    }\n  }\n": types.PendingQuestionsDocument,
+    "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AnswerClarificationDocument,
+    "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RejectClarificationDocument,
+    "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": types.ParentQuestionDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n"): typeof import('./graphql').ErrorFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n"): typeof import('./graphql').SessionFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n"): typeof import('./graphql').MessageFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n"): typeof import('./graphql').TurnFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n"): typeof import('./graphql').SessionStatusFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n"): typeof import('./graphql').BootDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateWorkspaceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n"): typeof import('./graphql').WorkspaceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Tasks($w: ID!, $after: String) {\n    tasks(workspaceId: $w, first: 500, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').TasksDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n"): typeof import('./graphql').SessionStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n"): typeof import('./graphql').PendingPermissionsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription SessionEvents($s: ID!) {\n    sessionEvents(sessionId: $s) {\n      kind\n      session {\n        id\n        state\n        completionPending\n      }\n      message {\n        ...MessageFields\n      }\n      turn {\n        ...TurnFields\n      }\n    }\n  }\n"): typeof import('./graphql').SessionEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').MoveTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateTask($i: UpdateTaskInput!) {\n    updateTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ArchiveTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartTask($i: StartTaskInput!) {\n    startTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          ...TaskFields\n        }\n        session {\n          ...SessionFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').StartTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SendMessage($i: SendMessageInput!) {\n    sendMessage(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendMessagePayload {\n        session {\n          ...SessionFields\n        }\n        queuedPromptId\n      }\n    }\n  }\n"): typeof import('./graphql').SendMessageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StopTask($id: ID!) {\n    stopTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on StopTaskPayload {\n        status\n      }\n    }\n  }\n"): typeof import('./graphql').StopTaskDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkStepComplete($s: ID!) {\n    markStepComplete(sessionId: $s) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').MarkStepCompleteDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResolvePermission($i: ResolvePermissionInput!) {\n    resolvePermission(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ResolvePermissionPayload {\n        request {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ResolvePermissionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PendingQuestions($w: ID!, $t: ID, $after: String) {\n    pendingQuestions(workspaceId: $w, taskId: $t, after: $after, limit: 200) {\n      nodes {\n        id\n        taskId\n        sessionId\n        context\n        questions\n        state\n      }\n      nextCursor\n    }\n  }\n"): typeof import('./graphql').PendingQuestionsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').AnswerClarificationDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').RejectClarificationDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n"): typeof import('./graphql').ParentQuestionDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

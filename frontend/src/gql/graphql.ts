@@ -1,0 +1,1070 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** SCRIPTED: the built-in agent; ACP: a command to spawn. */
+export type AgentKind =
+  | 'ACP'
+  | 'SCRIPTED';
+
+export type AnswerClarificationInput = {
+  answers: Array<QuestionAnswerInput>;
+  clarificationId: string | number;
+};
+
+/** A new task. Omitted workflow and step mean the workspace default's start step. */
+export type CreateTaskInput = {
+  agentProfileId?: string | number | null | undefined;
+  /** Work on its own, asking only its parent; fixed after creation. */
+  autopilot?: boolean | null | undefined;
+  /** Tasks this one waits on. A start requested while any has not completed is recorded and fires once every one has. */
+  blockedBy?: Array<string | number> | null | undefined;
+  executorProfileId?: string | number | null | undefined;
+  /** Idempotency key, unique per workspace: a repeat returns the same task. */
+  externalId?: string | null | undefined;
+  parentId?: string | number | null | undefined;
+  prompt?: string | null | undefined;
+  repositories?: Array<TaskRepositoryInput> | null | undefined;
+  /** Start the agent now. Default: true when a prompt is given. */
+  startAgent?: boolean | null | undefined;
+  /** false: link to blockedBy without recording any start. Default: true. */
+  startWhenUnblocked?: boolean | null | undefined;
+  title: string;
+  workflowId?: string | number | null | undefined;
+  workflowStepId?: string | number | null | undefined;
+  workspaceId: string | number;
+};
+
+/** QUEUED waits for the running turn; INTERRUPT cancels it first. */
+export type DeliveryMode =
+  | 'INTERRUPT'
+  | 'QUEUED';
+
+/** What a transcript message is. */
+export type MessageKind =
+  | 'AGENT'
+  | 'ERROR'
+  | 'PLAN'
+  | 'RICH_OUTPUT'
+  | 'SYSTEM'
+  | 'THOUGHT'
+  | 'TOOL_CALL'
+  | 'USER';
+
+export type MoveTaskInput = {
+  taskId: string | number;
+  workflowStepId: string | number;
+};
+
+/** What the task waits on, most urgent first. */
+export type PendingAction =
+  | 'CLARIFICATION'
+  | 'COMPLETION_PENDING'
+  | 'NONE'
+  | 'PERMISSION';
+
+export type QuestionAnswerInput = {
+  customText?: string | null | undefined;
+  questionId: string;
+  selectedOptions?: Array<string>;
+};
+
+export type ResolvePermissionInput = {
+  optionId: string;
+  /** Optional check: the agent's id for the tool call (PermissionRequest.pendingId). */
+  pendingId?: string | null | undefined;
+  requestId: string | number;
+  /** Optional check: the request's session (another session's id answers not found). */
+  sessionId?: string | number | null | undefined;
+  /** Optional check: the request's task (another task's id answers not found). */
+  taskId?: string | number | null | undefined;
+};
+
+export type SendMessageInput = {
+  deliveryMode?: DeliveryMode;
+  prompt: string;
+  replyToQuestionId?: string | number | null | undefined;
+  /** Default: the primary session, else the newest one still open. */
+  sessionId?: string | number | null | undefined;
+  taskId: string | number;
+};
+
+/** What happened in a sessionEvents message. */
+export type SessionEventKind =
+  | 'MESSAGE_APPENDED'
+  | 'MESSAGE_UPDATED'
+  | 'PROMPT_QUEUED'
+  | 'STATE_CHANGED'
+  | 'TURN_ENDED'
+  | 'TURN_STARTED'
+  | 'WORKSPACE_SOURCES_UPDATED';
+
+/** Lifecycle of one agent conversation. */
+export type SessionState =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'CREATED'
+  | 'FAILED'
+  | 'RUNNING'
+  | 'STARTING'
+  | 'WAITING_FOR_INPUT';
+
+/** Start the task's agent; from the start step the task moves to the first auto-start step. */
+export type StartTaskInput = {
+  agentProfileId?: string | number | null | undefined;
+  /** Replaces the step prompt for this start. */
+  prompt?: string | null | undefined;
+  taskId: string | number;
+};
+
+/** What happened to the task in a taskEvents message. */
+export type TaskEventKind =
+  | 'ARCHIVED'
+  | 'CREATED'
+  | 'DELETED'
+  | 'MOVED'
+  | 'UPDATED';
+
+/** A repository for a task to work in. */
+export type TaskRepositoryInput = {
+  /** Default: the repository's default branch. */
+  baseBranch?: string | null | undefined;
+  repositoryId: string | number;
+};
+
+/** Where a task is in its lifecycle. */
+export type TaskState =
+  | 'BLOCKED'
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'REVIEW'
+  | 'SCHEDULING'
+  | 'TODO'
+  | 'WAITING_FOR_INPUT';
+
+/** How a turn is going or how it ended. */
+export type TurnState =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'RUNNING';
+
+/** Fields to change; state COMPLETED moves the task to its final step. */
+export type UpdateTaskInput = {
+  /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
+  deferredLaunchPrompt?: string | null | undefined;
+  state?: TaskState | null | undefined;
+  taskId: string | number;
+  title?: string | null | undefined;
+};
+
+type ErrorFields_ConflictError_Fragment = { message: string, code: string };
+
+type ErrorFields_NotFoundError_Fragment = { message: string, code: string };
+
+type ErrorFields_PermissionDeniedError_Fragment = { message: string, code: string };
+
+type ErrorFields_ValidationError_Fragment = { message: string, code: string };
+
+export type ErrorFieldsFragment =
+  | ErrorFields_ConflictError_Fragment
+  | ErrorFields_NotFoundError_Fragment
+  | ErrorFields_PermissionDeniedError_Fragment
+  | ErrorFields_ValidationError_Fragment
+;
+
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null };
+
+export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
+
+export type MessageFieldsFragment = { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string };
+
+export type TurnFieldsFragment = { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null };
+
+export type SessionStatusFieldsFragment = { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> };
+
+export type BootQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type BootQuery = { workspaces: Array<{ id: string, name: string, defaultWorkflowId: string | null }> };
+
+export type CreateWorkspaceMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type CreateWorkspaceMutation = { createWorkspace:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkspacePayload', workspace: { id: string, name: string, defaultWorkflowId: string | null } }
+   };
+
+export type WorkspaceQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type WorkspaceQuery = { workflows: Array<{ id: string, name: string, steps: Array<{ id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean }> }>, agentProfiles: Array<{ id: string, name: string, kind: AgentKind, available: boolean, missingCommand: string | null }> };
+
+export type TasksQueryVariables = Exact<{
+  w: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type TaskQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }> } };
+
+export type SessionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }> }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+
+export type SessionStatusQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type SessionStatusQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+
+export type PendingPermissionsQueryVariables = Exact<{
+  w: string | number;
+  t?: string | number | null | undefined;
+}>;
+
+
+export type PendingPermissionsQuery = { pendingPermissions: Array<{ id: string, taskId: string, sessionId: string, title: string, toolCall: unknown, options: Array<{ optionId: string, name: string, kind: string }> }> };
+
+export type TaskEventsSubscriptionVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } } };
+
+export type SessionEventsSubscriptionVariables = Exact<{
+  s: string | number;
+}>;
+
+
+export type SessionEventsSubscription = { sessionEvents: { kind: SessionEventKind, session: { id: string, state: SessionState, completionPending: boolean }, message: { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string } | null, turn: { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null } | null } };
+
+export type CreateTaskMutationVariables = Exact<{
+  i: CreateTaskInput;
+}>;
+
+
+export type CreateTaskMutation = { createTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type MoveTaskMutationVariables = Exact<{
+  i: MoveTaskInput;
+}>;
+
+
+export type MoveTaskMutation = { moveTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateTaskMutationVariables = Exact<{
+  i: UpdateTaskInput;
+}>;
+
+
+export type UpdateTaskMutation = { updateTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ArchiveTaskMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ArchiveTaskMutation = { archiveTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type StartTaskMutationVariables = Exact<{
+  i: StartTaskInput;
+}>;
+
+
+export type StartTaskMutation = { startTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SendMessageMutationVariables = Exact<{
+  i: SendMessageInput;
+}>;
+
+
+export type SendMessageMutation = { sendMessage:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SendMessagePayload', queuedPromptId: string, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type StopTaskMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type StopTaskMutation = { stopTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'StopTaskPayload', status: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type MarkStepCompleteMutationVariables = Exact<{
+  s: string | number;
+}>;
+
+
+export type MarkStepCompleteMutation = { markStepComplete:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'MarkStepCompletePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ResolvePermissionMutationVariables = Exact<{
+  i: ResolvePermissionInput;
+}>;
+
+
+export type ResolvePermissionMutation = { resolvePermission:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ResolvePermissionPayload', request: { id: string } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type PendingQuestionsQueryVariables = Exact<{
+  w: string | number;
+  t?: string | number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type PendingQuestionsQuery = { pendingQuestions: { nextCursor: string | null, nodes: Array<{ id: string, taskId: string, sessionId: string, context: string, questions: unknown, state: string }> } };
+
+export type AnswerClarificationMutationVariables = Exact<{
+  i: AnswerClarificationInput;
+}>;
+
+
+export type AnswerClarificationMutation = { answerClarification:
+    | { __typename: 'ClarificationPayload' }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type RejectClarificationMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RejectClarificationMutation = { rejectClarification:
+    | { __typename: 'ClarificationPayload' }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ParentQuestionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ParentQuestionQuery = { task: { pendingParentQuestion: { id: string, context: string, questions: unknown } | null } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ErrorFields on Error {
+  message
+  code
+}
+    `, {"fragmentName":"ErrorFields"}) as unknown as TypedDocumentString<ErrorFieldsFragment, unknown>;
+export const TaskFieldsFragmentDoc = new TypedDocumentString(`
+    fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}
+    `, {"fragmentName":"TaskFields"}) as unknown as TypedDocumentString<TaskFieldsFragment, unknown>;
+export const MessageFieldsFragmentDoc = new TypedDocumentString(`
+    fragment MessageFields on Message {
+  id
+  kind
+  text
+  data
+  turnId
+  seq
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"MessageFields"}) as unknown as TypedDocumentString<MessageFieldsFragment, unknown>;
+export const SessionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}
+    `, {"fragmentName":"SessionFields"}) as unknown as TypedDocumentString<SessionFieldsFragment, unknown>;
+export const TurnFieldsFragmentDoc = new TypedDocumentString(`
+    fragment TurnFields on Turn {
+  id
+  seq
+  state
+  stopReason
+  error
+}
+    `, {"fragmentName":"TurnFields"}) as unknown as TypedDocumentString<TurnFieldsFragment, unknown>;
+export const SessionStatusFieldsFragmentDoc = new TypedDocumentString(`
+    fragment SessionStatusFields on Session {
+  ...SessionFields
+  completionPending
+  turns {
+    ...TurnFields
+  }
+  queuedPrompts {
+    id
+    text
+    source
+  }
+}
+    fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}
+fragment TurnFields on Turn {
+  id
+  seq
+  state
+  stopReason
+  error
+}`, {"fragmentName":"SessionStatusFields"}) as unknown as TypedDocumentString<SessionStatusFieldsFragment, unknown>;
+export const BootDocument = new TypedDocumentString(`
+    query Boot {
+  workspaces {
+    id
+    name
+    defaultWorkflowId
+  }
+}
+    `) as unknown as TypedDocumentString<BootQuery, BootQueryVariables>;
+export const CreateWorkspaceDocument = new TypedDocumentString(`
+    mutation CreateWorkspace($name: String!) {
+  createWorkspace(input: {name: $name}) {
+    __typename
+    ...ErrorFields
+    ... on WorkspacePayload {
+      workspace {
+        id
+        name
+        defaultWorkflowId
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateWorkspaceMutation, CreateWorkspaceMutationVariables>;
+export const WorkspaceDocument = new TypedDocumentString(`
+    query Workspace($w: ID!) {
+  workflows(workspaceId: $w) {
+    id
+    name
+    steps {
+      id
+      name
+      position
+      isStartStep
+      isFinalStep
+      autoAdvanceRequiresSignal
+      allowManualMove
+    }
+  }
+  agentProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+    available
+    missingCommand
+  }
+}
+    `) as unknown as TypedDocumentString<WorkspaceQuery, WorkspaceQueryVariables>;
+export const TasksDocument = new TypedDocumentString(`
+    query Tasks($w: ID!, $after: String) {
+  tasks(workspaceId: $w, first: 500, after: $after, archived: false) {
+    nodes {
+      ...TaskFields
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<TasksQuery, TasksQueryVariables>;
+export const TaskDocument = new TypedDocumentString(`
+    query Task($id: ID!) {
+  task(id: $id) {
+    ...TaskFields
+    prompt
+    sessions {
+      ...SessionFields
+    }
+  }
+}
+    fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}
+fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}`) as unknown as TypedDocumentString<TaskQuery, TaskQueryVariables>;
+export const SessionDocument = new TypedDocumentString(`
+    query Session($id: ID!) {
+  session(id: $id) {
+    ...SessionStatusFields
+    messages(first: 500, last: 500) {
+      nodes {
+        ...MessageFields
+      }
+    }
+  }
+}
+    fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}
+fragment MessageFields on Message {
+  id
+  kind
+  text
+  data
+  turnId
+  seq
+  createdAt
+  updatedAt
+}
+fragment TurnFields on Turn {
+  id
+  seq
+  state
+  stopReason
+  error
+}
+fragment SessionStatusFields on Session {
+  ...SessionFields
+  completionPending
+  turns {
+    ...TurnFields
+  }
+  queuedPrompts {
+    id
+    text
+    source
+  }
+}`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const SessionStatusDocument = new TypedDocumentString(`
+    query SessionStatus($id: ID!) {
+  session(id: $id) {
+    ...SessionStatusFields
+  }
+}
+    fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}
+fragment TurnFields on Turn {
+  id
+  seq
+  state
+  stopReason
+  error
+}
+fragment SessionStatusFields on Session {
+  ...SessionFields
+  completionPending
+  turns {
+    ...TurnFields
+  }
+  queuedPrompts {
+    id
+    text
+    source
+  }
+}`) as unknown as TypedDocumentString<SessionStatusQuery, SessionStatusQueryVariables>;
+export const PendingPermissionsDocument = new TypedDocumentString(`
+    query PendingPermissions($w: ID!, $t: ID) {
+  pendingPermissions(workspaceId: $w, taskId: $t) {
+    id
+    taskId
+    sessionId
+    title
+    toolCall
+    options {
+      optionId
+      name
+      kind
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PendingPermissionsQuery, PendingPermissionsQueryVariables>;
+export const TaskEventsDocument = new TypedDocumentString(`
+    subscription TaskEvents($w: ID!) {
+  taskEvents(workspaceId: $w) {
+    kind
+    task {
+      ...TaskFields
+    }
+  }
+}
+    fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<TaskEventsSubscription, TaskEventsSubscriptionVariables>;
+export const SessionEventsDocument = new TypedDocumentString(`
+    subscription SessionEvents($s: ID!) {
+  sessionEvents(sessionId: $s) {
+    kind
+    session {
+      id
+      state
+      completionPending
+    }
+    message {
+      ...MessageFields
+    }
+    turn {
+      ...TurnFields
+    }
+  }
+}
+    fragment MessageFields on Message {
+  id
+  kind
+  text
+  data
+  turnId
+  seq
+  createdAt
+  updatedAt
+}
+fragment TurnFields on Turn {
+  id
+  seq
+  state
+  stopReason
+  error
+}`) as unknown as TypedDocumentString<SessionEventsSubscription, SessionEventsSubscriptionVariables>;
+export const CreateTaskDocument = new TypedDocumentString(`
+    mutation CreateTask($i: CreateTaskInput!) {
+  createTask(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on CreateTaskPayload {
+      task {
+        ...TaskFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<CreateTaskMutation, CreateTaskMutationVariables>;
+export const MoveTaskDocument = new TypedDocumentString(`
+    mutation MoveTask($i: MoveTaskInput!) {
+  moveTask(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on TaskPayload {
+      task {
+        ...TaskFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<MoveTaskMutation, MoveTaskMutationVariables>;
+export const UpdateTaskDocument = new TypedDocumentString(`
+    mutation UpdateTask($i: UpdateTaskInput!) {
+  updateTask(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on TaskPayload {
+      task {
+        ...TaskFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<UpdateTaskMutation, UpdateTaskMutationVariables>;
+export const ArchiveTaskDocument = new TypedDocumentString(`
+    mutation ArchiveTask($id: ID!) {
+  archiveTask(taskId: $id) {
+    __typename
+    ...ErrorFields
+    ... on TaskPayload {
+      task {
+        ...TaskFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}`) as unknown as TypedDocumentString<ArchiveTaskMutation, ArchiveTaskMutationVariables>;
+export const StartTaskDocument = new TypedDocumentString(`
+    mutation StartTask($i: StartTaskInput!) {
+  startTask(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on StartTaskPayload {
+      task {
+        ...TaskFields
+      }
+      session {
+        ...SessionFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+}
+fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}`) as unknown as TypedDocumentString<StartTaskMutation, StartTaskMutationVariables>;
+export const SendMessageDocument = new TypedDocumentString(`
+    mutation SendMessage($i: SendMessageInput!) {
+  sendMessage(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on SendMessagePayload {
+      session {
+        ...SessionFields
+      }
+      queuedPromptId
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment SessionFields on Session {
+  id
+  name
+  state
+  isPrimary
+  agentProfileId
+  createdAt
+}`) as unknown as TypedDocumentString<SendMessageMutation, SendMessageMutationVariables>;
+export const StopTaskDocument = new TypedDocumentString(`
+    mutation StopTask($id: ID!) {
+  stopTask(taskId: $id) {
+    __typename
+    ...ErrorFields
+    ... on StopTaskPayload {
+      status
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<StopTaskMutation, StopTaskMutationVariables>;
+export const MarkStepCompleteDocument = new TypedDocumentString(`
+    mutation MarkStepComplete($s: ID!) {
+  markStepComplete(sessionId: $s) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<MarkStepCompleteMutation, MarkStepCompleteMutationVariables>;
+export const ResolvePermissionDocument = new TypedDocumentString(`
+    mutation ResolvePermission($i: ResolvePermissionInput!) {
+  resolvePermission(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ResolvePermissionPayload {
+      request {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ResolvePermissionMutation, ResolvePermissionMutationVariables>;
+export const PendingQuestionsDocument = new TypedDocumentString(`
+    query PendingQuestions($w: ID!, $t: ID, $after: String) {
+  pendingQuestions(workspaceId: $w, taskId: $t, after: $after, limit: 200) {
+    nodes {
+      id
+      taskId
+      sessionId
+      context
+      questions
+      state
+    }
+    nextCursor
+  }
+}
+    `) as unknown as TypedDocumentString<PendingQuestionsQuery, PendingQuestionsQueryVariables>;
+export const AnswerClarificationDocument = new TypedDocumentString(`
+    mutation AnswerClarification($i: AnswerClarificationInput!) {
+  answerClarification(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AnswerClarificationMutation, AnswerClarificationMutationVariables>;
+export const RejectClarificationDocument = new TypedDocumentString(`
+    mutation RejectClarification($id: ID!) {
+  rejectClarification(clarificationId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<RejectClarificationMutation, RejectClarificationMutationVariables>;
+export const ParentQuestionDocument = new TypedDocumentString(`
+    query ParentQuestion($id: ID!) {
+  task(id: $id) {
+    pendingParentQuestion {
+      id
+      context
+      questions
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ParentQuestionQuery, ParentQuestionQueryVariables>;
