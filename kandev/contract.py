@@ -177,6 +177,19 @@ def _to_graphql(kind: GraphQLInputType, value: Any) -> Any:
     return value
 
 
+def input_limits() -> dict[str, dict[str, dict[str, int]]]:
+    """Every declared limit of every input type, by GraphQL type and field name (for the web client)."""
+    found: dict[str, dict[str, dict[str, int]]] = {}
+    for name, kind in sorted(schema._schema.type_map.items()):
+        if not isinstance(kind, GraphQLInputObjectType):
+            continue
+        for field_name, field in kind.fields.items():
+            limits = declared(getattr((field.extensions or {}).get(BACKREF), "metadata", None)).json_limits()
+            if limits:
+                found.setdefault(name, {})[field_name] = limits
+    return found
+
+
 @cache
 def command(mutation: str) -> Command:
     """The command a mutation declares."""

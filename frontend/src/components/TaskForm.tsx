@@ -2,6 +2,7 @@
 // tasks get it through the API, and nothing offers to change it after creation.
 import { useId, useState } from "react";
 import { CREATE_TASK } from "../api/ops";
+import { LIMITS } from "../api/limits";
 import { errorText, gql, unwrap } from "../api/graphql";
 import type { Task } from "../api/ops";
 import type { CreateTaskInput } from "../gql/graphql";
@@ -74,7 +75,7 @@ export function TaskForm(props: {
           onChange={(e) => setTitle(e.target.value)}
           required
           autoFocus
-          maxLength={300}
+          maxLength={LIMITS.CreateTaskInput.title.maxLength}
           name="title"
         />
       </label>

@@ -16,25 +16,34 @@ export type AnswerClarificationInput = {
 
 /** A new task. Omitted workflow and step mean the workspace default's start step. */
 export type CreateTaskInput = {
+  /** Agent profile. Default: the workspace default. */
   agentProfileId?: string | number | null | undefined;
   /** Work on its own, asking only its parent; fixed after creation. */
   autopilot?: boolean | null | undefined;
-  /** Tasks this one waits on. A start requested while any has not completed is recorded and fires once every one has. */
+  /** Tasks this one waits on ('self': the calling session's task). A start requested while any has not completed is recorded and fires once every one has. */
   blockedBy?: Array<string | number> | null | undefined;
+  /** Executor profile. Default: the workspace default. */
   executorProfileId?: string | number | null | undefined;
   /** Idempotency key, unique per workspace: a repeat returns the same task. */
   externalId?: string | null | undefined;
+  /** Parent task id ('self': the calling session's task). */
   parentId?: string | number | null | undefined;
+  /** Instructions delivered to the task's agent when it starts. */
   prompt?: string | null | undefined;
+  /** Repositories to work in, each with an optional base branch. */
   repositories?: Array<TaskRepositoryInput> | null | undefined;
-  /** Start the agent now. Default: true when a prompt is given. */
+  /** Start the agent now. Default: true when a prompt is given, else false. */
   startAgent?: boolean | null | undefined;
   /** false: link to blockedBy without recording any start. Default: true. */
   startWhenUnblocked?: boolean | null | undefined;
+  /** Short task title. */
   title: string;
+  /** Workflow to enter. Default: the workspace's default workflow. */
   workflowId?: string | number | null | undefined;
+  /** Step to enter. Default: the workflow's start step. */
   workflowStepId?: string | number | null | undefined;
-  workspaceId: string | number;
+  /** The workspace. Default: the workspace of the calling session's task (required for other callers). */
+  workspaceId?: string | number | null | undefined;
 };
 
 /** QUEUED waits for the running turn; INTERRUPT cancels it first. */
@@ -54,7 +63,9 @@ export type MessageKind =
   | 'USER';
 
 export type MoveTaskInput = {
+  /** The task's id. */
   taskId: string | number;
+  /** The step to move to. */
   workflowStepId: string | number;
 };
 
@@ -131,6 +142,7 @@ export type TaskEventKind =
 export type TaskRepositoryInput = {
   /** Default: the repository's default branch. */
   baseBranch?: string | null | undefined;
+  /** Repository id. */
   repositoryId: string | number;
 };
 
@@ -157,8 +169,11 @@ export type TurnState =
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
+  /** New state. */
   state?: TaskState | null | undefined;
+  /** The task's id. */
   taskId: string | number;
+  /** New title. */
   title?: string | null | undefined;
 };
 
