@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
         for path, text in outputs.items():
             current = path.read_text(encoding="utf-8") if path.exists() else ""
             if current != text:
-                print(f"{path.relative_to(ROOT)} differs from the code: run `{REGENERATE}`", file=sys.stderr)
+                print(f"{path.name} differs from the code: run `{REGENERATE}`", file=sys.stderr)
                 return 1
         return 0
     for path, text in outputs.items():

@@ -44,8 +44,16 @@ def test_printing_writes_the_sdl_the_check_then_accepts(tmp_path: Path, monkeypa
     printer = load_printer()
     target = tmp_path / "schema.graphql"
     monkeypatch.setattr(printer, "SDL_PATH", target)
+    monkeypatch.setattr(printer, "LIMITS_PATH", tmp_path / "limits.ts")
 
     assert printer.main([]) == 0
     printed = target.read_text(encoding="utf-8")
     assert "type Query {" in printed and "type Mutation {" in printed and "type Subscription {" in printed
     assert printer.main(["--check"]) == 0
+
+
+def test_the_web_clients_limits_are_the_declared_ones() -> None:
+    printer = load_printer()
+    committed = (ROOT / "frontend" / "src" / "api" / "limits.ts").read_text(encoding="utf-8")
+    assert committed == printer.render_limits(), "frontend/src/api/limits.ts is stale: run `make schema`"
+    assert '"title": {\n      "maxLength": 200' in committed  # CreateTaskInput.title, as the domain holds it
