@@ -12,14 +12,13 @@ from typing import Any
 from graphql import GraphQLError
 from mcp import types
 
-from kandev.domain.errors import DomainError
-from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile, session_profile
+from kandev.domain.errors import DomainError, NotFoundError
+from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile
 from kandev.domain.secrets import session_secret_values
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.validation import argument_errors
-from kandev.models import Session, Task
 from kandev.runtime.base import Redactor
 from kandev.schema.context import Context
 from kandev.schema.error_text import value_free
@@ -54,12 +53,10 @@ class KandevToolSurface:
             return EXTERNAL_PROFILE
         if caller.profile is not None:
             return caller.profile
-        async with self._state().db.read() as db:
-            session = await db.get(Session, caller.session_id)
-            task = await db.get(Task, session.task_id) if session else None
-            if session is None or task is None:
-                return McpProfile(EXTERNAL_PROFILE.surface, frozenset())  # never reached: auth checked it
-            return session_profile(session, task)
+        try:
+            return await self._state().services(caller.principal).sessions.mcp_profile(caller.session_id)
+        except NotFoundError:  # ended between the token check and now: no tools
+            return McpProfile(EXTERNAL_PROFILE.surface, frozenset())
 
     async def list_tools(self, caller: McpCaller) -> list[types.Tool]:
         names = (await self.profile(caller)).tool_names()

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kandev.domain.access_tokens import bearer, principal_for_token
+from kandev.authentication import authenticate
 from kandev.domain.errors import (
     ConflictError,
     DomainError,
@@ -53,11 +53,9 @@ def domain_error(error: DomainError) -> JSONResponse:
 
 
 async def services_for(request: Request) -> Services:
-    """The caller: with KANDEV_AUTH=on, the owner of the bearer personal access token."""
+    """The caller the authentication door admits: with KANDEV_AUTH=on, the owner of the bearer token."""
     state: AppState = request.app.state.kandev
-    if state.settings.auth == "off":
-        return state.services(state.local_principal)
-    principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
+    principal = await authenticate(state, request.headers.get("authorization"))
     if principal is None:
         raise Unauthenticated
     return state.services(principal)
