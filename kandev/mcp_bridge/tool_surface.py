@@ -36,8 +36,14 @@ def tool_result(payload: dict[str, Any], *, error: bool = False) -> types.CallTo
     )
 
 
-def tool_error(message: str, code: str = "INVALID_ARGUMENTS") -> types.CallToolResult:
-    return tool_result({"error": message, "code": code}, error=True)
+def tool_error(
+    message: str, code: str = "INVALID_ARGUMENTS", fields: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """An is_error result; a domain error's `fields` (ids, limits, reason: never a submitted value) go with it."""
+    payload: dict[str, Any] = {"error": message, "code": code}
+    if fields:
+        payload["fields"] = fields
+    return tool_result(payload, error=True)
 
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
@@ -90,7 +96,7 @@ class KandevToolSurface:
         except ToolInputError as error:
             return tool_error(str(error))
         except DomainError as error:
-            return tool_error(error.message, error.code)
+            return tool_error(error.message, error.code, error.wire_fields())
         except Exception:
             log.exception("tool %s failed", name)
             return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")
@@ -124,7 +130,7 @@ class KandevToolSurface:
         for payload in data.values():
             # A mutation answered with one of its union's error types.
             if isinstance(payload, dict) and payload.get("__typename", "").endswith("Error") and "code" in payload:
-                return tool_error(payload["message"], payload["code"])
+                return tool_error(payload["message"], payload["code"], payload.get("fields"))
         shaped = spec.result(data)
         if spec.follow_up is not None:
             shaped = await spec.follow_up(shaped, call, services)
@@ -134,7 +140,7 @@ class KandevToolSurface:
 def _graphql_error(error: GraphQLError) -> types.CallToolResult:
     original = error.original_error
     if isinstance(original, DomainError):
-        return tool_error(original.message, original.code)
+        return tool_error(original.message, original.code, original.wire_fields())
     if original is None:  # a document or variable problem: ours, not the caller's
         log.error("tool operation rejected by the schema: %s", value_free(error.message))
     else:

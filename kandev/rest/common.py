@@ -47,9 +47,10 @@ def error_response(status: int, message: str, code: str, **fields: Any) -> JSONR
 
 
 def domain_error(error: DomainError) -> JSONResponse:
+    """The error's status, with its code and structured fields (never a submitted value)."""
     status = next((s for kind, s in STATUS.items() if isinstance(error, kind)), 400)
     field = error.field if isinstance(error, ValidationError) else None
-    return error_response(status, error.message, error.code, field=field)
+    return error_response(status, error.message, error.code, field=field, fields=error.wire_fields())
 
 
 async def services_for(request: Request) -> Services:

@@ -15,7 +15,7 @@ STEP = """id name position is_start_step: isStartStep is_final_step: isFinalStep
   workflow_id: workflowId wip_limit: wipLimit events"""
 SESSION = """id task_id: taskId state name is_primary: isPrimary agent_profile_id: agentProfileId
   created_at: createdAt ended_at: endedAt"""
-ERRORS = "__typename ... on Error { message code }"
+ERRORS = "__typename ... on Error { message code fields }"
 
 TASK_ID = {"type": "string", "description": "The task's id.", "minLength": 1}
 WORKSPACE_ID = {
