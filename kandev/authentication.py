@@ -11,7 +11,8 @@ from redis.exceptions import RedisError
 from kandev import session_access
 from kandev.domain.access_tokens import bearer, hash_token, principal_for_token
 from kandev.domain.context import Principal
-from kandev.domain.session_tokens import claimed_session, is_session_credential, session_principal
+from kandev.domain.session_grants import session_principal
+from kandev.domain.session_tokens import claimed_session, is_session_credential
 
 if TYPE_CHECKING:
     from kandev.state import AppState
@@ -59,7 +60,8 @@ async def authenticate(
     """Who `authorization` (an `Authorization` header value) proves, or None when the route must refuse.
 
     A session token is an agent's credential, never a person's: refused where people are accepted, with
-    auth off too; only session tokens pass where sessions are accepted. `sessions` caches session checks."""
+    auth off too; only session tokens pass where sessions are accepted, as a SessionPrincipal carrying the
+    session's MCP profile. `sessions` caches session checks."""
     if accept == "session":
         return await _session(state, bearer(authorization), sessions)
     if is_session_credential(authorization):

@@ -209,3 +209,12 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
 def session_profile(session: Session, task: Task) -> McpProfile:
     """The stored profile, or the computed one for a session that has not launched yet."""
     return McpProfile.from_json(session.mcp_profile or {}) or compute_profile(session, task)
+
+
+def profile_from_columns(
+    stored: dict[str, Any] | None, purpose: str, autopilot: bool, parent_id: str | None
+) -> McpProfile:
+    """session_profile from the few columns a joined lookup reads (the MCP token check)."""
+    return session_profile(
+        Session(purpose=purpose, mcp_profile=stored or {}), Task(autopilot=autopilot, parent_id=parent_id)
+    )

@@ -11,17 +11,13 @@ from sqlalchemy import select, update
 
 from kandev import session_access
 from kandev.domain.access_tokens import bearer, hash_token
-from kandev.domain.context import Principal
-from kandev.models import Session, SessionToken, Task, Workspace
+from kandev.models import SessionToken
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
-    from kandev.db import Database
     from kandev.domain.context import UnitOfWork
 
 PREFIX = "kst_"
-SESSION_LOGIN = "agent"
 
 
 async def mint_session_token(uow: UnitOfWork, session_id: str) -> str:
@@ -58,33 +54,6 @@ async def token_is_live(uow: UnitOfWork, session_id: str, token: str) -> bool:
         )
     )
     return found is not None
-
-
-async def session_principal(db: Database, session_id: str, token: str) -> Principal | None:
-    """The agent a session token proves: the session's workspace owner, bound to that session, its task and
-    the task's workspace. None for a revoked or foreign token, a terminal session or a deleted task."""
-    async with db.read() as session:
-        row = (
-            await session.execute(
-                select(Session.state, Task.id, Task.deleted_at, Task.workspace_id, Workspace.owner_id)
-                .join(SessionToken, SessionToken.session_id == Session.id)
-                .join(Task, Task.id == Session.task_id)
-                .join(Workspace, Workspace.id == Task.workspace_id)
-                .where(
-                    Session.id == session_id,
-                    SessionToken.token_hash == hash_token(token),
-                    SessionToken.revoked_at.is_(None),
-                )
-            )
-        ).first()
-    if row is None:
-        return None
-    state, task_id, deleted_at, workspace_id, owner_id = row
-    if state in TERMINAL_SESSION_STATES or deleted_at is not None:
-        return None
-    return Principal(
-        user_id=owner_id, login=SESSION_LOGIN, session_id=session_id, task_id=task_id, workspace_id=workspace_id
-    )
 
 
 def is_session_credential(value: object) -> bool:

@@ -13,6 +13,7 @@ from mcp_types import INVALID_REQUEST
 from starlette.responses import Response
 
 from kandev.authentication import SessionCallers, authenticate
+from kandev.domain.session_grants import SessionPrincipal
 from kandev.mcp_bridge.surface import Endpoint, McpCaller
 
 if TYPE_CHECKING:
@@ -34,7 +35,10 @@ async def resolve_caller(
         principal = await authenticate(state, authorization, accept="session", sessions=callers)
         if principal is None:
             return None
-        return McpCaller(principal, "session", session_id=principal.session_id, task_id=principal.task_id)
+        profile = principal.mcp_profile if isinstance(principal, SessionPrincipal) else None
+        return McpCaller(
+            principal, "session", session_id=principal.session_id, task_id=principal.task_id, profile=profile
+        )
     principal = await authenticate(state, authorization)
     return None if principal is None else McpCaller(principal=principal, endpoint="external")
 
