@@ -26,10 +26,12 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET
 
 from kandev import metrics
+from kandev.authentication import authenticate
 from kandev.config import Settings
-from kandev.domain.access_tokens import bearer, principal_for_token
+from kandev.domain.access_tokens import bearer
 from kandev.domain.context import Principal
-from kandev.http_guard import HttpGuard, is_session_token
+from kandev.domain.session_tokens import is_session_credential
+from kandev.http_guard import HttpGuard
 from kandev.jobs.liveness import worker_report
 from kandev.log_redaction import install_log_redaction
 from kandev.mcp_bridge.server import McpBridge
@@ -79,33 +81,37 @@ class KandevGraphQL(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:
         state: AppState = self._state()
-        if state.settings.auth == "off":
-            principal = state.local_principal
-        elif isinstance(request, WebSocket):
-            principal = ANONYMOUS
-        else:
-            principal = request.scope["kandev.principal"]
+        # HTTP: the caller RequireToken authenticated; WebSocket: nobody until connection_init proves someone.
+        principal = ANONYMOUS if isinstance(request, WebSocket) else request.scope["kandev.principal"]
         return Context.for_services(state.services(principal), request=request)
 
     async def on_ws_connect(self, context: Context) -> Any:
         state: AppState = self._state()
-        params = context.connection_params or {}
-        if any(is_session_token(params.get(key)) for key in ("Authorization", "authorization", "token")):
-            # An agent's credential, never a person's: refused with auth off too.
-            raise ConnectionRejectionError({"message": "a valid personal access token is required"})
-        token = bearer(params.get("Authorization") or params.get("authorization")) or params.get("token")
-        if state.settings.auth == "off":
-            return UNSET
-        principal = await principal_for_token(state.db, token if isinstance(token, str) else None)
+        principal = await authenticate(state, ws_authorization(context.connection_params))
         if principal is None:
             raise ConnectionRejectionError({"message": "a valid personal access token is required"})
         context.act_as(state.services(principal))
         return UNSET
 
 
+def ws_authorization(params: object) -> str | None:
+    """The `Authorization` value a connection_init payload carries: its `Authorization` (or `authorization`)
+    bearer value, else its bare `token`. A session token under any of those keys is the one passed on, so
+    the door refuses it."""
+    if not isinstance(params, dict):
+        return None
+    values = [params.get(key) for key in ("Authorization", "authorization", "token")]
+    session = next((v for v in values if is_session_credential(v)), None)
+    if session is not None:
+        return str(session)
+    header = params.get("Authorization") or params.get("authorization")
+    token = bearer(header if isinstance(header, str) else None) or params.get("token")
+    return f"Bearer {token}" if isinstance(token, str) and token else None
+
+
 class RequireToken:
-    """With KANDEV_AUTH=on, HTTP requests need `Authorization: Bearer <personal access token>`, except
-    those `public` admits (the GraphiQL page, whose queries then send the header)."""
+    """HTTP requests need the caller the authentication door admits (with KANDEV_AUTH=on, a bearer personal
+    access token), except those `public` admits (the GraphiQL page, whose queries then send the header)."""
 
     def __init__(self, app: Any, state_getter: Any, public: Callable[[Request], bool] | None = None) -> None:
         self.app = app
@@ -114,14 +120,14 @@ class RequireToken:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         state: AppState = self._state()
-        if scope["type"] != "http" or state.settings.auth == "off":
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         request = Request(scope)
         if self._public is not None and self._public(request):
             await self.app(scope, receive, send)
             return
-        principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
+        principal = await authenticate(state, request.headers.get("authorization"))
         if principal is None:
             response = JSONResponse(
                 {"errors": [{"message": "a valid personal access token is required"}]},

@@ -22,7 +22,9 @@ from graphql import (
 )
 from graphql.pyutils import Undefined
 
+from kandev.domain.errors import DomainError
 from kandev.schema.declare import declared
+from kandev.schema.error_text import value_free
 from kandev.schema.root import schema
 
 # The one JSON shape of a task on the snake_case surfaces (MCP tool results and REST bodies).
@@ -48,7 +50,7 @@ TASK_FIELDS = (
 )
 BACKREF = "strawberry-definition"
 # What a mutation's error members answer with.
-ERROR_SELECTION = "__typename ... on Error { message code } ... on ValidationError { field }"
+ERROR_SELECTION = "__typename ... on Error { message code fields } ... on ValidationError { field }"
 _SCALARS = {"String": "string", "ID": "string", "Boolean": "boolean", "Int": "integer", "Float": "number"}
 
 
@@ -203,24 +205,34 @@ def command(mutation: str) -> Command:
 
 
 class Refused(Exception):
-    """A mutation answered with one of its error members (code, message and the error type's name)."""
+    """A mutation answered with one of its error members: the type's name, code, message and fields."""
 
-    def __init__(self, typename: str, code: str, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.typename, self.code, self.message, self.field = typename, code, message, field
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__(payload["message"])
+        self.typename: str = payload["__typename"]
+        self.code: str = payload["code"]
+        self.message: str = payload["message"]
+        self.field: str | None = payload.get("field")
+        self.fields: dict[str, Any] = payload.get("fields") or {}
+
+
+class OperationFailed(Exception):
+    """An operation failed unexpectedly (a bug, or a document the schema refused); the text is value-free."""
 
 
 async def run(context: Any, document: str, variables: dict[str, Any]) -> dict[str, Any]:
-    """Runs an operation in process as the context's caller: its data, a Refused for an error member, the
-    domain error a query raised, or an exception for anything unexpected (masked by the caller's edge)."""
+    """Runs an operation in process as the context's caller: its data, Refused for a mutation's error member,
+    the domain error a query raised, or OperationFailed (masked by the caller's edge)."""
     result = await schema.execute(document, variable_values=variables, context_value=context)
     if result.errors:
         error = result.errors[0]
-        raise error.original_error or RuntimeError(error.message)
+        if isinstance(error.original_error, DomainError):
+            raise error.original_error
+        raise OperationFailed(value_free(error.message)) from error.original_error
     data = result.data or {}
     for payload in data.values():
         if isinstance(payload, dict) and str(payload.get("__typename", "")).endswith("Error") and "code" in payload:
-            raise Refused(payload["__typename"], payload["code"], payload["message"], payload.get("field"))
+            raise Refused(payload)
     return data
 
 

@@ -16,8 +16,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kandev.config import Settings
-from kandev.domain.access_tokens import bearer
-from kandev.domain.session_tokens import PREFIX as SESSION_TOKEN_PREFIX
+from kandev.domain.session_tokens import is_session_credential as is_session_token
 
 WEBHOOK_BODY_LIMIT = 1024 * 1024
 # Authenticated by their own secret or signature, posted by services that send no browser Origin and
@@ -149,14 +148,6 @@ def _needs_json(method: str, headers: Headers) -> bool:
         return True
     has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
     return method == "DELETE" and has_body
-
-
-def is_session_token(authorization: object) -> bool:
-    """An agent's credential, never a person's: refused everywhere but /mcp/session, auth on or off."""
-    if not isinstance(authorization, str) or not authorization:
-        return False
-    token = bearer(authorization) or authorization.strip()
-    return token.startswith(SESSION_TOKEN_PREFIX)
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, message: str) -> None:

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
 class DomainError(Exception):
-    """Expected failure with a client-safe message and structured fields."""
+    """Expected failure with a client-safe message and structured fields.
+
+    `fields` reach every client beside `code` (GraphQL, MCP, REST): ids, limits, reasons and the names of
+    inputs, never a submitted value. Unset (None) fields are left out."""
 
     code = "DOMAIN_ERROR"
 
     def __init__(self, message: str, **fields: Any) -> None:
         super().__init__(message)
         self.message = message
-        self.fields = fields
+        self.fields: dict[str, Any] = {key: value for key, value in fields.items() if value is not None}
+
+    def wire_fields(self) -> dict[str, Any]:
+        """`fields` as plain JSON values, the form every edge sends."""
+        loaded: dict[str, Any] = json.loads(json.dumps(self.fields, default=str))
+        return loaded
 
 
 class NotFoundError(DomainError):
@@ -22,7 +31,8 @@ class NotFoundError(DomainError):
     code = "NOT_FOUND"
 
     def __init__(self, entity: str, entity_id: str | None = None) -> None:
-        super().__init__(f"{entity} not found", entity=entity, id=entity_id)
+        # The id stays out of `fields`: it is what the caller sent, and an unknown id is never echoed.
+        super().__init__(f"{entity} not found", entity=entity)
         self.entity = entity
         self.entity_id = entity_id
 

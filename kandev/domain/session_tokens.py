@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select, update
 
 from kandev import session_access
-from kandev.domain.access_tokens import hash_token
+from kandev.domain.access_tokens import bearer, hash_token
 from kandev.models import SessionToken
 from kandev.models.base import new_id, utcnow
 
@@ -54,6 +54,14 @@ async def token_is_live(uow: UnitOfWork, session_id: str, token: str) -> bool:
         )
     )
     return found is not None
+
+
+def is_session_credential(value: object) -> bool:
+    """Whether an `Authorization` value (or a bare token) is an agent's session token, never a person's."""
+    if not isinstance(value, str) or not value:
+        return False
+    token = bearer(value) or value.strip()
+    return token.startswith(PREFIX)
 
 
 def claimed_session(token: str) -> str | None:

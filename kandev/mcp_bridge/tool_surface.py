@@ -9,21 +9,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from graphql import GraphQLError
 from mcp import types
 
 from kandev.arguments import argument_errors
-from kandev.domain.errors import DomainError
-from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile, session_profile
+from kandev.contract import OperationFailed, Refused, run
+from kandev.domain.context import Principal
+from kandev.domain.errors import DomainError, NotFoundError
+from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile
 from kandev.domain.secrets import session_secret_values
+from kandev.domain.session_grants import SessionPrincipal
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller
-from kandev.models import Session, Task
 from kandev.runtime.base import Redactor
 from kandev.schema.context import Context
-from kandev.schema.error_text import value_free
-from kandev.schema.root import schema
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.mcp")
@@ -37,8 +36,14 @@ def tool_result(payload: dict[str, Any], *, error: bool = False) -> types.CallTo
     )
 
 
-def tool_error(message: str, code: str = "INVALID_ARGUMENTS") -> types.CallToolResult:
-    return tool_result({"error": message, "code": code}, error=True)
+def tool_error(
+    message: str, code: str = "INVALID_ARGUMENTS", fields: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """An is_error result; a domain error's `fields` (ids, limits, reason: never a submitted value) go with it."""
+    payload: dict[str, Any] = {"error": message, "code": code}
+    if fields:
+        payload["fields"] = fields
+    return tool_result(payload, error=True)
 
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
@@ -54,12 +59,10 @@ class KandevToolSurface:
             return EXTERNAL_PROFILE
         if caller.profile is not None:
             return caller.profile
-        async with self._state().db.read() as db:
-            session = await db.get(Session, caller.session_id)
-            task = await db.get(Task, session.task_id) if session else None
-            if session is None or task is None:
-                return McpProfile(EXTERNAL_PROFILE.surface, frozenset())  # never reached: auth checked it
-            return session_profile(session, task)
+        try:
+            return await self._state().services(caller.principal).sessions.mcp_profile(caller.session_id)
+        except NotFoundError:  # ended between the token check and now: no tools
+            return McpProfile(EXTERNAL_PROFILE.surface, frozenset())
 
     async def list_tools(self, caller: McpCaller) -> list[types.Tool]:
         names = (await self.profile(caller)).tool_names()
@@ -74,7 +77,7 @@ class KandevToolSurface:
         args = dict(arguments or {})
         if caller.principal.session_id is not None:
             # Before anything else sees them: nothing an agent writes may store or log its secrets.
-            args = await self._without_secrets(caller.principal.session_id, args)
+            args = await self._without_secrets(caller.principal, args)
         problems = argument_errors(spec.validation_schema, args)
         if problems:
             return tool_error("; ".join(problems))
@@ -93,17 +96,25 @@ class KandevToolSurface:
         except ToolInputError as error:
             return tool_error(str(error))
         except DomainError as error:
-            return tool_error(error.message, error.code)
+            return tool_error(error.message, error.code, error.wire_fields())
+        except Refused as error:
+            return tool_error(error.message, error.code, error.fields)
+        except OperationFailed as error:
+            log.error("tool %s: operation failed: %s", name, error, exc_info=error.__cause__)
+            return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")
         except Exception:
             log.exception("tool %s failed", name)
             return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")
 
-    async def _without_secrets(self, session_id: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The arguments with every secret value the session's agent was given replaced by REDACTED."""
-        state = self._state()
-        async with state.db.read() as db:
-            values = await session_secret_values(db, state.settings.server_key, session_id)
-        return Redactor(values).data(args) if values else args
+    async def _without_secrets(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with every secret value the session's agent was given replaced by REDACTED (read with
+        the token check; looked up only for a principal built another way)."""
+        values = principal.secret_values if isinstance(principal, SessionPrincipal) else None
+        if values is None:
+            state = self._state()
+            async with state.db.read() as db:
+                values = tuple(await session_secret_values(db, state.settings.server_key, str(principal.session_id)))
+        return Redactor(list(values)).data(args) if values else args
 
     async def _run(self, spec: ToolSpec, caller: McpCaller, args: dict[str, Any]) -> types.CallToolResult:
         services = self._state().services(caller.principal)
@@ -111,31 +122,11 @@ class KandevToolSurface:
         variables = spec.variables(call)
         if inspect.isawaitable(variables):
             variables = await variables
-        result = await schema.execute(
-            spec.document, variable_values=variables, context_value=Context.for_services(services)
-        )
-        if result.errors:
-            return _graphql_error(result.errors[0])
-        data = result.data or {}
-        for payload in data.values():
-            # A mutation answered with one of its union's error types.
-            if isinstance(payload, dict) and payload.get("__typename", "").endswith("Error") and "code" in payload:
-                return tool_error(payload["message"], payload["code"])
+        data = await run(Context.for_services(services), spec.document, variables)
         shaped = spec.result(data)
         if spec.follow_up is not None:
             shaped = await spec.follow_up(shaped, call, services)
         return tool_result(shaped)
-
-
-def _graphql_error(error: GraphQLError) -> types.CallToolResult:
-    original = error.original_error
-    if isinstance(original, DomainError):
-        return tool_error(original.message, original.code)
-    if original is None:  # a document or variable problem: ours, not the caller's
-        log.error("tool operation rejected by the schema: %s", value_free(error.message))
-    else:
-        log.error("tool operation failed", exc_info=original)
-    return tool_error("the tool failed unexpectedly; the error was logged", "INTERNAL")
 
 
 def _plain(name: str) -> bool:

@@ -12,8 +12,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from kandev.arguments import argument_errors
+from kandev.authentication import authenticate
 from kandev.contract import TASK_QUERY, Refused, run
-from kandev.domain.access_tokens import bearer, principal_for_token
 from kandev.domain.errors import (
     ConflictError,
     DomainError,
@@ -51,17 +51,16 @@ def error_response(status: int, message: str, code: str, **fields: Any) -> JSONR
 
 
 def domain_error(error: DomainError) -> JSONResponse:
+    """The error's status, with its code and structured fields (never a submitted value)."""
     status = next((s for kind, s in STATUS.items() if isinstance(error, kind)), 400)
     field = error.field if isinstance(error, ValidationError) else None
-    return error_response(status, error.message, error.code, field=field)
+    return error_response(status, error.message, error.code, field=field, fields=error.wire_fields())
 
 
 async def services_for(request: Request) -> Services:
-    """The caller: with KANDEV_AUTH=on, the owner of the bearer personal access token."""
+    """The caller the authentication door admits: with KANDEV_AUTH=on, the owner of the bearer token."""
     state: AppState = request.app.state.kandev
-    if state.settings.auth == "off":
-        return state.services(state.local_principal)
-    principal = await principal_for_token(state.db, bearer(request.headers.get("authorization")))
+    principal = await authenticate(state, request.headers.get("authorization"))
     if principal is None:
         raise Unauthenticated
     return state.services(principal)
@@ -127,4 +126,4 @@ def refusal(error: Refused) -> JSONResponse:
     status = REFUSAL_STATUS.get(error.typename, 400)
     if error.code == UnprocessableError.code:
         status = STATUS[UnprocessableError]
-    return error_response(status, error.message, error.code, field=error.field)
+    return error_response(status, error.message, error.code, field=error.field, fields=error.fields)

@@ -1,4 +1,5 @@
-"""Every GraphQL error leaves with `extensions.code`; unexpected failures are masked."""
+"""Every GraphQL error leaves with `extensions.code` (and a domain error with its `extensions.fields`);
+unexpected failures are masked."""
 
 from __future__ import annotations
 
@@ -44,10 +45,13 @@ class CodedMaskErrors(MaskErrors):
                 processed.append(error)
                 continue
             error.message = value_free(error.message)
-            if not (error.extensions or {}).get("code"):
-                extensions = {**(error.extensions or {}), "code": error_code(error)}
+            extensions = dict(error.extensions or {})
+            if not extensions.get("code"):
+                extensions["code"] = error_code(error)
                 if isinstance(error.original_error, ValidationError) and error.original_error.field:
                     extensions["field"] = error.original_error.field
-                error.extensions = extensions
+            if isinstance(error.original_error, DomainError):
+                extensions.setdefault("fields", error.original_error.wire_fields())
+            error.extensions = extensions
             processed.append(error)
         return processed

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import strawberry
+from strawberry.scalars import JSON
 
 from kandev.domain import errors as domain
 
@@ -11,6 +14,10 @@ from kandev.domain import errors as domain
 class Error:
     message: str
     code: str
+    fields: JSON = strawberry.field(
+        description="The failure's structured details (ids, limits, `reason`, the input at fault), by name; "
+        "never a submitted value."
+    )
 
 
 @strawberry.type(description="The id is unknown, or not visible to the caller (the two look the same).")
@@ -39,12 +46,14 @@ ERROR_TYPES = (NotFoundError, ValidationError, ConflictError, PermissionDeniedEr
 
 def to_graphql_error(error: domain.DomainError) -> Error:
     """The single translation of domain errors into schema types."""
+    message, code, fields = error.message, error.code, cast(JSON, error.wire_fields())
     if isinstance(error, domain.NotFoundError):
-        return NotFoundError(message=error.message, code=error.code, entity=error.entity, id=error.entity_id)
+        entity_id = None if error.entity_id is None else strawberry.ID(error.entity_id)
+        return NotFoundError(message=message, code=code, fields=fields, entity=error.entity, id=entity_id)
     if isinstance(error, domain.ValidationError):
-        return ValidationError(message=error.message, code=error.code, field=error.field)
+        return ValidationError(message=message, code=code, fields=fields, field=error.field)
     if isinstance(error, domain.ConflictError):
-        return ConflictError(message=error.message, code=error.code)
+        return ConflictError(message=message, code=code, fields=fields)
     if isinstance(error, domain.PermissionDeniedError):
-        return PermissionDeniedError(message=error.message, code=error.code)
+        return PermissionDeniedError(message=message, code=code, fields=fields)
     raise TypeError(f"unmapped domain error {type(error).__name__}")

@@ -1,4 +1,5 @@
-"""KANDEV_AUTH=on: personal access tokens guard /graphql over HTTP and in the WebSocket connection_init."""
+"""KANDEV_AUTH=on: personal access tokens guard /graphql over HTTP and in the WebSocket connection_init, REST
+and /mcp, all through one door."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from websockets.exceptions import ConnectionClosed
 
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import create_token
+from kandev.domain.access_tokens import create_token, revoke_token
 from kandev.domain.users import create_user
 from kandev.models import AccessToken
 from tests.support.graphql_ws import PROTOCOL, GraphQLWebSocket
@@ -61,3 +62,63 @@ async def test_a_websocket_must_present_a_token_in_connection_init(settings, db:
             assert closed.value.rcvd.code == 4403
         socket = await GraphQLWebSocket.open(address, {"Authorization": f"Bearer {token}"})
         await socket.close()
+
+
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}},
+}
+REFUSED = "a valid personal access token is required"
+
+
+async def ws_init_close_code(address: str, token: str) -> int | None:
+    """The close code after a connection_init with `token`, or None when the server acknowledged it."""
+    async with connect(f"ws://{address}/graphql", subprotocols=[PROTOCOL], open_timeout=10) as ws:
+        await ws.send(json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {token}"}}))
+        try:
+            reply = json.loads(await ws.recv())
+        except ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd else -1
+        assert reply["type"] == "connection_ack"
+        return None
+
+
+async def every_door(address: str, token: str, workspace_id: str) -> dict[str, httpx.Response]:
+    """One request through each door that takes a personal access token."""
+    bearer = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http:
+        return {
+            "graphql": await http.post("/graphql", json={"query": "{ workspaces { id } }"}, headers=bearer),
+            "rest": await http.get(
+                f"/api/v1/workspaces/{workspace_id}/tasks/by-external-id", params={"external_id": "x"}, headers=bearer
+            ),
+            "mcp": await http.post("/mcp", json=MCP_INITIALIZE, headers={**MCP_HEADERS, **bearer}),
+            "mcp_session": await http.post("/mcp/session", json=MCP_INITIALIZE, headers={**MCP_HEADERS, **bearer}),
+        }
+
+
+async def test_a_revoked_personal_access_token_is_refused_at_every_door_each_in_its_own_shape(settings, db: Database):
+    async with running_server(settings) as address:
+        issued = await create_token(db, name="laptop", login="local")
+        live = await every_door(address, issued.token, "00000000-0000-0000-0000-000000000000")
+        assert live["graphql"].status_code == 200 and "errors" not in live["graphql"].json()
+        assert live["rest"].status_code == 404  # past the door: the workspace is unknown
+        assert live["mcp"].status_code == 200 and live["mcp"].json()["result"]["serverInfo"]["name"] == "kandev"
+        assert live["mcp_session"].status_code == 401  # a person's token is never a session's
+        assert await ws_init_close_code(address, issued.token) is None
+
+        await revoke_token(db, issued.info.id)
+        refused = await every_door(address, issued.token, "00000000-0000-0000-0000-000000000000")
+        assert {door: r.status_code for door, r in refused.items()} == dict.fromkeys(refused, 401)
+        assert all(r.headers["www-authenticate"] == "Bearer" for r in refused.values())
+        assert refused["graphql"].json() == {"errors": [{"message": REFUSED}]}
+        assert refused["rest"].json() == {"error": REFUSED, "code": "UNAUTHENTICATED"}
+        assert refused["mcp"].json()["error"] == {"code": -32600, "message": REFUSED}
+        assert refused["mcp_session"].json()["error"] == {
+            "code": -32600,
+            "message": "a valid session token is required",
+        }
+        assert await ws_init_close_code(address, issued.token) == 4403

@@ -38,7 +38,7 @@ async def test_a_nul_or_lone_surrogate_in_a_variable_is_refused_naming_the_field
     with sql_statements(db) as statements:
         result = await gql.raw(CREATE, i={"workspaceId": workspace_id, "title": "ok", field: BAD_TEXT[kind]})
     error = only_error(result)
-    assert error.extensions == {"code": "VALIDATION", "field": f"input.{field}"}
+    assert error.extensions == {"code": "VALIDATION", "field": f"input.{field}", "fields": {"field": f"input.{field}"}}
     assert "before" not in error.message and "after" not in error.message  # never echoed
     assert statements == []
     assert await row_counts(db) == before
@@ -48,7 +48,7 @@ async def test_a_nul_escape_in_an_inline_string_is_refused_naming_the_field(gql,
     before = await row_counts(db)
     mutation = f'mutation {{ createTask(input: {{workspaceId: "{workspace_id}", title: "a\\u0000b"}}) {{ {RESULT} }} }}'
     error = only_error(await gql.raw(mutation))
-    assert error.extensions == {"code": "VALIDATION", "field": "input.title"}
+    assert error.extensions == {"code": "VALIDATION", "field": "input.title", "fields": {"field": "input.title"}}
     assert await row_counts(db) == before
 
 
@@ -64,7 +64,7 @@ async def test_a_lone_surrogate_escape_in_an_inline_string_is_a_syntax_error(gql
 async def test_bad_text_in_an_id_argument_of_a_query_is_refused_before_any_sql(gql, db, kind):
     with sql_statements(db) as statements:
         result = await gql.raw("query($id: ID!) { task(id: $id) { id } }", id=BAD_TEXT[kind])
-    assert only_error(result).extensions == {"code": "VALIDATION", "field": "id"}
+    assert only_error(result).extensions == {"code": "VALIDATION", "field": "id", "fields": {"field": "id"}}
     assert statements == []
 
 
@@ -74,7 +74,11 @@ async def test_bad_text_in_a_json_argument_names_the_key_path(gql, db, workspace
     before = await row_counts(db)
     variables = {"workspaceId": workspace_id, "name": "p", "kind": "SCRIPTED", "env": {"API_KEY": BAD_TEXT[kind]}}
     error = only_error(await gql.raw(mutation, i=variables))
-    assert error.extensions == {"code": "VALIDATION", "field": "input.env.API_KEY"}
+    assert error.extensions == {
+        "code": "VALIDATION",
+        "field": "input.env.API_KEY",
+        "fields": {"field": "input.env.API_KEY"},
+    }
     assert await row_counts(db) == before
 
 
@@ -159,5 +163,5 @@ async def test_a_lone_surrogate_escape_in_a_json_body_is_refused_naming_the_fiel
     async with rest_client(settings, db, bus, redis_url, principal, jobs) as http:
         response = await http.post("/graphql", content=body, headers={"content-type": "application/json"})
     [error] = response.json()["errors"]
-    assert error["extensions"] == {"code": "VALIDATION", "field": "input.title"}
+    assert error["extensions"] == {"code": "VALIDATION", "field": "input.title", "fields": {"field": "input.title"}}
     assert await row_counts(db) == before

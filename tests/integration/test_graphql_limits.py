@@ -88,7 +88,7 @@ async def test_a_page_of_501_is_a_validation_error_naming_the_argument_and_runs_
     ]
     for query, variables, field in cases:
         error = await refused(gql, db, query.replace("$w", f'"{workspace_id}"'), **variables)
-        assert error.extensions == {"code": "VALIDATION", "field": field}, query
+        assert error.extensions == {"code": "VALIDATION", "field": field, "fields": {"field": field}}, query
         assert error.message == f"{field} must be between 0 and 500"
 
 

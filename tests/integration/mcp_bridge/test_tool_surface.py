@@ -153,7 +153,7 @@ async def test_a_session_creates_a_subtask_of_itself_in_its_own_workspace(surfac
 
 async def test_unknown_targets_and_tools_outside_the_profile_are_tool_errors(surface, external, services, workspace_id):
     error, payload = await call(surface, external, "archive_task_kandev", task_id="no-such-task")
-    assert error and payload == {"error": "task not found", "code": "NOT_FOUND"}
+    assert error and payload == {"error": "task not found", "code": "NOT_FOUND", "fields": {"entity": "task"}}
     error, payload = await call(surface, external, "message_task_kandev", task_id="x", prompt="hi")
     assert error and payload["code"] == "UNKNOWN_TOOL"
 

@@ -9,7 +9,8 @@ from typing import Any
 from sqlalchemy import event
 
 from kandev.domain.tasks import CreateTask
-from kandev.mcp_bridge.auth import SessionCallers, session_caller
+from kandev.authentication import SessionCallers
+from kandev.mcp_bridge.auth import resolve_caller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.session_tokens import launch_token
 
@@ -42,14 +43,14 @@ async def test_an_agents_create_task_costs_no_more_transactions_than_the_web_cli
     session = (await services.sessions.start_task(own.id, "hi", None)).session
     token = await launch_token(services.ctx, session.id)
     callers = SessionCallers()
-    await session_caller(surface._state(), f"Bearer {token}", callers)  # a live agent's checks are cached
+    await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)  # a live agent's checks are cached
 
     with counted_transactions(db) as web:
         created = await gql(WEB_CLIENT_CREATE_TASK, input={"workspaceId": workspace_id, "title": "From the web"})
     assert created["createTask"]["__typename"] == "CreateTaskPayload"
 
     with counted_transactions(db) as agent:
-        caller = await session_caller(surface._state(), f"Bearer {token}", callers)
+        caller = await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)
         assert caller is not None
         error, made = await call_tool(surface, caller, "create_task_kandev", title="From the agent")
     assert not error, made

@@ -269,7 +269,7 @@ async def test_reorder_and_delete_through_the_tools(surface, external, services,
         "deleted": True,
     }
     error, payload = await call(surface, external, "list_workflow_steps_kandev", workflow_id=workflow_id)
-    assert error and payload == {"error": "workflow not found", "code": "NOT_FOUND"}
+    assert error and payload == {"error": "workflow not found", "code": "NOT_FOUND", "fields": {"entity": "workflow"}}
 
 
 async def test_unknown_and_foreign_targets_are_the_same_not_found(surface, services, db, workspace_id, external):
@@ -278,10 +278,18 @@ async def test_unknown_and_foreign_targets_are_the_same_not_found(surface, servi
     before = await stored(db)
     for caller, target in ((mallory, workflow_id), (external, new_id())):
         error, payload = await call(surface, caller, "update_workflow_kandev", workflow_id=target, name="Mine")
-        assert error and payload == {"error": "workflow not found", "code": "NOT_FOUND"}
+        assert error and payload == {
+            "error": "workflow not found",
+            "code": "NOT_FOUND",
+            "fields": {"entity": "workflow"},
+        }
     for caller, target in ((mallory, plan["id"]), (external, new_id())):
         error, payload = await call(surface, caller, "delete_workflow_step_kandev", step_id=target)
-        assert error and payload == {"error": "workflow step not found", "code": "NOT_FOUND"}
+        assert error and payload == {
+            "error": "workflow step not found",
+            "code": "NOT_FOUND",
+            "fields": {"entity": "workflow step"},
+        }
     error, payload = await call(surface, mallory, "create_workflow_kandev", workspace_id=workspace_id, name="Mine")
-    assert error and payload == {"error": "workspace not found", "code": "NOT_FOUND"}
+    assert error and payload == {"error": "workspace not found", "code": "NOT_FOUND", "fields": {"entity": "workspace"}}
     assert await stored(db) == before

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.tasks import CreateTask
-from kandev.mcp_bridge.auth import SessionCallers, session_caller
+from kandev.mcp_bridge.auth import SessionCallers, resolve_caller
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import QueuedPrompt, Session, Task
@@ -24,7 +24,7 @@ async def agent_of(surface: KandevToolSurface, services: Any, task_id: str) -> M
     """The caller /mcp/session builds for a freshly launched session of the task."""
     session = (await services.sessions.start_task(task_id, "hi", None)).session
     token = await launch_token(services.ctx, session.id)
-    caller = await session_caller(surface._state(), f"Bearer {token}", SessionCallers())
+    caller = await resolve_caller(surface._state(), "session", f"Bearer {token}", SessionCallers())
     assert caller is not None
     return caller
 

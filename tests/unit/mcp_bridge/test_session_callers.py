@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import time
 
+from kandev.authentication import SessionCallers
 from kandev.domain.context import Principal
-from kandev.mcp_bridge.auth import SessionCallers
-from kandev.mcp_bridge.surface import McpCaller
 
 
-def caller(session_id: str, task_id: str = "t1") -> McpCaller:
-    principal = Principal(user_id="u", login="agent", session_id=session_id, task_id=task_id)
-    return McpCaller(principal=principal, endpoint="session", session_id=session_id, task_id=task_id)
+def caller(session_id: str, task_id: str = "t1") -> Principal:
+    return Principal(user_id="u", login="agent", session_id=session_id, task_id=task_id)
 
 
 def test_a_check_is_reused_for_the_same_token_while_the_sessions_epoch_is_unchanged():
@@ -41,7 +39,7 @@ def test_an_entry_expires(monkeypatch):
     callers = SessionCallers()
     callers.put("hash-a", caller("s1"), 0)
     later = time.monotonic() + SessionCallers.TTL_SECONDS + 1
-    monkeypatch.setattr("kandev.mcp_bridge.auth.time.monotonic", lambda: later)
+    monkeypatch.setattr("kandev.authentication.time.monotonic", lambda: later)
     assert callers.get("hash-a", 0) is None
 
 

@@ -1,0 +1,54 @@
+"""The session token rule, in the domain: a live session's current token grants its agent, bound to the
+session, its task and the task's workspace, with the session's tool profile; anything else grants nothing."""
+
+from __future__ import annotations
+
+from kandev.domain.profiles import McpProfile
+from kandev.domain.session_grants import SESSION_LOGIN, SessionPrincipal, session_principal
+from kandev.domain.tasks import CreateTask
+from tests.support.session_tokens import launch_token
+
+
+async def live_session(services, workspace_id: str) -> tuple[str, str, str]:
+    """(task id, session id, token) of a freshly launched session."""
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Work"))).task
+    session = (await services.sessions.start_task(task.id, "hi", None)).session
+    return task.id, session.id, await launch_token(services.ctx, session.id)
+
+
+async def test_a_live_sessions_token_grants_its_agent_with_the_sessions_profile(
+    services, db, workspace_id, settings, principal
+):
+    task_id, session_id, token = await live_session(services, workspace_id)
+    granted = await session_principal(db, session_id, token, settings.server_key)
+    assert isinstance(granted, SessionPrincipal)
+    assert (granted.user_id, granted.login) == (principal.user_id, SESSION_LOGIN)
+    assert (granted.session_id, granted.task_id, granted.workspace_id) == (session_id, task_id, workspace_id)
+    assert isinstance(granted.mcp_profile, McpProfile)
+    assert granted.mcp_profile == await services.sessions.mcp_profile(session_id)
+
+
+async def test_a_token_names_one_session_only(services, db, workspace_id, settings):
+    _, first, token = await live_session(services, workspace_id)
+    _, second, _ = await live_session(services, workspace_id)
+    assert await session_principal(db, first, token, settings.server_key) is not None
+    assert await session_principal(db, second, token, settings.server_key) is None
+
+
+async def test_a_relaunch_revokes_the_previous_token(services, db, workspace_id, settings):
+    _, session_id, old = await live_session(services, workspace_id)
+    new = await launch_token(services.ctx, session_id)
+    assert await session_principal(db, session_id, old, settings.server_key) is None
+    assert await session_principal(db, session_id, new, settings.server_key) is not None
+
+
+async def test_a_terminal_session_grants_nothing(services, db, workspace_id, settings):
+    task_id, session_id, token = await live_session(services, workspace_id)
+    await services.sessions.stop_task(task_id)
+    assert await session_principal(db, session_id, token, settings.server_key) is None
+
+
+async def test_a_deleted_tasks_session_grants_nothing(services, db, workspace_id, settings):
+    task_id, session_id, token = await live_session(services, workspace_id)
+    await services.tasks.delete(task_id)
+    assert await session_principal(db, session_id, token, settings.server_key) is None
