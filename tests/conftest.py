@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kandev.api import schema
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.bootstrap import bootstrap
@@ -22,7 +23,6 @@ from kandev.domain.services import Services
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
 from kandev.schema.context import Context
-from kandev.schema.root import schema
 from tests.support import databases
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"

@@ -12,6 +12,7 @@ from typing import Any
 from graphql import GraphQLError
 from mcp import types
 
+from kandev.api import schema
 from kandev.domain.errors import DomainError
 from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile, session_profile
 from kandev.domain.secrets import session_secret_values
@@ -23,7 +24,6 @@ from kandev.models import Session, Task
 from kandev.runtime.base import Redactor
 from kandev.schema.context import Context
 from kandev.schema.error_text import value_free
-from kandev.schema.root import schema
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.mcp")
