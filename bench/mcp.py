@@ -21,7 +21,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import ServiceContext
-from kandev.domain.services import Services
+from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus
@@ -113,7 +113,7 @@ async def run() -> dict[str, Any]:
         db = Database(database_url)
         bus = EventBus(aioredis.from_url(redis_url))
         jobs = RqDispatcher(redis_url, bus, turn_timeout=600)
-        services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
+        services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs, MOVE_HOOKS))
         try:
             workspace = (await services.workspaces.list())[0]
             task = (

@@ -27,6 +27,11 @@ def task_channel(workspace_id: str) -> str:
     return f"workspace:{workspace_id}:tasks"
 
 
+def clarification_channel(clarification_id: str) -> str:
+    """An operator question was answered, rejected or cancelled: its waiting tool call wakes."""
+    return f"clarification:{clarification_id}"
+
+
 def session_channel(session_id: str) -> str:
     return f"session:{session_id}"
 

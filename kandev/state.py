@@ -10,7 +10,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.services import Services
+from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
 from kandev.redis_conn import reconnect_once
@@ -40,7 +40,9 @@ class AppState:
 
     def services(self, principal: Principal) -> Services:
         return Services(
-            ServiceContext(db=self.db, bus=self.bus, principal=principal, settings=self.settings, jobs=self.jobs)
+            ServiceContext(
+                db=self.db, bus=self.bus, principal=principal, settings=self.settings, jobs=self.jobs, hooks=MOVE_HOOKS
+            )
         )
 
     async def close(self) -> None:

@@ -19,7 +19,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.services import Services
+from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
 from kandev.schema.context import Context
@@ -112,7 +112,7 @@ def jobs(redis_url: str, bus: EventBus, settings: Settings, db: Database) -> Ite
 
 @pytest.fixture
 def services(db: Database, bus: EventBus, principal: Principal, settings: Settings, jobs: RqDispatcher) -> Services:
-    return Services(ServiceContext(db=db, bus=bus, principal=principal, settings=settings, jobs=jobs))
+    return Services(ServiceContext(db=db, bus=bus, principal=principal, settings=settings, jobs=jobs, hooks=MOVE_HOOKS))
 
 
 class GraphQLCaller:

@@ -19,12 +19,13 @@ from kandev.domain.errors import (
     PermissionDeniedError,
     ValidationError,
 )
+from kandev.domain.prompts import is_terminal
 from kandev.domain.secrets import SECRET_REFERENCE
 from kandev.domain.users import ensure_admin, is_admin
 from kandev.domain.validation import check_env, clean_name
-from kandev.models import AgentProfile, ExecutorProfile, Workspace
+from kandev.models import AgentProfile, ExecutorProfile, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
+from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy, TaskState
 from kandev.runtime.base import scripted_command
 
 SCRIPTED_PROFILE_NAME = "Scripted"
@@ -265,10 +266,6 @@ class AgentProfileService:
 async def _ensure_no_autopilot_runs_on(session: AsyncSession, profile: AgentProfile) -> None:
     """Turning MCP off is refused while an unfinished autopilot task would run on the profile: through a
     live session, or (with none) as its own profile or its workspace's default."""
-    from kandev.domain.prompts import is_terminal
-    from kandev.models import Session, Task
-    from kandev.models.enums import TaskState
-
     rows = await session.execute(
         select(Task, Workspace.default_agent_profile_id)
         .join(Workspace, Workspace.id == Task.workspace_id)

@@ -19,16 +19,13 @@ from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
+from kandev.events import clarification_channel
 from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
 
 PENDING, ANSWERED, REJECTED, EXPIRED, CANCELLED = "PENDING", "ANSWERED", "REJECTED", "EXPIRED", "CANCELLED"
-
-
-def clarification_channel(clarification_id: str) -> str:
-    return f"clarification:{clarification_id}"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kandev.config import Settings
     from kandev.events import EventBus
     from kandev.jobs.dispatch import JobDispatcher
+    from kandev.models import Task, WorkflowStep
 
 LOCAL_LOGIN = "local"
 
@@ -60,6 +61,31 @@ class UnitOfWork:
         self.after_commit.append(action)
 
 
+class MoveHooks(Protocol):
+    """What a step move sets off in the modules above `transitions` (the start rule, the end of the task's
+    sessions, the engine's reaction to a state change); handed in with the ServiceContext, so the move's
+    one writer imports none of them and the workflow modules never import each other in a circle."""
+
+    async def check_start(self, uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> object: ...
+
+    async def start_agent(
+        self,
+        ctx: ServiceContext,
+        uow: UnitOfWork,
+        task: Task,
+        prompt: str,
+        *,
+        source: str,
+        agent_profile_id: str | None = None,
+    ) -> object: ...
+
+    async def complete_task_sessions(
+        self, ctx: ServiceContext, uow: UnitOfWork, task: Task, final_step: WorkflowStep
+    ) -> None: ...
+
+    async def after_task_state_change(self, ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None: ...
+
+
 @dataclass
 class ServiceContext:
     """Everything a domain service needs; built once per request, job or CLI command."""
@@ -69,6 +95,7 @@ class ServiceContext:
     principal: Principal
     settings: Settings
     jobs: JobDispatcher
+    hooks: MoveHooks
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:

@@ -18,6 +18,7 @@ from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, DomainError, PermissionDeniedError, ValidationError
 from kandev.domain.records import TaskRecord
+from kandev.domain.starts import begin_task
 from kandev.domain.transitions import emit_task_event
 from kandev.models import Task, TaskDependency, Workspace
 from kandev.models.base import utcnow
@@ -149,8 +150,6 @@ def _set(uow: UnitOfWork, task: Task, state: TaskState, reason: str | None) -> N
 async def _fire(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     """Run the recorded start in a savepoint: a start that fails keeps the intent and leaves the
     predecessor's change (which opened the gate) committed."""
-    from kandev.domain.starts import begin_task
-
     launch: dict[str, Any] = dict(task.deferred_launch or {})
     marks = (len(uow.events), len(uow.after_commit))
     try:

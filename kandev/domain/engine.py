@@ -10,6 +10,8 @@ from sqlalchemy import select
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed
 from kandev.domain.errors import AutopilotNeedsMcpError
+from kandev.domain.parent_questions import parent_gone
+from kandev.domain.prompts import task_sessions
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.workflows import ordered_steps
@@ -78,8 +80,6 @@ async def run_actions(
 async def _note_refused_move(
     uow: UnitOfWork, task: Task, session: Session | None, target: WorkflowStep, refused: AutopilotNeedsMcpError
 ) -> None:
-    from kandev.domain.prompts import task_sessions
-
     if session is None:
         sessions = await task_sessions(uow.session, task.id)
         session = sessions[0] if sessions else None
@@ -227,8 +227,6 @@ async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Ta
     its siblings have too, the parent's step may move."""
     await after_predecessor_changed(ctx, uow, task)
     if task.state == TaskState.CANCELLED:
-        from kandev.domain.parent_questions import parent_gone
-
         await parent_gone(ctx, uow, task.id, "the parent task was cancelled")
     if task.parent_id is None or task.state not in TERMINAL_TASK_STATES:
         return

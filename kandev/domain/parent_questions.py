@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.access import load_task
+from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.prompts import (
@@ -246,8 +247,6 @@ class ParentQuestionService:
 
     async def _parent_session(self, uow: UnitOfWork, parent: Task) -> Session:
         """The parent's session to deliver to (a busy one queues it); a parent without one gets one."""
-        from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
-
         profile = await resolve_agent_profile(uow.session, parent)
         ensure_available(profile)
         return await open_session(uow, parent, profile.id)

@@ -8,9 +8,11 @@ from sqlalchemy import exists, select, update
 from sqlalchemy.engine import CursorResult
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.parent_questions import after_session_ended
 from kandev.domain.prompts import cancel_queued, is_terminal, lock_session, task_sessions
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
+from kandev.events import clarification_channel
 from kandev.models import Clarification, ParentQuestion, QueuedPrompt, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TurnState
@@ -74,8 +76,6 @@ async def has_live_execution(uow: UnitOfWork, session: Session) -> bool:
 
 async def cancel_clarifications(uow: UnitOfWork, session_id: str, actor: str) -> None:
     """Pending operator questions of an ended session can no longer resume it; a waiting call wakes."""
-    from kandev.domain.clarifications import clarification_channel
-
     rows = await uow.session.scalars(
         select(Clarification).where(Clarification.session_id == session_id, Clarification.state == "PENDING")
     )
@@ -91,8 +91,6 @@ async def end_session(
 ) -> None:
     """Make a (locked) session terminal: its waits end, its running turn is cancelled (with `note` in the
     transcript), its tokens die."""
-    from kandev.domain.parent_questions import after_session_ended
-
     await after_session_ended(ctx, uow, session, reason=why)
     await cancel_clarifications(uow, session.id, ctx.principal.actor)
     await cancel_running_turn(ctx, uow, session.id, note=note)

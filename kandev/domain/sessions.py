@@ -10,9 +10,10 @@ from enum import StrEnum
 from sqlalchemy import func, select
 
 from kandev.domain.access import load_task, owner_wide
+from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.parent_questions import supersede
+from kandev.domain.parent_questions import ParentQuestionService, supersede
 from kandev.domain.profiles import McpProfile, session_profile
 from kandev.domain.prompts import (
     PromptSpec,
@@ -150,8 +151,6 @@ class SessionService:
     async def _answer_parent_question(
         self, task_id: str, question_id: str, text: str, session_id: str | None
     ) -> Delivery:
-        from kandev.domain.parent_questions import ParentQuestionService
-
         session, answered = await ParentQuestionService(self.ctx).answer(task_id, question_id, text, session_id)
         async with self.ctx.read() as db:
             prompt = answered.prompt or await db.get(QueuedPrompt, answered.question.answer_prompt_id or "")
@@ -339,8 +338,6 @@ async def spawn_session(
     agent_profile_id: str | None,
 ) -> Spawned:
     """A new named sibling session on the caller's task (default) or another task of its workspace."""
-    from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
-
     caller = ctx.principal
     if caller.session_id is None or caller.task_id is None:
         raise PermissionDeniedError("only an agent in a task session can spawn sessions")

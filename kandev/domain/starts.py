@@ -8,10 +8,11 @@ from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_availa
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, is_terminal, open_session, task_sessions
 from kandev.domain.transcript import emit_session_event
-from kandev.domain.transitions import emit_task_event
+from kandev.domain.transitions import auto_start_action, emit_task_event, move_task
+from kandev.domain.workflows import ordered_steps
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task
 from kandev.models.base import utcnow
-from kandev.models.enums import TaskState
+from kandev.models.enums import TaskState, TransitionTrigger
 
 
 async def check_start(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> AgentProfile:
@@ -62,10 +63,6 @@ async def begin_task(
 ) -> tuple[Session, QueuedPrompt]:
     """startTask's rule: from the start step, move to the first auto-start step and send `prompt`
     instead of that step's own (one turn, never two); elsewhere start the agent where the task is."""
-    from kandev.domain.transitions import auto_start_action, move_task
-    from kandev.domain.workflows import ordered_steps
-    from kandev.models.enums import TransitionTrigger
-
     steps = await ordered_steps(uow.session, task.workflow_id)
     current = next(s for s in steps if s.id == task.workflow_step_id)
     target = next((s for s in steps if auto_start_action(s) is not None), None)

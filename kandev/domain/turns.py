@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import change_task_state, on_turn_completed, on_turn_started
+from kandev.domain.parent_questions import after_session_ended
 from kandev.domain.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
@@ -271,8 +272,6 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         assert session is not None
         session.state = SessionState.FAILED
         session.ended_at = utcnow()
-        from kandev.domain.parent_questions import after_session_ended
-
         await after_session_ended(ctx, uow, session, reason="the session failed")
         await _end_turn(ctx, uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)

@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.services import MOVE_HOOKS
 from kandev.events import EventBus
 from kandev.jobs.dispatch import RqDispatcher
 from kandev.redis_conn import reconnect_once
@@ -25,7 +26,7 @@ async def job_context(settings: Settings) -> AsyncIterator[ServiceContext]:
     bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
     jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
     try:
-        yield ServiceContext(db=db, bus=bus, principal=SYSTEM, settings=settings, jobs=jobs)
+        yield ServiceContext(db=db, bus=bus, principal=SYSTEM, settings=settings, jobs=jobs, hooks=MOVE_HOOKS)
     finally:
         jobs.close()
         await bus.close()
