@@ -19,13 +19,13 @@ from sqlalchemy import select
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.migrations import upgrade_to_head
 from kandev.models import ParentQuestion, QueuedPrompt
 from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client

@@ -19,12 +19,12 @@ from sqlalchemy import select
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus, session_channel
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.migrations import upgrade_to_head
 from kandev.models import Turn
 from tests.support.workers import running_worker

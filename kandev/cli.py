@@ -363,7 +363,7 @@ def token_revoke(
 
 
 def _require_agent_user(settings: Settings) -> None:
-    from kandev.runtime.confinement import AgentUserError, resolve_agent_user
+    from kandev.agent_host import AgentUserError, resolve_agent_user
 
     try:
         resolve_agent_user(settings.agent_user)

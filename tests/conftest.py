@@ -17,11 +17,11 @@ import pytest
 from kandev.api import schema
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.schema.context import Context
 from tests.support import databases
 

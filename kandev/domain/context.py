@@ -14,8 +14,8 @@ from kandev.session_access import bump
 
 if TYPE_CHECKING:
     from kandev.config import Settings
+    from kandev.dispatch import JobDispatcher
     from kandev.events import EventBus
-    from kandev.jobs.dispatch import JobDispatcher
     from kandev.models import Task, WorkflowStep
 
 LOCAL_LOGIN = "local"

@@ -11,8 +11,8 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.transcript import append_message, update_message
 from kandev.models import Message, Session
 from kandev.models.enums import MessageKind
+from kandev.redaction import Release, StreamRedactor
 from kandev.runtime.base import AgentUpdate
-from kandev.runtime.redaction import Release, StreamRedactor
 
 _TEXT_KINDS = {"agent_text": MessageKind.AGENT, "thought": MessageKind.THOUGHT}
 _NEW = object()  # the key of a message's first piece, until the message has an id

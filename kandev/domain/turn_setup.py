@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import AgentUser, scripted_requirements
 from kandev.data_dir import prepare_work_dir
 from kandev.domain.agent_context import CLOSE, context_block, resume_history, step_handoff
 from kandev.domain.agent_profiles import launch_command, missing_command
@@ -23,7 +24,6 @@ from kandev.domain.workdirs import agent_owner, prepare_workdir
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import AgentKind
-from kandev.runtime.confinement import AgentUser, scripted_requirements
 
 
 @dataclass

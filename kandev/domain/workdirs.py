@@ -17,12 +17,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import AgentUser, AgentUserError, hand_over, resolve_agent_user
 from kandev.config import Settings
 from kandev.domain.errors import ConflictError
 from kandev.domain.git import git, run_git
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
-from kandev.runtime.confinement import AgentUser, AgentUserError, hand_over, resolve_agent_user
 
 
 def branch_name(task: Task) -> str:

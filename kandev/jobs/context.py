@@ -10,10 +10,10 @@ import redis.asyncio as aioredis
 
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import MOVE_HOOKS
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.redis_conn import reconnect_once
 
 SYSTEM = Principal(user_id="system", login="system", sees_everything=True)

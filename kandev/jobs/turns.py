@@ -14,6 +14,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from kandev.config import Settings
+from kandev.dispatch import WAITING, control_channel
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.permissions import chosen_option, record_request, wait_for_answer
@@ -23,7 +24,6 @@ from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_sessi
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
-from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from kandev.runtime.confinement import AgentUser
+    from kandev.agent_host import AgentUser
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
 UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]

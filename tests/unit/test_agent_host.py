@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev.runtime.base import AgentLaunchError
-from kandev.runtime.confinement import (
+from kandev.agent_host import (
     AgentUser,
     AgentUserError,
     blocked_path,
@@ -19,6 +18,7 @@ from kandev.runtime.confinement import (
     resolve_agent_user,
     scripted_requirements,
 )
+from kandev.runtime.base import AgentLaunchError
 from kandev.runtime.process import INHERITED_ENV, minimal_env
 
 # Nobody's ids, owning none of the test's files: only the "other" permission bits apply to it.
