@@ -1,21 +1,17 @@
-"""Running agents as an unprivileged OS user (KANDEV_AGENT_USER): who that is, whether it can run the
-agent's command, and handing it the task's working tree. A root server keeps its data dir (0700) and
-its processes' /proc/<pid>/environ out of the agent's reach this way."""
+"""What the host gives an agent: the unprivileged OS user it runs as (KANDEV_AGENT_USER), the task's working
+tree handed to that user, and the built-in scripted agent's command and what it reads. A root server keeps
+its data dir (0700) and its processes' /proc/<pid>/environ out of the agent's reach this way. Standard library
+only: the domain prepares working trees with it, the runtime launches with it."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import pwd
-import shutil
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from kandev.runtime.base import AgentLaunchError
-
-_R, _W, _X = 4, 2, 1
 _NO_LOGIN = ("nologin", "false")
 
 
@@ -42,7 +38,7 @@ class AgentUser:
         }
 
 
-class AgentUserError(AgentLaunchError):
+class AgentUserError(Exception):
     """KANDEV_AGENT_USER names no usable account, or this process cannot switch to it."""
 
 
@@ -64,38 +60,16 @@ def resolve_agent_user(name: str | None, *, euid: int | None = None) -> AgentUse
     return AgentUser(name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, entry.pw_shell)
 
 
-def _allows(info: os.stat_result, user: AgentUser, bits: int) -> bool:
-    if info.st_uid == user.uid:
-        return (info.st_mode >> 6) & bits == bits
-    if info.st_gid == user.gid or info.st_gid in user.groups:
-        return (info.st_mode >> 3) & bits == bits
-    return info.st_mode & bits == bits
-
-
-def blocked_path(path: str | Path, user: AgentUser, bits: int) -> Path | None:
-    """The first component of `path` (its folders need search, the path itself `bits`) that `user`'s
-    permission bits refuse, checking both the path as written and with its symlinks resolved."""
-    written = Path(os.path.abspath(path))
-    for candidate in dict.fromkeys([written, written.resolve()]):
-        for folder in reversed(candidate.parents):
-            try:
-                if not _allows(folder.stat(), user, _X):
-                    return folder
-            except FileNotFoundError:
-                return folder
-        try:
-            info = candidate.stat()
-        except FileNotFoundError:
-            return candidate
-        if not _allows(info, user, bits | (_X if stat.S_ISDIR(info.st_mode) else 0)):
-            return candidate
-    return None
+def scripted_command() -> list[str]:
+    """The argv of the built-in scripted agent on this interpreter; isolated (-I), because it runs in the
+    task's worktree and a repository with a `kandev/` folder would otherwise shadow the package."""
+    return [sys.executable, "-I", "-m", "kandev.runtime.scripted"]
 
 
 def scripted_requirements() -> list[str]:
     """What the built-in scripted agent reads besides its interpreter: the kandev package, the acp
     package it imports, the stdlib and the virtualenv's config."""
-    paths = [str(Path(__file__).resolve().parents[1]), os.path.dirname(os.__file__)]
+    paths = [str(Path(__file__).resolve().parent), os.path.dirname(os.__file__)]
     spec = importlib.util.find_spec("acp")
     if spec is not None and spec.submodule_search_locations:
         paths.extend(spec.submodule_search_locations)
@@ -103,22 +77,6 @@ def scripted_requirements() -> list[str]:
     if venv_config.exists():
         paths.append(str(venv_config))
     return paths
-
-
-def check_can_run(user: AgentUser, argv: list[str], cwd: str, readable: list[str]) -> None:
-    """AgentLaunchError naming the path to fix when `user` cannot run `argv` in `cwd`."""
-    executable = shutil.which(argv[0]) if argv else None
-    checks = [(cwd, _R | _W | _X, "its working directory")]
-    if executable is not None:
-        checks.append((executable, _X, "the agent's command"))
-    checks.extend((path, _R, "what the agent reads") for path in readable)
-    for path, bits, role in checks:
-        blocked = blocked_path(path, user, bits)
-        if blocked is not None:
-            raise AgentLaunchError(
-                f"agent user '{user.name}' cannot reach {path} ({role}): the permissions of {blocked} "
-                "keep it out; make that path accessible to it or install the agent where it can reach it"
-            )
 
 
 def hand_over(path: Path, user: AgentUser | None) -> None:

@@ -36,6 +36,15 @@ def session_channel(session_id: str) -> str:
     return f"session:{session_id}"
 
 
+# On a session's control channel: its running turn now waits on a person (its job may end).
+WAITING = "waiting"
+
+
+def control_channel(session_id: str) -> str:
+    """Commands to the job running a session's turn (cancel; its agent now waits on a person)."""
+    return f"control:session:{session_id}"
+
+
 class EventBus:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis

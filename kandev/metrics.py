@@ -26,6 +26,16 @@ async def increment(redis: aioredis.Redis, name: str, **labels: str) -> None:
     await redis.incr(_key(name, labels))
 
 
+class RedisCounters:
+    """The domain's Counters, kept in Redis."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+
+    async def increment(self, name: str, **labels: str) -> None:
+        await increment(self._redis, name, **labels)
+
+
 async def render(redis: aioredis.Redis) -> str:
     """Prometheus text exposition of every counter (known ones appear even at zero)."""
     values: dict[str, list[tuple[str, Any]]] = {name: [] for name in HELP}

@@ -10,10 +10,26 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
+from kandev.metrics import RedisCounters
 from kandev.redis_conn import reconnect_once
+
+
+def service_context(
+    db: Database, bus: EventBus, jobs: JobDispatcher, settings: Settings, principal: Principal
+) -> ServiceContext:
+    """The domain wired to this process's adapters: the job dispatcher, Redis counters and the move hooks."""
+    return ServiceContext(
+        db=db,
+        bus=bus,
+        principal=principal,
+        settings=settings,
+        jobs=jobs,
+        hooks=MOVE_HOOKS,
+        counters=RedisCounters(bus.redis),
+    )
 
 
 @dataclass
@@ -39,11 +55,7 @@ class AppState:
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:
-        return Services(
-            ServiceContext(
-                db=self.db, bus=self.bus, principal=principal, settings=self.settings, jobs=self.jobs, hooks=MOVE_HOOKS
-            )
-        )
+        return Services(service_context(self.db, self.bus, self.jobs, self.settings, principal))
 
     async def close(self) -> None:
         self.jobs.close()

@@ -19,10 +19,11 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.context import Principal
+from kandev.domain.services import Services
 from kandev.events import EventBus
 from kandev.schema.context import Context
+from kandev.state import service_context
 from tests.support import databases
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
@@ -112,7 +113,7 @@ def jobs(redis_url: str, bus: EventBus, settings: Settings, db: Database) -> Ite
 
 @pytest.fixture
 def services(db: Database, bus: EventBus, principal: Principal, settings: Settings, jobs: RqDispatcher) -> Services:
-    return Services(ServiceContext(db=db, bus=bus, principal=principal, settings=settings, jobs=jobs, hooks=MOVE_HOOKS))
+    return Services(service_context(db, bus, jobs, settings, principal))
 
 
 class GraphQLCaller:

@@ -10,6 +10,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import scripted_command
 from kandev.domain.access import load_workspace
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import (
@@ -26,7 +27,6 @@ from kandev.domain.validation import check_env, clean_name
 from kandev.models import AgentProfile, ExecutorProfile, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy, TaskState
-from kandev.runtime.base import scripted_command
 
 SCRIPTED_PROFILE_NAME = "Scripted"
 

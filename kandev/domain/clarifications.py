@@ -10,7 +10,6 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select
 
-from kandev.dispatch import WAITING, control_channel
 from kandev.domain.access import load_task, load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
@@ -20,7 +19,7 @@ from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
-from kandev.events import clarification_channel
+from kandev.events import WAITING, clarification_channel, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind

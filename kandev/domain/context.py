@@ -14,7 +14,6 @@ from kandev.session_access import bump
 
 if TYPE_CHECKING:
     from kandev.config import Settings
-    from kandev.dispatch import JobDispatcher
     from kandev.events import EventBus
     from kandev.models import Task, WorkflowStep
 
@@ -61,6 +60,24 @@ class UnitOfWork:
         self.after_commit.append(action)
 
 
+class JobDispatcher(Protocol):
+    """How the domain hands work to workers (kandev.dispatch.RqDispatcher): turns, cancels, answers."""
+
+    async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None: ...
+
+    async def nudge_cancel(self, session_id: str) -> None: ...
+
+    async def can_deliver(self, worker_name: str, session_id: str) -> bool: ...
+
+    async def deliver_answer(self, session_id: str, worker_name: str) -> None: ...
+
+
+class Counters(Protocol):
+    """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""
+
+    async def increment(self, name: str, **labels: str) -> None: ...
+
+
 class MoveHooks(Protocol):
     """What a step move sets off in the modules above `transitions` (the start rule, the end of the task's
     sessions, the engine's reaction to a state change); handed in with the ServiceContext, so the move's
@@ -96,6 +113,7 @@ class ServiceContext:
     settings: Settings
     jobs: JobDispatcher
     hooks: MoveHooks
+    counters: Counters
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from kandev import metrics
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import consume_signal, current_turn_question_pending, valid_signal
@@ -54,9 +53,7 @@ class SignalService:
             await self._write(uow, session, task, step, turn, AGENT, summary, handoff, blockers)
             agent = await self._agent_label(uow, session)
             uow.then(
-                lambda: metrics.increment(
-                    self.ctx.bus.redis, "step_completion_signal_received_total", source=AGENT, agent=agent
-                )
+                lambda: self.ctx.counters.increment("step_completion_signal_received_total", source=AGENT, agent=agent)
             )
             return SignalResult(True)
 
@@ -84,13 +81,9 @@ class SignalService:
             await self._write(uow, session, task, step, turn, MANUAL, "Marked complete by the operator.", None, None)
             agent = await self._agent_label(uow, session)
             uow.then(
-                lambda: metrics.increment(
-                    self.ctx.bus.redis, "step_completion_signal_received_total", source=MANUAL, agent=agent
-                )
+                lambda: self.ctx.counters.increment("step_completion_signal_received_total", source=MANUAL, agent=agent)
             )
-            uow.then(
-                lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_fallback_used_total", agent=agent)
-            )
+            uow.then(lambda: self.ctx.counters.increment("step_completion_signal_fallback_used_total", agent=agent))
             return session
 
     async def _load(self, uow: UnitOfWork, session_id: str) -> tuple[Session, Task, WorkflowStep]:

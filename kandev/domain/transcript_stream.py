@@ -5,14 +5,27 @@ streaming redactor per turn, so a secret split across chunks or messages is neve
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Protocol
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.transcript import append_message, update_message
 from kandev.models import Message, Session
 from kandev.models.enums import MessageKind
 from kandev.redaction import Release, StreamRedactor
-from kandev.runtime.base import AgentUpdate
+
+
+class AgentUpdate(Protocol):
+    """One update from the agent (kandev.runtime.base.AgentUpdate, already redacted), as the transcript reads it."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def data(self) -> dict[str, Any]: ...
+
 
 _TEXT_KINDS = {"agent_text": MessageKind.AGENT, "thought": MessageKind.THOUGHT}
 _NEW = object()  # the key of a message's first piece, until the message has an id

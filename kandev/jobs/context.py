@@ -12,9 +12,9 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
 from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.services import MOVE_HOOKS
 from kandev.events import EventBus
 from kandev.redis_conn import reconnect_once
+from kandev.state import service_context
 
 SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
 
@@ -26,7 +26,7 @@ async def job_context(settings: Settings) -> AsyncIterator[ServiceContext]:
     bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
     jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
     try:
-        yield ServiceContext(db=db, bus=bus, principal=SYSTEM, settings=settings, jobs=jobs, hooks=MOVE_HOOKS)
+        yield service_context(db, bus, jobs, settings, SYSTEM)
     finally:
         jobs.close()
         await bus.close()

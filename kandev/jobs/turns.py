@@ -14,7 +14,6 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from kandev.config import Settings
-from kandev.dispatch import WAITING, control_channel
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.permissions import chosen_option, record_request, wait_for_answer
@@ -22,6 +21,7 @@ from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.events import WAITING, control_channel
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.context import job_context
 from kandev.jobs.worker_loop import WorkerLoop, current_loop

@@ -26,7 +26,6 @@ from acp.schema import (
 )
 
 from kandev import __version__
-from kandev.agent_host import check_can_run
 from kandev.runtime.acp_client import AcpClient
 from kandev.runtime.base import (
     CANCELLED,
@@ -42,6 +41,7 @@ from kandev.runtime.base import (
     Redactor,
     UpdateHandler,
 )
+from kandev.runtime.confinement import check_can_run
 from kandev.runtime.process import AgentProcess, minimal_env
 
 log = logging.getLogger(__name__)
