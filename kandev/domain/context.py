@@ -46,7 +46,7 @@ class Event:
 
 @dataclass
 class UnitOfWork:
-    session: AsyncSession
+    db: AsyncSession
     events: list[Event] = field(default_factory=list)
     # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -117,8 +117,8 @@ class ServiceContext:
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
-        async with self.db.transaction() as session:
-            uow = UnitOfWork(session)
+        async with self.db.transaction() as db:
+            uow = UnitOfWork(db)
             yield uow
         if uow.access_keys:
             # Before anything is published or returned: from here on no process keeps an old token check.
@@ -134,5 +134,5 @@ class ServiceContext:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self.db.read() as session:
-            yield session
+        async with self.db.read() as db:
+            yield db

@@ -60,11 +60,11 @@ class SignalService:
     async def mark_complete(self, session_id: str) -> Session:
         """The operator's 'Mark complete & advance': a manual_fallback signal, consumed now."""
         async with self.ctx.unit_of_work() as uow:
-            session = await uow.session.get(Session, session_id)
+            session = await uow.db.get(Session, session_id)
             if session is None:
                 raise NotFoundError("session", session_id)
             try:
-                await load_task(uow.session, self.ctx.principal, session.task_id)
+                await load_task(uow.db, self.ctx.principal, session.task_id)
             except NotFoundError:
                 raise NotFoundError("session", session_id) from None
             session, task, step = await self._load(uow, session_id)
@@ -87,12 +87,12 @@ class SignalService:
             return session
 
     async def _load(self, uow: UnitOfWork, session_id: str) -> tuple[Session, Task, WorkflowStep]:
-        session = await lock_session(uow.session, session_id)
+        session = await lock_session(uow.db, session_id)
         if session is None:
             raise NotFoundError("session", session_id)
-        task = await uow.session.get(Task, session.task_id)
+        task = await uow.db.get(Task, session.task_id)
         assert task is not None
-        step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+        step = await uow.db.get(WorkflowStep, task.workflow_step_id)
         assert step is not None
         return session, task, step
 
@@ -131,18 +131,16 @@ class SignalService:
             await consume_signal(self.ctx, uow, session, task, step, signal)
 
     async def _agent_label(self, uow: UnitOfWork, session: Session) -> str:
-        profile = await uow.session.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
+        profile = await uow.db.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
         return profile.name if profile else "unknown"
 
 
 async def _newest_turn(uow: UnitOfWork, session_id: str) -> Turn | None:
-    return await uow.session.scalar(
-        select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
-    )
+    return await uow.db.scalar(select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1))
 
 
 async def _pending_question(uow: UnitOfWork, session_id: str) -> bool:
-    found = await uow.session.scalar(
+    found = await uow.db.scalar(
         select(Clarification.id).where(Clarification.session_id == session_id, Clarification.state == "PENDING")
     )
     return found is not None

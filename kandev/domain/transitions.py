@@ -53,8 +53,8 @@ async def move_task(
         details=details or {},
         created_at=utcnow(),
     )
-    uow.session.add(transition)
-    from_step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+    uow.db.add(transition)
+    from_step = await uow.db.get(WorkflowStep, task.workflow_step_id)
     was_final = task.state == TaskState.COMPLETED
     task.workflow_step_id = to_step.id
     if to_step.is_final_step:
@@ -81,7 +81,7 @@ async def move_task(
 
 async def _clear_completion_state(uow: UnitOfWork, task: Task) -> None:
     """Completion pending and a stored signal belong to the step they were raised on: every move drops them."""
-    for session in await task_sessions(uow.session, task.id):
+    for session in await task_sessions(uow.db, task.id):
         if session.completion_pending or session.pending_signal is not None:
             session.completion_pending = False
             session.pending_signal = None
@@ -97,7 +97,7 @@ async def _step_mode_actions(
     enter_actions = list((to_step.events or {}).get("on_enter", []))
     if not exit_actions and not enter_actions:
         return
-    live = [s for s in await task_sessions(uow.session, task.id) if not is_terminal(s)]
+    live = [s for s in await task_sessions(uow.db, task.id) if not is_terminal(s)]
     if not live:
         return
     session = live[0]
