@@ -15,7 +15,7 @@ from kandev.domain.errors import NotFoundError
 from kandev.models import Task, Workflow, WorkflowStep, Workspace
 
 
-def visible_workspaces(principal: Principal) -> Select[tuple[Workspace]]:
+def visible_workspaces(principal: Principal) -> Select[Workspace]:
     query = select(Workspace)
     if principal.workspace_id is not None:
         query = query.where(Workspace.id == principal.workspace_id)

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.access import load_task
@@ -88,7 +88,7 @@ async def pending_for_session(uow: UnitOfWork, session_id: str) -> ParentQuestio
 
 async def _transition(uow: UnitOfWork, question_id: str, state: str, resolution: str, **values: Any) -> bool:
     """PENDING -> `state`, only if still pending: the one place where a race is decided."""
-    result = await uow.db.execute(
+    result: CursorResult[Any] = await uow.db.execute(  # type: ignore[assignment]  # an UPDATE has a rowcount
         update(ParentQuestion)
         .where(ParentQuestion.id == question_id, ParentQuestion.state == PENDING)
         .values(state=state, resolution=resolution, resolved_at=utcnow(), **values)

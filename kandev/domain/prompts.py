@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -145,7 +145,7 @@ async def claim_next_prompt(db: AsyncSession, session_id: str, turn_id: str) -> 
 
 
 async def cancel_queued(db: AsyncSession, session_id: str) -> int:
-    result = await db.execute(
+    result: CursorResult[Any] = await db.execute(  # type: ignore[assignment]  # an UPDATE has a rowcount
         update(QueuedPrompt)
         .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
         .values(state=PromptState.CANCELLED)

@@ -86,7 +86,7 @@ class RepositoryService:
             await load_workspace(db, self.ctx.principal, workspace_id)
             for location in locations:
                 await refuse_foreign(db, self.ctx.principal, location, "path")
-        branch = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
+        branch: str | None = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
         if branch is None:
             raise ValidationError("path is not a git repository with a checked-out branch", field="path")
         try:

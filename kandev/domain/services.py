@@ -8,7 +8,7 @@ from functools import cached_property
 from kandev.domain.access_tokens import AccessTokenService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.clarifications import ClarificationService
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.dependencies import DependencyService
 from kandev.domain.engine import after_task_state_change
 from kandev.domain.executor_profiles import ExecutorProfileService
@@ -46,7 +46,7 @@ class Services:
         self.ctx = ctx
 
     @property
-    def principal(self):  # noqa: ANN201 - re-exported for adapters
+    def principal(self) -> Principal:
         return self.ctx.principal
 
     @cached_property

@@ -100,7 +100,7 @@ async def _profile_in(
     """The id back when it names a profile of this workspace or a server-wide one; not-found otherwise."""
     if profile_id is None:
         return None
-    profile = await db.get(model, profile_id)
+    profile: AgentProfile | ExecutorProfile | None = await db.get(model, profile_id)
     if profile is None or not usable_in(profile.workspace_id, workspace_id):
         entity = "agent profile" if model is AgentProfile else "executor profile"
         raise NotFoundError(entity, profile_id)

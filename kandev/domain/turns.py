@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from sqlalchemy import func, select
 
@@ -231,7 +232,7 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
             )
             reaped.append(turn_id)
             session_id = session.id
-            uow.then(lambda session_id=session_id: ctx.jobs.enqueue_turn(session_id))
+            uow.then(partial(ctx.jobs.enqueue_turn, session_id))
     return reaped
 
 

@@ -129,6 +129,6 @@ async def prepare_workdir(
     for repository, link in zip(repositories, links, strict=True):
         assert repository is not None
         workdirs.append(materialize_repository(data_dir, task, repository, link, owner))
-    for folder in await db.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
-        link_folder(task_directory(data_dir, task.id), folder)
+    for row in await db.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
+        link_folder(task_directory(data_dir, task.id), row)
     return workdirs[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -60,6 +60,9 @@ MAX_DESCRIPTION_LENGTH = 10_000
 MAX_PROMPT_LENGTH = 100_000
 
 
+_T = TypeVar("_T")
+
+
 class _Missing(Enum):
     MISSING = "missing"
 
@@ -83,7 +86,7 @@ class StepFields:
     events: Any = MISSING
 
 
-def _given(value: object) -> bool:
+def _given(value: _T | _Missing | None) -> TypeGuard[_T]:
     return value is not MISSING and value is not None
 
 
@@ -161,7 +164,7 @@ def _check_unique_name(steps: Sequence[WorkflowStep], name: str, own_id: str | N
 
 def _check_step_values(fields: StepFields) -> None:
     """Rules that need no stored state; run before anything is loaded or written."""
-    if _given(fields.prompt) and len(fields.prompt) > MAX_PROMPT_LENGTH:  # type: ignore[arg-type]
+    if _given(fields.prompt) and len(fields.prompt) > MAX_PROMPT_LENGTH:
         raise ValidationError(f"prompt must be at most {MAX_PROMPT_LENGTH} characters", field="prompt")
     wip = fields.wip_limit
     if wip is not MISSING and wip is not None and (isinstance(wip, bool) or not isinstance(wip, int) or wip < 1):
@@ -269,14 +272,14 @@ class WorkflowService:
         """Append, or insert at `position` shifting the rest; omitted flags false, manual moves allowed."""
         if not _given(fields.name):
             raise ValidationError("name must not be empty", field="name")
-        name = clean_name(fields.name, "name")  # type: ignore[arg-type]
+        name = clean_name(fields.name, "name")
         _check_step_values(fields)
         async with self.ctx.unit_of_work() as uow:
             workflow = await load_workflow(uow.db, self.ctx.principal, workflow_id)
             steps = await _locked_steps(uow.db, workflow.id)
             _check_unique_name(steps, name, None)
             position = fields.position if _given(fields.position) else len(steps)
-            if position > len(steps):  # type: ignore[operator]
+            if position > len(steps):
                 raise ValidationError(f"position must be between 0 and {len(steps)}", field="position")
             events = clean_events(fields.events if _given(fields.events) else {}, [s.id for s in steps])
             step = WorkflowStep(
@@ -295,7 +298,7 @@ class WorkflowService:
                 updated_at=utcnow(),
             )
             uow.db.add(step)
-            _place(steps, step, position)  # type: ignore[arg-type]
+            _place(steps, step, position)
             _normalize_flags(steps, step if step.is_start_step else None, step if step.is_final_step else None)
             workflow.updated_at = utcnow()
             await uow.db.flush()
@@ -303,7 +306,7 @@ class WorkflowService:
 
     async def update_step(self, step_id: str, fields: StepFields) -> SavedWorkflow:
         """Only the fields given change; an explicit false is a value, an omitted field is not."""
-        name = clean_name(fields.name, "name") if _given(fields.name) else None  # type: ignore[arg-type]
+        name = clean_name(fields.name, "name") if _given(fields.name) else None
         _check_step_values(fields)
         async with self.ctx.unit_of_work() as uow:
             step = await load_step(uow.db, self.ctx.principal, step_id)
@@ -313,9 +316,9 @@ class WorkflowService:
                 _check_unique_name(steps, name, step.id)
                 step.name = name
             if _given(fields.position):
-                if fields.position >= len(steps):  # type: ignore[operator]
+                if fields.position >= len(steps):
                     raise ValidationError(f"position must be between 0 and {len(steps) - 1}", field="position")
-                _place(steps, step, fields.position)  # type: ignore[arg-type]
+                _place(steps, step, fields.position)
             if _given(fields.events):
                 step.events = clean_events(fields.events, [s.id for s in steps])
             if _given(fields.prompt):
@@ -330,7 +333,7 @@ class WorkflowService:
                 if _given(value):
                     setattr(step, attr, bool(value))
             if fields.wip_limit is not MISSING:
-                step.wip_limit = fields.wip_limit  # type: ignore[assignment]
+                step.wip_limit = fields.wip_limit
             _normalize_flags(
                 steps,
                 step if fields.is_start_step is True else None,

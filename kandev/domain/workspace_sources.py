@@ -285,9 +285,10 @@ class WorkspaceSourceService:
                     )
                 link = links[0]
             else:
-                link = next((row for row in links if row.repository_id == repository_id), None)
-                if link is None:
+                named = next((row for row in links if row.repository_id == repository_id), None)
+                if named is None:
                     raise NotFoundError("task repository", repository_id)
+                link = named
             repository = await uow.db.get(Repository, link.repository_id)
             assert repository is not None
             if not await asyncio.to_thread(_has_commit, repository.path, branch):
@@ -402,9 +403,9 @@ class WorkspaceSourceService:
                 adopted.append(await self._adopt_folder(uow, task, source, folders, names, materialize, undo))
                 continue
             repository = await self._resolve_repository(uow, task, source, undo)
-            earlier = seen_repos.get(repository.id)
-            if earlier is not None:
-                if (earlier.base_branch, earlier.branch) != (source.base_branch, source.branch):
+            earlier_repo = seen_repos.get(repository.id)
+            if earlier_repo is not None:
+                if (earlier_repo.base_branch, earlier_repo.branch) != (source.base_branch, source.branch):
                     raise ConflictError("the batch lists one repository twice with different branches")
                 continue
             seen_repos[repository.id] = source
