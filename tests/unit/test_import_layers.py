@@ -15,9 +15,10 @@ ROOT = Path(kandev.__file__).parent
 # Top-down. kandev.app assembles the routes of rest and mcp_bridge, so it sits at the top with the CLI: both
 # are composition roots. `state` wires the domain to this process's adapters (AppState for the server,
 # provide_services for jobs and the CLI), beside the root schema in `api`. Siblings may import each other
-# as long as no cycle forms. Modules in no layer (config, db, events, dispatch, redaction, agent_host, ...)
-# are neutral ones below the domain; the runtime is a leaf the jobs drive. Every import counts, also one
-# inside a function or under TYPE_CHECKING.
+# as long as no cycle forms. Modules in no layer (config, db, events, redaction, agent_host, ...) are neutral
+# ones below the domain; the job dispatcher, the runtime and the metrics are adapters the domain reaches only
+# through its ports (kandev.domain.context). Every import counts, also one inside a function or under
+# TYPE_CHECKING.
 LAYERS: list[set[str]] = [
     {"cli", "app"},
     {"rest", "mcp_bridge", "jobs"},
