@@ -19,15 +19,15 @@ from sqlalchemy import select
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import ServiceContext
 from kandev.domain.services import Services
 from kandev.domain.session_tokens import mint_session_token
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.migrations import upgrade_to_head
 from kandev.models import ParentQuestion, QueuedPrompt
+from kandev.state import service_context
 from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
 from tests.support.server import running_server
 from tests.support.watch import watching
@@ -113,7 +113,7 @@ async def run() -> dict[str, Any]:
         db = Database(database_url)
         bus = EventBus(aioredis.from_url(redis_url))
         jobs = RqDispatcher(redis_url, bus, turn_timeout=600)
-        services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
+        services = Services(service_context(db, bus, jobs, settings, await bootstrap(db, settings)))
         try:
             workspace = (await services.workspaces.list())[0]
             task = (

@@ -19,14 +19,14 @@ from sqlalchemy import select
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import ServiceContext
 from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
 from kandev.events import EventBus, session_channel
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.migrations import upgrade_to_head
 from kandev.models import Turn
+from kandev.state import service_context
 from tests.support.workers import running_worker
 
 TURNS = 20
@@ -36,7 +36,7 @@ async def measure(settings: Settings) -> dict[str, Any]:
     db = Database(settings.resolved_database_url())
     bus = EventBus(aioredis.from_url(settings.redis_url))
     jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=600)
-    services = Services(ServiceContext(db, bus, await bootstrap(db, settings), settings, jobs))
+    services = Services(service_context(db, bus, jobs, settings, await bootstrap(db, settings)))
     workspace = (await services.workspaces.list())[0]
     totals, queueing, launch, protocol = [], [], [], []
     try:

@@ -26,6 +26,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET
 
 from kandev import metrics
+from kandev.api import schema
 from kandev.authentication import authenticate
 from kandev.config import Settings
 from kandev.domain.access_tokens import bearer
@@ -39,7 +40,6 @@ from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
-from kandev.schema.root import schema
 from kandev.state import AppState
 from kandev.static_assets import favicon, graphiql_asset, graphiql_response
 

@@ -255,13 +255,14 @@ def db_upgrade() -> None:
 
 
 def _run(work: Callable[[Database], Awaitable[T]]) -> T:
-    """Run `work` on the database (migrated first when embedded, with the `local` user in place); a
-    domain error becomes one line on stderr and exit status 2."""
+    """Run `work` on the database of the command's services (migrated first when embedded, with the `local`
+    user in place); a domain error becomes one line on stderr and exit status 2."""
     import asyncio
 
     from kandev.domain.errors import DomainError, NotFoundError
     from kandev.domain.users import prepare_users
     from kandev.migrations import upgrade_to_head
+    from kandev.state import SYSTEM, provide_services
 
     settings = load_settings()
     require_database(settings)
@@ -270,12 +271,9 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
         upgrade_to_head(settings.resolved_database_url())
 
     async def run() -> T:
-        db = Database(settings.resolved_database_url(), pooled=False)
-        try:
-            await prepare_users(db)
-            return await work(db)
-        finally:
-            await db.dispose()
+        async with provide_services(settings, SYSTEM) as services:
+            await prepare_users(services.ctx.db)
+            return await work(services.ctx.db)
 
     try:
         return asyncio.run(run())
@@ -363,7 +361,7 @@ def token_revoke(
 
 
 def _require_agent_user(settings: Settings) -> None:
-    from kandev.runtime.confinement import AgentUserError, resolve_agent_user
+    from kandev.agent_host import AgentUserError, resolve_agent_user
 
     try:
         resolve_agent_user(settings.agent_user)

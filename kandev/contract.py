@@ -22,10 +22,10 @@ from graphql import (
 )
 from graphql.pyutils import Undefined
 
+from kandev.api import schema
 from kandev.domain.errors import DomainError
 from kandev.schema.declare import declared
 from kandev.schema.error_text import value_free
-from kandev.schema.root import schema
 
 # The one JSON shape of a task on the snake_case surfaces (MCP tool results and REST bodies).
 TASK_FIELDS = (

@@ -27,8 +27,22 @@ def task_channel(workspace_id: str) -> str:
     return f"workspace:{workspace_id}:tasks"
 
 
+def clarification_channel(clarification_id: str) -> str:
+    """An operator question was answered, rejected or cancelled: its waiting tool call wakes."""
+    return f"clarification:{clarification_id}"
+
+
 def session_channel(session_id: str) -> str:
     return f"session:{session_id}"
+
+
+# On a session's control channel: its running turn now waits on a person (its job may end).
+WAITING = "waiting"
+
+
+def control_channel(session_id: str) -> str:
+    """Commands to the job running a session's turn (cancel; its agent now waits on a person)."""
+    return f"control:session:{session_id}"
 
 
 class EventBus:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from kandev.runtime.base import REDACTED
+from kandev.redaction import REDACTED
 
 # Shorter values would scrub ordinary words out of every log line; such values can't be kept secret anyway.
 MIN_LENGTH = 4

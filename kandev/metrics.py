@@ -6,6 +6,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from kandev.events import EventBus
+
 PREFIX = "kandev:metrics:"
 HELP = {
     "step_completion_signal_received_total": "Accepted step completion signals, by source and agent.",
@@ -24,6 +26,16 @@ def _escape(value: str) -> str:
 
 async def increment(redis: aioredis.Redis, name: str, **labels: str) -> None:
     await redis.incr(_key(name, labels))
+
+
+class RedisCounters:
+    """The domain's Counters, kept in the event bus's Redis."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+
+    async def increment(self, name: str, **labels: str) -> None:
+        await increment(self._bus.redis, name, **labels)
 
 
 async def render(redis: aioredis.Redis) -> str:

@@ -1,19 +1,73 @@
-"""Process-wide wiring shared by the HTTP app: database, event bus and the bootstrap principal."""
+"""Process-wide wiring: the domain's services over this process's database, event bus and job dispatcher,
+for the HTTP app (AppState) and for jobs and CLI commands (provide_services)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.services import Services
+from kandev.domain.context import JobDispatcher, Principal, ServiceContext
+from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
+from kandev.metrics import RedisCounters
 from kandev.redis_conn import reconnect_once
+
+
+def service_context(
+    db: Database, bus: EventBus, jobs: JobDispatcher, settings: Settings, principal: Principal
+) -> ServiceContext:
+    """The domain wired to this process's adapters: the job dispatcher, Redis counters and the move hooks."""
+    return ServiceContext(
+        db=db,
+        bus=bus,
+        principal=principal,
+        settings=settings,
+        jobs=jobs,
+        hooks=MOVE_HOOKS,
+        counters=RedisCounters(bus),
+    )
+
+
+# Jobs and CLI commands act as the system, not as a user.
+SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
+
+
+class _NoRedis:
+    """The bus and dispatcher of a CLI command run without KANDEV_REDIS_URL (the embedded default while no
+    server runs): commands that only touch the database work; anything that would publish or enqueue fails."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError("this command needs KANDEV_REDIS_URL (or a running `kandev serve`)")
+
+
+@asynccontextmanager
+async def provide_services(settings: Settings, principal: Principal) -> AsyncIterator[Services]:
+    """Services for one job, worker or CLI command. Each opens its own engine without a pool: RQ runs each
+    job on a new event loop, so pooled connections must never cross jobs."""
+    db = Database(settings.resolved_database_url(), pooled=False)
+    if settings.redis_url is None:
+        offline = cast(Any, _NoRedis())
+        try:
+            yield Services(service_context(db, offline, offline, settings, principal))
+        finally:
+            await db.dispose()
+        return
+    bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
+    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+    try:
+        yield Services(service_context(db, bus, jobs, settings, principal))
+    finally:
+        jobs.close()
+        await bus.close()
+        await db.dispose()
 
 
 @dataclass
@@ -39,9 +93,7 @@ class AppState:
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:
-        return Services(
-            ServiceContext(db=self.db, bus=self.bus, principal=principal, settings=self.settings, jobs=self.jobs)
-        )
+        return Services(service_context(self.db, self.bus, self.jobs, self.settings, principal))
 
     async def close(self) -> None:
         self.jobs.close()

@@ -17,7 +17,7 @@ REGENERATE = "make schema"
 
 def render() -> str:
     """The SDL the code defines, as committed (one trailing newline)."""
-    from kandev.schema.root import schema
+    from kandev.api import schema
 
     return schema.as_str().rstrip("\n") + "\n"
 

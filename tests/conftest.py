@@ -14,15 +14,16 @@ from typing import Any
 
 import pytest
 
+from kandev.api import schema
 from kandev.config import Settings
 from kandev.db import Database
+from kandev.dispatch import RqDispatcher
 from kandev.domain.bootstrap import bootstrap
-from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.context import Principal
 from kandev.domain.services import Services
 from kandev.events import EventBus
-from kandev.jobs.dispatch import RqDispatcher
 from kandev.schema.context import Context
-from kandev.schema.root import schema
+from kandev.state import service_context
 from tests.support import databases
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
@@ -112,7 +113,7 @@ def jobs(redis_url: str, bus: EventBus, settings: Settings, db: Database) -> Ite
 
 @pytest.fixture
 def services(db: Database, bus: EventBus, principal: Principal, settings: Settings, jobs: RqDispatcher) -> Services:
-    return Services(ServiceContext(db=db, bus=bus, principal=principal, settings=settings, jobs=jobs))
+    return Services(service_context(db, bus, jobs, settings, principal))
 
 
 class GraphQLCaller:

@@ -15,7 +15,7 @@ from kandev.domain.errors import NotFoundError
 from kandev.models import Task, Workflow, WorkflowStep, Workspace
 
 
-def visible_workspaces(principal: Principal) -> Select[tuple[Workspace]]:
+def visible_workspaces(principal: Principal) -> Select[Workspace]:
     query = select(Workspace)
     if principal.workspace_id is not None:
         query = query.where(Workspace.id == principal.workspace_id)
@@ -36,43 +36,43 @@ def owner_wide(principal: Principal) -> Principal:
     return replace(principal, workspace_id=None)
 
 
-async def load_workspace(session: AsyncSession, principal: Principal, workspace_id: str) -> Workspace:
-    workspace = await session.get(Workspace, workspace_id)
+async def load_workspace(db: AsyncSession, principal: Principal, workspace_id: str) -> Workspace:
+    workspace = await db.get(Workspace, workspace_id)
     if workspace is None or not sees_workspace(principal, workspace):
         raise NotFoundError("workspace", workspace_id)
     return workspace
 
 
-async def load_workflow(session: AsyncSession, principal: Principal, workflow_id: str) -> Workflow:
-    workflow = await session.get(Workflow, workflow_id)
+async def load_workflow(db: AsyncSession, principal: Principal, workflow_id: str) -> Workflow:
+    workflow = await db.get(Workflow, workflow_id)
     if workflow is None:
         raise NotFoundError("workflow", workflow_id)
     try:
-        await load_workspace(session, principal, workflow.workspace_id)
+        await load_workspace(db, principal, workflow.workspace_id)
     except NotFoundError:
         raise NotFoundError("workflow", workflow_id) from None
     return workflow
 
 
-async def load_step(session: AsyncSession, principal: Principal, step_id: str) -> WorkflowStep:
-    step = await session.get(WorkflowStep, step_id)
+async def load_step(db: AsyncSession, principal: Principal, step_id: str) -> WorkflowStep:
+    step = await db.get(WorkflowStep, step_id)
     if step is None:
         raise NotFoundError("workflow step", step_id)
     try:
-        await load_workflow(session, principal, step.workflow_id)
+        await load_workflow(db, principal, step.workflow_id)
     except NotFoundError:
         raise NotFoundError("workflow step", step_id) from None
     return step
 
 
-async def load_task(session: AsyncSession, principal: Principal, task_id: str) -> Task:
+async def load_task(db: AsyncSession, principal: Principal, task_id: str) -> Task:
     """A live (not deleted) task the principal may see; `self` is a session principal's own task."""
     task_id = principal.task_named(task_id)
-    task = await session.get(Task, task_id)
+    task = await db.get(Task, task_id)
     if task is None or task.deleted_at is not None:
         raise NotFoundError("task", task_id)
     try:
-        await load_workspace(session, principal, task.workspace_id)
+        await load_workspace(db, principal, task.workspace_id)
     except NotFoundError:
         raise NotFoundError("task", task_id) from None
     return task

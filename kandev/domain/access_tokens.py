@@ -61,53 +61,53 @@ def _info(row: AccessToken, login: str) -> TokenInfo:
     return TokenInfo(row.id, row.name, login, row.created_at, row.last_used_at, row.revoked_at)
 
 
-async def _issue(session: AsyncSession, user: User, name: str) -> IssuedToken:
+async def _issue(db: AsyncSession, user: User, name: str) -> IssuedToken:
     token = PREFIX + secrets.token_urlsafe(32)
     row = AccessToken(id=new_id(), user_id=user.id, name=name, token_hash=hash_token(token), created_at=utcnow())
-    session.add(row)
-    await session.flush()
+    db.add(row)
+    await db.flush()
     return IssuedToken(token=token, name=name, login=user.login, info=_info(row, user.login))
 
 
-async def create_token(db: Database, *, name: str, login: str) -> IssuedToken:
+async def create_token(database: Database, *, name: str, login: str) -> IssuedToken:
     """Issue a token for the existing user `login`; an unknown login is not found (nobody is created)."""
     name = clean_name(name, "name")
-    async with db.transaction() as session:
-        return await _issue(session, await find_user(session, login), name)
+    async with database.transaction() as db:
+        return await _issue(db, await find_user(db, login), name)
 
 
-async def list_tokens(db: Database, login: str | None = None) -> list[TokenInfo]:
+async def list_tokens(database: Database, login: str | None = None) -> list[TokenInfo]:
     """Every token (or one user's), oldest first."""
-    async with db.read() as session:
+    async with database.read() as db:
         query = select(AccessToken, User.login).join(User, User.id == AccessToken.user_id)
         if login is not None:
-            query = query.where(AccessToken.user_id == (await find_user(session, login)).id)
-        rows = await session.execute(query.order_by(AccessToken.created_at, AccessToken.id))
+            query = query.where(AccessToken.user_id == (await find_user(db, login)).id)
+        rows = await db.execute(query.order_by(AccessToken.created_at, AccessToken.id))
         return [_info(token, user_login) for token, user_login in rows.tuples()]
 
 
-async def revoke_token(db: Database, token_id: str) -> TokenInfo:
+async def revoke_token(database: Database, token_id: str) -> TokenInfo:
     """Revoke a token by id; revoking twice keeps the first revocation time."""
-    async with db.transaction() as session:
-        row = await session.get(AccessToken, token_id)
+    async with database.transaction() as db:
+        row = await db.get(AccessToken, token_id)
         if row is None:
             raise NotFoundError("access token", token_id)
         row.revoked_at = row.revoked_at or utcnow()
-        user = await session.get(User, row.user_id)
+        user = await db.get(User, row.user_id)
         return _info(row, user.login if user else "")
 
 
-async def principal_for_token(db: Database, token: str | None) -> Principal | None:
+async def principal_for_token(database: Database, token: str | None) -> Principal | None:
     """The token's owner, or None for a missing, unknown or revoked token."""
     if not token or not token.startswith(PREFIX):
         return None
-    async with db.transaction() as session:
-        row = await session.scalar(
+    async with database.transaction() as db:
+        row = await db.scalar(
             select(AccessToken).where(AccessToken.token_hash == hash_token(token), AccessToken.revoked_at.is_(None))
         )
         if row is None:
             return None
-        user = await session.get(User, row.user_id)
+        user = await db.get(User, row.user_id)
         if user is None:
             return None
         row.last_used_at = utcnow()
@@ -137,8 +137,8 @@ class AccessTokenService:
 
     async def list(self) -> list[TokenInfo]:
         principal = self._person()
-        async with self.ctx.read() as session:
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
                 select(AccessToken)
                 .where(AccessToken.user_id == principal.user_id)
                 .order_by(AccessToken.created_at, AccessToken.id)
@@ -149,15 +149,15 @@ class AccessTokenService:
         principal = self._person()
         name = clean_name(name, "name")
         async with self.ctx.unit_of_work() as uow:
-            user = await uow.session.get(User, principal.user_id)
+            user = await uow.db.get(User, principal.user_id)
             if user is None:
                 raise NotFoundError("user", principal.login)
-            return await _issue(uow.session, user, name)
+            return await _issue(uow.db, user, name)
 
     async def revoke(self, token_id: str) -> TokenInfo:
         principal = self._person()
         async with self.ctx.unit_of_work() as uow:
-            row = await uow.session.get(AccessToken, token_id)
+            row = await uow.db.get(AccessToken, token_id)
             if row is None or row.user_id != principal.user_id:
                 raise NotFoundError("access token", token_id)
             row.revoked_at = row.revoked_at or utcnow()

@@ -10,6 +10,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import scripted_command
 from kandev.domain.access import load_workspace
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import (
@@ -19,13 +20,13 @@ from kandev.domain.errors import (
     PermissionDeniedError,
     ValidationError,
 )
+from kandev.domain.prompts import is_terminal
 from kandev.domain.secrets import SECRET_REFERENCE
 from kandev.domain.users import ensure_admin, is_admin
 from kandev.domain.validation import check_env, clean_name
-from kandev.models import AgentProfile, ExecutorProfile, Workspace
+from kandev.models import AgentProfile, ExecutorProfile, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy
-from kandev.runtime.base import scripted_command
+from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy, TaskState
 
 SCRIPTED_PROFILE_NAME = "Scripted"
 
@@ -75,7 +76,7 @@ def ensure_autopilot_capable(task: Any, profile: AgentProfile) -> None:
         )
 
 
-def add_builtin_profiles(session: AsyncSession, workspace_id: str) -> tuple[AgentProfile, ExecutorProfile]:
+def add_builtin_profiles(db: AsyncSession, workspace_id: str) -> tuple[AgentProfile, ExecutorProfile]:
     """Stage the Scripted agent, the ACP presets and the executors; returns the defaults."""
     scripted = AgentProfile(
         id=new_id(),
@@ -102,12 +103,12 @@ def add_builtin_profiles(session: AsyncSession, workspace_id: str) -> tuple[Agen
         )
         for preset in ACP_PRESETS
     ]
-    session.add_all([scripted, *presets])
+    db.add_all([scripted, *presets])
     executors = [
         ExecutorProfile(id=new_id(), workspace_id=workspace_id, name=kind.value, kind=kind, builtin=True)
         for kind in (ExecutorKind.WORKTREE, ExecutorKind.LOCAL, ExecutorKind.SCRATCH)
     ]
-    session.add_all(executors)
+    db.add_all(executors)
     return scripted, executors[0]
 
 
@@ -165,9 +166,9 @@ class AgentProfileService:
         self.ctx = ctx
 
     async def list(self, workspace_id: str) -> list[AgentProfile]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            rows = await db.scalars(
                 select(AgentProfile)
                 .where(or_(AgentProfile.workspace_id == workspace_id, AgentProfile.workspace_id.is_(None)))
                 .order_by(AgentProfile.builtin.desc(), AgentProfile.name, AgentProfile.id)
@@ -175,11 +176,11 @@ class AgentProfileService:
             return list(rows)
 
     async def get(self, profile_id: str) -> AgentProfile:
-        async with self.ctx.read() as session:
-            return await self._load(session, profile_id)
+        async with self.ctx.read() as db:
+            return await self._load(db, profile_id)
 
-    async def _load(self, session: AsyncSession, profile_id: str, *, write: bool = False) -> AgentProfile:
-        profile = await session.get(AgentProfile, profile_id)
+    async def _load(self, db: AsyncSession, profile_id: str, *, write: bool = False) -> AgentProfile:
+        profile = await db.get(AgentProfile, profile_id)
         if profile is None:
             raise NotFoundError("agent profile", profile_id)
         if profile.workspace_id is None:
@@ -187,7 +188,7 @@ class AgentProfileService:
                 ensure_admin(self.ctx.principal, "change server-wide agent profiles", field="agent_profile_id")
             return profile
         try:
-            await load_workspace(session, self.ctx.principal, profile.workspace_id)
+            await load_workspace(db, self.ctx.principal, profile.workspace_id)
         except NotFoundError:
             raise NotFoundError("agent profile", profile_id) from None
         return profile
@@ -205,9 +206,9 @@ class AgentProfileService:
         try:
             async with self.ctx.unit_of_work() as uow:
                 if workspace_id is not None:
-                    await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                    await load_workspace(uow.db, self.ctx.principal, workspace_id)
                 else:
-                    await ensure_unique_server_wide(uow.session, AgentProfile, name)
+                    await ensure_unique_server_wide(uow.db, AgentProfile, name)
                 profile = AgentProfile(
                     id=new_id(),
                     workspace_id=workspace_id,
@@ -219,8 +220,8 @@ class AgentProfileService:
                     permission_policy=fields.permission_policy or PermissionPolicy.ASK,
                     builtin=False,
                 )
-                uow.session.add(profile)
-                await uow.session.flush()
+                uow.db.add(profile)
+                await uow.db.flush()
                 return profile
         except IntegrityError:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
@@ -228,18 +229,18 @@ class AgentProfileService:
     async def update(self, profile_id: str, fields: AgentProfileFields) -> AgentProfile:
         try:
             async with self.ctx.unit_of_work() as uow:
-                profile = await self._load(uow.session, profile_id, write=True)
+                profile = await self._load(uow.db, profile_id, write=True)
                 check_rights(self.ctx.principal, fields, profile)
                 kind = fields.kind or AgentKind(profile.kind)
                 _check_fields(fields, kind)
                 if fields.name is not None:
                     profile.name = clean_name(fields.name, "name")
                     if profile.workspace_id is None:
-                        await ensure_unique_server_wide(uow.session, AgentProfile, profile.name, profile.id)
+                        await ensure_unique_server_wide(uow.db, AgentProfile, profile.name, profile.id)
                 if fields.kind is not None:
                     profile.kind = fields.kind
                 if fields.supports_mcp is False and profile.supports_mcp:
-                    await _ensure_no_autopilot_runs_on(uow.session, profile)
+                    await _ensure_no_autopilot_runs_on(uow.db, profile)
                 for attr in ("command", "env", "supports_mcp", "permission_policy"):
                     value = getattr(fields, attr)
                     if value is not None:
@@ -247,29 +248,25 @@ class AgentProfileService:
                 if profile.kind == AgentKind.ACP and not profile.command:
                     raise ValidationError("an ACP profile needs a command to spawn", field="command")
                 profile.updated_at = utcnow()
-                await uow.session.flush()
+                await uow.db.flush()
                 return profile
         except IntegrityError:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
 
     async def delete(self, profile_id: str) -> AgentProfile:
         async with self.ctx.unit_of_work() as uow:
-            profile = await self._load(uow.session, profile_id, write=True)
+            profile = await self._load(uow.db, profile_id, write=True)
             defaults = select(Workspace.id).where(Workspace.default_agent_profile_id == profile.id).limit(1)
-            if await uow.session.scalar(defaults) is not None:
+            if await uow.db.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
-            await uow.session.delete(profile)
+            await uow.db.delete(profile)
             return profile
 
 
-async def _ensure_no_autopilot_runs_on(session: AsyncSession, profile: AgentProfile) -> None:
+async def _ensure_no_autopilot_runs_on(db: AsyncSession, profile: AgentProfile) -> None:
     """Turning MCP off is refused while an unfinished autopilot task would run on the profile: through a
     live session, or (with none) as its own profile or its workspace's default."""
-    from kandev.domain.prompts import is_terminal
-    from kandev.models import Session, Task
-    from kandev.models.enums import TaskState
-
-    rows = await session.execute(
+    rows = await db.execute(
         select(Task, Workspace.default_agent_profile_id)
         .join(Workspace, Workspace.id == Task.workspace_id)
         .where(
@@ -285,7 +282,7 @@ async def _ensure_no_autopilot_runs_on(session: AsyncSession, profile: AgentProf
         )
     )
     for task, default_id in rows.all():
-        sessions = await session.scalars(select(Session).where(Session.task_id == task.id))
+        sessions = await db.scalars(select(Session).where(Session.task_id == task.id))
         live = [s for s in sessions if not is_terminal(s)]
         runs_on = {s.agent_profile_id for s in live} if live else {task.agent_profile_id or default_id}
         if profile.id in runs_on:
@@ -298,13 +295,13 @@ async def _ensure_no_autopilot_runs_on(session: AsyncSession, profile: AgentProf
 
 
 async def ensure_unique_server_wide(
-    session: AsyncSession, model: type[AgentProfile] | type[ExecutorProfile], name: str, own_id: str | None = None
+    db: AsyncSession, model: type[AgentProfile] | type[ExecutorProfile], name: str, own_id: str | None = None
 ) -> None:
     """Server-wide names are unique too (the table's unique key treats every missing workspace as distinct)."""
     query = select(model.id).where(model.workspace_id.is_(None), model.name == name)
     if own_id is not None:
         query = query.where(model.id != own_id)
-    if await session.scalar(query.limit(1)) is not None:
+    if await db.scalar(query.limit(1)) is not None:
         entity = "an agent profile" if model is AgentProfile else "an executor profile"
         raise ConflictError(f"{entity} with this name already exists", field="name")
 
@@ -330,12 +327,12 @@ def usable_in(profile_workspace_id: str | None, workspace_id: str) -> bool:
     return profile_workspace_id is None or profile_workspace_id == workspace_id
 
 
-async def resolve_agent_profile(session: AsyncSession, task: Any, requested_id: str | None = None) -> AgentProfile:
+async def resolve_agent_profile(db: AsyncSession, task: Any, requested_id: str | None = None) -> AgentProfile:
     """The profile a task's agent runs with: the one asked for, the task's own, or the workspace default; it must
     be the task workspace's or server-wide (whose ${secret:NAME} references resolve in the task's workspace)."""
-    workspace = await session.get(Workspace, task.workspace_id)
+    workspace = await db.get(Workspace, task.workspace_id)
     profile_id = requested_id or task.agent_profile_id or (workspace.default_agent_profile_id if workspace else None)
-    profile = await session.get(AgentProfile, profile_id) if profile_id else None
+    profile = await db.get(AgentProfile, profile_id) if profile_id else None
     if profile is None or not usable_in(profile.workspace_id, task.workspace_id):
         raise NotFoundError("agent profile", profile_id)
     return profile

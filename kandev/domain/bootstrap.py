@@ -16,16 +16,16 @@ DEFAULT_WORKSPACE_NAME = "Default"
 _BOOTSTRAP_LOCK_KEY = 0x6B616E646576
 
 
-async def bootstrap(db: Database, settings: Settings) -> Principal:
+async def bootstrap(database: Database, settings: Settings) -> Principal:
     """Ensure the server key, the `local` user and its default workspace; returns the local principal."""
     _ = settings.server_key
-    async with db.transaction() as session:
-        if not db.is_sqlite:  # SQLite's BEGIN IMMEDIATE already serializes this transaction
-            await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOOTSTRAP_LOCK_KEY})
-        user = await ensure_local_user(session)
-        has_workspace = await session.scalar(select(Workspace.id).where(Workspace.owner_id == user.id).limit(1))
+    async with database.transaction() as db:
+        if not database.is_sqlite:  # SQLite's BEGIN IMMEDIATE already serializes this transaction
+            await db.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOOTSTRAP_LOCK_KEY})
+        user = await ensure_local_user(db)
+        has_workspace = await db.scalar(select(Workspace.id).where(Workspace.owner_id == user.id).limit(1))
         if has_workspace is None:
-            await add_workspace(session, user.id, DEFAULT_WORKSPACE_NAME)
+            await add_workspace(db, user.id, DEFAULT_WORKSPACE_NAME)
     return local_principal(user.id, sees_everything=settings.auth == "off")
 
 

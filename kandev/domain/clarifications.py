@@ -19,16 +19,12 @@ from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
-from kandev.jobs.dispatch import WAITING, control_channel
+from kandev.events import WAITING, clarification_channel, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
 
 PENDING, ANSWERED, REJECTED, EXPIRED, CANCELLED = "PENDING", "ANSWERED", "REJECTED", "EXPIRED", "CANCELLED"
-
-
-def clarification_channel(clarification_id: str) -> str:
-    return f"clarification:{clarification_id}"
 
 
 @dataclass(frozen=True)
@@ -79,9 +75,9 @@ class ClarificationService:
             raise PermissionDeniedError("only an agent in a task session can ask the user")
         normalized = normalize_questions(questions)
         async with self.ctx.unit_of_work() as uow:
-            session = await lock_session(uow.session, session_id)
+            session = await lock_session(uow.db, session_id)
             assert session is not None
-            turn = await uow.session.scalar(
+            turn = await uow.db.scalar(
                 select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
             )
             row = Clarification(
@@ -94,7 +90,7 @@ class ClarificationService:
                 state=PENDING,
                 created_at=utcnow(),
             )
-            uow.session.add(row)
+            uow.db.add(row)
             await append_message(
                 uow,
                 session,
@@ -103,7 +99,7 @@ class ClarificationService:
                 turn_id=row.turn_id,
                 data={"clarification_id": row.id, "questions": normalized},
             )
-            task = await uow.session.get(Task, session.task_id)
+            task = await uow.db.get(Task, session.task_id)
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
@@ -131,7 +127,7 @@ class ClarificationService:
         """The wait ended unanswered: keep the question answerable, end the turn quietly (no
         turn-complete triggers: the pending question is the barrier) and wait for the user."""
         async with self.ctx.unit_of_work() as uow:
-            row = await uow.session.get(Clarification, clarification_id)
+            row = await uow.db.get(Clarification, clarification_id)
             assert row is not None
             if row.state != PENDING:
                 return row
@@ -147,11 +143,11 @@ class ClarificationService:
 
     async def _resolve(self, clarification_id: str, state: str, answers: list[Answer]) -> Clarification:
         async with self.ctx.unit_of_work() as uow:
-            row = await uow.session.get(Clarification, clarification_id)
+            row = await uow.db.get(Clarification, clarification_id)
             if row is None:
                 raise NotFoundError("question", clarification_id)
             try:
-                task = await load_task(uow.session, self.ctx.principal, row.task_id)
+                task = await load_task(uow.db, self.ctx.principal, row.task_id)
             except NotFoundError:
                 raise NotFoundError("question", clarification_id) from None
             if row.state != PENDING:
@@ -187,8 +183,8 @@ class ClarificationService:
 
     async def _resume(self, uow: Any, row: Clarification) -> None:
         """A hard-paused question answered while its turn is still current resumes the same session."""
-        session = await uow.session.get(Session, row.session_id)
-        newest = await uow.session.scalar(
+        session = await uow.db.get(Session, row.session_id)
+        newest = await uow.db.scalar(
             select(Turn.id).where(Turn.session_id == row.session_id).order_by(Turn.seq.desc()).limit(1)
         )
         if session is None or newest != row.turn_id:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,7 +16,7 @@ from kandev.session_access import bump
 if TYPE_CHECKING:
     from kandev.config import Settings
     from kandev.events import EventBus
-    from kandev.jobs.dispatch import JobDispatcher
+    from kandev.models import Task, WorkflowStep
 
 LOCAL_LOGIN = "local"
 
@@ -68,7 +68,7 @@ class Event:
 
 @dataclass
 class UnitOfWork:
-    session: AsyncSession
+    db: AsyncSession
     events: list[Event] = field(default_factory=list)
     # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -82,6 +82,49 @@ class UnitOfWork:
         self.after_commit.append(action)
 
 
+class JobDispatcher(Protocol):
+    """How the domain hands work to workers (kandev.dispatch.RqDispatcher): turns, cancels, answers."""
+
+    async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None: ...
+
+    async def nudge_cancel(self, session_id: str) -> None: ...
+
+    async def can_deliver(self, worker_name: str, session_id: str) -> bool: ...
+
+    async def deliver_answer(self, session_id: str, worker_name: str) -> None: ...
+
+
+class Counters(Protocol):
+    """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""
+
+    async def increment(self, name: str, **labels: str) -> None: ...
+
+
+class MoveHooks(Protocol):
+    """What a step move sets off in the modules above `transitions` (the start rule, the end of the task's
+    sessions, the engine's reaction to a state change); handed in with the ServiceContext, so the move's
+    one writer imports none of them and the workflow modules never import each other in a circle."""
+
+    async def check_start(self, uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> object: ...
+
+    async def start_agent(
+        self,
+        ctx: ServiceContext,
+        uow: UnitOfWork,
+        task: Task,
+        prompt: str,
+        *,
+        source: str,
+        agent_profile_id: str | None = None,
+    ) -> object: ...
+
+    async def complete_task_sessions(
+        self, ctx: ServiceContext, uow: UnitOfWork, task: Task, final_step: WorkflowStep
+    ) -> None: ...
+
+    async def after_task_state_change(self, ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None: ...
+
+
 @dataclass
 class ServiceContext:
     """Everything a domain service needs; built once per request, job or CLI command."""
@@ -91,11 +134,13 @@ class ServiceContext:
     principal: Principal
     settings: Settings
     jobs: JobDispatcher
+    hooks: MoveHooks
+    counters: Counters
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
-        async with self.db.transaction() as session:
-            uow = UnitOfWork(session)
+        async with self.db.transaction() as db:
+            uow = UnitOfWork(db)
             yield uow
         if uow.access_keys:
             # Before anything is published or returned: from here on no process keeps an old token check.
@@ -111,5 +156,5 @@ class ServiceContext:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self.db.read() as session:
-            yield session
+        async with self.db.read() as db:
+            yield db

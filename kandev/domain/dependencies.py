@@ -18,6 +18,7 @@ from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, DomainError, PermissionDeniedError, ValidationError
 from kandev.domain.records import TaskRecord
+from kandev.domain.starts import begin_task
 from kandev.domain.transitions import emit_task_event
 from kandev.models import Task, TaskDependency, Workspace
 from kandev.models.base import utcnow
@@ -48,9 +49,9 @@ class DependencyChange:
     changed: bool
 
 
-async def predecessors(session: AsyncSession, task_id: str) -> list[Predecessor]:
+async def predecessors(db: AsyncSession, task_id: str) -> list[Predecessor]:
     """Fresh column reads (not the identity map), so a concurrent commit is seen once a lock is held."""
-    rows = await session.execute(
+    rows = await db.execute(
         select(Task.id, Task.title, Task.state, Task.deleted_at)
         .join(TaskDependency, TaskDependency.blocked_by_id == Task.id)
         .where(TaskDependency.task_id == task_id)
@@ -77,7 +78,7 @@ def block_reason(rows: list[Predecessor]) -> str | None:
     return "Blocked: " + "; ".join(parts) + "."
 
 
-async def _cycle_path(session: AsyncSession, start: str, target: str) -> list[str] | None:
+async def _cycle_path(db: AsyncSession, start: str, target: str) -> list[str] | None:
     """The chain of 'waits on' links from `start` to `target`, if there is one (breadth first: shortest)."""
     came_from: dict[str, str | None] = {start: None}
     queue = deque([start])
@@ -88,7 +89,7 @@ async def _cycle_path(session: AsyncSession, start: str, target: str) -> list[st
             while came_from[path[-1]] is not None:
                 path.append(came_from[path[-1]])  # type: ignore[arg-type]
             return list(reversed(path))
-        nexts = await session.scalars(select(TaskDependency.blocked_by_id).where(TaskDependency.task_id == current))
+        nexts = await db.scalars(select(TaskDependency.blocked_by_id).where(TaskDependency.task_id == current))
         for following in nexts:
             if following not in came_from:
                 came_from[following] = current
@@ -104,22 +105,22 @@ async def link(uow: UnitOfWork, task: Task, blocker: Task, *, field: str = "depe
         raise ValidationError("both tasks of a dependency must be in the same workspace", field=field)
     # One dependency writer per workspace at a time, so two links can't close a cycle between them;
     # and the blocker's row, so a completion racing this link either sees it or is seen by it.
-    await uow.session.execute(select(Workspace.id).where(Workspace.id == task.workspace_id).with_for_update())
-    await uow.session.execute(select(Task.id).where(Task.id == blocker.id).with_for_update())
-    if await uow.session.get(TaskDependency, (task.id, blocker.id)) is not None:
+    await uow.db.execute(select(Workspace.id).where(Workspace.id == task.workspace_id).with_for_update())
+    await uow.db.execute(select(Task.id).where(Task.id == blocker.id).with_for_update())
+    if await uow.db.get(TaskDependency, (task.id, blocker.id)) is not None:
         return False
-    path = await _cycle_path(uow.session, blocker.id, task.id)
+    path = await _cycle_path(uow.db, blocker.id, task.id)
     if path is not None:
         cycle = [task.id, *path]
-        titles = dict((await uow.session.execute(select(Task.id, Task.title).where(Task.id.in_(cycle)))).tuples().all())
+        titles = dict((await uow.db.execute(select(Task.id, Task.title).where(Task.id.in_(cycle)))).tuples().all())
         rendered = " -> ".join(f"'{titles.get(i, '?')}' ({i})" for i in cycle)
         raise ConflictError(
             f"the dependency would close a cycle: {rendered} (each waits on the next)",
             path=cycle,
             field=field,
         )
-    uow.session.add(TaskDependency(task_id=task.id, blocked_by_id=blocker.id, created_at=utcnow()))
-    await uow.session.flush()
+    uow.db.add(TaskDependency(task_id=task.id, blocked_by_id=blocker.id, created_at=utcnow()))
+    await uow.db.flush()
     return True
 
 
@@ -128,7 +129,7 @@ async def refresh_gate(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None
     every one has, release it and fire the recorded start."""
     if task.deleted_at is not None or task.state not in GATED_STATES:
         return
-    reason = block_reason(await predecessors(uow.session, task.id))
+    reason = block_reason(await predecessors(uow.db, task.id))
     if reason is not None:
         if task.state != TaskState.BLOCKED or task.block_reason != reason:
             _set(uow, task, TaskState.BLOCKED, reason)
@@ -149,17 +150,15 @@ def _set(uow: UnitOfWork, task: Task, state: TaskState, reason: str | None) -> N
 async def _fire(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     """Run the recorded start in a savepoint: a start that fails keeps the intent and leaves the
     predecessor's change (which opened the gate) committed."""
-    from kandev.domain.starts import begin_task
-
     launch: dict[str, Any] = dict(task.deferred_launch or {})
     marks = (len(uow.events), len(uow.after_commit))
     try:
-        async with uow.session.begin_nested():
+        async with uow.db.begin_nested():
             await begin_task(ctx, uow, task, launch.get("prompt"), launch.get("agent_profile_id"))
     except DomainError as error:
         del uow.events[marks[0] :]
         del uow.after_commit[marks[1] :]
-        await uow.session.refresh(task)
+        await uow.db.refresh(task)
         _set(
             uow,
             task,
@@ -170,7 +169,7 @@ async def _fire(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
 
 async def after_predecessor_changed(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     """`task` changed state (or was deleted): re-evaluate the gate of every task waiting on it."""
-    dependents = await uow.session.scalars(
+    dependents = await uow.db.scalars(
         select(Task)
         .join(TaskDependency, TaskDependency.task_id == Task.id)
         .where(TaskDependency.blocked_by_id == task.id, Task.deleted_at.is_(None))
@@ -202,12 +201,12 @@ async def gate_new_task(
         raise ValidationError(f"blockedBy takes at most {MAX_BLOCKERS} tasks", field="blockedBy")
     blockers = []
     for blocker_id in ids:
-        blocker = await load_task(uow.session, ctx.principal, blocker_id)
+        blocker = await load_task(uow.db, ctx.principal, blocker_id)
         await link(uow, task, blocker, field="blockedBy")
         blockers.append(blocker)
     if not ids or task.state not in GATED_STATES:
         return False, blockers
-    reason = block_reason(await predecessors(uow.session, task.id))
+    reason = block_reason(await predecessors(uow.db, task.id))
     if reason is None:
         return False, blockers
     if start and start_when_unblocked is not False:
@@ -241,8 +240,8 @@ class DependencyService:
     async def add(self, task_id: str | None, depends_on_task_id: str) -> DependencyChange:
         dependent_id = self._own_end(task_id)
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, dependent_id)
-            blocker = await load_task(uow.session, self.ctx.principal, depends_on_task_id)
+            task = await load_task(uow.db, self.ctx.principal, dependent_id)
+            blocker = await load_task(uow.db, self.ctx.principal, depends_on_task_id)
             changed = await link(uow, task, blocker)
             if changed:
                 await refresh_gate(self.ctx, uow, task)
@@ -254,17 +253,17 @@ class DependencyService:
         """Removing a link that is not there succeeds (changed=False)."""
         dependent_id = self._own_end(task_id)
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, dependent_id)
-            row = await uow.session.get(TaskDependency, (task.id, depends_on_task_id))
+            task = await load_task(uow.db, self.ctx.principal, dependent_id)
+            row = await uow.db.get(TaskDependency, (task.id, depends_on_task_id))
             if row is None:
                 # Still authorize the other end, so ids can't be probed through a no-op.
-                other = await uow.session.get(Task, depends_on_task_id)
+                other = await uow.db.get(Task, depends_on_task_id)
                 if other is None or other.workspace_id != task.workspace_id:
-                    await load_task(uow.session, self.ctx.principal, depends_on_task_id)
+                    await load_task(uow.db, self.ctx.principal, depends_on_task_id)
                 return DependencyChange(TaskRecord.of(task), depends_on_task_id, False)
             # A deleted predecessor can still be unlinked: that is how its dependents are released.
-            await uow.session.delete(row)
-            await uow.session.flush()
+            await uow.db.delete(row)
+            await uow.db.flush()
             await refresh_gate(self.ctx, uow, task)
             task.updated_at = utcnow()
             emit_task_event(uow, "UPDATED", task)

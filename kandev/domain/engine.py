@@ -10,6 +10,8 @@ from sqlalchemy import select
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.dependencies import after_predecessor_changed
 from kandev.domain.errors import AutopilotNeedsMcpError
+from kandev.domain.parent_questions import parent_gone
+from kandev.domain.prompts import task_sessions
 from kandev.domain.transcript import append_message, emit_session_event
 from kandev.domain.transitions import emit_task_event, move_task
 from kandev.domain.workflows import ordered_steps
@@ -32,7 +34,7 @@ async def move_target(uow: UnitOfWork, task: Task, actions: list[dict[str, Any]]
     move = next((a for a in actions if a.get("type") in MOVES), None)
     if move is None:
         return None
-    steps = await ordered_steps(uow.session, task.workflow_id)
+    steps = await ordered_steps(uow.db, task.workflow_id)
     index = next(i for i, s in enumerate(steps) if s.id == task.workflow_step_id)
     if move["type"] == "move_to_next":
         return steps[index + 1] if index + 1 < len(steps) else None
@@ -78,10 +80,8 @@ async def run_actions(
 async def _note_refused_move(
     uow: UnitOfWork, task: Task, session: Session | None, target: WorkflowStep, refused: AutopilotNeedsMcpError
 ) -> None:
-    from kandev.domain.prompts import task_sessions
-
     if session is None:
-        sessions = await task_sessions(uow.session, task.id)
+        sessions = await task_sessions(uow.db, task.id)
         session = sessions[0] if sessions else None
     if session is None:
         return
@@ -97,19 +97,19 @@ async def _note_refused_move(
 async def current_turn_question_pending(uow: UnitOfWork, session: Session) -> bool:
     """The hard-pause barrier: a pending clarification raised in the session's newest turn, or a
     pending question to the parent (the child waits for it whatever turn asked)."""
-    asked_parent = await uow.session.scalar(
+    asked_parent = await uow.db.scalar(
         select(ParentQuestion.id).where(
             ParentQuestion.child_session_id == session.id, ParentQuestion.state == "PENDING"
         )
     )
     if asked_parent is not None:
         return True
-    newest = await uow.session.scalar(
+    newest = await uow.db.scalar(
         select(Turn.id).where(Turn.session_id == session.id).order_by(Turn.seq.desc()).limit(1)
     )
     if newest is None:
         return False
-    pending = await uow.session.scalar(
+    pending = await uow.db.scalar(
         select(Clarification.id).where(
             Clarification.session_id == session.id,
             Clarification.turn_id == newest,
@@ -131,7 +131,7 @@ def valid_signal(session: Session, step_id: str) -> dict[str, Any] | None:
 async def on_turn_started(ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task, source: str) -> None:
     if source in CONTINUATION_SOURCES:
         return
-    step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+    step = await uow.db.get(WorkflowStep, task.workflow_step_id)
     if step is not None:
         await run_actions(
             ctx,
@@ -147,7 +147,7 @@ async def on_turn_completed(
     ctx: ServiceContext, uow: UnitOfWork, session: Session, task: Task, turn: Turn | None = None
 ) -> None:
     """After a turn ended normally: gated steps wait for a signal, others run on_turn_complete."""
-    step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+    step = await uow.db.get(WorkflowStep, task.workflow_step_id)
     if step is None or await current_turn_question_pending(uow, session):
         return
     signal = valid_signal(session, step.id)
@@ -227,20 +227,16 @@ async def after_task_state_change(ctx: ServiceContext, uow: UnitOfWork, task: Ta
     its siblings have too, the parent's step may move."""
     await after_predecessor_changed(ctx, uow, task)
     if task.state == TaskState.CANCELLED:
-        from kandev.domain.parent_questions import parent_gone
-
         await parent_gone(ctx, uow, task.id, "the parent task was cancelled")
     if task.parent_id is None or task.state not in TERMINAL_TASK_STATES:
         return
-    parent = await uow.session.get(Task, task.parent_id)
+    parent = await uow.db.get(Task, task.parent_id)
     if parent is None or parent.deleted_at is not None:
         return
-    children = list(
-        await uow.session.scalars(select(Task).where(Task.parent_id == parent.id, Task.deleted_at.is_(None)))
-    )
+    children = list(await uow.db.scalars(select(Task).where(Task.parent_id == parent.id, Task.deleted_at.is_(None))))
     if not children or any(c.state not in TERMINAL_TASK_STATES for c in children):
         return
-    step = await uow.session.get(WorkflowStep, parent.workflow_step_id)
+    step = await uow.db.get(WorkflowStep, parent.workflow_step_id)
     if step is None:
         return
     outcomes = {c.id: c.state for c in children}

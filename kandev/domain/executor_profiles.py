@@ -28,22 +28,22 @@ class ExecutorProfileService:
         self.ctx = ctx
 
     async def list(self, workspace_id: str) -> list[ExecutorProfile]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            rows = await db.scalars(
                 select(ExecutorProfile)
                 .where(or_(ExecutorProfile.workspace_id == workspace_id, ExecutorProfile.workspace_id.is_(None)))
                 .order_by(ExecutorProfile.builtin.desc(), ExecutorProfile.name, ExecutorProfile.id)
             )
             return list(rows)
 
-    async def _load(self, session: AsyncSession, profile_id: str) -> ExecutorProfile:
-        profile = await session.get(ExecutorProfile, profile_id)
+    async def _load(self, db: AsyncSession, profile_id: str) -> ExecutorProfile:
+        profile = await db.get(ExecutorProfile, profile_id)
         if profile is None:
             raise NotFoundError("executor profile", profile_id)
         if profile.workspace_id is not None:
             try:
-                await load_workspace(session, self.ctx.principal, profile.workspace_id)
+                await load_workspace(db, self.ctx.principal, profile.workspace_id)
             except NotFoundError:
                 raise NotFoundError("executor profile", profile_id) from None
         return profile
@@ -55,14 +55,14 @@ class ExecutorProfileService:
         try:
             async with self.ctx.unit_of_work() as uow:
                 if workspace_id is None:
-                    await ensure_unique_server_wide(uow.session, ExecutorProfile, name)
+                    await ensure_unique_server_wide(uow.db, ExecutorProfile, name)
                 else:
-                    await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                    await load_workspace(uow.db, self.ctx.principal, workspace_id)
                 profile = ExecutorProfile(
                     id=new_id(), workspace_id=workspace_id, name=name, kind=kind, config={}, builtin=False
                 )
-                uow.session.add(profile)
-                await uow.session.flush()
+                uow.db.add(profile)
+                await uow.db.flush()
                 return profile
         except IntegrityError:
             raise ConflictError("an executor profile with this name already exists", field="name") from None
@@ -74,14 +74,14 @@ class ExecutorProfileService:
         new_name = None if name is None else clean_name(name, "name")
         try:
             async with self.ctx.unit_of_work() as uow:
-                profile = await self._load(uow.session, profile_id)
+                profile = await self._load(uow.db, profile_id)
                 if new_name is not None:
                     if profile.workspace_id is None:
-                        await ensure_unique_server_wide(uow.session, ExecutorProfile, new_name, profile.id)
+                        await ensure_unique_server_wide(uow.db, ExecutorProfile, new_name, profile.id)
                     profile.name = new_name
                 if kind is not None:
                     profile.kind = kind
-                await uow.session.flush()
+                await uow.db.flush()
                 return profile
         except IntegrityError:
             raise ConflictError("an executor profile with this name already exists", field="name") from None
@@ -89,9 +89,9 @@ class ExecutorProfileService:
     async def delete(self, profile_id: str) -> ExecutorProfile:
         ensure_admin(self.ctx.principal, _WRITE)
         async with self.ctx.unit_of_work() as uow:
-            profile = await self._load(uow.session, profile_id)
+            profile = await self._load(uow.db, profile_id)
             defaults = select(Workspace.id).where(Workspace.default_executor_profile_id == profile.id).limit(1)
-            if await uow.session.scalar(defaults) is not None:
+            if await uow.db.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default executor profile can't be deleted")
-            await uow.session.delete(profile)
+            await uow.db.delete(profile)
             return profile

@@ -31,8 +31,8 @@ class Lookups:
         self.ctx = ctx
 
     async def steps_by_workflow(self, workflow_ids: Sequence[str]) -> list[list[WorkflowStep]]:
-        async with self.ctx.read() as session:
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
                 select(WorkflowStep).where(WorkflowStep.workflow_id.in_(workflow_ids)).order_by(WorkflowStep.position)
             )
             grouped: dict[str, list[WorkflowStep]] = defaultdict(list)
@@ -41,15 +41,15 @@ class Lookups:
         return [grouped[i] for i in workflow_ids]
 
     async def steps_by_id(self, step_ids: Sequence[str]) -> list[WorkflowStep | None]:
-        async with self.ctx.read() as session:
-            rows = await session.scalars(select(WorkflowStep).where(WorkflowStep.id.in_(step_ids)))
+        async with self.ctx.read() as db:
+            rows = await db.scalars(select(WorkflowStep).where(WorkflowStep.id.in_(step_ids)))
             by_id = {s.id: s for s in rows}
         return [by_id.get(i) for i in step_ids]
 
     async def sessions_by_task(self, task_ids: Sequence[str]) -> list[list[Session]]:
         """Each task's sessions, primary first, then oldest first."""
-        async with self.ctx.read() as session:
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
                 select(Session)
                 .where(Session.task_id.in_(task_ids))
                 .order_by(Session.is_primary.desc(), Session.created_at, Session.id)
@@ -68,8 +68,8 @@ class Lookups:
         return await self._linked(task_ids, TaskDependency.blocked_by_id, TaskDependency.task_id)
 
     async def _linked(self, task_ids: Sequence[str], near: Any, far: Any) -> list[list[TaskRecord]]:
-        async with self.ctx.read() as session:
-            rows = await session.execute(
+        async with self.ctx.read() as db:
+            rows = await db.execute(
                 select(near, Task)
                 .join(Task, Task.id == far)
                 .where(near.in_(task_ids), Task.deleted_at.is_(None))
@@ -95,8 +95,8 @@ class Lookups:
         completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
             Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
         )
-        async with self.ctx.read() as session:
-            rows = (await session.execute(union_all(permission, question, asked_parent, completion))).all()
+        async with self.ctx.read() as db:
+            rows = (await db.execute(union_all(permission, question, asked_parent, completion))).all()
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
@@ -104,8 +104,8 @@ class Lookups:
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
 
     async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
-        async with self.ctx.read() as session:
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
                 select(ParentQuestion).where(
                     ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
                 )
@@ -116,8 +116,8 @@ class Lookups:
     async def last_turn_errors(self, task_ids: Sequence[str]) -> list[Turn | None]:
         """Per task, its newest ended turn when that turn FAILED: an error stands until a later turn
         completes (a cancelled turn neither sets nor clears it)."""
-        async with self.ctx.read() as session:
-            rows = await session.execute(
+        async with self.ctx.read() as db:
+            rows = await db.execute(
                 select(Session.task_id, Turn)
                 .join(Turn, Turn.session_id == Session.id)
                 .where(

@@ -13,10 +13,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.access import load_task
+from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.prompts import (
@@ -80,14 +81,14 @@ def answer_prompt(question: ParentQuestion, text: str) -> str:
 
 
 async def pending_for_session(uow: UnitOfWork, session_id: str) -> ParentQuestion | None:
-    return await uow.session.scalar(
+    return await uow.db.scalar(
         select(ParentQuestion).where(ParentQuestion.child_session_id == session_id, ParentQuestion.state == PENDING)
     )
 
 
 async def _transition(uow: UnitOfWork, question_id: str, state: str, resolution: str, **values: Any) -> bool:
     """PENDING -> `state`, only if still pending: the one place where a race is decided."""
-    result = await uow.session.execute(
+    result: CursorResult[Any] = await uow.db.execute(  # type: ignore[assignment]  # an UPDATE has a rowcount
         update(ParentQuestion)
         .where(ParentQuestion.id == question_id, ParentQuestion.state == PENDING)
         .values(state=state, resolution=resolution, resolved_at=utcnow(), **values)
@@ -97,8 +98,8 @@ async def _transition(uow: UnitOfWork, question_id: str, state: str, resolution:
 
 
 async def _announce(uow: UnitOfWork, session_id: str, task_id: str) -> None:
-    session = await uow.session.get(Session, session_id)
-    task = await uow.session.get(Task, task_id)
+    session = await uow.db.get(Session, session_id)
+    task = await uow.db.get(Task, task_id)
     if session is not None:
         emit_session_event(uow, "STATE_CHANGED", session)
     if task is not None:
@@ -125,7 +126,7 @@ async def make_stale(
         if task_id
         else query.where(ParentQuestion.child_session_id == session_id)
     )
-    for row in list(await uow.session.scalars(query)):
+    for row in list(await uow.db.scalars(query)):
         if await _transition(uow, row.id, STALE, reason):
             await _announce(uow, row.child_session_id, row.child_task_id)
 
@@ -141,11 +142,11 @@ def stale_prompt(question: ParentQuestion, reason: str) -> str:
 async def parent_gone(ctx: ServiceContext, uow: UnitOfWork, parent_task_id: str, reason: str) -> None:
     """The parent can no longer answer (archived, deleted, cancelled, or its last session ended): each
     child's pending question goes stale, its gate lifts and a SYSTEM prompt tells it to proceed."""
-    rows = await uow.session.scalars(
+    rows = await uow.db.scalars(
         select(ParentQuestion).where(ParentQuestion.parent_task_id == parent_task_id, ParentQuestion.state == PENDING)
     )
     for row in list(rows):
-        session = await lock_session(uow.session, row.child_session_id)
+        session = await lock_session(uow.db, row.child_session_id)
         if session is None or not await _transition(uow, row.id, STALE, reason):
             continue
         await _announce(uow, session.id, row.child_task_id)
@@ -168,9 +169,7 @@ async def after_session_ended(ctx: ServiceContext, uow: UnitOfWork, session: Ses
     """A session became terminal: its own pending question is stale, and when it was its task's last live
     session, the questions its task's children asked it are too."""
     await make_stale(uow, session_id=session.id, reason=reason)
-    others = await uow.session.scalars(
-        select(Session).where(Session.task_id == session.task_id, Session.id != session.id)
-    )
+    others = await uow.db.scalars(select(Session).where(Session.task_id == session.task_id, Session.id != session.id))
     if all(is_terminal(other) for other in others):
         await parent_gone(ctx, uow, session.task_id, "the parent's last session ended")
 
@@ -195,23 +194,23 @@ class ParentQuestionService:
     async def _ask(
         self, uow: UnitOfWork, session_id: str, questions: list[dict[str, Any]], context: str | None
     ) -> Asked:
-        session = await lock_session(uow.session, session_id)
+        session = await lock_session(uow.db, session_id)
         assert session is not None
-        child = await uow.session.get(Task, session.task_id)
+        child = await uow.db.get(Task, session.task_id)
         assert child is not None
         if child.parent_id is None:
             raise ValidationError("this task has no parent to ask", field="parent", reason="no_parent")
-        turn_id = await uow.session.scalar(
+        turn_id = await uow.db.scalar(
             select(Turn.id).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
         )
         identity = call_identity(session_id, turn_id, {"questions": questions, "context": context})
-        existing = await uow.session.scalar(select(ParentQuestion).where(ParentQuestion.call_identity == identity))
+        existing = await uow.db.scalar(select(ParentQuestion).where(ParentQuestion.call_identity == identity))
         if existing is not None:
             return Asked(existing, existing.parent_task_id)
         pending = await pending_for_session(uow, session_id)
         if pending is not None:
             return Asked(pending, pending.parent_task_id)
-        parent = await uow.session.get(Task, child.parent_id)
+        parent = await uow.db.get(Task, child.parent_id)
         if parent is None or parent.deleted_at is not None:
             raise ValidationError("this task has no parent to ask", field="parent", reason="no_parent")
         question = ParentQuestion(
@@ -226,8 +225,8 @@ class ParentQuestionService:
             state=PENDING,
             created_at=utcnow(),
         )
-        uow.session.add(question)
-        await uow.session.flush()  # committed with the prompt below, never after it
+        uow.db.add(question)
+        await uow.db.flush()  # committed with the prompt below, never after it
         parent_session = await self._parent_session(uow, parent)
         prompt = await enqueue_prompt(
             self.ctx,
@@ -246,9 +245,7 @@ class ParentQuestionService:
 
     async def _parent_session(self, uow: UnitOfWork, parent: Task) -> Session:
         """The parent's session to deliver to (a busy one queues it); a parent without one gets one."""
-        from kandev.domain.agent_profiles import ensure_available, resolve_agent_profile
-
-        profile = await resolve_agent_profile(uow.session, parent)
+        profile = await resolve_agent_profile(uow.db, parent)
         ensure_available(profile)
         return await open_session(uow, parent, profile.id)
 
@@ -259,8 +256,8 @@ class ParentQuestionService:
         recorded child task and session, while pending. A retry returns the outcome and delivers nothing."""
         principal = self.ctx.principal
         async with self.ctx.unit_of_work() as uow:
-            child = await load_task(uow.session, principal, child_task_id)
-            question = await uow.session.get(ParentQuestion, question_id)
+            child = await load_task(uow.db, principal, child_task_id)
+            question = await uow.db.get(ParentQuestion, question_id)
             if question is None or question.child_task_id != child.id:
                 raise NotFoundError("question", question_id)
             if session_id is not None and session_id != question.child_session_id:
@@ -269,9 +266,9 @@ class ParentQuestionService:
                 raise PermissionDeniedError(
                     "only the task's direct parent can answer its question", reason="not_parent"
                 )
-            session = await lock_session(uow.session, question.child_session_id)
+            session = await lock_session(uow.db, question.child_session_id)
             assert session is not None
-            await uow.session.refresh(question)
+            await uow.db.refresh(question)
             if question.state == ANSWERED and question.answered_by_session_id == principal.session_id:
                 return session, Answered(question, None)
             if question.state != PENDING:
@@ -287,7 +284,7 @@ class ParentQuestionService:
                 answered_by_session_id=principal.session_id,
             )
             if not won:
-                await uow.session.refresh(question)
+                await uow.db.refresh(question)
                 raise ConflictError(f"the question is {question.state.lower()}", reason=question.state.lower())
             prompt = await enqueue_prompt(
                 self.ctx,
@@ -305,11 +302,11 @@ class ParentQuestionService:
                     },
                 ),
             )
-            await uow.session.execute(
+            await uow.db.execute(
                 update(ParentQuestion).where(ParentQuestion.id == question.id).values(answer_prompt_id=prompt.id)
             )
             await _announce(uow, session.id, child.id)
-            await uow.session.refresh(question)
+            await uow.db.refresh(question)
             return session, Answered(question, prompt)
 
     async def list(self, task_id: str, state: str | None = None) -> list[ParentQuestion]:

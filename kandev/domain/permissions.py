@@ -33,7 +33,7 @@ async def record_request(
     options: list[dict[str, Any]],
 ) -> str:
     async with ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, session_id)
+        session = await uow.db.get(Session, session_id)
         assert session is not None
         request = PermissionRequest(
             id=new_id(),
@@ -46,8 +46,8 @@ async def record_request(
             state=PENDING,
             created_at=utcnow(),
         )
-        uow.session.add(request)
-        task = await uow.session.get(Task, session.task_id)
+        uow.db.add(request)
+        task = await uow.db.get(Task, session.task_id)
         assert task is not None
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)  # pendingAction is now PERMISSION
@@ -123,7 +123,7 @@ class PermissionService:
         """Answer a pending request; a task, session or agent-side pending id given must be the request's
         (else not found), so a client that checks all three can't answer a request it did not mean."""
         async with self.ctx.unit_of_work() as uow:
-            request = await uow.session.get(PermissionRequest, request_id)
+            request = await uow.db.get(PermissionRequest, request_id)
             named_other = request is not None and (
                 task_id not in (None, request.task_id)
                 or session_id not in (None, request.session_id)
@@ -132,7 +132,7 @@ class PermissionService:
             if request is None or named_other:
                 raise NotFoundError("permission request", request_id)
             try:
-                task = await load_task(uow.session, self.ctx.principal, request.task_id)
+                task = await load_task(uow.db, self.ctx.principal, request.task_id)
             except NotFoundError:
                 raise NotFoundError("permission request", request_id) from None
             if request.state != PENDING:

@@ -31,15 +31,15 @@ async def deliver_or_continue(
     as a continuation prompt, which any free worker runs after launching the agent and resuming. With
     `after_end`, an answer to the session's newest turn that failed meanwhile (e.g. its worker died, and the
     turn was reaped) continues the session too."""
-    turn = await uow.session.get(Turn, turn_id) if turn_id else None
+    turn = await uow.db.get(Turn, turn_id) if turn_id else None
     if turn is None:
         return
     if turn.state != TurnState.RUNNING or not turn.worker_name:
-        newest = await uow.session.scalar(
+        newest = await uow.db.scalar(
             select(Turn.id).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
         )
         if after_end and newest == turn.id and turn.state == TurnState.FAILED:  # the asking agent is gone
-            session = await lock_session(uow.session, session_id)
+            session = await lock_session(uow.db, session_id)
             if session is not None and not is_terminal(session):
                 await enqueue_prompt(ctx, uow, session, continuation)
         return
@@ -48,6 +48,6 @@ async def deliver_or_continue(
         uow.then(lambda: ctx.jobs.deliver_answer(session_id, owner))
         return
     await cancel_running_turn(ctx, uow, session_id, note=HANDED_OVER)
-    session = await lock_session(uow.session, session_id)
+    session = await lock_session(uow.db, session_id)
     assert session is not None
     await enqueue_prompt(ctx, uow, session, continuation)

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import UnitOfWork
 from kandev.domain.session_tokens import announce_access_change
+from kandev.events import tools_channel
 from kandev.models import Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 
@@ -194,9 +195,7 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     """Recompute the session's profile from durable state (purpose, autopilot, parent, title ownership,
     the task's providers); a change is stored as a new revision and announced once, after commit, to
     the session's MCP connection on whichever replica holds it."""
-    from kandev.events import tools_channel
-
-    providers = await task_providers(uow.session, task.id)
+    providers = await task_providers(uow.db, task.id)
     profile = compute_profile(session, task, title_owner=owns_title(task, session), providers=providers)
     if not store_profile(uow, session, profile):
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -23,16 +23,16 @@ def is_terminal(session: Session) -> bool:
     return SessionState(session.state) in TERMINAL_SESSION_STATES
 
 
-async def lock_session(db_session: AsyncSession, session_id: str) -> Session | None:
+async def lock_session(db: AsyncSession, session_id: str) -> Session | None:
     """The session row, locked for this transaction (SQLite's BEGIN IMMEDIATE already serializes)."""
-    return await db_session.scalar(
+    return await db.scalar(
         select(Session).where(Session.id == session_id).with_for_update().execution_options(populate_existing=True)
     )
 
 
-async def task_sessions(db_session: AsyncSession, task_id: str) -> list[Session]:
+async def task_sessions(db: AsyncSession, task_id: str) -> list[Session]:
     """Primary first, then newest first."""
-    rows = await db_session.scalars(
+    rows = await db.scalars(
         select(Session)
         .where(Session.task_id == task_id)
         .order_by(Session.is_primary.desc(), Session.created_at.desc(), Session.id.desc())
@@ -42,7 +42,7 @@ async def task_sessions(db_session: AsyncSession, task_id: str) -> list[Session]
 
 async def open_session(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> Session:
     """The task's session to talk to: its live primary, else its newest live one, else a new primary."""
-    sessions = await task_sessions(uow.session, task.id)
+    sessions = await task_sessions(uow.db, task.id)
     live = [s for s in sessions if not is_terminal(s)]
     if live:
         return live[0]
@@ -59,18 +59,18 @@ async def open_session(uow: UnitOfWork, task: Task, agent_profile_id: str | None
         created_at=utcnow(),
         updated_at=utcnow(),
     )
-    uow.session.add(session)
-    await uow.session.flush()
-    await _adopt_stopped_prompts(uow.session, sessions, session)
+    uow.db.add(session)
+    await uow.db.flush()
+    await _adopt_stopped_prompts(uow.db, sessions, session)
     return session
 
 
-async def _adopt_stopped_prompts(db_session: AsyncSession, ended: list[Session], session: Session) -> None:
+async def _adopt_stopped_prompts(db: AsyncSession, ended: list[Session], session: Session) -> None:
     """Prompts still queued when a stop cancelled their session move, in order, to the new session."""
     stopped = [s.id for s in ended if s.state == SessionState.CANCELLED]
     if not stopped:
         return
-    rows = await db_session.scalars(
+    rows = await db.scalars(
         select(QueuedPrompt)
         .where(QueuedPrompt.session_id.in_(stopped), QueuedPrompt.state == PromptState.QUEUED)
         .order_by(QueuedPrompt.created_at, QueuedPrompt.seq)
@@ -78,7 +78,7 @@ async def _adopt_stopped_prompts(db_session: AsyncSession, ended: list[Session],
     for seq, prompt in enumerate(rows, start=1):
         prompt.session_id = session.id
         prompt.seq = seq
-    await db_session.flush()
+    await db.flush()
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,11 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
     A repeated idempotency key returns the prompt already stored and queues nothing.
     """
     key = spec.idempotency_key or f"{spec.source}:{new_id()}"
-    existing = await uow.session.scalar(select(QueuedPrompt).where(QueuedPrompt.idempotency_key == key))
+    existing = await uow.db.scalar(select(QueuedPrompt).where(QueuedPrompt.idempotency_key == key))
     if existing is not None:
         return existing
-    await lock_session(uow.session, session.id)
-    last = await uow.session.scalar(select(func.max(QueuedPrompt.seq)).where(QueuedPrompt.session_id == session.id))
+    await lock_session(uow.db, session.id)
+    last = await uow.db.scalar(select(func.max(QueuedPrompt.seq)).where(QueuedPrompt.session_id == session.id))
     prompt = QueuedPrompt(
         id=new_id(),
         session_id=session.id,
@@ -113,14 +113,14 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
         sender=spec.sender or {},
         created_at=utcnow(),
     )
-    uow.session.add(prompt)
-    await uow.session.flush()
+    uow.db.add(prompt)
+    await uow.db.flush()
     session_id = session.id
     uow.then(lambda: ctx.jobs.enqueue_turn(session_id))
     return prompt
 
 
-async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: str) -> QueuedPrompt | None:
+async def claim_next_prompt(db: AsyncSession, session_id: str, turn_id: str) -> QueuedPrompt | None:
     """Atomically mark the oldest queued prompt as claimed by `turn_id` (portable UPDATE … RETURNING)."""
     # A parent's answer is admitted ahead of prompts held while its question was pending.
     # So is the notice that the question went stale (the parent can't answer any more).
@@ -132,7 +132,7 @@ async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: 
         .limit(1)
         .scalar_subquery()
     )
-    claimed_id = await db_session.scalar(
+    claimed_id = await db.scalar(
         update(QueuedPrompt)
         .where(QueuedPrompt.id == oldest, QueuedPrompt.state == PromptState.QUEUED)
         .values(state=PromptState.CLAIMED, claimed_at=utcnow(), turn_id=turn_id)
@@ -141,11 +141,11 @@ async def claim_next_prompt(db_session: AsyncSession, session_id: str, turn_id: 
     )
     if claimed_id is None:
         return None
-    return await db_session.get(QueuedPrompt, claimed_id, populate_existing=True)
+    return await db.get(QueuedPrompt, claimed_id, populate_existing=True)
 
 
-async def cancel_queued(db_session: AsyncSession, session_id: str) -> int:
-    result = await db_session.execute(
+async def cancel_queued(db: AsyncSession, session_id: str) -> int:
+    result: CursorResult[Any] = await db.execute(  # type: ignore[assignment]  # an UPDATE has a rowcount
         update(QueuedPrompt)
         .where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == PromptState.QUEUED)
         .values(state=PromptState.CANCELLED)

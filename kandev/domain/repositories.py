@@ -42,18 +42,18 @@ def current_branch(path: str) -> str | None:
 
 
 async def attach_repositories(
-    session: AsyncSession, task_id: str, workspace_id: str, choices: list[RepositoryChoice]
+    db: AsyncSession, task_id: str, workspace_id: str, choices: list[RepositoryChoice]
 ) -> None:
     """Link the task to repositories of its own workspace (unknown or foreign ids are not found)."""
     seen: set[str] = set()
     for position, choice in enumerate(choices):
-        repository = await session.get(Repository, choice.repository_id)
+        repository = await db.get(Repository, choice.repository_id)
         if repository is None or repository.workspace_id != workspace_id:
             raise NotFoundError("repository", choice.repository_id)
         if choice.repository_id in seen:
             raise ValidationError("a repository is listed twice", field="repositories")
         seen.add(choice.repository_id)
-        session.add(
+        db.add(
             TaskRepository(
                 task_id=task_id,
                 repository_id=repository.id,
@@ -68,9 +68,9 @@ class RepositoryService:
         self.ctx = ctx
 
     async def list(self, workspace_id: str) -> list[Repository]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
-            rows = await session.scalars(
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            rows = await db.scalars(
                 select(Repository).where(Repository.workspace_id == workspace_id).order_by(Repository.name)
             )
             return list(rows)
@@ -82,16 +82,16 @@ class RepositoryService:
         folder = locations[0]
         if not folder.is_dir():
             raise ValidationError("path must be an absolute path to an existing directory", field="path")
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
             for location in locations:
-                await refuse_foreign(session, self.ctx.principal, location, "path")
-        branch = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
+                await refuse_foreign(db, self.ctx.principal, location, "path")
+        branch: str | None = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
         if branch is None:
             raise ValidationError("path is not a git repository with a checked-out branch", field="path")
         try:
             async with self.ctx.unit_of_work() as uow:
-                await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                await load_workspace(uow.db, self.ctx.principal, workspace_id)
                 repository = Repository(
                     id=new_id(),
                     workspace_id=workspace_id,
@@ -100,8 +100,8 @@ class RepositoryService:
                     default_branch=branch,
                     remote_url=await asyncio.to_thread(remote_url_of, str(folder)),
                 )
-                uow.session.add(repository)
-                await uow.session.flush()
+                uow.db.add(repository)
+                await uow.db.flush()
                 return repository
         except IntegrityError:
             raise ConflictError("a repository with this name already exists", field="name") from None

@@ -427,13 +427,13 @@ class RichOutputService:
         # Files are read outside the write transaction.
         resolved = resolve_presentation(presentation, _roots(working_dir, task_id))
         async with self.ctx.unit_of_work() as uow:
-            session = await lock_session(uow.session, session_id)
+            session = await lock_session(uow.db, session_id)
             if session is None:
                 raise NotFoundError("session", session_id)
             if is_terminal(session):
                 raise ConflictError(f"the session is {session.state.lower()}")
             # A call made while the session is idle belongs to its latest turn.
-            turn_id = await uow.session.scalar(
+            turn_id = await uow.db.scalar(
                 select(Turn.id).where(Turn.session_id == session.id).order_by(Turn.seq.desc()).limit(1)
             )
             return await append_message(

@@ -35,21 +35,21 @@ def referenced_names(env: Mapping[str, str]) -> set[str]:
     return {m for value in env.values() if isinstance(value, str) for m in SECRET_REFERENCE.findall(value)}
 
 
-async def _decrypt(session: AsyncSession, server_key: bytes, workspace_id: str, names: set[str]) -> dict[str, str]:
+async def _decrypt(db: AsyncSession, server_key: bytes, workspace_id: str, names: set[str]) -> dict[str, str]:
     """The named secrets of a workspace that exist, decrypted (and kept out of this process's logs)."""
     if not names:
         return {}
-    rows = await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
+    rows = await db.scalars(select(Secret).where(Secret.workspace_id == workspace_id, Secret.name.in_(names)))
     fernet = cipher(server_key)
     values = {row.name: fernet.decrypt(row.ciphertext).decode() for row in rows}
     remember_secrets(values.values())
     return values
 
 
-async def session_secret_values(session: AsyncSession, server_key: bytes, session_id: str) -> list[str]:
+async def session_secret_values(db: AsyncSession, server_key: bytes, session_id: str) -> list[str]:
     """The secret values a session's agent is given: its profile env's references, in its task's workspace."""
     row = (
-        await session.execute(
+        await db.execute(
             select(AgentProfile.env, Task.workspace_id)
             .select_from(Session)
             .join(Task, Task.id == Session.task_id)
@@ -60,15 +60,15 @@ async def session_secret_values(session: AsyncSession, server_key: bytes, sessio
     if row is None:
         return []
     env, workspace_id = row
-    return list((await _decrypt(session, server_key, workspace_id, referenced_names(env or {}))).values())
+    return list((await _decrypt(db, server_key, workspace_id, referenced_names(env or {}))).values())
 
 
 async def resolve_env(
-    session: AsyncSession, server_key: bytes, workspace_id: str, env: Mapping[str, str]
+    db: AsyncSession, server_key: bytes, workspace_id: str, env: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:
     """Substitute ${secret:NAME} references; returns the env and the secret values used (for redaction)."""
     names = referenced_names(env)
-    values = await _decrypt(session, server_key, workspace_id, names)
+    values = await _decrypt(db, server_key, workspace_id, names)
     missing = names - values.keys()
     if missing:
         raise ConflictError(f"the agent profile references unknown secrets: {', '.join(sorted(missing))}")
@@ -92,10 +92,10 @@ class SecretService:
         self.server_key = server_key
 
     async def list(self, workspace_id: str) -> list[Secret]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
             return list(
-                await session.scalars(select(Secret).where(Secret.workspace_id == workspace_id).order_by(Secret.name))
+                await db.scalars(select(Secret).where(Secret.workspace_id == workspace_id).order_by(Secret.name))
             )
 
     async def create(self, workspace_id: str, name: str, value: str) -> Secret:
@@ -106,27 +106,27 @@ class SecretService:
         check_value(value)
         try:
             async with self.ctx.unit_of_work() as uow:
-                await load_workspace(uow.session, self.ctx.principal, workspace_id)
+                await load_workspace(uow.db, self.ctx.principal, workspace_id)
                 secret = Secret(
                     id=new_id(),
                     workspace_id=workspace_id,
                     name=name,
                     ciphertext=cipher(self.server_key).encrypt(value.encode()),
                 )
-                uow.session.add(secret)
-                await uow.session.flush()
+                uow.db.add(secret)
+                await uow.db.flush()
                 return secret
         except IntegrityError:
             raise ConflictError("a secret with this name already exists", field="name") from None
 
     async def delete(self, secret_id: str) -> Secret:
         async with self.ctx.unit_of_work() as uow:
-            secret = await uow.session.get(Secret, secret_id)
+            secret = await uow.db.get(Secret, secret_id)
             if secret is None:
                 raise NotFoundError("secret", secret_id)
             try:
-                await load_workspace(uow.session, self.ctx.principal, secret.workspace_id)
+                await load_workspace(uow.db, self.ctx.principal, secret.workspace_id)
             except NotFoundError:
                 raise NotFoundError("secret", secret_id) from None
-            await uow.session.delete(secret)
+            await uow.db.delete(secret)
             return secret

@@ -1,4 +1,5 @@
-"""One bundle of services per request, job or CLI command, over one ServiceContext."""
+"""One bundle of services per request, job or CLI command, over one ServiceContext; and the wiring of the
+hooks a step move sets off (the domain's composition root)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from functools import cached_property
 from kandev.domain.access_tokens import AccessTokenService
 from kandev.domain.agent_profiles import AgentProfileService
 from kandev.domain.clarifications import ClarificationService
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.dependencies import DependencyService
+from kandev.domain.engine import after_task_state_change
 from kandev.domain.executor_profiles import ExecutorProfileService
 from kandev.domain.lookups import Lookups
 from kandev.domain.parent_questions import ParentQuestionService
@@ -16,8 +18,10 @@ from kandev.domain.permissions import PermissionService
 from kandev.domain.repositories import RepositoryService
 from kandev.domain.rich_output import RichOutputService
 from kandev.domain.secrets import SecretService
+from kandev.domain.session_ends import complete_task_sessions
 from kandev.domain.sessions import SessionService
 from kandev.domain.signals import SignalService
+from kandev.domain.starts import check_start, start_agent
 from kandev.domain.tasks import TaskService
 from kandev.domain.titles import TitleService
 from kandev.domain.workflows import WorkflowService
@@ -25,12 +29,24 @@ from kandev.domain.workspace_sources import WorkspaceSourceService
 from kandev.domain.workspaces import WorkspaceService
 
 
+class WorkflowHooks:
+    """MoveHooks, implemented by the modules above `transitions`."""
+
+    check_start = staticmethod(check_start)
+    start_agent = staticmethod(start_agent)
+    complete_task_sessions = staticmethod(complete_task_sessions)
+    after_task_state_change = staticmethod(after_task_state_change)
+
+
+MOVE_HOOKS = WorkflowHooks()
+
+
 class Services:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
     @property
-    def principal(self):  # noqa: ANN201 - re-exported for adapters
+    def principal(self) -> Principal:
         return self.ctx.principal
 
     @cached_property

@@ -8,9 +8,11 @@ from sqlalchemy import exists, select, update
 from sqlalchemy.engine import CursorResult
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.parent_questions import after_session_ended
 from kandev.domain.prompts import cancel_queued, is_terminal, lock_session, task_sessions
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
+from kandev.events import clarification_channel
 from kandev.models import Clarification, ParentQuestion, QueuedPrompt, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TurnState
@@ -23,10 +25,10 @@ async def request_turn_cancel(uow: UnitOfWork, session_id: str, *, note: str | N
     """Flag the session's running turn for cancellation; `note` (who stopped it and why) goes into the
     transcript as a SYSTEM message when a turn was running."""
     running = Turn.session_id == session_id, Turn.state == TurnState.RUNNING, Turn.cancel_requested_at.is_(None)
-    turn_id = await uow.session.scalar(select(Turn.id).where(*running))
+    turn_id = await uow.db.scalar(select(Turn.id).where(*running))
     result = cast(
         CursorResult[Any],
-        await uow.session.execute(
+        await uow.db.execute(
             update(Turn)
             .where(*running)
             .values(cancel_requested_at=utcnow())
@@ -35,7 +37,7 @@ async def request_turn_cancel(uow: UnitOfWork, session_id: str, *, note: str | N
     )
     if not result.rowcount:
         return False
-    session = await uow.session.get(Session, session_id)
+    session = await uow.db.get(Session, session_id)
     if note is not None and session is not None:
         await append_message(uow, session, MessageKind.SYSTEM, note, turn_id=turn_id, data={"stopped": True})
     return True
@@ -67,16 +69,14 @@ async def has_live_execution(uow: UnitOfWork, session: Session) -> bool:
         ),
     )
     for query in checks:
-        if await uow.session.scalar(select(exists(query))):
+        if await uow.db.scalar(select(exists(query))):
             return True
     return False
 
 
 async def cancel_clarifications(uow: UnitOfWork, session_id: str, actor: str) -> None:
     """Pending operator questions of an ended session can no longer resume it; a waiting call wakes."""
-    from kandev.domain.clarifications import clarification_channel
-
-    rows = await uow.session.scalars(
+    rows = await uow.db.scalars(
         select(Clarification).where(Clarification.session_id == session_id, Clarification.state == "PENDING")
     )
     for row in rows:
@@ -91,8 +91,6 @@ async def end_session(
 ) -> None:
     """Make a (locked) session terminal: its waits end, its running turn is cancelled (with `note` in the
     transcript), its tokens die."""
-    from kandev.domain.parent_questions import after_session_ended
-
     await after_session_ended(ctx, uow, session, reason=why)
     await cancel_clarifications(uow, session.id, ctx.principal.actor)
     await cancel_running_turn(ctx, uow, session.id, note=note)
@@ -105,11 +103,11 @@ async def end_session(
 async def complete_task_sessions(ctx: ServiceContext, uow: UnitOfWork, task: Task, step: WorkflowStep) -> None:
     """The task entered its final step: a running turn is cancelled first, then every live session is
     COMPLETED (its queued prompts dropped: the work is done; a new session starts from startTask)."""
-    for session in await task_sessions(uow.session, task.id):
-        locked = await lock_session(uow.session, session.id)
+    for session in await task_sessions(uow.db, task.id):
+        locked = await lock_session(uow.db, session.id)
         if locked is None or is_terminal(locked):
             continue
-        running = await uow.session.scalar(
+        running = await uow.db.scalar(
             select(Turn.id).where(Turn.session_id == locked.id, Turn.state == TurnState.RUNNING)
         )
         cancelled = "the running turn was cancelled and " if running is not None else ""
@@ -122,5 +120,5 @@ async def complete_task_sessions(ctx: ServiceContext, uow: UnitOfWork, task: Tas
             turn_id=running,
             data={"session_completed": True, "cancelled_turn_id": running, "by": ctx.principal.actor},
         )
-        await cancel_queued(uow.session, locked.id)
+        await cancel_queued(uow.db, locked.id)
         await end_session(ctx, uow, locked, SessionState.COMPLETED, "the task reached its final step")

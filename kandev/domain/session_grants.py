@@ -31,11 +31,13 @@ class SessionPrincipal(Principal):
     secret_values: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
 
-async def session_principal(db: Database, session_id: str, token: str, server_key: bytes) -> SessionPrincipal | None:
+async def session_principal(
+    database: Database, session_id: str, token: str, server_key: bytes
+) -> SessionPrincipal | None:
     """The principal `token` grants for `session_id`, or None when the session must refuse it."""
-    async with db.read() as session:
+    async with database.read() as db:
         row = (
-            await session.execute(
+            await db.execute(
                 select(
                     Session.state,
                     Task.id,
@@ -62,7 +64,7 @@ async def session_principal(db: Database, session_id: str, token: str, server_ke
         state, task_id, deleted_at, workspace_id, owner_id, stored, purpose, autopilot, parent_id = row
         if state in TERMINAL_SESSION_STATES or deleted_at is not None:
             return None
-        secrets = await session_secret_values(session, server_key, session_id)
+        secrets = await session_secret_values(db, server_key, session_id)
     return SessionPrincipal(
         user_id=owner_id,
         login=SESSION_LOGIN,

@@ -24,7 +24,7 @@ async def mint_session_token(uow: UnitOfWork, session_id: str) -> str:
     """A new token for the session's next agent process; every earlier one dies once this commits."""
     await revoke_session_tokens(uow, session_id)
     token = new_token(session_id)
-    uow.session.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
+    uow.db.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
     return token
 
 
@@ -35,7 +35,7 @@ def new_token(session_id: str) -> str:
 
 async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
     """The session's tokens stop working everywhere once this commits (its agent ended or relaunches)."""
-    await uow.session.execute(
+    await uow.db.execute(
         update(SessionToken)
         .where(SessionToken.session_id == session_id, SessionToken.revoked_at.is_(None))
         .values(revoked_at=utcnow())
@@ -46,7 +46,7 @@ async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
 
 async def token_is_live(uow: UnitOfWork, session_id: str, token: str) -> bool:
     """Whether `token` is still the session's unrevoked token (a warm agent keeps its token only then)."""
-    found = await uow.session.scalar(
+    found = await uow.db.scalar(
         select(SessionToken.id).where(
             SessionToken.session_id == session_id,
             SessionToken.token_hash == hash_token(token),

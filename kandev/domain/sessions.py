@@ -10,9 +10,10 @@ from enum import StrEnum
 from sqlalchemy import func, select
 
 from kandev.domain.access import load_task, owner_wide
+from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.parent_questions import supersede
+from kandev.domain.parent_questions import ParentQuestionService, supersede
 from kandev.domain.profiles import McpProfile, session_profile
 from kandev.domain.prompts import (
     PromptSpec,
@@ -78,8 +79,8 @@ def _clean_prompt(prompt: str | None) -> str:
 async def reopen_step(uow: UnitOfWork, session: Session) -> None:
     """A new message before the move re-opens the step: the pending signal is dropped, and no turn that
     started before this message may signal again (an in-flight call can't re-arm the step)."""
-    await lock_session(uow.session, session.id)
-    newest = await uow.session.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session.id))
+    await lock_session(uow.db, session.id)
+    newest = await uow.db.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session.id))
     session.pending_signal = None
     session.completion_pending = False
     session.signal_floor_turn_seq = newest or 0
@@ -92,7 +93,7 @@ class SessionService:
     async def start_task(self, task_id: str, prompt: str | None, agent_profile_id: str | None) -> Delivery:
         check_prompt(prompt)
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
             session, queued = await begin_task(self.ctx, uow, task, prompt, agent_profile_id)
             return Delivery(TaskRecord.of(task), session, queued)
 
@@ -111,7 +112,7 @@ class SessionService:
         async with self.ctx.unit_of_work() as uow:
             # The spec's one way out of an agent's workspace: a message naming a task by its full id may
             # reach another workspace of the same owner.
-            task = await load_task(uow.session, owner_wide(self.ctx.principal), task_id)
+            task = await load_task(uow.db, owner_wide(self.ctx.principal), task_id)
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
@@ -150,8 +151,6 @@ class SessionService:
     async def _answer_parent_question(
         self, task_id: str, question_id: str, text: str, session_id: str | None
     ) -> Delivery:
-        from kandev.domain.parent_questions import ParentQuestionService
-
         session, answered = await ParentQuestionService(self.ctx).answer(task_id, question_id, text, session_id)
         async with self.ctx.read() as db:
             prompt = answered.prompt or await db.get(QueuedPrompt, answered.question.answer_prompt_id or "")
@@ -160,7 +159,7 @@ class SessionService:
         return Delivery(TaskRecord.of(task), session, prompt)
 
     async def _target_session(self, uow: UnitOfWork, task: Task, session_id: str | None) -> Session:
-        sessions = await task_sessions(uow.session, task.id)
+        sessions = await task_sessions(uow.db, task.id)
         if session_id is not None:
             session = next((s for s in sessions if s.id == session_id), None)
             if session is None:
@@ -190,13 +189,13 @@ class SessionService:
         not_running and changes nothing. Queued prompts stay for the session the next start opens.
         An agent may stop only its direct children."""
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
             caller = self.ctx.principal
             if caller.session_id is not None and task.parent_id != caller.task_id:
                 raise PermissionDeniedError("only the task's direct parent may stop it", reason="not_parent")
             stopped: list[Session] = []
-            for session in await task_sessions(uow.session, task.id):
-                locked = await lock_session(uow.session, session.id)
+            for session in await task_sessions(uow.db, task.id):
+                locked = await lock_session(uow.db, session.id)
                 if locked is None or not await has_live_execution(uow, locked):
                     continue
                 stopped_by = f"Stopped by {caller.actor}: the running turn was cancelled and the session ended."
@@ -339,18 +338,16 @@ async def spawn_session(
     agent_profile_id: str | None,
 ) -> Spawned:
     """A new named sibling session on the caller's task (default) or another task of its workspace."""
-    from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
-
     caller = ctx.principal
     if caller.session_id is None or caller.task_id is None:
         raise PermissionDeniedError("only an agent in a task session can spawn sessions")
     check_prompt(prompt)
     async with ctx.unit_of_work() as uow:
-        own = await load_task(uow.session, caller, caller.task_id)
-        task = await load_task(uow.session, caller, task_id or own.id)
+        own = await load_task(uow.db, caller, caller.task_id)
+        task = await load_task(uow.db, caller, task_id or own.id)
         if task.workspace_id != own.workspace_id:
             raise NotFoundError("task", task_id)
-        profile = await resolve_agent_profile(uow.session, task, agent_profile_id)
+        profile = await resolve_agent_profile(uow.db, task, agent_profile_id)
         ensure_available(profile)
         ensure_autopilot_capable(task, profile)
         session = Session(
@@ -364,8 +361,8 @@ async def spawn_session(
             created_at=utcnow(),
             updated_at=utcnow(),
         )
-        uow.session.add(session)
-        await uow.session.flush()
+        uow.db.add(session)
+        await uow.db.flush()
         queued = None
         if prompt and prompt.strip():
             queued = await enqueue_prompt(

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from kandev import metrics
 from kandev.domain.access import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import consume_signal, current_turn_question_pending, valid_signal
@@ -54,20 +53,18 @@ class SignalService:
             await self._write(uow, session, task, step, turn, AGENT, summary, handoff, blockers)
             agent = await self._agent_label(uow, session)
             uow.then(
-                lambda: metrics.increment(
-                    self.ctx.bus.redis, "step_completion_signal_received_total", source=AGENT, agent=agent
-                )
+                lambda: self.ctx.counters.increment("step_completion_signal_received_total", source=AGENT, agent=agent)
             )
             return SignalResult(True)
 
     async def mark_complete(self, session_id: str) -> Session:
         """The operator's 'Mark complete & advance': a manual_fallback signal, consumed now."""
         async with self.ctx.unit_of_work() as uow:
-            session = await uow.session.get(Session, session_id)
+            session = await uow.db.get(Session, session_id)
             if session is None:
                 raise NotFoundError("session", session_id)
             try:
-                await load_task(uow.session, self.ctx.principal, session.task_id)
+                await load_task(uow.db, self.ctx.principal, session.task_id)
             except NotFoundError:
                 raise NotFoundError("session", session_id) from None
             session, task, step = await self._load(uow, session_id)
@@ -84,22 +81,18 @@ class SignalService:
             await self._write(uow, session, task, step, turn, MANUAL, "Marked complete by the operator.", None, None)
             agent = await self._agent_label(uow, session)
             uow.then(
-                lambda: metrics.increment(
-                    self.ctx.bus.redis, "step_completion_signal_received_total", source=MANUAL, agent=agent
-                )
+                lambda: self.ctx.counters.increment("step_completion_signal_received_total", source=MANUAL, agent=agent)
             )
-            uow.then(
-                lambda: metrics.increment(self.ctx.bus.redis, "step_completion_signal_fallback_used_total", agent=agent)
-            )
+            uow.then(lambda: self.ctx.counters.increment("step_completion_signal_fallback_used_total", agent=agent))
             return session
 
     async def _load(self, uow: UnitOfWork, session_id: str) -> tuple[Session, Task, WorkflowStep]:
-        session = await lock_session(uow.session, session_id)
+        session = await lock_session(uow.db, session_id)
         if session is None:
             raise NotFoundError("session", session_id)
-        task = await uow.session.get(Task, session.task_id)
+        task = await uow.db.get(Task, session.task_id)
         assert task is not None
-        step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+        step = await uow.db.get(WorkflowStep, task.workflow_step_id)
         assert step is not None
         return session, task, step
 
@@ -138,18 +131,16 @@ class SignalService:
             await consume_signal(self.ctx, uow, session, task, step, signal)
 
     async def _agent_label(self, uow: UnitOfWork, session: Session) -> str:
-        profile = await uow.session.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
+        profile = await uow.db.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
         return profile.name if profile else "unknown"
 
 
 async def _newest_turn(uow: UnitOfWork, session_id: str) -> Turn | None:
-    return await uow.session.scalar(
-        select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1)
-    )
+    return await uow.db.scalar(select(Turn).where(Turn.session_id == session_id).order_by(Turn.seq.desc()).limit(1))
 
 
 async def _pending_question(uow: UnitOfWork, session_id: str) -> bool:
-    found = await uow.session.scalar(
+    found = await uow.db.scalar(
         select(Clarification.id).where(Clarification.session_id == session_id, Clarification.state == "PENDING")
     )
     return found is not None

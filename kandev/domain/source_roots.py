@@ -131,11 +131,11 @@ def confine_remote(settings: Settings, url: str, field: str) -> list[Path]:
     return confine_repository(settings, path, field)
 
 
-async def refuse_foreign(session: AsyncSession, principal: Principal, path: Path, field: str) -> None:
+async def refuse_foreign(db: AsyncSession, principal: Principal, path: Path, field: str) -> None:
     """Refuse a path inside or around a repository registered in another user's workspace."""
     if principal.sees_everything:
         return
-    rows = await session.scalars(
+    rows = await db.scalars(
         select(Repository.path)
         .join(Workspace, Workspace.id == Repository.workspace_id)
         .where(Workspace.owner_id != principal.user_id)

@@ -8,21 +8,22 @@ from kandev.domain.agent_profiles import ensure_autopilot_capable, ensure_availa
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import PromptSpec, enqueue_prompt, is_terminal, open_session, task_sessions
 from kandev.domain.transcript import emit_session_event
-from kandev.domain.transitions import emit_task_event
+from kandev.domain.transitions import auto_start_action, emit_task_event, move_task
+from kandev.domain.workflows import ordered_steps
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task
 from kandev.models.base import utcnow
-from kandev.models.enums import TaskState
+from kandev.models.enums import TaskState, TransitionTrigger
 
 
 async def check_start(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> AgentProfile:
     """The profile a start would run with (the live session's, unless an override replaces an unstarted
     one), refused before any write when it can't run here or would downgrade an autopilot task."""
-    requested = await resolve_agent_profile(uow.session, task, agent_profile_id)
+    requested = await resolve_agent_profile(uow.db, task, agent_profile_id)
     profile = requested
-    live = [s for s in await task_sessions(uow.session, task.id) if not is_terminal(s)]
+    live = [s for s in await task_sessions(uow.db, task.id) if not is_terminal(s)]
     if live and live[0].agent_profile_id != requested.id:
         keeps_own = agent_profile_id is None or live[0].state != "CREATED"
-        own = await uow.session.get(AgentProfile, live[0].agent_profile_id) if live[0].agent_profile_id else None
+        own = await uow.db.get(AgentProfile, live[0].agent_profile_id) if live[0].agent_profile_id else None
         if keeps_own and own is not None:
             profile = own
     ensure_available(requested)
@@ -62,11 +63,7 @@ async def begin_task(
 ) -> tuple[Session, QueuedPrompt]:
     """startTask's rule: from the start step, move to the first auto-start step and send `prompt`
     instead of that step's own (one turn, never two); elsewhere start the agent where the task is."""
-    from kandev.domain.transitions import auto_start_action, move_task
-    from kandev.domain.workflows import ordered_steps
-    from kandev.models.enums import TransitionTrigger
-
-    steps = await ordered_steps(uow.session, task.workflow_id)
+    steps = await ordered_steps(uow.db, task.workflow_id)
     current = next(s for s in steps if s.id == task.workflow_step_id)
     target = next((s for s in steps if auto_start_action(s) is not None), None)
     text = prompt if prompt and prompt.strip() else None
@@ -80,8 +77,8 @@ async def begin_task(
             prompt_override=text,
             agent_profile_id=agent_profile_id,
         )
-        session = (await task_sessions(uow.session, task.id))[0]
-        queued = await uow.session.scalar(
+        session = (await task_sessions(uow.db, task.id))[0]
+        queued = await uow.db.scalar(
             select(QueuedPrompt).where(QueuedPrompt.session_id == session.id).order_by(QueuedPrompt.seq.desc())
         )
         assert queued is not None

@@ -95,7 +95,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 async def _profile_in(
-    session: AsyncSession,
+    db: AsyncSession,
     model: type[AgentProfile] | type[ExecutorProfile],
     profile_id: str | None,
     workspace_id: str,
@@ -103,7 +103,7 @@ async def _profile_in(
     """The id back when it names a profile of this workspace or a server-wide one; not-found otherwise."""
     if profile_id is None:
         return None
-    profile = await session.get(model, profile_id)
+    profile: AgentProfile | ExecutorProfile | None = await db.get(model, profile_id)
     if profile is None or not usable_in(profile.workspace_id, workspace_id):
         entity = "agent profile" if model is AgentProfile else "executor profile"
         raise NotFoundError(entity, profile_id)
@@ -117,8 +117,8 @@ class TaskService:
     # -- reads -----------------------------------------------------------------------------
 
     async def get(self, task_id: str) -> TaskRecord:
-        async with self.ctx.read() as session:
-            return TaskRecord.of(await load_task(session, self.ctx.principal, task_id))
+        async with self.ctx.read() as db:
+            return TaskRecord.of(await load_task(db, self.ctx.principal, task_id))
 
     async def list(
         self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None
@@ -126,8 +126,8 @@ class TaskService:
         """Newest first, keyset-paginated; hidden automation-run tasks never appear."""
         if not 0 <= first <= MAX_PAGE_SIZE:
             raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
             conditions = [
                 Task.workspace_id == workspace_id,
                 Task.deleted_at.is_(None),
@@ -143,7 +143,7 @@ class TaskService:
                 conditions.append(Task.archived_at.is_not(None))
             elif filters.archived is False:
                 conditions.append(Task.archived_at.is_(None))
-            total = await session.scalar(select(func.count()).select_from(Task).where(*conditions))
+            total = await db.scalar(select(func.count()).select_from(Task).where(*conditions))
             page_conditions = list(conditions)
             if after:
                 created_at, task_id = decode_cursor(after)
@@ -151,7 +151,7 @@ class TaskService:
                     or_(Task.created_at < created_at, and_(Task.created_at == created_at, Task.id < task_id))
                 )
             rows = list(
-                await session.scalars(
+                await db.scalars(
                     select(Task)
                     .where(*page_conditions)
                     .order_by(Task.created_at.desc(), Task.id.desc())
@@ -168,20 +168,23 @@ class TaskService:
 
     # -- writes ----------------------------------------------------------------------------
 
-    def _named(self, command: CreateTask) -> CreateTask:
-        """The command with the caller's defaults filled in: its workspace, and `self` as its own task."""
+    def _named(self, command: CreateTask) -> tuple[CreateTask, str]:
+        """The command with the caller's defaults filled in (its workspace, and `self` as its own task), and
+        that workspace."""
         principal = self.ctx.principal
-        return replace(
+        workspace_id = principal.workspace_or_own(command.workspace_id)
+        named = replace(
             command,
-            workspace_id=principal.workspace_or_own(command.workspace_id),
+            workspace_id=workspace_id,
             parent_id=principal.task_named(command.parent_id, "parent_id") if command.parent_id else None,
             blocked_by=[principal.task_named(task_id, "blocked_by") for task_id in command.blocked_by],
         )
+        return named, workspace_id
 
     async def create(self, command: CreateTask) -> CreatedTask:
         """One transaction does all of a create's work and marks it complete last, so a task that
         holds an identity without the mark is one whose create has not finished (or never will)."""
-        command = self._named(command)
+        command, workspace_id = self._named(command)
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
         check_prompt(command.prompt)
@@ -189,10 +192,10 @@ class TaskService:
             try:
                 async with self.ctx.unit_of_work() as uow:
                     if external_id is not None:
-                        existing = await self._by_external_id(uow.session, command.workspace_id, external_id)
+                        existing = await self._by_external_id(uow.db, workspace_id, external_id)
                         if existing is not None:
                             return _deduplicated(existing)
-                    task = await self._new_task(uow, command, title, external_id)
+                    task = await self._new_task(uow, command, workspace_id, title, external_id)
                     start = command.start_agent
                     if start is None:
                         start = bool(command.prompt.strip())
@@ -219,8 +222,8 @@ class TaskService:
                 # A concurrent create with the same identity committed first: answer with its task.
                 if external_id is None:
                     raise
-                async with self.ctx.read() as session:
-                    existing = await self._by_external_id(session, command.workspace_id, external_id)
+                async with self.ctx.read() as db:
+                    existing = await self._by_external_id(db, workspace_id, external_id)
                 if existing is not None:
                     return _deduplicated(existing)
                 # The holder was deleted or released in between: the identity is free again, try anew.
@@ -229,8 +232,8 @@ class TaskService:
     async def find_by_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
         """The live task holding an identity, finished or not; not-found when nothing holds it."""
         value = _required_external_id(external_id)
-        async with self.ctx.read() as session:
-            task = await self._by_external_id(session, workspace_id, value)
+        async with self.ctx.read() as db:
+            task = await self._by_external_id(db, workspace_id, value)
         if task is None:
             raise NotFoundError("task with this external_id")
         return TaskRecord.of(task)
@@ -239,7 +242,7 @@ class TaskService:
         """Free an identity (an operator's call, for a create known to be abandoned); the task stays."""
         value = _required_external_id(external_id)
         async with self.ctx.unit_of_work() as uow:
-            task = await self._by_external_id(uow.session, workspace_id, value)
+            task = await self._by_external_id(uow.db, workspace_id, value)
             if task is None:
                 raise NotFoundError("task with this external_id")
             task.external_id = None
@@ -247,23 +250,25 @@ class TaskService:
             emit_task_event(uow, "UPDATED", task)
             return TaskRecord.of(task)
 
-    async def _new_task(self, uow: UnitOfWork, command: CreateTask, title: str, external_id: str | None) -> Task:
-        session, principal = uow.session, self.ctx.principal
-        workspace = await load_workspace(session, principal, command.workspace_id)
-        step = await self._initial_step(session, command, workspace.default_workflow_id)
+    async def _new_task(
+        self, uow: UnitOfWork, command: CreateTask, workspace_id: str, title: str, external_id: str | None
+    ) -> Task:
+        db, principal = uow.db, self.ctx.principal
+        workspace = await load_workspace(db, principal, workspace_id)
+        step = await self._initial_step(db, command, workspace.default_workflow_id)
         if command.parent_id is not None:
-            parent = await session.get(Task, command.parent_id)
+            parent = await db.get(Task, command.parent_id)
             if parent is None or parent.deleted_at is not None or parent.workspace_id != workspace.id:
                 raise NotFoundError("parent task", command.parent_id)
-        agent_profile_id = await _profile_in(session, AgentProfile, command.agent_profile_id, workspace.id)
-        executor_profile_id = await _profile_in(session, ExecutorProfile, command.executor_profile_id, workspace.id)
+        agent_profile_id = await _profile_in(db, AgentProfile, command.agent_profile_id, workspace.id)
+        executor_profile_id = await _profile_in(db, ExecutorProfile, command.executor_profile_id, workspace.id)
         if command.autopilot:
-            profile = await session.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
+            profile = await db.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
             if profile is not None and not profile.supports_mcp:
                 raise ValidationError(
                     "autopilot needs an agent profile that can receive the task MCP tools", field="autopilot"
                 )
-        # Who creates decides the origin: an agent session's task is the agent's, whatever it sends.
+        # Who creates decides the origin: an agent db's task is the agent's, whatever it sends.
         origin = TaskOrigin.AGENT if principal.session_id and command.origin == TaskOrigin.USER else command.origin
         task = Task(
             id=new_id(),
@@ -284,18 +289,18 @@ class TaskService:
             created_at=utcnow(),
             updated_at=utcnow(),
         )
-        session.add(task)
-        await session.flush()
-        await attach_repositories(session, task.id, workspace.id, command.repositories)
+        db.add(task)
+        await db.flush()
+        await attach_repositories(db, task.id, workspace.id, command.repositories)
         return task
 
     async def _initial_step(
-        self, session: AsyncSession, command: CreateTask, default_workflow_id: str | None
+        self, db: AsyncSession, command: CreateTask, default_workflow_id: str | None
     ) -> WorkflowStep:
         principal = self.ctx.principal
         if command.workflow_step_id is not None:
-            step = await load_step(session, principal, command.workflow_step_id)
-            workflow = await session.get(Workflow, step.workflow_id)
+            step = await load_step(db, principal, command.workflow_step_id)
+            workflow = await db.get(Workflow, step.workflow_id)
             if workflow is None or workflow.workspace_id != command.workspace_id:
                 raise NotFoundError("workflow step", command.workflow_step_id)
             if command.workflow_id is not None and command.workflow_id != step.workflow_id:
@@ -304,14 +309,14 @@ class TaskService:
         workflow_id = command.workflow_id or default_workflow_id
         if workflow_id is None:
             raise ValidationError("the workspace has no default workflow; name one", field="workflowId")
-        workflow = await load_workflow(session, principal, workflow_id)
+        workflow = await load_workflow(db, principal, workflow_id)
         if workflow.workspace_id != command.workspace_id:
             raise NotFoundError("workflow", workflow_id)
-        return start_step_of(await ordered_steps(session, workflow.id))
+        return start_step_of(await ordered_steps(db, workflow.id))
 
-    async def _by_external_id(self, session: AsyncSession, workspace_id: str, external_id: str) -> Task | None:
-        await load_workspace(session, self.ctx.principal, workspace_id)
-        return await session.scalar(
+    async def _by_external_id(self, db: AsyncSession, workspace_id: str, external_id: str) -> Task | None:
+        await load_workspace(db, self.ctx.principal, workspace_id)
+        return await db.scalar(
             select(Task).where(
                 Task.workspace_id == workspace_id,
                 Task.external_id == external_id,
@@ -334,7 +339,7 @@ class TaskService:
         if deferred_launch_prompt is not None and not deferred_launch_prompt.strip():
             raise ValidationError("deferredLaunchPrompt must not be empty", field="deferredLaunchPrompt")
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
             if deferred_launch_prompt is not None:
                 if task.deferred_launch is None:
                     raise ConflictError(
@@ -349,7 +354,7 @@ class TaskService:
                     await end_title_handoff(uow, task)  # a human rename first wins over the agent's title
             if state is not None and state != task.state:
                 if state == TaskState.COMPLETED:
-                    final = final_step_of(await ordered_steps(uow.session, task.workflow_id))
+                    final = final_step_of(await ordered_steps(uow.db, task.workflow_id))
                     await move_task(self.ctx, uow, task, final, trigger=TransitionTrigger.TASK_UPDATE)
                     return TaskRecord.of(task)
                 task.state = state
@@ -360,8 +365,8 @@ class TaskService:
 
     async def move(self, task_id: str, workflow_step_id: str) -> TaskRecord:
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
-            step = await uow.session.get(WorkflowStep, workflow_step_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
+            step = await uow.db.get(WorkflowStep, workflow_step_id)
             if step is None or step.workflow_id != task.workflow_id:
                 raise NotFoundError("workflow step", workflow_step_id)
             if step.id == task.workflow_step_id:
@@ -369,7 +374,7 @@ class TaskService:
             if not step.allow_manual_move:
                 raise ConflictError("tasks can't be moved into this step by hand", step_id=step.id)
             if step.wip_limit is not None:
-                occupied = await uow.session.scalar(
+                occupied = await uow.db.scalar(
                     select(func.count())
                     .select_from(Task)
                     .where(
@@ -385,7 +390,7 @@ class TaskService:
 
     async def archive(self, task_id: str) -> TaskRecord:
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
             if task.archived_at is None:
                 task.archived_at = task.updated_at = utcnow()
                 await make_stale(uow, task_id=task.id, reason="the task was archived")
@@ -396,9 +401,9 @@ class TaskService:
     async def delete(self, task_id: str) -> TaskRecord:
         """Soft delete: the task disappears everywhere and frees its external id."""
         async with self.ctx.unit_of_work() as uow:
-            task = await load_task(uow.session, self.ctx.principal, task_id)
+            task = await load_task(uow.db, self.ctx.principal, task_id)
             task.deleted_at = task.updated_at = utcnow()
-            for session in await task_sessions(uow.session, task.id):
+            for session in await task_sessions(uow.db, task.id):
                 await revoke_session_tokens(uow, session.id)
             await make_stale(uow, task_id=task.id, reason="the task was deleted")
             await parent_gone(self.ctx, uow, task.id, "the parent task was deleted")

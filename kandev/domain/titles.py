@@ -41,7 +41,7 @@ async def end_title_handoff(uow: UnitOfWork, task: Task) -> None:
     if not task.title_pending:
         return
     task.title_pending = False
-    owner = await uow.session.get(Session, task.title_owner_session_id) if task.title_owner_session_id else None
+    owner = await uow.db.get(Session, task.title_owner_session_id) if task.title_owner_session_id else None
     if owner is not None and owner.mcp_profile:
         await refresh_profile(uow, owner, task)
 
@@ -51,13 +51,13 @@ async def claim_title(uow: UnitOfWork, session: Session, task: Task) -> bool:
     if not task.title_pending or session.purpose != "task":
         return False
     if task.title_owner_session_id is None:
-        await uow.session.execute(
+        await uow.db.execute(
             update(Task)
             .where(Task.id == task.id, Task.title_pending.is_(True), Task.title_owner_session_id.is_(None))
             .values(title_owner_session_id=session.id)
             .execution_options(synchronize_session=False)
         )
-        await uow.session.refresh(task)
+        await uow.db.refresh(task)
     return owns_title(task, session)
 
 
@@ -80,8 +80,8 @@ class TitleService:
             raise PermissionDeniedError("only an agent in a task session can set its task's title")
         new_title = clean_title(title)
         async with self.ctx.unit_of_work() as uow:
-            session = await lock_session(uow.session, caller.session_id)
-            task = await uow.session.get(Task, caller.task_id)
+            session = await lock_session(uow.db, caller.session_id)
+            task = await uow.db.get(Task, caller.task_id)
             assert session is not None and task is not None
             if not task.title_pending:
                 return TitleResult("title_not_pending", TaskRecord.of(task))
@@ -100,10 +100,10 @@ class TitleService:
         renamed: list[str] = []
         preserved: list[str] = []
         failed: list[str] = []
-        managed_executor = await executor_kind(uow.session, task.executor_profile_id) == ExecutorKind.WORKTREE
-        links = await uow.session.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id))
+        managed_executor = await executor_kind(uow.db, task.executor_profile_id) == ExecutorKind.WORKTREE
+        links = await uow.db.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id))
         for link in links:
-            repository = await uow.session.get(Repository, link.repository_id)
+            repository = await uow.db.get(Repository, link.repository_id)
             assert repository is not None
             if not link.branch or not link.branch.startswith("kandev/") or not managed_executor:
                 preserved.append(repository.name)

@@ -31,7 +31,7 @@ def emit_session_event(
 
 
 async def next_message_seq(uow: UnitOfWork, session_id: str) -> int:
-    current = await uow.session.scalar(select(func.max(Message.seq)).where(Message.session_id == session_id))
+    current = await uow.db.scalar(select(func.max(Message.seq)).where(Message.session_id == session_id))
     return (current or 0) + 1
 
 
@@ -45,7 +45,7 @@ async def append_message(
     data: dict[str, Any] | None = None,
 ) -> Message:
     """Append to the transcript; the session row lock orders `seq` between concurrent writers."""
-    await lock_session(uow.session, session.id)
+    await lock_session(uow.db, session.id)
     now = utcnow()
     message = Message(
         id=new_id(),
@@ -58,8 +58,8 @@ async def append_message(
         created_at=now,
         updated_at=now,
     )
-    uow.session.add(message)
-    await uow.session.flush()
+    uow.db.add(message)
+    await uow.db.flush()
     emit_session_event(uow, "MESSAGE_APPENDED", session, message=message)
     return message
 

@@ -5,14 +5,27 @@ streaming redactor per turn, so a secret split across chunks or messages is neve
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Protocol
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.transcript import append_message, update_message
 from kandev.models import Message, Session
 from kandev.models.enums import MessageKind
-from kandev.runtime.base import AgentUpdate
-from kandev.runtime.redaction import Release, StreamRedactor
+from kandev.redaction import Release, StreamRedactor
+
+
+class AgentUpdate(Protocol):
+    """One update from the agent (kandev.runtime.base.AgentUpdate, already redacted), as the transcript reads it."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def data(self) -> dict[str, Any]: ...
+
 
 _TEXT_KINDS = {"agent_text": MessageKind.AGENT, "thought": MessageKind.THOUGHT}
 _NEW = object()  # the key of a message's first piece, until the message has an id
@@ -111,8 +124,8 @@ class TranscriptStream:
         """Append released text to its messages."""
         for message_id, text in releases:
             async with self.ctx.unit_of_work() as uow:
-                message = await uow.session.get(Message, message_id)
-                session = await uow.session.get(Session, self.session_id)
+                message = await uow.db.get(Message, message_id)
+                session = await uow.db.get(Session, self.session_id)
                 assert message is not None and session is not None
                 update_message(uow, session, message, text=message.text + text)
 
@@ -127,8 +140,8 @@ class TranscriptStream:
             )
             return
         async with self.ctx.unit_of_work() as uow:
-            message = await uow.session.get(Message, message_id)
-            session = await uow.session.get(Session, self.session_id)
+            message = await uow.db.get(Message, message_id)
+            session = await uow.db.get(Session, self.session_id)
             assert message is not None and session is not None
             data = {**message.data, **update.data}
             if update.text:
@@ -138,14 +151,14 @@ class TranscriptStream:
 
     async def _append(self, kind: MessageKind, text: str, data: dict[str, Any]) -> str:
         async with self.ctx.unit_of_work() as uow:
-            session = await uow.session.get(Session, self.session_id)
+            session = await uow.db.get(Session, self.session_id)
             assert session is not None
             message = await append_message(uow, session, kind, text, turn_id=self.turn_id, data=data)
             return message.id
 
     async def _replace(self, message_id: str, *, text: str, data: dict[str, Any]) -> None:
         async with self.ctx.unit_of_work() as uow:
-            message = await uow.session.get(Message, message_id)
-            session = await uow.session.get(Session, self.session_id)
+            message = await uow.db.get(Message, message_id)
+            session = await uow.db.get(Session, self.session_id)
             assert message is not None and session is not None
             update_message(uow, session, message, text=text, data=data)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.prompts import task_sessions
+from kandev.domain.prompts import is_terminal, task_sessions
 from kandev.domain.records import TaskRecord
-from kandev.domain.transcript import emit_session_event
+from kandev.domain.transcript import append_message, emit_session_event
 from kandev.events import task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
-from kandev.models.enums import TaskState
+from kandev.models.enums import MessageKind, TaskState
 
 AUTO_START_AGENT = "auto_start_agent"
 
@@ -42,10 +42,8 @@ async def move_task(
     """
     action = auto_start_action(to_step)
     if action is not None:
-        from kandev.domain.starts import check_start
-
         # Refused before anything moves: an auto-start that can't run leaves the task where it is.
-        await check_start(uow, task, agent_profile_id)
+        await ctx.hooks.check_start(uow, task, agent_profile_id)
     transition = StepTransition(
         task_id=task.id,
         from_step_id=task.workflow_step_id,
@@ -55,8 +53,8 @@ async def move_task(
         details=details or {},
         created_at=utcnow(),
     )
-    uow.session.add(transition)
-    from_step = await uow.session.get(WorkflowStep, task.workflow_step_id)
+    uow.db.add(transition)
+    from_step = await uow.db.get(WorkflowStep, task.workflow_step_id)
     was_final = task.state == TaskState.COMPLETED
     task.workflow_step_id = to_step.id
     if to_step.is_final_step:
@@ -66,22 +64,16 @@ async def move_task(
     task.updated_at = utcnow()
     await _clear_completion_state(uow, task)
     if to_step.is_final_step:
-        from kandev.domain.session_ends import complete_task_sessions
-
         # The task's sessions end with it: running turns are cancelled, then the sessions COMPLETED.
-        await complete_task_sessions(ctx, uow, task, to_step)
+        await ctx.hooks.complete_task_sessions(ctx, uow, task, to_step)
     emit_task_event(uow, "MOVED", task)
     if task.state == TaskState.COMPLETED:
-        from kandev.domain.engine import after_task_state_change
-
-        await after_task_state_change(ctx, uow, task)
+        await ctx.hooks.after_task_state_change(ctx, uow, task)
     if action is not None:
-        from kandev.domain.starts import start_agent
-
         prompt = prompt_override or action.get("prompt") or to_step.prompt or task.prompt or task.title
         # A prompt someone gave (startTask, a create with a prompt) is theirs; otherwise it is the step's.
         source = "user" if prompt_override else "step"
-        await start_agent(ctx, uow, task, prompt, source=source, agent_profile_id=agent_profile_id)
+        await ctx.hooks.start_agent(ctx, uow, task, prompt, source=source, agent_profile_id=agent_profile_id)
     # After the auto-start, so a session it opened gets the step's modes too.
     await _step_mode_actions(uow, task, from_step, to_step)
     return transition
@@ -89,7 +81,7 @@ async def move_task(
 
 async def _clear_completion_state(uow: UnitOfWork, task: Task) -> None:
     """Completion pending and a stored signal belong to the step they were raised on: every move drops them."""
-    for session in await task_sessions(uow.session, task.id):
+    for session in await task_sessions(uow.db, task.id):
         if session.completion_pending or session.pending_signal is not None:
             session.completion_pending = False
             session.pending_signal = None
@@ -101,15 +93,11 @@ async def _step_mode_actions(
     uow: UnitOfWork, task: Task, from_step: WorkflowStep | None, to_step: WorkflowStep
 ) -> None:
     """on_exit / on_enter mode actions on the task's live session; a context reset starts a new ACP session."""
-    from kandev.domain.prompts import is_terminal, task_sessions
-    from kandev.domain.transcript import append_message
-    from kandev.models.enums import MessageKind
-
     exit_actions = list((from_step.events or {}).get("on_exit", [])) if from_step else []
     enter_actions = list((to_step.events or {}).get("on_enter", []))
     if not exit_actions and not enter_actions:
         return
-    live = [s for s in await task_sessions(uow.session, task.id) if not is_terminal(s)]
+    live = [s for s in await task_sessions(uow.db, task.id) if not is_terminal(s)]
     if not live:
         return
     session = live[0]

@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import AgentUser, scripted_requirements
 from kandev.data_dir import prepare_work_dir
 from kandev.domain.agent_context import CLOSE, context_block, resume_history, step_handoff
 from kandev.domain.agent_profiles import launch_command, missing_command
@@ -23,7 +24,6 @@ from kandev.domain.workdirs import agent_owner, prepare_workdir
 from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import AgentKind
-from kandev.runtime.confinement import AgentUser, scripted_requirements
 
 
 @dataclass
@@ -79,7 +79,7 @@ class TurnSetup:
 async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token: bool = True) -> TurnSetup:
     """What the turn's agent needs; `mint_token` False for a warm agent that keeps its token."""
     async with ctx.unit_of_work() as uow:
-        db = uow.session
+        db = uow.db
         session = await db.get(Session, claimed.session_id)
         task = await db.get(Task, claimed.task_id)
         assert session is not None and task is not None
@@ -149,7 +149,7 @@ async def _context(db: AsyncSession, task: Task, session: Session, step: Workflo
 
 async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:
     async with ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, session_id)
+        session = await uow.db.get(Session, session_id)
         if session is not None and session.acp_session_id != acp_session_id:
             session.acp_session_id = acp_session_id
             session.updated_at = utcnow()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from sqlalchemy import func, select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.engine import change_task_state, on_turn_completed, on_turn_started
+from kandev.domain.parent_questions import after_session_ended
 from kandev.domain.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
@@ -49,16 +51,16 @@ async def claim_turn(
 ) -> ClaimedTurn | None:
     """Start the session's next turn if it has a queued prompt and no running turn; else None."""
     async with ctx.unit_of_work() as uow:
-        session = await lock_session(uow.session, session_id)
+        session = await lock_session(uow.db, session_id)
         if session is None or is_terminal(session):
             return None
-        running = await uow.session.scalar(
+        running = await uow.db.scalar(
             select(Turn.id).where(Turn.session_id == session_id, Turn.state == TurnState.RUNNING)
         )
         if running is not None:
             return None
         # While a parent question is pending, everything queued is held until the answer arrives.
-        held = await uow.session.scalar(
+        held = await uow.db.scalar(
             select(ParentQuestion.id).where(
                 ParentQuestion.child_session_id == session_id, ParentQuestion.state == "PENDING"
             )
@@ -66,10 +68,10 @@ async def claim_turn(
         if held is not None:
             return None
         turn_id = new_id()
-        prompt = await claim_next_prompt(uow.session, session_id, turn_id)
+        prompt = await claim_next_prompt(uow.db, session_id, turn_id)
         if prompt is None:
             return None
-        last_seq = await uow.session.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session_id))
+        last_seq = await uow.db.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session_id))
         now = utcnow()
         turn = Turn(
             id=turn_id,
@@ -82,14 +84,14 @@ async def claim_turn(
             lease_expires_at=now + timedelta(seconds=lease_seconds),
             started_at=now,
         )
-        uow.session.add(turn)
-        await uow.session.flush()
+        uow.db.add(turn)
+        await uow.db.flush()
         session.state = SessionState.RUNNING
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
         kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
         await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})
-        task = await uow.session.get(Task, session.task_id)
+        task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
         session.completion_pending = False
@@ -112,11 +114,11 @@ async def claim_turn(
 async def renew_lease(ctx: ServiceContext, turn_id: str, lease_seconds: float) -> bool:
     """Extend the running turn's lease; True when the turn should stop (cancel asked, session ended)."""
     async with ctx.unit_of_work() as uow:
-        turn = await uow.session.get(Turn, turn_id)
+        turn = await uow.db.get(Turn, turn_id)
         if turn is None or turn.state != TurnState.RUNNING:
             return True
         turn.lease_expires_at = utcnow() + timedelta(seconds=lease_seconds)
-        session = await uow.session.get(Session, turn.session_id)
+        session = await uow.db.get(Session, turn.session_id)
         return turn.cancel_requested_at is not None or session is None or is_terminal(session)
 
 
@@ -130,19 +132,19 @@ async def finish_turn(
 ) -> None:
     """Record how the turn ended; a failed turn leaves the session waiting for input with the error shown."""
     async with ctx.unit_of_work() as uow:
-        turn = await uow.session.get(Turn, turn_id)
+        turn = await uow.db.get(Turn, turn_id)
         if turn is None or turn.state != TurnState.RUNNING:
             return  # already reaped
         if timings:
             turn.timings = dict(timings)
-        session = await lock_session(uow.session, turn.session_id)
+        session = await lock_session(uow.db, turn.session_id)
         assert session is not None
         await _end_turn(ctx, uow, session, turn, stop_reason=stop_reason, error=error)
 
 
 async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, prompt: QueuedPrompt) -> None:
     """Accepting newer work supersedes pending questions of older turns (an answer resumes nothing now)."""
-    rows = await uow.session.scalars(
+    rows = await uow.db.scalars(
         select(Clarification).where(
             Clarification.session_id == session.id,
             Clarification.state == "PENDING",
@@ -184,7 +186,7 @@ async def _end_turn(
         session.state = SessionState.WAITING_FOR_INPUT
     session.updated_at = now
     emit_session_event(uow, "TURN_ENDED", session, turn=turn)
-    task = await uow.session.get(Task, session.task_id)
+    task = await uow.db.get(Task, session.task_id)
     assert task is not None
     if not is_terminal(session):
         await _emit_task(
@@ -195,7 +197,7 @@ async def _end_turn(
 
 
 async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:
-    rows = await uow.session.scalars(
+    rows = await uow.db.scalars(
         select(PermissionRequest).where(PermissionRequest.turn_id == turn_id, PermissionRequest.state == "PENDING")
     )
     for row in rows:
@@ -212,12 +214,12 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
     reaped: list[str] = []
     for turn_id in expired:
         async with ctx.unit_of_work() as uow:
-            turn = await uow.session.get(Turn, turn_id, populate_existing=True)
+            turn = await uow.db.get(Turn, turn_id, populate_existing=True)
             if turn is None or turn.state != TurnState.RUNNING or turn.lease_expires_at is None:
                 continue
             if turn.lease_expires_at >= utcnow():
                 continue
-            session = await lock_session(uow.session, turn.session_id)
+            session = await lock_session(uow.db, turn.session_id)
             assert session is not None
             await _end_turn(
                 ctx,
@@ -230,7 +232,7 @@ async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
             )
             reaped.append(turn_id)
             session_id = session.id
-            uow.then(lambda session_id=session_id: ctx.jobs.enqueue_turn(session_id))
+            uow.then(partial(ctx.jobs.enqueue_turn, session_id))
     return reaped
 
 
@@ -264,20 +266,18 @@ async def profile_of(ctx: ServiceContext, profile_id: str | None) -> AgentProfil
 async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> None:
     """The agent could not be launched at all: the turn fails and the session becomes FAILED."""
     async with ctx.unit_of_work() as uow:
-        turn = await uow.session.get(Turn, turn_id)
+        turn = await uow.db.get(Turn, turn_id)
         if turn is None or turn.state != TurnState.RUNNING:
             return
-        session = await lock_session(uow.session, turn.session_id)
+        session = await lock_session(uow.db, turn.session_id)
         assert session is not None
         session.state = SessionState.FAILED
         session.ended_at = utcnow()
-        from kandev.domain.parent_questions import after_session_ended
-
         await after_session_ended(ctx, uow, session, reason="the session failed")
         await _end_turn(ctx, uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
         await revoke_session_tokens(uow, session.id)
-        task = await uow.session.get(Task, session.task_id)
+        task = await uow.db.get(Task, session.task_id)
         assert task is not None
         # The same path as every state change: dependents see "failed", a parent's children may be done.
         await _emit_task(ctx, uow, task, TaskState.FAILED)

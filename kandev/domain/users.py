@@ -37,51 +37,51 @@ def ensure_admin(principal: Principal, what: str, field: str | None = None) -> N
         raise PermissionDeniedError(f"only an admin can {what}", field=field)
 
 
-async def find_user(session: AsyncSession, login: str) -> User:
-    user = await session.scalar(select(User).where(User.login == clean_login(login)))
+async def find_user(db: AsyncSession, login: str) -> User:
+    user = await db.scalar(select(User).where(User.login == clean_login(login)))
     if user is None:
         raise NotFoundError("user", login)
     return user
 
 
-async def create_user(db: Database, login: str, *, admin: bool = False) -> User:
+async def create_user(database: Database, login: str, *, admin: bool = False) -> User:
     """A new user; an existing login is a conflict (use update_user to change it)."""
     login = clean_login(login)
     try:
-        async with db.transaction() as session:
-            if await session.scalar(select(User.id).where(User.login == login)) is not None:
+        async with database.transaction() as db:
+            if await db.scalar(select(User.id).where(User.login == login)) is not None:
                 raise ConflictError(f"user '{login}' already exists", field="user")
             user = User(id=new_id(), login=login, name=login, admin=admin)
-            session.add(user)
-            await session.flush()
+            db.add(user)
+            await db.flush()
             return user
     except IntegrityError:  # a concurrent create of the same login
         raise ConflictError(f"user '{login}' already exists", field="user") from None
 
 
-async def update_user(db: Database, login: str, *, admin: bool) -> User:
+async def update_user(database: Database, login: str, *, admin: bool) -> User:
     """Grant or withdraw admin; takes effect on the user's next request (tokens are checked per request)."""
-    async with db.transaction() as session:
-        user = await find_user(session, login)
+    async with database.transaction() as db:
+        user = await find_user(db, login)
         user.admin = admin
-        await session.flush()
+        await db.flush()
         return user
 
 
-async def ensure_local_user(session: AsyncSession) -> User:
+async def ensure_local_user(db: AsyncSession) -> User:
     """The built-in `local` user (an admin), created on first use."""
-    user = await session.scalar(select(User).where(User.login == LOCAL_LOGIN))
+    user = await db.scalar(select(User).where(User.login == LOCAL_LOGIN))
     if user is None:
         user = User(id=new_id(), login=LOCAL_LOGIN, name="Local user", admin=True)
-        session.add(user)
-        await session.flush()
+        db.add(user)
+        await db.flush()
     return user
 
 
-async def prepare_users(db: Database) -> None:
+async def prepare_users(database: Database) -> None:
     """What the user and token commands need on a fresh database: the `local` user."""
     try:
-        async with db.transaction() as session:
-            await ensure_local_user(session)
+        async with database.transaction() as db:
+            await ensure_local_user(db)
     except IntegrityError:  # created concurrently by a server's bootstrap
         pass

@@ -17,12 +17,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.agent_host import AgentUser, AgentUserError, hand_over, resolve_agent_user
 from kandev.config import Settings
 from kandev.domain.errors import ConflictError
 from kandev.domain.git import git, run_git
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
-from kandev.runtime.confinement import AgentUser, AgentUserError, hand_over, resolve_agent_user
 
 
 def branch_name(task: Task) -> str:
@@ -35,8 +35,8 @@ def task_directory(data_dir: Path, task_id: str) -> Path:
     return data_dir / "worktrees" / task_id
 
 
-async def executor_kind(session: AsyncSession, executor_id: str | None) -> ExecutorKind:
-    executor = await session.get(ExecutorProfile, executor_id) if executor_id else None
+async def executor_kind(db: AsyncSession, executor_id: str | None) -> ExecutorKind:
+    executor = await db.get(ExecutorProfile, executor_id) if executor_id else None
     return ExecutorKind(executor.kind) if executor else ExecutorKind.WORKTREE
 
 
@@ -105,23 +105,23 @@ def materialize_repository(
 
 
 async def prepare_workdir(
-    session: AsyncSession, data_dir: Path, task: Task, executor_id: str | None, owner: AgentUser | None = None
+    db: AsyncSession, data_dir: Path, task: Task, executor_id: str | None, owner: AgentUser | None = None
 ) -> Path:
     """Create (or reuse) the task's working directory and its sibling sources, owned by `owner` when
     agents run as another user; records the branches worktrees created. The agent's directory is the
     first repository's."""
     links = list(
-        await session.scalars(
+        await db.scalars(
             select(TaskRepository).where(TaskRepository.task_id == task.id).order_by(TaskRepository.position)
         )
     )
-    kind = await executor_kind(session, executor_id)
+    kind = await executor_kind(db, executor_id)
     if not links or kind == ExecutorKind.SCRATCH:
         folder = data_dir / "scratch" / task.id
         folder.mkdir(parents=True, exist_ok=True)
         hand_over(folder, owner)
         return folder
-    repositories = [await session.get(Repository, link.repository_id) for link in links]
+    repositories = [await db.get(Repository, link.repository_id) for link in links]
     if kind == ExecutorKind.LOCAL:
         assert repositories[0] is not None
         return Path(repositories[0].path)
@@ -129,6 +129,6 @@ async def prepare_workdir(
     for repository, link in zip(repositories, links, strict=True):
         assert repository is not None
         workdirs.append(materialize_repository(data_dir, task, repository, link, owner))
-    for folder in await session.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
-        link_folder(task_directory(data_dir, task.id), folder)
+    for row in await db.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
+        link_folder(task_directory(data_dir, task.id), row)
     return workdirs[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -161,7 +161,7 @@ def _step(index: int, raw: Any) -> StepDraft:
 def resolve_step_names(events: Mapping[str, Any], ids_by_name: Mapping[str, str], where: str) -> dict[str, Any]:
     """Events with each move_to_step's `step` (a name) replaced by the `step_id` of that step."""
     if not isinstance(events, Mapping):
-        return events  # type: ignore[return-value]  # the service's event validation names the problem
+        return cast("dict[str, Any]", events)  # the service's event validation names the problem
     resolved: dict[str, Any] = {}
     for event, actions in events.items():
         if not isinstance(actions, list):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -60,6 +60,9 @@ MAX_DESCRIPTION_LENGTH = 10_000
 MAX_PROMPT_LENGTH = 100_000
 
 
+_T = TypeVar("_T")
+
+
 class _Missing(Enum):
     MISSING = "missing"
 
@@ -83,7 +86,7 @@ class StepFields:
     events: Any = MISSING
 
 
-def _given(value: object) -> bool:
+def _given(value: _T | _Missing | None) -> TypeGuard[_T]:
     return value is not MISSING and value is not None
 
 
@@ -98,7 +101,7 @@ class SavedWorkflow:
 
 
 def add_workflow(
-    session: AsyncSession,
+    db: AsyncSession,
     workspace_id: str,
     name: str,
     steps: Sequence[dict[str, Any]],
@@ -106,9 +109,9 @@ def add_workflow(
 ) -> Workflow:
     """Stage a workflow and its steps, positioned in the given order."""
     workflow = Workflow(id=new_id(), workspace_id=workspace_id, name=name, description=description)
-    session.add(workflow)
+    db.add(workflow)
     for position, spec in enumerate(steps):
-        session.add(
+        db.add(
             WorkflowStep(
                 id=spec.get("id") or new_id(),
                 workflow_id=workflow.id,
@@ -126,8 +129,8 @@ def add_workflow(
     return workflow
 
 
-async def ordered_steps(session: AsyncSession, workflow_id: str) -> list[WorkflowStep]:
-    result = await session.scalars(
+async def ordered_steps(db: AsyncSession, workflow_id: str) -> list[WorkflowStep]:
+    result = await db.scalars(
         select(WorkflowStep).where(WorkflowStep.workflow_id == workflow_id).order_by(WorkflowStep.position)
     )
     return list(result)
@@ -161,7 +164,7 @@ def _check_unique_name(steps: Sequence[WorkflowStep], name: str, own_id: str | N
 
 def _check_step_values(fields: StepFields) -> None:
     """Rules that need no stored state; run before anything is loaded or written."""
-    if _given(fields.prompt) and len(fields.prompt) > MAX_PROMPT_LENGTH:  # type: ignore[arg-type]
+    if _given(fields.prompt) and len(fields.prompt) > MAX_PROMPT_LENGTH:
         raise ValidationError(f"prompt must be at most {MAX_PROMPT_LENGTH} characters", field="prompt")
     wip = fields.wip_limit
     if wip is not MISSING and wip is not None and (isinstance(wip, bool) or not isinstance(wip, int) or wip < 1):
@@ -198,26 +201,26 @@ class WorkflowService:
     # -- reads -----------------------------------------------------------------------------
 
     async def list_for_workspace(self, workspace_id: str) -> list[Workflow]:
-        async with self.ctx.read() as session:
-            await load_workspace(session, self.ctx.principal, workspace_id)
-            result = await session.scalars(
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            result = await db.scalars(
                 select(Workflow).where(Workflow.workspace_id == workspace_id).order_by(Workflow.created_at, Workflow.id)
             )
             return list(result)
 
     async def get(self, workflow_id: str) -> Workflow:
-        async with self.ctx.read() as session:
-            return await load_workflow(session, self.ctx.principal, workflow_id)
+        async with self.ctx.read() as db:
+            return await load_workflow(db, self.ctx.principal, workflow_id)
 
     async def steps(self, workflow_id: str) -> list[WorkflowStep]:
-        async with self.ctx.read() as session:
-            await load_workflow(session, self.ctx.principal, workflow_id)
-            return await ordered_steps(session, workflow_id)
+        async with self.ctx.read() as db:
+            await load_workflow(db, self.ctx.principal, workflow_id)
+            return await ordered_steps(db, workflow_id)
 
     async def export_yaml(self, workflow_id: str) -> str:
-        async with self.ctx.read() as session:
-            workflow = await load_workflow(session, self.ctx.principal, workflow_id)
-            return workflow_yaml.to_yaml(workflow, await ordered_steps(session, workflow_id))
+        async with self.ctx.read() as db:
+            workflow = await load_workflow(db, self.ctx.principal, workflow_id)
+            return workflow_yaml.to_yaml(workflow, await ordered_steps(db, workflow_id))
 
     # -- workflows -------------------------------------------------------------------------
 
@@ -225,9 +228,9 @@ class WorkflowService:
         name = clean_name(name, "name")
         description = _clean_description(description)
         async with self.ctx.unit_of_work() as uow:
-            await load_workspace(uow.session, self.ctx.principal, workspace_id)
-            workflow = add_workflow(uow.session, workspace_id, name, [], description)
-            await uow.session.flush()
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            workflow = add_workflow(uow.db, workspace_id, name, [], description)
+            await uow.db.flush()
             return SavedWorkflow(workflow, [])
 
     async def update(
@@ -236,31 +239,31 @@ class WorkflowService:
         new_name = clean_name(name, "name") if name is not None else None
         new_description = _clean_description(description) if description is not None else None
         async with self.ctx.unit_of_work() as uow:
-            workflow = await load_workflow(uow.session, self.ctx.principal, workflow_id)
+            workflow = await load_workflow(uow.db, self.ctx.principal, workflow_id)
             if new_name is not None:
                 workflow.name = new_name
             if new_description is not None:
                 workflow.description = new_description
             workflow.updated_at = utcnow()
-            steps = await ordered_steps(uow.session, workflow.id)
+            steps = await ordered_steps(uow.db, workflow.id)
             return SavedWorkflow(workflow, steps, loop_warnings(steps))
 
     async def delete(self, workflow_id: str) -> Workflow:
         """Refused for the workspace's default workflow and while live (also archived) tasks use it."""
         async with self.ctx.unit_of_work() as uow:
-            session = uow.session
-            workflow = await load_workflow(session, self.ctx.principal, workflow_id)
-            workspace = await load_workspace(session, self.ctx.principal, workflow.workspace_id)
+            db = uow.db
+            workflow = await load_workflow(db, self.ctx.principal, workflow_id)
+            workspace = await load_workspace(db, self.ctx.principal, workflow.workspace_id)
             if workspace.default_workflow_id == workflow.id:
                 raise ConflictError("the workspace's default workflow can't be deleted")
-            live = await _count_live_tasks(session, Task.workflow_id == workflow.id)
+            live = await _count_live_tasks(db, Task.workflow_id == workflow.id)
             if live:
                 raise ConflictError(
                     f"{live} task(s) still use this workflow; move, archive and delete them first", tasks=live
                 )
             # Deleted tasks are gone for everyone; only their rows still point here.
-            await session.execute(delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
-            await session.delete(workflow)
+            await db.execute(delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
+            await db.delete(workflow)
             return workflow
 
     # -- steps -----------------------------------------------------------------------------
@@ -269,14 +272,14 @@ class WorkflowService:
         """Append, or insert at `position` shifting the rest; omitted flags false, manual moves allowed."""
         if not _given(fields.name):
             raise ValidationError("name must not be empty", field="name")
-        name = clean_name(fields.name, "name")  # type: ignore[arg-type]
+        name = clean_name(fields.name, "name")
         _check_step_values(fields)
         async with self.ctx.unit_of_work() as uow:
-            workflow = await load_workflow(uow.session, self.ctx.principal, workflow_id)
-            steps = await _locked_steps(uow.session, workflow.id)
+            workflow = await load_workflow(uow.db, self.ctx.principal, workflow_id)
+            steps = await _locked_steps(uow.db, workflow.id)
             _check_unique_name(steps, name, None)
             position = fields.position if _given(fields.position) else len(steps)
-            if position > len(steps):  # type: ignore[operator]
+            if position > len(steps):
                 raise ValidationError(f"position must be between 0 and {len(steps)}", field="position")
             events = clean_events(fields.events if _given(fields.events) else {}, [s.id for s in steps])
             step = WorkflowStep(
@@ -294,28 +297,28 @@ class WorkflowService:
                 created_at=utcnow(),
                 updated_at=utcnow(),
             )
-            uow.session.add(step)
-            _place(steps, step, position)  # type: ignore[arg-type]
+            uow.db.add(step)
+            _place(steps, step, position)
             _normalize_flags(steps, step if step.is_start_step else None, step if step.is_final_step else None)
             workflow.updated_at = utcnow()
-            await uow.session.flush()
+            await uow.db.flush()
             return SavedWorkflow(workflow, steps, loop_warnings(steps), step)
 
     async def update_step(self, step_id: str, fields: StepFields) -> SavedWorkflow:
         """Only the fields given change; an explicit false is a value, an omitted field is not."""
-        name = clean_name(fields.name, "name") if _given(fields.name) else None  # type: ignore[arg-type]
+        name = clean_name(fields.name, "name") if _given(fields.name) else None
         _check_step_values(fields)
         async with self.ctx.unit_of_work() as uow:
-            step = await load_step(uow.session, self.ctx.principal, step_id)
-            workflow = await load_workflow(uow.session, self.ctx.principal, step.workflow_id)
-            steps = await _locked_steps(uow.session, workflow.id)
+            step = await load_step(uow.db, self.ctx.principal, step_id)
+            workflow = await load_workflow(uow.db, self.ctx.principal, step.workflow_id)
+            steps = await _locked_steps(uow.db, workflow.id)
             if name is not None:
                 _check_unique_name(steps, name, step.id)
                 step.name = name
             if _given(fields.position):
-                if fields.position >= len(steps):  # type: ignore[operator]
+                if fields.position >= len(steps):
                     raise ValidationError(f"position must be between 0 and {len(steps) - 1}", field="position")
-                _place(steps, step, fields.position)  # type: ignore[arg-type]
+                _place(steps, step, fields.position)
             if _given(fields.events):
                 step.events = clean_events(fields.events, [s.id for s in steps])
             if _given(fields.prompt):
@@ -330,45 +333,45 @@ class WorkflowService:
                 if _given(value):
                     setattr(step, attr, bool(value))
             if fields.wip_limit is not MISSING:
-                step.wip_limit = fields.wip_limit  # type: ignore[assignment]
+                step.wip_limit = fields.wip_limit
             _normalize_flags(
                 steps,
                 step if fields.is_start_step is True else None,
                 step if fields.is_final_step is True else None,
             )
             step.updated_at = workflow.updated_at = utcnow()
-            await uow.session.flush()
+            await uow.db.flush()
             return SavedWorkflow(workflow, steps, loop_warnings(steps), step)
 
     async def delete_step(self, step_id: str) -> SavedWorkflow:
         """Refused while live tasks stand on it or another step's move_to_step leads to it."""
         async with self.ctx.unit_of_work() as uow:
-            session = uow.session
-            step = await load_step(session, self.ctx.principal, step_id)
-            workflow = await load_workflow(session, self.ctx.principal, step.workflow_id)
-            steps = await _locked_steps(session, workflow.id)
-            live = await _count_live_tasks(session, Task.workflow_step_id == step.id)
+            db = uow.db
+            step = await load_step(db, self.ctx.principal, step_id)
+            workflow = await load_workflow(db, self.ctx.principal, step.workflow_id)
+            steps = await _locked_steps(db, workflow.id)
+            live = await _count_live_tasks(db, Task.workflow_step_id == step.id)
             if live:
                 raise ConflictError(f"{live} task(s) are in this step; move them first", tasks=live)
             referrers = references_to(steps, step.id)
             if referrers:
                 names = ", ".join(f"'{s.name}'" for s in referrers)
                 raise ConflictError(f"step(s) {names} move tasks to this step; change their events first")
-            await session.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
-            await session.delete(step)
+            await db.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
+            await db.delete(step)
             steps.remove(step)
             for index, each in enumerate(steps):
                 each.position = index
             _normalize_flags(steps, None, None)
             workflow.updated_at = utcnow()
-            await session.flush()
+            await db.flush()
             return SavedWorkflow(workflow, steps, loop_warnings(steps), step)
 
     async def reorder_steps(self, workflow_id: str, step_ids: Sequence[str]) -> SavedWorkflow:
         """`step_ids` lists every step of the workflow exactly once, in the new order."""
         async with self.ctx.unit_of_work() as uow:
-            workflow = await load_workflow(uow.session, self.ctx.principal, workflow_id)
-            steps = await _locked_steps(uow.session, workflow.id)
+            workflow = await load_workflow(uow.db, self.ctx.principal, workflow_id)
+            steps = await _locked_steps(uow.db, workflow.id)
             by_id = {s.id: s for s in steps}
             ids = [str(i) for i in step_ids]
             if len(ids) != len(steps) or set(ids) != set(by_id):
@@ -377,7 +380,7 @@ class WorkflowService:
             for index, step in enumerate(ordered):
                 step.position = index
             workflow.updated_at = utcnow()
-            await uow.session.flush()
+            await uow.db.flush()
             return SavedWorkflow(workflow, ordered, loop_warnings(ordered))
 
     # -- YAML ------------------------------------------------------------------------------
@@ -392,10 +395,10 @@ class WorkflowService:
             raise ValidationError(error.message, field=workflow_yaml.FIELD) from None
         specs = _draft_steps(draft)
         async with self.ctx.unit_of_work() as uow:
-            await load_workspace(uow.session, self.ctx.principal, workspace_id)
-            workflow = add_workflow(uow.session, workspace_id, name, specs, description)
-            await uow.session.flush()
-            steps = await ordered_steps(uow.session, workflow.id)
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            workflow = add_workflow(uow.db, workspace_id, name, specs, description)
+            await uow.db.flush()
+            steps = await ordered_steps(uow.db, workflow.id)
             _normalize_flags(steps, None, None)
             return SavedWorkflow(workflow, steps, loop_warnings(steps))
 
@@ -442,10 +445,10 @@ _DRAFT_FIELDS = (
 )
 
 
-async def _locked_steps(session: AsyncSession, workflow_id: str) -> list[WorkflowStep]:
+async def _locked_steps(db: AsyncSession, workflow_id: str) -> list[WorkflowStep]:
     """The workflow's steps in order, with the workflow row locked so concurrent step writes queue."""
-    await session.execute(select(Workflow.id).where(Workflow.id == workflow_id).with_for_update())
-    result = await session.scalars(
+    await db.execute(select(Workflow.id).where(Workflow.id == workflow_id).with_for_update())
+    result = await db.scalars(
         select(WorkflowStep)
         .where(WorkflowStep.workflow_id == workflow_id)
         .order_by(WorkflowStep.position)
@@ -454,6 +457,6 @@ async def _locked_steps(session: AsyncSession, workflow_id: str) -> list[Workflo
     return list(result)
 
 
-async def _count_live_tasks(session: AsyncSession, condition: Any) -> int:
-    count = await session.scalar(select(func.count()).select_from(Task).where(condition, Task.deleted_at.is_(None)))
+async def _count_live_tasks(db: AsyncSession, condition: Any) -> int:
+    count = await db.scalar(select(func.count()).select_from(Task).where(condition, Task.deleted_at.is_(None)))
     return count or 0

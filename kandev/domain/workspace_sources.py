@@ -276,7 +276,7 @@ class WorkspaceSourceService:
             raise ValidationError("base_branch is required", field="base_branch")
         async with self.ctx.unit_of_work() as uow:
             task = await self._target(uow, task_id)
-            links = list(await uow.session.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id)))
+            links = list(await uow.db.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id)))
             if repository_id is None:
                 if len(links) != 1:
                     raise ValidationError(
@@ -285,10 +285,11 @@ class WorkspaceSourceService:
                     )
                 link = links[0]
             else:
-                link = next((row for row in links if row.repository_id == repository_id), None)
-                if link is None:
+                named = next((row for row in links if row.repository_id == repository_id), None)
+                if named is None:
                     raise NotFoundError("task repository", repository_id)
-            repository = await uow.session.get(Repository, link.repository_id)
+                link = named
+            repository = await uow.db.get(Repository, link.repository_id)
             assert repository is not None
             if not await asyncio.to_thread(_has_commit, repository.path, branch):
                 raise ValidationError("base_branch is not a branch of the repository", field="base_branch")
@@ -320,7 +321,7 @@ class WorkspaceSourceService:
             else:
                 continue
             for location in locations:
-                await refuse_foreign(uow.session, self.ctx.principal, location, field_name)
+                await refuse_foreign(uow.db, self.ctx.principal, location, field_name)
 
     async def _target(self, uow: UnitOfWork, task_id: str | None) -> Task:
         """Operators name any task they can see; an agent its own task (the default) or its direct child
@@ -330,23 +331,23 @@ class WorkspaceSourceService:
             if own is None:
                 raise ValidationError("taskId is required outside a task session", field="taskId")
             task_id = own
-        task = await load_task(uow.session, self.ctx.principal, task_id)
+        task = await load_task(uow.db, self.ctx.principal, task_id)
         if own is not None and task.id != own:
-            caller = await uow.session.get(Task, own)
+            caller = await uow.db.get(Task, own)
             if task.parent_id != own or caller is None or caller.workspace_id != task.workspace_id:
                 raise PermissionDeniedError("an agent can add sources only to its own task or its direct child")
-        locked = await uow.session.get(Task, task.id, with_for_update=True, populate_existing=True)
+        locked = await uow.db.get(Task, task.id, with_for_update=True, populate_existing=True)
         assert locked is not None
         return locked
 
     async def _executor(self, uow: UnitOfWork, task: Task) -> ExecutorKind:
-        kind = await executor_kind(uow.session, task.executor_profile_id)
+        kind = await executor_kind(uow.db, task.executor_profile_id)
         if kind not in REPOSITORY_EXECUTORS:
             raise UnprocessableError(f"the task's executor ({kind.value}) cannot take workspace sources")
         return kind
 
     async def _require_idle(self, uow: UnitOfWork, task: Task) -> None:
-        for session in await task_sessions(uow.session, task.id):
+        for session in await task_sessions(uow.db, task.id):
             if session.state in ACTIVE_SESSION_STATES:
                 raise ConflictError(
                     "the task has an active turn; add sources when it is idle, or add one repository during "
@@ -364,7 +365,7 @@ class WorkspaceSourceService:
         providers may have changed: a live session hears list_changed)."""
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)
-        for session in await task_sessions(uow.session, task.id):
+        for session in await task_sessions(uow.db, task.id):
             if is_terminal(session):
                 continue
             emit_session_event(uow, "WORKSPACE_SOURCES_UPDATED", session)
@@ -374,7 +375,7 @@ class WorkspaceSourceService:
     async def _adopt(
         self, uow: UnitOfWork, task: Task, kind: ExecutorKind, wanted: list[_Repo | _Folder], undo: _Undo
     ) -> list[AdoptedSource]:
-        db = uow.session
+        db = uow.db
         links = {
             row.repository_id: row
             for row in await db.scalars(select(TaskRepository).where(TaskRepository.task_id == task.id))
@@ -402,9 +403,9 @@ class WorkspaceSourceService:
                 adopted.append(await self._adopt_folder(uow, task, source, folders, names, materialize, undo))
                 continue
             repository = await self._resolve_repository(uow, task, source, undo)
-            earlier = seen_repos.get(repository.id)
-            if earlier is not None:
-                if (earlier.base_branch, earlier.branch) != (source.base_branch, source.branch):
+            earlier_repo = seen_repos.get(repository.id)
+            if earlier_repo is not None:
+                if (earlier_repo.base_branch, earlier_repo.branch) != (source.base_branch, source.branch):
                     raise ConflictError("the batch lists one repository twice with different branches")
                 continue
             seen_repos[repository.id] = source
@@ -480,7 +481,7 @@ class WorkspaceSourceService:
         names.add(source.name)
         row = TaskFolder(task_id=task.id, path=source.path, name=source.name, position=len(folders))
         folders[source.path] = row
-        uow.session.add(row)
+        uow.db.add(row)
         path = None
         if materialize:
             link = link_folder(task_dir, row)
@@ -491,7 +492,7 @@ class WorkspaceSourceService:
     async def _resolve_repository(self, uow: UnitOfWork, task: Task, source: _Repo, undo: _Undo) -> Repository:
         """A saved repository of the task's workspace: by id, by local path or remote URL (registered,
         and for a URL cloned, when the workspace does not have it yet)."""
-        db = uow.session
+        db = uow.db
         if source.repository_id is not None:
             repository = await db.get(Repository, source.repository_id)
             if repository is None or repository.workspace_id != task.workspace_id:
@@ -526,7 +527,7 @@ class WorkspaceSourceService:
 
     async def _free_name(self, uow: UnitOfWork, workspace_id: str, name: str) -> str:
         taken = set(
-            await uow.session.scalars(
+            await uow.db.scalars(
                 select(Repository.name).where(Repository.workspace_id == workspace_id, Repository.name.like(f"{name}%"))
             )
         )

@@ -16,17 +16,17 @@ from kandev.models.base import new_id, utcnow
 DEFAULT_SETTINGS = {"agent_generated_titles": True}
 
 
-async def add_workspace(session: AsyncSession, owner_id: str, name: str) -> Workspace:
+async def add_workspace(db: AsyncSession, owner_id: str, name: str) -> Workspace:
     """Stage a workspace with the default Kanban workflow and the built-in profiles."""
     workspace = Workspace(id=new_id(), name=name, owner_id=owner_id, settings=dict(DEFAULT_SETTINGS))
-    session.add(workspace)
-    await session.flush()
-    workflow = add_workflow(session, workspace.id, DEFAULT_WORKFLOW_NAME, DEFAULT_KANBAN_STEPS)
-    agent, executor = add_builtin_profiles(session, workspace.id)
+    db.add(workspace)
+    await db.flush()
+    workflow = add_workflow(db, workspace.id, DEFAULT_WORKFLOW_NAME, DEFAULT_KANBAN_STEPS)
+    agent, executor = add_builtin_profiles(db, workspace.id)
     workspace.default_workflow_id = workflow.id
     workspace.default_agent_profile_id = agent.id
     workspace.default_executor_profile_id = executor.id
-    await session.flush()
+    await db.flush()
     return workspace
 
 
@@ -35,13 +35,13 @@ class WorkspaceService:
         self.ctx = ctx
 
     async def list(self) -> list[Workspace]:
-        async with self.ctx.read() as session:
+        async with self.ctx.read() as db:
             query = visible_workspaces(self.ctx.principal).order_by(Workspace.created_at, Workspace.id)
-            return list(await session.scalars(query))
+            return list(await db.scalars(query))
 
     async def get(self, workspace_id: str) -> Workspace:
-        async with self.ctx.read() as session:
-            return await load_workspace(session, self.ctx.principal, workspace_id)
+        async with self.ctx.read() as db:
+            return await load_workspace(db, self.ctx.principal, workspace_id)
 
     async def create(self, name: str) -> Workspace:
         """A new workspace of the caller's, ready to use: the default workflow and the built-in profiles."""
@@ -52,15 +52,15 @@ class WorkspaceService:
             # An agent session acts only within its task's workspace; a new one would be outside it.
             raise PermissionDeniedError("an agent session cannot create workspaces")
         async with self.ctx.unit_of_work() as uow:
-            return await add_workspace(uow.session, self.ctx.principal.user_id, name)
+            return await add_workspace(uow.db, self.ctx.principal.user_id, name)
 
     async def update(self, workspace_id: str, *, name: str | None = None) -> Workspace:
         """Change the given fields of a workspace the caller may see (another user's is not found)."""
         new_name = None if name is None else clean_name(name, "name")
         async with self.ctx.unit_of_work() as uow:
-            workspace = await load_workspace(uow.session, self.ctx.principal, workspace_id)
+            workspace = await load_workspace(uow.db, self.ctx.principal, workspace_id)
             if new_name is not None and new_name != workspace.name:
                 workspace.name = new_name
                 workspace.updated_at = utcnow()
-                await uow.session.flush()
+                await uow.db.flush()
             return workspace

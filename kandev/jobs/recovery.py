@@ -8,13 +8,14 @@ import logging
 
 from kandev.config import Settings
 from kandev.domain.turns import reap_expired_turns, sessions_with_pending_work
-from kandev.jobs.context import job_context
+from kandev.state import SYSTEM, provide_services
 
 log = logging.getLogger("kandev.recovery")
 
 
 async def recover(settings: Settings) -> dict[str, int]:
-    async with job_context(settings) as ctx:
+    async with provide_services(settings, SYSTEM) as services:
+        ctx = services.ctx
         reaped = await reap_expired_turns(ctx)
         pending = await sessions_with_pending_work(ctx)
         for session_id in pending:

@@ -21,9 +21,8 @@ from kandev.domain.session_tokens import token_is_live
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.events import WAITING, control_channel
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
-from kandev.jobs.context import job_context
-from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.runtime.base import (
@@ -34,6 +33,7 @@ from kandev.runtime.base import (
     PermissionRequest,
     PromptResult,
 )
+from kandev.state import SYSTEM, provide_services
 
 if TYPE_CHECKING:
     from kandev.runtime.acp_adapter import AcpRuntime
@@ -85,7 +85,8 @@ def current_job_id() -> str | None:
 
 async def run_turns(settings: Settings, session_id: str) -> str:
     """Outside a worker: services and agent for this job only."""
-    async with job_context(settings) as ctx:
+    async with provide_services(settings, SYSTEM) as services:
+        ctx = services.ctx
         claimed = await _claim(ctx, session_id)
         if claimed is None:
             return "idle"

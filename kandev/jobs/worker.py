@@ -17,7 +17,7 @@ from rq.job import Job
 from rq.worker import WorkerStatus
 
 from kandev.config import Settings
-from kandev.jobs.dispatch import TURN_JOB
+from kandev.dispatch import TURN_JOB
 from kandev.jobs.queues import ALL, get_queue, running_key, worker_queue_name
 from kandev.jobs.worker_loop import WorkerLoop
 from kandev.redis_conn import sync_redis

@@ -114,11 +114,11 @@ class WorkerLoop:
 
     async def _setup(self) -> None:
         from kandev.jobs.agents import AgentPool
-        from kandev.jobs.context import job_context
+        from kandev.state import SYSTEM, provide_services
 
         self.stopping = asyncio.Event()
         # One set of services for the worker's life: the loop is shared, so its connections never cross loops.
-        self._ctx = await self._stack.enter_async_context(job_context(self.settings))
+        self._ctx = (await self._stack.enter_async_context(provide_services(self.settings, SYSTEM))).ctx
         self._pool = AgentPool(self._ctx, self.name)
         await self._pool.start()
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from kandev.agent_host import scripted_command as scripted_command
+from kandev.redaction import REDACTED as REDACTED
+from kandev.redaction import Redactor as Redactor
+
 if TYPE_CHECKING:
-    from kandev.runtime.confinement import AgentUser
+    from kandev.agent_host import AgentUser
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
 UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]
@@ -17,14 +20,7 @@ UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "
 FAILED = "failed"
 CANCELLED = "cancelled"
 END_TURN = "end_turn"
-REDACTED = "[REDACTED]"
 MCP_SERVER_NAME = "kandev"
-
-
-def scripted_command() -> list[str]:
-    """The argv of the built-in scripted agent on this interpreter; isolated (-I), because it runs in the
-    task's worktree and a repository with a `kandev/` folder would otherwise shadow the package."""
-    return [sys.executable, "-I", "-m", "kandev.runtime.scripted"]
 
 
 @dataclass(slots=True)
@@ -123,30 +119,6 @@ class AgentProcessExited(AgentRuntimeError):
 def _describe_status(code: int) -> str:
     # asyncio reports death by signal N as -N.
     return f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
-
-
-class Redactor:
-    """Replaces secret values (longest first, so overlapping values vanish whole)."""
-
-    def __init__(self, secrets: Iterable[str]) -> None:
-        self._values = sorted({s for s in secrets if s}, key=len, reverse=True)
-
-    def text(self, value: str) -> str:
-        for secret in self._values:
-            value = value.replace(secret, REDACTED)
-        return value
-
-    def data(self, value: Any) -> Any:
-        """Redacts every string inside JSON-like data."""
-        if not self._values:
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.data(k): self.data(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.data(v) for v in value]
-        return value
 
 
 class AgentRuntime(Protocol):

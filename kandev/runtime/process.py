@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kandev.runtime import reaper
 
 if TYPE_CHECKING:
-    from kandev.runtime.confinement import AgentUser
+    from kandev.agent_host import AgentUser
 
 # Variables an agent needs to find its tools and home; everything else must be passed explicitly,
 # so the server's own settings and credentials never leak into an agent.

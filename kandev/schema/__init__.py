@@ -1,1 +1,1 @@
-"""The GraphQL schema: types, inputs, payload unions and the root operation types."""
+"""The GraphQL schema's parts: types, inputs, enums and payload unions (the root schema is kandev.api)."""

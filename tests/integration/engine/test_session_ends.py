@@ -94,7 +94,7 @@ async def test_stopping_a_running_turn_cancels_it_and_sends_the_task_to_review_o
 async def test_a_stopped_archived_task_keeps_its_state(services, db, workspace_id):
     task_id, session_id, _ = await running(services, workspace_id)
     async with services.ctx.unit_of_work() as uow:
-        (await uow.session.get(Task, task_id)).archived_at = utcnow()  # archived while its turn runs
+        (await uow.db.get(Task, task_id)).archived_at = utcnow()  # archived while its turn runs
     result = await services.sessions.stop_task(task_id)
     assert result.status == "stopped"
     assert (await snapshot(db, task_id, session_id))["task"][0] == "IN_PROGRESS"
@@ -106,7 +106,7 @@ async def test_a_wait_on_a_question_is_live_and_a_stop_cancels_the_question(serv
         question = Clarification(
             id=new_id(), session_id=session_id, task_id=task_id, questions=[], state="PENDING", detached=True
         )
-        uow.session.add(question)
+        uow.db.add(question)
     result = await services.sessions.stop_task(task_id)
     assert result.status == "stopped"
     async with db.read() as s:

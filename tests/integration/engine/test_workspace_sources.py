@@ -54,8 +54,8 @@ async def new_task(services, workspace_id: str, *repositories: str, **fields) ->
 async def launch(services, task_id: str) -> Path:
     """What a worker does before the first turn: prepare the task's working directory."""
     async with services.ctx.unit_of_work() as uow:
-        task = await uow.session.get(Task, task_id)
-        return await prepare_workdir(uow.session, services.ctx.settings.work_path, task, task.executor_profile_id)
+        task = await uow.db.get(Task, task_id)
+        return await prepare_workdir(uow.db, services.ctx.settings.work_path, task, task.executor_profile_id)
 
 
 async def task_links(db, task_id: str) -> tuple[list[str], list[str]]:
@@ -262,7 +262,7 @@ async def test_a_github_source_refreshes_a_launched_sessions_profile_once(
     task_id = await new_task(services, workspace_id)
     session = (await services.sessions.start_task(task_id, "hi", None)).session
     async with services.ctx.unit_of_work() as uow:  # what launching does: the profile becomes live
-        await refresh_profile(uow, await uow.session.get(Session, session.id), await uow.session.get(Task, task_id))
+        await refresh_profile(uow, await uow.db.get(Session, session.id), await uow.db.get(Task, task_id))
     assert "github-pr" not in (await services.sessions.mcp_profile(session.id)).to_json()["capabilities"]
     hosted = make_repository(tmp_path / "hosted", remote="https://github.com/acme/hosted.git")
     async with bus.subscribe(tools_channel(session.id)) as changes:

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from kandev.agent_host import resolve_agent_user
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workdirs import add_worktree
 from kandev.models import Message, Repository
-from kandev.runtime.confinement import resolve_agent_user
 from kandev.runtime.process import INHERITED_ENV
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching

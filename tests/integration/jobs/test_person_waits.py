@@ -14,9 +14,9 @@ from rq.registry import FinishedJobRegistry
 from sqlalchemy import select
 
 from kandev.config import Settings
+from kandev.dispatch import DELIVER_JOB
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
-from kandev.jobs.dispatch import DELIVER_JOB
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy

@@ -18,7 +18,7 @@ async def seeded(services: Any, workspace_id: str, kinds: list[str] = KINDS) -> 
     """An agent on a task whose primary session holds a transcript of `kinds`; its message ids, oldest first."""
     agent = await agent_on(services, await new_task(services, workspace_id, "Talkative"))
     async with services.ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, agent.session_id)
+        session = await uow.db.get(Session, agent.session_id)
         for n, kind in enumerate(kinds):
             await append_message(uow, session, kind, f"{kind.lower()} {n}")
     async with services.ctx.read() as db:

@@ -66,9 +66,9 @@ async def test_an_agent_adds_a_branch_to_its_own_task_mid_turn_and_keeps_its_dir
     assert not error and deferred["agent_cwd_changed"] is False
     assert "worktree_path" not in deferred and "task_workspace_path" not in deferred
     async with services.ctx.unit_of_work() as uow:  # the task launches: its worktrees are created
-        task = await uow.session.get(Task, task_id)
-        workdir = await prepare_workdir(uow.session, services.ctx.settings.work_path, task, None)
-        await uow.session.execute(update(Session).where(Session.id == me.session_id).values(state="RUNNING"))
+        task = await uow.db.get(Task, task_id)
+        workdir = await prepare_workdir(uow.db, services.ctx.settings.work_path, task, None)
+        await uow.db.execute(update(Session).where(Session.id == me.session_id).values(state="RUNNING"))
     error, added = await call_tool(
         tool_surface, me, "add_branch_to_task_kandev", local_path=str(second), branch="topic"
     )

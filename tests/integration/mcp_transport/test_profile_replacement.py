@@ -47,8 +47,8 @@ async def test_replacing_a_sessions_profile_sends_one_list_changed_and_the_new_l
     async with listening_session(era, settings, services, session_id, heard) as client:
         before = {t.name for t in (await client.list_tools()).tools}
         async with services.ctx.unit_of_work() as uow:
-            session = await uow.session.get(Session, session_id)
-            row = await uow.session.get(Task, task.id)
+            session = await uow.db.get(Session, session_id)
+            row = await uow.db.get(Task, task.id)
             session.purpose = "configuration"
             assert await refresh_profile(uow, session, row)
         await heard.settle_at(1)
@@ -65,7 +65,7 @@ async def test_a_source_that_brings_a_provider_refreshes_the_idle_sessions_list_
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Add a source"))).task
     session_id = (await services.sessions.start_task(task.id, "hi", None)).session.id
     async with services.ctx.unit_of_work() as uow:  # launched: its profile is live
-        await refresh_profile(uow, await uow.session.get(Session, session_id), await uow.session.get(Task, task.id))
+        await refresh_profile(uow, await uow.db.get(Session, session_id), await uow.db.get(Task, task.id))
     hosted = make_repository(tmp_path / "hosted", remote="https://github.com/acme/hosted")
     heard = Notifications()
     async with listening_session(era, settings, services, session_id, heard) as client:

@@ -146,7 +146,7 @@ async def transcript_of(services: Any, gql: Any, workspace_id: str, kinds: list[
     session_id = (await gql(START, input={"taskId": task["id"], "prompt": "go"}))["startTask"]["session"]["id"]
     ids = []
     async with services.ctx.unit_of_work() as uow:
-        session = await uow.session.get(Session, session_id)
+        session = await uow.db.get(Session, session_id)
         for kind in kinds:
             ids.append((await append_message(uow, session, kind, kind.lower())).id)
     return session_id, ids

@@ -25,7 +25,7 @@ async def test_sources_added_through_graphql_show_in_the_payload_and_the_session
     task_id = created["createTask"]["task"]["id"]
     session_id = (await services.sessions.start_task(task_id, "hi", None)).session.id
     async with services.ctx.unit_of_work() as uow:  # launched: the profile is live
-        await refresh_profile(uow, await uow.session.get(Session, session_id), await uow.session.get(Task, task_id))
+        await refresh_profile(uow, await uow.db.get(Session, session_id), await uow.db.get(Task, task_id))
     hosted = make_repository(tmp_path / "hosted", remote="git@gitlab.example.com:acme/hosted.git", branches=("dev",))
     source = {"type": "REPOSITORY", "localPath": str(hosted)}
     result = (await gql(ADD, input={"taskId": task_id, "sources": [source]}))["addWorkspaceSources"]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from kandev.agent_host import resolve_agent_user
 from kandev.runtime import process
-from kandev.runtime.confinement import resolve_agent_user
 from kandev.runtime.process import AgentProcess, keeper_available, minimal_env
 from tests.integration.jobs.test_confinement import AGENT_USER, agent_user, interpreter, world_readable_copy
 from tests.integration.runtime.conftest import Agent, Launch, group_members, pid_alive, until

@@ -1,13 +1,39 @@
-"""Secret redaction over a stream of text pieces that may split a secret anywhere, even across messages."""
+"""Secret redaction: of whole values, and over a stream of text pieces that may split a secret anywhere, even
+across messages. Pure logic below the domain and the runtime, which both redact."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable
+from typing import Any
 
-from kandev.runtime.base import REDACTED
+REDACTED = "[REDACTED]"
 
 Release = tuple[Hashable, str]
+
+
+class Redactor:
+    """Replaces secret values (longest first, so overlapping values vanish whole)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self._values = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        for secret in self._values:
+            value = value.replace(secret, REDACTED)
+        return value
+
+    def data(self, value: Any) -> Any:
+        """Redacts every string inside JSON-like data."""
+        if not self._values:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
 
 
 class StreamRedactor:

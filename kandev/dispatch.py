@@ -9,19 +9,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from redis import Redis
 
-from kandev.events import EventBus
+from kandev.events import EventBus, control_channel
 
 if TYPE_CHECKING:
     from kandev.db import Database
 
 TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
-# On a session's control channel: its running turn now waits on a person (its job may end).
-WAITING = "waiting"
 log = logging.getLogger("kandev.jobs")
 TITLE_CHARS = 120
 # The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
@@ -52,20 +50,6 @@ async def turn_job_description(db: Database, session_id: str) -> str:
     if row is None:
         return f"turn session={session_id}"
     return f"turn session={session_id} task={row.id} «{job_title(row.title)}»"
-
-
-def control_channel(session_id: str) -> str:
-    return f"control:session:{session_id}"
-
-
-class JobDispatcher(Protocol):
-    async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None: ...
-
-    async def nudge_cancel(self, session_id: str) -> None: ...
-
-    async def can_deliver(self, worker_name: str, session_id: str) -> bool: ...
-
-    async def deliver_answer(self, session_id: str, worker_name: str) -> None: ...
 
 
 class RqDispatcher:

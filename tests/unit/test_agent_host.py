@@ -10,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kandev.agent_host import AgentUser, AgentUserError, resolve_agent_user, scripted_requirements
 from kandev.runtime.base import AgentLaunchError
-from kandev.runtime.confinement import (
-    AgentUser,
-    AgentUserError,
-    blocked_path,
-    check_can_run,
-    resolve_agent_user,
-    scripted_requirements,
-)
+from kandev.runtime.confinement import blocked_path, check_can_run
 from kandev.runtime.process import INHERITED_ENV, minimal_env
 
 # Nobody's ids, owning none of the test's files: only the "other" permission bits apply to it.

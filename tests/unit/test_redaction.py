@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable
 
+from kandev.redaction import Release, StreamRedactor
 from kandev.runtime.base import REDACTED
-from kandev.runtime.redaction import Release, StreamRedactor
 
 SECRET = "sk-live-0123456789abcdef"
 
