@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from kandev.config import Settings
-from tests.integration.jobs.test_turns import new_task, transcript
+from tests.integration.jobs.test_turns import transcript
+from tests.support.factories import new_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker

@@ -16,11 +16,11 @@ from sqlalchemy import select
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.sessions import DeliveryMode
-from kandev.domain.tasks import CreateTask
 from kandev.jobs.queues import TURNS
 from kandev.models import Message
 from kandev.models.enums import AgentKind
 from kandev.redis_conn import sync_redis
+from tests.support.factories import new_task
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -32,10 +32,6 @@ LAST_ERROR = "query($id: ID!) { task(id: $id) { state lastTurnError { message st
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
-
-
-async def new_task(services: Any, workspace_id: str, title: str = "Agent task") -> str:
-    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task.id
 
 
 async def messages(db: Any, session_id: str, kind: str) -> list[str]:

@@ -7,7 +7,8 @@ from typing import Any
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.context import Principal
 from kandev.mcp_bridge.surface import McpCaller
-from tests.integration.mcp_bridge.conftest import call_tool, new_task
+from tests.integration.mcp_bridge.conftest import call_tool
+from tests.support.factories import new_task
 
 SECRET = "sk-live-agent-knows-0123456789"
 
