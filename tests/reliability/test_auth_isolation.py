@@ -24,6 +24,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.events import task_channel
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.counts import row_counts
+from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
 from tests.support.session_tokens import launch_token
@@ -145,7 +146,7 @@ def normalised(value: Any, ids: dict[str, str]) -> Any:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 @dataclass

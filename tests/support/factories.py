@@ -23,9 +23,9 @@ CREATE_TASK = (
 )
 
 
-def settings_for(database_url: str, redis_url: str, tmp_path: Path, **overrides: Any) -> Settings:
-    """The suite's settings (data under tmp_path/data) with a test's own overrides."""
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", **overrides)
+def settings_for(database_url: str, redis_url: str, folder: Path, **overrides: Any) -> Settings:
+    """The suite's settings (the data directory is folder/data) with a test's own overrides."""
+    return Settings(database_url=database_url, redis_url=redis_url, data_dir=folder / "data", **overrides)
 
 
 async def new_task(

@@ -25,6 +25,7 @@ from kandev.domain.workdirs import add_worktree
 from kandev.models import Message, Repository
 from kandev.runtime.confinement import resolve_agent_user
 from kandev.runtime.process import INHERITED_ENV
+from tests.support.factories import settings_for
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -58,7 +59,7 @@ def base() -> Iterator[Path]:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, base: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=base / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, base, turn_lease_seconds=5)
 
 
 def world_readable_copy(base: Path, source: Path) -> Path:

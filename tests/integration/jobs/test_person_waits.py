@@ -21,6 +21,7 @@ from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
 from tests.integration.jobs.test_warm_agents import until_idle, until_listening, worker_key
+from tests.support.factories import settings_for
 from tests.support.processes import descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -32,7 +33,7 @@ ASK = "/permission rm -rf build"
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def start(services: Any, workspace_id: str, title: str, prompt: str) -> str:

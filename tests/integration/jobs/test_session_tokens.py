@@ -24,6 +24,7 @@ from kandev.models.base import Base
 from kandev.models.enums import AgentKind, PermissionPolicy
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client, refusal
 from tests.support import token_spy_agent
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 from tests.support.waiting import wait_until
 from tests.support.watch import watching
@@ -36,7 +37,7 @@ REFUSED = "a valid session token is required"
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel, task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from tests.support.factories import settings_for
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 async def wait_turn_end(events: Any, timeout: float = 30) -> dict[str, Any]:

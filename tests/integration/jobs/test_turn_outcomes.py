@@ -20,7 +20,7 @@ from kandev.jobs.queues import TURNS
 from kandev.models import Message
 from kandev.models.enums import AgentKind
 from kandev.redis_conn import sync_redis
-from tests.support.factories import new_task
+from tests.support.factories import new_task, settings_for
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -31,7 +31,7 @@ LAST_ERROR = "query($id: ID!) { task(id: $id) { state lastTurnError { message st
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def messages(db: Any, session_id: str, kind: str) -> list[str]:

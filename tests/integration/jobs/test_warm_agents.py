@@ -17,6 +17,7 @@ from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workflows import final_step_of
 from kandev.jobs.queues import agent_key
+from tests.support.factories import settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def logged_session(services: Any, workspace_id: str, log: Path, prompt: str, title: str = "Warm") -> str:

@@ -11,7 +11,8 @@ from kandev.domain.access_tokens import principal_for_token
 from kandev.domain.services import Services
 from kandev.models import AccessToken, Workspace
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
+from tests.support.users import services_as
 
 TOKENS = "{ accessTokens { id name createdAt lastUsedAt revokedAt } }"
 CREATE_TOKEN = """mutation($name: String!) { createAccessToken(input: { name: $name }) { __typename
@@ -27,7 +28,7 @@ UPDATE_WORKSPACE = """mutation($i: UpdateWorkspaceInput!) { updateWorkspace(inpu
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from kandev.domain.turn_setup import prepare_turn
 from kandev.domain.turns import claim_turn
 from kandev.models import AgentProfile, Session
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
+from tests.support.users import services_as
 
 PROFILE = "id name kind command env supportsMcp permissionPolicy serverWide workspaceId"
 CREATE = f"""mutation($i: CreateAgentProfileInput!) {{ createAgentProfile(input: $i) {{ __typename
@@ -29,7 +30,7 @@ RUNNABLE = [sys.executable, "-c", "pass"]
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
 from kandev.models import ExecutorProfile
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
+from tests.support.users import services_as
 
 FIELDS = "id name kind builtin workspaceId serverWide"
 LIST = f"query($ws: ID!) {{ executorProfiles(workspaceId: $ws) {{ {FIELDS} }} }}"
@@ -23,7 +24,7 @@ DELETE = f"mutation($id: ID!) {{ deleteExecutorProfile(executorProfileId: $id) {
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 @pytest.fixture
