@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
@@ -39,6 +39,26 @@ async def new_task(
         **fields,
     )
     return (await services.tasks.create(command)).task.id
+
+
+class Started(NamedTuple):
+    task_id: str
+    session_id: str
+
+
+async def started_task(
+    services: Any,
+    workspace_id: str,
+    prompt: str,
+    title: str = "Task",
+    *,
+    agent_profile_id: str | None = None,
+    **fields: Any,
+) -> Started:
+    """A task made through the tasks service and started with `prompt` (its turn is queued, nothing runs it yet)."""
+    task_id = await new_task(services, workspace_id, title, **fields)
+    session = (await services.sessions.start_task(task_id, prompt, agent_profile_id)).session
+    return Started(task_id, session.id)
 
 
 async def new_agent_profile(
