@@ -16,15 +16,11 @@ from kandev.domain.turns import claim_turn, finish_turn
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task, WorkflowStep
 from tests.integration.engine.conftest import as_agent, history, messages
 from tests.support.factories import new_agent_profile
+from tests.support.workflows import steps_by_name
 
 
 async def no_mcp_profile(services: Any, workspace_id: str) -> str:
     return (await new_agent_profile(services, workspace_id, "No MCP", supports_mcp=False)).id
-
-
-async def steps_by_name(services: Any, workspace_id: str) -> dict[str, WorkflowStep]:
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
 
 
 async def autopilot_child(services: Any, workspace_id: str) -> Any:
