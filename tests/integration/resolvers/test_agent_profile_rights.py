@@ -16,7 +16,6 @@ from kandev.domain.turns import claim_turn
 from kandev.models import AgentProfile, Session
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for
-from tests.support.users import services_as
 
 PROFILE = "id name kind command env supportsMcp permissionPolicy serverWide workspaceId"
 CREATE = f"""mutation($i: CreateAgentProfileInput!) {{ createAgentProfile(input: $i) {{ __typename
@@ -31,16 +30,6 @@ RUNNABLE = [sys.executable, "-c", "pass"]
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
     return settings_for(database_url, redis_url, tmp_path, auth="on")
-
-
-@pytest.fixture
-async def bob(services: Services) -> Services:
-    return await services_as(services, "bob")
-
-
-@pytest.fixture
-async def bob_workspace(bob: Services) -> str:
-    return (await bob.workspaces.create("Bob's")).id
 
 
 async def snapshot(services: Services) -> list[tuple[Any, ...]]:

@@ -12,7 +12,6 @@ from kandev.domain.tasks import CreateTask
 from kandev.models import ExecutorProfile
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for
-from tests.support.users import services_as
 
 FIELDS = "id name kind builtin workspaceId serverWide"
 LIST = f"query($ws: ID!) {{ executorProfiles(workspaceId: $ws) {{ {FIELDS} }} }}"
@@ -25,16 +24,6 @@ DELETE = f"mutation($id: ID!) {{ deleteExecutorProfile(executorProfileId: $id) {
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
     return settings_for(database_url, redis_url, tmp_path, auth="on")
-
-
-@pytest.fixture
-async def bob(services: Services) -> Services:
-    return await services_as(services, "bob")
-
-
-@pytest.fixture
-async def bob_workspace(bob: Services) -> str:
-    return (await bob.workspaces.create("Bob's")).id
 
 
 async def snapshot(services: Services) -> list[tuple[Any, ...]]:
