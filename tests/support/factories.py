@@ -1,7 +1,4 @@
-"""Test data, made the way a client makes it: through the services, the in-process GraphQL caller, or a served process.
-
-One factory per thing a test needs, so a new required field or a changed rule is fixed here, not in every test.
-"""
+"""Test data made the way a client makes it (services, in-process GraphQL, a served process), defined once."""
 
 from __future__ import annotations
 
