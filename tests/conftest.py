@@ -25,6 +25,7 @@ from kandev.events import EventBus
 from kandev.schema.context import Context
 from kandev.state import service_context
 from tests.support import databases
+from tests.support.factories import settings_for
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
 
@@ -80,7 +81,7 @@ async def database_url(_suite_database: Any, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data")
+    return settings_for(database_url, redis_url, tmp_path)
 
 
 @pytest.fixture

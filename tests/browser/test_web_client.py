@@ -11,14 +11,10 @@ import httpx
 import pytest
 
 from tests.browser.conftest import KandevServer
+from tests.support.factories import CREATE_TASK, TASK_FIELDS, served_task
 
 pytestmark = pytest.mark.slow
 
-TASK_FIELDS = "id title state autopilot parentId pendingAction workflowStepId sessions { id state }"
-CREATE_TASK = (
-    "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename ... on Error { message }"
-    f" ... on CreateTaskPayload {{ task {{ {TASK_FIELDS} }} }} }} }}"
-)
 MOVE_TASK = (
     "mutation($i: MoveTaskInput!) { moveTask(input: $i) { __typename ... on Error { message }"
     " ... on TaskPayload { task { id workflowStepId } } } }"
@@ -41,11 +37,6 @@ ASK = "/tool ask_user_question_kandev " + json.dumps(QUESTION)
 
 def unique(title: str) -> str:
     return f"{title} {uuid.uuid4().hex[:6]}"
-
-
-def create_task(server: KandevServer, title: str, **fields: Any) -> dict[str, Any]:
-    fields = {"workspaceId": server.workspace_id, "title": title, **fields}
-    return server.mutate(CREATE_TASK, "createTask", i=fields)["task"]
 
 
 def steps(server: KandevServer) -> dict[str, dict[str, Any]]:
@@ -76,7 +67,7 @@ def test_a_task_created_over_graphql_appears_on_the_board_and_in_the_sidebar_wit
     open_app(page, kandev_server)
     page.evaluate("() => { window.__sameDocument = true; }")
     title = unique("Created elsewhere")
-    task = create_task(kandev_server, title)
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, title)
 
     card = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
     row = page.get_by_test_id("sidebar").locator(f'[data-testid="task-row"][data-task-id="{task["id"]}"]')
@@ -97,7 +88,7 @@ def test_a_card_moves_by_keyboard_to_the_next_step_that_allows_it(page: Any, kan
     from playwright.sync_api import expect
 
     open_app(page, kandev_server)
-    task = create_task(kandev_server, unique("Keyboard move"))
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Keyboard move"))
     card = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
     card.get_by_role("link").focus()
     page.keyboard.press("Alt+ArrowRight")
@@ -123,7 +114,7 @@ def test_a_card_moves_by_drag_and_drop(page: Any, kandev_server: KandevServer) -
 
     # Created before the board opens, so it is in the first load: this test is about the drag, and a task
     # created while the socket is still subscribing is the live-update test's business.
-    task = create_task(kandev_server, unique("Dragged"))
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Dragged"))
     open_app(page, kandev_server)
     card = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
     review = steps(kandev_server)["Review"]["id"]
@@ -147,7 +138,7 @@ def test_a_scripted_agents_transcript_streams_into_the_task_page(
 ) -> None:
     from playwright.sync_api import expect
 
-    task = create_task(kandev_server, unique("Say hello"))
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Say hello"))
     open_app(page, kandev_server, f"/tasks/{task['id']}")
     expect(page.get_by_test_id("start-profile")).to_have_value(
         page.get_by_test_id("start-profile").locator("option", has_text="Scripted").get_attribute("value")
@@ -171,8 +162,10 @@ def test_the_autopilot_chip_and_sidebar_icon_appear_for_an_autopilot_subtask_and
 ) -> None:
     from playwright.sync_api import expect
 
-    parent = create_task(kandev_server, unique("Parent"))
-    normal = create_task(kandev_server, unique("Normal child"), parentId=parent["id"])
+    parent = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Parent"))
+    normal = served_task(
+        kandev_server.mutate, kandev_server.workspace_id, unique("Normal child"), parentId=parent["id"]
+    )
     open_app(page, kandev_server, f"/tasks/{parent['id']}")
 
     # The subtask dialog: a compact switch, off by default, with an explaining info control.
@@ -236,7 +229,7 @@ def test_the_question_indicator_appears_and_clears_live(
     page: Any, kandev_server: KandevServer, screenshots: Path
 ) -> None:
     open_app(page, kandev_server)
-    task = create_task(kandev_server, unique("Asks a question"), prompt=ASK)
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Asks a question"), prompt=ASK)
     try:
         _answer_the_question_in_the_ui(page, kandev_server, screenshots, task)
     finally:
@@ -280,8 +273,9 @@ def test_a_permission_request_shows_an_allow_deny_card_and_its_indicator_clears(
             "permissionPolicy": "ASK",
         },
     )["agentProfile"]
-    task = create_task(
-        kandev_server,
+    task = served_task(
+        kandev_server.mutate,
+        kandev_server.workspace_id,
         unique("Wants permission"),
         prompt="/permission Delete files",
         agentProfileId=profile["id"],
@@ -336,7 +330,9 @@ def test_mark_complete_and_advance_moves_a_task_on_from_a_step_that_waits_for_a_
 def _mark_complete_and_advance(page: Any, kandev_server: KandevServer, screenshots: Path, gated: dict) -> None:
     from playwright.sync_api import expect
 
-    task = create_task(kandev_server, unique("Gated"), prompt="/say work done, no signal")
+    task = served_task(
+        kandev_server.mutate, kandev_server.workspace_id, unique("Gated"), prompt="/say work done, no signal"
+    )
     kandev_server.wait_for(TASK, lambda d: d["task"]["workflowStepId"] == gated["id"], id=task["id"])
     open_app(page, kandev_server, f"/tasks/{task['id']}")
 
@@ -361,7 +357,7 @@ def test_a_dropped_socket_shows_reconnecting_then_refetches_what_it_missed(
     open_app(page, kandev_server)
     page.evaluate("() => window.__kandevDropConnection()")
     # Created while the socket is down: only the refetch on reconnect can bring it in.
-    task = create_task(kandev_server, unique("Missed while offline"))
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Missed while offline"))
     expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "connected")
     states = page.evaluate("() => window.__kandevLinkStates")
     assert "reconnecting" in states, states
@@ -375,9 +371,12 @@ PARENT_QUESTION = {
 
 
 def autopilot_child_waiting_on_its_parent(server: KandevServer, title: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    parent = create_task(server, unique("Parent with a long title that must wrap nicely on a phone"))
-    child = create_task(
-        server,
+    parent = served_task(
+        server.mutate, server.workspace_id, unique("Parent with a long title that must wrap nicely on a phone")
+    )
+    child = served_task(
+        server.mutate,
+        server.workspace_id,
         unique(title),
         parentId=parent["id"],
         autopilot=True,

@@ -17,13 +17,14 @@ from kandev.db import Database
 from kandev.domain.access_tokens import create_token, revoke_token
 from kandev.domain.users import create_user
 from kandev.models import AccessToken
+from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL, GraphQLWebSocket
 from tests.support.server import running_server
 
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 async def post(address: str, query: str, token: str | None = None, **variables: object) -> httpx.Response:

@@ -19,6 +19,7 @@ from kandev.db import Database
 from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
 from kandev.models import Task
+from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL
 from tests.support.server import running_server
 from tests.support.session_tokens import launch_token
@@ -46,10 +47,10 @@ def auth(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path, auth: str) -> Settings:
-    return Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
+    return settings_for(
+        database_url,
+        redis_url,
+        tmp_path,
         auth=auth,
         allowed_hosts="kandev.lan, other.lan:9000",
         allowed_origins="https://console.example.com",

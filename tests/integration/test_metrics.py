@@ -6,8 +6,8 @@ import httpx
 import redis.asyncio as aioredis
 
 from kandev import metrics
-from kandev.config import Settings
 from kandev.domain.access_tokens import create_token
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 
 
@@ -26,7 +26,7 @@ async def test_metrics_lists_the_counters_with_the_values_every_process_added(se
 
 
 async def test_with_auth_on_metrics_needs_a_personal_access_token(database_url, redis_url, tmp_path, db):
-    settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    settings = settings_for(database_url, redis_url, tmp_path, auth="on")
     async with running_server(settings) as address:
         token = (await create_token(db, name="prometheus", login="local")).token
         async with httpx.AsyncClient(base_url=f"http://{address}") as http:

@@ -12,6 +12,7 @@ import pytest
 
 from kandev.config import Settings
 from kandev.static_assets import GRAPHIQL_ASSETS
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
@@ -24,7 +25,7 @@ def auth(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path, auth: str) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth=auth)
+    return settings_for(database_url, redis_url, tmp_path, auth=auth)
 
 
 def referenced(html: str) -> list[tuple[str, str | None]]:

@@ -20,10 +20,10 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access_tokens import create_token
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
 from kandev.events import task_channel
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.counts import row_counts
+from tests.support.factories import settings_for, started_task
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
 from tests.support.session_tokens import launch_token
@@ -127,12 +127,11 @@ class Owned:
 
 
 async def owned(services: Services, workspace_id: str, title: str) -> Owned:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task
-    session = (await services.sessions.start_task(task.id, "/say hi", None)).session
+    task_id, session_id = await started_task(services, workspace_id, "/say hi", title)
     workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
     steps = (await services.lookups.steps_by_workflow([workflow.id]))[0]
     profiles = [p for p in await services.agent_profiles.list(workspace_id) if p.workspace_id == workspace_id]
-    return Owned(workspace_id, task.id, session.id, workflow.id, steps[0].id, profiles[0].id if profiles else "")
+    return Owned(workspace_id, task_id, session_id, workflow.id, steps[0].id, profiles[0].id if profiles else "")
 
 
 def normalised(value: Any, ids: dict[str, str]) -> Any:
@@ -145,7 +144,7 @@ def normalised(value: Any, ids: dict[str, str]) -> Any:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 @dataclass

@@ -23,6 +23,7 @@ from kandev.config import Settings
 from kandev.domain.tasks import CreateTask
 from kandev.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 from tests.support.session_tokens import launch_token
 
@@ -36,9 +37,7 @@ CALL_TIMEOUT = 30
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     # Tools that wait on a person (a question to the user) give up quickly.
-    return Settings(
-        database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", clarification_timeout_s=0.5
-    )
+    return settings_for(database_url, redis_url, tmp_path, clarification_timeout_s=0.5)
 
 
 def marked_text() -> st.SearchStrategy[str]:

@@ -28,6 +28,7 @@ from tests.integration.e2e.test_autopilot_scenarios import (
     rows,
     user_messages,
 )
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -43,13 +44,7 @@ ANSWER = """mutation($input: AnswerClarificationInput!) { answerClarification(in
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     # The operator's question hard-pauses its turn after a second without an answer.
-    return Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        turn_lease_seconds=5,
-        clarification_timeout_s=1.0,
-    )
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, clarification_timeout_s=1.0)
 
 
 @asynccontextmanager

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from kandev.config import Settings
-from tests.integration.jobs.test_turns import new_task, transcript
+from tests.integration.jobs.test_turns import transcript
+from tests.support.factories import new_task, settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -26,7 +27,7 @@ KILLS = 2
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     # A short lease so a dead worker's turn is reaped quickly.
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 def kill_tree(worker: Any) -> None:

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy import update
+
 from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workflows import StepFields
+from kandev.models import WorkflowStep
+
+
+async def steps_by_name(services: Services, workspace_id: str) -> dict[str, WorkflowStep]:
+    """The steps of the workspace's first (default) workflow, by name."""
+    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
+    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
+
+
+async def set_events(db: Any, step_id: str, events: dict[str, Any]) -> None:
+    """Write a step's event actions straight into the database."""
+    async with db.transaction() as s:
+        await s.execute(update(WorkflowStep).where(WorkflowStep.id == step_id).values(events=events))
 
 
 async def gate_in_progress(services: Services, workspace_id: str) -> str:
     """Opt the default workflow's In Progress step in to waiting for the completion signal; its id."""
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    steps = (await services.lookups.steps_by_workflow([workflow.id]))[0]
-    step = next(s for s in steps if s.name == "In Progress")
+    step = (await steps_by_name(services, workspace_id))["In Progress"]
     await services.workflows.update_step(step.id, StepFields(auto_advance_requires_signal=True))
     return step.id
 

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from kandev.events import PREFIX, task_channel
 from kandev.models import Turn
 from tests.integration.mcp_transport.conftest import MODERN, Notifications, mcp_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, run
+from tests.support.factories import CREATE_TASK, served_task
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.session_tokens import side_token
 from tests.topology.topology import ERRORS, Topology, redis_db, running_topology
@@ -40,7 +42,6 @@ def mutation(field_name: str, input_type: str, payload: str, selection: str) -> 
     )
 
 
-CREATE_TASK = mutation("createTask", "CreateTaskInput", "CreateTaskPayload", "task { id }")
 CREATE_PROFILE = mutation(
     "createAgentProfile", "CreateAgentProfileInput", "CreateAgentProfilePayload", "agentProfile { id }"
 )
@@ -64,13 +65,6 @@ def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
             yield topology
     finally:
         run(drop_postgres_database(server, database_url))
-
-
-def new_task(topology: Topology, replica: int, title: str, **fields: Any) -> str:
-    made = topology.mutate(
-        replica, CREATE_TASK, "createTask", i={"workspaceId": topology.workspace_id, "title": title, **fields}
-    )
-    return made["task"]["id"]
 
 
 def wait_for(check: Any, timeout: float = 60, every: float = 0.2) -> Any:
@@ -118,7 +112,11 @@ async def test_a_task_created_through_one_replica_reaches_a_subscriber_of_the_ot
         channel = PREFIX + task_channel(topology.workspace_id)
         # Listening once the second replica holds the Redis subscription for the workspace's channel.
         await asyncio.to_thread(wait_for, lambda: dict(redis.pubsub_numsub(channel)).get(channel.encode()), 15)
-        task_id = await asyncio.to_thread(new_task, topology, 0, "Made on the first replica")
+        task_id = (
+            await asyncio.to_thread(
+                served_task, partial(topology.mutate, 0), topology.workspace_id, "Made on the first replica"
+            )
+        )["id"]
         async with asyncio.timeout(15):
             event = await socket.next_message()
         assert event["type"] == "next", event
@@ -131,7 +129,7 @@ async def test_a_task_created_through_one_replica_reaches_a_subscriber_of_the_ot
 
 
 async def test_list_changed_reaches_a_session_connected_to_the_other_replica(topology: Topology):
-    task_id = await asyncio.to_thread(new_task, topology, 0, "draft")
+    task_id = (await asyncio.to_thread(served_task, partial(topology.mutate, 0), topology.workspace_id, "draft"))["id"]
     started = await asyncio.to_thread(
         topology.mutate, 0, START_TASK, "startTask", i={"taskId": task_id, "prompt": "/say launched"}
     )
@@ -171,7 +169,9 @@ async def test_a_killed_workers_turn_is_reaped_and_the_next_prompt_resumes_on_th
             "env": {"KANDEV_SCRIPTED_LOG": str(log)},
         },
     )
-    task_id = await asyncio.to_thread(new_task, topology, 0, "Survives its worker")
+    task_id = (
+        await asyncio.to_thread(served_task, partial(topology.mutate, 0), topology.workspace_id, "Survives its worker")
+    )["id"]
     first_prompt = "/say started\n/sleep 120"
     started = await asyncio.to_thread(
         topology.mutate,

@@ -8,22 +8,21 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
 from kandev.domain.transcript_stream import TranscriptStream
 from kandev.domain.turns import claim_turn
 from kandev.events import session_channel
 from kandev.models import Message
 from kandev.runtime.base import REDACTED, AgentUpdate
+from tests.support.factories import started_task
 
 SECRET = "sk-live-0123456789abcdef"
 
 
 async def claimed_stream(services: Any, workspace_id: str) -> TranscriptStream:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Leaky"))).task
-    session = (await services.sessions.start_task(task.id, "work", None)).session
-    claimed = await claim_turn(services.ctx, session.id, worker_name="t", job_id=None, lease_seconds=60)
+    session_id = (await started_task(services, workspace_id, "work", "Leaky")).session_id
+    claimed = await claim_turn(services.ctx, session_id, worker_name="t", job_id=None, lease_seconds=60)
     assert claimed is not None
-    stream = TranscriptStream(services.ctx, session.id, claimed.turn_id)
+    stream = TranscriptStream(services.ctx, session_id, claimed.turn_id)
     stream.use_secrets([SECRET, "short"])
     return stream
 

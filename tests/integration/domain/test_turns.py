@@ -11,11 +11,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.domain.turns import claim_turn, fail_session_launch, finish_turn
 from kandev.models import Message, WorkflowStep
 from kandev.models.enums import TaskState
-
-
-async def steps_by_name(services: Any, workspace_id: str) -> dict[str, Any]:
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
+from tests.support.workflows import steps_by_name
 
 
 async def claimed_turn(services: Any, task_id: str, prompt: str = "work") -> tuple[str, str]:

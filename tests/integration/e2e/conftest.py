@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kandev.config import Settings
+from tests.support.factories import settings_for
 from tests.support.server import running_server
 from tests.support.workers import running_worker
 
@@ -23,7 +24,7 @@ class LiveSystem:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 @pytest.fixture

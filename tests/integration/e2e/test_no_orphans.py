@@ -16,11 +16,11 @@ import httpx
 import pytest
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
 from kandev.models.enums import AgentKind
 from kandev.runtime.process import keeper_available
 from tests.integration.test_serve import wait_healthy
+from tests.support.factories import new_agent_profile
 from tests.support.processes import alive, wait_gone
 from tests.support.server import free_port, running_server
 from tests.support.watch import watching
@@ -56,9 +56,8 @@ def survivors(tree: list[int], timeout: float = 10) -> set[int]:
 async def hanging_turn(services: Any, bus: Any, db: Any, workspace_id: str, tree_file: Path) -> tuple[str, list[int]]:
     """A task whose forking agent is mid-turn (it never ends the turn); returns its id and the agent's tree."""
     env = {"FORK_TREE_FILE": str(tree_file)}
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(name="Forking", kind=AgentKind.ACP, command=[sys.executable, FORKING], env=env),
+    profile = await new_agent_profile(
+        services, workspace_id, "Forking", AgentKind.ACP, command=[sys.executable, FORKING], env=env
     )
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Forks", start_agent=False))
     started = await services.sessions.start_task(created.task.id, "/hang", profile.id)

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.clarifications import Answer
-from kandev.domain.tasks import CreateTask
 from kandev.models import Message
+from tests.support.factories import started_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.server import running_server
 from tests.support.watch import watching
@@ -21,11 +21,6 @@ from tests.support.workers import running_scheduler, running_worker
 pytestmark = pytest.mark.slow
 
 QUESTION = {"questions": [{"prompt": "Which database?", "options": [{"label": "sqlite"}, {"label": "postgres"}]}]}
-
-
-async def start(services: Any, workspace_id: str, title: str, prompt: str) -> str:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task
-    return (await services.sessions.start_task(task.id, prompt, None)).session.id
 
 
 async def messages(db: Any, session_id: str, kind: str) -> list[Message]:
@@ -52,13 +47,13 @@ async def test_a_clarification_frees_the_worker_and_its_answer_finishes_the_same
     services, live, bus, db, workspace_id
 ):
     script = f"/tool ask_user_question_kandev {json.dumps(QUESTION)}\n/say after the answer"
-    asking = await start(services, workspace_id, "Asks", script)
+    asking = (await started_task(services, workspace_id, script, "Asks")).session_id
     async with asyncio.timeout(60):
         while not (rows := (await services.clarifications.pending(workspace_id)).rows):
             await asyncio.sleep(0.1)
     [question] = rows
     # The one worker is free while the question waits: another task's turn runs to its end.
-    other = await start(services, workspace_id, "Meanwhile", "/say meanwhile")
+    other = (await started_task(services, workspace_id, "/say meanwhile", "Meanwhile")).session_id
     async with watching(bus, db, other) as watch:
         [turn] = await watch.turns_ended(1, timeout=60)
     assert turn.state == "COMPLETED"
@@ -81,7 +76,7 @@ async def test_an_answer_to_a_question_whose_worker_died_continues_the_session_o
     async with running_server(settings) as address:
         wired = settings.model_copy(update={"public_url": f"http://{address}"})
         with running_worker(wired) as doomed:
-            asking = await start(services, workspace_id, "Asks", script)
+            asking = (await started_task(services, workspace_id, script, "Asks")).session_id
             async with asyncio.timeout(60):
                 while not (rows := (await services.clarifications.pending(workspace_id)).rows):
                     await asyncio.sleep(0.1)

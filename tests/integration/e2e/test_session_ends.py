@@ -12,11 +12,11 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
 from kandev.domain.workflows import final_step_of
 from kandev.models import Message, QueuedPrompt, Session, SessionToken, Task
 from tests.integration.jobs.test_session_tokens import REFUSED, live_system, spied_task
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client, refusal
+from tests.support.factories import new_task
 from tests.support.session_tokens import side_token
 from tests.support.watch import watching
 
@@ -24,11 +24,6 @@ pytestmark = pytest.mark.slow
 
 SEND = """mutation($input: SendMessageInput!) { sendMessage(input: $input) { __typename
   ... on Error { message } } }"""
-
-
-async def new_task(services: Any, workspace_id: str, title: str, **fields: Any) -> str:
-    command = CreateTask(workspace_id=workspace_id, title=title, start_agent=False, **fields)
-    return (await services.tasks.create(command)).task.id
 
 
 async def transcript(db: Any, session_id: str, kind: str) -> list[Message]:

@@ -14,18 +14,13 @@ from kandev.domain.context import Principal
 from kandev.domain.services import Services
 from kandev.events import session_channel
 from kandev.models import Message, StepTransition
+from tests.support.factories import settings_for
 from tests.support.workflows import gate_in_progress
 
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        turn_lease_seconds=5,
-        clarification_timeout_s=1.0,
-    )
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, clarification_timeout_s=1.0)
 
 
 def as_agent(services: Services, session_id: str, task_id: str) -> Services:

@@ -14,18 +14,13 @@ from kandev.domain.sessions import spawn_session
 from kandev.domain.tasks import CreateTask
 from kandev.domain.turns import claim_turn, finish_turn
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task, WorkflowStep
-from kandev.models.enums import AgentKind
 from tests.integration.engine.conftest import as_agent, history, messages
+from tests.support.factories import new_agent_profile
+from tests.support.workflows import steps_by_name
 
 
 async def no_mcp_profile(services: Any, workspace_id: str) -> str:
-    fields = AgentProfileFields(name="No MCP", kind=AgentKind.SCRIPTED, supports_mcp=False)
-    return (await services.agent_profiles.create(workspace_id, fields)).id
-
-
-async def steps_by_name(services: Any, workspace_id: str) -> dict[str, WorkflowStep]:
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
+    return (await new_agent_profile(services, workspace_id, "No MCP", supports_mcp=False)).id
 
 
 async def autopilot_child(services: Any, workspace_id: str) -> Any:
@@ -90,9 +85,7 @@ async def test_turning_mcp_off_on_a_profile_an_autopilot_task_runs_on_is_refused
     async with db.read() as s:
         assert (await s.get(AgentProfile, session.agent_profile_id)).supports_mcp is True
     # A profile no autopilot task runs on can still turn it off.
-    spare = await services.agent_profiles.create(
-        workspace_id, AgentProfileFields(name="Spare", kind=AgentKind.SCRIPTED)
-    )
+    spare = await new_agent_profile(services, workspace_id, "Spare")
     updated = await services.agent_profiles.update(spare.id, AgentProfileFields(supports_mcp=False))
     assert updated.supports_mcp is False
 

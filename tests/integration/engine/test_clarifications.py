@@ -4,27 +4,18 @@ triggers, and the barrier that a current-turn question puts on every turn-comple
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from kandev.domain.clarifications import Answer
 from kandev.domain.tasks import CreateTask
-from kandev.models import Clarification, QueuedPrompt, Turn, WorkflowStep
+from kandev.models import Clarification, QueuedPrompt, Turn
 from kandev.models.base import new_id, utcnow
 from tests.integration.engine.conftest import as_agent, messages
 from tests.support.watch import watching
 from tests.support.workers import running_worker
+from tests.support.workflows import set_events, steps_by_name
 
 pytestmark = pytest.mark.slow
-
-
-async def steps_by_name(services, workspace_id):
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
-
-
-async def set_events(db, step_id, events):
-    async with db.transaction() as s:
-        await s.execute(update(WorkflowStep).where(WorkflowStep.id == step_id).values(events=events))
 
 
 async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_without_turn_start_triggers(

@@ -11,6 +11,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.domain.workflows import MISSING, StepFields
 from kandev.models import Session, Task, WorkflowStep
 from tests.integration.engine.conftest import as_agent, gate_in_progress, history, messages
+from tests.support import factories
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -19,9 +20,7 @@ pytestmark = pytest.mark.slow
 
 async def started_task(services, workspace_id, prompt):
     await gate_in_progress(services, workspace_id)  # the signal requirement is opt-in
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated work"))).task
-    delivery = await services.sessions.start_task(task.id, prompt, None)
-    return task.id, delivery.session.id
+    return await factories.started_task(services, workspace_id, prompt, "Gated work")
 
 
 async def step_names(services, workspace_id):

@@ -9,25 +9,19 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.errors import ConflictError
-from kandev.domain.tasks import CreateTask
 from kandev.domain.turns import claim_turn, finish_turn
 from kandev.domain.workflows import final_step_of
 from kandev.models import Clarification, Message, QueuedPrompt, Session, SessionToken, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TaskState
 from tests.integration.engine.conftest import as_agent
+from tests.support.factories import started_task
 from tests.support.session_tokens import launch_token
-
-
-async def started(services: Any, workspace_id: str, prompt: str = "work", **fields: Any) -> tuple[str, str]:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Job", **fields))).task
-    session = (await services.sessions.start_task(task.id, prompt, None)).session
-    return task.id, session.id
 
 
 async def running(services: Any, workspace_id: str, **fields: Any) -> tuple[str, str, str]:
     """A task whose first turn a worker has claimed (so it is RUNNING) and whose agent holds a token."""
-    task_id, session_id = await started(services, workspace_id, **fields)
+    task_id, session_id = await started_task(services, workspace_id, "work", **fields)
     claimed = await claim_turn(services.ctx, session_id, worker_name="test", job_id=None, lease_seconds=60)
     assert claimed is not None
     await launch_token(services.ctx, session_id)
@@ -117,7 +111,7 @@ async def test_a_wait_on_a_question_is_live_and_a_stop_cancels_the_question(serv
 async def test_prompts_queued_on_a_stopped_session_move_in_order_to_the_session_the_next_start_opens(
     services, db, workspace_id
 ):
-    task_id, first = await started(services, workspace_id, prompt="one")
+    task_id, first = await started_task(services, workspace_id, "one")
     for text in ("two", "three"):
         await services.sessions.send_message(task_id, text)
     assert (await services.sessions.stop_task(task_id)).status == "stopped"
@@ -174,7 +168,7 @@ async def test_entering_the_final_step_cancels_the_running_turn_and_completes_th
 async def test_a_message_to_a_completed_task_names_the_way_to_a_new_session_on_the_callers_surface(
     services, workspace_id
 ):
-    parent_id, parent_session = await started(services, workspace_id)
+    parent_id, parent_session = await started_task(services, workspace_id, "work")
     task_id, session_id = await idle(services, workspace_id)
     await services.tasks.move(task_id, await final_step_id(services, task_id))
     with pytest.raises(ConflictError, match="startTask") as operator:

@@ -6,21 +6,11 @@ import pytest
 from sqlalchemy import update
 
 from kandev.domain.tasks import CreateTask
-from kandev.models import WorkflowStep
 from kandev.models.enums import TaskState
 from tests.integration.engine.conftest import history, messages
 from tests.support.watch import watching
 from tests.support.workers import running_worker
-
-
-async def steps_by_name(services, workspace_id):
-    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
-    return {s.name: s for s in (await services.lookups.steps_by_workflow([workflow.id]))[0]}
-
-
-async def set_events(db, step_id, events):
-    async with db.transaction() as s:
-        await s.execute(update(WorkflowStep).where(WorkflowStep.id == step_id).values(events=events))
+from tests.support.workflows import set_events, steps_by_name
 
 
 async def test_a_parent_moves_when_all_its_children_reach_a_terminal_state(services, db, workspace_id):

@@ -16,13 +16,12 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.profiles import refresh_profile
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
 from kandev.domain.workdirs import prepare_workdir, task_directory
 from kandev.domain.workspace_sources import SourceRequest
 from kandev.events import tools_channel
 from kandev.models import ExecutorProfile, Repository, Session, Task, TaskFolder, TaskRepository
 from tests.integration.engine.conftest import as_agent
+from tests.support.factories import new_task
 from tests.support.git_repos import git, make_repository
 
 
@@ -39,16 +38,6 @@ async def executor_id(db, workspace_id: str, kind: str) -> str:
         return await s.scalar(
             select(ExecutorProfile.id).where(ExecutorProfile.workspace_id == workspace_id, ExecutorProfile.name == kind)
         )
-
-
-async def new_task(services, workspace_id: str, *repositories: str, **fields) -> str:
-    command = CreateTask(
-        workspace_id=workspace_id,
-        title="Sources",
-        repositories=[RepositoryChoice(r) for r in repositories],
-        **fields,
-    )
-    return (await services.tasks.create(command)).task.id
 
 
 async def launch(services, task_id: str) -> Path:
@@ -96,7 +85,7 @@ async def test_a_mixed_batch_is_attached_and_an_exact_retry_changes_nothing(
 
 
 async def test_sources_added_after_launch_sit_beside_the_first_repository(services, workspace_id, first, tmp_path):
-    task_id = await new_task(services, workspace_id, first.id)
+    task_id = await new_task(services, workspace_id, repositories=[first.id])
     workdir = await launch(services, task_id)
     root = task_directory(services.ctx.settings.work_path, task_id)
     assert workdir == root / "first"
@@ -116,7 +105,7 @@ async def test_sources_added_after_launch_sit_beside_the_first_repository(servic
 
 
 async def test_sources_added_before_launch_are_materialized_at_launch(services, workspace_id, first, tmp_path):
-    task_id = await new_task(services, workspace_id, first.id)
+    task_id = await new_task(services, workspace_id, repositories=[first.id])
     second = make_repository(tmp_path / "second", branches=("feature",))
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -129,7 +118,7 @@ async def test_sources_added_before_launch_are_materialized_at_launch(services, 
 
 
 async def test_a_batch_that_fails_part_way_leaves_nothing_behind(services, db, workspace_id, first, tmp_path):
-    task_id = await new_task(services, workspace_id, first.id)
+    task_id = await new_task(services, workspace_id, repositories=[first.id])
     await launch(services, task_id)
     second = make_repository(tmp_path / "second")
     third = make_repository(tmp_path / "third")
@@ -278,7 +267,7 @@ async def test_a_github_source_refreshes_a_launched_sessions_profile_once(
 
 
 async def test_a_branch_is_added_during_a_turn_on_a_sibling_worktree(services, db, workspace_id, first, tmp_path):
-    task_id = await new_task(services, workspace_id, first.id)
+    task_id = await new_task(services, workspace_id, repositories=[first.id])
     session = (await services.sessions.start_task(task_id, "hi", None)).session
     workdir = await launch(services, task_id)
     async with db.transaction() as s:  # mid-turn: the batch path would refuse, this one must not
@@ -310,7 +299,7 @@ async def test_adding_a_branch_needs_the_worktree_executor(services, db, workspa
 async def test_the_diff_base_of_a_tasks_repository_changes_only_to_a_real_branch(
     services, workspace_id, first, tmp_path
 ):
-    task_id = await new_task(services, workspace_id, first.id)
+    task_id = await new_task(services, workspace_id, repositories=[first.id])
     changed = await services.workspace_sources.update_base_branch(task_id, None, "develop")
     assert (changed.previous_base_branch, changed.base_branch) == ("main", "develop")
     with pytest.raises(ValidationError, match="not a branch"):

@@ -20,11 +20,12 @@ from sqlalchemy import select
 
 from kandev.agent_host import resolve_agent_user
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workdirs import add_worktree
 from kandev.models import Message, Repository
+from kandev.models.enums import AgentKind
 from kandev.runtime.process import INHERITED_ENV
+from tests.support.factories import new_agent_profile, settings_for
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -58,7 +59,7 @@ def base() -> Iterator[Path]:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, base: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=base / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, base, turn_lease_seconds=5)
 
 
 def world_readable_copy(base: Path, source: Path) -> Path:
@@ -79,8 +80,8 @@ def interpreter() -> str:
 async def peek(services: Any, settings: Settings, bus: Any, db: Any, workspace_id: str, base: Path, **env: str):
     """Run the peek agent for one turn on a real worker; returns its report and the session."""
     agent = world_readable_copy(base, PEEK_AGENT)
-    profile = await services.agent_profiles.create(
-        workspace_id, AgentProfileFields(name="Peek", kind="ACP", command=[interpreter(), str(agent)])
+    profile = await new_agent_profile(
+        services, workspace_id, "Peek", AgentKind.ACP, command=[interpreter(), str(agent)]
     )
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Peek"))
     key = settings.data_path / "server.key"
@@ -157,9 +158,7 @@ async def test_an_agent_user_that_cannot_reach_the_agent_command_fails_the_turn_
     agent = private / "peek_agent.py"
     shutil.copyfile(PEEK_AGENT, agent)
     agent.chmod(0o755)
-    profile = await services.agent_profiles.create(
-        workspace_id, AgentProfileFields(name="Hidden", kind="ACP", command=[str(agent)])
-    )
+    profile = await new_agent_profile(services, workspace_id, "Hidden", AgentKind.ACP, command=[str(agent)])
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Hidden"))
     with running_worker(settings, KANDEV_AGENT_USER=AGENT_USER):
         started = await services.sessions.start_task(created.task.id, "hello", profile.id)

@@ -16,11 +16,11 @@ from sqlalchemy import select
 from kandev.config import Settings
 from kandev.dispatch import DELIVER_JOB
 from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.tasks import CreateTask
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
 from tests.integration.jobs.test_warm_agents import until_idle, until_listening, worker_key
+from tests.support.factories import settings_for, started_task
 from tests.support.processes import descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -32,16 +32,11 @@ ASK = "/permission rm -rf build"
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
-
-
-async def start(services: Any, workspace_id: str, title: str, prompt: str) -> str:
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task
-    return (await services.sessions.start_task(task.id, prompt, None)).session.id
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def asking_session(services: Any, workspace_id: str) -> str:
-    session_id = await start(services, workspace_id, "Asks", ASK)
+    session_id = (await started_task(services, workspace_id, ASK, "Asks")).session_id
     profile_id = (await services.sessions.get(session_id)).agent_profile_id
     await services.agent_profiles.update(profile_id, AgentProfileFields(permission_policy=PermissionPolicy.ASK))
     return session_id
@@ -81,7 +76,9 @@ async def test_a_permission_wait_on_one_task_lets_five_other_tasks_turns_complet
     with running_worker(settings) as worker:
         request_id = await pending_request(services, workspace_id, waiting)
         agent = descendants(worker.pid)  # the agent and its keeper
-        others = [await start(services, workspace_id, f"Other {i}", f"/say done {i}") for i in range(5)]
+        others = [
+            (await started_task(services, workspace_id, f"/say done {i}", f"Other {i}")).session_id for i in range(5)
+        ]
         for i, session_id in enumerate(others):
             async with watching(bus, db, session_id) as watch:
                 [turn] = await watch.turns_ended(1, timeout=60)
@@ -106,7 +103,7 @@ async def test_an_answer_for_a_busy_worker_ends_the_wait_and_continues_the_sessi
     with running_worker(settings) as owner:
         request_id = await pending_request(services, workspace_id, waiting)
         agent = descendants(owner.pid)
-        busy = await start(services, workspace_id, "Busy", "/say busy\n/sleep 60")
+        busy = (await started_task(services, workspace_id, "/say busy\n/sleep 60", "Busy")).session_id
         async with watching(bus, db, busy) as watch:
             await watch.message("AGENT", "busy")
         with running_worker(settings) as other:

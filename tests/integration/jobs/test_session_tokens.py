@@ -16,7 +16,6 @@ from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.sessions import DeliveryMode
 from kandev.domain.tasks import CreateTask
 from kandev.models import SessionToken
@@ -24,6 +23,7 @@ from kandev.models.base import Base
 from kandev.models.enums import AgentKind, PermissionPolicy
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client, refusal
 from tests.support import token_spy_agent
+from tests.support.factories import new_agent_profile, settings_for
 from tests.support.server import running_server
 from tests.support.waiting import wait_until
 from tests.support.watch import watching
@@ -36,7 +36,7 @@ REFUSED = "a valid session token is required"
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 @dataclass
@@ -69,15 +69,14 @@ async def live_system(settings: Settings, tmp_path: Path) -> AsyncIterator[Live]
 
 async def spied_task(services: Any, workspace_id: str, spied: Path, prompt: str) -> tuple[str, str]:
     """A task whose agent is the token spy; started with `prompt`. Returns (task id, session id)."""
-    profile = await services.agent_profiles.create(
+    profile = await new_agent_profile(
+        services,
         workspace_id,
-        AgentProfileFields(
-            name="Token spy",
-            kind=AgentKind.ACP,
-            command=[sys.executable, token_spy_agent.__file__, str(spied)],
-            supports_mcp=True,
-            permission_policy=PermissionPolicy.ALLOW,
-        ),
+        "Token spy",
+        AgentKind.ACP,
+        command=[sys.executable, token_spy_agent.__file__, str(spied)],
+        supports_mcp=True,
+        permission_policy=PermissionPolicy.ALLOW,
     )
     task = (
         await services.tasks.create(

@@ -20,6 +20,7 @@ from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel, task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from tests.support.factories import new_agent_profile, settings_for
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 async def wait_turn_end(events: Any, timeout: float = 30) -> dict[str, Any]:
@@ -163,10 +164,7 @@ async def _until_quiet(events: Any) -> AsyncIterator[dict[str, Any]]:
 async def test_an_ask_policy_waits_for_an_operator_and_the_answer_reaches_the_agent(
     services, settings, bus, db, workspace_id
 ):
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(name="Asking", kind="SCRIPTED", permission_policy=PermissionPolicy.ASK),
-    )
+    profile = await new_agent_profile(services, workspace_id, "Asking", permission_policy=PermissionPolicy.ASK)
     await gate_in_progress(services, workspace_id)  # opted in: the step then waits for the signal
     created = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Needs approval"))
     with running_worker(settings):

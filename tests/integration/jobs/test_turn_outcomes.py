@@ -14,13 +14,12 @@ from rq.registry import FailedJobRegistry
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.sessions import DeliveryMode
-from kandev.domain.tasks import CreateTask
 from kandev.jobs.queues import TURNS
 from kandev.models import Message
 from kandev.models.enums import AgentKind
 from kandev.redis_conn import sync_redis
+from tests.support.factories import new_agent_profile, new_task, settings_for
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -31,11 +30,7 @@ LAST_ERROR = "query($id: ID!) { task(id: $id) { state lastTurnError { message st
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
-
-
-async def new_task(services: Any, workspace_id: str, title: str = "Agent task") -> str:
-    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task.id
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def messages(db: Any, session_id: str, kind: str) -> list[str]:
@@ -92,9 +87,7 @@ async def test_a_profile_whose_command_does_not_exist_fails_the_session_and_the_
     agent = tmp_path / "kandev-no-such-agent-binary"
     agent.write_text("#!/bin/sh\nexit 1\n")
     agent.chmod(0o755)
-    profile = await services.agent_profiles.create(
-        workspace_id, AgentProfileFields(name="Missing", kind=AgentKind.ACP, command=[str(agent)])
-    )
+    profile = await new_agent_profile(services, workspace_id, "Missing", AgentKind.ACP, command=[str(agent)])
     task_id = await new_task(services, workspace_id)
     started = await services.sessions.start_task(task_id, "hello", profile.id)
     agent.unlink()
@@ -151,10 +144,9 @@ async def test_a_turn_cut_short_by_a_worker_shutdown_says_so(services, settings,
 
 async def signed_out_agent(services: Any, workspace_id: str, when: str) -> str:
     """A scripted ACP agent that answers like Claude Code without a login (at launch) or with an expired one."""
-    fields = AgentProfileFields(
-        name=f"Signed out ({when})", kind=AgentKind.SCRIPTED, env={"KANDEV_SCRIPTED_AUTH": when}
-    )
-    return (await services.agent_profiles.create(workspace_id, fields)).id
+    return (
+        await new_agent_profile(services, workspace_id, f"Signed out ({when})", env={"KANDEV_SCRIPTED_AUTH": when})
+    ).id
 
 
 async def test_an_agent_that_is_not_signed_in_fails_its_launch_naming_the_cause(

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from kandev.config import Settings
 from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.sessions import DeliveryMode
-from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel
 from kandev.models import Message, QueuedPrompt, Turn
+from tests.support.factories import new_task, settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -28,11 +28,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     # A short lease so a dead worker's turn is reaped quickly.
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
-
-
-async def new_task(services: Any, workspace_id: str, title: str = "Agent task") -> str:
-    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task.id
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def until_event(events: Any, predicate: Any, timeout: float = 30) -> list[dict[str, Any]]:

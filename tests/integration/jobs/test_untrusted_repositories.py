@@ -17,6 +17,7 @@ from kandev.domain.repositories import RepositoryChoice
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workspace_sources import SourceRequest
 from kandev.models import Message
+from tests.support.factories import settings_for
 from tests.support.git_repos import git, make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=5)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
 
 
 def executable(path: Path, body: str) -> Path:

@@ -17,6 +17,7 @@ from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.tasks import CreateTask
 from kandev.domain.workflows import final_step_of
 from kandev.jobs.queues import agent_key
+from tests.support.factories import settings_for, started_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -26,16 +27,15 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", turn_lease_seconds=3)
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3)
 
 
 async def logged_session(services: Any, workspace_id: str, log: Path, prompt: str, title: str = "Warm") -> str:
     """A started session whose scripted agent logs every prompt with its process id (nothing runs yet)."""
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title))).task
-    started = await services.sessions.start_task(task.id, prompt, None)
-    profile_id = started.session.agent_profile_id
+    session_id = (await started_task(services, workspace_id, prompt, title)).session_id
+    profile_id = (await services.sessions.get(session_id)).agent_profile_id
     await services.agent_profiles.update(profile_id, AgentProfileFields(env={"KANDEV_SCRIPTED_LOG": str(log)}))
-    return started.session.id
+    return session_id
 
 
 def prompts(log: Path) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ import pytest
 
 from kandev.config import Settings
 from kandev.domain.tasks import CreateTask
+from tests.support.factories import settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -19,13 +20,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     # The enqueuing side sets the rq job timeout: 10 s here (a loaded machine may take seconds to launch).
-    return Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        turn_lease_seconds=3,
-        turn_timeout_seconds=10,
-    )
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=3, turn_timeout_seconds=10)
 
 
 async def test_a_turn_past_its_job_timeout_fails_saying_so_and_the_worker_runs_the_next_turn(

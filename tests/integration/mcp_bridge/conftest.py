@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from kandev.domain.context import Principal
-from kandev.domain.tasks import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.state import AppState
@@ -52,10 +51,6 @@ async def agent_on(services: Any, task_id: str, prompt: str = "hi") -> McpCaller
         workspace_id=workspace_id,
     )
     return McpCaller(principal=agent, endpoint="session", session_id=session.id, task_id=task_id)
-
-
-async def new_task(services: Any, workspace_id: str, title: str, **fields: Any) -> str:
-    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title, **fields))).task.id
 
 
 async def call_tool(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from kandev.domain.validation import MAX_PROMPT_BYTES
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
 from tests.support.counts import row_counts
+from tests.support.factories import new_task
 
 BAD_TEXT = {"nul": "secret\x00value", "surrogate": "secret\ud800value"}
 

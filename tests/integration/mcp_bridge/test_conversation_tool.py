@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 from kandev.domain.transcript import append_message
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Session
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 
 KINDS = ["USER", "AGENT", "TOOL_CALL", "THOUGHT", "AGENT", "TOOL_CALL", "ERROR", "USER", "AGENT"]
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 
 
 async def test_only_the_direct_parent_may_interrupt_or_stop_a_task(tool_surface, services, workspace_id):

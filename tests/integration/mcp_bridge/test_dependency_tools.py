@@ -8,7 +8,8 @@ from kandev.domain.context import Principal
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import QueuedPrompt, Session
 from kandev.models.enums import TaskState
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 
 
 async def prompts_of(db, task_id: str) -> list[str]:

@@ -16,7 +16,8 @@ from kandev.mcp_bridge.catalogue import CATALOGUE
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Session
 from tests.conftest import GraphQLCaller
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 
 SECRET = "sk-live-SECRET-VALUE-4242"
 MESSAGES = "query($id: ID!) { session(id: $id) { messages { nodes { kind text data } } } }"

@@ -12,7 +12,8 @@ from kandev.domain.tasks import CreateTask
 from kandev.domain.turns import claim_turn
 from kandev.models import Clarification, PermissionRequest
 from kandev.models.base import new_id, utcnow
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 
 
 async def schema_of(surface: Any, caller: Any, name: str) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.context import Principal
 from kandev.mcp_bridge.surface import McpCaller
-from tests.integration.mcp_bridge.conftest import call_tool, new_task
+from tests.integration.mcp_bridge.conftest import call_tool
+from tests.support.factories import new_agent_profile, new_task
 
 SECRET = "sk-live-agent-knows-0123456789"
 
@@ -15,10 +15,7 @@ SECRET = "sk-live-agent-knows-0123456789"
 async def agent_with_secret(services: Any, workspace_id: str) -> McpCaller:
     """A live session whose agent profile puts SECRET in the agent's env."""
     await services.secrets.create(workspace_id, "API_KEY", SECRET)
-    profile = await services.agent_profiles.create(
-        workspace_id,
-        AgentProfileFields(name="With key", kind="SCRIPTED", env={"API_KEY": "${secret:API_KEY}"}),
-    )
+    profile = await new_agent_profile(services, workspace_id, "With key", env={"API_KEY": "${secret:API_KEY}"})
     task_id = await new_task(services, workspace_id, "Parent")
     session = (await services.sessions.start_task(task_id, "hi", profile.id)).session
     agent = Principal(

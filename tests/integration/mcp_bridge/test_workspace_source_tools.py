@@ -9,7 +9,8 @@ from sqlalchemy import update
 
 from kandev.domain.workdirs import prepare_workdir
 from kandev.models import Session, Task
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool, new_task
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.factories import new_task
 from tests.support.git_repos import git, make_repository
 
 

@@ -9,12 +9,13 @@ import pytest
 from kandev.domain.profiles import McpProfile, Surface
 from kandev.mcp_bridge.surface import McpCaller
 from tests.integration.mcp_bridge.conftest import call_tool
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
+from tests.support.users import services_as
 
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 def test_the_configuration_and_external_surfaces_offer_create_workspace_and_task_sessions_do_not():

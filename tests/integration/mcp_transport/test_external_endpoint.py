@@ -13,6 +13,7 @@ from kandev.domain.access_tokens import create_token
 from kandev.domain.context import Principal
 from kandev.domain.users import create_user
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
+from tests.support.factories import settings_for
 
 INITIALIZE_PARAMS = {
     "protocolVersion": "2025-11-25",
@@ -30,7 +31,7 @@ def auth(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path, auth: str) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth=auth)
+    return settings_for(database_url, redis_url, tmp_path, auth=auth)
 
 
 async def test_with_auth_off_mcp_is_open_as_the_local_user(

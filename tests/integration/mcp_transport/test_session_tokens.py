@@ -16,6 +16,7 @@ from kandev.db import Database
 from kandev.domain.access_tokens import create_token
 from kandev.domain.session_tokens import PREFIX
 from tests.integration.mcp_transport.conftest import ERAS, App, mcp_client, refusal
+from tests.support.factories import settings_for
 from tests.support.session_tokens import launch_token
 
 pytestmark = pytest.mark.parametrize("era", ERAS)
@@ -30,7 +31,7 @@ def auth(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path, auth: str) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth=auth)
+    return settings_for(database_url, redis_url, tmp_path, auth=auth)
 
 
 async def status(app: App, path: str, token: str) -> int:

@@ -8,10 +8,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.access_tokens import principal_for_token
-from kandev.domain.services import Services
 from kandev.models import AccessToken, Workspace
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
 
 TOKENS = "{ accessTokens { id name createdAt lastUsedAt revokedAt } }"
 CREATE_TOKEN = """mutation($name: String!) { createAccessToken(input: { name: $name }) { __typename
@@ -27,12 +26,7 @@ UPDATE_WORKSPACE = """mutation($i: UpdateWorkspaceInput!) { updateWorkspace(inpu
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
-
-
-@pytest.fixture
-async def bob(services: Services) -> Services:
-    return await services_as(services, "bob")
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 async def test_a_created_token_is_shown_once_acts_as_its_creator_and_is_listed_without_its_value(services, bob):

@@ -15,7 +15,7 @@ from kandev.domain.turn_setup import prepare_turn
 from kandev.domain.turns import claim_turn
 from kandev.models import AgentProfile, Session
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
 
 PROFILE = "id name kind command env supportsMcp permissionPolicy serverWide workspaceId"
 CREATE = f"""mutation($i: CreateAgentProfileInput!) {{ createAgentProfile(input: $i) {{ __typename
@@ -29,17 +29,7 @@ RUNNABLE = [sys.executable, "-c", "pass"]
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
-
-
-@pytest.fixture
-async def bob(services: Services) -> Services:
-    return await services_as(services, "bob")
-
-
-@pytest.fixture
-async def bob_workspace(bob: Services) -> str:
-    return (await bob.workspaces.create("Bob's")).id
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 async def snapshot(services: Services) -> list[tuple[Any, ...]]:

@@ -11,7 +11,7 @@ from kandev.domain.services import Services
 from kandev.domain.tasks import CreateTask
 from kandev.models import ExecutorProfile
 from tests.conftest import GraphQLCaller
-from tests.support.users import auth_on_settings, services_as
+from tests.support.factories import settings_for
 
 FIELDS = "id name kind builtin workspaceId serverWide"
 LIST = f"query($ws: ID!) {{ executorProfiles(workspaceId: $ws) {{ {FIELDS} }} }}"
@@ -23,17 +23,7 @@ DELETE = f"mutation($id: ID!) {{ deleteExecutorProfile(executorProfileId: $id) {
 
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path):
-    return auth_on_settings(database_url, redis_url, tmp_path)
-
-
-@pytest.fixture
-async def bob(services: Services) -> Services:
-    return await services_as(services, "bob")
-
-
-@pytest.fixture
-async def bob_workspace(bob: Services) -> str:
-    return (await bob.workspaces.create("Bob's")).id
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 async def snapshot(services: Services) -> list[tuple[Any, ...]]:

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from kandev.domain.errors import ValidationError
 from kandev.domain.transcript import append_message
 from kandev.models import QueuedPrompt, Session, StepTransition
+from tests.support.factories import gql_task
 
 START = """mutation($input: StartTaskInput!) { startTask(input: $input) { __typename
   ... on StartTaskPayload { task { id state workflowStepId } session { id state isPrimary } }
@@ -18,13 +19,7 @@ SEND = """mutation($input: SendMessageInput!) { sendMessage(input: $input) { __t
   ... on Error { code message } ... on ValidationError { field } } }"""
 STOP = """mutation($id: ID!) { stopTask(taskId: $id) { __typename
   ... on StopTaskPayload { status task { state } stoppedSessions { id state } } ... on Error { code } } }"""
-CREATE = """mutation($input: CreateTaskInput!) { createTask(input: $input) {
-  ... on CreateTaskPayload { task { id workflowStepId } } } }"""
 STEPS = "query($ws: ID!) { workflows(workspaceId: $ws) { steps { id name } } }"
-
-
-async def new_task(gql: Any, workspace_id: str, **fields: Any) -> dict[str, Any]:
-    return (await gql(CREATE, input={"workspaceId": workspace_id, "title": "Do it", **fields}))["createTask"]["task"]
 
 
 async def prompts_of(db: Any, session_id: str) -> list[tuple[str, str]]:
@@ -36,7 +31,7 @@ async def prompts_of(db: Any, session_id: str) -> list[tuple[str, str]]:
 
 
 async def test_start_task_from_the_start_step_moves_to_in_progress_and_queues_exactly_one_prompt(gql, db, workspace_id):
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     started = (await gql(START, input={"taskId": task["id"], "prompt": "/say hello"}))["startTask"]
     assert started["__typename"] == "StartTaskPayload"
     steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
@@ -51,7 +46,7 @@ async def test_start_task_from_the_start_step_moves_to_in_progress_and_queues_ex
 
 
 async def test_moving_a_task_into_an_auto_start_step_queues_the_step_prompt(gql, db, workspace_id):
-    task = await new_task(gql, workspace_id, prompt="Build the thing", startAgent=False)
+    task = await gql_task(gql, workspace_id, prompt="Build the thing", startAgent=False)
     steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
     move = "mutation($i: MoveTaskInput!) { moveTask(input: $i) { __typename } }"
     assert (await gql(move, i={"taskId": task["id"], "workflowStepId": steps[1]["id"]}))["moveTask"][
@@ -65,7 +60,7 @@ async def test_moving_a_task_into_an_auto_start_step_queues_the_step_prompt(gql,
 
 async def test_start_task_outside_the_start_step_starts_the_agent_where_the_task_is(gql, db, workspace_id):
     steps = (await gql(STEPS, ws=workspace_id))["workflows"][0]["steps"]
-    task = await new_task(gql, workspace_id, workflowStepId=steps[2]["id"])
+    task = await gql_task(gql, workspace_id, workflowStepId=steps[2]["id"])
     started = (await gql(START, input={"taskId": task["id"], "prompt": "review please"}))["startTask"]
     assert started["task"]["workflowStepId"] == steps[2]["id"]
     assert await prompts_of(db, started["session"]["id"]) == [("review please", "QUEUED")]
@@ -84,7 +79,7 @@ async def test_an_unavailable_profile_is_refused_by_name_before_any_session_exis
     )
     profile = created["createAgentProfile"]["agentProfile"]
     assert profile["available"] is False and profile["missingCommand"] == "no-such-agent-binary"
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     result = (await gql(START, input={"taskId": task["id"], "agentProfileId": profile["id"]}))["startTask"]
     assert result["__typename"] == "ConflictError"
     assert "no-such-agent-binary" in result["message"]
@@ -93,7 +88,7 @@ async def test_an_unavailable_profile_is_refused_by_name_before_any_session_exis
 
 
 async def test_send_message_goes_to_the_primary_session_and_refuses_a_terminal_one(gql, db, workspace_id):
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     no_session = (await gql(SEND, input={"taskId": task["id"], "prompt": "hi"}))["sendMessage"]
     assert no_session["__typename"] == "ConflictError" and "startTask" in no_session["message"]
     session_id = (await gql(START, input={"taskId": task["id"], "prompt": "first"}))["startTask"]["session"]["id"]
@@ -116,7 +111,7 @@ async def test_send_message_goes_to_the_primary_session_and_refuses_a_terminal_o
 
 
 async def test_start_task_after_every_session_ended_opens_a_new_primary_session(gql, db, workspace_id):
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     first = (await gql(START, input={"taskId": task["id"], "prompt": "one"}))["startTask"]["session"]["id"]
     await gql(STOP, id=task["id"])
     second = (await gql(START, input={"taskId": task["id"], "prompt": "two"}))["startTask"]["session"]
@@ -129,7 +124,7 @@ async def test_unknown_ids_are_not_found(gql, workspace_id):
     assert (await gql(START, input={"taskId": "nope"}))["startTask"]["__typename"] == "NotFoundError"
     assert (await gql(SEND, input={"taskId": "nope", "prompt": "x"}))["sendMessage"]["__typename"] == "NotFoundError"
     assert (await gql(STOP, id="nope"))["stopTask"]["__typename"] == "NotFoundError"
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     await gql(START, input={"taskId": task["id"], "prompt": "x"})
     wrong = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": "nope"}))["sendMessage"]
     assert wrong["__typename"] == "NotFoundError"
@@ -142,7 +137,7 @@ MESSAGES = """query($id: ID!, $first: Int!, $after: String, $last: Int, $order: 
 
 
 async def transcript_of(services: Any, gql: Any, workspace_id: str, kinds: list[str]) -> tuple[str, list[str]]:
-    task = await new_task(gql, workspace_id)
+    task = await gql_task(gql, workspace_id)
     session_id = (await gql(START, input={"taskId": task["id"], "prompt": "go"}))["startTask"]["session"]["id"]
     ids = []
     async with services.ctx.unit_of_work() as uow:

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from kandev.domain.validation import MAX_PROMPT_BYTES
-from tests.integration.mcp_bridge.conftest import new_task
 from tests.support.counts import row_counts
+from tests.support.factories import new_task
 
 NOT_OBJECTS = ["[]", '"x"', "1", "null", "true", "{"]
 BAD_ESCAPES = {"nul": "\\u0000", "surrogate": "\\ud800"}

@@ -18,6 +18,7 @@ from kandev.migrations import upgrade_to_head
 from kandev.models import QueuedPrompt, Session, Task
 from tests.integration.rest.conftest import rest_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url
+from tests.support.factories import settings_for
 
 SECRET = "sk-live-SECRET-VALUE-4242"
 
@@ -204,7 +205,7 @@ async def test_fifty_concurrent_posts_make_exactly_one_task_on_postgresql(redis_
 
 @pytest.fixture
 def auth_settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=database_url, redis_url=redis_url, data_dir=tmp_path / "data", auth="on")
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
 
 
 async def test_with_auth_on_the_endpoints_need_a_personal_access_token(auth_settings, bus, redis_url, jobs):

@@ -6,14 +6,10 @@ import asyncio
 
 from sqlalchemy import select, update
 
-from kandev.domain.tasks import CreateTask
 from kandev.events import session_channel, task_channel
 from kandev.models import ExecutorProfile, Session
+from tests.support.factories import new_task
 from tests.support.git_repos import make_repository
-
-
-async def new_task(services, workspace_id: str, **fields) -> str:
-    return (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", **fields))).task.id
 
 
 def sources_url(task_id: str) -> str:
