@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 from kandev.models import Clarification as ClarificationRow
 from kandev.models import ParentQuestion as ParentQuestionRow
 from kandev.schema.columns import column
+from kandev.schema.fields import described
 from kandev.schema.payloads import result
 from kandev.schema.session_types import Session
 
@@ -23,7 +24,7 @@ class Clarification:
     session_id: strawberry.ID = column("session_id", strawberry.ID)
     turn_id: strawberry.ID | None = column("turn_id", strawberry.ID | None)
 
-    @strawberry.field(description="[{id, prompt, title?, options?: [{label, description?}]}]")
+    @described("[{id, prompt, title?, options?: [{label, description?}]}]")
     def questions(self) -> JSON:
         return list(self.row.questions)
 
