@@ -37,7 +37,7 @@ class AgentProfile:
         "references of a server-wide profile's values."
     )
     def env(self, info: Info) -> JSON:
-        return visible_env(self.row, info.context.services.principal)
+        return JSON(visible_env(self.row, info.context.services.principal))
 
     supports_mcp: bool = column("supports_mcp", bool)
     permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)
@@ -104,7 +104,7 @@ class PermissionRequest:
 
     @strawberry.field
     def tool_call(self) -> JSON:
-        return dict(self.row.tool_call)
+        return JSON(dict(self.row.tool_call))
 
     @described("The agent's own id for the tool call it asks about (the spec's pending_id).")
     def pending_id(self) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import strawberry
 
 from kandev.domain import errors as domain
@@ -35,12 +37,14 @@ class PermissionDeniedError(Error):
 
 
 ERROR_TYPES = (NotFoundError, ValidationError, ConflictError, PermissionDeniedError)
+# The error members of every mutation's result union (see payloads.py).
+ExpectedError: TypeAlias = NotFoundError | ValidationError | ConflictError | PermissionDeniedError
 
 
-def to_graphql_error(error: domain.DomainError) -> Error:
+def to_graphql_error(error: domain.DomainError) -> ExpectedError:
     """The single translation of domain errors into schema types."""
     if isinstance(error, domain.NotFoundError):
-        return NotFoundError(message=error.message, code=error.code, entity=error.entity, id=error.entity_id)
+        return NotFoundError(message=error.message, code=error.code, entity=error.entity, id=_id(error.entity_id))
     if isinstance(error, domain.ValidationError):
         return ValidationError(message=error.message, code=error.code, field=error.field)
     if isinstance(error, domain.ConflictError):
@@ -48,3 +52,7 @@ def to_graphql_error(error: domain.DomainError) -> Error:
     if isinstance(error, domain.PermissionDeniedError):
         return PermissionDeniedError(message=error.message, code=error.code)
     raise TypeError(f"unmapped domain error {type(error).__name__}")
+
+
+def _id(value: str | None) -> strawberry.ID | None:
+    return strawberry.ID(value) if value is not None else None

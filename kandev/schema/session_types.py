@@ -158,7 +158,8 @@ class Session:
         "github-pr, gitlab-mr), from its purpose, autopilot, parent, title ownership and repositories."
     )
     async def mcp_capabilities(self, info: Info) -> list[str]:
-        return (await info.context.services.sessions.mcp_profile(self.record.id)).to_json()["capabilities"]
+        profile = await info.context.services.sessions.mcp_profile(self.record.id)
+        return sorted(c.value for c in profile.capabilities)
 
     @described("Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:

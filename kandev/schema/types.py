@@ -61,7 +61,7 @@ class WorkflowStep:
         "each a list of actions {type, ...}."
     )
     def events(self) -> JSON:
-        return dict(self.row.events or {})
+        return JSON(dict(self.row.events or {}))
 
 
 @strawberry.type(description="An ordered set of steps that tasks move through.")
