@@ -378,7 +378,7 @@ class TurnRunner:
             mcp_url=setup.mcp_url if setup.supports_mcp else None,
             mcp_token=setup.mcp_token if setup.supports_mcp else None,
             resume_session_id=setup.resume_session_id,
-            permission_policy=setup.permission_policy,  # type: ignore[arg-type]
+            permission_policy=setup.permission_policy,  # type: ignore[arg-type]  # a stored PermissionPolicy value
             secrets=setup.secrets,
             run_as=setup.run_as,
             readable=setup.readable,

@@ -46,7 +46,8 @@ def create_command(body: dict[str, Any]) -> CreateTask:
     if "prompt" in body and "description" in body:
         raise ValidationError("send either prompt or description, not both", field="description")
     for key in ("parent_id", "blocked_by"):
-        values = body.get(key) if isinstance(body.get(key), list) else [body.get(key)]
+        value = body.get(key)
+        values = value if isinstance(value, list) else [value]
         if "self" in values:
             raise ValidationError(f"{key} 'self' only works inside a task session", field=key)
     return CreateTask(
