@@ -19,6 +19,7 @@ from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
+from kandev.events import Channel, ControlMessage, StateChange
 from kandev.jobs.dispatch import WAITING, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
@@ -27,8 +28,8 @@ from kandev.models.enums import MessageKind
 PENDING, ANSWERED, REJECTED, EXPIRED, CANCELLED = "PENDING", "ANSWERED", "REJECTED", "EXPIRED", "CANCELLED"
 
 
-def clarification_channel(clarification_id: str) -> str:
-    return f"clarification:{clarification_id}"
+def clarification_channel(clarification_id: str) -> Channel[StateChange]:
+    return Channel(f"clarification:{clarification_id}")
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class ClarificationService:
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
-            uow.emit(control_channel(session_id), {"action": WAITING})
+            uow.emit(control_channel(session_id), ControlMessage(action=WAITING))
             return row
 
     async def wait(self, clarification_id: str, timeout: float) -> Clarification:
@@ -175,7 +176,7 @@ class ClarificationService:
             ]
             row.resolved_at = task.updated_at = utcnow()
             row.resolved_by = self.ctx.principal.actor
-            uow.emit(clarification_channel(row.id), {"state": state})
+            uow.emit(clarification_channel(row.id), StateChange(state=state))
             emit_task_event(uow, "UPDATED", task)
             if row.detached:
                 await self._resume(uow, row)

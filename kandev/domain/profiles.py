@@ -194,7 +194,7 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     """Recompute the session's profile from durable state (purpose, autopilot, parent, title ownership,
     the task's providers); a change is stored as a new revision and announced once, after commit, to
     the session's MCP connection on whichever replica holds it."""
-    from kandev.events import tools_channel
+    from kandev.events import ToolsChange, tools_channel
 
     providers = await task_providers(uow.session, task.id)
     profile = compute_profile(session, task, title_owner=owns_title(task, session), providers=providers)
@@ -202,7 +202,7 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
     announce_access_change(uow, session.id)
-    uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
+    uow.emit(tools_channel(session.id), ToolsChange(revision=session.mcp_profile_revision))
     return True
 
 

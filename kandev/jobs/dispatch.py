@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from redis import Redis
 
-from kandev.events import EventBus
+from kandev.events import Channel, ControlMessage, EventBus
 
 if TYPE_CHECKING:
     from kandev.db import Database
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
 # On a session's control channel: its running turn now waits on a person (its job may end).
-WAITING = "waiting"
+WAITING: Final = "waiting"
 log = logging.getLogger("kandev.jobs")
 TITLE_CHARS = 120
 # The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
@@ -54,8 +54,8 @@ async def turn_job_description(db: Database, session_id: str) -> str:
     return f"turn session={session_id} task={row.id} «{job_title(row.title)}»"
 
 
-def control_channel(session_id: str) -> str:
-    return f"control:session:{session_id}"
+def control_channel(session_id: str) -> Channel[ControlMessage]:
+    return Channel(f"control:session:{session_id}")
 
 
 class JobDispatcher(Protocol):
@@ -95,7 +95,7 @@ class RqDispatcher:
         )
 
     async def nudge_cancel(self, session_id: str) -> None:
-        await self._bus.publish(control_channel(session_id), {"action": "cancel"})
+        await self._bus.publish(control_channel(session_id), ControlMessage(action="cancel"))
 
     async def can_deliver(self, worker_name: str, session_id: str) -> bool:
         """Whether the worker holding the session's waiting turn can take the answer now."""

@@ -441,9 +441,9 @@ class TurnRunner:
         """Returns on a cancel; a clarification (the agent's MCP call waits on a person) parks the turn."""
         async with self.ctx.bus.subscribe(control_channel(self.claimed.session_id)) as events:
             async for event in events:
-                if event.get("action") == "cancel":
+                if event["action"] == "cancel":
                     return
-                if event.get("action") == WAITING and self.pool is not None:
+                if event["action"] == WAITING and self.pool is not None:
                     self.parked.set()
 
     async def _ask_permission(self, request: PermissionRequest) -> str | None:
