@@ -37,15 +37,15 @@ def job_title(title: str) -> str:
     return clean if len(clean) <= TITLE_CHARS else clean[: TITLE_CHARS - 1] + "…"
 
 
-async def turn_job_description(db: Database, session_id: str) -> str:
+async def turn_job_description(database: Database, session_id: str) -> str:
     """`turn session=… task=… «title»`: what the RQ dashboard shows for a turn job."""
     from sqlalchemy import select
 
     from kandev.models import Session, Task
 
-    async with db.read() as session:
+    async with database.read() as db:
         row = (
-            await session.execute(
+            await db.execute(
                 select(Task.id, Task.title).join(Session, Session.task_id == Task.id).where(Session.id == session_id)
             )
         ).first()
