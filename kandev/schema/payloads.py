@@ -7,7 +7,7 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
-from kandev.schema.errors import ConflictError, ExpectedError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.schema.errors import ExpectedError
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
@@ -27,10 +27,7 @@ class TaskPayload:
 def result(name: str, payload: type) -> object:
     """A result union built at run time, which mypy cannot use as a type; prefer a declared alias:
     `XResult: TypeAlias = Annotated[XPayload | ExpectedError, strawberry.union("XResult")]`."""
-    return Annotated[
-        payload | NotFoundError | ValidationError | ConflictError | PermissionDeniedError,
-        strawberry.union(name),
-    ]
+    return Annotated[payload | ExpectedError, strawberry.union(name)]
 
 
 CreateTaskResult: TypeAlias = Annotated[CreateTaskPayload | ExpectedError, strawberry.union("CreateTaskResult")]
