@@ -3,7 +3,7 @@
 #   make install   create .venv (first python3 >= 3.11 found) and install kandev + test extras
 #   make run       install, (re)build the web client when its sources changed, then `kandev serve`
 #   make test      install, then run the whole test suite (PYTEST_ARGS="..." to pass options)
-#   make lint      ruff check
+#   make lint      ruff check, then mypy (the config in pyproject.toml: strict for domain, mcp_bridge, schema)
 #   make schema    print the GraphQL schema into schema.graphql and regenerate the web client's types
 #   make bench     run the benchmarks (prints JSON)
 #   make ci        what CI runs: real PostgreSQL + Redis, then the suite twice (see .ci/run)
@@ -67,6 +67,7 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check kandev tests
+	$(VENV)/bin/mypy
 
 # schema.graphql is committed (a test fails when it drifts); so are the client's generated types
 # (frontend/src/gql, checked by `npm run check`).

@@ -167,8 +167,8 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def _ping_database(state: AppState) -> None:
-    async with state.db.read() as session:
-        await session.execute(text("SELECT 1"))
+    async with state.db.read() as db:
+        await db.execute(text("SELECT 1"))
 
 
 async def _check(probe: Any) -> str:

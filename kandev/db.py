@@ -119,14 +119,14 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self._reads() as session:
-            yield session
+        async with self._reads() as db:
+            yield db
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A write unit of work: BEGIN IMMEDIATE on SQLite, committed on success, rolled back on error."""
-        async with self._writes() as session, session.begin():
-            yield session
+        async with self._writes() as db, db.begin():
+            yield db
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from redis import Redis
 
-from kandev.events import EventBus, control_channel
+from kandev.events import ControlMessage, EventBus, control_channel
 
 if TYPE_CHECKING:
     from kandev.db import Database
@@ -35,15 +35,15 @@ def job_title(title: str) -> str:
     return clean if len(clean) <= TITLE_CHARS else clean[: TITLE_CHARS - 1] + "…"
 
 
-async def turn_job_description(db: Database, session_id: str) -> str:
+async def turn_job_description(database: Database, session_id: str) -> str:
     """`turn session=… task=… «title»`: what the RQ dashboard shows for a turn job."""
     from sqlalchemy import select
 
     from kandev.models import Session, Task
 
-    async with db.read() as session:
+    async with database.read() as db:
         row = (
-            await session.execute(
+            await db.execute(
                 select(Task.id, Task.title).join(Session, Session.task_id == Task.id).where(Session.id == session_id)
             )
         ).first()
@@ -79,7 +79,7 @@ class RqDispatcher:
         )
 
     async def nudge_cancel(self, session_id: str) -> None:
-        await self._bus.publish(control_channel(session_id), {"action": "cancel"})
+        await self._bus.publish(control_channel(session_id), ControlMessage(action="cancel"))
 
     async def can_deliver(self, worker_name: str, session_id: str) -> bool:
         """Whether the worker holding the session's waiting turn can take the answer now."""

@@ -130,7 +130,7 @@ def _request_handler() -> type[Any]:
     """
     from fakeredis._clients._tcp_server import TCPFakeRequestHandler
 
-    class Handler(TCPFakeRequestHandler):  # type: ignore[misc]
+    class Handler(TCPFakeRequestHandler):
         def setup(self) -> None:
             super().setup()
             info = self.current_client.get_socket()._client_info

@@ -2,6 +2,8 @@
 
 Each process keeps one pub/sub connection and fans messages out to local subscribers through
 bounded in-memory queues; a slow subscriber loses its oldest events rather than stalling others.
+Every channel is a `Channel[P]` naming its payload type P (a TypedDict: JSON on the wire, a dict in
+process), so mypy checks what a publisher sends against what a subscriber reads.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import contextlib
 import json
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import redis.asyncio as aioredis
 
@@ -22,27 +24,69 @@ log = logging.getLogger("kandev.events")
 PREFIX = "kandev:events:"
 SUBSCRIBER_QUEUE_SIZE = 1000
 
-
-def task_channel(workspace_id: str) -> str:
-    return f"workspace:{workspace_id}:tasks"
+P = TypeVar("P", bound=Mapping[str, object])
 
 
-def clarification_channel(clarification_id: str) -> str:
+class Channel(str, Generic[P]):
+    """A channel name that knows the payload type published on it."""
+
+
+class TaskEventPayload(TypedDict):
+    """taskEvents: what happened (a TaskEventKind value) and the task's sidebar row (TaskRecord.to_json)."""
+
+    kind: str
+    task: dict[str, Any]
+
+
+class SessionEventPayload(TypedDict):
+    """sessionEvents: what happened (a SessionEventKind value), the session, and the message or turn concerned."""
+
+    kind: str
+    session: dict[str, Any]
+    message: NotRequired[dict[str, Any]]
+    turn: NotRequired[dict[str, Any]]
+
+
+class ControlMessage(TypedDict):
+    """To the worker running a session's turn: cancel it, or it now waits on a person."""
+
+    action: Literal["cancel", "waiting"]
+
+
+class StateChange(TypedDict):
+    """A clarification or permission request changed state; waiters re-read the row."""
+
+    state: str
+
+
+class ToolsChange(TypedDict, total=False):
+    """A session's (or every external client's) MCP tool list changed; listeners re-list."""
+
+    kind: Literal["tools_changed"]
+    session_id: str
+    revision: int
+
+
+def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
+    return Channel(f"workspace:{workspace_id}:tasks")
+
+
+def session_channel(session_id: str) -> Channel[SessionEventPayload]:
+    return Channel(f"session:{session_id}")
+
+
+def clarification_channel(clarification_id: str) -> Channel[StateChange]:
     """An operator question was answered, rejected or cancelled: its waiting tool call wakes."""
-    return f"clarification:{clarification_id}"
-
-
-def session_channel(session_id: str) -> str:
-    return f"session:{session_id}"
+    return Channel(f"clarification:{clarification_id}")
 
 
 # On a session's control channel: its running turn now waits on a person (its job may end).
-WAITING = "waiting"
+WAITING: Final = "waiting"
 
 
-def control_channel(session_id: str) -> str:
+def control_channel(session_id: str) -> Channel[ControlMessage]:
     """Commands to the job running a session's turn (cancel; its agent now waits on a person)."""
-    return f"control:session:{session_id}"
+    return Channel(f"control:session:{session_id}")
 
 
 class EventBus:
@@ -50,7 +94,7 @@ class EventBus:
         self._redis = redis
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._queues: dict[str, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
+        self._queues: dict[str, set[asyncio.Queue[Any]]] = defaultdict(set)
         self._confirmed: dict[str, asyncio.Event] = {}
         self._lock = asyncio.Lock()
 
@@ -59,20 +103,20 @@ class EventBus:
         """The bus's client, for the few other Redis uses (shared counters)."""
         return self._redis
 
-    async def publish(self, channel: str, payload: dict[str, Any]) -> None:
+    async def publish(self, channel: Channel[P], payload: P) -> None:
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
 
     @asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+    async def subscribe(self, channel: Channel[P]) -> AsyncIterator[AsyncIterator[P]]:
         """Yields an iterator of payloads; returns only once Redis has confirmed the subscription."""
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
+        queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
         await self._add(channel, queue)
         try:
-            yield _Subscription(queue)
+            yield _Subscription[P](queue)
         finally:
             await self._remove(channel, queue)
 
-    async def _add(self, channel: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    async def _add(self, channel: str, queue: asyncio.Queue[Any]) -> None:
         async with self._lock:
             if self._pubsub is None:
                 self._pubsub = self._redis.pubsub(ignore_subscribe_messages=False)
@@ -86,7 +130,7 @@ class EventBus:
             confirmed = self._confirmed[channel]
         await asyncio.wait_for(confirmed.wait(), timeout=10)
 
-    async def _remove(self, channel: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    async def _remove(self, channel: str, queue: asyncio.Queue[Any]) -> None:
         async with self._lock:
             queues = self._queues.get(channel)
             if queues is None:
@@ -135,24 +179,25 @@ class EventBus:
             await self._redis.aclose()
 
 
-class _Subscription:
+class _Subscription(Generic[P]):
     """An async iterator over one subscriber's queue. Not a generator on purpose: waiting for the next
     event with a timeout cancels that wait, and a cancelled generator would be finished for good."""
 
-    def __init__(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
-        self._queue = queue
+    def __init__(self, queue: asyncio.Queue[Any]) -> None:
+        self._queue = queue  # decoded JSON, as published on the channel typed P
 
-    def __aiter__(self) -> _Subscription:
+    def __aiter__(self) -> _Subscription[P]:
         return self
 
-    async def __anext__(self) -> dict[str, Any]:
-        return await self._queue.get()
+    async def __anext__(self) -> P:
+        payload: P = await self._queue.get()
+        return payload
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def tools_channel(session_id: str) -> str:
+def tools_channel(session_id: str) -> Channel[ToolsChange]:
     """A session's MCP tool list changed (its profile got a new revision)."""
-    return f"mcp:tools:session:{session_id}"
+    return Channel(f"mcp:tools:session:{session_id}")

@@ -59,7 +59,7 @@ def spawn(
     if thread is not threading.main_thread() and not getattr(thread, "owns_children", False):
         log.warning("spawning %s off the main thread: its death signal fires when this thread exits", argv)
     full_env = {**os.environ, **env} if env is not None else None
-    return subprocess.Popen(  # type: ignore[call-overload,no-any-return]
+    return subprocess.Popen(  # type: ignore[call-overload]  # **popen_kwargs: callers pass Popen's own options
         list(argv),
         env=full_env,
         # Own group: a terminal's Ctrl-C reaches only us (we stop children once, in order), and we can

@@ -19,7 +19,7 @@ from kandev.domain.questions import normalize_questions
 from kandev.domain.session_ends import cancel_running_turn
 from kandev.domain.transcript import append_message
 from kandev.domain.transitions import emit_task_event
-from kandev.events import WAITING, clarification_channel, control_channel
+from kandev.events import WAITING, ControlMessage, StateChange, clarification_channel, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
@@ -103,7 +103,7 @@ class ClarificationService:
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
-            uow.emit(control_channel(session_id), {"action": WAITING})
+            uow.emit(control_channel(session_id), ControlMessage(action=WAITING))
             return row
 
     async def wait(self, clarification_id: str, timeout: float) -> Clarification:
@@ -171,7 +171,7 @@ class ClarificationService:
             ]
             row.resolved_at = task.updated_at = utcnow()
             row.resolved_by = self.ctx.principal.actor
-            uow.emit(clarification_channel(row.id), {"state": state})
+            uow.emit(clarification_channel(row.id), StateChange(state=state))
             emit_task_event(uow, "UPDATED", task)
             if row.detached:
                 await self._resume(uow, row)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import Database
 from kandev.domain.errors import ValidationError
+from kandev.events import Channel, P
 from kandev.session_access import bump
 
 if TYPE_CHECKING:
@@ -62,8 +63,8 @@ class Principal:
 
 @dataclass
 class Event:
-    channel: str
-    payload: dict[str, Any]
+    channel: Channel[Any]
+    payload: Mapping[str, object]
 
 
 @dataclass
@@ -75,7 +76,7 @@ class UnitOfWork:
     # Session access epochs to bump once committed (kandev.session_access).
     access_keys: set[str] = field(default_factory=set)
 
-    def emit(self, channel: str, payload: dict[str, Any]) -> None:
+    def emit(self, channel: Channel[P], payload: P) -> None:
         self.events.append(Event(channel, payload))
 
     def then(self, action: Callable[[], Awaitable[None]]) -> None:

@@ -13,14 +13,15 @@ from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.person_waits import deliver_or_continue
 from kandev.domain.prompts import PromptSpec
 from kandev.domain.transitions import emit_task_event
+from kandev.events import Channel, StateChange
 from kandev.models import PermissionRequest, Session, Task
 from kandev.models.base import new_id, utcnow
 
 PENDING, RESOLVED, CANCELLED = "PENDING", "RESOLVED", "CANCELLED"
 
 
-def permission_channel(request_id: str) -> str:
-    return f"permission:{request_id}"
+def permission_channel(request_id: str) -> Channel[StateChange]:
+    return Channel(f"permission:{request_id}")
 
 
 async def record_request(
@@ -143,7 +144,7 @@ class PermissionService:
             request.chosen_option_id = option_id
             request.resolved_by = self.ctx.principal.actor
             request.resolved_at = task.updated_at = utcnow()
-            uow.emit(permission_channel(request.id), {"state": RESOLVED})
+            uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
             emit_task_event(uow, "UPDATED", task)
             await deliver_or_continue(
                 self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import UnitOfWork
 from kandev.domain.session_tokens import announce_access_change
-from kandev.events import tools_channel
+from kandev.events import ToolsChange, tools_channel
 from kandev.models import Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 
@@ -201,7 +201,7 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
     announce_access_change(uow, session.id)
-    uow.emit(tools_channel(session.id), {"revision": session.mcp_profile_revision})
+    uow.emit(tools_channel(session.id), ToolsChange(revision=session.mcp_profile_revision))
     return True
 
 

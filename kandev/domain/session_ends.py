@@ -12,7 +12,7 @@ from kandev.domain.parent_questions import after_session_ended
 from kandev.domain.prompts import cancel_queued, is_terminal, lock_session, task_sessions
 from kandev.domain.session_tokens import revoke_session_tokens
 from kandev.domain.transcript import append_message, emit_session_event
-from kandev.events import clarification_channel
+from kandev.events import StateChange, clarification_channel
 from kandev.models import Clarification, ParentQuestion, QueuedPrompt, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TurnState
@@ -83,7 +83,7 @@ async def cancel_clarifications(uow: UnitOfWork, session_id: str, actor: str) ->
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
         row.resolved_by = actor
-        uow.emit(clarification_channel(row.id), {"state": row.state})
+        uow.emit(clarification_channel(row.id), StateChange(state=row.state))
 
 
 async def end_session(

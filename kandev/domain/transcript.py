@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from kandev.domain.context import UnitOfWork
 from kandev.domain.prompts import lock_session
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
-from kandev.events import session_channel
+from kandev.events import SessionEventPayload, session_channel
 from kandev.models import Message, Session, Turn
 from kandev.models.base import new_id, utcnow
 
@@ -22,7 +22,7 @@ def emit_session_event(
     message: Message | None = None,
     turn: Turn | None = None,
 ) -> None:
-    payload: dict[str, Any] = {"kind": kind, "session": SessionRecord.of(session).to_json()}
+    payload = SessionEventPayload(kind=kind, session=SessionRecord.of(session).to_json())
     if message is not None:
         payload["message"] = MessageRecord.of(message).to_json()
     if turn is not None:

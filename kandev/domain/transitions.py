@@ -8,7 +8,7 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.prompts import is_terminal, task_sessions
 from kandev.domain.records import TaskRecord
 from kandev.domain.transcript import append_message, emit_session_event
-from kandev.events import task_channel
+from kandev.events import TaskEventPayload, task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, TaskState
@@ -18,7 +18,7 @@ AUTO_START_AGENT = "auto_start_agent"
 
 def emit_task_event(uow: UnitOfWork, kind: str, task: Task) -> None:
     """Queue a taskEvents payload (published after commit) carrying the task's sidebar row."""
-    uow.emit(task_channel(task.workspace_id), {"kind": kind, "task": TaskRecord.of(task).to_json()})
+    uow.emit(task_channel(task.workspace_id), TaskEventPayload(kind=kind, task=TaskRecord.of(task).to_json()))
 
 
 def auto_start_action(step: WorkflowStep) -> dict[str, Any] | None:

@@ -54,8 +54,8 @@ def _run_hooks(settings: Settings, runner: asyncio.Runner) -> None:
     for hook in list(tick_hooks):
         try:
             result = hook(settings)
-            if inspect.isawaitable(result):
-                runner.run(result)  # type: ignore[arg-type]
+            if inspect.iscoroutine(result):
+                runner.run(result)
         except Exception:
             log.exception("scheduler hook %s failed", getattr(hook, "__name__", hook))
 
@@ -68,7 +68,7 @@ def run_scheduler(
     Returns the number of ticks. Signal handlers are installed (and restored after) only in the main thread.
     """
     stop = _StopFlag(stop_event)
-    previous: dict[int, object] = {}
+    previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, stop)
@@ -91,6 +91,6 @@ def run_scheduler(
                     time.sleep(min(remaining, _POLL_SECONDS))
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
     log.info("scheduler stopped after %d tick(s)", ticks)
     return ticks

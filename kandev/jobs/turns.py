@@ -379,7 +379,7 @@ class TurnRunner:
             mcp_url=setup.mcp_url if setup.supports_mcp else None,
             mcp_token=setup.mcp_token if setup.supports_mcp else None,
             resume_session_id=setup.resume_session_id,
-            permission_policy=setup.permission_policy,  # type: ignore[arg-type]
+            permission_policy=setup.permission_policy,  # type: ignore[arg-type]  # a stored PermissionPolicy value
             secrets=setup.secrets,
             run_as=setup.run_as,
             readable=setup.readable,
@@ -442,9 +442,9 @@ class TurnRunner:
         """Returns on a cancel; a clarification (the agent's MCP call waits on a person) parks the turn."""
         async with self.ctx.bus.subscribe(control_channel(self.claimed.session_id)) as events:
             async for event in events:
-                if event.get("action") == "cancel":
+                if event["action"] == "cancel":
                     return
-                if event.get("action") == WAITING and self.pool is not None:
+                if event["action"] == WAITING and self.pool is not None:
                     self.parked.set()
 
     async def _ask_permission(self, request: PermissionRequest) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 
-from kandev.events import EventBus
+from kandev.events import Channel, EventBus, ToolsChange
 
 log = logging.getLogger("kandev.mcp_bridge.notifications")
 
@@ -34,19 +34,23 @@ def listener_key(session_id: str | None) -> str:
     return f"session:{session_id}" if session_id else EXTERNAL_KEY
 
 
-def tools_channel(session_id: str | None) -> str:
+def tools_channel(session_id: str | None) -> Channel[ToolsChange]:
     # The domain announces a profile change on kandev.events.tools_channel: the same name.
-    return CHANNEL_PREFIX + listener_key(session_id)
+    return _key_channel(listener_key(session_id))
+
+
+def _key_channel(key: str) -> Channel[ToolsChange]:
+    return Channel(CHANNEL_PREFIX + key)
 
 
 async def publish_tools_changed(bus: EventBus, session_id: str) -> None:
     """Tell the session's MCP clients, on whichever replica they are connected, to re-list tools."""
-    await bus.publish(tools_channel(session_id), {"kind": "tools_changed", "session_id": session_id})
+    await bus.publish(tools_channel(session_id), ToolsChange(kind="tools_changed", session_id=session_id))
 
 
 async def publish_external_tools_changed(bus: EventBus) -> None:
     """Tell every external (/mcp) client to re-list tools (for example after a catalogue change)."""
-    await bus.publish(tools_channel(None), {"kind": "tools_changed"})
+    await bus.publish(tools_channel(None), ToolsChange(kind="tools_changed"))
 
 
 class LegacyConnection(Protocol):
@@ -134,7 +138,7 @@ class ToolsChangedFanout:
 
     async def _pump(self, key: str, listeners: _Listeners) -> None:
         try:
-            async with self._bus().subscribe(CHANNEL_PREFIX + key) as events:
+            async with self._bus().subscribe(_key_channel(key)) as events:
                 listeners.ready.set()
                 async for _ in events:
                     await self._deliver(listeners)

@@ -26,27 +26,27 @@ async def access_tokens(info: Info) -> list[AccessToken]:
     return [AccessToken(info=t) for t in await info.context.services.access_tokens.list()]
 
 
-async def create_access_token(info: Info, input: CreateAccessTokenInput) -> CreateAccessTokenResult:  # type: ignore[valid-type]
+async def create_access_token(info: Info, input: CreateAccessTokenInput) -> CreateAccessTokenResult:
     return await attempt(
         info.context.services.access_tokens.create(input.name),
         lambda issued: CreateAccessTokenPayload(access_token=AccessToken(info=issued.info), token=issued.token),
     )
 
 
-async def revoke_access_token(info: Info, id: strawberry.ID) -> RevokeAccessTokenResult:  # type: ignore[valid-type]
+async def revoke_access_token(info: Info, id: strawberry.ID) -> RevokeAccessTokenResult:
     return await attempt(
         info.context.services.access_tokens.revoke(str(id)),
         lambda token: AccessTokenPayload(access_token=AccessToken(info=token)),
     )
 
 
-async def create_workspace(info: Info, input: CreateWorkspaceInput) -> CreateWorkspaceResult:  # type: ignore[valid-type]
+async def create_workspace(info: Info, input: CreateWorkspaceInput) -> CreateWorkspaceResult:
     return await attempt(
         info.context.services.workspaces.create(input.name), lambda w: WorkspacePayload(workspace=Workspace(row=w))
     )
 
 
-async def update_workspace(info: Info, input: UpdateWorkspaceInput) -> UpdateWorkspaceResult:  # type: ignore[valid-type]
+async def update_workspace(info: Info, input: UpdateWorkspaceInput) -> UpdateWorkspaceResult:
     return await attempt(
         info.context.services.workspaces.update(str(input.workspace_id), name=input.name),
         lambda w: WorkspacePayload(workspace=Workspace(row=w)),

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kandev.domain.errors import DomainError
-from kandev.schema.errors import Error, to_graphql_error
+from kandev.schema.errors import ExpectedError, to_graphql_error
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
-async def attempt(call: Awaitable[Any], wrap: Callable[[Any], T]) -> T | Error:
+async def attempt(call: Awaitable[V], wrap: Callable[[V], T]) -> T | ExpectedError:
     """Await a service call and wrap its result, or answer with the typed error it raised."""
     try:
         value = await call

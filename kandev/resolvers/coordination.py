@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 import strawberry
 
 from kandev.domain.records import SessionRecord
 from kandev.domain.sessions import spawn_session as spawn
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
-from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult, result
+from kandev.schema.errors import ExpectedError
+from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
@@ -23,7 +26,7 @@ class SpawnSessionInput:
     agent_profile_id: strawberry.ID | None = None
 
 
-async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionResult:  # type: ignore[valid-type]
+async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionResult:
     call = spawn(
         info.context.services.ctx,
         optional_id(input.task_id),
@@ -55,10 +58,10 @@ class SetTaskTitlePayload:
     failed_branches: list[str]
 
 
-SetTaskTitleResult = result("SetTaskTitleResult", SetTaskTitlePayload)
+SetTaskTitleResult: TypeAlias = Annotated[SetTaskTitlePayload | ExpectedError, strawberry.union("SetTaskTitleResult")]
 
 
-async def set_task_title(info: Info, input: SetTaskTitleInput) -> SetTaskTitleResult:  # type: ignore[valid-type]
+async def set_task_title(info: Info, input: SetTaskTitleInput) -> SetTaskTitleResult:
     return await attempt(
         info.context.services.titles.set_title(input.title),
         lambda r: SetTaskTitlePayload(

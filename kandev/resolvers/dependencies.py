@@ -29,17 +29,17 @@ def _changed(value: DependencyChange) -> TaskDependencyPayload:
     )
 
 
-async def add_task_dependency(info: Info, input: TaskDependencyInput) -> AddTaskDependencyResult:  # type: ignore[valid-type]
+async def add_task_dependency(info: Info, input: TaskDependencyInput) -> AddTaskDependencyResult:
     call = info.context.services.dependencies.add(optional_id(input.task_id), str(input.depends_on_task_id))
     return await attempt(call, _changed)
 
 
-async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> RemoveTaskDependencyResult:  # type: ignore[valid-type]
+async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> RemoveTaskDependencyResult:
     call = info.context.services.dependencies.remove(optional_id(input.task_id), str(input.depends_on_task_id))
     return await attempt(call, _changed)
 
 
-async def show_rich_output(info: Info, presentation: JSON) -> ShowRichOutputResult:  # type: ignore[valid-type]
+async def show_rich_output(info: Info, presentation: JSON) -> ShowRichOutputResult:
     call = info.context.services.rich_output.show(presentation)
     return await attempt(
         call, lambda row: ShowRichOutputPayload(transcript_message=Message(record=MessageRecord.of(row)))

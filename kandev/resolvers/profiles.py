@@ -49,7 +49,7 @@ async def repositories(info: Info, workspace_id: strawberry.ID) -> list[Reposito
     return [Repository(row=r) for r in await info.context.services.repositories.list(str(workspace_id))]
 
 
-async def create_repository(info: Info, input: CreateRepositoryInput) -> CreateRepositoryResult:  # type: ignore[valid-type]
+async def create_repository(info: Info, input: CreateRepositoryInput) -> CreateRepositoryResult:
     call = info.context.services.repositories.create(
         str(input.workspace_id), input.name, input.path, input.default_branch
     )
@@ -99,33 +99,33 @@ async def _update_profile(info: Info, input: UpdateAgentProfileInput) -> Any:
     return await info.context.services.agent_profiles.update(str(input.agent_profile_id), _fields(input))
 
 
-async def create_agent_profile(info: Info, input: CreateAgentProfileInput) -> CreateAgentProfileResult:  # type: ignore[valid-type]
+async def create_agent_profile(info: Info, input: CreateAgentProfileInput) -> CreateAgentProfileResult:
     return await attempt(
         _create_profile(info, input), lambda p: CreateAgentProfilePayload(agent_profile=AgentProfile(row=p))
     )
 
 
-async def update_agent_profile(info: Info, input: UpdateAgentProfileInput) -> UpdateAgentProfileResult:  # type: ignore[valid-type]
+async def update_agent_profile(info: Info, input: UpdateAgentProfileInput) -> UpdateAgentProfileResult:
     return await attempt(_update_profile(info, input), lambda p: AgentProfilePayload(agent_profile=AgentProfile(row=p)))
 
 
-async def delete_agent_profile(info: Info, agent_profile_id: strawberry.ID) -> DeleteAgentProfileResult:  # type: ignore[valid-type]
+async def delete_agent_profile(info: Info, agent_profile_id: strawberry.ID) -> DeleteAgentProfileResult:
     call = info.context.services.agent_profiles.delete(str(agent_profile_id))
     return await attempt(call, lambda p: AgentProfilePayload(agent_profile=AgentProfile(row=p)))
 
 
-async def create_secret(info: Info, input: CreateSecretInput) -> CreateSecretResult:  # type: ignore[valid-type]
+async def create_secret(info: Info, input: CreateSecretInput) -> CreateSecretResult:
     call = info.context.services.secrets.create(str(input.workspace_id), input.name, input.value)
     return await attempt(call, lambda s: SecretPayload(secret=Secret(row=s)))
 
 
-async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretResult:  # type: ignore[valid-type]
+async def delete_secret(info: Info, secret_id: strawberry.ID) -> DeleteSecretResult:
     return await attempt(
         info.context.services.secrets.delete(str(secret_id)), lambda s: SecretPayload(secret=Secret(row=s))
     )
 
 
-async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:  # type: ignore[valid-type]
+async def resolve_permission(info: Info, input: ResolvePermissionInput) -> ResolvePermissionResult:
     call = info.context.services.permissions.resolve(
         str(input.request_id),
         input.option_id,
@@ -150,15 +150,15 @@ async def _create_executor(info: Info, input: CreateExecutorProfileInput) -> Any
     return await info.context.services.executor_profiles.create(workspace_id, input.name, kind)
 
 
-async def create_executor_profile(info: Info, input: CreateExecutorProfileInput) -> ExecutorProfileResult:  # type: ignore[valid-type]
+async def create_executor_profile(info: Info, input: CreateExecutorProfileInput) -> ExecutorProfileResult:
     return await attempt(_create_executor(info, input), _executor)
 
 
-async def update_executor_profile(info: Info, input: UpdateExecutorProfileInput) -> ExecutorProfileResult:  # type: ignore[valid-type]
+async def update_executor_profile(info: Info, input: UpdateExecutorProfileInput) -> ExecutorProfileResult:
     kind = StoredExecutorKind(input.kind.value) if input.kind else None
     call = info.context.services.executor_profiles.update(str(input.executor_profile_id), name=input.name, kind=kind)
     return await attempt(call, _executor)
 
 
-async def delete_executor_profile(info: Info, executor_profile_id: strawberry.ID) -> ExecutorProfileResult:  # type: ignore[valid-type]
+async def delete_executor_profile(info: Info, executor_profile_id: strawberry.ID) -> ExecutorProfileResult:
     return await attempt(info.context.services.executor_profiles.delete(str(executor_profile_id)), _executor)

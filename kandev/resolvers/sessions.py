@@ -49,14 +49,14 @@ def _stopped(value: StopResult) -> StopTaskPayload:
     )
 
 
-async def start_task(info: Info, input: StartTaskInput) -> StartTaskResult:  # type: ignore[valid-type]
+async def start_task(info: Info, input: StartTaskInput) -> StartTaskResult:
     call = info.context.services.sessions.start_task(
         str(input.task_id), input.prompt, optional_id(input.agent_profile_id)
     )
     return await attempt(call, _started)
 
 
-async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult:  # type: ignore[valid-type]
+async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult:
     call = info.context.services.sessions.send_message(
         str(input.task_id),
         input.prompt,
@@ -67,5 +67,5 @@ async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult
     return await attempt(call, _sent)
 
 
-async def stop_task(info: Info, task_id: strawberry.ID) -> StopTaskResult:  # type: ignore[valid-type]
+async def stop_task(info: Info, task_id: strawberry.ID) -> StopTaskResult:
     return await attempt(info.context.services.sessions.stop_task(str(task_id)), _stopped)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import strawberry
 
+from kandev.domain.records import TaskRecord
 from kandev.domain.tasks import CreatedTask, TaskFilter
 from kandev.models.enums import PendingAction as StoredPendingAction
 from kandev.models.enums import TaskState as StoredTaskState
@@ -68,17 +69,17 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
     )
 
 
-def _task_payload(record: object) -> TaskPayload:
-    return TaskPayload(task=Task(record=record))  # type: ignore[arg-type]
+def _task_payload(record: TaskRecord) -> TaskPayload:
+    return TaskPayload(task=Task(record=record))
 
 
-async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:  # type: ignore[valid-type]
+async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:
     return await attempt(
         info.context.services.tasks.create(input.to_command()), lambda v: _created(v, info.context.loaders)
     )
 
 
-async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:  # type: ignore[valid-type]
+async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
     call = info.context.services.tasks.update(
         str(input.task_id),
@@ -89,14 +90,14 @@ async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:  
     return await attempt(call, _task_payload)
 
 
-async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:  # type: ignore[valid-type]
+async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:
     call = info.context.services.tasks.move(str(input.task_id), str(input.workflow_step_id))
     return await attempt(call, _task_payload)
 
 
-async def archive_task(info: Info, task_id: TaskIdArgument) -> ArchiveTaskResult:  # type: ignore[valid-type]
+async def archive_task(info: Info, task_id: TaskIdArgument) -> ArchiveTaskResult:
     return await attempt(info.context.services.tasks.archive(str(task_id)), _task_payload)
 
 
-async def delete_task(info: Info, task_id: TaskIdArgument) -> DeleteTaskResult:  # type: ignore[valid-type]
+async def delete_task(info: Info, task_id: TaskIdArgument) -> DeleteTaskResult:
     return await attempt(info.context.services.tasks.delete(str(task_id)), _task_payload)

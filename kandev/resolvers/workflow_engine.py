@@ -7,7 +7,9 @@ from datetime import datetime
 import strawberry
 
 from kandev.domain.clarifications import Answer
+from kandev.domain.parent_questions import Asked
 from kandev.domain.records import SessionRecord
+from kandev.models import Clarification as ClarificationRow
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
 from kandev.schema.session_types import Session
@@ -31,8 +33,8 @@ from kandev.schema.workflow_engine_types import (
 )
 
 
-def _clarified(row: object) -> ClarificationPayload:
-    return ClarificationPayload(clarification=Clarification(row=row))  # type: ignore[arg-type]
+def _clarified(row: ClarificationRow) -> ClarificationPayload:
+    return ClarificationPayload(clarification=Clarification(row=row))
 
 
 async def pending_questions(
@@ -49,30 +51,30 @@ async def pending_questions(
     return QuestionConnection(nodes=[Clarification(row=r) for r in page.rows], next_cursor=page.next_cursor)
 
 
-async def signal_step_complete(info: Info, input: SignalStepCompleteInput) -> SignalStepCompleteResult:  # type: ignore[valid-type]
+async def signal_step_complete(info: Info, input: SignalStepCompleteInput) -> SignalStepCompleteResult:
     call = info.context.services.signals.step_complete(input.summary, input.handoff, input.blockers)
     return await attempt(call, lambda r: SignalStepCompletePayload(accepted=r.accepted, reason=r.reason))
 
 
-async def mark_step_complete(info: Info, session_id: strawberry.ID) -> MarkStepCompleteResult:  # type: ignore[valid-type]
+async def mark_step_complete(info: Info, session_id: strawberry.ID) -> MarkStepCompleteResult:
     call = info.context.services.signals.mark_complete(str(session_id))
     return await attempt(call, lambda s: MarkStepCompletePayload(session=Session(record=SessionRecord.of(s))))
 
 
-async def _ask(info: Info, input: AskUserQuestionInput):  # noqa: ANN202
+async def _ask(info: Info, input: AskUserQuestionInput) -> ClarificationRow:
     return await info.context.services.clarifications.ask(_questions(input), input.context)
 
 
-async def ask_user_question(info: Info, input: AskUserQuestionInput) -> AskUserQuestionResult:  # type: ignore[valid-type]
+async def ask_user_question(info: Info, input: AskUserQuestionInput) -> AskUserQuestionResult:
     return await attempt(_ask(info, input), _clarified)
 
 
-async def answer_clarification(info: Info, input: AnswerClarificationInput) -> AnswerClarificationResult:  # type: ignore[valid-type]
+async def answer_clarification(info: Info, input: AnswerClarificationInput) -> AnswerClarificationResult:
     answers = [Answer(a.question_id, list(a.selected_options), a.custom_text) for a in input.answers]
     return await attempt(info.context.services.clarifications.answer(str(input.clarification_id), answers), _clarified)
 
 
-async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> RejectClarificationResult:  # type: ignore[valid-type]
+async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> RejectClarificationResult:
     return await attempt(info.context.services.clarifications.reject(str(clarification_id)), _clarified)
 
 
@@ -90,11 +92,11 @@ def _questions(input: AskUserQuestionInput) -> list[dict[str, object]]:
     return items
 
 
-async def _ask_parent(info: Info, input: AskUserQuestionInput):  # noqa: ANN202
+async def _ask_parent(info: Info, input: AskUserQuestionInput) -> Asked:
     return await info.context.services.parent_questions.ask(_questions(input), input.context)
 
 
-async def ask_parent_question(info: Info, input: AskUserQuestionInput) -> AskParentQuestionResult:  # type: ignore[valid-type]
+async def ask_parent_question(info: Info, input: AskUserQuestionInput) -> AskParentQuestionResult:
     return await attempt(
         _ask_parent(info, input),
         lambda asked: AskParentQuestionPayload(

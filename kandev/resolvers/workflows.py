@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import strawberry
@@ -59,7 +60,7 @@ def _fresh(info: Info) -> None:
     info.context.loaders.step.clear_all()
 
 
-def _workflow_payload(info: Info):  # noqa: ANN202 - a small wrapper factory
+def _workflow_payload(info: Info) -> Callable[[SavedWorkflow], WorkflowPayload]:
     def wrap(saved: SavedWorkflow) -> WorkflowPayload:
         _fresh(info)
         return WorkflowPayload(workflow=Workflow(row=saved.workflow), warnings=saved.warnings)
@@ -67,9 +68,10 @@ def _workflow_payload(info: Info):  # noqa: ANN202 - a small wrapper factory
     return wrap
 
 
-def _step_payload(info: Info):  # noqa: ANN202
+def _step_payload(info: Info) -> Callable[[SavedWorkflow], WorkflowStepPayload]:
     def wrap(saved: SavedWorkflow) -> WorkflowStepPayload:
         _fresh(info)
+        assert saved.step is not None, "a step write always names the step it wrote"
         return WorkflowStepPayload(
             step=WorkflowStep(row=saved.step), workflow=Workflow(row=saved.workflow), warnings=saved.warnings
         )
@@ -109,7 +111,7 @@ async def update_workflow_step(info: Info, input: UpdateWorkflowStepInput) -> Up
     return await attempt(call, _step_payload(info))
 
 
-def _deleted_step(info: Info):  # noqa: ANN202
+def _deleted_step(info: Info) -> Callable[[SavedWorkflow], DeleteWorkflowStepPayload]:
     def wrap(saved: SavedWorkflow) -> DeleteWorkflowStepPayload:
         _fresh(info)
         step_id = strawberry.ID(saved.step.id) if saved.step else strawberry.ID("")

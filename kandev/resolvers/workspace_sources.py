@@ -51,14 +51,14 @@ def _sources_payload(value: SourcesResult) -> AddWorkspaceSourcesPayload:
     )
 
 
-async def add_workspace_sources(info: Info, input: AddWorkspaceSourcesInput) -> AddWorkspaceSourcesResult:  # type: ignore[valid-type]
+async def add_workspace_sources(info: Info, input: AddWorkspaceSourcesInput) -> AddWorkspaceSourcesResult:
     call = info.context.services.workspace_sources.add(
         optional_id(input.task_id), [_request(source, source.type.value) for source in input.sources]
     )
     return await attempt(call, _sources_payload)
 
 
-async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBranchToTaskResult:  # type: ignore[valid-type]
+async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBranchToTaskResult:
     call = info.context.services.workspace_sources.add_branch(optional_id(input.task_id), _request(input, "repository"))
     return await attempt(
         call,
@@ -74,7 +74,7 @@ async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBran
 
 async def update_repository_base_branch(
     info: Info, input: UpdateRepositoryBaseBranchInput
-) -> UpdateRepositoryBaseBranchResult:  # type: ignore[valid-type]
+) -> UpdateRepositoryBaseBranchResult:
     call = info.context.services.workspace_sources.update_base_branch(
         optional_id(input.task_id), optional_id(input.repository_id), input.base_branch
     )

@@ -24,7 +24,6 @@ no socket module: the lifeline is a plain fd).
 
 from __future__ import annotations
 
-import _signal as signal
 import errno
 import os
 import select
@@ -33,7 +32,10 @@ import time
 
 TYPE_CHECKING = False  # importing typing would cost the keeper's whole start-up time again
 if TYPE_CHECKING:
+    import signal  # what `_signal` offers, as typeshed describes it
     from collections.abc import Callable
+else:
+    import _signal as signal
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36

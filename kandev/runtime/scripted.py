@@ -148,7 +148,7 @@ class ScriptedAgent:
             session.turn = None
         if work.cancelled():
             return PromptResponse(stop_reason="cancelled")
-        return PromptResponse(stop_reason=work.result())  # type: ignore[arg-type]
+        return PromptResponse(stop_reason=work.result())  # type: ignore[arg-type]  # _run returns END_TURN
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

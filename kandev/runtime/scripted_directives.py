@@ -70,7 +70,7 @@ def _directive(line: str) -> Step | None:
             return Step("sleep", seconds=max(0.0, float(arg)))
         except ValueError:
             return None  # not a usable directive: ignored like any other line
-    return Step(kind, text=arg)  # type: ignore[arg-type]
+    return Step(kind, text=arg)  # type: ignore[arg-type]  # _DIRECTIVE matches only StepKind names
 
 
 def _answer(question: dict[str, Any], answer: str) -> Step:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, TypeAlias
 
 import strawberry
 
 from kandev.domain.access_tokens import TokenInfo
 from kandev.schema.columns import column
-from kandev.schema.payloads import result
+from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Workspace
 
 
@@ -55,7 +56,15 @@ class WorkspacePayload:
     workspace: Workspace
 
 
-CreateAccessTokenResult = result("CreateAccessTokenResult", CreateAccessTokenPayload)
-RevokeAccessTokenResult = result("RevokeAccessTokenResult", AccessTokenPayload)
-CreateWorkspaceResult = result("CreateWorkspaceResult", WorkspacePayload)
-UpdateWorkspaceResult = result("UpdateWorkspaceResult", WorkspacePayload)
+CreateAccessTokenResult: TypeAlias = Annotated[
+    CreateAccessTokenPayload | ExpectedError, strawberry.union("CreateAccessTokenResult")
+]
+RevokeAccessTokenResult: TypeAlias = Annotated[
+    AccessTokenPayload | ExpectedError, strawberry.union("RevokeAccessTokenResult")
+]
+CreateWorkspaceResult: TypeAlias = Annotated[
+    WorkspacePayload | ExpectedError, strawberry.union("CreateWorkspaceResult")
+]
+UpdateWorkspaceResult: TypeAlias = Annotated[
+    WorkspacePayload | ExpectedError, strawberry.union("UpdateWorkspaceResult")
+]

@@ -17,6 +17,7 @@ from kandev.models import Secret as SecretRow
 from kandev.schema.columns import column
 from kandev.schema.context import Info
 from kandev.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
+from kandev.schema.fields import described
 
 
 @strawberry.type(description="What agent to run and how.")
@@ -27,16 +28,16 @@ class AgentProfile:
     name: str = column("name", str)
     kind: AgentKind = column("kind", AgentKind, convert=AgentKind)
 
-    @strawberry.field(description="The argv spawned for ACP profiles.")
+    @described("The argv spawned for ACP profiles.")
     def command(self) -> list[str]:
         return list(self.row.command)
 
-    @strawberry.field(
-        description="Environment for the agent; values may reference ${secret:NAME}. Non-admins see only the "
+    @described(
+        "Environment for the agent; values may reference ${secret:NAME}. Non-admins see only the "
         "references of a server-wide profile's values."
     )
     def env(self, info: Info) -> JSON:
-        return visible_env(self.row, info.context.services.principal)
+        return JSON(visible_env(self.row, info.context.services.principal))
 
     supports_mcp: bool = column("supports_mcp", bool)
     permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)
@@ -45,15 +46,15 @@ class AgentProfile:
         "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
     )
 
-    @strawberry.field(description="Defined by an admin for the whole server, listed in every workspace.")
+    @described("Defined by an admin for the whole server, listed in every workspace.")
     def server_wide(self) -> bool:
         return self.row.workspace_id is None
 
-    @strawberry.field(description="False while the profile's command is not on the server's PATH.")
+    @described("False while the profile's command is not on the server's PATH.")
     def available(self) -> bool:
         return missing_command(self.row) is None
 
-    @strawberry.field(description="The command that is missing, when unavailable.")
+    @described("The command that is missing, when unavailable.")
     def missing_command(self) -> str | None:
         return missing_command(self.row)
 
@@ -70,7 +71,7 @@ class ExecutorProfile:
         "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
     )
 
-    @strawberry.field(description="Defined by an admin for the whole server, listed in every workspace.")
+    @described("Defined by an admin for the whole server, listed in every workspace.")
     def server_wide(self) -> bool:
         return self.row.workspace_id is None
 
@@ -103,9 +104,9 @@ class PermissionRequest:
 
     @strawberry.field
     def tool_call(self) -> JSON:
-        return dict(self.row.tool_call)
+        return JSON(dict(self.row.tool_call))
 
-    @strawberry.field(description="The agent's own id for the tool call it asks about (the spec's pending_id).")
+    @described("The agent's own id for the tool call it asks about (the spec's pending_id).")
     def pending_id(self) -> str | None:
         return agent_pending_id(self.row)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 import strawberry
 
-from kandev.schema.payloads import result
+from kandev.schema.errors import ExpectedError
 from kandev.schema.session_types import Message
 from kandev.schema.types import Task
 
@@ -32,6 +34,12 @@ class ShowRichOutputPayload:
     )
 
 
-AddTaskDependencyResult = result("AddTaskDependencyResult", TaskDependencyPayload)
-RemoveTaskDependencyResult = result("RemoveTaskDependencyResult", TaskDependencyPayload)
-ShowRichOutputResult = result("ShowRichOutputResult", ShowRichOutputPayload)
+AddTaskDependencyResult: TypeAlias = Annotated[
+    TaskDependencyPayload | ExpectedError, strawberry.union("AddTaskDependencyResult")
+]
+RemoveTaskDependencyResult: TypeAlias = Annotated[
+    TaskDependencyPayload | ExpectedError, strawberry.union("RemoveTaskDependencyResult")
+]
+ShowRichOutputResult: TypeAlias = Annotated[
+    ShowRichOutputPayload | ExpectedError, strawberry.union("ShowRichOutputResult")
+]

@@ -6,9 +6,31 @@ import strawberry
 
 from kandev.models import enums as m
 
-TaskState = strawberry.enum(m.TaskState, description="Where a task is in its lifecycle.")
-PendingAction = strawberry.enum(m.PendingAction, description="What the task waits on, most urgent first.")
-SessionState = strawberry.enum(m.SessionState, description="Lifecycle of one agent conversation.")
+# The stored value sets are registered in place (strawberry.enum marks the class itself and returns it), so
+# the names below are the model classes: plain aliases mypy accepts as types.
+strawberry.enum(m.TaskState, description="Where a task is in its lifecycle.")
+strawberry.enum(m.PendingAction, description="What the task waits on, most urgent first.")
+strawberry.enum(m.SessionState, description="Lifecycle of one agent conversation.")
+strawberry.enum(m.MessageKind, description="What a transcript message is.")
+strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
+strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
+strawberry.enum(
+    m.ExecutorKind,
+    description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
+)
+strawberry.enum(
+    m.PermissionPolicy,
+    description="What happens when the agent asks permission: allow, deny, or ask an operator.",
+)
+
+TaskState = m.TaskState
+PendingAction = m.PendingAction
+SessionState = m.SessionState
+MessageKind = m.MessageKind
+TurnState = m.TurnState
+AgentKind = m.AgentKind
+ExecutorKind = m.ExecutorKind
+PermissionPolicy = m.PermissionPolicy
 
 
 @strawberry.enum(description="What happened to the task in a taskEvents message.")
@@ -26,19 +48,6 @@ class TaskOrigin(Enum):
     AGENT = "agent"
     AUTOMATION = "automation"
     AUTOMATION_RUN = "automation_run"
-
-
-MessageKind = strawberry.enum(m.MessageKind, description="What a transcript message is.")
-TurnState = strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
-AgentKind = strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
-ExecutorKind = strawberry.enum(
-    m.ExecutorKind,
-    description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
-)
-PermissionPolicy = strawberry.enum(
-    m.PermissionPolicy,
-    description="What happens when the agent asks permission: allow, deny, or ask an operator.",
-)
 
 
 @strawberry.enum(description="List order by position: ASC oldest first, DESC newest first.")

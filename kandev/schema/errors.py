@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TypeAlias, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -42,14 +42,15 @@ class PermissionDeniedError(Error):
 
 
 ERROR_TYPES = (NotFoundError, ValidationError, ConflictError, PermissionDeniedError)
+# The error members of every mutation's result union (see payloads.py).
+ExpectedError: TypeAlias = NotFoundError | ValidationError | ConflictError | PermissionDeniedError
 
 
-def to_graphql_error(error: domain.DomainError) -> Error:
+def to_graphql_error(error: domain.DomainError) -> ExpectedError:
     """The single translation of domain errors into schema types."""
     message, code, fields = error.message, error.code, cast(JSON, error.wire_fields())
     if isinstance(error, domain.NotFoundError):
-        entity_id = None if error.entity_id is None else strawberry.ID(error.entity_id)
-        return NotFoundError(message=message, code=code, fields=fields, entity=error.entity, id=entity_id)
+        return NotFoundError(message=message, code=code, fields=fields, entity=error.entity, id=_id(error.entity_id))
     if isinstance(error, domain.ValidationError):
         return ValidationError(message=message, code=code, fields=fields, field=error.field)
     if isinstance(error, domain.ConflictError):
@@ -57,3 +58,7 @@ def to_graphql_error(error: domain.DomainError) -> Error:
     if isinstance(error, domain.PermissionDeniedError):
         return PermissionDeniedError(message=message, code=code, fields=fields)
     raise TypeError(f"unmapped domain error {type(error).__name__}")
+
+
+def _id(value: str | None) -> strawberry.ID | None:
+    return strawberry.ID(value) if value is not None else None

@@ -179,7 +179,10 @@ class _Checker:
             if name in self.variables:
                 raw = self.variables[name]
                 return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
-            value = self.defaults.get(name)  # type: ignore[assignment]
+            default = self.defaults.get(name)
+            if default is None:
+                return None
+            value = default
         if isinstance(value, IntValueNode):
             return int(value.value)
         return None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeAlias
 
 import strawberry
 
 from kandev.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
-from kandev.schema.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.schema.errors import ExpectedError
 from kandev.schema.session_types import Session
 from kandev.schema.types import Task
 
@@ -25,17 +25,16 @@ class TaskPayload:
 
 
 def result(name: str, payload: type) -> object:
-    return Annotated[
-        payload | NotFoundError | ValidationError | ConflictError | PermissionDeniedError,
-        strawberry.union(name),
-    ]
+    """A result union built at run time, which mypy cannot use as a type; prefer a declared alias:
+    `XResult: TypeAlias = Annotated[XPayload | ExpectedError, strawberry.union("XResult")]`."""
+    return Annotated[payload | ExpectedError, strawberry.union(name)]
 
 
-CreateTaskResult = result("CreateTaskResult", CreateTaskPayload)
-UpdateTaskResult = result("UpdateTaskResult", TaskPayload)
-MoveTaskResult = result("MoveTaskResult", TaskPayload)
-ArchiveTaskResult = result("ArchiveTaskResult", TaskPayload)
-DeleteTaskResult = result("DeleteTaskResult", TaskPayload)
+CreateTaskResult: TypeAlias = Annotated[CreateTaskPayload | ExpectedError, strawberry.union("CreateTaskResult")]
+UpdateTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("UpdateTaskResult")]
+MoveTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("MoveTaskResult")]
+ArchiveTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("ArchiveTaskResult")]
+DeleteTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("DeleteTaskResult")]
 
 
 @strawberry.type
@@ -83,16 +82,26 @@ class ResolvePermissionPayload:
     request: PermissionRequest
 
 
-StartTaskResult = result("StartTaskResult", StartTaskPayload)
-SendMessageResult = result("SendMessageResult", SendMessagePayload)
-StopTaskResult = result("StopTaskResult", StopTaskPayload)
-CreateAgentProfileResult = result("CreateAgentProfileResult", CreateAgentProfilePayload)
-UpdateAgentProfileResult = result("UpdateAgentProfileResult", AgentProfilePayload)
-DeleteAgentProfileResult = result("DeleteAgentProfileResult", AgentProfilePayload)
-ExecutorProfileResult = result("ExecutorProfileResult", ExecutorProfilePayload)
-CreateSecretResult = result("CreateSecretResult", SecretPayload)
-DeleteSecretResult = result("DeleteSecretResult", SecretPayload)
-ResolvePermissionResult = result("ResolvePermissionResult", ResolvePermissionPayload)
+StartTaskResult: TypeAlias = Annotated[StartTaskPayload | ExpectedError, strawberry.union("StartTaskResult")]
+SendMessageResult: TypeAlias = Annotated[SendMessagePayload | ExpectedError, strawberry.union("SendMessageResult")]
+StopTaskResult: TypeAlias = Annotated[StopTaskPayload | ExpectedError, strawberry.union("StopTaskResult")]
+CreateAgentProfileResult: TypeAlias = Annotated[
+    CreateAgentProfilePayload | ExpectedError, strawberry.union("CreateAgentProfileResult")
+]
+UpdateAgentProfileResult: TypeAlias = Annotated[
+    AgentProfilePayload | ExpectedError, strawberry.union("UpdateAgentProfileResult")
+]
+DeleteAgentProfileResult: TypeAlias = Annotated[
+    AgentProfilePayload | ExpectedError, strawberry.union("DeleteAgentProfileResult")
+]
+ExecutorProfileResult: TypeAlias = Annotated[
+    ExecutorProfilePayload | ExpectedError, strawberry.union("ExecutorProfileResult")
+]
+CreateSecretResult: TypeAlias = Annotated[SecretPayload | ExpectedError, strawberry.union("CreateSecretResult")]
+DeleteSecretResult: TypeAlias = Annotated[SecretPayload | ExpectedError, strawberry.union("DeleteSecretResult")]
+ResolvePermissionResult: TypeAlias = Annotated[
+    ResolvePermissionPayload | ExpectedError, strawberry.union("ResolvePermissionResult")
+]
 
 
 @strawberry.type
@@ -100,7 +109,9 @@ class RepositoryPayload:
     repository: Repository
 
 
-CreateRepositoryResult = result("CreateRepositoryResult", RepositoryPayload)
+CreateRepositoryResult: TypeAlias = Annotated[
+    RepositoryPayload | ExpectedError, strawberry.union("CreateRepositoryResult")
+]
 
 
 @strawberry.type
@@ -110,4 +121,4 @@ class SpawnSessionPayload:
     queued_prompt_id: strawberry.ID | None
 
 
-SpawnSessionResult = result("SpawnSessionResult", SpawnSessionPayload)
+SpawnSessionResult: TypeAlias = Annotated[SpawnSessionPayload | ExpectedError, strawberry.union("SpawnSessionResult")]

@@ -13,6 +13,7 @@ from kandev.domain.sessions import MessageOrder, encode_message_cursor
 from kandev.schema.columns import column
 from kandev.schema.context import Info
 from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState
+from kandev.schema.fields import described
 
 
 @strawberry.type(description="One prompt and the agent's response to it.")
@@ -104,11 +105,9 @@ class Session:
         rows = await info.context.services.sessions.turns(self.record.id)
         return [Turn(record=TurnRecord.of(t)) for t in rows]
 
-    @strawberry.field(
-        description=(
-            "The transcript, oldest first unless `order` is DESC. Page on with `after` (a cursor from this "
-            "listing, same order and filters); `last` takes the final N of the ordering instead."
-        )
+    @described(
+        "The transcript, oldest first unless `order` is DESC. Page on with `after` (a cursor from this "
+        "listing, same order and filters); `last` takes the final N of the ordering instead."
     )
     async def messages(
         self,
@@ -150,20 +149,19 @@ class Session:
             page_info=MessagePageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),
         )
 
-    @strawberry.field(description="The MCP tool names this session's agent currently has (its profile).")
+    @described("The MCP tool names this session's agent currently has (its profile).")
     async def mcp_tools(self, info: Info) -> list[str]:
         return await info.context.services.sessions.mcp_tools(self.record.id)
 
-    @strawberry.field(
-        description=(
-            "The capability groups of the session's MCP profile (user-question, parent-question, task-title, "
-            "github-pr, gitlab-mr), from its purpose, autopilot, parent, title ownership and repositories."
-        )
+    @described(
+        "The capability groups of the session's MCP profile (user-question, parent-question, task-title, "
+        "github-pr, gitlab-mr), from its purpose, autopilot, parent, title ownership and repositories."
     )
     async def mcp_capabilities(self, info: Info) -> list[str]:
-        return (await info.context.services.sessions.mcp_profile(self.record.id)).to_json()["capabilities"]
+        profile = await info.context.services.sessions.mcp_profile(self.record.id)
+        return sorted(c.value for c in profile.capabilities)
 
-    @strawberry.field(description="Prompts waiting their turn, in delivery order.")
+    @described("Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:
         rows = await info.context.services.sessions.queued_prompts(self.record.id)
         return [

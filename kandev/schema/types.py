@@ -17,6 +17,7 @@ from kandev.models import Workspace as WorkspaceRow
 from kandev.schema.columns import column
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
+from kandev.schema.fields import described
 from kandev.schema.session_types import Session
 
 if TYPE_CHECKING:
@@ -55,12 +56,12 @@ class WorkflowStep:
         description="At most this many tasks may be moved into the step by hand; null: no limit.",
     )
 
-    @strawberry.field(
-        description="Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
+    @described(
+        "Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
         "each a list of actions {type, ...}."
     )
     def events(self) -> JSON:
-        return dict(self.row.events or {})
+        return JSON(dict(self.row.events or {}))
 
 
 @strawberry.type(description="An ordered set of steps that tasks move through.")
@@ -80,7 +81,7 @@ class Workflow:
         steps = await info.context.loaders.steps_by_workflow.load(self.row.id)
         return [WorkflowStep(row=s) for s in steps]
 
-    @strawberry.field(description="Configuration problems, e.g. steps that would move a task around forever.")
+    @described("Configuration problems, e.g. steps that would move a task around forever.")
     async def warnings(self, info: Info) -> list[str]:
         return loop_warnings(await info.context.loaders.steps_by_workflow.load(self.row.id))
 
@@ -128,12 +129,12 @@ class Task:
         step = await self._loaders(info).step.load(self.record.workflow_step_id)
         return WorkflowStep(row=step) if step else None
 
-    @strawberry.field(description="What the task waits on; NONE when nothing.")
+    @described("What the task waits on; NONE when nothing.")
     async def pending_action(self, info: Info) -> PendingAction:
         return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
 
-    @strawberry.field(
-        description="How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
+    @described(
+        "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
         "null once a later turn completes, or when none failed."
     )
     async def last_turn_error(self, info: Info) -> TurnError | None:
@@ -142,20 +143,20 @@ class Task:
             return None
         return TurnError(message=turn.error or "the turn failed", stop_reason=turn.stop_reason, ended_at=turn.ended_at)
 
-    @strawberry.field(description="The direct parent task, if any.")
+    @described("The direct parent task, if any.")
     async def parent(self, info: Info) -> Task | None:
         if not self.record.parent_id:
             return None
         return Task(record=await info.context.services.tasks.get(self.record.parent_id))
 
-    @strawberry.field(description="Direct subtasks (live, not archived), newest first.")
+    @described("Direct subtasks (live, not archived), newest first.")
     async def children(self, info: Info, first: int = 100) -> list[Task]:
         page = await info.context.services.tasks.list(
             self.record.workspace_id, TaskFilter(parent_id=self.record.id), first=first
         )
         return [Task(record=r) for r in page.records]
 
-    @strawberry.field(description="The question this autopilot child waits on its parent for, if any.")
+    @described("The question this autopilot child waits on its parent for, if any.")
     async def pending_parent_question(
         self, info: Info
     ) -> Annotated[ParentQuestion, strawberry.lazy("kandev.schema.workflow_engine_types")] | None:
@@ -164,7 +165,7 @@ class Task:
         row = await self._loaders(info).pending_parent_question.load(self.record.id)
         return ParentQuestion(row=row) if row else None
 
-    @strawberry.field(description="The task's sessions, primary first; `only` picks one by id.")
+    @described("The task's sessions, primary first; `only` picks one by id.")
     async def sessions(self, info: Info, only: strawberry.ID | None = None) -> list[Session]:
         if self.record.deleted_at is not None:
             return []
@@ -180,17 +181,17 @@ class Task:
         description="Why the task is BLOCKED, naming the dependency at fault; null otherwise.",
     )
 
-    @strawberry.field(description="The tasks this one waits on: it starts once every one of them COMPLETED.")
+    @described("The tasks this one waits on: it starts once every one of them COMPLETED.")
     async def blocked_by(self, info: Info) -> list[Task]:
         records = await self._loaders(info).blockers_by_task.load(self.record.id)
         return [Task(record=r, loaders=self.loaders) for r in records]
 
-    @strawberry.field(description="The tasks waiting on this one.")
+    @described("The tasks waiting on this one.")
     async def blocking(self, info: Info) -> list[Task]:
         records = await self._loaders(info).dependents_by_task.load(self.record.id)
         return [Task(record=r, loaders=self.loaders) for r in records]
 
-    @strawberry.field(description="The start recorded to fire once every dependency completed, if any.")
+    @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
         launch = self.record.deferred_launch
         if launch is None:

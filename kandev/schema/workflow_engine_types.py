@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, TypeAlias
 
 import strawberry
 from strawberry.scalars import JSON
@@ -10,7 +11,8 @@ from strawberry.scalars import JSON
 from kandev.models import Clarification as ClarificationRow
 from kandev.models import ParentQuestion as ParentQuestionRow
 from kandev.schema.columns import column
-from kandev.schema.payloads import result
+from kandev.schema.errors import ExpectedError
+from kandev.schema.fields import described
 from kandev.schema.session_types import Session
 
 
@@ -23,16 +25,16 @@ class Clarification:
     session_id: strawberry.ID = column("session_id", strawberry.ID)
     turn_id: strawberry.ID | None = column("turn_id", strawberry.ID | None)
 
-    @strawberry.field(description="[{id, prompt, title?, options?: [{label, description?}]}]")
+    @described("[{id, prompt, title?, options?: [{label, description?}]}]")
     def questions(self) -> JSON:
-        return list(self.row.questions)
+        return JSON(list(self.row.questions))
 
     context: str = column("context", str)
     state: str = column("state", str, description="PENDING, ANSWERED, REJECTED, EXPIRED or CANCELLED.")
 
     @strawberry.field
     def answers(self) -> JSON:
-        return list(self.row.answers)
+        return JSON(list(self.row.answers))
 
     detached: bool = column(
         "detached", bool, description="The asking turn was paused without an answer; answering resumes the session."
@@ -106,11 +108,21 @@ class MarkStepCompletePayload:
     session: Session
 
 
-AskUserQuestionResult = result("AskUserQuestionResult", ClarificationPayload)
-AnswerClarificationResult = result("AnswerClarificationResult", ClarificationPayload)
-RejectClarificationResult = result("RejectClarificationResult", ClarificationPayload)
-SignalStepCompleteResult = result("SignalStepCompleteResult", SignalStepCompletePayload)
-MarkStepCompleteResult = result("MarkStepCompleteResult", MarkStepCompletePayload)
+AskUserQuestionResult: TypeAlias = Annotated[
+    ClarificationPayload | ExpectedError, strawberry.union("AskUserQuestionResult")
+]
+AnswerClarificationResult: TypeAlias = Annotated[
+    ClarificationPayload | ExpectedError, strawberry.union("AnswerClarificationResult")
+]
+RejectClarificationResult: TypeAlias = Annotated[
+    ClarificationPayload | ExpectedError, strawberry.union("RejectClarificationResult")
+]
+SignalStepCompleteResult: TypeAlias = Annotated[
+    SignalStepCompletePayload | ExpectedError, strawberry.union("SignalStepCompleteResult")
+]
+MarkStepCompleteResult: TypeAlias = Annotated[
+    MarkStepCompletePayload | ExpectedError, strawberry.union("MarkStepCompleteResult")
+]
 
 
 @strawberry.type(description="An autopilot child's question to its direct parent.")
@@ -124,7 +136,7 @@ class ParentQuestion:
 
     @strawberry.field
     def questions(self) -> JSON:
-        return list(self.row.questions)
+        return JSON(list(self.row.questions))
 
     context: str = column("context", str)
     status: str = column("state", str, description="PENDING, ANSWERED, SUPERSEDED or STALE.")
@@ -141,4 +153,6 @@ class AskParentQuestionPayload:
     status: str
 
 
-AskParentQuestionResult = result("AskParentQuestionResult", AskParentQuestionPayload)
+AskParentQuestionResult: TypeAlias = Annotated[
+    AskParentQuestionPayload | ExpectedError, strawberry.union("AskParentQuestionResult")
+]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Annotated, TypeAlias
 
 import strawberry
 
-from kandev.schema.payloads import result
+from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Task
 
 
@@ -100,6 +101,12 @@ class UpdateRepositoryBaseBranchPayload:
     previous_base_branch: str | None
 
 
-AddWorkspaceSourcesResult = result("AddWorkspaceSourcesResult", AddWorkspaceSourcesPayload)
-AddBranchToTaskResult = result("AddBranchToTaskResult", AddBranchToTaskPayload)
-UpdateRepositoryBaseBranchResult = result("UpdateRepositoryBaseBranchResult", UpdateRepositoryBaseBranchPayload)
+AddWorkspaceSourcesResult: TypeAlias = Annotated[
+    AddWorkspaceSourcesPayload | ExpectedError, strawberry.union("AddWorkspaceSourcesResult")
+]
+AddBranchToTaskResult: TypeAlias = Annotated[
+    AddBranchToTaskPayload | ExpectedError, strawberry.union("AddBranchToTaskResult")
+]
+UpdateRepositoryBaseBranchResult: TypeAlias = Annotated[
+    UpdateRepositoryBaseBranchPayload | ExpectedError, strawberry.union("UpdateRepositoryBaseBranchResult")
+]
