@@ -66,27 +66,29 @@ def _where(path: Iterable[Any]) -> str:
 def _describe(error: SchemaError) -> str:
     where = _where(error.absolute_path)
     field = f"field '{where}'" if where else "the arguments"
-    keyword = error.validator
+    # jsonschema types these as possibly Unset; a raised error always has them.
+    keyword: Any = error.validator
+    value: Any = error.validator_value
+    schema: Any = error.schema
+    instance: Any = error.instance
     if keyword == "required":
-        present = error.instance if isinstance(error.instance, dict) else {}
-        missing = [name for name in error.validator_value if name not in present]
+        present = instance if isinstance(instance, dict) else {}
+        missing = [name for name in value if name not in present]
         inside = f" in '{where}'" if where else ""
         return f"missing required field{'s' if len(missing) > 1 else ''}{inside}: {', '.join(missing)}"
     if keyword == "additionalProperties":
-        allowed = set((error.schema.get("properties") or {}).keys())
-        extra = [k for k in (error.instance or {}) if k not in allowed]
+        allowed = set((schema.get("properties") or {}).keys())
+        extra = [k for k in (instance or {}) if k not in allowed]
         names = [k for k in extra if _SAFE_NAME.match(k)]
         shown = ", ".join(names) if len(names) == len(extra) else f"{len(extra)} unnamed field(s)"
         return f"unknown field{'s' if len(extra) > 1 else ''}{' in ' + repr(where) if where else ''}: {shown}"
     if keyword == "type":
-        expected = error.validator_value
-        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        expected = " or ".join(value) if isinstance(value, list) else value
         return f"{field} must be of type {expected}"
     if keyword == "enum":
-        allowed = ", ".join(str(v) for v in error.validator_value)
-        return f"{field} must be one of: {allowed}"
+        return f"{field} must be one of: {', '.join(str(v) for v in value)}"
     if keyword in _CONSTRAINTS:
-        return f"{field} {_CONSTRAINTS[keyword]} ({keyword} {error.validator_value})"
+        return f"{field} {_CONSTRAINTS[keyword]} ({keyword} {value})"
     if keyword == "range":
         return f"{field} is out of range ({INT_MIN} to {INT_MAX})"
     return f"{field} is not valid ({keyword})"
@@ -95,7 +97,8 @@ def _describe(error: SchemaError) -> str:
 def _discriminated(error: SchemaError) -> list[SchemaError] | str:
     """For a oneOf/anyOf over object variants told apart by a `const` field: the errors of the variant
     the instance names, or a sentence listing the allowed names when it names none."""
-    branches: dict[int, list[SchemaError]] = {}
+    branches: dict[Any, list[SchemaError]] = {}
+    variants: Any = error.validator_value
     for sub in error.context or []:
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     named = [i for i, subs in branches.items() if not any(s.validator == "const" for s in subs)]
@@ -103,7 +106,7 @@ def _discriminated(error: SchemaError) -> list[SchemaError] | str:
         return branches[named[0]]
     keys = {
         key: prop["const"]
-        for variant in error.validator_value
+        for variant in variants
         for key, prop in (variant.get("properties") or {}).items()
         if isinstance(prop, dict) and "const" in prop
     }
@@ -114,7 +117,7 @@ def _discriminated(error: SchemaError) -> list[SchemaError] | str:
         return f"missing required field{' in ' + repr(where) if where else ''}: {next(iter(keys))}"
     if not named and len(keys) == 1:
         key = next(iter(keys))
-        values = [v.get("properties", {}).get(key, {}).get("const") for v in error.validator_value]
+        values = [v.get("properties", {}).get(key, {}).get("const") for v in variants]
         where = _where([*error.absolute_path, key])
         return f"field '{where}' must be one of: {', '.join(str(v) for v in values)}"
     return [error]
