@@ -20,9 +20,9 @@ from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
-from kandev.domain.bootstrap import bootstrap
+from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.events import EventBus, session_channel
 from kandev.migrations import upgrade_to_head
 from kandev.models import Turn

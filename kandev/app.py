@@ -29,9 +29,9 @@ from kandev import metrics
 from kandev.api import schema
 from kandev.authentication import authenticate
 from kandev.config import Settings
-from kandev.domain.access_tokens import bearer
+from kandev.domain.access.session_tokens import is_session_credential
+from kandev.domain.access.tokens import bearer
 from kandev.domain.context import Principal
-from kandev.domain.session_tokens import is_session_credential
 from kandev.http_guard import HttpGuard
 from kandev.jobs.liveness import worker_report
 from kandev.log_redaction import install_log_redaction

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Literal
 from redis.exceptions import RedisError
 
 from kandev import session_access
-from kandev.domain.access_tokens import bearer, hash_token, principal_for_token
+from kandev.domain.access.session_grants import session_principal
+from kandev.domain.access.session_tokens import claimed_session, is_session_credential
+from kandev.domain.access.tokens import bearer, hash_token, principal_for_token
 from kandev.domain.context import Principal
-from kandev.domain.session_grants import session_principal
-from kandev.domain.session_tokens import claimed_session, is_session_credential
 
 if TYPE_CHECKING:
     from kandev.state import AppState

@@ -259,8 +259,8 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
     user in place); a domain error becomes one line on stderr and exit status 2."""
     import asyncio
 
+    from kandev.domain.access.users import prepare_users
     from kandev.domain.errors import DomainError, NotFoundError
-    from kandev.domain.users import prepare_users
     from kandev.migrations import upgrade_to_head
     from kandev.state import SYSTEM, provide_services
 
@@ -296,7 +296,7 @@ def user_create(
     admin: bool = typer.Option(False, "--admin", help="Let the user define what the machine runs."),
 ) -> None:
     """Create a user. Only admins set agent commands, env and kinds, executor and server-wide profiles."""
-    from kandev.domain.users import create_user
+    from kandev.domain.access.users import create_user
 
     user = _run(lambda db: create_user(db, login, admin=admin))
     typer.echo(f"created user {user.login}{' (admin)' if user.admin else ''}")
@@ -308,7 +308,7 @@ def user_update(
     admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
 ) -> None:
     """Grant (--admin) or withdraw (--no-admin) admin; it applies from the user's next request."""
-    from kandev.domain.users import update_user
+    from kandev.domain.access.users import update_user
 
     user = _run(lambda db: update_user(db, login, admin=admin))
     typer.echo(f"user {user.login} is {'an admin' if user.admin else 'not an admin'}")
@@ -326,7 +326,7 @@ def token_create(
     ),
 ) -> None:
     """Create a personal access token for an existing user and print it once; only its hash is stored."""
-    from kandev.domain.access_tokens import create_token, token_owner
+    from kandev.domain.access.tokens import create_token, token_owner
 
     async def create(db: Database) -> str:
         login = token_owner(user, auth=load_settings().auth)
@@ -340,7 +340,7 @@ def token_list(
     user: str | None = typer.Option(None, "--user", metavar="LOGIN", help="Only this user's tokens."),
 ) -> None:
     """List tokens (id, name, user, created, last used, revoked); token values are never shown."""
-    from kandev.domain.access_tokens import list_tokens
+    from kandev.domain.access.tokens import list_tokens
 
     rows = _run(lambda db: list_tokens(db, user))
     typer.echo("ID\tNAME\tUSER\tCREATED\tLAST USED\tREVOKED")
@@ -354,7 +354,7 @@ def token_revoke(
     token_id: str = typer.Argument(..., metavar="TOKEN_ID", help="The token's id, from `kandev token list`."),
 ) -> None:
     """Revoke a token: every later request presenting it is refused."""
-    from kandev.domain.access_tokens import revoke_token
+    from kandev.domain.access.tokens import revoke_token
 
     row = _run(lambda db: revoke_token(db, token_id))
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")

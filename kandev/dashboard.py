@@ -132,7 +132,7 @@ class DashboardGuard:
 def token_verifier(database_url: str) -> Verify:
     """Checks a personal access token against the database (one short-lived engine per check)."""
     from kandev.db import Database
-    from kandev.domain.access_tokens import principal_for_token
+    from kandev.domain.access.tokens import principal_for_token
 
     async def check(token: str) -> Principal | None:
         db = Database(database_url, pooled=False)

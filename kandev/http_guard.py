@@ -16,7 +16,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kandev.config import Settings
-from kandev.domain.session_tokens import is_session_credential as is_session_token
+from kandev.domain.access.session_tokens import is_session_credential as is_session_token
 
 WEBHOOK_BODY_LIMIT = 1024 * 1024
 # Authenticated by their own secret or signature, posted by services that send no browser Origin and

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
-from kandev.domain.bootstrap import bootstrap
+from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus

@@ -18,7 +18,7 @@ from kandev.api import schema
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
-from kandev.domain.bootstrap import bootstrap
+from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
 from kandev.events import EventBus

@@ -5,28 +5,28 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from kandev.domain.access_tokens import AccessTokenService
-from kandev.domain.agent_profiles import AgentProfileService
-from kandev.domain.clarifications import ClarificationService
+from kandev.domain.access.tokens import AccessTokenService
 from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.dependencies import DependencyService
-from kandev.domain.engine import after_task_state_change
-from kandev.domain.executor_profiles import ExecutorProfileService
 from kandev.domain.lookups import Lookups
-from kandev.domain.parent_questions import ParentQuestionService
-from kandev.domain.permissions import PermissionService
-from kandev.domain.repositories import RepositoryService
-from kandev.domain.rich_output import RichOutputService
-from kandev.domain.secrets import SecretService
-from kandev.domain.session_ends import complete_task_sessions
-from kandev.domain.sessions import SessionService
-from kandev.domain.signals import SignalService
-from kandev.domain.starts import check_start, start_agent
-from kandev.domain.tasks import TaskService
-from kandev.domain.titles import TitleService
-from kandev.domain.workflows import WorkflowService
-from kandev.domain.workspace_sources import WorkspaceSourceService
-from kandev.domain.workspaces import WorkspaceService
+from kandev.domain.sessions.clarifications import ClarificationService
+from kandev.domain.sessions.ends import complete_task_sessions
+from kandev.domain.sessions.parent_questions import ParentQuestionService
+from kandev.domain.sessions.permissions import PermissionService
+from kandev.domain.sessions.rich_output import RichOutputService
+from kandev.domain.sessions.service import SessionService
+from kandev.domain.tasks.dependencies import DependencyService
+from kandev.domain.tasks.service import TaskService
+from kandev.domain.tasks.titles import TitleService
+from kandev.domain.workflow.engine import after_task_state_change
+from kandev.domain.workflow.service import WorkflowService
+from kandev.domain.workflow.signals import SignalService
+from kandev.domain.workflow.starts import check_start, start_agent
+from kandev.domain.workspace.agent_profiles import AgentProfileService
+from kandev.domain.workspace.executor_profiles import ExecutorProfileService
+from kandev.domain.workspace.repositories import RepositoryService
+from kandev.domain.workspace.secrets import SecretService
+from kandev.domain.workspace.service import WorkspaceService
+from kandev.domain.workspace.sources import WorkspaceSourceService
 
 
 class WorkflowHooks:

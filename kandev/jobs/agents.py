@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 
-from kandev.domain.access_tokens import hash_token
-from kandev.domain.prompts import is_terminal
+from kandev.domain.access.tokens import hash_token
+from kandev.domain.sessions.prompts import is_terminal
 from kandev.jobs.queues import agent_key
 from kandev.models import Session, SessionToken, Turn
 from kandev.runtime.base import AgentUpdate, PermissionHandler, PermissionRequest, UpdateHandler
 
 if TYPE_CHECKING:
     from kandev.domain.context import ServiceContext
-    from kandev.domain.turn_setup import TurnSetup
+    from kandev.domain.sessions.turn_setup import TurnSetup
     from kandev.runtime.acp_adapter import AcpRuntime
 
 log = logging.getLogger("kandev.agents")

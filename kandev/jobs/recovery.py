@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from kandev.config import Settings
-from kandev.domain.turns import reap_expired_turns, sessions_with_pending_work
+from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
 from kandev.state import SYSTEM, provide_services
 
 log = logging.getLogger("kandev.recovery")

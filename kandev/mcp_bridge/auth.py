@@ -13,7 +13,7 @@ from mcp_types import INVALID_REQUEST
 from starlette.responses import Response
 
 from kandev.authentication import SessionCallers, authenticate
-from kandev.domain.session_grants import SessionPrincipal
+from kandev.domain.access.session_grants import SessionPrincipal
 from kandev.mcp_bridge.surface import Endpoint, McpCaller
 
 if TYPE_CHECKING:

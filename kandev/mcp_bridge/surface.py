@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 from mcp import types
 
 from kandev.domain.context import Principal
-from kandev.domain.profiles import McpProfile
+from kandev.domain.sessions.tool_profiles import McpProfile
 
 Endpoint = Literal["session", "external"]
 

@@ -13,11 +13,11 @@ from mcp import types
 
 from kandev.arguments import argument_errors
 from kandev.contract import OperationFailed, Refused, run
+from kandev.domain.access.session_grants import SessionPrincipal
 from kandev.domain.context import Principal
 from kandev.domain.errors import DomainError, NotFoundError
-from kandev.domain.profiles import EXTERNAL_PROFILE, McpProfile
-from kandev.domain.secrets import session_secret_values
-from kandev.domain.session_grants import SessionPrincipal
+from kandev.domain.sessions.tool_profiles import EXTERNAL_PROFILE, McpProfile
+from kandev.domain.workspace.secrets import session_secret_values
 from kandev.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec
 from kandev.mcp_bridge.surface import McpCaller

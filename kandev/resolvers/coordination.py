@@ -7,7 +7,7 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.domain.records import SessionRecord
-from kandev.domain.sessions import spawn_session as spawn
+from kandev.domain.sessions.service import spawn_session as spawn
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
 from kandev.schema.errors import ExpectedError

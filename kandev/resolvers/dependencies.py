@@ -5,8 +5,8 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.dependencies import DependencyChange
 from kandev.domain.records import MessageRecord
+from kandev.domain.tasks.dependencies import DependencyChange
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
 from kandev.schema.dependency_types import (

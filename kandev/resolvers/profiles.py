@@ -6,8 +6,8 @@ from typing import Any
 
 import strawberry
 
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.errors import ValidationError
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models.enums import AgentKind as StoredKind
 from kandev.models.enums import ExecutorKind as StoredExecutorKind
 from kandev.models.enums import PermissionPolicy as StoredPolicy

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from kandev.domain.records import SessionRecord
-from kandev.domain.sessions import Delivery, DeliveryMode, StopResult
+from kandev.domain.sessions.service import Delivery, DeliveryMode, StopResult
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
 from kandev.schema.inputs import SendMessageInput, StartTaskInput

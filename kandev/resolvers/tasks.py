@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from kandev.domain.records import TaskRecord
-from kandev.domain.tasks import CreatedTask, TaskFilter
+from kandev.domain.tasks.service import CreatedTask, TaskFilter
 from kandev.models.enums import PendingAction as StoredPendingAction
 from kandev.models.enums import TaskState as StoredTaskState
 from kandev.resolvers.common import attempt, optional_id

@@ -6,9 +6,9 @@ from datetime import datetime
 
 import strawberry
 
-from kandev.domain.clarifications import Answer
-from kandev.domain.parent_questions import Asked
 from kandev.domain.records import SessionRecord
+from kandev.domain.sessions.clarifications import Answer
+from kandev.domain.sessions.parent_questions import Asked
 from kandev.models import Clarification as ClarificationRow
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
@@ -79,7 +79,7 @@ async def reject_clarification(info: Info, clarification_id: strawberry.ID) -> R
 
 
 def _questions(input: AskUserQuestionInput) -> list[dict[str, object]]:
-    """The input as plain data; the rules on it are the domain's (kandev.domain.questions)."""
+    """The input as plain data; the rules on it are the domain's (kandev.domain.sessions.questions)."""
     items: list[dict[str, object]] = []
     for question in input.questions:
         item: dict[str, object] = {"prompt": question.prompt}

@@ -7,7 +7,7 @@ from typing import Any
 
 import strawberry
 
-from kandev.domain.workflows import MISSING, SavedWorkflow, StepFields
+from kandev.domain.workflow.service import MISSING, SavedWorkflow, StepFields
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
 from kandev.schema.types import Workflow, WorkflowStep

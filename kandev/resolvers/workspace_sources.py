@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
-from kandev.domain.workspace_sources import AdoptedSource, SourceRequest, SourcesResult
+from kandev.domain.workspace.sources import AdoptedSource, SourceRequest, SourcesResult
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
 from kandev.schema.types import Task

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from kandev.domain.services import Services
-from kandev.domain.workspace_sources import SourceRequest
+from kandev.domain.workspace.sources import SourceRequest
 from kandev.rest.common import check_body, endpoint, json_object, task_json
 
 

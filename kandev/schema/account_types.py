@@ -7,7 +7,7 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
-from kandev.domain.access_tokens import TokenInfo
+from kandev.domain.access.tokens import TokenInfo
 from kandev.schema.columns import column
 from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Workspace

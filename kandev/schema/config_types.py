@@ -7,8 +7,8 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.agent_profiles import missing_command, visible_env
-from kandev.domain.permissions import agent_pending_id
+from kandev.domain.sessions.permissions import agent_pending_id
+from kandev.domain.workspace.agent_profiles import missing_command, visible_env
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import ExecutorProfile as ExecutorProfileRow
 from kandev.models import PermissionRequest as PermissionRow

@@ -7,10 +7,10 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.dependencies import MAX_BLOCKERS
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.dependencies import MAX_BLOCKERS
+from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
+from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.schema.declare import arg, argument
 from kandev.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
 

@@ -9,7 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
-from kandev.domain.sessions import MessageOrder, encode_message_cursor
+from kandev.domain.sessions.service import MessageOrder, encode_message_cursor
 from kandev.schema.columns import column
 from kandev.schema.context import Info
 from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState

@@ -9,8 +9,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.records import SessionRecord, TaskRecord
-from kandev.domain.tasks import TaskFilter
-from kandev.domain.workflow_rules import loop_warnings
+from kandev.domain.tasks.service import TaskFilter
+from kandev.domain.workflow.rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow

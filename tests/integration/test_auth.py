@@ -14,8 +14,8 @@ from websockets.exceptions import ConnectionClosed
 
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import create_token, revoke_token
-from kandev.domain.users import create_user
+from kandev.domain.access.tokens import create_token, revoke_token
+from kandev.domain.access.users import create_user
 from kandev.models import AccessToken
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL, GraphQLWebSocket

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from kandev.cli import app
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import principal_for_token
+from kandev.domain.access.tokens import principal_for_token
 from kandev.domain.context import Principal
 from kandev.models import AccessToken, User
 

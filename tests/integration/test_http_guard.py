@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Task
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL

@@ -6,7 +6,7 @@ import httpx
 import redis.asyncio as aioredis
 
 from kandev import metrics
-from kandev.domain.access_tokens import create_token
+from kandev.domain.access.tokens import create_token
 from tests.support.factories import settings_for
 from tests.support.server import running_server
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.events import task_channel
 
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.errors import ConflictError
-from kandev.domain.turns import claim_turn, finish_turn
+from kandev.domain.sessions.turns import claim_turn, finish_turn
 from kandev.models import ParentQuestion, QueuedPrompt
 from tests.integration.engine.test_parent_questions import family
 

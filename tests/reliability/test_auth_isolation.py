@@ -18,7 +18,7 @@ import pytest
 
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import create_token
+from kandev.domain.access.tokens import create_token
 from kandev.domain.services import Services
 from kandev.events import task_channel
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client

@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from kandev.config import Settings
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.factories import settings_for

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import AgentProfile
 from kandev.models.enums import AgentKind
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from kandev.db import Database
-from kandev.domain.access_tokens import hash_token
+from kandev.domain.access.session_tokens import mint_session_token, new_token
+from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import ServiceContext
-from kandev.domain.session_tokens import mint_session_token, new_token
 from kandev.models import SessionToken
 from kandev.models.base import new_id
 

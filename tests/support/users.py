@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from kandev.domain.access.users import create_user
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
-from kandev.domain.users import create_user
 
 
 async def services_as(services: Services, login: str, *, admin: bool = False) -> Services:

@@ -7,8 +7,8 @@ from typing import Any
 from sqlalchemy import update
 
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workflows import StepFields
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workflow.service import StepFields
 from kandev.models import WorkflowStep
 
 

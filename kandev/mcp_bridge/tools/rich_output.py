@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain import rich_output as limits
+from kandev.domain.sessions import rich_output as limits
 from kandev.mcp_bridge.catalogue import ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kandev.domain.errors import NotFoundError
-from kandev.domain.sessions import decode_message_cursor
+from kandev.domain.sessions.service import decode_message_cursor
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, SESSION, TASK_ID, task_id_of
 from kandev.models.enums import MessageKind

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kandev.domain.clarifications import ANSWERED, REJECTED, render_answers
+from kandev.domain.sessions.clarifications import ANSWERED, REJECTED, render_answers
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
 

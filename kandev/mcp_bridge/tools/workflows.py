@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.workflow_rules import ACTION_FIELDS, EVENT_ACTIONS
+from kandev.domain.workflow.rules import ACTION_FIELDS, EVENT_ACTIONS
 from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, STEP
 

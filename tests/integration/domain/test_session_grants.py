@@ -3,9 +3,9 @@ session, its task and the task's workspace, with the session's tool profile; any
 
 from __future__ import annotations
 
-from kandev.domain.profiles import McpProfile
-from kandev.domain.session_grants import SESSION_LOGIN, SessionPrincipal, session_principal
-from kandev.domain.tasks import CreateTask
+from kandev.domain.access.session_grants import SESSION_LOGIN, SessionPrincipal, session_principal
+from kandev.domain.sessions.tool_profiles import McpProfile
+from kandev.domain.tasks.service import CreateTask
 from tests.support.session_tokens import launch_token
 
 

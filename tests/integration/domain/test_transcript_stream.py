@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.transcript_stream import TranscriptStream
-from kandev.domain.turns import claim_turn
+from kandev.domain.sessions.transcript_stream import TranscriptStream
+from kandev.domain.sessions.turns import claim_turn
 from kandev.events import session_channel
 from kandev.models import Message
 from kandev.runtime.base import REDACTED, AgentUpdate

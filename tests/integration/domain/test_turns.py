@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turns import claim_turn, fail_session_launch, finish_turn
+from kandev.domain.sessions.turns import claim_turn, fail_session_launch, finish_turn
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Message, WorkflowStep
 from kandev.models.enums import TaskState
 from tests.support.workflows import steps_by_name
@@ -96,7 +96,7 @@ async def test_a_failed_turn_leaves_the_task_waiting_with_its_error_until_a_late
 async def test_stopping_and_interrupting_a_running_turn_leave_a_system_message_naming_who(services, db, workspace_id):
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Busy"))).task
     session_id, _ = await claimed_turn(services, task.id)
-    from kandev.domain.sessions import DeliveryMode
+    from kandev.domain.sessions.service import DeliveryMode
 
     await services.sessions.send_message(task.id, "change of plan", delivery_mode=DeliveryMode.INTERRUPT)
     await services.sessions.stop_task(task.id)  # the turn is already flagged: no second note for it

@@ -8,7 +8,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Message, QueuedPrompt, StepTransition
 from tests.support.watch import watching
 
@@ -38,7 +38,7 @@ async def test_the_scripted_agents_tool_directive_calls_kandev_over_mcp(live, se
 async def test_a_three_step_workflow_with_two_gated_steps_runs_to_the_end_on_agent_signals(
     live, services, bus, db, workspace_id
 ):
-    from kandev.domain.workflows import add_workflow
+    from kandev.domain.workflow.service import add_workflow
 
     design = '/say designing\n/tool step_complete_kandev {"summary": "designed"}'
     build = '/say building\n/tool step_complete_kandev {"summary": "built"}'

@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import func, select
 
 from kandev.db import Database
-from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.events import task_channel
 from kandev.models import Message, ParentQuestion, QueuedPrompt, Turn
 from tests.integration.e2e.conftest import LiveSystem

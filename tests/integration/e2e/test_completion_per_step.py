@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.errors import ConflictError
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workflows import add_workflow
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workflow.service import add_workflow
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from tests.support.watch import watching
 
 pytestmark = pytest.mark.slow

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from kandev.config import Settings
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models.enums import AgentKind
 from kandev.runtime.process import keeper_available
 from tests.integration.test_serve import wait_healthy

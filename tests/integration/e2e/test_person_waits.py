@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.clarifications import Answer
+from kandev.domain.sessions.clarifications import Answer
 from kandev.models import Message
 from tests.support.factories import started_task
 from tests.support.processes import alive, descendants, wait_gone

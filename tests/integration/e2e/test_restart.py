@@ -8,7 +8,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Message, QueuedPrompt
 from tests.support.server import running_server
 from tests.support.watch import watching

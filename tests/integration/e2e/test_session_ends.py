@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
-from kandev.domain.workflows import final_step_of
+from kandev.domain.workflow.service import final_step_of
 from kandev.models import Message, QueuedPrompt, Session, SessionToken, Task
 from tests.integration.jobs.test_session_tokens import REFUSED, live_system, spied_task
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client, refusal

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, update
 
-from kandev.domain.agent_profiles import AgentProfileFields
 from kandev.domain.errors import AutopilotNeedsMcpError
-from kandev.domain.sessions import spawn_session
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turns import claim_turn, finish_turn
+from kandev.domain.sessions.service import spawn_session
+from kandev.domain.sessions.turns import claim_turn, finish_turn
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task, WorkflowStep
 from tests.integration.engine.conftest import as_agent, history, messages
 from tests.support.factories import new_agent_profile

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.clarifications import Answer
-from kandev.domain.tasks import CreateTask
+from kandev.domain.sessions.clarifications import Answer
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Clarification, QueuedPrompt, Turn
 from kandev.models.base import new_id, utcnow
 from tests.integration.engine.conftest import as_agent, messages

@@ -7,8 +7,8 @@ import redis.asyncio as aioredis
 
 from kandev import metrics
 from kandev.domain.errors import ConflictError
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workflows import MISSING, StepFields
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workflow.service import MISSING, StepFields
 from kandev.models import Session, Task, WorkflowStep
 from tests.integration.engine.conftest import as_agent, gate_in_progress, history, messages
 from tests.support import factories
@@ -213,7 +213,7 @@ async def test_a_signal_from_a_turn_whose_step_the_task_left_is_step_changed_and
 async def test_the_accepted_signals_handoff_is_in_the_next_steps_context_block(
     services, settings, bus, db, workspace_id
 ):
-    from kandev.domain.agent_context import context_block, step_handoff
+    from kandev.domain.sessions.agent_context import context_block, step_handoff
 
     task_id, session_id = await halted_on_in_progress(services, settings, bus, db, workspace_id)
     agent = as_agent(services, session_id, task_id)

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.errors import ConflictError
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turns import claim_turn, fail_session_launch, finish_turn
+from kandev.domain.sessions.turns import claim_turn, fail_session_launch, finish_turn
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import ParentQuestion
 from kandev.models.enums import TaskState
 from tests.integration.engine.conftest import as_agent, messages
@@ -73,7 +73,7 @@ async def test_when_the_parent_goes_away_the_question_is_stale_and_the_child_is_
 async def test_the_parent_keeping_another_live_session_keeps_the_question_pending(services, db, workspace_id):
     f, question_id = await asked_and_waiting(services, workspace_id)
     await services.sessions.send_message(f["parent"].id, "keep going")  # still queued on the parent's session
-    from kandev.domain.sessions import spawn_session
+    from kandev.domain.sessions.service import spawn_session
 
     await spawn_session(f["parent_agent"].ctx, None, "second", None, None)
     claimed = await claim(services, f["parent_session"].id)

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import func, select
 
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turns import claim_turn, finish_turn
+from kandev.domain.sessions.turns import claim_turn, finish_turn
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import ParentQuestion, QueuedPrompt
 from tests.integration.engine.conftest import as_agent
 

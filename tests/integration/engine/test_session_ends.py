@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.errors import ConflictError
-from kandev.domain.turns import claim_turn, finish_turn
-from kandev.domain.workflows import final_step_of
+from kandev.domain.sessions.turns import claim_turn, finish_turn
+from kandev.domain.workflow.service import final_step_of
 from kandev.models import Clarification, Message, QueuedPrompt, Session, SessionToken, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TaskState

@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 from kandev.domain.context import Principal
 from kandev.domain.errors import ValidationError
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workspace_sources import SourceRequest
-from kandev.domain.workspaces import add_workspace
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.service import add_workspace
+from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Repository, TaskFolder, TaskRepository, User
 from kandev.models.base import new_id
 from tests.support.git_repos import make_repository

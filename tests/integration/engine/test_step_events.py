@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models.enums import TaskState
 from tests.integration.engine.conftest import history, messages
 from tests.support.watch import watching

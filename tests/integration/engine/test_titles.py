@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import subprocess
 
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turn_setup import prepare_turn
-from kandev.domain.turns import claim_turn
+from kandev.domain.sessions.turn_setup import prepare_turn
+from kandev.domain.sessions.turns import claim_turn
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.repositories import RepositoryChoice
 from tests.integration.engine.conftest import as_agent
 from tests.integration.jobs.test_turn_environment import make_repository
 
@@ -35,7 +35,7 @@ async def test_the_first_session_owns_the_title_and_loses_the_tool_once_it_is_se
 async def test_a_later_session_is_not_the_owner_and_a_human_rename_wins(services, workspace_id):
     task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="draft"))).task
     owner, _ = await launched(services, task.id)
-    from kandev.domain.sessions import spawn_session
+    from kandev.domain.sessions.service import spawn_session
 
     spawned = await spawn_session(as_agent(services, owner.id, task.id).ctx, None, "helper", None, None)
     result = await as_agent(services, spawned.session.id, task.id).titles.set_title("Stolen title")

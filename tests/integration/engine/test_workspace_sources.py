@@ -15,9 +15,9 @@ from kandev.domain.errors import (
     UnprocessableError,
     ValidationError,
 )
-from kandev.domain.profiles import refresh_profile
-from kandev.domain.workdirs import prepare_workdir, task_directory
-from kandev.domain.workspace_sources import SourceRequest
+from kandev.domain.sessions.tool_profiles import refresh_profile
+from kandev.domain.workspace.sources import SourceRequest
+from kandev.domain.workspace.workdirs import prepare_workdir, task_directory
 from kandev.events import tools_channel
 from kandev.models import ExecutorProfile, Repository, Session, Task, TaskFolder, TaskRepository
 from tests.integration.engine.conftest import as_agent

@@ -20,8 +20,8 @@ from sqlalchemy import select
 
 from kandev.agent_host import resolve_agent_user
 from kandev.config import Settings
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workdirs import add_worktree
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.workdirs import add_worktree
 from kandev.models import Message, Repository
 from kandev.models.enums import AgentKind
 from kandev.runtime.process import INHERITED_ENV

@@ -12,7 +12,7 @@ from rq.registry import FailedJobRegistry
 
 from kandev.db import Database
 from kandev.dispatch import TITLE_CHARS, TURN_JOB, RqDispatcher, job_title
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.jobs.queues import TURNS, get_queue
 from kandev.log_redaction import remember_secrets
 from kandev.redis_conn import sync_redis

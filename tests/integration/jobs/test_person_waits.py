@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from kandev.config import Settings
 from kandev.dispatch import DELIVER_JOB
-from kandev.domain.agent_profiles import AgentProfileFields
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy

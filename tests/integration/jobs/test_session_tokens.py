@@ -16,8 +16,8 @@ from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.sessions import DeliveryMode
-from kandev.domain.tasks import CreateTask
+from kandev.domain.sessions.service import DeliveryMode
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import SessionToken
 from kandev.models.base import Base
 from kandev.models.enums import AgentKind, PermissionPolicy

@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.events import session_channel, task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy

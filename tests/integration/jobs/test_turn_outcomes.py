@@ -14,7 +14,7 @@ from rq.registry import FailedJobRegistry
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.sessions import DeliveryMode
+from kandev.domain.sessions.service import DeliveryMode
 from kandev.jobs.queues import TURNS
 from kandev.models import Message
 from kandev.models.enums import AgentKind

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.sessions import DeliveryMode
+from kandev.domain.sessions.service import DeliveryMode
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.events import session_channel
 from kandev.models import Message, QueuedPrompt, Turn
 from tests.support.factories import new_task, settings_for

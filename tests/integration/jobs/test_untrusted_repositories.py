@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.config import Settings
-from kandev.domain.repositories import RepositoryChoice
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workspace_sources import SourceRequest
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Message
 from tests.support.factories import settings_for
 from tests.support.git_repos import git, make_repository

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from kandev.config import Settings
-from kandev.domain.agent_profiles import AgentProfileFields
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workflows import final_step_of
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workflow.service import final_step_of
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.jobs.queues import agent_key
 from tests.support.factories import settings_for, started_task
 from tests.support.processes import alive, descendants, wait_gone

@@ -9,7 +9,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Message, StepTransition, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskState

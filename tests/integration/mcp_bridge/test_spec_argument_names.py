@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.permissions import record_request
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turns import claim_turn
+from kandev.domain.sessions.permissions import record_request
+from kandev.domain.sessions.turns import claim_turn
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Clarification, PermissionRequest
 from kandev.models.base import new_id, utcnow
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.context import Principal
-from kandev.domain.profiles import McpProfile, Surface
-from kandev.domain.tasks import CreateTask
+from kandev.domain.sessions.tool_profiles import McpProfile, Surface
+from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Workflow, WorkflowStep

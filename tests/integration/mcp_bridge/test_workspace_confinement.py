@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.auth import SessionCallers, resolve_caller
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from kandev.domain.workdirs import prepare_workdir
+from kandev.domain.workspace.workdirs import prepare_workdir
 from kandev.models import Session, Task
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool
 from tests.support.factories import new_task

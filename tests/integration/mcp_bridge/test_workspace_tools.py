@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from kandev.domain.profiles import McpProfile, Surface
+from kandev.domain.sessions.tool_profiles import McpProfile, Surface
 from kandev.mcp_bridge.surface import McpCaller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.factories import settings_for

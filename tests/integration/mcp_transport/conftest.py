@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from kandev.app import create_app
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import McpCaller
 from tests.support import server as support_server

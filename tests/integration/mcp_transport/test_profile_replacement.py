@@ -6,9 +6,9 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from kandev.domain.profiles import refresh_profile
-from kandev.domain.tasks import CreateTask
-from kandev.domain.workspace_sources import SourceRequest
+from kandev.domain.sessions.tool_profiles import refresh_profile
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Session, Task
 from tests.integration.mcp_transport.conftest import ERAS, LEGACY, Notifications, mcp_client
 from tests.support import server as support_server

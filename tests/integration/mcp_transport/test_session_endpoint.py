@@ -6,8 +6,8 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from kandev.domain.access.session_tokens import PREFIX
 from kandev.domain.context import Principal
-from kandev.domain.session_tokens import PREFIX
 from kandev.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
 

@@ -13,8 +13,8 @@ from mcp.shared.exceptions import MCPError
 
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import create_token
-from kandev.domain.session_tokens import PREFIX
+from kandev.domain.access.session_tokens import PREFIX
+from kandev.domain.access.tokens import create_token
 from tests.integration.mcp_transport.conftest import ERAS, App, mcp_client, refusal
 from tests.support.factories import settings_for
 from tests.support.session_tokens import launch_token

@@ -11,7 +11,7 @@ from alembic import command
 from sqlalchemy import select
 
 from kandev.db import Database
-from kandev.domain.workflows import add_workflow
+from kandev.domain.workflow.service import add_workflow
 from kandev.migrations import alembic_config, upgrade_to_head
 from kandev.models import User, Workflow, WorkflowStep, Workspace
 from kandev.models.base import new_id, utcnow

@@ -7,7 +7,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.access_tokens import principal_for_token
+from kandev.domain.access.tokens import principal_for_token
 from kandev.models import AccessToken, Workspace
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
-from kandev.domain.turn_setup import prepare_turn
-from kandev.domain.turns import claim_turn
+from kandev.domain.sessions.turn_setup import prepare_turn
+from kandev.domain.sessions.turns import claim_turn
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import AgentProfile, Session
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import ExecutorProfile
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for

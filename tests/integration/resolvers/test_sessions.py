@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from kandev.domain.errors import ValidationError
-from kandev.domain.transcript import append_message
+from kandev.domain.sessions.transcript import append_message
 from kandev.models import QueuedPrompt, Session, StepTransition
 from tests.support.factories import gql_task
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Session, Task
 
 CREATE = """mutation($input: CreateTaskInput!) { createTask(input: $input) { __typename

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from kandev.db import Database
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
-from kandev.domain.tasks import CreateTask
+from kandev.domain.tasks.service import CreateTask
 from kandev.models import Task, Workflow, WorkflowStep
 from kandev.models.base import new_id
 from tests.conftest import GraphQLCaller

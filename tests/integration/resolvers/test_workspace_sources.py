@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kandev.domain.profiles import refresh_profile
+from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.models import Session, Task
 from tests.support.git_repos import make_repository
 

@@ -11,9 +11,9 @@ from sqlalchemy import func, select, update
 
 from kandev.config import Settings
 from kandev.db import Database
-from kandev.domain.access_tokens import create_token
-from kandev.domain.bootstrap import bootstrap
-from kandev.domain.users import create_user
+from kandev.domain.access.bootstrap import bootstrap
+from kandev.domain.access.tokens import create_token
+from kandev.domain.access.users import create_user
 from kandev.migrations import upgrade_to_head
 from kandev.models import QueuedPrompt, Session, Task
 from tests.integration.rest.conftest import rest_client

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev.domain.git import git, run_git
+from kandev.domain.workspace.git import git, run_git
 from tests.support.git_repos import make_repository
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kandev.domain.errors import ValidationError
-from kandev.domain.rich_output import resolve_presentation
+from kandev.domain.sessions.rich_output import resolve_presentation
 
 SPEC_EXAMPLE: dict[str, Any] = {
     "version": 1,
@@ -395,7 +395,7 @@ def test_metrics_with_all_fields_resolve_unchanged():
 
 
 def test_task_sessions_are_told_when_to_show_rich_output():
-    from kandev.domain.agent_context import RICH_OUTPUT_INSTRUCTION, context_block
+    from kandev.domain.sessions.agent_context import RICH_OUTPUT_INSTRUCTION, context_block
     from kandev.models import Session, Task
 
     task = Task(id="t", title="Chart it", prompt="", autopilot=False)

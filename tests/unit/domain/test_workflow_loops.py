@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kandev.domain.errors import ValidationError
-from kandev.domain.workflow_rules import clean_events, loop_warnings
-from kandev.domain.workflows import DEFAULT_KANBAN_STEPS
+from kandev.domain.workflow.rules import clean_events, loop_warnings
+from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS
 
 START = {"type": "auto_start_agent"}
 NEXT = {"type": "move_to_next"}

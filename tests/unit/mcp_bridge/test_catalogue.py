@@ -6,7 +6,7 @@ import pytest
 from graphql import parse, validate
 
 from kandev.api import schema
-from kandev.domain.profiles import CAPABILITY_TOOLS, SURFACE_TOOLS
+from kandev.domain.sessions.tool_profiles import CAPABILITY_TOOLS, SURFACE_TOOLS
 from kandev.mcp_bridge.catalogue import CATALOGUE
 from kandev.mcp_bridge.tool_surface import to_mcp_tool  # noqa: F401 - registers the tools
 

@@ -1,0 +1,109 @@
+"""The backend's context for an agent: one block before the first prompt of every ACP session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.sessions.tool_profiles import session_profile
+from kandev.models import Message, Session, StepTransition, Task, WorkflowStep
+from kandev.models.enums import MessageKind
+
+OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
+HISTORY_LIMIT = 50
+HISTORY_MESSAGE_CHARS = 2000
+RICH_OUTPUT_TOOL = "show_rich_output_kandev"
+AUTOPILOT_CONTRACT = [
+    "This task is in autopilot mode: you work on your own.",
+    "Make safe, reversible assumptions and keep going; ask only when a decision is essential and blocks "
+    "useful progress. Never ask the operator: no ask_user_question_kandev.",
+]
+AUTOPILOT_WITH_PARENT = [
+    *AUTOPILOT_CONTRACT,
+    "If you must ask, ask your direct parent task with ask_parent_question_kandev, only as the last action "
+    "of your turn, then end the turn; its answer arrives as your next prompt.",
+]
+AUTOPILOT_ROOT = [
+    *AUTOPILOT_CONTRACT,
+    "You have no parent to ask: proceed on your best judgement and disclose the assumptions you made.",
+]
+STEP_SIGNAL_INSTRUCTION = (
+    "This workflow step advances automatically only on your signal: call step_complete_kandev once, as the "
+    "last action of your turn, and only when every user request and follow-up requirement for this step is "
+    "satisfied. Do not call it on partial progress, before asking a question, or after a failure. Ending "
+    "your turn without calling it leaves the step paused for the user."
+)
+RICH_OUTPUT_INSTRUCTION = (
+    "When the user explicitly asks for a chart, graph, plot or file preview and suitable data is available, "
+    "show it with show_rich_output_kandev. Otherwise prefer plain text or Markdown (small comparisons as "
+    "Markdown tables)."
+)
+
+
+def context_block(
+    task: Task,
+    session: Session,
+    step: WorkflowStep | None,
+    extra: Sequence[str] = (),
+    handoff: str | None = None,
+) -> str:
+    lines = [
+        OPEN,
+        f"You are working on Kandev task {task.id}: {task.title}",
+        f"Session: {session.id}",
+        *extra,
+    ]
+    if step is not None:
+        lines.append(f"Workflow step: {step.name}")
+        if step.auto_advance_requires_signal:
+            lines.append(STEP_SIGNAL_INSTRUCTION)
+    if handoff and handoff.strip():
+        lines += ["Handoff from the previous step:", _unmarked(handoff.strip())]
+    if task.autopilot:
+        lines += AUTOPILOT_WITH_PARENT if task.parent_id else AUTOPILOT_ROOT
+    if task.prompt and task.prompt.strip():
+        lines += ["Task description:", task.prompt.strip()]
+    lines.append("Kandev tools are available on the MCP server named 'kandev'.")
+    if RICH_OUTPUT_TOOL in session_profile(session, task).tool_names():
+        lines.append(RICH_OUTPUT_INSTRUCTION)
+    lines.append(CLOSE)
+    return "\n".join(lines)
+
+
+def _unmarked(text: str) -> str:
+    """Agent-written text can't open or close the context block it is quoted in."""
+    return text.replace(OPEN, "<kandev context>").replace(CLOSE, "</kandev context>")
+
+
+async def step_handoff(db: AsyncSession, task: Task) -> str | None:
+    """The handoff of the accepted signal that moved the task onto its current step, if any."""
+    last = await db.scalar(
+        select(StepTransition)
+        .where(StepTransition.task_id == task.id)
+        .order_by(StepTransition.created_at.desc())
+        .limit(1)
+    )
+    if last is None or last.to_step_id != task.workflow_step_id:
+        return None
+    return (last.details or {}).get("signal_handoff")
+
+
+def resume_history(messages: Sequence[Message]) -> str:
+    """A synthesized resume prompt from the newest 50 non-empty user/agent messages, oldest first."""
+    resets = [i for i, m in enumerate(messages) if (m.data or {}).get("context_reset")]
+    if resets:
+        messages = messages[resets[-1] + 1 :]
+    kept = [m for m in messages if m.kind in (MessageKind.USER, MessageKind.AGENT) and m.text.strip()]
+    kept = kept[-HISTORY_LIMIT:]
+    if not kept:
+        return ""
+    lines = ["The conversation so far (you are resuming it):"]
+    for message in kept:
+        who = "User" if message.kind == MessageKind.USER else "You"
+        text = message.text.strip()
+        if len(text) > HISTORY_MESSAGE_CHARS:
+            text = text[:HISTORY_MESSAGE_CHARS] + " …"
+        lines.append(f"[{who}] {text}")
+    return "\n".join(lines)

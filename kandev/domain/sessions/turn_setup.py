@@ -1,0 +1,155 @@
+"""Everything a worker needs to run a claimed turn, read in one place: agent, env, directory, context."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.agent_host import AgentUser, scripted_requirements
+from kandev.data_dir import prepare_work_dir
+from kandev.domain.access.session_tokens import mint_session_token
+from kandev.domain.context import ServiceContext
+from kandev.domain.sessions.agent_context import CLOSE, context_block, resume_history, step_handoff
+from kandev.domain.sessions.tool_profiles import refresh_profile
+from kandev.domain.sessions.turns import ClaimedTurn
+from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
+from kandev.domain.workspace.agent_profiles import launch_command, missing_command
+from kandev.domain.workspace.secrets import resolve_env
+from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
+from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
+from kandev.models.base import utcnow
+from kandev.models.enums import AgentKind
+
+
+@dataclass
+class TurnSetup:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    permission_policy: str
+    supports_mcp: bool
+    mcp_url: str
+    mcp_token: str
+    resume_session_id: str | None
+    secrets: list[str] = field(default_factory=list)
+    missing_command: str | None = None
+    # Prepended to the first prompt this agent process receives, and again whenever it changes.
+    context: str = ""
+    context_extra: list[str] = field(default_factory=list)
+    history: str = ""
+    task_origin: str = "user"
+    plan_mode: bool = False
+    # KANDEV_AGENT_USER: the OS user the agent runs as, and what it must be able to read to start.
+    run_as: AgentUser | None = None
+    readable: list[str] = field(default_factory=list)
+    # What else a warm agent depends on: the session's executor and its MCP tool set.
+    executor_profile_id: str | None = None
+    tools_revision: int = 0
+
+    def fingerprint(self) -> str:
+        """A digest of everything the agent process was launched with except its token: a warm agent
+        whose fingerprint no longer matches is closed and the session launches fresh."""
+        user = self.run_as
+        parts = [
+            self.argv,
+            sorted(self.env.items()),
+            self.cwd,
+            self.permission_policy,
+            self.supports_mcp,
+            self.mcp_url,
+            self.executor_profile_id,
+            self.tools_revision,
+            [user.uid, user.gid] if user is not None else None,
+        ]
+        return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+    def first_prompt(self, prompt: str, *, loaded: bool) -> str:
+        """Context block (with synthesized history when the agent could not load the session) + prompt."""
+        block = self.context
+        if not loaded and self.history:
+            block = block.replace(CLOSE, f"{self.history}\n{CLOSE}")
+        return f"{block}\n\n{prompt}" if block else prompt
+
+
+async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token: bool = True) -> TurnSetup:
+    """What the turn's agent needs; `mint_token` False for a warm agent that keeps its token."""
+    async with ctx.unit_of_work() as uow:
+        db = uow.db
+        session = await db.get(Session, claimed.session_id)
+        task = await db.get(Task, claimed.task_id)
+        assert session is not None and task is not None
+        profile = await db.get(AgentProfile, session.agent_profile_id) if session.agent_profile_id else None
+        step = await db.get(WorkflowStep, task.workflow_step_id)
+        if profile is None:
+            return TurnSetup(
+                argv=[],
+                env={},
+                cwd="",
+                permission_policy="DENY",
+                supports_mcp=False,
+                mcp_url="",
+                mcp_token="",
+                resume_session_id=None,
+                missing_command="(the session's agent profile was deleted)",
+            )
+        env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
+        owner = agent_owner(ctx.settings)
+        if session.working_dir and Path(session.working_dir).is_dir():
+            workdir = Path(session.working_dir)
+        else:
+            prepare_work_dir(ctx.settings)
+            workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id, owner)
+            session.working_dir = str(workdir)
+            session.updated_at = utcnow()
+        # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
+        title_owner = await claim_title(uow, session, task)
+        await refresh_profile(uow, session, task)
+        # Each launch or resume gets a token of its own; a warm agent keeps the one it was launched with.
+        mcp_token = await mint_session_token(uow, session.id) if mint_token else ""
+        history = ""
+        if claimed.turn_seq > 1:
+            rows = await db.scalars(
+                select(Message)
+                .where(Message.session_id == session.id, Message.turn_id != claimed.turn_id)
+                .order_by(Message.seq)
+            )
+            history = resume_history(list(rows))
+        extra = [TITLE_INSTRUCTION] if title_owner else []
+        return TurnSetup(
+            argv=launch_command(profile),
+            env=env,
+            cwd=str(workdir),
+            permission_policy=profile.permission_policy,
+            supports_mcp=profile.supports_mcp,
+            mcp_url=f"{ctx.settings.resolved_public_url()}/mcp/session",
+            mcp_token=mcp_token,
+            resume_session_id=session.acp_session_id,
+            secrets=secrets,
+            missing_command=missing_command(profile),
+            context=await _context(db, task, session, step, extra),
+            context_extra=extra,
+            history=history,
+            task_origin=task.origin,
+            plan_mode=session.plan_mode,
+            run_as=owner,
+            readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
+            executor_profile_id=session.executor_profile_id,
+            tools_revision=session.mcp_profile_revision,
+        )
+
+
+async def _context(db: AsyncSession, task: Task, session: Session, step: WorkflowStep | None, extra: list[str]) -> str:
+    return context_block(task, session, step, extra=extra, handoff=await step_handoff(db, task))
+
+
+async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:
+    async with ctx.unit_of_work() as uow:
+        session = await uow.db.get(Session, session_id)
+        if session is not None and session.acp_session_id != acp_session_id:
+            session.acp_session_id = acp_session_id
+            session.updated_at = utcnow()

@@ -1,0 +1,1 @@
+"""Tasks, their dependencies and titles. Front door: `service.TaskService`."""

@@ -1,0 +1,425 @@
+"""Tasks: create, read, list, update, move, archive and delete, with every rule they carry."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access.scope import load_step, load_task, load_workflow, load_workspace
+from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.records import TaskRecord
+from kandev.domain.sessions.parent_questions import make_stale, parent_gone
+from kandev.domain.sessions.prompts import task_sessions
+from kandev.domain.tasks.dependencies import after_predecessor_changed, gate_new_task
+from kandev.domain.tasks.titles import end_title_handoff, wants_generated_title
+from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt, clean_external_id, clean_title
+from kandev.domain.workflow.engine import after_task_state_change
+from kandev.domain.workflow.service import final_step_of, ordered_steps, start_step_of
+from kandev.domain.workflow.starts import begin_task
+from kandev.domain.workflow.transitions import emit_task_event, move_task
+from kandev.domain.workspace.agent_profiles import usable_in
+from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
+from kandev.models import AgentProfile, ExecutorProfile, Task, Workflow, WorkflowStep
+from kandev.models.base import new_id, utcnow
+from kandev.models.enums import TaskOrigin, TaskState, TransitionTrigger
+
+MAX_PAGE_SIZE = PAGE_SIZE_LIMIT
+
+
+@dataclass
+class CreateTask:
+    # None: the workspace of the caller's own task (a session principal).
+    workspace_id: str | None
+    title: str
+    prompt: str = ""
+    parent_id: str | None = None
+    autopilot: bool = False
+    external_id: str | None = None
+    workflow_id: str | None = None
+    workflow_step_id: str | None = None
+    agent_profile_id: str | None = None
+    executor_profile_id: str | None = None
+    origin: TaskOrigin = TaskOrigin.USER
+    repositories: list[RepositoryChoice] = field(default_factory=list)
+    # None: start the agent when there is a prompt (the rule on every create surface).
+    start_agent: bool | None = None
+    # Tasks this one waits on; a start requested while any is still open is recorded, not run.
+    blocked_by: list[str] = field(default_factory=list)
+    # False: link to blocked_by without recording a start at all.
+    start_when_unblocked: bool | None = None
+
+
+@dataclass(frozen=True)
+class CreatedTask:
+    task: TaskRecord
+    deduplicated: bool
+    creation_complete: bool
+    # A new task's predecessors, known from its create (None for a deduplicated one: not read).
+    blocked_by: list[TaskRecord] | None = None
+
+
+@dataclass
+class TaskFilter:
+    workflow_step_id: str | None = None
+    state: TaskState | None = None
+    parent_id: str | None = None
+    # False: live tasks only; True: archived only; None: both.
+    archived: bool | None = False
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    records: list[TaskRecord]
+    has_next_page: bool
+    total_count: int
+    cursors: list[str] = field(default_factory=list)
+
+
+def encode_cursor(created_at: datetime, task_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{task_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created, task_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(created), task_id
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError("after is not a cursor from this API", field="after") from None
+
+
+async def _profile_in(
+    db: AsyncSession,
+    model: type[AgentProfile] | type[ExecutorProfile],
+    profile_id: str | None,
+    workspace_id: str,
+) -> str | None:
+    """The id back when it names a profile of this workspace or a server-wide one; not-found otherwise."""
+    if profile_id is None:
+        return None
+    profile: AgentProfile | ExecutorProfile | None = await db.get(model, profile_id)
+    if profile is None or not usable_in(profile.workspace_id, workspace_id):
+        entity = "agent profile" if model is AgentProfile else "executor profile"
+        raise NotFoundError(entity, profile_id)
+    return profile_id
+
+
+class TaskService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def get(self, task_id: str) -> TaskRecord:
+        async with self.ctx.read() as db:
+            return TaskRecord.of(await load_task(db, self.ctx.principal, task_id))
+
+    async def list(
+        self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None
+    ) -> TaskPage:
+        """Newest first, keyset-paginated; hidden automation-run tasks never appear."""
+        if not 0 <= first <= MAX_PAGE_SIZE:
+            raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            conditions = [
+                Task.workspace_id == workspace_id,
+                Task.deleted_at.is_(None),
+                Task.origin != TaskOrigin.AUTOMATION_RUN,
+            ]
+            if filters.workflow_step_id is not None:
+                conditions.append(Task.workflow_step_id == filters.workflow_step_id)
+            if filters.state is not None:
+                conditions.append(Task.state == filters.state)
+            if filters.parent_id is not None:
+                conditions.append(Task.parent_id == filters.parent_id)
+            if filters.archived is True:
+                conditions.append(Task.archived_at.is_not(None))
+            elif filters.archived is False:
+                conditions.append(Task.archived_at.is_(None))
+            total = await db.scalar(select(func.count()).select_from(Task).where(*conditions))
+            page_conditions = list(conditions)
+            if after:
+                created_at, task_id = decode_cursor(after)
+                page_conditions.append(
+                    or_(Task.created_at < created_at, and_(Task.created_at == created_at, Task.id < task_id))
+                )
+            rows = list(
+                await db.scalars(
+                    select(Task)
+                    .where(*page_conditions)
+                    .order_by(Task.created_at.desc(), Task.id.desc())
+                    .limit(first + 1)
+                )
+            )
+        page = rows[:first]
+        return TaskPage(
+            records=[TaskRecord.of(t) for t in page],
+            has_next_page=len(rows) > first,
+            total_count=total or 0,
+            cursors=[encode_cursor(t.created_at, t.id) for t in page],
+        )
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def _named(self, command: CreateTask) -> tuple[CreateTask, str]:
+        """The command with the caller's defaults filled in (its workspace, and `self` as its own task), and
+        that workspace."""
+        principal = self.ctx.principal
+        workspace_id = principal.workspace_or_own(command.workspace_id)
+        named = replace(
+            command,
+            workspace_id=workspace_id,
+            parent_id=principal.task_named(command.parent_id, "parent_id") if command.parent_id else None,
+            blocked_by=[principal.task_named(task_id, "blocked_by") for task_id in command.blocked_by],
+        )
+        return named, workspace_id
+
+    async def create(self, command: CreateTask) -> CreatedTask:
+        """One transaction does all of a create's work and marks it complete last, so a task that
+        holds an identity without the mark is one whose create has not finished (or never will)."""
+        command, workspace_id = self._named(command)
+        title = clean_title(command.title)
+        external_id = clean_external_id(command.external_id)
+        check_prompt(command.prompt)
+        for _ in range(3):
+            try:
+                async with self.ctx.unit_of_work() as uow:
+                    if external_id is not None:
+                        existing = await self._by_external_id(uow.db, workspace_id, external_id)
+                        if existing is not None:
+                            return _deduplicated(existing)
+                    task = await self._new_task(uow, command, workspace_id, title, external_id)
+                    start = command.start_agent
+                    if start is None:
+                        start = bool(command.prompt.strip())
+                    gated, blockers = await gate_new_task(
+                        self.ctx,
+                        uow,
+                        task,
+                        command.blocked_by,
+                        start=start,
+                        start_when_unblocked=command.start_when_unblocked,
+                        agent_profile_id=command.agent_profile_id,
+                    )
+                    emit_task_event(uow, "CREATED", task)
+                    if start and not gated:
+                        await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
+                    task.creation_completed_at = task.updated_at = utcnow()
+                    return CreatedTask(
+                        TaskRecord.of(task),
+                        deduplicated=False,
+                        creation_complete=True,
+                        blocked_by=[TaskRecord.of(b) for b in blockers],
+                    )
+            except IntegrityError:
+                # A concurrent create with the same identity committed first: answer with its task.
+                if external_id is None:
+                    raise
+                async with self.ctx.read() as db:
+                    existing = await self._by_external_id(db, workspace_id, external_id)
+                if existing is not None:
+                    return _deduplicated(existing)
+                # The holder was deleted or released in between: the identity is free again, try anew.
+        raise ConflictError("the external_id is being created and released concurrently; retry")
+
+    async def find_by_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
+        """The live task holding an identity, finished or not; not-found when nothing holds it."""
+        value = _required_external_id(external_id)
+        async with self.ctx.read() as db:
+            task = await self._by_external_id(db, workspace_id, value)
+        if task is None:
+            raise NotFoundError("task with this external_id")
+        return TaskRecord.of(task)
+
+    async def release_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
+        """Free an identity (an operator's call, for a create known to be abandoned); the task stays."""
+        value = _required_external_id(external_id)
+        async with self.ctx.unit_of_work() as uow:
+            task = await self._by_external_id(uow.db, workspace_id, value)
+            if task is None:
+                raise NotFoundError("task with this external_id")
+            task.external_id = None
+            task.updated_at = utcnow()
+            emit_task_event(uow, "UPDATED", task)
+            return TaskRecord.of(task)
+
+    async def _new_task(
+        self, uow: UnitOfWork, command: CreateTask, workspace_id: str, title: str, external_id: str | None
+    ) -> Task:
+        db, principal = uow.db, self.ctx.principal
+        workspace = await load_workspace(db, principal, workspace_id)
+        step = await self._initial_step(db, command, workspace.default_workflow_id)
+        if command.parent_id is not None:
+            parent = await db.get(Task, command.parent_id)
+            if parent is None or parent.deleted_at is not None or parent.workspace_id != workspace.id:
+                raise NotFoundError("parent task", command.parent_id)
+        agent_profile_id = await _profile_in(db, AgentProfile, command.agent_profile_id, workspace.id)
+        executor_profile_id = await _profile_in(db, ExecutorProfile, command.executor_profile_id, workspace.id)
+        if command.autopilot:
+            profile = await db.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
+            if profile is not None and not profile.supports_mcp:
+                raise ValidationError(
+                    "autopilot needs an agent profile that can receive the task MCP tools", field="autopilot"
+                )
+        # Who creates decides the origin: an agent db's task is the agent's, whatever it sends.
+        origin = TaskOrigin.AGENT if principal.session_id and command.origin == TaskOrigin.USER else command.origin
+        task = Task(
+            id=new_id(),
+            workspace_id=workspace.id,
+            workflow_id=step.workflow_id,
+            workflow_step_id=step.id,
+            parent_id=command.parent_id,
+            title=title,
+            prompt=command.prompt or "",
+            state=TaskState.COMPLETED if step.is_final_step else TaskState.TODO,
+            autopilot=command.autopilot,
+            origin=origin,
+            external_id=external_id,
+            agent_profile_id=agent_profile_id,
+            executor_profile_id=executor_profile_id,
+            created_by=principal.actor,
+            title_pending=wants_generated_title(workspace, origin),
+            created_at=utcnow(),
+            updated_at=utcnow(),
+        )
+        db.add(task)
+        await db.flush()
+        await attach_repositories(db, task.id, workspace.id, command.repositories)
+        return task
+
+    async def _initial_step(
+        self, db: AsyncSession, command: CreateTask, default_workflow_id: str | None
+    ) -> WorkflowStep:
+        principal = self.ctx.principal
+        if command.workflow_step_id is not None:
+            step = await load_step(db, principal, command.workflow_step_id)
+            workflow = await db.get(Workflow, step.workflow_id)
+            if workflow is None or workflow.workspace_id != command.workspace_id:
+                raise NotFoundError("workflow step", command.workflow_step_id)
+            if command.workflow_id is not None and command.workflow_id != step.workflow_id:
+                raise ValidationError("workflowStepId is not a step of workflowId", field="workflowStepId")
+            return step
+        workflow_id = command.workflow_id or default_workflow_id
+        if workflow_id is None:
+            raise ValidationError("the workspace has no default workflow; name one", field="workflowId")
+        workflow = await load_workflow(db, principal, workflow_id)
+        if workflow.workspace_id != command.workspace_id:
+            raise NotFoundError("workflow", workflow_id)
+        return start_step_of(await ordered_steps(db, workflow.id))
+
+    async def _by_external_id(self, db: AsyncSession, workspace_id: str, external_id: str) -> Task | None:
+        await load_workspace(db, self.ctx.principal, workspace_id)
+        return await db.scalar(
+            select(Task).where(
+                Task.workspace_id == workspace_id,
+                Task.external_id == external_id,
+                Task.deleted_at.is_(None),
+            )
+        )
+
+    async def update(
+        self,
+        task_id: str,
+        *,
+        title: str | None = None,
+        state: TaskState | None = None,
+        deferred_launch_prompt: str | None = None,
+    ) -> TaskRecord:
+        """Rename, set state, or replace the prompt of a start waiting on dependencies; COMPLETED
+        moves the task to its workflow's final step. The external id can't be changed."""
+        new_title = clean_title(title) if title is not None else None
+        check_prompt(deferred_launch_prompt, "deferredLaunchPrompt")
+        if deferred_launch_prompt is not None and not deferred_launch_prompt.strip():
+            raise ValidationError("deferredLaunchPrompt must not be empty", field="deferredLaunchPrompt")
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.db, self.ctx.principal, task_id)
+            if deferred_launch_prompt is not None:
+                if task.deferred_launch is None:
+                    raise ConflictError(
+                        "the task has no start waiting on its dependencies (it has started, or none was "
+                        "recorded); send new context with a message instead",
+                        task_id=task.id,
+                    )
+                task.deferred_launch = {**task.deferred_launch, "prompt": deferred_launch_prompt}
+            if new_title is not None:
+                task.title = new_title
+                if self.ctx.principal.session_id is None:
+                    await end_title_handoff(uow, task)  # a human rename first wins over the agent's title
+            if state is not None and state != task.state:
+                if state == TaskState.COMPLETED:
+                    final = final_step_of(await ordered_steps(uow.db, task.workflow_id))
+                    await move_task(self.ctx, uow, task, final, trigger=TransitionTrigger.TASK_UPDATE)
+                    return TaskRecord.of(task)
+                task.state = state
+                await after_task_state_change(self.ctx, uow, task)
+            task.updated_at = utcnow()
+            emit_task_event(uow, "UPDATED", task)
+            return TaskRecord.of(task)
+
+    async def move(self, task_id: str, workflow_step_id: str) -> TaskRecord:
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.db, self.ctx.principal, task_id)
+            step = await uow.db.get(WorkflowStep, workflow_step_id)
+            if step is None or step.workflow_id != task.workflow_id:
+                raise NotFoundError("workflow step", workflow_step_id)
+            if step.id == task.workflow_step_id:
+                return TaskRecord.of(task)
+            if not step.allow_manual_move:
+                raise ConflictError("tasks can't be moved into this step by hand", step_id=step.id)
+            if step.wip_limit is not None:
+                occupied = await uow.db.scalar(
+                    select(func.count())
+                    .select_from(Task)
+                    .where(
+                        Task.workflow_step_id == step.id,
+                        Task.deleted_at.is_(None),
+                        Task.archived_at.is_(None),
+                    )
+                )
+                if (occupied or 0) >= step.wip_limit:
+                    raise ConflictError("the step is at its WIP limit", step_id=step.id, wip_limit=step.wip_limit)
+            await move_task(self.ctx, uow, task, step, trigger=TransitionTrigger.MANUAL)
+            return TaskRecord.of(task)
+
+    async def archive(self, task_id: str) -> TaskRecord:
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.db, self.ctx.principal, task_id)
+            if task.archived_at is None:
+                task.archived_at = task.updated_at = utcnow()
+                await make_stale(uow, task_id=task.id, reason="the task was archived")
+                await parent_gone(self.ctx, uow, task.id, "the parent task was archived")
+                emit_task_event(uow, "ARCHIVED", task)
+            return TaskRecord.of(task)
+
+    async def delete(self, task_id: str) -> TaskRecord:
+        """Soft delete: the task disappears everywhere and frees its external id."""
+        async with self.ctx.unit_of_work() as uow:
+            task = await load_task(uow.db, self.ctx.principal, task_id)
+            task.deleted_at = task.updated_at = utcnow()
+            for session in await task_sessions(uow.db, task.id):
+                await revoke_session_tokens(uow, session.id)
+            await make_stale(uow, task_id=task.id, reason="the task was deleted")
+            await parent_gone(self.ctx, uow, task.id, "the parent task was deleted")
+            emit_task_event(uow, "DELETED", task)
+            # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
+            await after_predecessor_changed(self.ctx, uow, task)
+            return TaskRecord.of(task)
+
+
+def _deduplicated(existing: Task) -> CreatedTask:
+    complete = existing.creation_completed_at is not None
+    return CreatedTask(TaskRecord.of(existing), deduplicated=True, creation_complete=complete)
+
+
+def _required_external_id(value: str | None) -> str:
+    cleaned = clean_external_id(value)
+    if cleaned is None:
+        raise ValidationError("external_id is required", field="external_id")
+    return cleaned

@@ -1,0 +1,107 @@
+"""Repositories registered in a workspace, and the ones a task works in."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access.scope import load_workspace
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.validation import clean_name
+from kandev.domain.workspace.git import git
+from kandev.domain.workspace.source_roots import confine_repository, refuse_foreign
+from kandev.models import Repository, TaskRepository
+from kandev.models.base import new_id
+
+
+@dataclass(frozen=True)
+class RepositoryChoice:
+    repository_id: str
+    base_branch: str | None = None
+
+
+def remote_url_of(path: str) -> str | None:
+    """The `origin` remote of a checkout, if it has one."""
+    try:
+        return git("remote", "get-url", "origin", cwd=path) or None
+    except (subprocess.CalledProcessError, OSError):
+        return None
+
+
+def current_branch(path: str) -> str | None:
+    try:
+        return git("symbolic-ref", "--short", "HEAD", cwd=path) or None
+    except (subprocess.CalledProcessError, OSError):
+        return None
+
+
+async def attach_repositories(
+    db: AsyncSession, task_id: str, workspace_id: str, choices: list[RepositoryChoice]
+) -> None:
+    """Link the task to repositories of its own workspace (unknown or foreign ids are not found)."""
+    seen: set[str] = set()
+    for position, choice in enumerate(choices):
+        repository = await db.get(Repository, choice.repository_id)
+        if repository is None or repository.workspace_id != workspace_id:
+            raise NotFoundError("repository", choice.repository_id)
+        if choice.repository_id in seen:
+            raise ValidationError("a repository is listed twice", field="repositories")
+        seen.add(choice.repository_id)
+        db.add(
+            TaskRepository(
+                task_id=task_id,
+                repository_id=repository.id,
+                position=position,
+                base_branch=(choice.base_branch or "").strip() or repository.default_branch,
+            )
+        )
+
+
+class RepositoryService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    async def list(self, workspace_id: str) -> list[Repository]:
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            rows = await db.scalars(
+                select(Repository).where(Repository.workspace_id == workspace_id).order_by(Repository.name)
+            )
+            return list(rows)
+
+    async def create(self, workspace_id: str, name: str, path: str, default_branch: str | None = None) -> Repository:
+        """Register a local git repository; its default branch is read from git when not given."""
+        name = clean_name(name, "name")
+        locations = await asyncio.to_thread(confine_repository, self.ctx.settings, path or "", "path")
+        folder = locations[0]
+        if not folder.is_dir():
+            raise ValidationError("path must be an absolute path to an existing directory", field="path")
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            for location in locations:
+                await refuse_foreign(db, self.ctx.principal, location, "path")
+        branch: str | None = (default_branch or "").strip() or await asyncio.to_thread(current_branch, str(folder))
+        if branch is None:
+            raise ValidationError("path is not a git repository with a checked-out branch", field="path")
+        try:
+            async with self.ctx.unit_of_work() as uow:
+                await load_workspace(uow.db, self.ctx.principal, workspace_id)
+                repository = Repository(
+                    id=new_id(),
+                    workspace_id=workspace_id,
+                    name=name,
+                    path=str(folder),
+                    default_branch=branch,
+                    remote_url=await asyncio.to_thread(remote_url_of, str(folder)),
+                )
+                uow.db.add(repository)
+                await uow.db.flush()
+                return repository
+        except IntegrityError:
+            raise ConflictError("a repository with this name already exists", field="name") from None

@@ -1,0 +1,66 @@
+"""Workspaces: listing what the caller may see and creating a ready-to-use workspace."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access.scope import load_workspace, visible_workspaces
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import PermissionDeniedError
+from kandev.domain.validation import clean_name
+from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
+from kandev.domain.workspace.agent_profiles import add_builtin_profiles
+from kandev.models import Workspace
+from kandev.models.base import new_id, utcnow
+
+DEFAULT_SETTINGS = {"agent_generated_titles": True}
+
+
+async def add_workspace(db: AsyncSession, owner_id: str, name: str) -> Workspace:
+    """Stage a workspace with the default Kanban workflow and the built-in profiles."""
+    workspace = Workspace(id=new_id(), name=name, owner_id=owner_id, settings=dict(DEFAULT_SETTINGS))
+    db.add(workspace)
+    await db.flush()
+    workflow = add_workflow(db, workspace.id, DEFAULT_WORKFLOW_NAME, DEFAULT_KANBAN_STEPS)
+    agent, executor = add_builtin_profiles(db, workspace.id)
+    workspace.default_workflow_id = workflow.id
+    workspace.default_agent_profile_id = agent.id
+    workspace.default_executor_profile_id = executor.id
+    await db.flush()
+    return workspace
+
+
+class WorkspaceService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    async def list(self) -> list[Workspace]:
+        async with self.ctx.read() as db:
+            query = visible_workspaces(self.ctx.principal).order_by(Workspace.created_at, Workspace.id)
+            return list(await db.scalars(query))
+
+    async def get(self, workspace_id: str) -> Workspace:
+        async with self.ctx.read() as db:
+            return await load_workspace(db, self.ctx.principal, workspace_id)
+
+    async def create(self, name: str) -> Workspace:
+        """A new workspace of the caller's, ready to use: the default workflow and the built-in profiles."""
+        name = clean_name(name, "name")
+        if not self.ctx.principal.user_id:
+            raise PermissionDeniedError("only a signed-in user can own a workspace")
+        if self.ctx.principal.workspace_id is not None:
+            # An agent session acts only within its task's workspace; a new one would be outside it.
+            raise PermissionDeniedError("an agent session cannot create workspaces")
+        async with self.ctx.unit_of_work() as uow:
+            return await add_workspace(uow.db, self.ctx.principal.user_id, name)
+
+    async def update(self, workspace_id: str, *, name: str | None = None) -> Workspace:
+        """Change the given fields of a workspace the caller may see (another user's is not found)."""
+        new_name = None if name is None else clean_name(name, "name")
+        async with self.ctx.unit_of_work() as uow:
+            workspace = await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            if new_name is not None and new_name != workspace.name:
+                workspace.name = new_name
+                workspace.updated_at = utcnow()
+                await uow.db.flush()
+            return workspace

@@ -1,0 +1,149 @@
+"""Where local sources (repositories, folders, `file://` or plain-path remotes) may come from.
+
+A path is judged after resolving symlinks: it must lie under an allowed root (KANDEV_SOURCE_ROOTS; by
+default, with auth off, the server user's home and the system temp dir; with auth on, none until an admin
+sets it), and it is never `/`, inside `/etc`, `/proc` or `/sys`, inside or around the data or work dir
+(which hold the server's key, database and every task's worktrees), nor inside or around a repository
+registered in a workspace of another user (that would hand their checkout to the caller's agent). For a
+repository the same holds for where git really reads it from: its git dir (a `.git` file can point
+anywhere), its common dir and its object alternates."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.config import Settings
+from kandev.domain.context import Principal
+from kandev.domain.errors import ValidationError
+from kandev.domain.workspace.git import run_git
+from kandev.models import Repository, Workspace
+
+SETTING = "KANDEV_SOURCE_ROOTS"
+_SYSTEM = ("/etc", "/proc", "/sys")
+_ALTERNATES_DEPTH = 5  # git's own limit on chained alternates
+
+
+def _real(path: str | Path) -> Path:
+    return Path(os.path.realpath(os.path.expanduser(path)))
+
+
+def allowed_roots(settings: Settings) -> list[Path]:
+    if settings.source_roots is not None:
+        return [_real(root) for root in settings.source_roots.split(os.pathsep) if root.strip()]
+    if settings.auth == "on":
+        return []
+    return [_real(Path.home()), _real(tempfile.gettempdir())]
+
+
+def _related(a: Path, b: Path) -> bool:
+    """One lies inside the other (or they are the same folder)."""
+    return a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def confine_path(settings: Settings, path: str, field: str) -> Path:
+    """The resolved path when it may be a source; a ValidationError naming `field` otherwise."""
+    if not os.path.isabs(os.path.expanduser(path)):
+        raise ValidationError(f"{_leaf(field)} must be an absolute path", field=field)
+    roots = allowed_roots(settings)
+    if not roots:
+        raise ValidationError(
+            f"local sources are disabled on this server until an admin sets {SETTING}", field=field, setting=SETTING
+        )
+    real = _real(path)
+    refused = ValidationError(f"{_leaf(field)} is not an allowed source location", field=field)
+    if real == Path(real.anchor) or any(real.is_relative_to(_real(system)) for system in _SYSTEM):
+        raise refused
+    if any(_related(real, _real(own)) for own in (settings.data_path, settings.work_path)):
+        raise refused
+    if not any(real.is_relative_to(root) for root in roots):
+        raise ValidationError(
+            f"{_leaf(field)} must lie under an allowed source root ({SETTING})", field=field, setting=SETTING
+        )
+    return real
+
+
+def confine_repository(settings: Settings, path: str, field: str) -> list[Path]:
+    """confine_path for a repository: the checkout, then every place git reads it from, all confined
+    (blocking: runs git)."""
+    checkout = confine_path(settings, path, field)
+    locations = [checkout]
+    for location in git_locations(checkout):
+        if location not in locations:
+            locations.append(confine_path(settings, str(location), field))
+    return locations
+
+
+def git_locations(checkout: Path) -> list[Path]:
+    """The git dir, common dir and (chained) object alternates git would read for `checkout`; none when
+    it is no repository. Reading them runs nothing."""
+    if not checkout.is_dir():
+        return []
+    done = run_git("rev-parse", "--absolute-git-dir", "--git-common-dir", cwd=checkout)
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) < 2:
+        return []
+    git_dir = _real(lines[0])
+    common = _real(checkout / lines[1]) if not os.path.isabs(lines[1]) else _real(lines[1])
+    found = [git_dir, common]
+    pending = [common / "objects"]
+    for _ in range(_ALTERNATES_DEPTH):
+        following = []
+        for objects in pending:
+            try:
+                listed = (objects / "info" / "alternates").read_text().splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in listed:
+                entry = line.strip().strip('"')
+                if entry and not entry.startswith("#"):
+                    alternate = _real(objects / entry)
+                    found.append(alternate)
+                    following.append(alternate)
+        pending = following
+    return found
+
+
+def local_remote(url: str) -> str | None:
+    """The local path a remote URL names (`file://…` or a plain absolute path), or None for a network URL."""
+    if url.startswith("/"):
+        return url
+    if url[:7].lower() == "file://":
+        return unquote(urlsplit(url).path) or "/"
+    return None
+
+
+def confine_remote(settings: Settings, url: str, field: str) -> list[Path]:
+    """A `file://` or plain-path remote passes the repository check, both as written and as git may
+    decode it; returns the resolved locations (none for a network URL). Blocking: runs git."""
+    path = local_remote(url)
+    if path is None:
+        return []
+    if url[:7].lower() == "file://" and urlsplit(url).netloc not in ("", "localhost"):
+        raise ValidationError(f"{_leaf(field)} must name a path on this machine", field=field)
+    raw = url[7:].split("?", 1)[0].split("#", 1)[0] if url[:7].lower() == "file://" else url
+    confine_path(settings, raw.removeprefix("localhost") or "/", field)
+    return confine_repository(settings, path, field)
+
+
+async def refuse_foreign(db: AsyncSession, principal: Principal, path: Path, field: str) -> None:
+    """Refuse a path inside or around a repository registered in another user's workspace."""
+    if principal.sees_everything:
+        return
+    rows = await db.scalars(
+        select(Repository.path)
+        .join(Workspace, Workspace.id == Repository.workspace_id)
+        .where(Workspace.owner_id != principal.user_id)
+    )
+    for registered in rows:
+        if _related(path, Path(registered)) or _related(path, _real(registered)):
+            raise ValidationError(f"{_leaf(field)} is not an allowed source location", field=field)
+
+
+def _leaf(field: str) -> str:
+    return field.split(".")[-1]
