@@ -15,6 +15,7 @@ import strawberry
 from strawberry.extensions import FieldExtension
 from strawberry.types.base import has_object_definition
 from strawberry.types.field import StrawberryField
+from strawberry.utils.str_converters import to_camel_case
 
 from kandev.domain.errors import ValidationError
 from kandev.schema.errors import Error, to_graphql_error
@@ -96,7 +97,7 @@ def check_declared(value: object, path: str = "") -> None:
     if not has_object_definition(value):
         return
     for field in type(value).__strawberry_definition__.fields:  # type: ignore[attr-defined]
-        name = f"{path}{field.python_name}"
+        name = f"{path}{field.graphql_name or to_camel_case(field.python_name)}"
         item = getattr(value, field.python_name, None)
         limits = declared(field.metadata)
         if item is None or item is strawberry.UNSET:
@@ -145,8 +146,10 @@ class DeclaredLimits(FieldExtension):
         try:
             for name, value in kwargs.items():
                 found = arguments.get(name)
-                check_value(declared(found.metadata if found else None), name, value)
-                check_declared(value, f"{name}." if name != "input" else "")
+                # Named as the GraphQL caller wrote it.
+                shown = (found.graphql_name if found else None) or to_camel_case(name)
+                check_value(declared(found.metadata if found else None), shown, value)
+                check_declared(value, f"{shown}." if name != "input" else "")
         except ValidationError as error:
             return to_graphql_error(error)
         return None
