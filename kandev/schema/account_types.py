@@ -7,7 +7,9 @@ from datetime import datetime
 import strawberry
 
 from kandev.domain.access_tokens import TokenInfo
+from kandev.domain.validation import MAX_TITLE_LENGTH
 from kandev.schema.columns import column
+from kandev.schema.declare import arg
 from kandev.schema.payloads import result
 from kandev.schema.types import Workspace
 
@@ -41,7 +43,7 @@ class AccessTokenPayload:
 
 @strawberry.input(description="A new workspace with the default workflow and the built-in profiles.")
 class CreateWorkspaceInput:
-    name: str
+    name: str = arg("Name (at most 200 characters).", min_length=1, max_length=MAX_TITLE_LENGTH)
 
 
 @strawberry.input

@@ -223,14 +223,23 @@ class CreateSecretInput:
 
 @strawberry.input
 class ResolvePermissionInput:
-    request_id: strawberry.ID
-    option_id: str
-    task_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Optional check: the request's task (another task's id answers not found)."
+    request_id: strawberry.ID = arg("The request's id.", min_length=1)
+    option_id: str = arg("The chosen option.", min_length=1)
+    task_id: strawberry.ID | None = arg(
+        "Optional check: the request's task (another task's id answers not found).",
+        default=None,
+        agent="The task whose agent asks (optional check).",
+        min_length=1,
     )
-    session_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Optional check: the request's session (another session's id answers not found)."
+    session_id: strawberry.ID | None = arg(
+        "Optional check: the request's session (another session's id answers not found).",
+        default=None,
+        agent="The session whose agent asks (optional check).",
+        min_length=1,
     )
-    pending_id: str | None = strawberry.field(
-        default=None, description="Optional check: the agent's id for the tool call (PermissionRequest.pendingId)."
+    pending_id: str | None = arg(
+        "Optional check: the agent's id for the tool call (PermissionRequest.pendingId).",
+        default=None,
+        agent="The agent's id for the tool call it asks about (optional check).",
+        min_length=1,
     )
