@@ -43,7 +43,7 @@ def _conversation(data: dict[str, Any]) -> dict[str, Any]:
     task = data["task"]
     sessions = task["sessions"]  # an unknown session_id is refused by the query (not found)
     chosen = sessions[0] if sessions else None
-    page = chosen["messages"] if chosen else {"nodes": [], "page_info": {"has_next_page": False}}
+    page: dict[str, Any] = chosen["messages"] if chosen else {"nodes": [], "page_info": {"has_next_page": False}}
     has_more = page["page_info"]["has_next_page"]
     return {
         "task_id": task["id"],

@@ -121,7 +121,7 @@ register(
           rejected: rejectClarification(clarificationId: $id) @include(if: $reject) {{ {ERRORS}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }} }}""",
         variables=_answer_variables,
-        result=lambda data: (data.get("answer") or data.get("rejected"))["clarification"],
+        result=lambda data: (data.get("answer") or data["rejected"])["clarification"],
     ),
 )
 
