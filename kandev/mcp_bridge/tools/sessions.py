@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, command_tool, obj, register, string
+from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, command_tool, obj, register, string
 from kandev.mcp_bridge.tools.fields import SESSION, TASK_ID, task_id_of
 from kandev.models.enums import MessageKind
 
@@ -166,8 +166,6 @@ register(
 
 
 def _own(call: ToolCall) -> str:
-    from kandev.mcp_bridge.catalogue import ToolInputError
-
     if call.caller.task_id is None:
         raise ToolInputError("missing required field: task_id")
     return call.caller.task_id

@@ -7,7 +7,7 @@ from typing import Any
 
 from kandev.contract import command
 from kandev.domain.clarifications import render_answers
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, command_tool, obj, register, string
+from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, command_tool, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
 
 QUESTION = """id task_id: taskId session_id: sessionId turn_id: turnId questions context state answers
@@ -50,8 +50,6 @@ async def _pending_variables(call: ToolCall) -> dict[str, Any]:
         try:
             datetime.fromisoformat(since)
         except ValueError:
-            from kandev.mcp_bridge.catalogue import ToolInputError
-
             raise ToolInputError("field 'created_since' must be an ISO 8601 date-time") from None
     return {
         "ws": workspace_of(call),
