@@ -5,6 +5,7 @@ declaration is the mutation's input type (kandev.schema.declare)."""
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +25,7 @@ from graphql.pyutils import Undefined
 
 from kandev.api import schema
 from kandev.domain.errors import DomainError
-from kandev.schema.declare import declared
+from kandev.schema.declare import Declared, declared
 from kandev.schema.error_text import value_free
 
 # The one JSON shape of a task on the snake_case surfaces (MCP tool results and REST bodies).
@@ -80,6 +81,7 @@ class Parameter:
     type: GraphQLInputType
     schema: dict[str, Any]
     required: bool
+    limits: Declared = Declared()
 
 
 def _json(kind: GraphQLInputType) -> dict[str, Any]:
@@ -96,15 +98,37 @@ def _json(kind: GraphQLInputType) -> dict[str, Any]:
     return {"type": "object"}  # JSON
 
 
-def _parameter(graphql_name: str, field: GraphQLArgument | GraphQLInputField) -> Parameter:
+def _declared(field: GraphQLArgument | GraphQLInputField) -> Declared:
     strawberry_field = (field.extensions or {}).get(BACKREF)
-    limits = declared(getattr(strawberry_field, "metadata", None))
+    return declared(getattr(strawberry_field, "metadata", None))
+
+
+def _shaped(kind: GraphQLInputType, limits: Declared) -> dict[str, Any]:
+    """A field's JSON schema with what its declaration adds: limits (a string list's length limits go to
+    its items), a JSON scalar's shape, lowercase enum spellings and null as a value."""
+    schema_ = copy.deepcopy(dict(limits.json_schema)) if limits.json_schema is not None else _json(kind)
+    constraints = limits.json_limits()
+    target = schema_["items"] if schema_.get("type") == "array" else schema_
+    if limits.lowercase and "enum" in target:
+        target["enum"] = [value.lower() for value in target["enum"]]
+    if schema_.get("type") == "array" and schema_["items"].get("type") == "string":
+        for key in ("minLength", "maxLength"):
+            if key in constraints:
+                schema_["items"][key] = constraints.pop(key)
+    schema_.update(constraints)
+    if limits.nullable:
+        schema_["type"] = [schema_["type"], "null"]
+    return schema_
+
+
+def _parameter(graphql_name: str, field: GraphQLArgument | GraphQLInputField) -> Parameter:
+    limits = _declared(field)
     description = limits.agent or field.description
-    schema_ = {**_json(field.type), **limits.json_limits()}
+    schema_ = _shaped(field.type, limits)
     if description:
         schema_["description"] = description
     required = isinstance(field.type, GraphQLNonNull) and field.default_value is Undefined
-    return Parameter(snake(graphql_name), graphql_name, field.type, schema_, required)
+    return Parameter(snake(graphql_name), graphql_name, field.type, schema_, required, limits)
 
 
 def _parameters(fields: dict[str, Any]) -> tuple[Parameter, ...]:
@@ -148,7 +172,9 @@ class Command:
     def variables(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The GraphQL variables for snake_case arguments already valid against json_schema()."""
         values = {
-            p.graphql_name: _to_graphql(p.type, arguments[p.name]) for p in self.parameters if p.name in arguments
+            p.graphql_name: _to_graphql(p.type, arguments[p.name], p.limits)
+            for p in self.parameters
+            if p.name in arguments
         }
         return {"input": values} if self.wrapped else values
 
@@ -163,19 +189,21 @@ class Command:
         return f"{head} {{ {call} {{ {ERROR_SELECTION} {selection} }} }}"
 
 
-def _to_graphql(kind: GraphQLInputType, value: Any) -> Any:
+def _to_graphql(kind: GraphQLInputType, value: Any, limits: Declared) -> Any:
     if value is None:
         return None
     if isinstance(kind, GraphQLNonNull):
-        return _to_graphql(kind.of_type, value)
+        return _to_graphql(kind.of_type, value, limits)
     if isinstance(kind, GraphQLList):
-        return [_to_graphql(kind.of_type, item) for item in value]
+        return [_to_graphql(kind.of_type, item, limits) for item in value]
     if isinstance(kind, GraphQLInputObjectType):
         return {
-            name: _to_graphql(field.type, value[snake(name)])
+            name: _to_graphql(field.type, value[snake(name)], _declared(field))
             for name, field in kind.fields.items()
             if snake(name) in value
         }
+    if isinstance(kind, GraphQLEnumType) and limits.lowercase:
+        return value.upper()
     return value
 
 

@@ -7,9 +7,12 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.domain.records import SessionRecord
+from kandev.domain.sessions.service import MAX_SESSION_NAME_LENGTH
 from kandev.domain.sessions.service import spawn_session as spawn
+from kandev.domain.validation import MAX_TITLE_LENGTH
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
+from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.payloads import SpawnSessionPayload, SpawnSessionResult
 from kandev.schema.session_types import Session
@@ -20,10 +23,12 @@ from kandev.schema.types import Task
     description="Agent only: a named sibling session on your task (default) or another task of your workspace."
 )
 class SpawnSessionInput:
-    task_id: strawberry.ID | None = None
-    name: str | None = None
-    prompt: str | None = None
-    agent_profile_id: strawberry.ID | None = None
+    task_id: strawberry.ID | None = arg(
+        "The task. Default: your own task.", default=None, agent="Target task. Default: your own task."
+    )
+    name: str | None = arg("A name for the session.", default=None, max_length=MAX_SESSION_NAME_LENGTH)
+    prompt: str | None = arg("First prompt for the new session's agent.", default=None)
+    agent_profile_id: strawberry.ID | None = arg("Agent profile. Default: the task's or the workspace's.", default=None)
 
 
 async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionResult:
@@ -46,7 +51,7 @@ async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionRes
 
 @strawberry.input(description="Agent only: the title for your task (the session that owns the title handoff).")
 class SetTaskTitleInput:
-    title: str
+    title: str = arg("The title.", min_length=1, max_length=MAX_TITLE_LENGTH)
 
 
 @strawberry.type

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import strawberry
-from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord
 from kandev.domain.tasks.dependencies import DependencyChange
@@ -17,6 +16,7 @@ from kandev.schema.dependency_types import (
     TaskDependencyInput,
     TaskDependencyPayload,
 )
+from kandev.schema.presentation import PresentationArgument
 from kandev.schema.session_types import Message
 from kandev.schema.types import Task
 
@@ -39,7 +39,7 @@ async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> Remo
     return await attempt(call, _changed)
 
 
-async def show_rich_output(info: Info, presentation: JSON) -> ShowRichOutputResult:
+async def show_rich_output(info: Info, presentation: PresentationArgument) -> ShowRichOutputResult:
     call = info.context.services.rich_output.show(presentation)
     return await attempt(
         call, lambda row: ShowRichOutputPayload(transcript_message=Message(record=MessageRecord.of(row)))

@@ -8,7 +8,7 @@ from kandev.domain.records import SessionRecord
 from kandev.domain.sessions.service import Delivery, DeliveryMode, StopResult
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
-from kandev.schema.inputs import SendMessageInput, StartTaskInput
+from kandev.schema.inputs import SendMessageInput, StartTaskInput, TaskIdArgument
 from kandev.schema.payloads import (
     SendMessagePayload,
     SendMessageResult,
@@ -67,5 +67,5 @@ async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult
     return await attempt(call, _sent)
 
 
-async def stop_task(info: Info, task_id: strawberry.ID) -> StopTaskResult:
+async def stop_task(info: Info, task_id: TaskIdArgument) -> StopTaskResult:
     return await attempt(info.context.services.sessions.stop_task(str(task_id)), _stopped)

@@ -24,10 +24,12 @@ from kandev.schema.workflow_inputs import (
     ImportWorkflowResult,
     ReorderWorkflowStepsInput,
     ReorderWorkflowStepsResult,
+    StepIdArgument,
     UpdateWorkflowInput,
     UpdateWorkflowResult,
     UpdateWorkflowStepInput,
     UpdateWorkflowStepResult,
+    WorkflowIdArgument,
     WorkflowPayload,
     WorkflowStepPayload,
 )
@@ -96,7 +98,7 @@ async def update_workflow(info: Info, input: UpdateWorkflowInput) -> UpdateWorkf
     return await attempt(call, _workflow_payload(info))
 
 
-async def delete_workflow(info: Info, workflow_id: strawberry.ID) -> DeleteWorkflowResult:  # type: ignore[valid-type]
+async def delete_workflow(info: Info, workflow_id: WorkflowIdArgument) -> DeleteWorkflowResult:  # type: ignore[valid-type]
     call = info.context.services.workflows.delete(str(workflow_id))
     return await attempt(call, lambda w: DeleteWorkflowPayload(workflow_id=strawberry.ID(w.id)))
 
@@ -122,7 +124,7 @@ def _deleted_step(info: Info) -> Callable[[SavedWorkflow], DeleteWorkflowStepPay
     return wrap
 
 
-async def delete_workflow_step(info: Info, step_id: strawberry.ID) -> DeleteWorkflowStepResult:  # type: ignore[valid-type]
+async def delete_workflow_step(info: Info, step_id: StepIdArgument) -> DeleteWorkflowStepResult:  # type: ignore[valid-type]
     return await attempt(info.context.services.workflows.delete_step(str(step_id)), _deleted_step(info))
 
 

@@ -7,24 +7,17 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kandev.contract import command
 from kandev.domain.services import Services
 from kandev.domain.workspace.sources import SourceRequest
 from kandev.rest.common import check_body, endpoint, json_object, task_json
 
-
-def tool_schema(name: str, without: tuple[str, ...]) -> dict[str, Any]:
-    """TEMPORARY until addWorkspaceSources declares its sources the way the tool does."""
-    from kandev.mcp_bridge import tools  # noqa: F401
-    from kandev.mcp_bridge.catalogue import CATALOGUE
-
-    schema = dict(CATALOGUE[name].validation_schema)
-    schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in without}
-    return schema
+ADD_SOURCES = command("addWorkspaceSources")
 
 
 def source_requests(body: dict[str, Any]) -> list[SourceRequest]:
     # add_workspace_sources_kandev's sources, with the task named by the path.
-    check_body(tool_schema("add_workspace_sources_kandev", without=("task_id",)), body)
+    check_body(ADD_SOURCES.json_schema(without=("task_id",)), body)
     return [SourceRequest(**source) for source in body["sources"]]
 
 

@@ -8,7 +8,9 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.domain.access.tokens import TokenInfo
+from kandev.domain.validation import MAX_TITLE_LENGTH
 from kandev.schema.columns import column
+from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Workspace
 
@@ -42,7 +44,7 @@ class AccessTokenPayload:
 
 @strawberry.input(description="A new workspace with the default workflow and the built-in profiles.")
 class CreateWorkspaceInput:
-    name: str
+    name: str = arg("Name (at most 200 characters).", min_length=1, max_length=MAX_TITLE_LENGTH)
 
 
 @strawberry.input

@@ -15,6 +15,7 @@ import strawberry
 from strawberry.extensions import FieldExtension
 from strawberry.types.base import has_object_definition
 from strawberry.types.field import StrawberryField
+from strawberry.utils.str_converters import to_camel_case
 
 from kandev.domain.errors import ValidationError
 from kandev.schema.errors import Error, to_graphql_error
@@ -25,38 +26,65 @@ _REQUIRED: Any = dataclasses.MISSING
 
 @dataclass(frozen=True)
 class Declared:
-    """What a field adds to its GraphQL type: an agent-facing description and JSON-schema-style limits."""
+    """What a field adds to its GraphQL type: an agent-facing description and JSON-schema-style limits.
+    On a list of strings the length limits apply to each item."""
 
     agent: str | None = None
     min_length: int | None = None
     max_length: int | None = None
+    min_items: int | None = None
     max_items: int | None = None
     minimum: int | None = None
     maximum: int | None = None
+    # null is a value the snake_case surfaces may send (it clears), not only an omission.
+    nullable: bool = False
+    # An enum the snake_case surfaces spell in lowercase (GraphQL keeps its uppercase names).
+    lowercase: bool = False
+    # The shape agents are shown for a JSON scalar (the domain checks it and names what is wrong).
+    json_schema: Mapping[str, Any] | None = None
 
     def json_limits(self) -> dict[str, int]:
         names = {
             "min_length": "minLength",
             "max_length": "maxLength",
+            "min_items": "minItems",
             "max_items": "maxItems",
             "minimum": "minimum",
             "maximum": "maximum",
         }
-        return {names[k]: v for k, v in dataclasses.asdict(self).items() if k in names and v is not None}
+        return {names[k]: getattr(self, k) for k in names if getattr(self, k) is not None}
 
 
-def _metadata(agent: str | None, limits: Mapping[str, int]) -> dict[str, Declared]:
+def _metadata(agent: str | None, limits: Mapping[str, Any]) -> dict[str, Declared]:
     return {METADATA_KEY: Declared(agent=agent, **limits)}
 
 
-def arg(description: str | None = None, *, default: Any = _REQUIRED, agent: str | None = None, **limits: int) -> Any:
+def arg(
+    description: str | None = None,
+    *,
+    default: Any = _REQUIRED,
+    agent: str | None = None,
+    nullable: bool = False,
+    lowercase: bool = False,
+    json_schema: Mapping[str, Any] | None = None,
+    **limits: int,
+) -> Any:
     """An input field with its limits and its agent-facing description."""
-    return strawberry.field(default=default, description=description, metadata=_metadata(agent, limits))
+    shape = {"nullable": nullable, "lowercase": lowercase, "json_schema": json_schema}
+    return strawberry.field(default=default, description=description, metadata=_metadata(agent, limits | shape))
 
 
-def argument(description: str | None = None, *, agent: str | None = None, **limits: int) -> Any:
+def argument(
+    description: str | None = None,
+    *,
+    agent: str | None = None,
+    json_schema: Mapping[str, Any] | None = None,
+    **limits: int,
+) -> Any:
     """A mutation argument with its limits and its agent-facing description (use inside `Annotated`)."""
-    return strawberry.argument(description=description, metadata=_metadata(agent, limits))
+    return strawberry.argument(
+        description=description, metadata=_metadata(agent, limits | {"json_schema": json_schema})
+    )
 
 
 def declared(metadata: Mapping[Any, Any] | None) -> Declared:
@@ -69,7 +97,7 @@ def check_declared(value: object, path: str = "") -> None:
     if not has_object_definition(value):
         return
     for field in type(value).__strawberry_definition__.fields:  # type: ignore[attr-defined]
-        name = f"{path}{field.python_name}"
+        name = f"{path}{field.graphql_name or to_camel_case(field.python_name)}"
         item = getattr(value, field.python_name, None)
         limits = declared(field.metadata)
         if item is None or item is strawberry.UNSET:
@@ -92,8 +120,13 @@ def _check(limits: Declared, name: str, value: object) -> None:
         if limits.max_length is not None and len(value) > limits.max_length:
             raise ValidationError(f"{name} must be at most {limits.max_length} characters", field=name)
     elif isinstance(value, list):
+        if limits.min_items is not None and len(value) < limits.min_items:
+            raise ValidationError(f"{name} takes at least {limits.min_items} items", field=name)
         if limits.max_items is not None and len(value) > limits.max_items:
             raise ValidationError(f"{name} takes at most {limits.max_items} items", field=name)
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                _check(limits, f"{name}[{index}]", item)
     elif isinstance(value, int) and not isinstance(value, bool):
         if limits.minimum is not None and value < limits.minimum:
             raise ValidationError(f"{name} must be at least {limits.minimum}", field=name)
@@ -113,8 +146,10 @@ class DeclaredLimits(FieldExtension):
         try:
             for name, value in kwargs.items():
                 found = arguments.get(name)
-                check_value(declared(found.metadata if found else None), name, value)
-                check_declared(value, f"{name}." if name != "input" else "")
+                # Named as the GraphQL caller wrote it.
+                shown = (found.graphql_name if found else None) or to_camel_case(name)
+                check_value(declared(found.metadata if found else None), shown, value)
+                check_declared(value, f"{shown}." if name != "input" else "")
         except ValidationError as error:
             return to_graphql_error(error)
         return None

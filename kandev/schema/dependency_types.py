@@ -6,6 +6,7 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
+from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.session_types import Message
 from kandev.schema.types import Task
@@ -13,10 +14,12 @@ from kandev.schema.types import Task
 
 @strawberry.input(description="A 'waits on' link: taskId starts only after dependsOnTaskId has completed.")
 class TaskDependencyInput:
-    depends_on_task_id: strawberry.ID
-    task_id: strawberry.ID | None = strawberry.field(
+    depends_on_task_id: strawberry.ID = arg("The task that must complete first.", min_length=1)
+    task_id: strawberry.ID | None = arg(
+        "The waiting task. In a task session: your own task (the default and only choice).",
         default=None,
-        description="The waiting task. In a task session: your own task (the default and only choice).",
+        agent="The waiting task. In a task session it defaults to, and may only be, your own task.",
+        min_length=1,
     )
 
 

@@ -149,13 +149,22 @@ class StartTaskInput:
 
 @strawberry.input
 class SendMessageInput:
-    task_id: strawberry.ID
-    prompt: str
-    session_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Default: the primary session, else the newest one still open."
+    task_id: strawberry.ID = arg("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)
+    prompt: str = arg("The message.", min_length=1)
+    session_id: strawberry.ID | None = arg(
+        "Default: the primary session, else the newest one still open.",
+        default=None,
+        agent="A specific session of the task.",
     )
-    delivery_mode: DeliveryMode = DeliveryMode.QUEUED
-    reply_to_question_id: strawberry.ID | None = None
+    delivery_mode: DeliveryMode = arg(
+        "QUEUED waits for the running turn; INTERRUPT cancels it first.",
+        default=DeliveryMode.QUEUED,
+        agent="Default: queued.",
+        lowercase=True,
+    )
+    reply_to_question_id: strawberry.ID | None = arg(
+        "When answering a question, its id.", default=None, agent="When answering a question, its question_id."
+    )
 
 
 @strawberry.input(
@@ -214,14 +223,23 @@ class CreateSecretInput:
 
 @strawberry.input
 class ResolvePermissionInput:
-    request_id: strawberry.ID
-    option_id: str
-    task_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Optional check: the request's task (another task's id answers not found)."
+    request_id: strawberry.ID = arg("The request's id.", min_length=1)
+    option_id: str = arg("The chosen option.", min_length=1)
+    task_id: strawberry.ID | None = arg(
+        "Optional check: the request's task (another task's id answers not found).",
+        default=None,
+        agent="The task whose agent asks (optional check).",
+        min_length=1,
     )
-    session_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Optional check: the request's session (another session's id answers not found)."
+    session_id: strawberry.ID | None = arg(
+        "Optional check: the request's session (another session's id answers not found).",
+        default=None,
+        agent="The session whose agent asks (optional check).",
+        min_length=1,
     )
-    pending_id: str | None = strawberry.field(
-        default=None, description="Optional check: the agent's id for the tool call (PermissionRequest.pendingId)."
+    pending_id: str | None = arg(
+        "Optional check: the agent's id for the tool call (PermissionRequest.pendingId).",
+        default=None,
+        agent="The agent's id for the tool call it asks about (optional check).",
+        min_length=1,
     )

@@ -9,6 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.records import SessionRecord, TaskRecord
+from kandev.domain.sessions.service import only_session
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
@@ -170,9 +171,7 @@ class Task:
         if self.record.deleted_at is not None:
             return []
         rows = await self._loaders(info).sessions_by_task.load(self.record.id)
-        if only is not None:
-            rows = [s for s in rows if s.id == str(only)]
-        return [Session(record=SessionRecord.of(s)) for s in rows]
+        return [Session(record=SessionRecord.of(s)) for s in only_session(rows, None if only is None else str(only))]
 
     block_reason: str | None = column(
         "block_reason",

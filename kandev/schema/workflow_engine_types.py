@@ -8,9 +8,12 @@ from typing import Annotated, TypeAlias
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.sessions.questions import MAX_OPTIONS, MAX_QUESTIONS
+from kandev.domain.workflow.signals import MAX_SIGNAL_TEXT_LENGTH
 from kandev.models import Clarification as ClarificationRow
 from kandev.models import ParentQuestion as ParentQuestionRow
 from kandev.schema.columns import column
+from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.fields import described
 from kandev.schema.session_types import Session
@@ -50,9 +53,9 @@ class QuestionConnection:
 
 @strawberry.input
 class QuestionAnswerInput:
-    question_id: str
+    question_id: str = arg("Which question of the set.", min_length=1)
     selected_options: list[str] = strawberry.field(default_factory=list)
-    custom_text: str | None = None
+    custom_text: str | None = arg("Free-text answer.", default=None)
 
 
 @strawberry.input
@@ -63,31 +66,34 @@ class AnswerClarificationInput:
 
 @strawberry.input
 class QuestionOptionInput:
-    label: str
-    description: str | None = None
+    label: str = arg("What the user picks.", min_length=1)
+    description: str | None = arg("More detail.", default=None)
 
 
 @strawberry.input
 class QuestionInput:
-    prompt: str
-    id: str | None = None
-    title: str | None = None
-    options: list[QuestionOptionInput] | None = None
+    prompt: str = arg("The question, self-contained.", min_length=1)
+    id: str | None = arg("Your id for the question (default q1, q2, …).", default=None)
+    title: str | None = arg("A short heading.", default=None)
+    options: list[QuestionOptionInput] | None = arg("Choices to offer.", default=None, max_items=MAX_OPTIONS)
 
 
 @strawberry.input(description="Agent only: questions for the operator, 1 to 4.")
 class AskUserQuestionInput:
-    questions: list[QuestionInput]
-    context: str | None = None
+    questions: list[QuestionInput] = arg(f"1 to {MAX_QUESTIONS} questions.", min_items=1, max_items=MAX_QUESTIONS)
+    context: str | None = arg("Why you ask and what it blocks.", default=None)
 
 
 @strawberry.input(description="Agent only: the current step's requirements are all met.")
 class SignalStepCompleteInput:
-    summary: str
-    handoff: str | None = strawberry.field(
-        default=None, description="Context for the next step's agent: part of its <kandev-context> block."
+    summary: str = arg("One paragraph: what was done in this step.", min_length=1, max_length=MAX_SIGNAL_TEXT_LENGTH)
+    handoff: str | None = arg(
+        "Context for the next step's agent: part of its <kandev-context> block.",
+        default=None,
+        agent="Context for the next step's agent.",
+        max_length=MAX_SIGNAL_TEXT_LENGTH,
     )
-    blockers: str | None = None
+    blockers: str | None = arg("Known unresolved issues.", default=None, max_length=MAX_SIGNAL_TEXT_LENGTH)
 
 
 @strawberry.type

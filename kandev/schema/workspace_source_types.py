@@ -7,6 +7,8 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
+from kandev.domain.workspace.sources import MAX_FOLDER_NAME_LENGTH, MAX_SOURCES
+from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Task
 
@@ -15,6 +17,17 @@ from kandev.schema.types import Task
 class WorkspaceSourceType(Enum):
     REPOSITORY = "repository"
     FOLDER = "folder"
+
+
+_TASK_ID = "The task. Default: your own task; you may also name your direct child in the same workspace."
+_REPOSITORY_ID = "A repository saved in the task's workspace."
+_LOCAL_PATH = "Absolute path of a git checkout on this machine, under the server's source roots."
+_REMOTE_URL = (
+    "A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's "
+    "source roots)."
+)
+_BASE_BRANCH = "Branch Kandev diffs against. Default: the repository's default branch."
+_BRANCH = "An existing branch to work on. Default: a new Kandev branch for the task."
 
 
 @strawberry.input(
@@ -26,40 +39,53 @@ class WorkspaceSourceType(Enum):
     )
 )
 class WorkspaceSourceInput:
-    type: WorkspaceSourceType
-    repository_id: strawberry.ID | None = None
-    local_path: str | None = None
-    remote_url: str | None = None
-    base_branch: str | None = None
-    branch: str | None = None
-    path: str | None = None
-    name: str | None = None
+    type: WorkspaceSourceType = arg("What the source is.", lowercase=True)
+    repository_id: strawberry.ID | None = arg(_REPOSITORY_ID, default=None, min_length=1)
+    local_path: str | None = arg(_LOCAL_PATH, default=None, min_length=1)
+    remote_url: str | None = arg(_REMOTE_URL, default=None, min_length=1)
+    base_branch: str | None = arg(_BASE_BRANCH, default=None, min_length=1)
+    branch: str | None = arg(_BRANCH, default=None, min_length=1)
+    path: str | None = arg(
+        "Folder sources: absolute path of the folder, under the server's source roots.", default=None, min_length=1
+    )
+    name: str | None = arg(
+        "Folder sources: display name (default: the folder's name).",
+        default=None,
+        min_length=1,
+        max_length=MAX_FOLDER_NAME_LENGTH,
+    )
 
 
 @strawberry.input(description="An atomic batch of sources for an idle task.")
 class AddWorkspaceSourcesInput:
-    sources: list[WorkspaceSourceInput]
-    task_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Default (and in a task session: your own task or your direct child)."
+    sources: list[WorkspaceSourceInput] = arg(min_items=1, max_items=MAX_SOURCES)
+    task_id: strawberry.ID | None = arg(
+        "Default (and in a task session: your own task or your direct child).",
+        default=None,
+        agent=_TASK_ID,
+        min_length=1,
     )
 
 
 @strawberry.input(description="One repository on a sibling worktree, while the agent keeps working.")
 class AddBranchToTaskInput:
-    task_id: strawberry.ID | None = strawberry.field(default=None, description="Default: your own task.")
-    repository_id: strawberry.ID | None = None
-    local_path: str | None = None
-    remote_url: str | None = None
-    branch: str | None = strawberry.field(default=None, description="Existing branch to check out, or a new one.")
-    base_branch: str | None = None
+    task_id: strawberry.ID | None = arg("Default: your own task.", default=None, agent=_TASK_ID, min_length=1)
+    repository_id: strawberry.ID | None = arg(_REPOSITORY_ID, default=None, min_length=1)
+    local_path: str | None = arg(_LOCAL_PATH, default=None, min_length=1)
+    remote_url: str | None = arg(_REMOTE_URL, default=None, min_length=1)
+    branch: str | None = arg("Existing branch to check out, or a new one.", default=None, agent=_BRANCH, min_length=1)
+    base_branch: str | None = arg(_BASE_BRANCH, default=None, min_length=1)
 
 
 @strawberry.input(description="The base branch Kandev diffs a task's repository against.")
 class UpdateRepositoryBaseBranchInput:
-    base_branch: str
-    task_id: strawberry.ID | None = strawberry.field(default=None, description="Default: your own task.")
-    repository_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Needed when the task has more than one repository."
+    base_branch: str = arg("An existing branch (or ref) of the repository.", min_length=1)
+    task_id: strawberry.ID | None = arg("Default: your own task.", default=None, agent=_TASK_ID, min_length=1)
+    repository_id: strawberry.ID | None = arg(
+        "Needed when the task has more than one repository.",
+        default=None,
+        agent="The task's repository; optional when it has only one.",
+        min_length=1,
     )
 
 

@@ -3,6 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from "react";
 import { onAuthChange, setToken, tokenNeeded, tokenWasRejected } from "../api/auth";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { CREATE_WORKSPACE } from "../api/ops";
+import { LIMITS } from "../api/limits";
 import { linkState, onLinkState } from "../api/live";
 import { app, boot, selectWorkspace } from "../state/app";
 import { useStore } from "../state/store";
@@ -187,7 +188,7 @@ function NewWorkspaceForm() {
       )}
       <label className="field">
         <span>Workspace name</span>
-        <input className="input" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} autoFocus name="workspace-name" />
+        <input className="input" value={name} maxLength={LIMITS.CreateWorkspaceInput.name.maxLength} onChange={(e) => setName(e.target.value)} autoFocus name="workspace-name" />
       </label>
       <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>
         Create workspace

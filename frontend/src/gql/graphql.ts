@@ -77,15 +77,19 @@ export type PendingAction =
   | 'PERMISSION';
 
 export type QuestionAnswerInput = {
+  /** Free-text answer. */
   customText?: string | null | undefined;
+  /** Which question of the set. */
   questionId: string;
   selectedOptions?: Array<string>;
 };
 
 export type ResolvePermissionInput = {
+  /** The chosen option. */
   optionId: string;
   /** Optional check: the agent's id for the tool call (PermissionRequest.pendingId). */
   pendingId?: string | null | undefined;
+  /** The request's id. */
   requestId: string | number;
   /** Optional check: the request's session (another session's id answers not found). */
   sessionId?: string | number | null | undefined;
@@ -94,11 +98,15 @@ export type ResolvePermissionInput = {
 };
 
 export type SendMessageInput = {
+  /** QUEUED waits for the running turn; INTERRUPT cancels it first. */
   deliveryMode?: DeliveryMode;
+  /** The message. */
   prompt: string;
+  /** When answering a question, its id. */
   replyToQuestionId?: string | number | null | undefined;
   /** Default: the primary session, else the newest one still open. */
   sessionId?: string | number | null | undefined;
+  /** The task's id. */
   taskId: string | number;
 };
 

@@ -35,6 +35,14 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class AnswerWait:
+    """How an agent's wait for its answer ended: answered, rejected, or waiting_for_user (the turn paused)."""
+
+    row: Clarification
+    status: str
+
+
+@dataclass(frozen=True)
 class QuestionPage:
     rows: list[Clarification]
     next_cursor: str | None
@@ -122,6 +130,19 @@ class ClarificationService:
                     await asyncio.wait_for(anext(events), timeout=min(remaining, 2.0))
                 except TimeoutError:
                     pass
+
+    async def wait_for_answer(self, clarification_id: str) -> AnswerWait:
+        """The asking agent waits for the user up to the configured time; a wait that ends without an
+        answer (in time, or cut short: the client went away) pauses the turn, the question stays answerable."""
+        try:
+            row = await self.wait(clarification_id, self.ctx.settings.clarification_timeout_s)
+        except BaseException:
+            await self.hard_pause(clarification_id)
+            raise
+        if row.state in (ANSWERED, REJECTED):
+            return AnswerWait(row, row.state.lower())
+        await self.hard_pause(row.id)
+        return AnswerWait(row, "waiting_for_user")
 
     async def hard_pause(self, clarification_id: str) -> Clarification:
         """The wait ended unanswered: keep the question answerable, end the turn quietly (no

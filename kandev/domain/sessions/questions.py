@@ -7,6 +7,7 @@ from typing import Any
 from kandev.domain.errors import ValidationError
 
 MAX_QUESTIONS = 4
+MAX_OPTIONS = 8  # choices per question
 
 
 def normalize_questions(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TaskState
 
 MAX_MESSAGES_PAGE = PAGE_SIZE_LIMIT
+MAX_SESSION_NAME_LENGTH = 200  # longer names are cut
 
 
 class MessageOrder(StrEnum):
@@ -298,6 +299,17 @@ class SessionService:
             return list(rows)
 
 
+def only_session(sessions: Sequence[Session], session_id: str | None) -> list[Session]:
+    """A task's sessions, or the one session_id names; naming none of them is not found (never a quiet
+    empty list), so every surface reading one session's conversation answers alike."""
+    if session_id is None:
+        return list(sessions)
+    chosen = [s for s in sessions if s.id == session_id]
+    if not chosen:
+        raise NotFoundError("session")
+    return chosen
+
+
 def encode_message_cursor(seq: int) -> str:
     return base64.urlsafe_b64encode(f"m:{seq}".encode()).decode()
 
@@ -355,7 +367,7 @@ async def spawn_session(
             task_id=task.id,
             agent_profile_id=profile.id,
             executor_profile_id=task.executor_profile_id,
-            name=(name or "").strip()[:200],
+            name=(name or "").strip()[:MAX_SESSION_NAME_LENGTH],
             is_primary=False,
             state=SessionState.CREATED,
             created_at=utcnow(),

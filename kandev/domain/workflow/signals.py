@@ -18,6 +18,9 @@ from kandev.models.enums import TurnState
 
 AGENT, MANUAL = "agent", "manual_fallback"
 
+# Each text of a completion signal (summary, handoff, blockers) is at most this long.
+MAX_SIGNAL_TEXT_LENGTH = 4000
+
 
 @dataclass(frozen=True)
 class SignalResult:

@@ -55,6 +55,7 @@ from kandev.models.base import new_id, utcnow
 from kandev.models.enums import ExecutorKind, SessionState
 
 MAX_SOURCES = 20
+MAX_FOLDER_NAME_LENGTH = 200
 ACTIVE_SESSION_STATES = (SessionState.STARTING, SessionState.RUNNING)
 REPOSITORY_EXECUTORS = (ExecutorKind.WORKTREE, ExecutorKind.LOCAL)
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]+(?<![./])$")
@@ -202,7 +203,7 @@ def _parse(request: SourceRequest, index: int) -> _Repo | _Folder:
             raise ValidationError("folder sources take only path and name", field=where)
         path = _absolute(request.path, f"{where}.path")
         name = _text(request.name) or os.path.basename(path) or "folder"
-        if len(name) > 200 or "/" in name or name in (".", ".."):
+        if len(name) > MAX_FOLDER_NAME_LENGTH or "/" in name or name in (".", ".."):
             raise ValidationError("name must be a plain folder name", field=f"{where}.name")
         return _Folder(index=index, path=path, name=name)
     raise ValidationError("type must be 'repository' or 'folder'", field=f"{where}.type")

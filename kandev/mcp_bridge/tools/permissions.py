@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from kandev.mcp_bridge.catalogue import ToolSpec, obj, register, string
-from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
+from typing import Any
+
+from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, command_tool, obj, register, string
+from kandev.mcp_bridge.tools.fields import WORKSPACE_ID, workspace_of
 
 REQUEST = """id task_id: taskId session_id: sessionId pending_id: pendingId title state tool_call: toolCall
   options { option_id: optionId name kind } created_at: createdAt"""
 
 
-async def _pending_variables(call):  # noqa: ANN001, ANN202
+def _pending_variables(call: ToolCall) -> dict[str, Any]:
     args = call.arguments
     return {"ws": workspace_of(call), "task": args.get("task_id"), "session": args.get("session_id")}
 
@@ -30,30 +32,11 @@ register(
         variables=_pending_variables,
         result=lambda data: {"permissions": data["pendingPermissions"]},
     ),
-    ToolSpec(
-        name="resolve_agent_permission_kandev",
-        description="Answer a pending permission request with one of its option ids (an allow or a reject option).",
-        input_schema=obj(
-            {
-                "task_id": string("The task whose agent asks (optional check).", minLength=1),
-                "session_id": string("The session whose agent asks (optional check).", minLength=1),
-                "request_id": string("The request's id.", minLength=1),
-                "pending_id": string("The agent's id for the tool call it asks about (optional check).", minLength=1),
-                "option_id": string("The chosen option.", minLength=1),
-            },
-            ("request_id", "option_id"),
-        ),
-        document=f"""mutation($input: ResolvePermissionInput!) {{ resolvePermission(input: $input) {{ {ERRORS}
-          ... on ResolvePermissionPayload {{ request {{ {REQUEST} chosen_option_id: chosenOptionId }} }} }} }}""",
-        variables=lambda call: {
-            "input": {
-                "requestId": call.arguments["request_id"],
-                "optionId": call.arguments["option_id"],
-                "taskId": call.arguments.get("task_id"),
-                "sessionId": call.arguments.get("session_id"),
-                "pendingId": call.arguments.get("pending_id"),
-            }
-        },
-        result=lambda data: data["resolvePermission"]["request"],
+    command_tool(
+        "resolve_agent_permission_kandev",
+        "resolvePermission",
+        "Answer a pending permission request with one of its option ids (an allow or a reject option).",
+        f"... on ResolvePermissionPayload {{ request {{ {REQUEST} chosen_option_id: chosenOptionId }} }}",
+        lambda payload: payload["request"],
     ),
 )

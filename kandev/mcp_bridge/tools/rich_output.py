@@ -4,111 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.sessions import rich_output as limits
-from kandev.mcp_bridge.catalogue import ToolSpec, obj, register, string
-from kandev.mcp_bridge.tools.fields import ERRORS
+from kandev.contract import command
+from kandev.mcp_bridge.catalogue import ToolSpec, register
 
-
-def _text(description: str, limit: int) -> dict[str, Any]:
-    return string(description, minLength=1, maxLength=limit)
-
-
-def _array(items: dict[str, Any], low: int, high: int, description: str) -> dict[str, Any]:
-    return {"type": "array", "items": items, "minItems": low, "maxItems": high, "description": description}
-
-
-def _kind(name: str) -> dict[str, Any]:
-    return {"type": "string", "const": name, "description": f"Always '{name}'."}
-
-
-PATH = _text("A path relative to the task workspace (no absolute path, '..', URL or data URI).", limits.MAX_PATH)
-REPO = _text("Which repository of the task the path is in, when it has several.", limits.MAX_NAME)
-FILE = obj(
-    {
-        "type": _kind("file"),
-        "path": PATH,
-        "repo": REPO,
-        "title": _text("Heading for the file.", limits.MAX_TITLE),
-        "caption": _text("One line about what to look at.", limits.MAX_DESCRIPTION),
-        "mime_type": _text("MIME type, e.g. application/json.", limits.MAX_NAME),
-    },
-    ("type", "path"),
-)
-INLINE_SERIES = obj(
-    {
-        "label": _text("Series name, with its unit, e.g. 'p95 (ms)'.", limits.MAX_LABEL),
-        "values": {
-            "type": "array",
-            "items": {"type": ["number", "null"]},
-            "maxItems": limits.MAX_POINTS,
-            "description": "One finite number (or null for a gap) per label.",
-        },
-    },
-    ("label", "values"),
-)
-CSV = obj(
-    {
-        "path": _text(
-            "A workspace-relative .csv file: UTF-8, one unique header row, <= 256 KiB, 1-100 data rows.",
-            limits.MAX_PATH,
-        ),
-        "repo": REPO,
-        "x_column": _text("Header of the x-axis column (exact).", limits.MAX_NAME),
-        "series": _array(
-            obj(
-                {
-                    "column": _text("Header of a numeric column (exact); empty cells are gaps.", limits.MAX_NAME),
-                    "label": _text("Series name, with its unit.", limits.MAX_LABEL),
-                },
-                ("column", "label"),
-            ),
-            1,
-            limits.MAX_SERIES,
-            "1 to 4 numeric columns to plot.",
-        ),
-    },
-    ("path", "x_column", "series"),
-)
-CHART = obj(
-    {
-        "type": _kind("chart"),
-        "chart_type": {"type": "string", "enum": list(limits.CHART_TYPES), "description": "line or bar."},
-        "title": _text("Chart heading.", limits.MAX_TITLE),
-        "summary": _text("What the chart shows, in plain text, for readers who can't see it.", limits.MAX_SUMMARY),
-        "labels": _array(_text("An x value.", limits.MAX_LABEL), 1, limits.MAX_POINTS, "Inline data: the x values."),
-        "series": _array(INLINE_SERIES, 1, limits.MAX_SERIES, "Inline data: 1 to 4 series."),
-        "csv": CSV,
-    },
-    ("type", "chart_type", "title", "summary"),
-)
-METRICS = obj(
-    {
-        "type": _kind("metrics"),
-        "items": _array(
-            obj(
-                {
-                    "label": _text("What is measured.", limits.MAX_LABEL),
-                    "value": _text("The value as text, with its unit.", limits.MAX_LABEL),
-                    "detail": _text("A short note.", limits.MAX_DETAIL),
-                },
-                ("label", "value"),
-            ),
-            1,
-            limits.MAX_METRICS,
-            "1 to 6 label/value pairs.",
-        ),
-    },
-    ("type", "items"),
-)
-PRESENTATION = obj(
-    {
-        "version": {"type": "integer", "enum": [limits.VERSION], "description": "Always 1."},
-        "title": _text("Heading of the presentation.", limits.MAX_TITLE),
-        "description": _text("One or two sentences of context.", limits.MAX_DESCRIPTION),
-        "blocks": _array({"oneOf": [FILE, CHART, METRICS]}, 1, limits.MAX_BLOCKS, "1 to 4 blocks, shown in order."),
-    },
-    ("version", "title", "blocks"),
-)
+SHOW = command("showRichOutput")
 
 
 def _shown(data: dict[str, Any]) -> dict[str, Any]:
@@ -133,10 +32,10 @@ register(
             "inline (labels plus 1-4 series, one value per label) or a csv descriptor read now from your "
             "workspace. Input <= 64 KiB."
         ),
-        input_schema=PRESENTATION,
-        document=f"""mutation($p: JSON!) {{ showRichOutput(presentation: $p) {{ {ERRORS}
-          ... on ShowRichOutputPayload {{ transcript_message: transcriptMessage {{ id data }} }} }} }}""",
-        variables=lambda call: {"p": call.arguments},
+        # The adapter: the tool's arguments are the declared presentation itself.
+        input_schema={k: v for k, v in SHOW.parameters[0].schema.items() if k != "description"},
+        document=SHOW.document("... on ShowRichOutputPayload { transcript_message: transcriptMessage { id data } }"),
+        variables=lambda call: {"presentation": call.arguments},
         result=_shown,
     ),
 )

@@ -4,31 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.errors import NotFoundError
-from kandev.domain.sessions.service import decode_message_cursor
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
-from kandev.mcp_bridge.tools.fields import ERRORS, SESSION, TASK_ID, task_id_of
+from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, command_tool, obj, register, string
+from kandev.mcp_bridge.tools.fields import SESSION, TASK_ID, task_id_of
 from kandev.models.enums import MessageKind
 
 MESSAGE = "id kind text turn_id: turnId created_at: createdAt"
 
 
-def _message_variables(call: ToolCall) -> dict[str, Any]:
-    args = call.arguments
-    value: dict[str, Any] = {
-        "taskId": task_id_of(call),
-        "prompt": args["prompt"],
-        "deliveryMode": args.get("delivery_mode", "queued").upper(),
-    }
-    if args.get("session_id"):
-        value["sessionId"] = args["session_id"]
-    if args.get("reply_to_question_id"):
-        value["replyToQuestionId"] = args["reply_to_question_id"]
-    return {"input": value}
-
-
-def _sent(data: dict[str, Any]) -> dict[str, Any]:
-    payload = data["sendMessage"]
+def _sent(payload: dict[str, Any]) -> dict[str, Any]:
     return {
         "task_id": payload["task"]["id"],
         "session_id": payload["session"]["id"],
@@ -43,15 +26,12 @@ MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message
 
 def _conversation_variables(call: ToolCall) -> dict[str, Any]:
     args = call.arguments
-    cursor = args.get("cursor")
-    if cursor is not None:
-        decode_message_cursor(cursor)  # a bad cursor is refused even when there is no transcript to page
     types = args.get("message_types")
     return {
         "id": task_id_of(call),
         "session": args.get("session_id"),
         "first": args.get("limit", 50),
-        "after": cursor,
+        "after": args.get("cursor"),
         "order": args.get("sort", "desc").upper(),
         "kinds": None if types is None else list(dict.fromkeys(k for t in types for k in MESSAGE_TYPES[t])),
         "newer": args.get("after"),
@@ -61,11 +41,9 @@ def _conversation_variables(call: ToolCall) -> dict[str, Any]:
 
 def _conversation(data: dict[str, Any]) -> dict[str, Any]:
     task = data["task"]
-    sessions = task["sessions"]
-    if not sessions and task["all_sessions"]:
-        raise NotFoundError("session")  # session_id names no session of this task
+    sessions = task["sessions"]  # an unknown session_id is refused by the query (not found)
     chosen = sessions[0] if sessions else None
-    page = chosen["messages"] if chosen else {"nodes": [], "page_info": {"has_next_page": False}}
+    page: dict[str, Any] = chosen["messages"] if chosen else {"nodes": [], "page_info": {"has_next_page": False}}
     has_more = page["page_info"]["has_next_page"]
     return {
         "task_id": task["id"],
@@ -77,31 +55,14 @@ def _conversation(data: dict[str, Any]) -> dict[str, Any]:
 
 
 register(
-    ToolSpec(
-        name="message_task_kandev",
-        description=(
-            "Send a message to a task's agent. Without session_id it goes to the task's primary session (or its "
-            "newest session that can still take one). A running agent gets it queued after its current turn; "
-            "delivery_mode 'interrupt' cancels that turn first."
-        ),
-        input_schema=obj(
-            {
-                "task_id": TASK_ID,
-                "prompt": string("The message.", minLength=1),
-                "session_id": string("A specific session of the task."),
-                "delivery_mode": {
-                    "type": "string",
-                    "enum": ["queued", "interrupt"],
-                    "description": "Default: queued.",
-                },
-                "reply_to_question_id": string("When answering a question, its question_id."),
-            },
-            ("task_id", "prompt"),
-        ),
-        document=f"""mutation($input: SendMessageInput!) {{ sendMessage(input: $input) {{ {ERRORS}
-          ... on SendMessagePayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ id }} }} }} }}""",
-        variables=_message_variables,
-        result=_sent,
+    command_tool(
+        "message_task_kandev",
+        "sendMessage",
+        "Send a message to a task's agent. Without session_id it goes to the task's primary session (or its "
+        "newest session that can still take one). A running agent gets it queued after its current turn; "
+        "delivery_mode 'interrupt' cancels that turn first.",
+        "... on SendMessagePayload { queued_prompt_id: queuedPromptId task { id } session { id } }",
+        _sent,
     ),
     ToolSpec(
         name="get_task_conversation_kandev",
@@ -138,7 +99,7 @@ register(
             ("task_id",),
         ),
         document=f"""query($id: ID!, $session: ID, $first: Int!, $after: String, $order: SortOrder!,
-          $kinds: [MessageKind!], $newer: ID, $older: ID) {{ task(id: $id) {{ id all_sessions: sessions {{ id }}
+          $kinds: [MessageKind!], $newer: ID, $older: ID) {{ task(id: $id) {{ id
           sessions(only: $session) {{ id messages(first: $first, after: $after, order: $order, kinds: $kinds,
             afterMessageId: $newer, beforeMessageId: $older) {{ nodes {{ {MESSAGE} }}
             page_info: pageInfo {{ has_next_page: hasNextPage end_cursor: endCursor }} }} }} }} }}""",
@@ -169,52 +130,26 @@ def _related(data: dict[str, Any]) -> dict[str, Any]:
 
 
 register(
-    ToolSpec(
-        name="spawn_session_kandev",
-        description=(
-            "Open a new named session on your own task (default) or another task of your workspace, optionally "
-            "starting it with a prompt. Use it when every session of a task has ended."
-        ),
-        input_schema=obj(
-            {
-                "task_id": string("Target task. Default: your own task."),
-                "name": string("A name for the session.", maxLength=200),
-                "prompt": string("First prompt for the new session's agent."),
-                "agent_profile_id": string("Agent profile. Default: the task's or the workspace's."),
-            }
-        ),
-        document=f"""mutation($input: SpawnSessionInput!) {{ spawnSession(input: $input) {{ {ERRORS}
-          ... on SpawnSessionPayload {{ queued_prompt_id: queuedPromptId task {{ id }}
-          session {{ {SESSION} }} }} }} }}""",
-        variables=lambda call: {
-            "input": {
-                "taskId": task_id_of(call) if call.arguments.get("task_id") else None,
-                "name": call.arguments.get("name"),
-                "prompt": call.arguments.get("prompt"),
-                "agentProfileId": call.arguments.get("agent_profile_id"),
-            }
-        },
-        result=lambda data: {
-            **data["spawnSession"]["session"],
-            "queued_prompt_id": data["spawnSession"]["queued_prompt_id"],
-        },
+    command_tool(
+        "spawn_session_kandev",
+        "spawnSession",
+        "Open a new named session on your own task (default) or another task of your workspace, optionally "
+        "starting it with a prompt. Use it when every session of a task has ended.",
+        f"... on SpawnSessionPayload {{ queued_prompt_id: queuedPromptId task {{ id }} session {{ {SESSION} }} }}",
+        lambda payload: {**payload["session"], "queued_prompt_id": payload["queued_prompt_id"]},
     ),
-    ToolSpec(
-        name="stop_task_kandev",
-        description=(
-            "Stop your direct child task: sessions with something live (a starting or running turn, a wait on a "
-            "question) are cancelled (status 'stopped'); with nothing live nothing changes (status 'not_running'). "
-            "A task in IN_PROGRESS or SCHEDULING goes to REVIEW; its queued prompts run when it is started again."
-        ),
-        input_schema=obj({"task_id": TASK_ID}, ("task_id",)),
-        document=f"""mutation($id: ID!) {{ stopTask(taskId: $id) {{ {ERRORS}
-          ... on StopTaskPayload {{ status task {{ id state }} stopped_sessions: stoppedSessions {{ id }} }} }} }}""",
-        variables=lambda call: {"id": task_id_of(call)},
-        result=lambda data: {
-            "task_id": data["stopTask"]["task"]["id"],
-            "status": data["stopTask"]["status"],
-            "state": data["stopTask"]["task"]["state"],
-            "stopped_session_ids": [s["id"] for s in data["stopTask"]["stopped_sessions"]],
+    command_tool(
+        "stop_task_kandev",
+        "stopTask",
+        "Stop your direct child task: sessions with something live (a starting or running turn, a wait on a "
+        "question) are cancelled (status 'stopped'); with nothing live nothing changes (status 'not_running'). "
+        "A task in IN_PROGRESS or SCHEDULING goes to REVIEW; its queued prompts run when it is started again.",
+        "... on StopTaskPayload { status task { id state } stopped_sessions: stoppedSessions { id } }",
+        lambda payload: {
+            "task_id": payload["task"]["id"],
+            "status": payload["status"],
+            "state": payload["task"]["state"],
+            "stopped_session_ids": [s["id"] for s in payload["stopped_sessions"]],
         },
     ),
     ToolSpec(
@@ -231,33 +166,27 @@ register(
 
 
 def _own(call: ToolCall) -> str:
-    from kandev.mcp_bridge.catalogue import ToolInputError
-
     if call.caller.task_id is None:
         raise ToolInputError("missing required field: task_id")
     return call.caller.task_id
 
 
 register(
-    ToolSpec(
-        name="set_task_title_kandev",
-        description=(
-            "Give your new task its title: a short phrase of about six words in sentence case. Call it first, "
-            "before other work. Answers title_not_pending when a person renamed the task first."
-        ),
-        input_schema=obj({"title": string("The title.", minLength=1, maxLength=200)}, ("title",)),
-        document=f"""mutation($input: SetTaskTitleInput!) {{ setTaskTitle(input: $input) {{ {ERRORS}
-          ... on SetTaskTitlePayload {{ status task {{ id title }} renamed_branches: renamedBranches
-          preserved_branches: preservedBranches failed_branches: failedBranches }} }} }}""",
-        variables=lambda call: {"input": {"title": call.arguments["title"]}},
-        result=lambda data: {
-            "status": data["setTaskTitle"]["status"],
-            "task_id": data["setTaskTitle"]["task"]["id"],
-            "title": data["setTaskTitle"]["task"]["title"],
+    command_tool(
+        "set_task_title_kandev",
+        "setTaskTitle",
+        "Give your new task its title: a short phrase of about six words in sentence case. Call it first, "
+        "before other work. Answers title_not_pending when a person renamed the task first.",
+        """... on SetTaskTitlePayload { status task { id title } renamed_branches: renamedBranches
+          preserved_branches: preservedBranches failed_branches: failedBranches }""",
+        lambda payload: {
+            "status": payload["status"],
+            "task_id": payload["task"]["id"],
+            "title": payload["task"]["title"],
             "branches": {
-                "renamed": data["setTaskTitle"]["renamed_branches"],
-                "preserved": data["setTaskTitle"]["preserved_branches"],
-                "failed": data["setTaskTitle"]["failed_branches"],
+                "renamed": payload["renamed_branches"],
+                "preserved": payload["preserved_branches"],
+                "failed": payload["failed_branches"],
             },
         },
     ),

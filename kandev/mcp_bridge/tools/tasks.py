@@ -52,7 +52,8 @@ def _created(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _task(payload: dict[str, Any]) -> dict[str, Any]:
-    return payload["task"]
+    task: dict[str, Any] = payload["task"]
+    return task
 
 
 TASK_PAYLOAD = f"... on TaskPayload {{ task {{ {TASK} }} }}"

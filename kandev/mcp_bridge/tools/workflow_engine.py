@@ -5,69 +5,43 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kandev.domain.sessions.clarifications import ANSWERED, REJECTED, render_answers
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
+from kandev.contract import command
+from kandev.domain.sessions.clarifications import render_answers
+from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, command_tool, obj, register, string
 from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
 
 QUESTION = """id task_id: taskId session_id: sessionId turn_id: turnId questions context state answers
   created_at: createdAt"""
-OPTION = obj({"label": string("What the user picks.", minLength=1), "description": string("More detail.")}, ("label",))
-QUESTIONS = {
-    "type": "array",
-    "minItems": 1,
-    "maxItems": 4,
-    "description": "1 to 4 questions.",
-    "items": obj(
-        {
-            "prompt": string("The question, self-contained.", minLength=1),
-            "id": string("Your id for the question (default q1, q2, …)."),
-            "title": string("A short heading."),
-            "options": {"type": "array", "maxItems": 8, "items": OPTION, "description": "Choices to offer."},
-        },
-        ("prompt",),
-    ),
-}
+ANSWER = command("answerClarification")
 
 
 async def _wait_for_answer(shaped: dict[str, Any], call: ToolCall, services: Any) -> dict[str, Any]:
-    """The tool call waits for the user; without an answer in time the turn pauses (hard pause)."""
-    clarifications = services.clarifications
-    timeout = services.ctx.settings.clarification_timeout_s
-    try:
-        row = await clarifications.wait(shaped["question_id"], timeout)
-    except BaseException:  # the client went away or the call was cancelled: pause, keep it answerable
-        await clarifications.hard_pause(shaped["question_id"])
-        raise
-    if row.state == ANSWERED:
+    """The tool call waits for the user (ClarificationService.wait_for_answer pauses the turn without one)."""
+    waited = await services.clarifications.wait_for_answer(shaped["question_id"])
+    if waited.status == "answered":
         return {
-            "question_id": row.id,
+            "question_id": waited.row.id,
             "status": "answered",
-            "answers": row.answers,
-            "answer_text": render_answers(row),
+            "answers": waited.row.answers,
+            "answer_text": render_answers(waited.row),
         }
-    if row.state == REJECTED:
-        return {"question_id": row.id, "status": "rejected"}
-    await clarifications.hard_pause(row.id)
+    if waited.status == "rejected":
+        return {"question_id": waited.row.id, "status": "rejected"}
     return {
-        "question_id": row.id,
+        "question_id": waited.row.id,
         "status": "waiting_for_user",
         "message": "No answer yet. End your turn now; the answer will arrive as your next prompt.",
     }
 
 
 def _answer_variables(call: ToolCall) -> dict[str, Any]:
+    """The adapter of answer_question_kandev: pending_id names the clarification, and reject picks
+    rejectClarification instead of answerClarification (the answers keep their declared shape)."""
     args = call.arguments
-    if args.get("reject"):
-        return {"id": args["pending_id"], "reject": True, "answers": []}
-    answers = [
-        {
-            "questionId": a["question_id"],
-            "selectedOptions": a.get("selected_options", []),
-            "customText": a.get("custom_text"),
-        }
-        for a in args.get("answers", [])
-    ]
-    return {"id": args["pending_id"], "reject": False, "answers": answers}
+    pending = args["pending_id"]
+    answers = [] if args.get("reject") else args.get("answers", [])
+    answer = ANSWER.variables({"clarification_id": pending, "answers": answers})
+    return {**answer, "id": pending, "reject": bool(args.get("reject"))}
 
 
 async def _pending_variables(call: ToolCall) -> dict[str, Any]:
@@ -76,8 +50,6 @@ async def _pending_variables(call: ToolCall) -> dict[str, Any]:
         try:
             datetime.fromisoformat(since)
         except ValueError:
-            from kandev.mcp_bridge.catalogue import ToolInputError
-
             raise ToolInputError("field 'created_since' must be an ISO 8601 date-time") from None
     return {
         "ws": workspace_of(call),
@@ -88,43 +60,24 @@ async def _pending_variables(call: ToolCall) -> dict[str, Any]:
 
 
 register(
-    ToolSpec(
-        name="step_complete_kandev",
-        description=(
-            "Signal that every requirement the user stated for the current workflow step is satisfied. Call it "
-            "once, as the last action of your turn, never on partial progress, before a question, or after a "
-            "failure. Returns accepted: false with a reason, changing nothing, when this turn already signaled "
-            "(already_signaled), the step was re-opened by a user message (reopened), or the task has left the "
-            "step this turn worked on (step_changed). The handoff is shown to the next step's agent."
-        ),
-        input_schema=obj(
-            {
-                "summary": string("One paragraph: what was done in this step.", minLength=1, maxLength=4000),
-                "handoff": string("Context for the next step's agent.", maxLength=4000),
-                "blockers": string("Known unresolved issues.", maxLength=4000),
-            },
-            ("summary",),
-        ),
-        document=f"""mutation($input: SignalStepCompleteInput!) {{ signalStepComplete(input: $input) {{ {ERRORS}
-          ... on SignalStepCompletePayload {{ accepted reason }} }} }}""",
-        variables=lambda call: {"input": {k: call.arguments.get(k) for k in ("summary", "handoff", "blockers")}},
-        result=lambda data: {
-            k: v for k, v in data["signalStepComplete"].items() if k != "__typename" and v is not None
-        },
+    command_tool(
+        "step_complete_kandev",
+        "signalStepComplete",
+        "Signal that every requirement the user stated for the current workflow step is satisfied. Call it "
+        "once, as the last action of your turn, never on partial progress, before a question, or after a "
+        "failure. Returns accepted: false with a reason, changing nothing, when this turn already signaled "
+        "(already_signaled), the step was re-opened by a user message (reopened), or the task has left the "
+        "step this turn worked on (step_changed). The handoff is shown to the next step's agent.",
+        "... on SignalStepCompletePayload { accepted reason }",
+        lambda payload: {k: v for k, v in payload.items() if k != "__typename" and v is not None},
     ),
-    ToolSpec(
-        name="ask_user_question_kandev",
-        description=(
-            "Ask the user 1 to 4 questions and wait for the answer. Ask only what you can't reasonably decide "
-            "yourself. If no answer comes in time, end your turn: the answer arrives later as your next prompt."
-        ),
-        input_schema=obj({"questions": QUESTIONS, "context": string("Why you ask, what it blocks.")}, ("questions",)),
-        document=f"""mutation($input: AskUserQuestionInput!) {{ askUserQuestion(input: $input) {{ {ERRORS}
-          ... on ClarificationPayload {{ clarification {{ id }} }} }} }}""",
-        variables=lambda call: {
-            "input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}
-        },
-        result=lambda data: {"question_id": data["askUserQuestion"]["clarification"]["id"]},
+    command_tool(
+        "ask_user_question_kandev",
+        "askUserQuestion",
+        "Ask the user 1 to 4 questions and wait for the answer. Ask only what you can't reasonably decide "
+        "yourself. If no answer comes in time, end your turn: the answer arrives later as your next prompt.",
+        "... on ClarificationPayload { clarification { id } }",
+        lambda payload: {"question_id": payload["clarification"]["id"]},
         follow_up=_wait_for_answer,
     ),
     ToolSpec(
@@ -153,54 +106,36 @@ register(
         input_schema=obj(
             {
                 "pending_id": string("The pending question set's id (its question_id).", minLength=1),
-                "answers": {
-                    "type": "array",
-                    "items": obj(
-                        {
-                            "question_id": string("Which question of the set.", minLength=1),
-                            "selected_options": {"type": "array", "items": {"type": "string"}},
-                            "custom_text": string("Free-text answer."),
-                        },
-                        ("question_id",),
-                    ),
-                },
+                "answers": ANSWER.json_schema()["properties"]["answers"],
                 "reject": {"type": "boolean", "description": "Decline to answer."},
             },
             ("pending_id",),
         ),
         # The original system's name for pending_id: accepted, never advertised.
         aliases={"question_id": "pending_id"},
-        document=f"""mutation($id: ID!, $reject: Boolean!, $answers: [QuestionAnswerInput!]!) {{
-          answer: answerClarification(input: {{clarificationId: $id, answers: $answers}}) @skip(if: $reject) {{ {ERRORS}
+        document=f"""mutation($input: AnswerClarificationInput!, $id: ID!, $reject: Boolean!) {{
+          answer: answerClarification(input: $input) @skip(if: $reject) {{ {ERRORS}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }}
           rejected: rejectClarification(clarificationId: $id) @include(if: $reject) {{ {ERRORS}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }} }}""",
         variables=_answer_variables,
-        result=lambda data: (data.get("answer") or data.get("rejected"))["clarification"],
+        result=lambda data: (data.get("answer") or data["rejected"])["clarification"],
     ),
 )
 
 
 register(
-    ToolSpec(
-        name="ask_parent_question_kandev",
-        description=(
-            "Autopilot only: ask your direct parent task 1 to 4 questions when a critical decision blocks you. "
-            "Call it as the last action of your turn, then end the turn: the parent's answer arrives as your next "
-            "prompt. Returns at once with the question_id; a repeat returns the same pending question."
-        ),
-        input_schema=obj(
-            {"questions": QUESTIONS, "context": string("Why you ask and what it blocks.")}, ("questions",)
-        ),
-        document=f"""mutation($input: AskUserQuestionInput!) {{ askParentQuestion(input: $input) {{ {ERRORS}
-          ... on AskParentQuestionPayload {{ status parent_task_id: parentTaskId question {{ id }} }} }} }}""",
-        variables=lambda call: {
-            "input": {"questions": call.arguments["questions"], "context": call.arguments.get("context")}
-        },
-        result=lambda data: {
-            "question_id": data["askParentQuestion"]["question"]["id"],
-            "parent_task_id": data["askParentQuestion"]["parent_task_id"],
-            "status": data["askParentQuestion"]["status"],
+    command_tool(
+        "ask_parent_question_kandev",
+        "askParentQuestion",
+        "Autopilot only: ask your direct parent task 1 to 4 questions when a critical decision blocks you. "
+        "Call it as the last action of your turn, then end the turn: the parent's answer arrives as your next "
+        "prompt. Returns at once with the question_id; a repeat returns the same pending question.",
+        "... on AskParentQuestionPayload { status parent_task_id: parentTaskId question { id } }",
+        lambda payload: {
+            "question_id": payload["question"]["id"],
+            "parent_task_id": payload["parent_task_id"],
+            "status": payload["status"],
         },
     ),
 )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, obj, register, string
-from kandev.mcp_bridge.tools.fields import ERRORS, STEP, WORKSPACE_ID, workspace_of
+from kandev.mcp_bridge.catalogue import ToolCall, ToolSpec, command_tool, obj, register, string
+from kandev.mcp_bridge.tools.fields import STEP, WORKSPACE_ID, workspace_of
 
 
 async def _workspace(call: ToolCall) -> dict[str, object]:
@@ -19,17 +19,13 @@ register(
         variables=lambda call: {},
         result=lambda data: {"workspaces": data["workspaces"]},
     ),
-    ToolSpec(
-        name="create_workspace_kandev",
-        description=(
-            "Create a workspace of your own, ready to use: the default Kanban workflow and the built-in agent "
-            "profiles. Answers the workspace with its id and default_workflow_id."
-        ),
-        input_schema=obj({"name": string("Name (at most 200 characters).", minLength=1, maxLength=200)}, ("name",)),
-        document=f"""mutation($input: CreateWorkspaceInput!) {{ createWorkspace(input: $input) {{ {ERRORS}
-          ... on WorkspacePayload {{ workspace {{ id name default_workflow_id: defaultWorkflowId }} }} }} }}""",
-        variables=lambda call: {"input": {"name": call.arguments["name"]}},
-        result=lambda data: data["createWorkspace"]["workspace"],
+    command_tool(
+        "create_workspace_kandev",
+        "createWorkspace",
+        "Create a workspace of your own, ready to use: the default Kanban workflow and the built-in agent "
+        "profiles. Answers the workspace with its id and default_workflow_id.",
+        "... on WorkspacePayload { workspace { id name default_workflow_id: defaultWorkflowId } }",
+        lambda payload: payload["workspace"],
     ),
     ToolSpec(
         name="list_workflows_kandev",

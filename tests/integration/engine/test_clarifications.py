@@ -3,6 +3,8 @@ triggers, and the barrier that a current-turn question puts on every turn-comple
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from sqlalchemy import select
 
@@ -38,9 +40,8 @@ async def test_an_unanswered_question_pauses_the_turn_and_the_answer_resumes_wit
                 "storage",
             )
             assert await services.lookups.pending_actions([task.id]) == ["CLARIFICATION"]
-            waited = await agent.clarifications.wait(question.id, settings.clarification_timeout_s)
-            assert waited.state == "PENDING"
-            await agent.clarifications.hard_pause(question.id)  # what the tool does when the wait ends unanswered
+            waited = await agent.clarifications.wait_for_answer(question.id)  # what the tool waits on
+            assert waited.status == "waiting_for_user" and waited.row.state == "PENDING"
             ended = await watch.next_turn_end()
             assert ended.state == "CANCELLED"
             assert (await services.sessions.get(session_id)).state == "WAITING_FOR_INPUT"
@@ -112,3 +113,22 @@ async def test_a_pending_question_of_an_older_turn_does_not_block(services, sett
             await watch.next_turn_end()
     steps = await steps_by_name(services, workspace_id)
     assert (await services.tasks.get(task.id)).workflow_step_id == steps["Review"].id
+
+
+async def test_waiting_for_an_answer_returns_the_answer_once_the_user_gives_it(
+    services, settings, bus, db, workspace_id
+):
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Ask and wait"))).task
+    with running_worker(settings):
+        delivery = await services.sessions.start_task(task.id, "/say thinking\n/sleep 30", None)
+        agent = as_agent(services, delivery.session.id, task.id)
+        async with watching(bus, db, delivery.session.id) as watch:
+            await watch.message(None, "thinking")
+            question = await agent.clarifications.ask([{"prompt": "Which database?"}], "storage")
+            waiting = asyncio.create_task(agent.clarifications.wait_for_answer(question.id))
+            await services.clarifications.answer(question.id, [Answer("q1", [], "Postgres")])
+            waited = await asyncio.wait_for(waiting, 30)
+    assert waited.status == "answered" and waited.row.id == question.id
+    assert waited.row.answers == [{"question_id": "q1", "selected_options": [], "custom_text": "Postgres"}]
+    async with db.read() as s:
+        assert (await s.get(Clarification, question.id)).detached is not True  # answered in time: no pause

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from kandev.domain.errors import ValidationError
+from kandev.domain.errors import NotFoundError, ValidationError
 from kandev.domain.sessions.transcript import append_message
 from kandev.models import QueuedPrompt, Session, StepTransition
 from tests.support.factories import gql_task
@@ -183,3 +183,22 @@ async def test_session_messages_refuse_a_bad_cursor_or_a_foreign_message_with_a_
         [error] = result.errors
         assert isinstance(error.original_error, ValidationError) and error.original_error.field == field
         assert error.message == message
+
+
+TASK_SESSIONS = """query($id: ID!, $only: ID, $after: String) { task(id: $id) { sessions(only: $only) { id
+  messages(first: 10, after: $after) { nodes { id } } } } }"""
+
+
+async def test_a_task_read_by_session_answers_as_the_conversation_tool_does(gql, services, workspace_id):
+    session_id, ids = await transcript_of(services, gql, workspace_id, ["USER", "AGENT"])
+    other_id, _ = await transcript_of(services, gql, workspace_id, ["USER"])
+    task_id = (await services.sessions.get(session_id)).task_id
+    one = (await gql(TASK_SESSIONS, id=task_id, only=session_id))["task"]["sessions"]
+    assert [s["id"] for s in one] == [session_id] and [m["id"] for m in one[0]["messages"]["nodes"]] == ids
+    # Another task's session is not one of this task's: not found, never a quiet empty list.
+    [error] = (await gql.raw(TASK_SESSIONS, id=task_id, only=other_id)).errors
+    assert isinstance(error.original_error, NotFoundError) and error.message == "session not found"
+    assert other_id not in error.message
+    [error] = (await gql.raw(TASK_SESSIONS, id=task_id, only=session_id, after="bm90LWEtY3Vyc29y")).errors
+    assert isinstance(error.original_error, ValidationError) and error.original_error.field == "after"
+    assert error.message == "the cursor is not one this API gave out"
