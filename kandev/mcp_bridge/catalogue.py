@@ -113,6 +113,3 @@ def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str,
 def string(description: str, **constraints: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **constraints}
 
-
-def identity(data: dict[str, Any]) -> dict[str, Any]:
-    return data

@@ -86,29 +86,29 @@ async def export_workflow(info: Info, workflow_id: strawberry.ID) -> str | None:
     return await info.context.services.workflows.export_yaml(str(workflow_id))
 
 
-async def create_workflow(info: Info, input: CreateWorkflowInput) -> CreateWorkflowResult:  # type: ignore[valid-type]
+async def create_workflow(info: Info, input: CreateWorkflowInput) -> CreateWorkflowResult:
     call = info.context.services.workflows.create(str(input.workspace_id), input.name, input.description)
     return await attempt(call, _workflow_payload(info))
 
 
-async def update_workflow(info: Info, input: UpdateWorkflowInput) -> UpdateWorkflowResult:  # type: ignore[valid-type]
+async def update_workflow(info: Info, input: UpdateWorkflowInput) -> UpdateWorkflowResult:
     call = info.context.services.workflows.update(
         str(input.workflow_id), name=input.name, description=input.description
     )
     return await attempt(call, _workflow_payload(info))
 
 
-async def delete_workflow(info: Info, workflow_id: WorkflowIdArgument) -> DeleteWorkflowResult:  # type: ignore[valid-type]
+async def delete_workflow(info: Info, workflow_id: WorkflowIdArgument) -> DeleteWorkflowResult:
     call = info.context.services.workflows.delete(str(workflow_id))
     return await attempt(call, lambda w: DeleteWorkflowPayload(workflow_id=strawberry.ID(w.id)))
 
 
-async def create_workflow_step(info: Info, input: CreateWorkflowStepInput) -> CreateWorkflowStepResult:  # type: ignore[valid-type]
+async def create_workflow_step(info: Info, input: CreateWorkflowStepInput) -> CreateWorkflowStepResult:
     call = info.context.services.workflows.create_step(str(input.workflow_id), _fields(input))
     return await attempt(call, _step_payload(info))
 
 
-async def update_workflow_step(info: Info, input: UpdateWorkflowStepInput) -> UpdateWorkflowStepResult:  # type: ignore[valid-type]
+async def update_workflow_step(info: Info, input: UpdateWorkflowStepInput) -> UpdateWorkflowStepResult:
     call = info.context.services.workflows.update_step(str(input.step_id), _fields(input))
     return await attempt(call, _step_payload(info))
 
@@ -124,15 +124,15 @@ def _deleted_step(info: Info) -> Callable[[SavedWorkflow], DeleteWorkflowStepPay
     return wrap
 
 
-async def delete_workflow_step(info: Info, step_id: StepIdArgument) -> DeleteWorkflowStepResult:  # type: ignore[valid-type]
+async def delete_workflow_step(info: Info, step_id: StepIdArgument) -> DeleteWorkflowStepResult:
     return await attempt(info.context.services.workflows.delete_step(str(step_id)), _deleted_step(info))
 
 
-async def reorder_workflow_steps(info: Info, input: ReorderWorkflowStepsInput) -> ReorderWorkflowStepsResult:  # type: ignore[valid-type]
+async def reorder_workflow_steps(info: Info, input: ReorderWorkflowStepsInput) -> ReorderWorkflowStepsResult:
     call = info.context.services.workflows.reorder_steps(str(input.workflow_id), [str(i) for i in input.step_ids])
     return await attempt(call, _workflow_payload(info))
 
 
-async def import_workflow(info: Info, input: ImportWorkflowInput) -> ImportWorkflowResult:  # type: ignore[valid-type]
+async def import_workflow(info: Info, input: ImportWorkflowInput) -> ImportWorkflowResult:
     call = info.context.services.workflows.import_yaml(str(input.workspace_id), input.yaml)
     return await attempt(call, _workflow_payload(info))

@@ -24,12 +24,6 @@ class TaskPayload:
     task: Task
 
 
-def result(name: str, payload: type) -> object:
-    """A result union built at run time, which mypy cannot use as a type; prefer a declared alias:
-    `XResult: TypeAlias = Annotated[XPayload | ExpectedError, strawberry.union("XResult")]`."""
-    return Annotated[payload | ExpectedError, strawberry.union(name)]
-
-
 CreateTaskResult: TypeAlias = Annotated[CreateTaskPayload | ExpectedError, strawberry.union("CreateTaskResult")]
 UpdateTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("UpdateTaskResult")]
 MoveTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("MoveTaskResult")]

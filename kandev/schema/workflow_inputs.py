@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeAlias
 
 import strawberry
 from strawberry.scalars import JSON
@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from kandev.domain.validation import MAX_TITLE_LENGTH
 from kandev.domain.workflow.rules import ACTION_FIELDS, EVENT_ACTIONS
 from kandev.schema.declare import arg, argument
-from kandev.schema.payloads import result
+from kandev.schema.errors import ExpectedError
 from kandev.schema.types import Workflow, WorkflowStep
 
 _EVENTS = (
@@ -155,11 +155,21 @@ class DeleteWorkflowStepPayload:
     warnings: list[str] = strawberry.field(description=_WARNINGS)
 
 
-CreateWorkflowResult = result("CreateWorkflowResult", WorkflowPayload)
-UpdateWorkflowResult = result("UpdateWorkflowResult", WorkflowPayload)
-DeleteWorkflowResult = result("DeleteWorkflowResult", DeleteWorkflowPayload)
-CreateWorkflowStepResult = result("CreateWorkflowStepResult", WorkflowStepPayload)
-UpdateWorkflowStepResult = result("UpdateWorkflowStepResult", WorkflowStepPayload)
-DeleteWorkflowStepResult = result("DeleteWorkflowStepResult", DeleteWorkflowStepPayload)
-ReorderWorkflowStepsResult = result("ReorderWorkflowStepsResult", WorkflowPayload)
-ImportWorkflowResult = result("ImportWorkflowResult", WorkflowPayload)
+CreateWorkflowResult: TypeAlias = Annotated[WorkflowPayload | ExpectedError, strawberry.union("CreateWorkflowResult")]
+UpdateWorkflowResult: TypeAlias = Annotated[WorkflowPayload | ExpectedError, strawberry.union("UpdateWorkflowResult")]
+DeleteWorkflowResult: TypeAlias = Annotated[
+    DeleteWorkflowPayload | ExpectedError, strawberry.union("DeleteWorkflowResult")
+]
+CreateWorkflowStepResult: TypeAlias = Annotated[
+    WorkflowStepPayload | ExpectedError, strawberry.union("CreateWorkflowStepResult")
+]
+UpdateWorkflowStepResult: TypeAlias = Annotated[
+    WorkflowStepPayload | ExpectedError, strawberry.union("UpdateWorkflowStepResult")
+]
+DeleteWorkflowStepResult: TypeAlias = Annotated[
+    DeleteWorkflowStepPayload | ExpectedError, strawberry.union("DeleteWorkflowStepResult")
+]
+ReorderWorkflowStepsResult: TypeAlias = Annotated[
+    WorkflowPayload | ExpectedError, strawberry.union("ReorderWorkflowStepsResult")
+]
+ImportWorkflowResult: TypeAlias = Annotated[WorkflowPayload | ExpectedError, strawberry.union("ImportWorkflowResult")]

@@ -86,8 +86,8 @@ async def _cycle_path(db: AsyncSession, start: str, target: str) -> list[str] | 
         current = queue.popleft()
         if current == target:
             path = [current]
-            while came_from[path[-1]] is not None:
-                path.append(came_from[path[-1]])  # type: ignore[arg-type]
+            while (previous := came_from[path[-1]]) is not None:
+                path.append(previous)
             return list(reversed(path))
         nexts = await db.scalars(select(TaskDependency.blocked_by_id).where(TaskDependency.task_id == current))
         for following in nexts:
