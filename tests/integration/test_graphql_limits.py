@@ -60,7 +60,7 @@ async def test_the_web_clients_board_and_sidebar_operations_run_at_the_500_page_
             continue  # the board's reads and live updates are what the page cap must admit
         wanted = set(re.findall(r"\$(\w+)\s*:", document))
         values = {key: variables[key] for key in wanted}
-        if name == "TASK":
+        if re.search(r"\btask\(id:\s*\$id\b", document):
             values["id"] = task_id
         context = Context.for_services(services)
         if document.lstrip().startswith("subscription"):
