@@ -161,3 +161,22 @@ def argument_errors(schema: dict[str, Any], arguments: dict[str, Any]) -> list[s
         if message not in messages:
             messages.append(message)
     return messages
+
+
+class ArgumentClash(ValueError):
+    """A caller sent a field under both its name and an alias of it."""
+
+    def __init__(self, alias: str, canonical: str) -> None:
+        super().__init__(f"send either {canonical} or {alias}, not both")
+        self.alias = alias
+
+
+def resolve_aliases(arguments: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
+    """The arguments with each alias renamed to the name it stands for (ArgumentClash when both came)."""
+    resolved = dict(arguments)
+    for alias, canonical in aliases.items():
+        if alias in resolved:
+            if canonical in resolved:
+                raise ArgumentClash(alias, canonical)
+            resolved[canonical] = resolved.pop(alias)
+    return resolved

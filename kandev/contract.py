@@ -157,6 +157,11 @@ class Command:
     # The mutation takes one `input` object whose fields are the parameters.
     wrapped: bool
 
+    @property
+    def aliases(self) -> dict[str, str]:
+        """Accepted but never advertised argument names -> the declared name they stand for."""
+        return {alias: p.name for p in self.parameters for alias in p.limits.aliases}
+
     def json_schema(self, *, without: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> dict[str, Any]:
         """The arguments' schema; `without` drops some (a URL supplies them), `optional` relaxes some (the
         domain defaults them from the caller)."""

@@ -98,6 +98,7 @@ def command_tool(
         document=declared.document(selection),
         variables=lambda call: declared.variables(call.arguments),
         result=lambda data: result(data[mutation]),
+        aliases=declared.aliases,
         **options,
     )
 
@@ -112,4 +113,3 @@ def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str,
 
 def string(description: str, **constraints: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **constraints}
-

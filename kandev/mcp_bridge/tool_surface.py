@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp import types
 
-from kandev.arguments import argument_errors
+from kandev.arguments import ArgumentClash, argument_errors, resolve_aliases
 from kandev.contract import OperationFailed, Refused, run
 from kandev.domain.access.session_grants import SessionPrincipal
 from kandev.domain.context import Principal
@@ -83,11 +83,10 @@ class KandevToolSurface:
             return tool_error("; ".join(problems))
         for ignored in spec.ignored:
             args.pop(ignored, None)
-        for alias, canonical in spec.aliases.items():
-            if alias in args:
-                if canonical in args:
-                    return tool_error(f"send either {canonical} or {alias}, not both")
-                args[canonical] = args.pop(alias)
+        try:
+            args = resolve_aliases(args, spec.aliases)
+        except ArgumentClash as clash:
+            return tool_error(str(clash))
         missing = [name for name in spec.aliased_required if name not in args]
         if missing:
             return tool_error(f"missing required field{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")

@@ -29,15 +29,17 @@ from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest")
 # Most specific first: an UnprocessableError is also a ConflictError.
-STATUS = {
+STATUS: dict[type[DomainError], int] = {
     ValidationError: 400,
     PermissionDeniedError: 403,
     NotFoundError: 404,
     UnprocessableError: 422,
     ConflictError: 409,
 }
-# A mutation's error member, by type name, as its status (UnprocessableError is told apart by its code).
-REFUSAL_STATUS = {"ValidationError": 400, "PermissionDeniedError": 403, "NotFoundError": 404, "ConflictError": 409}
+# A mutation's error member carries its domain error's code and type name (the schema names its error types
+# after the domain's): the code picks the status, else the type (a ConflictError with a code of its own).
+_STATUS_BY_CODE = {kind.code: status for kind, status in STATUS.items()}
+_STATUS_BY_TYPE = {kind.__name__: status for kind, status in STATUS.items()}
 Handler = Callable[[Request, Services], Awaitable[Response]]
 
 
@@ -123,7 +125,5 @@ async def task_json(services: Services, task_id: str) -> dict[str, Any]:
 
 def refusal(error: Refused) -> JSONResponse:
     """A mutation's error member as the status its domain error would get."""
-    status = REFUSAL_STATUS.get(error.typename, 400)
-    if error.code == UnprocessableError.code:
-        status = STATUS[UnprocessableError]
+    status = _STATUS_BY_CODE.get(error.code) or _STATUS_BY_TYPE.get(error.typename, 400)
     return error_response(status, error.message, error.code, field=error.field, fields=error.fields)

@@ -7,6 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kandev.arguments import ArgumentClash, resolve_aliases
 from kandev.contract import TASK, command, run
 from kandev.domain.errors import ValidationError
 from kandev.domain.services import Services
@@ -17,12 +18,11 @@ CREATED = f"... on CreateTaskPayload {{ deduplicated creation_complete: creation
 
 
 def create_variables(body: dict[str, Any]) -> dict[str, Any]:
-    """createTask's fields in snake_case (create_task_kandev's), with `description` accepted for `prompt`."""
-    if "description" in body:
-        if "prompt" in body:
-            raise ValidationError("send either prompt or description, not both", field="description")
-        body = {**body, "prompt": body["description"]}
-        del body["description"]
+    """createTask's fields in snake_case (create_task_kandev's), its declared aliases accepted."""
+    try:
+        body = resolve_aliases(body, CREATE.aliases)
+    except ArgumentClash as clash:
+        raise ValidationError(str(clash), field=clash.alias) from None
     check_body(CREATE.json_schema(), body)
     return CREATE.variables(body)
 

@@ -42,6 +42,9 @@ class Declared:
     lowercase: bool = False
     # The shape agents are shown for a JSON scalar (the domain checks it and names what is wrong).
     json_schema: Mapping[str, Any] | None = None
+    # Other snake_case names accepted for this field but never advertised (prompts written for the original
+    # system); a caller sending both is refused.
+    aliases: tuple[str, ...] = ()
 
     def json_limits(self) -> dict[str, int]:
         names = {
@@ -67,10 +70,11 @@ def arg(
     nullable: bool = False,
     lowercase: bool = False,
     json_schema: Mapping[str, Any] | None = None,
+    aliases: tuple[str, ...] = (),
     **limits: int,
 ) -> Any:
     """An input field with its limits and its agent-facing description."""
-    shape = {"nullable": nullable, "lowercase": lowercase, "json_schema": json_schema}
+    shape = {"nullable": nullable, "lowercase": lowercase, "json_schema": json_schema, "aliases": aliases}
     return strawberry.field(default=default, description=description, metadata=_metadata(agent, limits | shape))
 
 

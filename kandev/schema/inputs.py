@@ -48,7 +48,9 @@ class CreateTaskInput:
         min_length=1,
     )
     title: str = arg("Short task title.", agent="Short task title.", min_length=1, max_length=MAX_TITLE_LENGTH)
-    prompt: str | None = arg("Instructions delivered to the task's agent when it starts.", default=None)
+    prompt: str | None = arg(
+        "Instructions delivered to the task's agent when it starts.", default=None, aliases=("description",)
+    )
     parent_id: strawberry.ID | None = arg(
         "Parent task id ('self': the calling session's task).",
         default=None,

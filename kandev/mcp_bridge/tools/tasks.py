@@ -102,7 +102,6 @@ register(
         f"""... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
           task {{ {TASK} blocked_by: blockedBy {{ id }} }} }}""",
         _created,
-        aliases={"description": "prompt"},
     ),
     command_tool(
         "update_task_kandev",
