@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.contract import ERROR_SELECTION
 from kandev.contract import TASK as TASK  # the one task shape, re-exported for the tools
 from kandev.mcp_bridge.catalogue import ToolCall
 
@@ -13,7 +12,6 @@ STEP = """id name position is_start_step: isStartStep is_final_step: isFinalStep
   workflow_id: workflowId wip_limit: wipLimit events"""
 SESSION = """id task_id: taskId state name is_primary: isPrimary agent_profile_id: agentProfileId
   created_at: createdAt ended_at: endedAt"""
-ERRORS = ERROR_SELECTION
 
 TASK_ID = {"type": "string", "description": "The task's id.", "minLength": 1}
 WORKSPACE_ID = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kandev.contract import command
+from kandev.contract import ERROR_SELECTION, command
 from kandev.domain.sessions.clarifications import render_answers
 from kandev.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec, command_tool, obj, register, string
-from kandev.mcp_bridge.tools.fields import ERRORS, WORKSPACE_ID, workspace_of
+from kandev.mcp_bridge.tools.fields import WORKSPACE_ID, workspace_of
 
 QUESTION = """id task_id: taskId session_id: sessionId turn_id: turnId questions context state answers
   created_at: createdAt"""
@@ -114,9 +114,9 @@ register(
         # The original system's name for pending_id: accepted, never advertised.
         aliases={"question_id": "pending_id"},
         document=f"""mutation($input: AnswerClarificationInput!, $id: ID!, $reject: Boolean!) {{
-          answer: answerClarification(input: $input) @skip(if: $reject) {{ {ERRORS}
+          answer: answerClarification(input: $input) @skip(if: $reject) {{ {ERROR_SELECTION}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }}
-          rejected: rejectClarification(clarificationId: $id) @include(if: $reject) {{ {ERRORS}
+          rejected: rejectClarification(clarificationId: $id) @include(if: $reject) {{ {ERROR_SELECTION}
             ... on ClarificationPayload {{ clarification {{ {QUESTION} }} }} }} }}""",
         variables=_answer_variables,
         result=lambda data: (data.get("answer") or data["rejected"])["clarification"],
