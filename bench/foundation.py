@@ -19,11 +19,9 @@ import httpx
 from sqlalchemy import event, text
 
 from kandev.config import Settings
-from kandev.events import task_channel
 from kandev.migrations import upgrade_to_head
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
-from tests.support.waiting import subscribers_on, wait_until
 
 EVENTS = 100
 SIDEBAR = """query($ws: ID!, $n: Int!) { tasks(workspaceId: $ws, first: $n) { totalCount nodes {
@@ -49,7 +47,7 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
-async def event_latency(settings: Settings, address: str, app_db: Any, redis_url: str) -> dict[str, Any]:
+async def event_latency(settings: Settings, address: str, app_db: Any) -> dict[str, Any]:
     commits: list[float] = []
     event.listen(app_db.engine.sync_engine, "commit", lambda conn: commits.append(time.perf_counter()))
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http:
@@ -57,12 +55,7 @@ async def event_latency(settings: Settings, address: str, app_db: Any, redis_url
             "id"
         ]
         socket = await GraphQLWebSocket.open(address)
-        await socket.subscribe("subscription($ws: ID!) { taskEvents(workspaceId: $ws) { kind task { id } } }", ws=ws_id)
-
-        async def subscribed() -> bool:
-            return await subscribers_on(redis_url, task_channel(ws_id)) > 0
-
-        await wait_until(subscribed)
+        await socket.listen("subscription($ws: ID!) { taskEvents(workspaceId: $ws) { kind task { id } } }", ws=ws_id)
         latencies: list[float] = []
         mutation = "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename } }"
         for i in range(EVENTS):
@@ -141,7 +134,7 @@ async def run() -> dict[str, Any]:
         try:
             async with running_server(settings) as address:
                 app_db = _server_db()
-                latency = await event_latency(settings, address, app_db, redis_url)
+                latency = await event_latency(settings, address, app_db)
                 ws_id = await _workspace(address)
                 sidebar = {}
                 # EVENTS tasks exist already; top up to 1,000, of which the large page shows the most a

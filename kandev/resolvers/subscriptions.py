@@ -18,6 +18,7 @@ async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator
     services = info.context.services
     await services.workspaces.get(str(workspace_id))  # authorize before listening
     async with services.ctx.bus.subscribe(task_channel(str(workspace_id))) as events:
+        yield TaskEvent(kind=TaskEventKind.SUBSCRIBED, task=None)
         async for payload in events:
             # A fresh set of loaders per event: the connection's context lives for hours.
             task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
@@ -28,6 +29,9 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
     services = info.context.services
     await services.sessions.get(str(session_id))  # authorize before listening
     async with services.ctx.bus.subscribe(session_channel(str(session_id))) as events:
+        # Read again once listening: no change can fall between this state and the first event.
+        current = await services.sessions.get(str(session_id))
+        yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session(record=SessionRecord.of(current)))
         async for payload in events:
             message = payload.get("message")
             turn = payload.get("turn")

@@ -33,8 +33,15 @@ ExecutorKind = m.ExecutorKind
 PermissionPolicy = m.PermissionPolicy
 
 
+_SUBSCRIBED = (
+    "The first message of every subscription: the server listens from now on. Load (or reload) the "
+    "snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect."
+)
+
+
 @strawberry.enum(description="What happened to the task in a taskEvents message.")
 class TaskEventKind(Enum):
+    SUBSCRIBED = strawberry.enum_value("SUBSCRIBED", description=_SUBSCRIBED + " Carries no task.")
     CREATED = "CREATED"
     UPDATED = "UPDATED"
     MOVED = "MOVED"
@@ -64,6 +71,7 @@ class DeliveryMode(Enum):
 
 @strawberry.enum(description="What happened in a sessionEvents message.")
 class SessionEventKind(Enum):
+    SUBSCRIBED = strawberry.enum_value("SUBSCRIBED", description=_SUBSCRIBED + " Carries the session as it is then.")
     MESSAGE_APPENDED = "MESSAGE_APPENDED"
     MESSAGE_UPDATED = "MESSAGE_UPDATED"
     TURN_STARTED = "TURN_STARTED"

@@ -237,4 +237,4 @@ class TaskConnection:
 @strawberry.type(description="A change to a task, carrying its current sidebar row.")
 class TaskEvent:
     kind: TaskEventKind
-    task: Task
+    task: Task | None = strawberry.field(description="The task as it is now; null only in the SUBSCRIBED message.")

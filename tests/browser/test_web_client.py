@@ -47,7 +47,11 @@ def open_app(page: Any, server: KandevServer, path: str = "/") -> None:
     from playwright.sync_api import expect
 
     page.goto(server.base + path)
-    expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "connected")
+    connection = page.get_by_test_id("connection")
+    expect(connection).to_have_attribute("data-state", "connected")
+    # The task list loaded after the server confirmed its subscription: whatever a test changes from now
+    # on reaches the page live.
+    expect(connection).to_have_attribute("data-tasks", "ready")
 
 
 def no_horizontal_scroll(page: Any) -> None:

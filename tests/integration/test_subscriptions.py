@@ -6,29 +6,22 @@ import asyncio
 
 import httpx
 
-from kandev.events import task_channel
+from tests.support.factories import started_task
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
-from tests.support.waiting import subscribers_on, wait_until
 
 SUBSCRIPTION = """subscription($ws: ID!) { taskEvents(workspaceId: $ws) {
   kind task { id title state autopilot pendingAction workflowStepId sessions { id } } } }"""
 
 
-async def test_a_subscriber_receives_a_task_created_by_a_mutation_on_another_connection(settings, redis_url):
+async def test_a_subscriber_receives_a_task_created_by_a_mutation_on_another_connection(settings):
     async with running_server(settings) as address:
         async with httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http:
             workspaces = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()
             workspace_id = workspaces["data"]["workspaces"][0]["id"]
             ws = await GraphQLWebSocket.open(address)
             try:
-                op_id = await ws.subscribe(SUBSCRIPTION, ws=workspace_id)
-                channel = task_channel(workspace_id)
-
-                async def subscribed() -> bool:
-                    return await subscribers_on(redis_url, channel) > 0
-
-                await wait_until(subscribed)
+                op_id = await ws.listen(SUBSCRIPTION, ws=workspace_id)
                 created = await http.post(
                     "/graphql",
                     json={
@@ -61,3 +54,28 @@ async def test_subscribing_to_an_unknown_workspace_gets_a_not_found_error_instea
     assert message["type"] == "next"
     assert message["payload"]["data"] is None
     assert message["payload"]["errors"][0]["message"] == "workspace not found"
+
+
+async def test_every_subscription_first_says_it_listens_so_a_client_loads_its_snapshot_after_that(
+    settings, services, workspace_id
+):
+    started = await started_task(services, workspace_id, "/say hi")
+    async with running_server(settings) as address:
+        ws = await GraphQLWebSocket.open(address)
+        try:
+            await ws.subscribe(SUBSCRIPTION, ws=workspace_id)
+            tasks_first = await asyncio.wait_for(ws.next_message(), timeout=10)
+            await ws.subscribe(
+                "subscription($s: ID!) { sessionEvents(sessionId: $s) { kind session { id state } message { id } } }",
+                s=started.session_id,
+            )
+            session_first = await asyncio.wait_for(ws.next_message(), timeout=10)
+        finally:
+            await ws.close()
+    assert tasks_first["payload"] == {"data": {"taskEvents": {"kind": "SUBSCRIBED", "task": None}}}
+    state = (await services.sessions.get(started.session_id)).state
+    assert session_first["payload"]["data"]["sessionEvents"] == {
+        "kind": "SUBSCRIBED",
+        "session": {"id": started.session_id, "state": state},
+        "message": None,
+    }

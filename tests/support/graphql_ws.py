@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -27,6 +28,16 @@ class GraphQLWebSocket:
         op_id = uuid.uuid4().hex
         message = {"id": op_id, "type": "subscribe", "payload": {"query": query, "variables": variables}}
         await self.connection.send(json.dumps(message))
+        return op_id
+
+    async def listen(self, query: str, timeout: float = 10, **variables: Any) -> str:
+        """Subscribe and wait for the server's SUBSCRIBED message: from then on nothing published is missed."""
+        op_id = await self.subscribe(query, **variables)
+        async with asyncio.timeout(timeout):
+            first = await self.next_message()
+        assert first["type"] == "next" and not first["payload"].get("errors"), first
+        [event] = first["payload"]["data"].values()
+        assert event.get("kind", "SUBSCRIBED") == "SUBSCRIBED", first
         return op_id
 
     async def next_message(self) -> dict[str, Any]:

@@ -17,11 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
-from redis import Redis
 from sqlalchemy import select
 
 from kandev.db import Database
-from kandev.events import PREFIX, task_channel
 from kandev.models import Turn
 from tests.integration.mcp_transport.conftest import MODERN, Notifications, mcp_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, run
@@ -107,11 +105,7 @@ async def test_a_task_created_through_one_replica_reaches_a_subscriber_of_the_ot
         topology.replicas[1].removeprefix("http://"), {"Authorization": f"Bearer {topology.token}"}
     )
     try:
-        await socket.subscribe(TASK_EVENTS, w=topology.workspace_id)
-        redis = Redis.from_url(topology.redis_url)
-        channel = PREFIX + task_channel(topology.workspace_id)
-        # Listening once the second replica holds the Redis subscription for the workspace's channel.
-        await asyncio.to_thread(wait_for, lambda: dict(redis.pubsub_numsub(channel)).get(channel.encode()), 15)
+        await socket.listen(TASK_EVENTS, timeout=15, w=topology.workspace_id)
         task_id = (
             await asyncio.to_thread(
                 served_task, partial(topology.mutate, 0), topology.workspace_id, "Made on the first replica"

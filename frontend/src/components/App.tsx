@@ -104,10 +104,12 @@ function Header({ onOpenSwitcher }: { onOpenSwitcher: () => void }) {
 
 function ConnectionBadge() {
   const state = useSyncExternalStore(onLinkState, linkState);
+  // The task list loads once the server confirms taskEvents listens: "ready" means loaded and live.
+  const tasks = useStore(app, (s) => s.tasksLoad);
   const label =
     state === "connected" ? t("live") : state === "reconnecting" ? t("reconnecting") : state === "connecting" ? t("connecting") : "Signed out";
   return (
-    <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state}>
+    <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state} data-tasks={tasks}>
       <span className="conn-dot" aria-hidden="true" />
       {label}
     </span>

@@ -116,6 +116,8 @@ export type SessionEventKind =
   | 'MESSAGE_UPDATED'
   | 'PROMPT_QUEUED'
   | 'STATE_CHANGED'
+  /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries the session as it is then. */
+  | 'SUBSCRIBED'
   | 'TURN_ENDED'
   | 'TURN_STARTED'
   | 'WORKSPACE_SOURCES_UPDATED';
@@ -144,6 +146,8 @@ export type TaskEventKind =
   | 'CREATED'
   | 'DELETED'
   | 'MOVED'
+  /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no task. */
+  | 'SUBSCRIBED'
   | 'UPDATED';
 
 /** A repository for a task to work in. */
@@ -277,7 +281,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;

@@ -1,7 +1,7 @@
 // One session's transcript, turns and queue: loaded once, then kept live from sessionEvents.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorText, gql } from "../api/graphql";
-import { onReconnect, subscribe } from "../api/live";
+import { subscribe } from "../api/live";
 import { SESSION, SESSION_EVENTS, SESSION_STATUS } from "../api/ops";
 import type { Message, QueuedPrompt, SessionState, Turn } from "../api/ops";
 
@@ -34,6 +34,8 @@ export function useSession(sessionId: string | null): SessionView {
   const [error, setError] = useState<string | null>(null);
   const [liveError, setLiveError] = useState<string | null>(null);
   const [nonce, setNonce] = useState(0);
+  // The session whose events the server confirmed it listens to: the snapshot loads only after that.
+  const [listening, setListening] = useState<string | null>(null);
   const statusTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const idRef = useRef(sessionId);
   idRef.current = sessionId;
@@ -56,7 +58,8 @@ export function useSession(sessionId: string | null): SessionView {
     }, 80);
   }, []);
 
-  // Live first, then the snapshot, so nothing that happens during the load is lost.
+  // Live first, then the snapshot, so nothing that happens during the load is lost: the server's
+  // SUBSCRIBED message (first on every subscription, again after each reconnect) (re)loads the snapshot.
   useEffect(() => {
     setById({});
     setTurns([]);
@@ -73,6 +76,11 @@ export function useSession(sessionId: string | null): SessionView {
         setLiveError(null);
         setState(event.session.state);
         setCompletionPending(event.session.completionPending);
+        if (event.kind === "SUBSCRIBED") {
+          setListening(sessionId);
+          setNonce((n) => n + 1);
+          return;
+        }
         if (event.message) {
           const message = event.message;
           setById((m) => {
@@ -89,12 +97,15 @@ export function useSession(sessionId: string | null): SessionView {
           refreshStatus();
         }
       },
-      (message) => setLiveError(message),
+      (message) => {
+        setLiveError(message);
+        setListening(sessionId); // not live, but the snapshot still shows
+      },
     );
   }, [sessionId, refreshStatus]);
 
   useEffect(() => {
-    if (!sessionId) return;
+    if (!sessionId || listening !== sessionId) return;
     let cancelled = false;
     (async () => {
       try {
@@ -124,9 +135,8 @@ export function useSession(sessionId: string | null): SessionView {
     return () => {
       cancelled = true;
     };
-  }, [sessionId, nonce]);
+  }, [sessionId, listening, nonce]);
 
-  useEffect(() => onReconnect(() => setNonce((n) => n + 1)), []);
   useEffect(() => () => {
     if (statusTimer.current) clearTimeout(statusTimer.current);
   }, []);

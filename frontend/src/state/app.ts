@@ -1,6 +1,6 @@
 // Workspace-wide state: workspaces, workflows, agent profiles and the live task list.
 import { ApiError, errorText, gql, unwrap } from "../api/graphql";
-import { onReconnect, subscribe } from "../api/live";
+import { subscribe } from "../api/live";
 import { BOOT, TASK_EVENTS, TASKS, WORKSPACE, MOVE_TASK } from "../api/ops";
 import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/ops";
 import type { TasksQuery } from "../gql/graphql";
@@ -67,14 +67,19 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
   const workflows = data.workflows.map((w) => ({ ...w, steps: [...w.steps].sort((a, b) => a.position - b.position) }));
   app.set({ workflows, profiles: data.agentProfiles });
   stopTaskEvents?.();
-  // Subscribe first, then load: an event that lands during the load is not lost.
+  // Live first, then the list: it loads when the server says it listens (SUBSCRIBED, which comes again
+  // after every reconnect), so an event that lands during the load is not lost.
   stopTaskEvents = subscribe(
     TASK_EVENTS,
     { w: workspaceId },
-    (data) => applyTaskEvent(data.taskEvents),
-    (message) => app.set({ tasksError: `Live task updates failed: ${message}` }),
+    (data) => {
+      if (data.taskEvents.kind === "SUBSCRIBED") void refetchTasks();
+      else applyTaskEvent(data.taskEvents);
+    },
+    (message) => {
+      void refetchTasks().then(() => app.set({ tasksError: `Live task updates failed: ${message}` }));
+    },
   );
-  await refetchTasks();
 }
 
 export async function refetchTasks(): Promise<void> {
@@ -115,6 +120,7 @@ function newer(current: Task | undefined, incoming: Task): boolean {
 
 export function applyTaskEvent(event: TaskEvent): void {
   const { task } = event;
+  if (!task) return;
   app.set((s) => {
     const tasks = { ...s.tasks };
     if (event.kind === "DELETED" || event.kind === "ARCHIVED" || task.archivedAt) delete tasks[task.id];
@@ -153,6 +159,3 @@ export async function moveTask(taskId: string, workflowStepId: string): Promise<
   }
 }
 
-onReconnect(() => {
-  void refetchTasks();
-});

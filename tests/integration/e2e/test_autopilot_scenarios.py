@@ -24,13 +24,12 @@ from sqlalchemy import func, select
 from kandev.db import Database
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.events import task_channel
 from kandev.models import Message, ParentQuestion, QueuedPrompt, Turn
 from tests.integration.e2e.conftest import LiveSystem
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
 from tests.support.session_tokens import side_token
-from tests.support.waiting import subscribers_on, wait_until
+from tests.support.waiting import wait_until
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -286,7 +285,7 @@ async def test_an_autopilot_childs_question_returns_at_once_reaches_its_parent_o
 
 
 async def test_a_correlated_answer_clears_the_indicator_live_and_starts_exactly_one_child_turn_with_it(
-    app, live, bus, db, workspace_id, redis_url, agent_log
+    app, live, bus, db, workspace_id, agent_log
 ):
     parent = await app.create(workspaceId=workspace_id, title="Parent", startAgent=False)
     parent_session = await app.start(parent["id"], "/on-question Drop it, nobody calls it")
@@ -300,18 +299,14 @@ async def test_a_correlated_answer_clears_the_indicator_live_and_starts_exactly_
     async def follow() -> None:
         while True:
             event = (await ws.next_message())["payload"]["data"]["taskEvents"]
-            if event["task"]["id"] == child["id"]:
+            if event["task"] and event["task"]["id"] == child["id"]:
                 indicators.append(event["task"]["pendingAction"])
 
     try:
-        await ws.subscribe(
-            "subscription($ws: ID!) { taskEvents(workspaceId: $ws) { task { id pendingAction } } }", ws=workspace_id
+        await ws.listen(
+            "subscription($ws: ID!) { taskEvents(workspaceId: $ws) { kind task { id pendingAction } } }",
+            ws=workspace_id,
         )
-
-        async def subscribed() -> bool:
-            return await subscribers_on(redis_url, task_channel(workspace_id)) > 0
-
-        await wait_until(subscribed)
         following = asyncio.create_task(follow())
         child_session = await app.start(child["id"], ASK_DIRECTIVE)
         async with watching(bus, db, child_session) as watch:
