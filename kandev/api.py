@@ -17,6 +17,7 @@ from kandev.resolvers import workflow_engine as engine_resolvers
 from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
+from kandev.schema.caching import cache_extensions
 from kandev.schema.declare import enforce_declared_limits
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.error_text import log_error
@@ -227,5 +228,5 @@ schema = KandevSchema(
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
-    extensions=[*limit_extensions(), CodedMaskErrors],
+    extensions=[*limit_extensions(), *cache_extensions(), CodedMaskErrors],
 )

@@ -79,6 +79,7 @@ def serve(
 
     from kandev.app import create_app
     from kandev.embedded_default import start_embedded_default
+    from kandev.heap import settle_heap
     from kandev.http_guard import is_loopback
     from kandev.migrations import upgrade_to_head
 
@@ -131,11 +132,9 @@ def serve(
         # handler (instead of the default, which would kill us) lets the cleanup below run.
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: None)
-        uvicorn.Server(
-            uvicorn.Config(
-                create_app(settings, embedded=embedded), host=settings.host, port=settings.port, log_level="info"
-            )
-        ).run()
+        app = create_app(settings, embedded=embedded)
+        settle_heap()
+        uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info")).run()
     finally:
         if embedded is not None:
             embedded.stop()
@@ -183,12 +182,14 @@ def _ensure_web_client() -> None:
 @app.command(short_help="Run an RQ worker for agent turns and background jobs.")
 def worker(burst: bool = typer.Option(False, help="Exit once the queues are empty.")) -> None:
     """Run an RQ worker for agent turns and background jobs (needs KANDEV_REDIS_URL)."""
+    from kandev.heap import settle_heap
     from kandev.jobs.worker import run_worker
 
     _setup_logging()
     settings = _require_redis(load_settings())
     _prepare_dirs(settings)
     require_services(settings)
+    settle_heap()
     run_worker(settings, burst=burst)
 
 

@@ -11,6 +11,7 @@ import argparse
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -141,17 +142,31 @@ def _request_handler() -> type[Any]:
     return Handler
 
 
-def serve(host: str, port: int) -> None:
-    """Run the server until SIGTERM/SIGINT; prints the ready line with the bound port on stdout."""
+def make_server(host: str, port: int) -> Any:
+    """The fakeredis TCP server, bound, with its fixed handler; `serve_forever()` runs it."""
     from fakeredis import TcpFakeServer
 
-    # Nothing to flush on the way out, and blocked clients must not hold the exit up.
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    signal.signal(signal.SIGINT, lambda *_: os._exit(0))
-    server = TcpFakeServer((host, port))
+    class Server(TcpFakeServer):
+        def get_request(self) -> tuple[socket.socket, Any]:
+            connection, address = super().get_request()
+            # fakeredis writes a reply in several small sends: with Nagle's algorithm on, each pipeline
+            # waits for the client's delayed ACK (about 40 ms) before its last reply leaves.
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return connection, address
+
+    server = Server((host, port))
     server.RequestHandlerClass = _request_handler()
     # Non-daemon handler threads (fakeredis's default) would keep the interpreter from exiting.
     server.daemon_threads = True
+    return server
+
+
+def serve(host: str, port: int) -> None:
+    """Run the server until SIGTERM/SIGINT; prints the ready line with the bound port on stdout."""
+    # Nothing to flush on the way out, and blocked clients must not hold the exit up.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    signal.signal(signal.SIGINT, lambda *_: os._exit(0))
+    server = make_server(host, port)
     print(f"{_READY} {server.server_address[1]}", flush=True)
     # The parent stops reading after the ready line; anything printed later goes to stderr, not a dead pipe.
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -18,7 +19,7 @@ from rq.exceptions import DuplicateJobError
 from rq.job import Job, JobStatus
 
 from kandev.config import Settings
-from kandev.embedded import EmbeddedRedis, start_embedded_redis
+from kandev.embedded import EmbeddedRedis, make_server, start_embedded_redis
 from kandev.jobs import worker as worker_module
 from kandev.jobs.queues import TURNS, enqueue, get_queue, worker_queue_name
 from kandev.redis_conn import async_redis, sync_redis
@@ -281,3 +282,15 @@ def test_stopping_a_worker_lets_a_short_job_finish_within_the_grace_period(serve
     finally:
         stop_process_group(worker, timeout=1)
         connection.close()
+
+
+def test_the_embedded_server_sends_replies_without_waiting_for_acks():
+    server = make_server("127.0.0.1", 0)
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=5) as client:
+            accepted, _ = server.get_request()
+            with accepted:
+                assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                assert client.getsockname() == accepted.getpeername()
+    finally:
+        server.server_close()
