@@ -124,20 +124,35 @@ def start_embedded_redis(timeout: float = 10.0, *, host: str = "127.0.0.1", port
 
 
 def _request_handler() -> type[Any]:
-    """fakeredis's TCP handler, fixed so CLIENT INFO/LIST report addresses as ip:port like Redis does.
+    """fakeredis's TCP handler, fixed in two ways.
 
-    fakeredis records the socket tuples verbatim ("addr=('127.0.0.1', 5) ..."), which redis-py cannot
-    parse; RQ calls CLIENT INFO when a worker starts.
+    CLIENT INFO/LIST report addresses as ip:port like Redis does: fakeredis records the socket tuples
+    verbatim ("addr=('127.0.0.1', 5) ..."), which redis-py cannot parse; RQ calls CLIENT INFO when a worker
+    starts. And every connection gets a client of its own: fakeredis hands a new connection the client
+    still registered under the same address, so one arriving on a reused port while the old one's handler
+    is still blocked (a BLPOP waits minutes) would share its half-read command stream and hang.
     """
     from fakeredis._clients._tcp_server import TCPFakeRequestHandler
 
     class Handler(TCPFakeRequestHandler):
         def setup(self) -> None:
+            self.server.clients.pop(self.client_address, None)
             super().setup()
             info = self.current_client.get_socket()._client_info
             for key in ("addr", "laddr"):
                 if isinstance(info.get(key), tuple):
                     info[key] = f"{info[key][0]}:{info[key][1]}"
+
+        def finish(self) -> None:
+            mine = self.current_client
+            # fakeredis's finish deletes the address's entry: put back a newer connection's, if it is there.
+            newer = self.server.clients.get(self.client_address)
+            self.server.clients[self.client_address] = mine
+            try:
+                super().finish()
+            finally:
+                if newer is not None and newer is not mine:
+                    self.server.clients[self.client_address] = newer
 
     return Handler
 

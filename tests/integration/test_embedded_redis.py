@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -292,5 +293,33 @@ def test_the_embedded_server_sends_replies_without_waiting_for_acks():
             with accepted:
                 assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
                 assert client.getsockname() == accepted.getpeername()
+    finally:
+        server.server_close()
+
+
+def test_a_connection_on_a_reused_port_gets_a_client_of_its_own_and_keeps_it_after_the_old_one_ends():
+    server = make_server("127.0.0.1", 0)
+    handlers: list[threading.Thread] = []
+    try:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        stale = object()  # what a handler still blocked on the previous connection of this port holds
+        server.clients[("127.0.0.1", port)] = stale
+        client = socket.socket()
+        client.bind(("127.0.0.1", port))
+        client.settimeout(5)
+        client.connect(server.server_address[:2])
+        accepted, address = server.get_request()
+        handler = threading.Thread(target=server.RequestHandlerClass, args=(accepted, address, server), daemon=True)
+        handlers.append(handler)
+        handler.start()
+        client.sendall(b"*1\r\n$4\r\nPING\r\n")
+        assert client.recv(64) == b"+PONG\r\n"
+        assert server.clients[address] is not stale
+        client.close()
+        handler.join(timeout=5)
+        assert not handler.is_alive()
+        assert address not in server.clients, "the ended connection leaves no client behind"
     finally:
         server.server_close()
