@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 
+from bench.fanout import run as fanout
 from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
@@ -15,6 +16,7 @@ from bench.turns import run as turns
 def main() -> None:
     results = {
         "foundation": asyncio.run(foundation()),
+        "fanout": asyncio.run(fanout()),
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
         "healing": healing(),

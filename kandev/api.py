@@ -22,6 +22,7 @@ from kandev.schema.declare import enforce_declared_limits
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
+from kandev.schema.fanout import SharedEventExecutor
 from kandev.schema.limits import limit_extensions
 
 
@@ -229,4 +230,5 @@ schema = KandevSchema(
     subscription=Subscription,
     types=list(ERROR_TYPES),
     extensions=[*limit_extensions(), *cache_extensions(), CodedMaskErrors],
+    execution_context_class=SharedEventExecutor,
 )

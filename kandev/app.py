@@ -40,6 +40,7 @@ from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
+from kandev.schema.fanout import next_message_text
 from kandev.state import AppState
 from kandev.static_assets import favicon, graphiql_asset, graphiql_response
 
@@ -71,6 +72,10 @@ class KandevGraphQL(GraphQL[Context, None]):
 
     async def render_graphql_ide(self, request: Request) -> Response:
         return graphiql_response(auth=self._state().settings.auth == "on")
+
+    def encode_json(self, data: object) -> str | bytes:
+        shared = next_message_text(data) if isinstance(data, dict) else None
+        return shared if shared is not None else super().encode_json(data)
 
     def parse_json(self, data: str | bytes) -> Any:
         # A body (or GET `variables`) that is valid JSON but not an object is the caller's mistake: 400, not 500.

@@ -134,7 +134,12 @@ def serve(
             signal.signal(sig, lambda *_: None)
         app = create_app(settings, embedded=embedded)
         settle_heap()
-        uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info")).run()
+        # No per-message deflate: live messages are small, and compressing each one for every subscriber
+        # cost more than the rest of sending it.
+        config = uvicorn.Config(
+            app, host=settings.host, port=settings.port, log_level="info", ws_per_message_deflate=False
+        )
+        uvicorn.Server(config).run()
     finally:
         if embedded is not None:
             embedded.stop()

@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Hashable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 
@@ -107,12 +107,12 @@ class EventBus:
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
 
     @asynccontextmanager
-    async def subscribe(self, channel: Channel[P]) -> AsyncIterator[AsyncIterator[P]]:
+    async def subscribe(self, channel: Channel[P]) -> AsyncIterator[Subscription[P]]:
         """Yields an iterator of payloads; returns only once Redis has confirmed the subscription."""
         queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
         await self._add(channel, queue)
         try:
-            yield _Subscription[P](queue)
+            yield Subscription[P](queue)
         finally:
             await self._remove(channel, queue)
 
@@ -161,11 +161,12 @@ class EventBus:
                 continue
             if message["type"] != "message":
                 continue
-            payload = json.loads(message["data"])
+            # Decoded once; every local subscriber gets the same payload and the same memo with it.
+            delivery: tuple[Any, dict[Hashable, Any]] = (json.loads(message["data"]), {})
             for queue in list(self._queues.get(channel, ())):
                 if queue.full():
                     queue.get_nowait()
-                queue.put_nowait(payload)
+                queue.put_nowait(delivery)
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -179,18 +180,22 @@ class EventBus:
             await self._redis.aclose()
 
 
-class _Subscription(Generic[P]):
+class Subscription(Generic[P]):
     """An async iterator over one subscriber's queue. Not a generator on purpose: waiting for the next
     event with a timeout cancels that wait, and a cancelled generator would be finished for good."""
 
     def __init__(self, queue: asyncio.Queue[Any]) -> None:
-        self._queue = queue  # decoded JSON, as published on the channel typed P
+        self._queue = queue  # (decoded JSON as published on the channel typed P, its shared memo)
+        self.memo: dict[Hashable, Any] = {}
 
-    def __aiter__(self) -> _Subscription[P]:
+    def __aiter__(self) -> Subscription[P]:
         return self
 
     async def __anext__(self) -> P:
-        payload: P = await self._queue.get()
+        """The next payload; `memo` is then that message's memo, one dict shared by every subscriber of this
+        process that received it: what they all derive from the message alike is computed once there."""
+        payload: P
+        payload, self.memo = await self._queue.get()
         return payload
 
 

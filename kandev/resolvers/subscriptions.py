@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from functools import partial
 
 import strawberry
 
 from kandev.domain.records import MessageRecord, SessionRecord, TaskRecord, TurnRecord
-from kandev.events import session_channel, task_channel
+from kandev.domain.services import Services
+from kandev.events import SessionEventPayload, TaskEventPayload, session_channel, task_channel
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import SessionEventKind, TaskEventKind
+from kandev.schema.fanout import shared_event
 from kandev.schema.session_types import Message, Session, SessionEvent, Turn
 from kandev.schema.types import Task, TaskEvent
 
@@ -20,9 +23,9 @@ async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator
     async with services.ctx.bus.subscribe(task_channel(str(workspace_id))) as events:
         yield TaskEvent(kind=TaskEventKind.SUBSCRIBED, task=None)
         async for payload in events:
-            # A fresh set of loaders per event: the connection's context lives for hours.
-            task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
-            yield TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
+            # Fresh loaders per event (the connection's context lives for hours), shared by every subscriber
+            # of this process who sees what this one sees.
+            yield shared_event(events.memo, services.principal, partial(task_event, payload, services))
 
 
 async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerator[SessionEvent, None]:
@@ -33,11 +36,20 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
         current = await services.sessions.get(str(session_id))
         yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session(record=SessionRecord.of(current)))
         async for payload in events:
-            message = payload.get("message")
-            turn = payload.get("turn")
-            yield SessionEvent(
-                kind=SessionEventKind(payload["kind"]),
-                session=Session(record=SessionRecord.from_json(payload["session"])),
-                message=Message(record=MessageRecord.from_json(message)) if message else None,
-                turn=Turn(record=TurnRecord.from_json(turn)) if turn else None,
-            )
+            yield shared_event(events.memo, services.principal, partial(session_event, payload))
+
+
+def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:
+    task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
+    return TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
+
+
+def session_event(payload: SessionEventPayload) -> SessionEvent:
+    message = payload.get("message")
+    turn = payload.get("turn")
+    return SessionEvent(
+        kind=SessionEventKind(payload["kind"]),
+        session=Session(record=SessionRecord.from_json(payload["session"])),
+        message=Message(record=MessageRecord.from_json(message)) if message else None,
+        turn=Turn(record=TurnRecord.from_json(turn)) if turn else None,
+    )

@@ -1,0 +1,72 @@
+"""Live fan-out: one event reaching many subscribers is executed once per distinct operation.
+
+Each subscriber of taskEvents or sessionEvents is authorized on its own when it subscribes. When a message
+arrives, every local subscriber with the same visibility (the same principal) is handed one shared event
+object, and `SharedEventExecutor` runs each distinct (operation, variables) over it once: 500 browser tabs
+with the web client's subscription cost one execution and one set of loader queries per event, not 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
+
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+E = TypeVar("E")
+# The attribute of a shared event that holds its results, by (operation, variables).
+_RESULTS = "_kandev_shared_results"
+
+
+def shared_event(memo: dict[Hashable, Any], visibility: Hashable, build: Callable[[], E]) -> E:
+    """The event for every subscriber who may see what `visibility` sees, built once per message (`memo` is
+    the message's, see events.Subscription.memo)."""
+    key = ("event", visibility)
+    event: E | None = memo.get(key)
+    if event is None:
+        event = memo[key] = build()
+        setattr(event, _RESULTS, {})
+    return event
+
+
+class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
+    """graphql-core's executor, executing an operation over a shared event once for all its subscribers."""
+
+    def execute_operation(self, *args: Any, **kwargs: Any) -> Any:
+        results: dict[tuple[int, str], Any] | None = getattr(self.root_value, _RESULTS, None)
+        if results is None:
+            return super().execute_operation(*args, **kwargs)
+        # Documents come from the parser cache, so subscribers sending the same text share one operation node.
+        key = (id(self.operation), json.dumps(self.variable_values.coerced, sort_keys=True, default=str))
+        if key not in results:
+            result = super().execute_operation(*args, **kwargs)
+            results[key] = asyncio.ensure_future(result) if self.is_awaitable(result) else result
+        shared = results[key]
+        # Shielded: one subscriber leaving mid-execution must not cancel the others' result.
+        return asyncio.shield(shared) if isinstance(shared, asyncio.Future) else shared
+
+
+# Serialized results, by the identity of the result's data (held here, so the identity stays unique).
+_SERIALIZED_KEPT = 64
+_serialized: OrderedDict[int, tuple[object, str]] = OrderedDict()
+
+
+def next_message_text(message: Mapping[str, Any]) -> str | None:
+    """The JSON text of a graphql-transport-ws `next` message that carries data only, serializing that data
+    once for all the subscribers a shared result goes to; None for any other message."""
+    payload = message.get("payload")
+    if message.get("type") != "next" or not isinstance(payload, dict) or payload.keys() != {"data"}:
+        return None
+    data = payload["data"]
+    kept = _serialized.get(id(data))
+    if kept is not None and kept[0] is data:
+        text = kept[1]
+    else:
+        text = json.dumps(data, separators=(",", ":"))
+        _serialized[id(data)] = (data, text)
+        if len(_serialized) > _SERIALIZED_KEPT:
+            _serialized.popitem(last=False)
+    return f'{{"id":{json.dumps(message["id"])},"type":"next","payload":{{"data":{text}}}}}'
