@@ -11,12 +11,14 @@ from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
 from bench.turns import run as turns
+from bench.writes import run as writes
 
 
 def main() -> None:
     results = {
         "foundation": asyncio.run(foundation()),
         "fanout": asyncio.run(fanout()),
+        "writes": asyncio.run(writes()),
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
         "healing": healing(),

@@ -39,6 +39,7 @@ async def measure(settings: Settings) -> dict[str, Any]:
     services = Services(service_context(db, bus, jobs, settings, await bootstrap(db, settings)))
     workspace = (await services.workspaces.list())[0]
     totals, queueing, launch, protocol = [], [], [], []
+    warm_totals, warm_reach, warm_queueing = [], [], []
     try:
         with running_worker(settings):
             for i in range(TURNS + 1):
@@ -60,6 +61,22 @@ async def measure(settings: Settings) -> dict[str, Any]:
                 queueing.append(turn.started_at.timestamp() - started_at)
                 launch.append(turn.timings["launch_ms"] / 1000)
                 protocol.append(turn.timings["prompt_ms"] / 1000)
+                # A follow-up on the same session: its agent is warm on the worker.
+                async with bus.subscribe(session_channel(delivery.session.id)) as events:
+                    began, sent_at = time.perf_counter(), time.time()
+                    await services.sessions.send_message(task.id, "/say again")
+                    async with asyncio.timeout(60):
+                        async for event in events:
+                            if event["kind"] == "TURN_ENDED":
+                                break
+                    total = time.perf_counter() - began
+                async with db.read() as session:
+                    turns = (await session.scalars(select(Turn).where(Turn.session_id == delivery.session.id))).all()
+                follow_up = max(turns, key=lambda t: t.seq)
+                assert "launch_ms" not in (follow_up.timings or {}), "the follow-up found its agent warm"
+                warm_totals.append(total)
+                warm_queueing.append(follow_up.started_at.timestamp() - sent_at)
+                warm_reach.append(total - follow_up.timings["prompt_ms"] / 1000)
     finally:
         jobs.close()
         await bus.close()
@@ -70,6 +87,11 @@ async def measure(settings: Settings) -> dict[str, Any]:
         "queueing": summary(queueing),
         "agent_process_start": summary(launch),
         "protocol": summary(protocol),
+        "warm_follow_up_to_turn_end": summary(warm_totals),
+        # From sending the follow-up until its prompt reaches the warm agent (the turn less the prompt's round trip).
+        "warm_follow_up_reaches_agent": summary(warm_reach),
+        "warm_follow_up_queueing": summary(warm_queueing),
+        "targets": {"start_task_to_turn_end_median_ms": 200, "warm_follow_up_reaches_agent_median_ms": 50},
     }
 
 

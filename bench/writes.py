@@ -1,0 +1,84 @@
+"""Writes: createTask per second from 8 concurrent clients against one `kandev serve` process (API only, in
+its own process), with the web client's CreateTask mutation. KANDEV_BENCH_DATABASE_URL /
+KANDEV_BENCH_REDIS_URL when set, else SQLite and the embedded Redis-protocol server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.fanout import served
+from bench.foundation import summary
+from kandev.migrations import upgrade_to_head
+from tests.support.client_ops import client_operations
+
+CONCURRENCY = 8
+REQUESTS = 800
+TARGET_PER_SECOND = 250
+TARGET_P99_MS = 100
+
+
+async def measure(address: str) -> dict[str, Any]:
+    create = client_operations()["CREATE_TASK"]
+    async with httpx.AsyncClient(base_url=f"http://{address}", timeout=30) as http:
+        workspaces = (await http.post("/graphql", json={"query": "{ workspaces { id } }"})).json()
+        workspace_id = workspaces["data"]["workspaces"][0]["id"]
+        latencies: list[float] = []
+        counter = iter(range(REQUESTS))
+
+        async def client() -> None:
+            for i in counter:
+                variables = {"i": {"workspaceId": workspace_id, "title": f"write {i}"}}
+                began = time.perf_counter()
+                answer = (await http.post("/graphql", json={"query": create, "variables": variables})).json()
+                latencies.append(time.perf_counter() - began)
+                assert answer["data"]["createTask"]["__typename"] == "CreateTaskPayload", answer
+
+        for _ in range(CONCURRENCY * 4):  # warm-up: first requests pay imports and caches
+            await http.post(
+                "/graphql",
+                json={"query": create, "variables": {"i": {"workspaceId": workspace_id, "title": "warm"}}},
+            )
+        began = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(CONCURRENCY)))
+        elapsed = time.perf_counter() - began
+    return {
+        "concurrency": CONCURRENCY,
+        "requests": REQUESTS,
+        "per_second": round(REQUESTS / elapsed, 1),
+        "latency": summary(latencies),
+        "targets": {"per_second": TARGET_PER_SECOND, "p99_ms": TARGET_P99_MS},
+    }
+
+
+async def run() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
+        server = None
+        if not redis_url:
+            from kandev.embedded import start_embedded_redis
+
+            server = start_embedded_redis()
+            redis_url = server.url
+        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{folder / 'bench.db'}"
+        upgrade_to_head(database_url)
+        try:
+            with served(database_url, redis_url, folder) as (address, _):
+                result = await measure(address)
+        finally:
+            if server is not None:
+                server.stop()
+    return {"database": database_url.split(":", 1)[0], **result}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(asyncio.run(run()), indent=2))
