@@ -522,3 +522,42 @@ def test_a_new_user_without_a_workspace_creates_one_and_lands_on_its_board(
         headers = {"Authorization": f"Bearer {token}"}
         mine = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { name } }"}, headers=headers, timeout=10)
         assert mine.json()["data"]["workspaces"] == [{"name": "Newcomer's work"}]
+
+
+def test_a_large_workspace_shows_a_page_per_column_and_loads_older_cards_and_rows_as_they_come_into_view(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    titles = [unique(f"Bulk {i:03d}") for i in range(120)]
+    for title in titles:
+        served_task(kandev_server.mutate, kandev_server.workspace_id, title)
+    task_pages: list[dict[str, Any]] = []
+
+    def record(request: Any) -> None:
+        if request.method == "POST" and request.url.endswith("/graphql") and "query Tasks" in (request.post_data or ""):
+            task_pages.append(request.post_data_json["variables"])
+
+    page.on("request", record)
+    open_app(page, kandev_server)
+    all_steps = steps(kandev_server)
+    column = page.locator(f'[data-testid="column"][data-step-id="{all_steps["Backlog"]["id"]}"]')
+    cards = column.get_by_test_id("task-card")
+    expect(cards).to_have_count(50)
+    expect(cards.first).to_contain_text(titles[-1])  # newest first
+    # The board read one page for the sidebar and one per column, 50 rows each, whatever the workspace holds.
+    assert len(task_pages) == 1 + len(all_steps), task_pages
+    assert {p["first"] for p in task_pages} == {50}
+    assert {p["step"] for p in task_pages} == {None, *(s["id"] for s in all_steps.values())}
+
+    # Only the sidebar rows in view (and a margin) are in the page.
+    rows = page.get_by_test_id("sidebar").get_by_test_id("task-row")
+    expect(rows.first).to_have_attribute("aria-setsize", "50")
+    assert 0 < rows.count() < 50
+
+    # Scrolling a column's end into view brings its next page; so does scrolling the sidebar down.
+    column.get_by_test_id("load-more").scroll_into_view_if_needed()
+    expect(cards).to_have_count(100)
+    page.locator(".sidebar").evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
+    expect(rows.first).not_to_have_attribute("aria-setsize", "50")
+    assert rows.count() < 60

@@ -140,9 +140,11 @@ export const WORKSPACE = graphql(`
   }
 `);
 
+// One page of live tasks, newest first: the sidebar's (no step) or one board column's. Pages are small
+// (TASK_PAGE in state/app.ts): a workspace of thousands shows after one page per visible column.
 export const TASKS = graphql(`
-  query Tasks($w: ID!, $after: String) {
-    tasks(workspaceId: $w, first: 500, after: $after, archived: false) {
+  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {
+    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {
       nodes {
         ...TaskFields
       }

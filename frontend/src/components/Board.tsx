@@ -1,8 +1,8 @@
 // The board: a workflow's steps as columns; cards move live, by drag or by the keyboard.
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { Task, Workflow, WorkflowStep } from "../api/ops";
 import { errorText } from "../api/graphql";
-import { app, moveTask, refetchTasks } from "../state/app";
+import { app, loadMoreTasks, moveTask, refetchTasks } from "../state/app";
 import { completionPending, stateLabel } from "../state/derive";
 import { useStore } from "../state/store";
 import { toast } from "../state/toasts";
@@ -34,7 +34,8 @@ export function Board() {
       list.push(task);
       map.set(task.workflowStepId, list);
     }
-    for (const list of map.values()) list.sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+    // Newest first, as the columns' pages come: scrolling down brings older cards.
+    for (const list of map.values()) list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     return map;
   }, [tasks, workflow?.id]);
 
@@ -81,6 +82,23 @@ export function Board() {
 function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowStep[]; tasks: Task[] }) {
   const [over, setOver] = useState(false);
   const headingId = `col-${step.id}`;
+  const live = useStore(app, (s) => s.tasksLoad === "ready");
+  const paging = useStore(app, (s) => s.columns[step.id]);
+  const shown = !paging ? "…" : paging.hasNextPage ? `${tasks.length}+` : String(tasks.length);
+  // A column reads its own pages: its first once the task list is live, the next when its end scrolls into view.
+  useEffect(() => {
+    if (live && !paging) void loadMoreTasks(step.id);
+  }, [live, paging, step.id]);
+  const end = useRef<HTMLLIElement | null>(null);
+  useEffect(() => {
+    const sentinel = end.current;
+    if (!sentinel || !paging?.hasNextPage || paging.loading || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) void loadMoreTasks(step.id);
+    });
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, [paging, step.id]);
   return (
     <section
       className={`column${over ? " is-over" : ""}${step.allowManualMove ? "" : " no-drop"}`}
@@ -105,8 +123,8 @@ function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowSte
     >
       <header className="column-head">
         <h2 id={headingId}>{step.name}</h2>
-        <span className="count" aria-label={`${tasks.length} tasks`}>
-          {tasks.length}
+        <span className="count" aria-label={`${shown} tasks`}>
+          {shown}
         </span>
         {step.autoAdvanceRequiresSignal && (
           <span className="step-flag" title="Advances when the agent signals completion">
@@ -114,10 +132,23 @@ function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowSte
           </span>
         )}
       </header>
-      <ul className="cards">
+      <ul className="cards" data-testid="cards">
         {tasks.map((task) => (
           <Card key={task.id} task={task} step={step} steps={steps} />
         ))}
+        {paging?.hasNextPage && (
+          <li ref={end} className="cards-more">
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="load-more"
+              disabled={paging.loading}
+              onClick={() => void loadMoreTasks(step.id)}
+            >
+              {paging.loading ? "Loading…" : "Show older tasks"}
+            </button>
+          </li>
+        )}
       </ul>
     </section>
   );

@@ -241,6 +241,8 @@ export type WorkspaceQuery = { workflows: Array<{ id: string, name: string, step
 
 export type TasksQueryVariables = Exact<{
   w: string | number;
+  step?: string | number | null | undefined;
+  first: number;
   after?: string | null | undefined;
 }>;
 
@@ -601,8 +603,14 @@ export const WorkspaceDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<WorkspaceQuery, WorkspaceQueryVariables>;
 export const TasksDocument = new TypedDocumentString(`
-    query Tasks($w: ID!, $after: String) {
-  tasks(workspaceId: $w, first: 500, after: $after, archived: false) {
+    query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {
+  tasks(
+    workspaceId: $w
+    workflowStepId: $step
+    first: $first
+    after: $after
+    archived: false
+  ) {
     nodes {
       ...TaskFields
     }

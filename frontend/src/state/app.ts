@@ -8,6 +8,16 @@ import { createStore } from "./store";
 
 export type Load = "idle" | "loading" | "ready" | "error";
 
+/** Tasks per page, for the sidebar and for each board column. */
+export const TASK_PAGE = 50;
+
+/** Where a paged list of tasks stands. */
+export interface Paging {
+  endCursor: string | null;
+  hasNextPage: boolean;
+  loading: boolean;
+}
+
 export interface AppState {
   boot: Load;
   bootError: string | null;
@@ -15,8 +25,13 @@ export interface AppState {
   workspaceId: string | null;
   workflows: Workflow[];
   profiles: AgentProfile[];
+  /** The loaded tasks: the sidebar's pages and each shown column's, kept live by taskEvents. */
   tasks: Record<string, Task>;
   tasksLoad: Load;
+  /** The sidebar's pages (every live task, newest first); null until the first one loaded. */
+  sidebar: Paging | null;
+  /** Each board column's pages, by workflow step id, once the column asked for its first one. */
+  columns: Record<string, Paging>;
   tasksError: string | null;
   /** Bumped on every task event for a task id, so open task pages know to refetch details. */
   taskVersion: Record<string, number>;
@@ -31,6 +46,8 @@ export const app = createStore<AppState>({
   profiles: [],
   tasks: {},
   tasksLoad: "idle",
+  sidebar: null,
+  columns: {},
   tasksError: null,
   taskVersion: {},
 });
@@ -62,7 +79,7 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
   } catch {
     /* storage unavailable */
   }
-  app.set({ workspaceId, tasks: {}, tasksLoad: "loading" });
+  app.set({ workspaceId, tasks: {}, tasksLoad: "loading", sidebar: null, columns: {} });
   const data = await gql(WORKSPACE, { w: workspaceId });
   const workflows = data.workflows.map((w) => ({ ...w, steps: [...w.steps].sort((a, b) => a.position - b.position) }));
   app.set({ workflows, profiles: data.agentProfiles });
@@ -82,29 +99,76 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
   );
 }
 
+// Task events seen while the lists reload: they may be newer than the pages (null: the task went away).
+let changedDuringLoad: Map<string, Task | null> | null = null;
+// Tasks deleted or archived live: a page read before that must not bring them back.
+const gone = new Set<string>();
+
+/** (Re)load the first page of the sidebar and of every column shown: after the server confirmed taskEvents
+ * listens (first, and after each reconnect), so nothing that changes meanwhile is missed. */
 export async function refetchTasks(): Promise<void> {
   const workspaceId = app.get().workspaceId;
   if (!workspaceId) return;
   if (app.get().tasksLoad !== "ready") app.set({ tasksLoad: "loading" });
+  const changed = new Map<string, Task | null>();
+  changedDuringLoad = changed;
   try {
-    const tasks: Record<string, Task> = {};
-    let after: string | null = null;
-    for (let page = 0; page < 50; page++) {
-      const data: TasksQuery = await gql(TASKS, { w: workspaceId, after });
-      for (const task of data.tasks.nodes) tasks[task.id] = task;
-      if (!data.tasks.pageInfo.hasNextPage) break;
-      after = data.tasks.pageInfo.endCursor;
-    }
+    const steps = Object.keys(app.get().columns);
+    const [sidebar, ...columns] = await Promise.all([null, ...steps].map((step) => taskPage(workspaceId, step, null)));
     if (app.get().workspaceId !== workspaceId) return;
+    const tasks: Record<string, Task> = {};
+    for (const data of [sidebar, ...columns]) for (const task of data.tasks.nodes) tasks[task.id] = task;
+    for (const [id, task] of changed) {
+      if (task === null) delete tasks[id];
+      else if (newer(tasks[id], task)) tasks[id] = task;
+    }
+    gone.clear();
     app.set((s) => ({
       tasks,
       tasksLoad: "ready",
       tasksError: null,
+      sidebar: paging(sidebar),
+      columns: Object.fromEntries(steps.map((step, i) => [step, paging(columns[i])])),
       taskVersion: bumpAll(s.taskVersion, Object.keys(tasks)),
     }));
   } catch (error) {
     app.set({ tasksLoad: "error", tasksError: errorText(error) });
+  } finally {
+    if (changedDuringLoad === changed) changedDuringLoad = null;
   }
+}
+
+/** The next page of the sidebar (`step` null) or of a board column (its first, when it has none yet). */
+export async function loadMoreTasks(step: string | null): Promise<void> {
+  const { workspaceId, tasksLoad, sidebar, columns } = app.get();
+  const current = step === null ? sidebar : columns[step];
+  if (!workspaceId || tasksLoad !== "ready" || current?.loading || current?.hasNextPage === false) return;
+  if (step === null && !current) return; // the sidebar's first page comes with refetchTasks
+  const before: Paging = current ?? { endCursor: null, hasNextPage: true, loading: false };
+  app.set((s) => withPaging(s, step, { ...before, loading: true }));
+  try {
+    const data = await taskPage(workspaceId, step, before.endCursor);
+    if (app.get().workspaceId !== workspaceId) return;
+    app.set((s) => {
+      const tasks = { ...s.tasks };
+      for (const task of data.tasks.nodes) if (!gone.has(task.id) && newer(tasks[task.id], task)) tasks[task.id] = task;
+      return { tasks, ...withPaging(s, step, paging(data)) };
+    });
+  } catch (error) {
+    app.set((s) => ({ ...withPaging(s, step, before), tasksError: `Could not load more tasks: ${errorText(error)}` }));
+  }
+}
+
+function taskPage(workspaceId: string, step: string | null, after: string | null): Promise<TasksQuery> {
+  return gql(TASKS, { w: workspaceId, step, first: TASK_PAGE, after });
+}
+
+function paging(data: TasksQuery): Paging {
+  return { endCursor: data.tasks.pageInfo.endCursor ?? null, hasNextPage: data.tasks.pageInfo.hasNextPage, loading: false };
+}
+
+function withPaging(s: AppState, step: string | null, next: Paging): Partial<AppState> {
+  return step === null ? { sidebar: next } : { columns: { ...s.columns, [step]: next } };
 }
 
 function bumpAll(versions: Record<string, number>, ids: string[]): Record<string, number> {
@@ -121,9 +185,12 @@ function newer(current: Task | undefined, incoming: Task): boolean {
 export function applyTaskEvent(event: TaskEvent): void {
   const { task } = event;
   if (!task) return;
+  const removed = event.kind === "DELETED" || event.kind === "ARCHIVED" || Boolean(task.archivedAt);
+  changedDuringLoad?.set(task.id, removed ? null : task);
+  if (removed) gone.add(task.id);
   app.set((s) => {
     const tasks = { ...s.tasks };
-    if (event.kind === "DELETED" || event.kind === "ARCHIVED" || task.archivedAt) delete tasks[task.id];
+    if (removed) delete tasks[task.id];
     else if (newer(tasks[task.id], task)) tasks[task.id] = task;
     return { tasks, taskVersion: bumpAll(s.taskVersion, [task.id]) };
   });
