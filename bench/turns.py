@@ -39,7 +39,7 @@ async def measure(settings: Settings) -> dict[str, Any]:
     services = Services(service_context(db, bus, jobs, settings, await bootstrap(db, settings)))
     workspace = (await services.workspaces.list())[0]
     totals, queueing, launch, protocol = [], [], [], []
-    warm_totals, warm_reach, warm_queueing = [], [], []
+    warm_totals, warm_reach, warm_queueing, warm_ready = [], [], [], []
     try:
         with running_worker(settings):
             for i in range(TURNS + 1):
@@ -76,7 +76,8 @@ async def measure(settings: Settings) -> dict[str, Any]:
                 assert "launch_ms" not in (follow_up.timings or {}), "the follow-up found its agent warm"
                 warm_totals.append(total)
                 warm_queueing.append(follow_up.started_at.timestamp() - sent_at)
-                warm_reach.append(total - follow_up.timings["prompt_ms"] / 1000)
+                warm_ready.append(follow_up.timings["ready_ms"] / 1000)
+                warm_reach.append(warm_queueing[-1] + warm_ready[-1])
     finally:
         jobs.close()
         await bus.close()
@@ -88,9 +89,11 @@ async def measure(settings: Settings) -> dict[str, Any]:
         "agent_process_start": summary(launch),
         "protocol": summary(protocol),
         "warm_follow_up_to_turn_end": summary(warm_totals),
-        # From sending the follow-up until its prompt reaches the warm agent (the turn less the prompt's round trip).
+        # From sending the follow-up until its prompt leaves for the warm agent: queueing (until a worker
+        # claimed the turn) plus readying (the warm agent's checks and the context).
         "warm_follow_up_reaches_agent": summary(warm_reach),
         "warm_follow_up_queueing": summary(warm_queueing),
+        "warm_follow_up_ready": summary(warm_ready),
         "targets": {"start_task_to_turn_end_median_ms": 200, "warm_follow_up_reaches_agent_median_ms": 50},
     }
 

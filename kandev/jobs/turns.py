@@ -217,6 +217,7 @@ class TurnRunner:
             # Before the turn can ask anyone anything: an answer goes back to this worker only if it is known here.
             await self.pool.advertise()
         keep = False
+        claimed_at = time.perf_counter()
         try:
             while True:
                 text = self.claimed.prompt_text
@@ -231,6 +232,8 @@ class TurnRunner:
                 # The context block when new to this agent, or changed since (e.g. the task moved to another step).
                 text = f"{prefix}\n\n{text}" if prefix else text
                 began = time.perf_counter()
+                # From the turn's claim until its prompt leaves for the agent (a launch's time included).
+                self.timings["ready_ms"] = round((began - claimed_at) * 1000, 3)
                 result = await self._prompt(text)
                 await self.stream.end_turn()
                 self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
@@ -256,6 +259,7 @@ class TurnRunner:
                     keep = True
                     return f"ran {turns} turn(s)"
                 self.claimed = following
+                claimed_at = time.perf_counter()
                 await self.stream.next_turn(following.turn_id)
         except asyncio.CancelledError:  # rq's job timeout or a cold stop: the turn ends, saying so
             await asyncio.shield(self._end_cancelled_job())

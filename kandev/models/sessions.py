@@ -80,7 +80,8 @@ class Turn(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     worker_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
     job_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    # Where the turn's time went: {"launch_ms": agent start, "prompt_ms": the ACP prompt round trip}.
+    # Where the turn's time went: {"launch_ms": agent start, "ready_ms": claim until the prompt is sent
+    # (launch included), "prompt_ms": the ACP prompt round trip}.
     timings: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     # The step the task was on when this turn started: a signal from it is for that step only.
     step_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
