@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 
+from bench.board import run as board
 from bench.fanout import run as fanout
 from bench.foundation import run as foundation
 from bench.healing import run as healing
@@ -16,6 +17,7 @@ from bench.writes import run as writes
 
 def main() -> None:
     results = {
+        "board": asyncio.run(board()),
         "foundation": asyncio.run(foundation()),
         "fanout": asyncio.run(fanout()),
         "writes": asyncio.run(writes()),
