@@ -24,6 +24,7 @@ GATE_STEP = (
     "mutation($i: UpdateWorkflowStepInput!) { updateWorkflowStep(input: $i) { __typename ... on Error { message }"
     " ... on WorkflowStepPayload { step { id autoAdvanceRequiresSignal } } } }"
 )
+COUNT = "query($w: ID!) { tasks(workspaceId: $w, first: 1) { totalCount } }"
 STEPS = "query($w: ID!) { workflows(workspaceId: $w) { steps { id name isFinalStep autoAdvanceRequiresSignal } } }"
 CREATE_PROFILE = (
     "mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) { __typename"
@@ -550,14 +551,29 @@ def test_a_large_workspace_shows_a_page_per_column_and_loads_older_cards_and_row
     assert {p["first"] for p in task_pages} == {50}
     assert {p["step"] for p in task_pages} == {None, *(s["id"] for s in all_steps.values())}
 
-    # Only the sidebar rows in view (and a margin) are in the page.
+    # The sidebar lists what those pages brought, far from the whole workspace, and only the rows in view
+    # (and a margin) are in the page.
+    total = kandev_server.gql(COUNT, w=kandev_server.workspace_id)["tasks"]["totalCount"]
     rows = page.get_by_test_id("sidebar").get_by_test_id("task-row")
-    expect(rows.first).to_have_attribute("aria-setsize", "50")
+    expect(rows.first).to_be_visible()
+    listed = int(rows.first.get_attribute("aria-setsize") or 0)
+    assert 50 <= listed <= 50 * (1 + len(all_steps)) and listed < total, (listed, total)
     assert 0 < rows.count() < 50
 
-    # Scrolling a column's end into view brings its next page; so does scrolling the sidebar down.
-    column.get_by_test_id("load-more").scroll_into_view_if_needed()
-    expect(cards).to_have_count(100)
-    page.locator(".sidebar").evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
-    expect(rows.first).not_to_have_attribute("aria-setsize", "50")
+    def next_page_of(step: str | None) -> Any:
+        def wanted(request: Any) -> bool:
+            if request.method != "POST" or "query Tasks" not in (request.post_data or ""):
+                return False
+            variables = request.post_data_json["variables"]
+            return variables["step"] == step and variables["after"] is not None
+
+        return page.expect_response(lambda response: wanted(response.request))
+
+    # Scrolling the sidebar down brings its next page; scrolling a column's end into view brings the column's.
+    with next_page_of(None):
+        page.locator(".sidebar").evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
+    expect(rows.first).not_to_have_attribute("aria-setsize", str(listed))
     assert rows.count() < 60
+    with next_page_of(all_steps["Backlog"]["id"]):
+        column.get_by_test_id("load-more").scroll_into_view_if_needed()
+    expect(cards.nth(99)).to_be_visible()  # its second page of 50 is on the board
