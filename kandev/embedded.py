@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -142,8 +143,12 @@ def _request_handler() -> type[Any]:
             for key in ("addr", "laddr"):
                 if isinstance(info.get(key), tuple):
                     info[key] = f"{info[key][0]}:{info[key][1]}"
+            server: Any = self.server  # make_server's Server
+            server.watch(self.connection, self.current_client.get_socket())
 
         def finish(self) -> None:
+            server: Any = self.server
+            server.forget(self.connection)
             mine = self.current_client
             # fakeredis's finish deletes the address's entry: put back a newer connection's, if it is there.
             newer = self.server.clients.get(self.client_address)
@@ -162,6 +167,48 @@ def make_server(host: str, port: int) -> Any:
     from fakeredis import TcpFakeServer
 
     class Server(TcpFakeServer):
+        """With a watchdog: fakeredis keeps a blocking command (BLPOP) of a client that hung up waiting until
+        its timeout, and the next item pushed goes to that dead client and is lost. Redis drops such a
+        command at once: so does this server, as soon as the client's socket reports end of file."""
+
+        def __init__(self, address: tuple[str, int]) -> None:
+            super().__init__(address)
+            self._watched: dict[socket.socket, Any] = {}
+            self._watched_lock = threading.Lock()
+            threading.Thread(target=self._unblock_hung_up, name="unblock-hung-up", daemon=True).start()
+
+        def watch(self, connection: socket.socket, fake_socket: Any) -> None:
+            with self._watched_lock:
+                self._watched[connection] = fake_socket
+
+        def forget(self, connection: socket.socket) -> None:
+            with self._watched_lock:
+                self._watched.pop(connection, None)
+
+        def blocked_clients(self) -> int:
+            with self._watched_lock:
+                return sum(1 for fake in self._watched.values() if fake._blocked)
+
+        def _unblock_hung_up(self) -> None:
+            while not self._shutdown_event.is_set():
+                with self._watched_lock:
+                    blocked = {conn: fake for conn, fake in self._watched.items() if fake._blocked}
+                if not blocked:
+                    time.sleep(0.02)
+                    continue
+                try:
+                    readable, _, _ = select.select(list(blocked), [], [], 0.05)
+                except (OSError, ValueError):  # a socket closed meanwhile: look again
+                    continue
+                hung_up = [conn for conn in readable if _hung_up(conn)]
+                for conn in hung_up:
+                    try:
+                        _unblock(blocked[conn])
+                    except Exception:  # the watchdog must outlive any one connection's oddity
+                        continue
+                if readable and not hung_up:
+                    time.sleep(0.02)  # a live blocked client sent more: nothing to do but not spin
+
         def get_request(self) -> tuple[socket.socket, Any]:
             connection, address = super().get_request()
             # fakeredis writes a reply in several small sends: with Nagle's algorithm on, each pipeline
@@ -174,6 +221,25 @@ def make_server(host: str, port: int) -> Any:
     # Non-daemon handler threads (fakeredis's default) would keep the interpreter from exiting.
     server.daemon_threads = True
     return server
+
+
+def _hung_up(connection: socket.socket) -> bool:
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def _unblock(fake_socket: Any) -> None:
+    """End a blocking command as CLIENT UNBLOCK … TIMEOUT does: it returns empty, taking nothing."""
+    db = fake_socket._db
+    if db is None:  # its connection closed meanwhile: nothing waits any more
+        return
+    fake_socket._unblock_reason = b"timeout"
+    with db.condition:
+        db.condition.notify_all()
 
 
 def serve(host: str, port: int) -> None:

@@ -323,3 +323,27 @@ def test_a_connection_on_a_reused_port_gets_a_client_of_its_own_and_keeps_it_aft
         assert address not in server.clients, "the ended connection leaves no client behind"
     finally:
         server.server_close()
+
+
+def test_a_blocking_pop_of_a_client_that_hung_up_ends_and_takes_nothing_pushed_later():
+    server = make_server("127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"redis://127.0.0.1:{server.server_address[1]}/0"
+    try:
+        gone = socket.create_connection(server.server_address[:2], timeout=5)
+        gone.sendall(b"*3\r\n$5\r\nBLPOP\r\n$5\r\njobs!\r\n$3\r\n300\r\n")  # a worker waiting for work
+        deadline = time.monotonic() + 5
+        while server.blocked_clients() == 0:
+            assert time.monotonic() < deadline, "the BLPOP never blocked"
+            time.sleep(0.01)
+        gone.close()  # the worker stopped
+        while server.blocked_clients():
+            assert time.monotonic() < deadline, "the hung-up client's BLPOP is still waiting"
+            time.sleep(0.01)
+        client = sync_redis(url)
+        client.rpush("jobs!", "job-1")
+        assert client.lrange("jobs!", 0, -1) == [b"job-1"], "the next job waits for a live worker"
+        client.close()
+    finally:
+        server.shutdown()
+        server.server_close()
