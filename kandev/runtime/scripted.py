@@ -1,6 +1,8 @@
 """The built-in deterministic agent: an ACP agent over stdio that follows the directives in its prompt.
 
-Run it as `python -m kandev.runtime.scripted`. Directives (DESIGN.md, one per line, other lines
+Run it as `python -m kandev.runtime.scripted`. It speaks ACP's JSON-RPC 2.0 (newline-delimited JSON) with the
+standard library alone, each turn on a thread of its own, so a start costs an interpreter and no more: only `/tool`
+loads asyncio and the MCP client. Directives (DESIGN.md, one per line, other lines
 ignored, the `<kandev-context>` block stripped first):
 
     /say TEXT             agent message TEXT (each /say its own message, with its own messageId)
