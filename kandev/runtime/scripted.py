@@ -1,6 +1,8 @@
 """The built-in deterministic agent: an ACP agent over stdio that follows the directives in its prompt.
 
-Run it as `python -m kandev.runtime.scripted`. Directives (DESIGN.md, one per line, other lines
+Run it as `python -m kandev.runtime.scripted`. It speaks ACP's JSON-RPC 2.0 (newline-delimited JSON) with the
+standard library alone, each turn on a thread of its own, so a start costs an interpreter and no more: only `/tool`
+loads asyncio and the MCP client. Directives (DESIGN.md, one per line, other lines
 ignored, the `<kandev-context>` block stripped first):
 
     /say TEXT             agent message TEXT (each /say its own message, with its own messageId)
@@ -27,42 +29,88 @@ the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id"
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
-import logging
 import os
 import sys
+import threading
 import uuid
-from dataclasses import dataclass
-from typing import Any, cast
-
-import acp
-from acp.helpers import update_current_mode
-from acp.schema import (
-    AgentCapabilities,
-    AuthMethodAgent,
-    Implementation,
-    InitializeResponse,
-    LoadSessionResponse,
-    McpCapabilities,
-    NewSessionResponse,
-    PermissionOption,
-    PromptResponse,
-    SessionMode,
-    SessionModeState,
-    SetSessionModeResponse,
-    ToolCallUpdate,
-)
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 from kandev import __version__
-from kandev.runtime.acp_updates import block_text
 from kandev.runtime.base import END_TURN, MCP_SERVER_NAME
 from kandev.runtime.scripted_directives import Step, load_answer, plan, save_answer
-from kandev.runtime.scripted_tools import McpTarget, call_tool
+from kandev.runtime.scripted_tools import McpTarget, ToolOutcome
 
+PROTOCOL_VERSION = 1  # ACP's protocol version (acp.PROTOCOL_VERSION)
 FAIL_CODE = -32603
 MODES = (("default", "Default"), ("plan", "Plan"))
+_REQUIRED = {
+    "initialize": ("protocolVersion",),
+    "session/new": ("cwd", "mcpServers"),
+    "session/load": ("cwd", "mcpServers", "sessionId"),
+    "session/set_mode": ("modeId", "sessionId"),
+    "session/prompt": ("prompt", "sessionId"),
+}
+_AUTH_DETAILS = {"details": "Invalid API key · Please run /login"}
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer, shaped as the acp library shapes it (`data` always present)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "data": self.data}
+
+
+def _invalid_params(data: Any) -> RpcError:
+    return RpcError(-32602, "Invalid params", data)
+
+
+class _Cancelled(Exception):
+    """The turn was cancelled by `session/cancel` (or the client hung up)."""
+
+
+class _Turn:
+    """One running `session/prompt`: cancelling it wakes whatever the turn waits on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._wakers: list[Callable[[], None]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled, wakers = True, list(self._wakers)
+        for wake in wakers:
+            wake()
+
+    def on_cancel(self, wake: Callable[[], None]) -> None:
+        """Call `wake` when the turn is cancelled (now, if it already is)."""
+        with self._lock:
+            if not self._cancelled:
+                self._wakers.append(wake)
+                return
+        wake()
+
+    def check(self) -> None:
+        if self._cancelled:
+            raise _Cancelled
+
+    def wait(self, event: threading.Event, timeout: float | None = None) -> None:
+        """Wait for `event` (or `timeout`), raising _Cancelled as soon as the turn is cancelled."""
+        self.on_cancel(event.set)
+        event.wait(timeout)
+        self.check()
 
 
 @dataclass(slots=True)
@@ -70,95 +118,232 @@ class _Session:
     cwd: str
     mcp: McpTarget | None
     mode: str = "default"
-    turn: asyncio.Task[str] | None = None
+    turn: _Turn | None = None
 
 
-def _kandev_server(servers: list[Any] | None) -> McpTarget | None:
+@dataclass(slots=True)
+class _Pending:
+    """An outgoing request awaiting the client's answer."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: RpcError | None = None
+
+
+def block_text(block: Any) -> str:
+    """The text of a content block: text blocks, embedded text resources and resource links."""
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "resource":
+        resource = block.get("resource")
+        return str(resource.get("text", "")) if isinstance(resource, dict) else ""
+    if kind == "resource_link":
+        return str(block.get("uri", ""))
+    return ""
+
+
+def _kandev_server(servers: Any) -> McpTarget | None:
     for server in servers or []:
-        if getattr(server, "name", None) == MCP_SERVER_NAME and getattr(server, "url", None):
-            return McpTarget(server.url, {h.name: h.value for h in getattr(server, "headers", None) or []})
+        if isinstance(server, dict) and server.get("name") == MCP_SERVER_NAME and server.get("url"):
+            headers = {h["name"]: h["value"] for h in server.get("headers") or []}
+            return McpTarget(server["url"], headers)
     return None
 
 
-def _modes(current: str) -> SessionModeState:
-    return SessionModeState(current_mode_id=current, available_modes=[SessionMode(id=i, name=n) for i, n in MODES])
+def _modes(current: str) -> dict[str, Any]:
+    return {"currentModeId": current, "availableModes": [{"id": i, "name": n} for i, n in MODES]}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"text": text, "type": "text"}
 
 
 class ScriptedAgent:
-    """ACP agent side: sessions live in memory for the life of the process."""
+    """ACP agent side: sessions live in memory for the life of the process; each turn runs in its own thread."""
 
-    def __init__(self) -> None:
-        self._conn: Any = None
+    def __init__(self, out: IO[bytes] | None = None) -> None:
+        self._out = out if out is not None else sys.stdout.buffer
+        self._write_lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
         self._tool_ids = itertools.count(1)
+        self._request_ids = itertools.count(0)
+        self._pending: dict[Any, _Pending] = {}
+        self._turns: set[_Turn] = set()
+        self._closed = False
         self._load = os.environ.get("KANDEV_SCRIPTED_LOAD") == "1"
         self._log = os.environ.get("KANDEV_SCRIPTED_LOG")
         self._auth = os.environ.get("KANDEV_SCRIPTED_AUTH", "")
 
-    def on_connect(self, conn: Any) -> None:
-        self._conn = conn
+    # -- transport: newline-delimited JSON-RPC 2.0 ---------------------------------------------------
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(load_session=self._load, mcp_capabilities=McpCapabilities(http=True)),
-            agent_info=Implementation(name="kandev-scripted", version=__version__),
-            auth_methods=[AuthMethodAgent(id="scripted-login", name="Scripted login")] if self._auth else [],
-        )
+    def serve(self, lines: IO[bytes] | None = None) -> None:
+        """Serve one client until it hangs up; running turns are then cancelled without an answer."""
+        for line in lines if lines is not None else sys.stdin.buffer:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                print("scripted agent: ignoring a line that is not JSON", file=sys.stderr)
+                continue
+            if isinstance(message, dict):
+                self._receive(message)
+        self._closed = True
+        for turn in list(self._turns):
+            turn.cancel()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._write_lock:
+            if self._closed:
+                return
+            try:
+                self._out.write(data)
+                self._out.flush()
+            except OSError:  # the client is gone; the read loop ends at its EOF
+                self._closed = True
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _request(self, turn: _Turn, method: str, params: dict[str, Any]) -> Any:
+        """Ask the client and wait for its answer (a turn's cancellation stops the wait)."""
+        request_id = next(self._request_ids)
+        pending = self._pending[request_id] = _Pending()
+        try:
+            self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            turn.wait(pending.done)
+        finally:
+            self._pending.pop(request_id, None)
+        if pending.error is not None:
+            raise pending.error
+        return pending.result
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if method is None:
+            if "id" in message:
+                self._answered(message)
+            return
+        params = message.get("params")
+        if "id" not in message:
+            if method == "session/cancel" and isinstance(params, dict):
+                self.cancel(params.get("sessionId"))
+            return
+        if method == "session/prompt":
+            threading.Thread(target=self._respond, args=(message, method, params), daemon=True).start()
+        else:
+            self._respond(message, method, params)
+
+    def _answered(self, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        pending = self._pending.get(request_id) if isinstance(request_id, int) else None
+        if pending is None:
+            return
+        if "error" in message:
+            error = message.get("error") or {}
+            pending.error = RpcError(error.get("code", -32603), error.get("message", "Error"), error.get("data"))
+        else:
+            pending.result = message.get("result")
+        pending.done.set()
+
+    def _respond(self, message: dict[str, Any], method: str, params: Any) -> None:
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        try:
+            reply["result"] = self._handle(method, params if isinstance(params, dict) else {})
+        except RpcError as exc:
+            reply["error"] = exc.to_json()
+        except Exception as exc:  # as the acp library answers an unexpected failure
+            print(f"scripted agent: {method} failed: {exc!r}", file=sys.stderr)
+            reply["error"] = RpcError(FAIL_CODE, "Internal error", {"details": str(exc)}).to_json()
+        self._send(reply)
+
+    def _handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method not in _REQUIRED:
+            raise RpcError(-32601, "Method not found", {"method": method})
+        missing = [name for name in _REQUIRED[method] if name not in params]
+        if missing:
+            raise _invalid_params(
+                {"errors": [{"type": "missing", "loc": [n], "msg": "Field required"} for n in missing]}
+            )
+        if method == "initialize":
+            return self.initialize()
+        if method == "session/new":
+            return self.new_session(params["cwd"], params["mcpServers"])
+        if method == "session/load":
+            return self.load_session(params["cwd"], params["sessionId"], params["mcpServers"])
+        if method == "session/set_mode":
+            return self.set_session_mode(params["sessionId"], params["modeId"])
+        return self.prompt(params["sessionId"], params["prompt"])
+
+    # -- ACP methods ---------------------------------------------------------------------------------
+
+    def initialize(self) -> dict[str, Any]:
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "agentCapabilities": {"loadSession": self._load, "mcpCapabilities": {"http": True}},
+            "authMethods": [{"id": "scripted-login", "name": "Scripted login"}] if self._auth else [],
+            "agentInfo": {"name": "kandev-scripted", "version": __version__},
+        }
 
     def _check_signed_in(self, when: str) -> None:
         if self._auth == when:
-            raise acp.RequestError.auth_required({"details": "Invalid API key · Please run /login"})
+            raise RpcError(-32000, "Authentication required", dict(_AUTH_DETAILS))
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
+    def new_session(self, cwd: str, mcp_servers: Any) -> dict[str, Any]:
         self._check_signed_in("launch")
         session_id = uuid.uuid4().hex
         self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers))
-        return NewSessionResponse(session_id=session_id, modes=_modes("default"))
+        return {"sessionId": session_id, "modes": _modes("default")}
 
-    async def load_session(
-        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
-    ) -> LoadSessionResponse:
+    def load_session(self, cwd: str, session_id: str, mcp_servers: Any) -> dict[str, Any]:
         self._check_signed_in("launch")
         # A fresh process knows no sessions: an unknown id is simply adopted (nothing to replay).
         session = self._sessions.setdefault(session_id, _Session(cwd, None))
         session.cwd, session.mcp = cwd, _kandev_server(mcp_servers)
-        return LoadSessionResponse(modes=_modes(session.mode))
+        return {"modes": _modes(session.mode)}
 
-    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+    def set_session_mode(self, session_id: str, mode_id: str) -> dict[str, Any]:
         session = self._get(session_id)
         if mode_id not in {i for i, _ in MODES}:
-            raise acp.RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
+            raise _invalid_params({"details": f"unknown mode {mode_id!r}"})
         session.mode = mode_id
-        await self._conn.session_update(session_id=session_id, update=update_current_mode(mode_id))
-        return SetSessionModeResponse()
+        self._update(session_id, {"currentModeId": mode_id, "sessionUpdate": "current_mode_update"})
+        return {}
 
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    def prompt(self, session_id: str, prompt: Any) -> dict[str, Any]:
         self._check_signed_in("prompt")
         session = self._get(session_id)
+        if not isinstance(prompt, list):
+            raise _invalid_params(
+                {"errors": [{"type": "list_type", "loc": ["prompt"], "msg": "Input should be a valid list"}]}
+            )
         text = "\n".join(block_text(block) for block in prompt)
         self._record(session_id, text)
-        session.turn = work = asyncio.create_task(self._run(session_id, session, text))
+        session.turn = turn = _Turn()
+        self._turns.add(turn)
         try:
-            await asyncio.wait({work})
-        except asyncio.CancelledError:
-            work.cancel()
-            raise
+            self._run(turn, session_id, session, text)
+        except _Cancelled:
+            return {"stopReason": "cancelled"}
         finally:
-            session.turn = None
-        if work.cancelled():
-            return PromptResponse(stop_reason="cancelled")
-        return PromptResponse(stop_reason=work.result())  # type: ignore[arg-type]  # _run returns END_TURN
+            self._turns.discard(turn)
+            if session.turn is turn:
+                session.turn = None
+        return {"stopReason": END_TURN}
 
-    async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        session = self._sessions.get(session_id)
+    def cancel(self, session_id: Any) -> None:
+        session = self._sessions.get(session_id) if isinstance(session_id, str) else None
         if session is not None and session.turn is not None:
             session.turn.cancel()
 
     def _get(self, session_id: str) -> _Session:
         session = self._sessions.get(session_id)
         if session is None:
-            raise acp.RequestError.invalid_params({"details": f"unknown session {session_id!r}"})
+            raise _invalid_params({"details": f"unknown session {session_id!r}"})
         return session
 
     def _record(self, session_id: str, text: str) -> None:
@@ -166,72 +351,101 @@ class ScriptedAgent:
             with open(self._log, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"session_id": session_id, "prompt": text, "pid": os.getpid()}) + "\n")
 
-    async def _run(self, session_id: str, session: _Session, text: str) -> str:
+    def _update(self, session_id: str, update: dict[str, Any]) -> None:
+        self._notify("session/update", {"sessionId": session_id, "update": update})
+
+    # -- the directives ------------------------------------------------------------------------------
+
+    def _run(self, turn: _Turn, session_id: str, session: _Session, text: str) -> None:
         for step in plan(text, load_answer(session.cwd)):
+            turn.check()
             if step.kind == "end":
                 break
-            await self._step(session_id, session, step)
-        return END_TURN
+            self._step(turn, session_id, session, step)
+        turn.check()
 
-    async def _step(self, session_id: str, session: _Session, step: Step) -> None:
+    def _step(self, turn: _Turn, session_id: str, session: _Session, step: Step) -> None:
         if step.kind == "say":
-            await self._say(session_id, step.text)
+            self._say(session_id, step.text)
         elif step.kind == "tool":
-            await self._tool(session_id, session, step)
+            self._tool(turn, session_id, session, step)
         elif step.kind == "sleep":
-            await asyncio.sleep(step.seconds)
+            turn.wait(threading.Event(), step.seconds)
         elif step.kind == "fail":
-            raise acp.RequestError(FAIL_CODE, step.text or "failed by /fail")
+            raise RpcError(FAIL_CODE, step.text or "failed by /fail")
         elif step.kind == "on-question":
             save_answer(session.cwd, step.text)
         elif step.kind == "permission":
-            await self._permission(session_id, step.text)
+            self._permission(turn, session_id, step.text)
 
-    async def _say(self, session_id: str, text: str) -> None:
+    def _say(self, session_id: str, text: str) -> None:
         """One agent message per `/say`: its own messageId tells the client where the message starts."""
-        update = acp.update_agent_message_text(text)
-        update.message_id = f"say-{uuid.uuid4().hex}"
-        await self._conn.session_update(session_id=session_id, update=update)
-
-    async def _tool(self, session_id: str, session: _Session, step: Step) -> None:
-        call_id = f"call-{next(self._tool_ids)}"
-        start = acp.start_tool_call(
-            call_id, step.tool or "tool", kind="other", status="pending", raw_input=step.arguments
+        message_id = f"say-{uuid.uuid4().hex}"
+        self._update(
+            session_id, {"content": _text(text), "messageId": message_id, "sessionUpdate": "agent_message_chunk"}
         )
-        await self._conn.session_update(session_id=session_id, update=start)
+
+    def _tool(self, turn: _Turn, session_id: str, session: _Session, step: Step) -> None:
+        call_id = f"call-{next(self._tool_ids)}"
+        title = step.tool or "tool"
+        start = {"toolCallId": call_id, "title": title, "kind": "other", "status": "pending"}
+        self._update(session_id, {**start, "rawInput": step.arguments, "sessionUpdate": "tool_call"})
         if step.error is not None:
             ok, out, raw = False, step.error, None
         else:
-            outcome = await call_tool(session.mcp, step.tool, step.arguments)
+            outcome = _call_tool(turn, session.mcp, step.tool, step.arguments)
             ok, out, raw = outcome.ok, outcome.text, outcome.raw
-        done = acp.update_tool_call(
-            call_id,
-            status="completed" if ok else "failed",
-            content=[acp.tool_content(acp.text_block(out))],
-            raw_output=raw if raw is not None else {"error": out},
-        )
-        await self._conn.session_update(session_id=session_id, update=done)
+        done = {
+            "toolCallId": call_id,
+            "status": "completed" if ok else "failed",
+            "content": [{"content": _text(out), "type": "content"}],
+            "rawOutput": raw if raw is not None else {"error": out},
+            "sessionUpdate": "tool_call_update",
+        }
+        self._update(session_id, done)
 
-    async def _permission(self, session_id: str, title: str) -> None:
+    def _permission(self, turn: _Turn, session_id: str, title: str) -> None:
         call_id = f"call-{next(self._tool_ids)}"
         options = [
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
         ]
-        answer = await self._conn.request_permission(
-            session_id=session_id,
-            tool_call=ToolCallUpdate(tool_call_id=call_id, title=title),
-            options=options,
-        )
-        outcome = answer.outcome
-        chosen = getattr(outcome, "option_id", None)
-        await self._say(session_id, f"permission {title}: {chosen if chosen else outcome.outcome}")
+        params = {"sessionId": session_id, "toolCall": {"toolCallId": call_id, "title": title}, "options": options}
+        answer = self._request(turn, "session/request_permission", params)
+        outcome = answer.get("outcome") if isinstance(answer, dict) else None
+        if not isinstance(outcome, dict) or outcome.get("outcome") not in ("selected", "cancelled"):
+            raise _invalid_params({"details": f"not a permission outcome: {answer!r}"})
+        chosen = outcome.get("optionId")
+        self._say(session_id, f"permission {title}: {chosen if chosen else outcome['outcome']}")
+
+
+def _call_tool(turn: _Turn, target: McpTarget | None, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    """Run the MCP call on an event loop of this turn's own; asyncio and the MCP client load only here."""
+    import asyncio
+    import contextlib
+
+    from kandev.runtime.scripted_tools import call_tool
+
+    async def call() -> ToolOutcome:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+
+        def cancel() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                loop.call_soon_threadsafe(task.cancel)
+
+        turn.on_cancel(cancel)
+        return await call_tool(target, name, arguments)
+
+    try:
+        return asyncio.run(call())
+    except asyncio.CancelledError:
+        raise _Cancelled from None
 
 
 def main() -> None:
     """Serve one client over stdin/stdout until it hangs up."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    asyncio.run(acp.run_agent(cast(acp.Agent, ScriptedAgent())))
+    ScriptedAgent().serve()
 
 
 if __name__ == "__main__":

@@ -5,14 +5,7 @@ Run as `python tests/agents/chunked_say.py`."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import logging
-import sys
-from typing import Any, cast
-
-import acp
-from acp.schema import AgentMessageChunk
 
 from kandev.runtime.scripted import ScriptedAgent
 
@@ -24,15 +17,14 @@ class ChunkedSayAgent(ScriptedAgent):
         super().__init__()
         self._message_ids = itertools.count(1)
 
-    async def _say(self, session_id: str, text: str) -> None:
+    def _say(self, session_id: str, text: str) -> None:
         message_id = f"say-{next(self._message_ids)}"
         for i in range(0, len(text), CHUNK):
-            update: Any = AgentMessageChunk(
-                session_update="agent_message_chunk", content=acp.text_block(text[i : i + CHUNK]), message_id=message_id
+            chunk = {"text": text[i : i + CHUNK], "type": "text"}
+            self._update(
+                session_id, {"content": chunk, "messageId": message_id, "sessionUpdate": "agent_message_chunk"}
             )
-            await self._conn.session_update(session_id=session_id, update=update)
 
 
 if __name__ == "__main__":
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    asyncio.run(acp.run_agent(cast(acp.Agent, ChunkedSayAgent())))
+    ChunkedSayAgent().serve()
