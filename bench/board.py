@@ -62,7 +62,7 @@ def plain_tasks(state: AppState) -> Callable[[Request], Awaitable[JSONResponse]]
 
     async def endpoint(request: Request) -> JSONResponse:
         services = state.services(state.local_principal)
-        page = await services.tasks.list(request.query_params["w"], TaskFilter(archived=False), first=500)
+        page = await services.tasks.list(request.query_params["w"], TaskFilter(archived=False), first=500, count=False)
         pending = await services.lookups.pending_actions([r.id for r in page.records])
         nodes = [
             {

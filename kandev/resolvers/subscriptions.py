@@ -21,7 +21,7 @@ async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator
         yield TaskEvent(kind=TaskEventKind.SUBSCRIBED, task=None)
         async for payload in events:
             # A fresh set of loaders per event: the connection's context lives for hours.
-            task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
+            task = Task.of(TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
             yield TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
 
 
@@ -31,13 +31,13 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
     async with services.ctx.bus.subscribe(session_channel(str(session_id))) as events:
         # Read again once listening: no change can fall between this state and the first event.
         current = await services.sessions.get(str(session_id))
-        yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session(record=SessionRecord.of(current)))
+        yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session.of(SessionRecord.of(current)))
         async for payload in events:
             message = payload.get("message")
             turn = payload.get("turn")
             yield SessionEvent(
                 kind=SessionEventKind(payload["kind"]),
-                session=Session(record=SessionRecord.from_json(payload["session"])),
-                message=Message(record=MessageRecord.from_json(message)) if message else None,
-                turn=Turn(record=TurnRecord.from_json(turn)) if turn else None,
+                session=Session.of(SessionRecord.from_json(payload["session"]), loaders=Loaders(services)),
+                message=Message.of(MessageRecord.from_json(message)) if message else None,
+                turn=Turn.of(TurnRecord.from_json(turn)) if turn else None,
             )
