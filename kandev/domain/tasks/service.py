@@ -151,17 +151,17 @@ class TaskService:
                 page_conditions.append(
                     or_(Task.created_at < created_at, and_(Task.created_at == created_at, Task.id < task_id))
                 )
-            rows = list(
-                await db.scalars(
-                    select(Task)
+            rows = (
+                await db.execute(
+                    select(*TaskRecord.columns())
                     .where(*page_conditions)
                     .order_by(Task.created_at.desc(), Task.id.desc())
                     .limit(first + 1)
                 )
-            )
-        page = rows[:first]
+            ).all()
+        page = [TaskRecord(*row) for row in rows[:first]]
         return TaskPage(
-            records=[TaskRecord.of(t) for t in page],
+            records=page,
             has_next_page=len(rows) > first,
             total_count=(total or 0) if count else None,
             cursors=[encode_cursor(t.created_at, t.id) for t in page],
