@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kandev.models import Task
+from kandev.models import Message, Task
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,12 @@ class MessageRecord:
     @classmethod
     def of(cls, row: Any) -> MessageRecord:
         return cls(**{name: getattr(row, name) for name in _names(cls)})
+
+    @classmethod
+    def columns(cls) -> list[Any]:
+        """The message's columns in field order: `select(*MessageRecord.columns())` rows are
+        `MessageRecord(*row)`, without hydrating ORM objects (a transcript page reads up to 500)."""
+        return [getattr(Message, name) for name in _names(cls)]
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)

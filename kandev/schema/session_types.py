@@ -181,10 +181,7 @@ class Session:
             after_message_id=None if after_message_id is None else str(after_message_id),
             before_message_id=None if before_message_id is None else str(before_message_id),
         )
-        edges = [
-            MessageEdge(cursor=encode_message_cursor(m.seq), node=Message.of(MessageRecord.of(m)))
-            for m in page.messages
-        ]
+        edges = [MessageEdge(cursor=encode_message_cursor(m.seq), node=Message.of(m)) for m in page.messages]
         return MessageConnection(
             edges=edges,
             page_info=MessagePageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),

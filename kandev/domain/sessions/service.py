@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from kandev.domain.access.scope import load_session, load_task, owner_wide
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.records import TaskRecord
+from kandev.domain.records import MessageRecord, TaskRecord
 from kandev.domain.sessions.ends import cancel_running_turn, end_session, has_live_execution
 from kandev.domain.sessions.parent_questions import ParentQuestionService, supersede
 from kandev.domain.sessions.prompts import (
@@ -65,7 +65,7 @@ class StopResult:
 
 @dataclass(frozen=True)
 class MessagePage:
-    messages: list[Message]
+    messages: list[MessageRecord]
     has_next_page: bool
 
 
@@ -314,13 +314,14 @@ async def read_messages(
                 side = "after" if newer else "before"
                 raise ValidationError(f"the message to read {side} is not in this session", field=name)
             conditions.append(Message.seq > bound if newer else Message.seq < bound)
+        columns = MessageRecord.columns()
         forward = Message.seq.desc() if descending else Message.seq.asc()
         if last is not None:
             backward = Message.seq.asc() if descending else Message.seq.desc()
-            final = await db.scalars(select(Message).where(*conditions).order_by(backward).limit(last))
-            return MessagePage(list(reversed(list(final))), False)
-        rows = list(await db.scalars(select(Message).where(*conditions).order_by(forward).limit(first + 1)))
-    return MessagePage(rows[:first], len(rows) > first)
+            final = (await db.execute(select(*columns).where(*conditions).order_by(backward).limit(last))).all()
+            return MessagePage([MessageRecord(*row) for row in reversed(final)], False)
+        rows = (await db.execute(select(*columns).where(*conditions).order_by(forward).limit(first + 1))).all()
+    return MessagePage([MessageRecord(*row) for row in rows[:first]], len(rows) > first)
 
 
 def only_session(sessions: Sequence[Session], session_id: str | None) -> list[Session]:
