@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 
+from bench.board import run as board
 from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
@@ -18,6 +19,7 @@ def main() -> None:
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
         "healing": healing(),
+        "board": asyncio.run(board()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")
