@@ -86,3 +86,15 @@ async def test_the_transcript_query_takes_four_statements_for_10_and_for_200_mes
     assert len(data_long["session"]["turns"]) == 3 and len(data_long["session"]["queuedPrompts"]) == 1
     # the session with its visibility check, then turns, messages and queued prompts
     assert short == long == 4
+
+
+async def test_total_count_and_pending_actions_are_answered_however_the_query_selects_them(gql, db, workspace_id):
+    await add_tasks(db, workspace_id, 4)  # the first waits on its completion signal
+    query = """query($ws: ID!) {
+      tasks(workspaceId: $ws) { ...Counted edges { node { ... on Task { waits: pendingAction } } } }
+    }
+    fragment Counted on TaskConnection { all: totalCount }"""
+    statements, data = await statements_for(gql, db, query, ws=workspace_id)
+    assert data["tasks"]["all"] == 4
+    assert sorted(edge["node"]["waits"] for edge in data["tasks"]["edges"]) == ["COMPLETION_PENDING"] + ["NONE"] * 3
+    assert statements == 4  # workspace check, count, page, the page's pending actions
