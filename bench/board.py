@@ -1,9 +1,11 @@
-"""The board and the sidebar: the web client's Tasks operation over GraphQL against a plain JSON endpoint
-returning the same rows from the same process (the comparator), on a workspace of 10,000 tasks.
+"""The board, the sidebar and the transcript: the web client's Tasks and Session operations over GraphQL
+against plain JSON endpoints returning the same rows from the same process (the comparators), on a
+workspace of 10,000 tasks and a transcript of 200 messages.
 
-Both run in one uvicorn server in this process; the comparator reads the same columns with Core and the
-pending actions with the same one-statement lookup, then serializes them as JSON. Uses
-KANDEV_BENCH_DATABASE_URL / KANDEV_BENCH_REDIS_URL when set, else SQLite and the embedded Redis server.
+Everything runs in one uvicorn server in this process; the comparators read the same rows with the same
+services and serialize them as JSON. Besides wall time, this process's CPU time is reported, which other
+load on the machine disturbs less. Uses KANDEV_BENCH_DATABASE_URL / KANDEV_BENCH_REDIS_URL when set, else
+SQLite and the embedded Redis-protocol server.
 """
 
 from __future__ import annotations
@@ -23,18 +25,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from bench.foundation import summary
+from bench.foundation import percentile
 from kandev.app import create_app
 from kandev.config import Settings
 from kandev.heap import settle_heap
 from kandev.migrations import upgrade_to_head
 from kandev.models import Task
 from kandev.state import SYSTEM
-from tests.integration.test_sidebar_queries import add_tasks
+from tests.support.board import add_tasks, add_transcript
 from tests.support.client_ops import client_operations
 from tests.support.server import free_port
 
 TASKS = 10_000
+MESSAGES = 200
 RUNS = 30
 TARGET_RATIO_P95 = 2.0
 COLUMNS = [
@@ -51,6 +54,21 @@ COLUMNS = [
     Task.updated_at,
     Task.block_reason,
 ]
+
+
+def summary(wall: list[float], cpu: list[float]) -> dict[str, float]:
+    return {
+        "median_ms": round(statistics.median(wall) * 1000, 3),
+        "p95_ms": round(percentile(wall, 0.95) * 1000, 3),
+        "cpu_median_ms": round(statistics.median(cpu) * 1000, 3),
+        "cpu_p95_ms": round(percentile(cpu, 0.95) * 1000, 3),
+    }
+
+
+async def timed(call: Any) -> tuple[float, float]:
+    began, began_cpu = time.perf_counter(), time.process_time()
+    await call()
+    return time.perf_counter() - began, time.process_time() - began_cpu
 
 
 def plain_endpoint(app: Any) -> Route:
@@ -90,23 +108,52 @@ def plain_endpoint(app: Any) -> Route:
     return Route("/bench/tasks", tasks)
 
 
+def plain_transcript(app: Any) -> Route:
+    async def session(request: Request) -> JSONResponse:
+        services = app.state.kandev.services(SYSTEM)
+        session_id = request.query_params["id"]
+        row = await services.sessions.get(session_id)  # the one visibility check; then what the view shows
+        [turns] = await services.lookups.turns_by_session([session_id])
+        [queued] = await services.lookups.queued_prompts_by_session([session_id])
+        page = await services.lookups.messages(session_id, first=500)
+        return JSONResponse(
+            {
+                "id": row.id,
+                "state": str(row.state),
+                "turns": [{"id": t.id, "seq": t.seq, "state": str(t.state)} for t in turns],
+                "queued": [{"id": q.id, "text": q.text} for q in queued],
+                "messages": [
+                    {
+                        "id": m.id,
+                        "kind": str(m.kind),
+                        "text": m.text,
+                        "data": m.data,
+                        "turnId": m.turn_id,
+                        "seq": m.seq,
+                        "createdAt": m.created_at.isoformat(),
+                        "updatedAt": m.updated_at.isoformat(),
+                    }
+                    for m in page.records
+                ],
+            }
+        )
+
+    return Route("/bench/transcript", session)
+
+
 async def compare(address: str, workspace_id: str, engine: Any, first: int) -> dict[str, Any]:
     operation = client_operations()["TASKS"]
     variables = {"w": workspace_id, "step": None, "first": first, "after": None}
     statements: list[str] = []
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=60) as http:
 
-        async def graphql() -> float:
-            began = time.perf_counter()
+        async def graphql() -> None:
             answer = (await http.post("/graphql", json={"query": operation, "variables": variables})).json()
             assert len(answer["data"]["tasks"]["nodes"]) == first, answer
-            return time.perf_counter() - began
 
-        async def plain() -> float:
-            began = time.perf_counter()
+        async def plain() -> None:
             answer = (await http.get("/bench/tasks", params={"w": workspace_id, "first": first})).json()
             assert len(answer["nodes"]) == first
-            return time.perf_counter() - began
 
         for _ in range(3):  # warm-up
             await graphql()
@@ -118,24 +165,57 @@ async def compare(address: str, workspace_id: str, engine: Any, first: int) -> d
         event.listen(engine.sync_engine, "before_cursor_execute", record)
         await graphql()
         event.remove(engine.sync_engine, "before_cursor_execute", record)
-        graphql_times, plain_times = [], []
-        for _ in range(RUNS):  # interleaved, so both see the same machine
-            graphql_times.append(await graphql())
-            plain_times.append(await plain())
-    g, p = summary(graphql_times), summary(plain_times)
+        return {"page": first, "sql_statements": len(statements), **await side_by_side(graphql, plain)}
+
+
+async def side_by_side(graphql: Any, plain: Any) -> dict[str, Any]:
+    """RUNS of each, interleaved so both see the same machine."""
+    runs: dict[str, list[tuple[float, float]]] = {"graphql": [], "plain_json": []}
+    for _ in range(RUNS):
+        runs["graphql"].append(await timed(graphql))
+        runs["plain_json"].append(await timed(plain))
+    g, p = (summary([w for w, _ in runs[k]], [c for _, c in runs[k]]) for k in ("graphql", "plain_json"))
     return {
-        "page": first,
-        "sql_statements": len(statements),
         "graphql": g,
         "plain_json": p,
         "ratio_p95": round(g["p95_ms"] / p["p95_ms"], 2),
-        "ratio_median": round(statistics.median(graphql_times) / statistics.median(plain_times), 2),
+        "ratio_median": round(g["median_ms"] / p["median_ms"], 2),
+        "cpu_ratio_median": round(g["cpu_median_ms"] / max(p["cpu_median_ms"], 0.001), 2),
     }
+
+
+async def transcript(address: str, state: Any, session_id: str) -> dict[str, Any]:
+    """The web client's Session operation against the same session, turns, messages and queue as JSON."""
+    operation = client_operations()["SESSION"]
+    statements: list[str] = []
+    async with httpx.AsyncClient(base_url=f"http://{address}", timeout=60) as http:
+
+        async def graphql() -> None:
+            answer = (await http.post("/graphql", json={"query": operation, "variables": {"id": session_id}})).json()
+            assert len(answer["data"]["session"]["messages"]["nodes"]) == MESSAGES, answer
+
+        async def plain() -> None:
+            answer = (await http.get("/bench/transcript", params={"id": session_id})).json()
+            assert len(answer["messages"]) == MESSAGES
+
+        for _ in range(3):
+            await graphql()
+            await plain()
+
+        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA")):
+                statements.append(statement)
+
+        event.listen(state.db.engine.sync_engine, "before_cursor_execute", record)
+        await graphql()
+        event.remove(state.db.engine.sync_engine, "before_cursor_execute", record)
+        return {"messages": MESSAGES, "sql_statements": len(statements), **await side_by_side(graphql, plain)}
 
 
 async def measure(settings: Settings) -> dict[str, Any]:
     app = create_app(settings)
     app.router.routes.insert(0, plain_endpoint(app))
+    app.router.routes.insert(0, plain_transcript(app))
     settle_heap()  # as `kandev serve` does once its app is built
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
@@ -146,9 +226,11 @@ async def measure(settings: Settings) -> dict[str, Any]:
                 await asyncio.sleep(0.02)
         state = app.state.kandev
         workspace_id = (await state.services(SYSTEM).workspaces.list())[0].id
-        await add_tasks(state.db, workspace_id, TASKS)
+        task_ids = await add_tasks(state.db, workspace_id, TASKS)
+        session_id = await add_transcript(state.db, task_ids[0], MESSAGES)
         address = f"127.0.0.1:{port}"
         pages = [await compare(address, workspace_id, state.db.engine, first) for first in (50, 500)]
+        session = await transcript(address, state, session_id)
     finally:
         server.should_exit = True
         await asyncio.wait_for(serving, timeout=30)
@@ -156,6 +238,7 @@ async def measure(settings: Settings) -> dict[str, Any]:
         "tasks": TASKS,
         "pages": pages,
         "statements_constant": len({p["sql_statements"] for p in pages}) == 1,
+        "transcript": session,
         "target_ratio_p95": TARGET_RATIO_P95,
     }
 

@@ -1,4 +1,5 @@
-"""Batch reads behind the API's DataLoaders: one statement per batch, whatever its size.
+"""Batch reads behind the API's DataLoaders: one statement per batch, whatever its size; and the transcript
+page of a session the API already holds.
 
 Callers have already authorized the parent objects whose ids they pass in.
 """
@@ -13,17 +14,19 @@ from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
+from kandev.domain.sessions.service import MessageOrder, MessagePage, read_messages
 from kandev.models import (
     Clarification,
     ParentQuestion,
     PermissionRequest,
+    QueuedPrompt,
     Session,
     Task,
     TaskDependency,
     Turn,
     WorkflowStep,
 )
-from kandev.models.enums import PendingAction, TurnState
+from kandev.models.enums import PendingAction, PromptState, TurnState
 
 
 class Lookups:
@@ -58,6 +61,52 @@ class Lookups:
             for row in rows:
                 grouped[row.task_id].append(row)
         return [grouped[i] for i in task_ids]
+
+    async def turns_by_session(self, session_ids: Sequence[str]) -> list[list[Turn]]:
+        async with self.ctx.read() as db:
+            rows = await db.scalars(select(Turn).where(Turn.session_id.in_(session_ids)).order_by(Turn.seq))
+            grouped: dict[str, list[Turn]] = defaultdict(list)
+            for turn in rows:
+                grouped[turn.session_id].append(turn)
+        return [grouped[i] for i in session_ids]
+
+    async def queued_prompts_by_session(self, session_ids: Sequence[str]) -> list[list[QueuedPrompt]]:
+        """Each session's prompts still waiting, in delivery order."""
+        async with self.ctx.read() as db:
+            rows = await db.scalars(
+                select(QueuedPrompt)
+                .where(QueuedPrompt.session_id.in_(session_ids), QueuedPrompt.state == PromptState.QUEUED)
+                .order_by(QueuedPrompt.seq)
+            )
+            grouped: dict[str, list[QueuedPrompt]] = defaultdict(list)
+            for prompt in rows:
+                grouped[prompt.session_id].append(prompt)
+        return [grouped[i] for i in session_ids]
+
+    async def messages(
+        self,
+        session_id: str,
+        *,
+        first: int = 100,
+        after: str | None = None,
+        last: int | None = None,
+        order: MessageOrder = MessageOrder.ASC,
+        kinds: Sequence[str] | None = None,
+        after_message_id: str | None = None,
+        before_message_id: str | None = None,
+    ) -> MessagePage:
+        """SessionService.messages without reading the session again."""
+        return await read_messages(
+            self.ctx,
+            session_id,
+            first=first,
+            after=after,
+            last=last,
+            order=order,
+            kinds=kinds,
+            after_message_id=after_message_id,
+            before_message_id=before_message_id,
+        )
 
     async def blockers_by_task(self, task_ids: Sequence[str]) -> list[list[TaskRecord]]:
         """Each task's live predecessors, in the order they were linked."""

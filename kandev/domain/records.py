@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kandev.models import Task
+from kandev.models import Message, Task
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,13 @@ class TaskRecord:
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:
-        return cls(**{f.name: getattr(task, f.name) for f in dataclasses.fields(cls)})
+        return cls(**{name: getattr(task, name) for name in _names(cls)})
+
+    @classmethod
+    def columns(cls) -> list[Any]:
+        """The task's columns in field order: `select(*TaskRecord.columns())` rows are `TaskRecord(*row)`,
+        without hydrating ORM objects (a page reads hundreds)."""
+        return [getattr(Task, name) for name in _names(cls)]
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -64,7 +70,7 @@ class SessionRecord:
 
     @classmethod
     def of(cls, row: Any) -> SessionRecord:
-        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+        return cls(**{name: getattr(row, name) for name in _names(cls)})
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -88,7 +94,13 @@ class MessageRecord:
 
     @classmethod
     def of(cls, row: Any) -> MessageRecord:
-        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+        return cls(**{name: getattr(row, name) for name in _names(cls)})
+
+    @classmethod
+    def columns(cls) -> list[Any]:
+        """The message's columns in field order: `select(*MessageRecord.columns())` rows are
+        `MessageRecord(*row)`, without hydrating ORM objects (a transcript page reads up to 500)."""
+        return [getattr(Message, name) for name in _names(cls)]
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -111,7 +123,7 @@ class TurnRecord:
 
     @classmethod
     def of(cls, row: Any) -> TurnRecord:
-        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+        return cls(**{name: getattr(row, name) for name in _names(cls)})
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -119,6 +131,17 @@ class TurnRecord:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TurnRecord:
         return cls(**_parse_times(data, ("started_at", "ended_at")))
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(record_type: type) -> tuple[str, ...]:
+    """A record's field names, looked up once: `dataclasses.fields` per row costs more than the copy."""
+    names = _NAMES.get(record_type)
+    if names is None:
+        names = _NAMES[record_type] = tuple(f.name for f in dataclasses.fields(record_type))
+    return names
 
 
 def _json(record: Any) -> dict[str, Any]:

@@ -42,12 +42,12 @@ async def revoke_access_token(info: Info, id: strawberry.ID) -> RevokeAccessToke
 
 async def create_workspace(info: Info, input: CreateWorkspaceInput) -> CreateWorkspaceResult:
     return await attempt(
-        info.context.services.workspaces.create(input.name), lambda w: WorkspacePayload(workspace=Workspace(row=w))
+        info.context.services.workspaces.create(input.name), lambda w: WorkspacePayload(workspace=Workspace.of(w))
     )
 
 
 async def update_workspace(info: Info, input: UpdateWorkspaceInput) -> UpdateWorkspaceResult:
     return await attempt(
         info.context.services.workspaces.update(str(input.workspace_id), name=input.name),
-        lambda w: WorkspacePayload(workspace=Workspace(row=w)),
+        lambda w: WorkspacePayload(workspace=Workspace.of(w)),
     )

@@ -42,8 +42,8 @@ async def spawn_session(info: Info, input: SpawnSessionInput) -> SpawnSessionRes
     return await attempt(
         call,
         lambda r: SpawnSessionPayload(
-            task=Task(record=r.task),
-            session=Session(record=SessionRecord.of(r.session)),
+            task=Task.of(r.task),
+            session=Session.of(SessionRecord.of(r.session)),
             queued_prompt_id=strawberry.ID(r.prompt.id) if r.prompt else None,
         ),
     )
@@ -71,7 +71,7 @@ async def set_task_title(info: Info, input: SetTaskTitleInput) -> SetTaskTitleRe
         info.context.services.titles.set_title(input.title),
         lambda r: SetTaskTitlePayload(
             status=r.status,
-            task=Task(record=r.task),
+            task=Task.of(r.task),
             renamed_branches=r.renamed,
             preserved_branches=r.preserved,
             failed_branches=r.failed,

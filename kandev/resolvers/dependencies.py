@@ -23,7 +23,7 @@ from kandev.schema.types import Task
 
 def _changed(value: DependencyChange) -> TaskDependencyPayload:
     return TaskDependencyPayload(
-        task=Task(record=value.task),
+        task=Task.of(value.task),
         depends_on_task_id=strawberry.ID(value.depends_on_task_id),
         changed=value.changed,
     )
@@ -41,6 +41,4 @@ async def remove_task_dependency(info: Info, input: TaskDependencyInput) -> Remo
 
 async def show_rich_output(info: Info, presentation: PresentationArgument) -> ShowRichOutputResult:
     call = info.context.services.rich_output.show(presentation)
-    return await attempt(
-        call, lambda row: ShowRichOutputPayload(transcript_message=Message(record=MessageRecord.of(row)))
-    )
+    return await attempt(call, lambda row: ShowRichOutputPayload(transcript_message=Message.of(MessageRecord.of(row))))

@@ -22,7 +22,7 @@ from kandev.schema.types import Task
 
 
 def _session(row: object) -> Session:
-    return Session(record=SessionRecord.of(row))
+    return Session.of(SessionRecord.of(row))
 
 
 async def session(info: Info, id: strawberry.ID) -> Session:
@@ -30,12 +30,12 @@ async def session(info: Info, id: strawberry.ID) -> Session:
 
 
 def _started(value: Delivery) -> StartTaskPayload:
-    return StartTaskPayload(task=Task(record=value.task), session=_session(value.session))
+    return StartTaskPayload(task=Task.of(value.task), session=_session(value.session))
 
 
 def _sent(value: Delivery) -> SendMessagePayload:
     return SendMessagePayload(
-        task=Task(record=value.task),
+        task=Task.of(value.task),
         session=_session(value.session),
         queued_prompt_id=strawberry.ID(value.prompt.id),
     )
@@ -43,7 +43,7 @@ def _sent(value: Delivery) -> SendMessagePayload:
 
 def _stopped(value: StopResult) -> StopTaskPayload:
     return StopTaskPayload(
-        task=Task(record=value.task),
+        task=Task.of(value.task),
         status=value.status,
         stopped_sessions=[_session(s) for s in value.stopped_sessions],
     )

@@ -34,22 +34,22 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
     async with services.ctx.bus.subscribe(session_channel(str(session_id))) as events:
         # Read again once listening: no change can fall between this state and the first event.
         current = await services.sessions.get(str(session_id))
-        yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session(record=SessionRecord.of(current)))
+        yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session.of(SessionRecord.of(current)))
         async for payload in events:
-            yield shared_event(events.memo, services.principal, partial(session_event, payload))
+            yield shared_event(events.memo, services.principal, partial(session_event, payload, services))
 
 
 def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:
-    task = Task(record=TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
+    task = Task.of(TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
     return TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
 
 
-def session_event(payload: SessionEventPayload) -> SessionEvent:
+def session_event(payload: SessionEventPayload, services: Services) -> SessionEvent:
     message = payload.get("message")
     turn = payload.get("turn")
     return SessionEvent(
         kind=SessionEventKind(payload["kind"]),
-        session=Session(record=SessionRecord.from_json(payload["session"])),
-        message=Message(record=MessageRecord.from_json(message)) if message else None,
-        turn=Turn(record=TurnRecord.from_json(turn)) if turn else None,
+        session=Session.of(SessionRecord.from_json(payload["session"]), loaders=Loaders(services)),
+        message=Message.of(MessageRecord.from_json(message)) if message else None,
+        turn=Turn.of(TurnRecord.from_json(turn)) if turn else None,
     )

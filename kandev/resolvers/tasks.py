@@ -8,7 +8,7 @@ import strawberry
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.service import CreatedTask, TaskFilter
-from kandev.models.enums import PendingAction as StoredPendingAction
+from kandev.models.enums import PendingAction
 from kandev.models.enums import TaskState as StoredTaskState
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info, Loaders
@@ -23,11 +23,12 @@ from kandev.schema.payloads import (
     TaskPayload,
     UpdateTaskResult,
 )
+from kandev.schema.selection import selects
 from kandev.schema.types import PageInfo, Task, TaskConnection, TaskEdge
 
 
 async def task(info: Info, id: strawberry.ID) -> Task:
-    return Task(record=await info.context.services.tasks.get(str(id)))
+    return Task.of(await info.context.services.tasks.get(str(id)))
 
 
 async def tasks(
@@ -48,12 +49,22 @@ async def tasks(
         parent_id=optional_id(parent_id),
         archived=archived,
     )
-    page = await info.context.services.tasks.list(str(workspace_id), filters, first=first, after=after)
-    edges = [TaskEdge(cursor=c, node=Task(record=r)) for r, c in zip(page.records, page.cursors, strict=True)]
+    services = info.context.services
+    page = await services.tasks.list(
+        str(workspace_id), filters, first=first, after=after, count=selects(info, "totalCount")
+    )
+    # One read for the whole page instead of a loader call per task.
+    pending: list[PendingAction | None] = [None] * len(page.records)
+    if page.records and (selects(info, "nodes", "pendingAction") or selects(info, "edges", "node", "pendingAction")):
+        pending = list(await services.lookups.pending_actions([r.id for r in page.records]))
+    edges = [
+        TaskEdge(cursor=c, node=Task.of(r, pending=p))
+        for r, c, p in zip(page.records, page.cursors, pending, strict=True)
+    ]
     return TaskConnection(
         edges=edges,
         page_info=PageInfo(has_next_page=page.has_next_page, end_cursor=page.cursors[-1] if page.cursors else None),
-        total_count=page.total_count,
+        count=page.total_count,
     )
 
 
@@ -61,16 +72,16 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
     if value.blocked_by is not None:
         # What the create just wrote and read answers the payload's usual questions without reading again.
         loaders.blockers_by_task.prime(value.task.id, value.blocked_by)
-        loaders.pending_action.prime(value.task.id, StoredPendingAction.NONE)
+        loaders.pending_action.prime(value.task.id, PendingAction.NONE)
     return CreateTaskPayload(
-        task=Task(record=value.task),
+        task=Task.of(value.task),
         deduplicated=value.deduplicated,
         creation_complete=value.creation_complete,
     )
 
 
 def _task_payload(record: TaskRecord) -> TaskPayload:
-    return TaskPayload(task=Task(record=record))
+    return TaskPayload(task=Task.of(record))
 
 
 async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:

@@ -58,7 +58,7 @@ async def signal_step_complete(info: Info, input: SignalStepCompleteInput) -> Si
 
 async def mark_step_complete(info: Info, session_id: strawberry.ID) -> MarkStepCompleteResult:
     call = info.context.services.signals.mark_complete(str(session_id))
-    return await attempt(call, lambda s: MarkStepCompletePayload(session=Session(record=SessionRecord.of(s))))
+    return await attempt(call, lambda s: MarkStepCompletePayload(session=Session.of(SessionRecord.of(s))))
 
 
 async def _ask(info: Info, input: AskUserQuestionInput) -> ClarificationRow:

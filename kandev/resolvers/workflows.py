@@ -65,7 +65,7 @@ def _fresh(info: Info) -> None:
 def _workflow_payload(info: Info) -> Callable[[SavedWorkflow], WorkflowPayload]:
     def wrap(saved: SavedWorkflow) -> WorkflowPayload:
         _fresh(info)
-        return WorkflowPayload(workflow=Workflow(row=saved.workflow), warnings=saved.warnings)
+        return WorkflowPayload(workflow=Workflow.of(saved.workflow), warnings=saved.warnings)
 
     return wrap
 
@@ -75,7 +75,7 @@ def _step_payload(info: Info) -> Callable[[SavedWorkflow], WorkflowStepPayload]:
         _fresh(info)
         assert saved.step is not None, "a step write always names the step it wrote"
         return WorkflowStepPayload(
-            step=WorkflowStep(row=saved.step), workflow=Workflow(row=saved.workflow), warnings=saved.warnings
+            step=WorkflowStep.of(saved.step), workflow=Workflow.of(saved.workflow), warnings=saved.warnings
         )
 
     return wrap
@@ -117,9 +117,7 @@ def _deleted_step(info: Info) -> Callable[[SavedWorkflow], DeleteWorkflowStepPay
     def wrap(saved: SavedWorkflow) -> DeleteWorkflowStepPayload:
         _fresh(info)
         step_id = strawberry.ID(saved.step.id) if saved.step else strawberry.ID("")
-        return DeleteWorkflowStepPayload(
-            step_id=step_id, workflow=Workflow(row=saved.workflow), warnings=saved.warnings
-        )
+        return DeleteWorkflowStepPayload(step_id=step_id, workflow=Workflow.of(saved.workflow), warnings=saved.warnings)
 
     return wrap
 

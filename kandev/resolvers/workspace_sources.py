@@ -44,7 +44,7 @@ def _source(value: AdoptedSource) -> WorkspaceSource:
 
 def _sources_payload(value: SourcesResult) -> AddWorkspaceSourcesPayload:
     return AddWorkspaceSourcesPayload(
-        task=Task(record=value.task),
+        task=Task.of(value.task),
         sources=[_source(s) for s in value.sources],
         changed=value.changed,
         task_workspace_path=value.task_workspace_path,
@@ -63,7 +63,7 @@ async def add_branch_to_task(info: Info, input: AddBranchToTaskInput) -> AddBran
     return await attempt(
         call,
         lambda v: AddBranchToTaskPayload(
-            task=Task(record=v.task),
+            task=Task.of(v.task),
             source=_source(v.source),
             worktree_path=v.worktree_path,
             task_workspace_path=v.task_workspace_path,
@@ -81,7 +81,7 @@ async def update_repository_base_branch(
     return await attempt(
         call,
         lambda v: UpdateRepositoryBaseBranchPayload(
-            task=Task(record=v.task),
+            task=Task.of(v.task),
             repository_id=strawberry.ID(v.repository_id),
             base_branch=v.base_branch,
             previous_base_branch=v.previous_base_branch,

@@ -1,4 +1,8 @@
-"""Fields read straight off the wrapped row or record, declared in one line instead of a method each."""
+"""Fields read straight off the wrapped row or record, declared in one line instead of a method each.
+
+Each such field is a resolver call, which turns off Strawberry's plain-attribute path: types read by the
+hundred (tasks, sessions, messages, turns, workflows and their steps) copy their values once in an `of`
+constructor instead (kandev.schema.types, kandev.schema.session_types)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
-from kandev.models import ParentQuestion, Session, Turn, WorkflowStep
+from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -29,6 +29,10 @@ class Loaders:
             lookups.pending_parent_questions
         )
         self.last_turn_error: DataLoader[str, Turn | None] = DataLoader(lookups.last_turn_errors)
+        self.turns_by_session: DataLoader[str, list[Turn]] = DataLoader(lookups.turns_by_session)
+        self.queued_prompts_by_session: DataLoader[str, list[QueuedPrompt]] = DataLoader(
+            lookups.queued_prompts_by_session
+        )
 
 
 @dataclass

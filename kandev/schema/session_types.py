@@ -10,8 +10,7 @@ from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
 from kandev.domain.sessions.service import MessageOrder, encode_message_cursor
-from kandev.schema.columns import column
-from kandev.schema.context import Info
+from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState
 from kandev.schema.fields import described
 
@@ -20,34 +19,56 @@ from kandev.schema.fields import described
 class Turn:
     record: strawberry.Private[TurnRecord]
 
-    id: strawberry.ID = column("id", strawberry.ID, source="record")
-    seq: int = column("seq", int, source="record")
-    state: TurnState = column("state", TurnState, source="record", convert=TurnState)
-    stop_reason: str | None = column(
-        "stop_reason", str | None, source="record", description="ACP stop reason (end_turn, cancelled, …) or failed."
-    )
-    error: str | None = column("error", str | None, source="record")
-    started_at: datetime = column("started_at", datetime, source="record")
-    ended_at: datetime | None = column("ended_at", datetime | None, source="record")
+    id: strawberry.ID
+    seq: int
+    state: TurnState
+    stop_reason: str | None = strawberry.field(description="ACP stop reason (end_turn, cancelled, …) or failed.")
+    error: str | None
+    started_at: datetime
+    ended_at: datetime | None
+
+    @classmethod
+    def of(cls, record: TurnRecord) -> Turn:
+        return cls(
+            record=record,
+            id=strawberry.ID(record.id),
+            seq=record.seq,
+            state=TurnState(record.state),
+            stop_reason=record.stop_reason,
+            error=record.error,
+            started_at=record.started_at,
+            ended_at=record.ended_at,
+        )
 
 
 @strawberry.type(description="One entry of a session's transcript.")
 class Message:
     record: strawberry.Private[MessageRecord]
 
-    id: strawberry.ID = column("id", strawberry.ID, source="record")
-    kind: MessageKind = column("kind", MessageKind, source="record", convert=MessageKind)
-    text: str = column("text", str, source="record")
-    data: JSON = column(
-        "data",
-        JSON,
-        source="record",
-        description="Kind-specific details: tool call id, status, input and output; plan entries.",
+    id: strawberry.ID
+    kind: MessageKind
+    text: str
+    data: JSON = strawberry.field(
+        description="Kind-specific details: tool call id, status, input and output; plan entries."
     )
-    turn_id: strawberry.ID | None = column("turn_id", strawberry.ID | None, source="record")
-    seq: int = column("seq", int, source="record")
-    created_at: datetime = column("created_at", datetime, source="record")
-    updated_at: datetime = column("updated_at", datetime, source="record")
+    turn_id: strawberry.ID | None
+    seq: int
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: MessageRecord) -> Message:
+        return cls(
+            record=record,
+            id=strawberry.ID(record.id),
+            kind=MessageKind(record.kind),
+            text=record.text,
+            data=JSON(record.data),
+            turn_id=None if record.turn_id is None else strawberry.ID(record.turn_id),
+            seq=record.seq,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
 
 
 @strawberry.type
@@ -83,27 +104,47 @@ class QueuedPrompt:
 @strawberry.type(description="One agent conversation on a task.")
 class Session:
     record: strawberry.Private[SessionRecord]
+    # Subscriptions build a fresh set per event; queries use the request's.
+    loaders: strawberry.Private[Loaders | None] = None
 
-    id: strawberry.ID = column("id", strawberry.ID, source="record")
-    task_id: strawberry.ID = column("task_id", strawberry.ID, source="record")
-    state: SessionState = column("state", SessionState, source="record", convert=SessionState)
-    name: str = column("name", str, source="record")
-    is_primary: bool = column("is_primary", bool, source="record")
-    agent_profile_id: strawberry.ID | None = column("agent_profile_id", strawberry.ID | None, source="record")
-    created_at: datetime = column("created_at", datetime, source="record")
-    ended_at: datetime | None = column("ended_at", datetime | None, source="record")
-    completion_pending: bool = column(
-        "completion_pending",
-        bool,
-        source="record",
-        description="The last turn ended on a signal-gated step without step_complete_kandev.",
+    def _loaders(self, info: Info) -> Loaders:
+        return self.loaders or info.context.loaders
+
+    id: strawberry.ID
+    task_id: strawberry.ID
+    state: SessionState
+    name: str
+    is_primary: bool
+    agent_profile_id: strawberry.ID | None
+    created_at: datetime
+    ended_at: datetime | None
+    completion_pending: bool = strawberry.field(
+        description="The last turn ended on a signal-gated step without step_complete_kandev."
     )
-    plan_mode: bool = column("plan_mode", bool, source="record")
+    plan_mode: bool
+
+    @classmethod
+    def of(cls, record: SessionRecord, *, loaders: Loaders | None = None) -> Session:
+        """Built only for a session the caller may see: its nested fields read without checking again."""
+        return cls(
+            record=record,
+            loaders=loaders,
+            id=strawberry.ID(record.id),
+            task_id=strawberry.ID(record.task_id),
+            state=SessionState(record.state),
+            name=record.name,
+            is_primary=record.is_primary,
+            agent_profile_id=None if record.agent_profile_id is None else strawberry.ID(record.agent_profile_id),
+            created_at=record.created_at,
+            ended_at=record.ended_at,
+            completion_pending=record.completion_pending,
+            plan_mode=record.plan_mode,
+        )
 
     @strawberry.field
     async def turns(self, info: Info) -> list[Turn]:
-        rows = await info.context.services.sessions.turns(self.record.id)
-        return [Turn(record=TurnRecord.of(t)) for t in rows]
+        rows = await self._loaders(info).turns_by_session.load(self.record.id)
+        return [Turn.of(TurnRecord.of(t)) for t in rows]
 
     @described(
         "The transcript, oldest first unless `order` is DESC. Page on with `after` (a cursor from this "
@@ -130,7 +171,7 @@ class Session:
             strawberry.ID | None, strawberry.argument(description="Only messages older than this message.")
         ] = None,
     ) -> MessageConnection:
-        page = await info.context.services.sessions.messages(
+        page = await info.context.services.lookups.messages(
             self.record.id,
             first=first,
             after=after,
@@ -140,10 +181,7 @@ class Session:
             after_message_id=None if after_message_id is None else str(after_message_id),
             before_message_id=None if before_message_id is None else str(before_message_id),
         )
-        edges = [
-            MessageEdge(cursor=encode_message_cursor(m.seq), node=Message(record=MessageRecord.of(m)))
-            for m in page.messages
-        ]
+        edges = [MessageEdge(cursor=encode_message_cursor(m.seq), node=Message.of(m)) for m in page.messages]
         return MessageConnection(
             edges=edges,
             page_info=MessagePageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),
@@ -163,7 +201,7 @@ class Session:
 
     @described("Prompts waiting their turn, in delivery order.")
     async def queued_prompts(self, info: Info) -> list[QueuedPrompt]:
-        rows = await info.context.services.sessions.queued_prompts(self.record.id)
+        rows = await self._loaders(info).queued_prompts_by_session.load(self.record.id)
         return [
             QueuedPrompt(id=strawberry.ID(p.id), text=p.text, source=p.source, created_at=p.created_at) for p in rows
         ]

@@ -1,7 +1,9 @@
-"""Object types. Each wraps a domain record or row and resolves nested fields through loaders."""
+"""Object types. Each copies its plain fields from a domain record or row once (`of`), so they resolve as
+data rather than through a resolver call each; nested fields resolve through loaders."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,7 +17,6 @@ from kandev.domain.workflow.rules import loop_warnings
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
-from kandev.schema.columns import column
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
 from kandev.schema.fields import described
@@ -25,62 +26,87 @@ if TYPE_CHECKING:
     from kandev.schema.workflow_engine_types import ParentQuestion
 
 
+def _id(value: str | None) -> strawberry.ID | None:
+    return None if value is None else strawberry.ID(value)
+
+
 @strawberry.type(description="A workspace: owns workflows, profiles and tasks.")
 class Workspace:
     row: strawberry.Private[WorkspaceRow]
 
-    id: strawberry.ID = column("id", strawberry.ID)
-    name: str = column("name", str)
-    default_workflow_id: strawberry.ID | None = column("default_workflow_id", strawberry.ID | None)
+    id: strawberry.ID
+    name: str
+    default_workflow_id: strawberry.ID | None
+
+    @classmethod
+    def of(cls, row: WorkspaceRow) -> Workspace:
+        return cls(row=row, id=strawberry.ID(row.id), name=row.name, default_workflow_id=_id(row.default_workflow_id))
 
 
 @strawberry.type(description="One column of a workflow.")
 class WorkflowStep:
     row: strawberry.Private[StepRow]
 
-    id: strawberry.ID = column("id", strawberry.ID)
-    name: str = column("name", str)
-    position: int = column("position", int)
-    is_start_step: bool = column("is_start_step", bool)
-    is_final_step: bool = column("is_final_step", bool)
-    auto_advance_requires_signal: bool = column(
-        "auto_advance_requires_signal",
-        bool,
-        description="Auto-advance waits for the agent's step_complete_kandev signal.",
+    id: strawberry.ID
+    name: str
+    position: int
+    is_start_step: bool
+    is_final_step: bool
+    auto_advance_requires_signal: bool = strawberry.field(
+        description="Auto-advance waits for the agent's step_complete_kandev signal."
     )
-    allow_manual_move: bool = column("allow_manual_move", bool)
-    prompt: str = column("prompt", str)
-    workflow_id: strawberry.ID = column("workflow_id", strawberry.ID)
-    wip_limit: int | None = column(
-        "wip_limit",
-        int | None,
-        description="At most this many tasks may be moved into the step by hand; null: no limit.",
+    allow_manual_move: bool
+    prompt: str
+    workflow_id: strawberry.ID
+    wip_limit: int | None = strawberry.field(
+        description="At most this many tasks may be moved into the step by hand; null: no limit."
     )
-
-    @described(
-        "Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
+    events: JSON = strawberry.field(
+        description="Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
         "each a list of actions {type, ...}."
     )
-    def events(self) -> JSON:
-        return JSON(dict(self.row.events or {}))
+
+    @classmethod
+    def of(cls, row: StepRow) -> WorkflowStep:
+        return cls(
+            row=row,
+            id=strawberry.ID(row.id),
+            name=row.name,
+            position=row.position,
+            is_start_step=row.is_start_step,
+            is_final_step=row.is_final_step,
+            auto_advance_requires_signal=row.auto_advance_requires_signal,
+            allow_manual_move=row.allow_manual_move,
+            prompt=row.prompt,
+            workflow_id=strawberry.ID(row.workflow_id),
+            wip_limit=row.wip_limit,
+            events=JSON(dict(row.events or {})),
+        )
 
 
 @strawberry.type(description="An ordered set of steps that tasks move through.")
 class Workflow:
     row: strawberry.Private[WorkflowRow]
 
-    id: strawberry.ID = column("id", strawberry.ID)
-    name: str = column("name", str)
-    workspace_id: strawberry.ID = column("workspace_id", strawberry.ID)
+    id: strawberry.ID
+    name: str
+    workspace_id: strawberry.ID
+    description: str
 
-    @strawberry.field
-    def description(self) -> str:
-        return self.row.description or ""
+    @classmethod
+    def of(cls, row: WorkflowRow) -> Workflow:
+        return cls(
+            row=row,
+            id=strawberry.ID(row.id),
+            name=row.name,
+            workspace_id=strawberry.ID(row.workspace_id),
+            description=row.description or "",
+        )
 
     @strawberry.field
     async def steps(self, info: Info) -> list[WorkflowStep]:
         steps = await info.context.loaders.steps_by_workflow.load(self.row.id)
-        return [WorkflowStep(row=s) for s in steps]
+        return [WorkflowStep.of(s) for s in steps]
 
     @described("Configuration problems, e.g. steps that would move a task around forever.")
     async def warnings(self, info: Info) -> list[str]:
@@ -98,41 +124,71 @@ class Task:
     record: strawberry.Private[TaskRecord]
     # Subscriptions build a fresh set per event; queries use the request's.
     loaders: strawberry.Private[Loaders | None] = None
+    # Known when the page that lists the task read it for the whole page.
+    pending: strawberry.Private[PendingAction | None] = None
 
     def _loaders(self, info: Info) -> Loaders:
         return self.loaders or info.context.loaders
 
-    id: strawberry.ID = column("id", strawberry.ID, source="record")
-    workspace_id: strawberry.ID = column("workspace_id", strawberry.ID, source="record")
-    title: str = column("title", str, source="record")
-    prompt: str = column("prompt", str, source="record")
-    state: TaskState = column("state", TaskState, source="record", convert=TaskState)
-    autopilot: bool = column(
-        "autopilot",
-        bool,
-        source="record",
-        description="Fixed at creation: the agent works on its own and never asks the operator.",
+    id: strawberry.ID
+    workspace_id: strawberry.ID
+    title: str
+    prompt: str
+    state: TaskState
+    autopilot: bool = strawberry.field(
+        description="Fixed at creation: the agent works on its own and never asks the operator."
     )
-    origin: TaskOrigin = column("origin", TaskOrigin, source="record", convert=TaskOrigin)
-    parent_id: strawberry.ID | None = column("parent_id", strawberry.ID | None, source="record")
-    external_id: str | None = column("external_id", str | None, source="record")
-    workflow_id: strawberry.ID = column("workflow_id", strawberry.ID, source="record")
-    workflow_step_id: strawberry.ID = column("workflow_step_id", strawberry.ID, source="record")
-    agent_profile_id: strawberry.ID | None = column(
-        "agent_profile_id", strawberry.ID | None, source="record", description="Null: the workspace default."
+    origin: TaskOrigin
+    parent_id: strawberry.ID | None
+    external_id: str | None
+    workflow_id: strawberry.ID
+    workflow_step_id: strawberry.ID
+    agent_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
+    executor_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
+    block_reason: str | None = strawberry.field(
+        description="Why the task is BLOCKED, naming the dependency at fault; null otherwise."
     )
-    executor_profile_id: strawberry.ID | None = column(
-        "executor_profile_id", strawberry.ID | None, source="record", description="Null: the workspace default."
-    )
+    created_at: datetime
+    updated_at: datetime
+    archived_at: datetime | None
+
+    @classmethod
+    def of(cls, record: TaskRecord, *, loaders: Loaders | None = None, pending: PendingAction | None = None) -> Task:
+        """The task's plain fields copied once, so they resolve as data (no resolver call per field)."""
+        return cls(
+            record=record,
+            loaders=loaders,
+            pending=pending,
+            id=strawberry.ID(record.id),
+            workspace_id=strawberry.ID(record.workspace_id),
+            title=record.title,
+            prompt=record.prompt,
+            state=TaskState(record.state),
+            autopilot=record.autopilot,
+            origin=TaskOrigin(record.origin),
+            parent_id=_id(record.parent_id),
+            external_id=record.external_id,
+            workflow_id=strawberry.ID(record.workflow_id),
+            workflow_step_id=strawberry.ID(record.workflow_step_id),
+            agent_profile_id=_id(record.agent_profile_id),
+            executor_profile_id=_id(record.executor_profile_id),
+            block_reason=record.block_reason,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            archived_at=record.archived_at,
+        )
 
     @strawberry.field
     async def workflow_step(self, info: Info) -> WorkflowStep | None:
         step = await self._loaders(info).step.load(self.record.workflow_step_id)
-        return WorkflowStep(row=step) if step else None
+        return WorkflowStep.of(step) if step else None
 
-    @described("What the task waits on; NONE when nothing.")
-    async def pending_action(self, info: Info) -> PendingAction:
-        return PendingAction(await self._loaders(info).pending_action.load(self.record.id))
+    @described("What the task waits on; NONE when nothing.", graphql_type=PendingAction)
+    def pending_action(self, info: Info) -> PendingAction | Awaitable[PendingAction]:
+        # Read with the page when the page listed the task: no coroutine per task.
+        if self.pending is not None:
+            return self.pending
+        return self._loaders(info).pending_action.load(self.record.id)
 
     @described(
         "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
@@ -148,14 +204,14 @@ class Task:
     async def parent(self, info: Info) -> Task | None:
         if not self.record.parent_id:
             return None
-        return Task(record=await info.context.services.tasks.get(self.record.parent_id))
+        return Task.of(await info.context.services.tasks.get(self.record.parent_id))
 
     @described("Direct subtasks (live, not archived), newest first.")
     async def children(self, info: Info, first: int = 100) -> list[Task]:
         page = await info.context.services.tasks.list(
-            self.record.workspace_id, TaskFilter(parent_id=self.record.id), first=first
+            self.record.workspace_id, TaskFilter(parent_id=self.record.id), first=first, count=False
         )
-        return [Task(record=r) for r in page.records]
+        return [Task.of(r) for r in page.records]
 
     @described("The question this autopilot child waits on its parent for, if any.")
     async def pending_parent_question(
@@ -171,24 +227,18 @@ class Task:
         if self.record.deleted_at is not None:
             return []
         rows = await self._loaders(info).sessions_by_task.load(self.record.id)
-        return [Session(record=SessionRecord.of(s)) for s in only_session(rows, None if only is None else str(only))]
-
-    block_reason: str | None = column(
-        "block_reason",
-        str | None,
-        source="record",
-        description="Why the task is BLOCKED, naming the dependency at fault; null otherwise.",
-    )
+        chosen = only_session(rows, None if only is None else str(only))
+        return [Session.of(SessionRecord.of(s), loaders=self.loaders) for s in chosen]
 
     @described("The tasks this one waits on: it starts once every one of them COMPLETED.")
     async def blocked_by(self, info: Info) -> list[Task]:
         records = await self._loaders(info).blockers_by_task.load(self.record.id)
-        return [Task(record=r, loaders=self.loaders) for r in records]
+        return [Task.of(r, loaders=self.loaders) for r in records]
 
     @described("The tasks waiting on this one.")
     async def blocking(self, info: Info) -> list[Task]:
         records = await self._loaders(info).dependents_by_task.load(self.record.id)
-        return [Task(record=r, loaders=self.loaders) for r in records]
+        return [Task.of(r, loaders=self.loaders) for r in records]
 
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
@@ -198,10 +248,6 @@ class Task:
         profile = launch.get("agent_profile_id")
         profile_id = strawberry.ID(profile) if profile else None
         return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
-
-    created_at: datetime = column("created_at", datetime, source="record")
-    updated_at: datetime = column("updated_at", datetime, source="record")
-    archived_at: datetime | None = column("archived_at", datetime | None, source="record")
 
 
 @strawberry.type(description="Why a task's newest turn failed.")
@@ -227,7 +273,13 @@ class TaskEdge:
 class TaskConnection:
     edges: list[TaskEdge]
     page_info: PageInfo
-    total_count: int
+    # Counted only when the query selects totalCount (the board's page does not).
+    count: strawberry.Private[int | None]
+
+    @strawberry.field
+    def total_count(self) -> int:
+        assert self.count is not None, "the tasks resolver counts whenever totalCount is selected"
+        return self.count
 
     @strawberry.field
     def nodes(self) -> list[Task]:

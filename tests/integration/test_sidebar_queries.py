@@ -1,13 +1,16 @@
-"""The sidebar query costs a constant number of SQL statements, however many tasks it shows."""
+"""The board's and the transcript's queries cost a constant number of SQL statements, however many tasks
+or messages they show."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import event
 
-from kandev.models import Session, Task, Workflow, WorkflowStep
-from kandev.models.base import new_id, utcnow
+from tests.support.board import add_tasks, add_transcript
+from tests.support.client_ops import client_operations
 
 SIDEBAR = """query($ws: ID!) {
   tasks(workspaceId: $ws, first: 500) {
@@ -18,28 +21,8 @@ SIDEBAR = """query($ws: ID!) {
 }"""
 
 
-async def add_tasks(db: Any, workspace_id: str, count: int) -> None:
-    async with db.transaction() as session:
-        workflow = await session.scalar(select(Workflow).where(Workflow.workspace_id == workspace_id))
-        step = await session.scalar(select(WorkflowStep).where(WorkflowStep.workflow_id == workflow.id).limit(1))
-        tasks = []
-        for i in range(count):
-            task = Task(
-                id=new_id(),
-                workspace_id=workspace_id,
-                workflow_id=workflow.id,
-                workflow_step_id=step.id,
-                title=f"Task {i}",
-                created_at=utcnow(),
-                updated_at=utcnow(),
-            )
-            tasks.append(task)
-        session.add_all(tasks)
-        await session.flush()  # tasks before the sessions that point at them
-        session.add_all(Session(task_id=t.id, is_primary=True, state="WAITING_FOR_INPUT") for t in tasks[::2])
-
-
-async def statements_for_sidebar(gql: Any, db: Any, workspace_id: str) -> tuple[int, int]:
+@contextmanager
+def counted_statements(db: Any) -> Iterator[list[str]]:
     statements: list[str] = []
 
     def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -48,18 +31,70 @@ async def statements_for_sidebar(gql: Any, db: Any, workspace_id: str) -> tuple[
 
     event.listen(db.engine.sync_engine, "before_cursor_execute", count)
     try:
-        data = await gql(SIDEBAR, ws=workspace_id)
+        yield statements
     finally:
         event.remove(db.engine.sync_engine, "before_cursor_execute", count)
-    return len(statements), len(data["tasks"]["nodes"])
+
+
+async def statements_for(gql: Any, db: Any, query: str, **variables: Any) -> tuple[int, dict[str, Any]]:
+    with counted_statements(db) as statements:
+        data = await gql(query, **variables)
+    return len(statements), data
 
 
 async def test_the_sidebar_query_uses_the_same_number_of_statements_for_10_and_1000_tasks(gql, db, workspace_id):
     await add_tasks(db, workspace_id, 10)
-    small, shown_small = await statements_for_sidebar(gql, db, workspace_id)
+    small, data_small = await statements_for(gql, db, SIDEBAR, ws=workspace_id)
     await add_tasks(db, workspace_id, 990)
-    large, shown_large = await statements_for_sidebar(gql, db, workspace_id)
-    assert (shown_small, shown_large) == (10, 500)  # a page is at most 500 tasks
+    large, data_large = await statements_for(gql, db, SIDEBAR, ws=workspace_id)
+    assert (len(data_small["tasks"]["nodes"]), len(data_large["tasks"]["nodes"])) == (10, 500)  # at most 500 a page
+    assert data_large["tasks"]["totalCount"] == 1000
     assert small == large
-    # workspace check, count, page, steps, sessions: a regression to per-row loading would be far above this
+    # workspace check, count, page, pending actions, steps, sessions: per-row loading would be far above this
     assert small <= 6
+
+
+async def test_the_web_clients_tasks_page_takes_three_statements_for_10_and_for_1000_tasks(gql, db, workspace_id):
+    tasks = client_operations()["TASKS"]
+    await add_tasks(db, workspace_id, 10)
+    small, data_small = await statements_for(gql, db, tasks, w=workspace_id)
+    await add_tasks(db, workspace_id, 990)
+    large, data_large = await statements_for(gql, db, tasks, w=workspace_id)
+    assert (len(data_small["tasks"]["nodes"]), len(data_large["tasks"]["nodes"])) == (10, 500)
+    # the workspace check, the page, the page's pending actions: no total, since the client does not ask for it
+    assert small == large == 3
+
+
+async def test_the_tasks_page_reads_each_tasks_pending_action_with_the_page(gql, db, workspace_id):
+    ids = await add_tasks(db, workspace_id, 20)  # every other task has a session; every tenth of those waits
+    data = await gql(client_operations()["TASKS"], w=workspace_id)
+    actions = {node["id"]: node["pendingAction"] for node in data["tasks"]["nodes"]}
+    assert actions[ids[0]] == "COMPLETION_PENDING"
+    assert actions[ids[2]] == actions[ids[1]] == "NONE"
+    assert sorted(actions.values()).count("COMPLETION_PENDING") == 1
+
+
+async def test_the_transcript_query_takes_four_statements_for_10_and_for_200_messages(gql, db, workspace_id):
+    session = client_operations()["SESSION"]
+    task_ids = await add_tasks(db, workspace_id, 2)
+    short_id = await add_transcript(db, task_ids[0], 10)
+    long_id = await add_transcript(db, task_ids[1], 200)
+    short, data_short = await statements_for(gql, db, session, id=short_id)
+    long, data_long = await statements_for(gql, db, session, id=long_id)
+    assert len(data_short["session"]["messages"]["nodes"]) == 10
+    assert len(data_long["session"]["messages"]["nodes"]) == 200
+    assert len(data_long["session"]["turns"]) == 3 and len(data_long["session"]["queuedPrompts"]) == 1
+    # the session with its visibility check, then turns, messages and queued prompts
+    assert short == long == 4
+
+
+async def test_total_count_and_pending_actions_are_answered_however_the_query_selects_them(gql, db, workspace_id):
+    await add_tasks(db, workspace_id, 4)  # the first waits on its completion signal
+    query = """query($ws: ID!) {
+      tasks(workspaceId: $ws) { ...Counted edges { node { ... on Task { waits: pendingAction } } } }
+    }
+    fragment Counted on TaskConnection { all: totalCount }"""
+    statements, data = await statements_for(gql, db, query, ws=workspace_id)
+    assert data["tasks"]["all"] == 4
+    assert sorted(edge["node"]["waits"] for edge in data["tasks"]["edges"]) == ["COMPLETION_PENDING"] + ["NONE"] * 3
+    assert statements == 4  # workspace check, count, page, the page's pending actions

@@ -12,7 +12,7 @@ from sqlalchemy.sql import Select
 
 from kandev.domain.context import Principal
 from kandev.domain.errors import NotFoundError
-from kandev.models import Task, Workflow, WorkflowStep, Workspace
+from kandev.models import Session, Task, Workflow, WorkflowStep, Workspace
 
 
 def visible_workspaces(principal: Principal) -> Select[Workspace]:
@@ -76,3 +76,21 @@ async def load_task(db: AsyncSession, principal: Principal, task_id: str) -> Tas
     except NotFoundError:
         raise NotFoundError("task", task_id) from None
     return task
+
+
+async def load_session(db: AsyncSession, principal: Principal, session_id: str) -> Session:
+    """A session of a live task the principal may see, read with its task and workspace in one statement."""
+    found = (
+        await db.execute(
+            select(Session, Task.deleted_at, Workspace)
+            .join(Task, Task.id == Session.task_id)
+            .join(Workspace, Workspace.id == Task.workspace_id)
+            .where(Session.id == session_id)
+        )
+    ).first()
+    if found is None:
+        raise NotFoundError("session", session_id)
+    session, deleted_at, workspace = found.tuple()
+    if deleted_at is not None or not sees_workspace(principal, workspace):
+        raise NotFoundError("session", session_id)
+    return session

@@ -9,10 +9,10 @@ from enum import StrEnum
 
 from sqlalchemy import func, select
 
-from kandev.domain.access.scope import load_task, owner_wide
+from kandev.domain.access.scope import load_session, load_task, owner_wide
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.records import TaskRecord
+from kandev.domain.records import MessageRecord, TaskRecord
 from kandev.domain.sessions.ends import cancel_running_turn, end_session, has_live_execution
 from kandev.domain.sessions.parent_questions import ParentQuestionService, supersede
 from kandev.domain.sessions.prompts import (
@@ -65,7 +65,7 @@ class StopResult:
 
 @dataclass(frozen=True)
 class MessagePage:
-    messages: list[Message]
+    messages: list[MessageRecord]
     has_next_page: bool
 
 
@@ -217,14 +217,7 @@ class SessionService:
 
     async def get(self, session_id: str) -> Session:
         async with self.ctx.read() as db:
-            session = await db.get(Session, session_id)
-            if session is None:
-                raise NotFoundError("session", session_id)
-            try:
-                await load_task(db, self.ctx.principal, session.task_id)
-            except NotFoundError:
-                raise NotFoundError("session", session_id) from None
-            return session
+            return await load_session(db, self.ctx.principal, session_id)
 
     async def messages(
         self,
@@ -239,39 +232,19 @@ class SessionService:
         before_message_id: str | None = None,
     ) -> MessagePage:
         """A transcript page in `order`; `after` continues a previous page's cursor, `last` takes the final N."""
-        for name, value in (("first", first), ("last", last)):
-            if value is not None and not 0 <= value <= MAX_MESSAGES_PAGE:
-                raise ValidationError(f"{name} must be between 0 and {MAX_MESSAGES_PAGE}", field=name)
-        wanted = _message_kinds(kinds)
+        _check_page(first, last, kinds)
         await self.get(session_id)
-        descending = order == MessageOrder.DESC
-        conditions = [Message.session_id == session_id]
-        if wanted is not None:
-            conditions.append(Message.kind.in_(wanted))
-        if after is not None:
-            position = decode_message_cursor(after)
-            conditions.append(Message.seq < position if descending else Message.seq > position)
-        async with self.ctx.read() as db:
-            for name, message_id, newer in (
-                ("afterMessageId", after_message_id, True),
-                ("beforeMessageId", before_message_id, False),
-            ):
-                if message_id is None:
-                    continue
-                bound = await db.scalar(
-                    select(Message.seq).where(Message.id == message_id, Message.session_id == session_id)
-                )
-                if bound is None:
-                    side = "after" if newer else "before"
-                    raise ValidationError(f"the message to read {side} is not in this session", field=name)
-                conditions.append(Message.seq > bound if newer else Message.seq < bound)
-            forward = Message.seq.desc() if descending else Message.seq.asc()
-            if last is not None:
-                backward = Message.seq.asc() if descending else Message.seq.desc()
-                final = await db.scalars(select(Message).where(*conditions).order_by(backward).limit(last))
-                return MessagePage(list(reversed(list(final))), False)
-            rows = list(await db.scalars(select(Message).where(*conditions).order_by(forward).limit(first + 1)))
-        return MessagePage(rows[:first], len(rows) > first)
+        return await read_messages(
+            self.ctx,
+            session_id,
+            first=first,
+            after=after,
+            last=last,
+            order=order,
+            kinds=kinds,
+            after_message_id=after_message_id,
+            before_message_id=before_message_id,
+        )
 
     async def mcp_profile(self, session_id: str) -> McpProfile:
         session = await self.get(session_id)
@@ -297,6 +270,58 @@ class SessionService:
                 .order_by(QueuedPrompt.seq)
             )
             return list(rows)
+
+
+def _check_page(first: int, last: int | None, kinds: Sequence[str] | None) -> list[str] | None:
+    for name, value in (("first", first), ("last", last)):
+        if value is not None and not 0 <= value <= MAX_MESSAGES_PAGE:
+            raise ValidationError(f"{name} must be between 0 and {MAX_MESSAGES_PAGE}", field=name)
+    return _message_kinds(kinds)
+
+
+async def read_messages(
+    ctx: ServiceContext,
+    session_id: str,
+    *,
+    first: int = 100,
+    after: str | None = None,
+    last: int | None = None,
+    order: MessageOrder = MessageOrder.ASC,
+    kinds: Sequence[str] | None = None,
+    after_message_id: str | None = None,
+    before_message_id: str | None = None,
+) -> MessagePage:
+    """SessionService.messages for a session the caller is known to see (not checked again here)."""
+    wanted = _check_page(first, last, kinds)
+    descending = order == MessageOrder.DESC
+    conditions = [Message.session_id == session_id]
+    if wanted is not None:
+        conditions.append(Message.kind.in_(wanted))
+    if after is not None:
+        position = decode_message_cursor(after)
+        conditions.append(Message.seq < position if descending else Message.seq > position)
+    async with ctx.read() as db:
+        for name, message_id, newer in (
+            ("afterMessageId", after_message_id, True),
+            ("beforeMessageId", before_message_id, False),
+        ):
+            if message_id is None:
+                continue
+            bound = await db.scalar(
+                select(Message.seq).where(Message.id == message_id, Message.session_id == session_id)
+            )
+            if bound is None:
+                side = "after" if newer else "before"
+                raise ValidationError(f"the message to read {side} is not in this session", field=name)
+            conditions.append(Message.seq > bound if newer else Message.seq < bound)
+        columns = MessageRecord.columns()
+        forward = Message.seq.desc() if descending else Message.seq.asc()
+        if last is not None:
+            backward = Message.seq.asc() if descending else Message.seq.desc()
+            final = (await db.execute(select(*columns).where(*conditions).order_by(backward).limit(last))).all()
+            return MessagePage([MessageRecord(*row) for row in reversed(final)], False)
+        rows = (await db.execute(select(*columns).where(*conditions).order_by(forward).limit(first + 1))).all()
+    return MessagePage([MessageRecord(*row) for row in rows[:first]], len(rows) > first)
 
 
 def only_session(sessions: Sequence[Session], session_id: str | None) -> list[Session]:

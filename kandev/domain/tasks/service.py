@@ -78,7 +78,7 @@ class TaskFilter:
 class TaskPage:
     records: list[TaskRecord]
     has_next_page: bool
-    total_count: int
+    total_count: int | None
     cursors: list[str] = field(default_factory=list)
 
 
@@ -121,9 +121,10 @@ class TaskService:
             return TaskRecord.of(await load_task(db, self.ctx.principal, task_id))
 
     async def list(
-        self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None
+        self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None, count: bool = True
     ) -> TaskPage:
-        """Newest first, keyset-paginated; hidden automation-run tasks never appear."""
+        """Newest first, keyset-paginated; hidden automation-run tasks never appear. `count=False` skips the
+        total (a statement over every matching task), leaving total_count None."""
         if not 0 <= first <= MAX_PAGE_SIZE:
             raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
         async with self.ctx.read() as db:
@@ -143,26 +144,26 @@ class TaskService:
                 conditions.append(Task.archived_at.is_not(None))
             elif filters.archived is False:
                 conditions.append(Task.archived_at.is_(None))
-            total = await db.scalar(select(func.count()).select_from(Task).where(*conditions))
+            total = await db.scalar(select(func.count()).select_from(Task).where(*conditions)) if count else None
             page_conditions = list(conditions)
             if after:
                 created_at, task_id = decode_cursor(after)
                 page_conditions.append(
                     or_(Task.created_at < created_at, and_(Task.created_at == created_at, Task.id < task_id))
                 )
-            rows = list(
-                await db.scalars(
-                    select(Task)
+            rows = (
+                await db.execute(
+                    select(*TaskRecord.columns())
                     .where(*page_conditions)
                     .order_by(Task.created_at.desc(), Task.id.desc())
                     .limit(first + 1)
                 )
-            )
-        page = rows[:first]
+            ).all()
+        page = [TaskRecord(*row) for row in rows[:first]]
         return TaskPage(
-            records=[TaskRecord.of(t) for t in page],
+            records=page,
             has_next_page=len(rows) > first,
-            total_count=total or 0,
+            total_count=(total or 0) if count else None,
             cursors=[encode_cursor(t.created_at, t.id) for t in page],
         )
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from kandev.domain.errors import NotFoundError, ValidationError
 from kandev.domain.sessions.transcript import append_message
 from kandev.models import QueuedPrompt, Session, StepTransition
+from tests.support.board import add_tasks, add_transcript
+from tests.support.client_ops import client_operations
 from tests.support.factories import gql_task
 
 START = """mutation($input: StartTaskInput!) { startTask(input: $input) { __typename
@@ -128,6 +131,17 @@ async def test_unknown_ids_are_not_found(gql, workspace_id):
     await gql(START, input={"taskId": task["id"], "prompt": "x"})
     wrong = (await gql(SEND, input={"taskId": task["id"], "prompt": "x", "sessionId": "nope"}))["sendMessage"]
     assert wrong["__typename"] == "NotFoundError"
+
+
+async def test_a_session_and_its_transcript_are_not_found_once_its_task_is_deleted(gql, services, db, workspace_id):
+    task_id = (await add_tasks(db, workspace_id, 1))[0]
+    session_id = await add_transcript(db, task_id, 3)
+    assert await services.sessions.get(session_id)
+    await services.tasks.delete(task_id)
+    with pytest.raises(NotFoundError):
+        await services.sessions.get(session_id)
+    read = await gql.raw(client_operations()["SESSION"], id=session_id)
+    assert read.data is None and [e.extensions["code"] for e in read.errors] == ["NOT_FOUND"]
 
 
 MESSAGES = """query($id: ID!, $first: Int!, $after: String, $last: Int, $order: SortOrder!, $kinds: [MessageKind!],
