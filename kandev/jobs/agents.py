@@ -72,6 +72,8 @@ class AgentPool:
         # Sessions whose agent a turn of this worker drives right now (taken out of the pool).
         self._in_use: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        # Set once the worker is stopping: it takes no new job, so no turn may be routed to it any more.
+        self._retired = False
 
     def __contains__(self, session_id: object) -> bool:
         return session_id in self._idle
@@ -98,6 +100,8 @@ class AgentPool:
             return
         agent.last_used = time.monotonic()
         self._idle[session_id] = agent
+        if self._retired:
+            await self._withdraw(session_id)
         self._idle.move_to_end(session_id)
         while len(self._idle) > self.capacity:
             oldest_id, oldest = self._idle.popitem(last=False)
@@ -109,6 +113,13 @@ class AgentPool:
         agent = self._idle.pop(session_id, None)
         if agent is not None:
             await self._close(agent, reason)
+            await self._withdraw(session_id)
+
+    async def retire(self) -> None:
+        """The worker is stopping: withdraw every advertisement now, not when its running job has ended (a
+        follow-up routed here meanwhile would wait in this worker's queue until recovery found it)."""
+        self._retired = True
+        for session_id in [*self._idle, *self._in_use]:
             await self._withdraw(session_id)
 
     async def stop(self) -> None:
@@ -173,7 +184,7 @@ class AgentPool:
         """Tell dispatchers which sessions are warm here (or in use by a turn here); the keys expire if this
         worker dies. Called by the sweep and as a turn takes its agent, before anyone can answer it."""
         sessions = [*self._idle, *self._in_use]
-        if not sessions:
+        if not sessions or self._retired:
             return
         try:
             async with self.ctx.bus.redis.pipeline(transaction=False) as pipe:

@@ -87,9 +87,12 @@ class WorkerLoop:
             raise
 
     def notify_stop(self) -> None:
-        """The worker is stopping: running turns end themselves saying so (thread-safe)."""
+        """The worker is stopping: running turns end themselves saying so, and its warm agents are no longer
+        offered to dispatchers (thread-safe)."""
         if self.stopping is not None and self.loop.is_running():
             self.loop.call_soon_threadsafe(self.stopping.set)
+            if self._pool is not None:
+                asyncio.run_coroutine_threadsafe(self._pool.retire(), self.loop)
 
     def stop(self) -> None:
         """Close every agent and the services, then end the loop and its thread."""

@@ -229,3 +229,26 @@ async def until_idle(bus: Any, pid: int, timeout: float = 30) -> None:
     async with asyncio.timeout(timeout):
         while await bus.redis.hget(key, "state") not in (b"idle", "idle"):
             await asyncio.sleep(0.05)
+
+
+async def test_a_stopping_worker_withdraws_its_warm_agents_at_once_while_its_running_job_finishes(
+    services, settings, bus, db, workspace_id, tmp_path
+):
+    log = tmp_path / "prompts.jsonl"
+    session_id = await logged_session(services, workspace_id, log, "/say one")
+    with running_worker(settings) as worker:
+        async with watching(bus, db, session_id) as watch:
+            await watch.turns_ended(1)
+            await watch.until(lambda: warm_somewhere(bus, session_id), timeout=10)
+        other_task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Busy"))).task
+        busy = await services.sessions.start_task(other_task.id, "/say busy\n/sleep 60", None)
+        async with watching(bus, db, busy.session.id) as busy_watch:
+            await busy_watch.message("AGENT", "busy")
+            worker.send_signal(signal.SIGTERM)
+            # A follow-up sent now must not be routed to a worker that takes no new job.
+            await busy_watch.until(lambda: gone(bus, session_id), timeout=5)
+            assert worker.poll() is None, "the worker is still within its running job's grace"
+
+
+async def gone(bus: Any, session_id: str) -> bool:
+    return not await warm_somewhere(bus, session_id)
