@@ -74,6 +74,9 @@ class KandevWorker(SimpleWorker):
         try:
             return super().execute_job(job, queue)
         finally:
+            # Idle before the running mark goes, as rq would set it only at its next dequeue: in between, a
+            # follow-up for this session would be routed elsewhere and launch its agent afresh.
+            self.set_state(WorkerStatus.IDLE)
             self.connection.delete(running_key(self.name))
 
     def teardown(self) -> None:
