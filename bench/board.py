@@ -133,7 +133,7 @@ def plain_transcript(app: Any) -> Route:
                         "createdAt": m.created_at.isoformat(),
                         "updatedAt": m.updated_at.isoformat(),
                     }
-                    for m in page.records
+                    for m in page.messages
                 ],
             }
         )
