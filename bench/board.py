@@ -11,11 +11,8 @@ SQLite and the embedded Redis-protocol server.
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,11 +22,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from bench.backends import backends
 from bench.foundation import percentile
 from kandev.app import create_app
 from kandev.config import Settings
 from kandev.heap import settle_heap
-from kandev.migrations import upgrade_to_head
 from kandev.models import Task
 from kandev.state import SYSTEM
 from tests.support.board import add_tasks, add_transcript
@@ -244,24 +241,10 @@ async def measure(settings: Settings) -> dict[str, Any]:
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        embedded = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            embedded = start_embedded_redis()
-            redis_url = embedded.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{folder / 'bench.db'}"
-        upgrade_to_head(database_url)
-        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=folder / "data")
-        try:
-            result = await measure(settings)
-        finally:
-            if embedded is not None:
-                embedded.stop()
-    return {"database": database_url.split(":", 1)[0], **result}
+    with backends() as where:
+        settings = Settings(database_url=where.database_url, redis_url=where.redis_url, data_dir=where.folder / "data")
+        result = await measure(settings)
+    return {"database": where.database, **result}
 
 
 if __name__ == "__main__":

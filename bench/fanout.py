@@ -12,7 +12,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,8 +20,8 @@ from typing import Any
 
 import httpx
 
+from bench.backends import backends
 from bench.foundation import summary
-from kandev.migrations import upgrade_to_head
 from tests.support.client_ops import client_operations
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import free_port
@@ -115,23 +114,9 @@ async def measure(database_url: str, redis_url: str, folder: Path) -> list[dict[
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        server = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            server = start_embedded_redis()
-            redis_url = server.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{folder / 'bench.db'}"
-        upgrade_to_head(database_url)
-        try:
-            rows = await measure(database_url, redis_url, folder)
-        finally:
-            if server is not None:
-                server.stop()
-    return {"database": database_url.split(":", 1)[0], "target_p99_ms": TARGET_P99_MS, "by_subscribers": rows}
+    with backends() as where:
+        rows = await measure(where.database_url, where.redis_url, where.folder)
+    return {"database": where.database, "target_p99_ms": TARGET_P99_MS, "by_subscribers": rows}
 
 
 if __name__ == "__main__":

@@ -5,17 +5,14 @@ KANDEV_BENCH_REDIS_URL when set, else SQLite and the embedded Redis-protocol ser
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
-from kandev.migrations import upgrade_to_head
 from tests.support.client_ops import client_operations
 
 CONCURRENCY = 8
@@ -58,24 +55,9 @@ async def measure(address: str) -> dict[str, Any]:
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        server = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            server = start_embedded_redis()
-            redis_url = server.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{folder / 'bench.db'}"
-        upgrade_to_head(database_url)
-        try:
-            with served(database_url, redis_url, folder) as (address, _):
-                result = await measure(address)
-        finally:
-            if server is not None:
-                server.stop()
-    return {"database": database_url.split(":", 1)[0], **result}
+    with backends() as where, served(where.database_url, where.redis_url, where.folder) as (address, _):
+        result = await measure(address)
+    return {"database": where.database, **result}
 
 
 if __name__ == "__main__":
