@@ -14,7 +14,7 @@ from sqlalchemy import literal, select, union_all
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
-from kandev.domain.sessions.service import MessageOrder, MessagePage, read_messages
+from kandev.domain.sessions.service import MessagePage, read_messages
 from kandev.models import (
     Clarification,
     ParentQuestion,
@@ -83,30 +83,9 @@ class Lookups:
                 grouped[prompt.session_id].append(prompt)
         return [grouped[i] for i in session_ids]
 
-    async def messages(
-        self,
-        session_id: str,
-        *,
-        first: int = 100,
-        after: str | None = None,
-        last: int | None = None,
-        order: MessageOrder = MessageOrder.ASC,
-        kinds: Sequence[str] | None = None,
-        after_message_id: str | None = None,
-        before_message_id: str | None = None,
-    ) -> MessagePage:
-        """SessionService.messages without reading the session again."""
-        return await read_messages(
-            self.ctx,
-            session_id,
-            first=first,
-            after=after,
-            last=last,
-            order=order,
-            kinds=kinds,
-            after_message_id=after_message_id,
-            before_message_id=before_message_id,
-        )
+    async def messages(self, session_id: str, **page: Any) -> MessagePage:
+        """A transcript page of a session the caller already holds (see read_messages for the arguments)."""
+        return await read_messages(self.ctx, session_id, **page)
 
     async def blockers_by_task(self, task_ids: Sequence[str]) -> list[list[TaskRecord]]:
         """Each task's live predecessors, in the order they were linked."""

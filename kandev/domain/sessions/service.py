@@ -219,33 +219,6 @@ class SessionService:
         async with self.ctx.read() as db:
             return await load_session(db, self.ctx.principal, session_id)
 
-    async def messages(
-        self,
-        session_id: str,
-        *,
-        first: int = 100,
-        after: str | None = None,
-        last: int | None = None,
-        order: MessageOrder = MessageOrder.ASC,
-        kinds: Sequence[str] | None = None,
-        after_message_id: str | None = None,
-        before_message_id: str | None = None,
-    ) -> MessagePage:
-        """A transcript page in `order`; `after` continues a previous page's cursor, `last` takes the final N."""
-        _check_page(first, last, kinds)
-        await self.get(session_id)
-        return await read_messages(
-            self.ctx,
-            session_id,
-            first=first,
-            after=after,
-            last=last,
-            order=order,
-            kinds=kinds,
-            after_message_id=after_message_id,
-            before_message_id=before_message_id,
-        )
-
     async def mcp_profile(self, session_id: str) -> McpProfile:
         session = await self.get(session_id)
         async with self.ctx.read() as db:
