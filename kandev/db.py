@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+import time
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# A pooled PostgreSQL connection idle longer than this is pinged before use; a busy server's connections
+# come back within milliseconds, and pinging each checkout cost a round trip on every request.
+IDLE_PING_SECONDS = 1.0
+POOL_SIZE = 10
+POOL_OVERFLOW = 20
 _IMMEDIATE = "kandev_begin_immediate"
 
 
@@ -95,12 +101,38 @@ def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
         kwargs["poolclass"] = NullPool
     if is_sqlite(url):
         kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
-    else:
-        kwargs["pool_pre_ping"] = pooled
+    elif pooled:
+        # Sized above the web client's usual concurrency: an overflow connection is opened and closed
+        # per use, and opening one costs far more than the query it serves.
+        kwargs.update(pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
     engine = create_async_engine(url, **kwargs)
     if is_sqlite(url):
         _install_sqlite_hooks(engine)
+    elif pooled:
+        _ping_when_idle(engine)
     return engine
+
+
+def _ping_when_idle(engine: AsyncEngine) -> None:
+    """Check a pooled connection that sat idle (the database may have restarted meanwhile) before handing
+    it out; a dead one is replaced. A connection that breaks in use makes SQLAlchemy recycle the whole pool."""
+    dialect = engine.sync_engine.dialect
+
+    @event.listens_for(engine.sync_engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_SECONDS:
+            return
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except Exception as error:  # the driver's own error type; any failure means "replace it"
+            raise DisconnectionError("pooled connection is gone") from error
+        if not alive:
+            raise DisconnectionError("pooled connection is gone")
 
 
 class Database:
@@ -110,7 +142,11 @@ class Database:
         self.url = url
         self.engine = create_engine(url, pooled=pooled)
         writer = self.engine.execution_options(**{_IMMEDIATE: True})
-        self._reads = async_sessionmaker(self.engine, expire_on_commit=False)
+        # PostgreSQL reads run at READ COMMITTED, where every statement takes its own snapshot anyway:
+        # autocommit saves the BEGIN and ROLLBACK round trips. SQLite reads keep their transaction, which
+        # gives all of a read's statements one snapshot.
+        reader = self.engine if self.is_sqlite else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._reads = async_sessionmaker(reader, expire_on_commit=False)
         self._writes = async_sessionmaker(writer, expire_on_commit=False)
 
     @property

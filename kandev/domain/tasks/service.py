@@ -183,8 +183,8 @@ class TaskService:
         return named, workspace_id
 
     async def create(self, command: CreateTask) -> CreatedTask:
-        """One transaction does all of a create's work and marks it complete last, so a task that
-        holds an identity without the mark is one whose create has not finished (or never will)."""
+        """One transaction does all of a create's work, completion mark included, so no other reader ever
+        sees a task that holds an identity without the mark (rows from older versions may lack it)."""
         command, workspace_id = self._named(command)
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
@@ -212,7 +212,6 @@ class TaskService:
                     emit_task_event(uow, "CREATED", task)
                     if start and not gated:
                         await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
-                    task.creation_completed_at = task.updated_at = utcnow()
                     return CreatedTask(
                         TaskRecord.of(task),
                         deduplicated=False,
@@ -271,6 +270,7 @@ class TaskService:
                 )
         # Who creates decides the origin: an agent db's task is the agent's, whatever it sends.
         origin = TaskOrigin.AGENT if principal.session_id and command.origin == TaskOrigin.USER else command.origin
+        now = utcnow()
         task = Task(
             id=new_id(),
             workspace_id=workspace.id,
@@ -287,8 +287,9 @@ class TaskService:
             executor_profile_id=executor_profile_id,
             created_by=principal.actor,
             title_pending=wants_generated_title(workspace, origin),
-            created_at=utcnow(),
-            updated_at=utcnow(),
+            created_at=now,
+            updated_at=now,
+            creation_completed_at=now,
         )
         db.add(task)
         await db.flush()
@@ -310,10 +311,21 @@ class TaskService:
         workflow_id = command.workflow_id or default_workflow_id
         if workflow_id is None:
             raise ValidationError("the workspace has no default workflow; name one", field="workflowId")
-        workflow = await load_workflow(db, principal, workflow_id)
-        if workflow.workspace_id != command.workspace_id:
-            raise NotFoundError("workflow", workflow_id)
-        return start_step_of(await ordered_steps(db, workflow.id))
+        # The steps with their workflow in one statement; the workspace was checked by the caller.
+        steps = list(
+            await db.scalars(
+                select(WorkflowStep)
+                .join(Workflow, Workflow.id == WorkflowStep.workflow_id)
+                .where(Workflow.id == workflow_id, Workflow.workspace_id == command.workspace_id)
+                .order_by(WorkflowStep.position)
+            )
+        )
+        if not steps:
+            # Unknown, another workspace's, or (rarely) a workflow without steps: the full check tells which.
+            workflow = await load_workflow(db, principal, workflow_id)
+            if workflow.workspace_id != command.workspace_id:
+                raise NotFoundError("workflow", workflow_id)
+        return start_step_of(steps)
 
     async def _by_external_id(self, db: AsyncSession, workspace_id: str, external_id: str) -> Task | None:
         await load_workspace(db, self.ctx.principal, workspace_id)
