@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-import time
 from typing import Any
 
 from sqlalchemy import event
