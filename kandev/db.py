@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
@@ -148,6 +150,13 @@ class Database:
         reader = self.engine if self.is_sqlite else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._reads = async_sessionmaker(reader, expire_on_commit=False)
         self._writes = async_sessionmaker(writer, expire_on_commit=False)
+        # SQLite has one writer at a time. Writers of this process queue here, in order, instead of in
+        # SQLite's busy handler, which sleeps up to 100 ms between tries; other processes still meet
+        # the busy timeout. One lock per event loop: RQ jobs each run on a loop of their own.
+        self._write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._writers: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
 
     @property
     def is_sqlite(self) -> bool:
@@ -161,8 +170,29 @@ class Database:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A write unit of work: BEGIN IMMEDIATE on SQLite, committed on success, rolled back on error."""
-        async with self._writes() as db, db.begin():
+        async with AsyncExitStack() as stack:
+            if self.is_sqlite:
+                await stack.enter_async_context(self._write_turn())
+            db = await stack.enter_async_context(self._writes())
+            await stack.enter_async_context(db.begin())
             yield db
+
+    @asynccontextmanager
+    async def _write_turn(self) -> AsyncIterator[None]:
+        holder = asyncio.current_task()
+        if holder is None or holder in self._writers:
+            # Queueing behind our own commit would wait forever.
+            raise RuntimeError("a write transaction was opened inside another in the same task")
+        loop = asyncio.get_running_loop()
+        lock = self._write_turns.get(loop)
+        if lock is None:
+            lock = self._write_turns[loop] = asyncio.Lock()
+        async with lock:
+            self._writers.add(holder)
+            try:
+                yield
+            finally:
+                self._writers.discard(holder)
 
     async def dispose(self) -> None:
         await self.engine.dispose()

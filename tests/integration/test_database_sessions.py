@@ -1,0 +1,88 @@
+"""How reads and write transactions use the database: SQLite writers of one process queue in order,
+PostgreSQL reads skip the transaction round trips, and a pooled connection that died while idle is
+replaced before anyone uses it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import text
+
+from kandev import db as db_module
+from kandev.db import Database, create_engine
+
+WAIT = 10
+
+
+def _needs(database: Database, sqlite: bool) -> None:
+    if database.is_sqlite != sqlite:
+        pytest.skip("SQLite only" if sqlite else "PostgreSQL only")
+
+
+async def test_sqlite_writers_of_one_process_take_their_turns_in_the_order_they_asked(db: Database):
+    _needs(db, sqlite=True)
+    entered: list[int] = []
+    holding = asyncio.Event()
+    release = asyncio.Event()
+
+    async def first() -> None:
+        async with db.transaction() as session:
+            await session.execute(text("SELECT 1"))
+            holding.set()
+            await release.wait()
+
+    async def writer(n: int) -> None:
+        async with db.transaction() as session:
+            entered.append(n)
+            await session.execute(text("SELECT 1"))
+
+    holder = asyncio.create_task(first())
+    await asyncio.wait_for(holding.wait(), WAIT)
+    waiters = []
+    for n in range(8):
+        waiters.append(asyncio.create_task(writer(n)))
+        await asyncio.sleep(0)  # each one queues before the next is created
+    release.set()
+    await asyncio.wait_for(asyncio.gather(holder, *waiters), WAIT)
+    assert entered == list(range(8))
+
+
+async def test_a_write_transaction_opened_inside_another_in_the_same_task_fails_at_once(db: Database):
+    _needs(db, sqlite=True)
+    with pytest.raises(RuntimeError, match="inside another"):
+        async with db.transaction():
+            async with asyncio.timeout(WAIT), db.transaction():
+                pass
+    async with db.transaction() as session:  # the failed attempt left the queue usable
+        assert await session.scalar(text("SELECT 1")) == 1
+
+
+async def _transactions_of_two_statements(session) -> set[int]:  # noqa: ANN001
+    return {int(await session.scalar(text("SELECT pg_current_xact_id()::text"))) for _ in range(2)}
+
+
+async def test_postgresql_reads_run_each_statement_on_its_own_and_writes_keep_one_transaction(db: Database):
+    _needs(db, sqlite=False)
+    async with db.read() as session:
+        assert len(await _transactions_of_two_statements(session)) == 2
+    async with db.transaction() as session:
+        assert len(await _transactions_of_two_statements(session)) == 1
+
+
+async def test_a_postgresql_connection_that_died_while_idle_is_replaced_before_use(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+):
+    _needs(db, sqlite=False)
+    async with db.read() as session:
+        first_pid = await session.scalar(text("SELECT pg_backend_pid()"))
+    killer = create_engine(db.url, pooled=False)
+    try:
+        async with killer.connect() as connection:
+            await connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first_pid})
+    finally:
+        await killer.dispose()
+    monkeypatch.setattr(db_module, "IDLE_PING_SECONDS", 0.0)
+    async with db.read() as session:
+        second_pid = await session.scalar(text("SELECT pg_backend_pid()"))
+    assert second_pid is not None and second_pid != first_pid
