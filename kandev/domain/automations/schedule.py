@@ -246,12 +246,11 @@ def _parse_every(text: str) -> timedelta:
     if not re.fullmatch(r"(?:[0-9]+[dhms])+", text) or len(text) > 40:
         raise _invalid(f"the @every duration is not one: {_EVERY_HELP}")
     seconds = sum(int(number) * _EVERY_UNITS[unit] for number, unit in _EVERY_PART.findall(text))
-    every = timedelta(seconds=seconds)
-    if every < MIN_EVERY:
+    if seconds < MIN_EVERY.total_seconds():
         raise _invalid("the @every duration must be at least 1 minute")
-    if every > MAX_EVERY:
+    if seconds > MAX_EVERY.total_seconds():
         raise _invalid("the @every duration must be at most 31 days")
-    return every
+    return timedelta(seconds=seconds)
 
 
 def _parse_cron(expression: str) -> str:
