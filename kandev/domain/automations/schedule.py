@@ -159,12 +159,7 @@ class Schedule:
         if self._every is not None:
             return "Every " + _describe_duration(self._every)
         assert self._cron is not None
-        try:
-            options = Options(locale_code="en_US", use_24hour_time_format=True)
-            text = str(ExpressionDescriptor(self._cron, options).get_description())
-        except Exception:  # the describer is a nicety: a valid schedule it can't word is still valid
-            text = f"On the cron schedule {self._cron}"
-        return f"{text} ({self.timezone or 'UTC'})"
+        return f"{_describe_cron(self._cron)} ({self.timezone or 'UTC'})"
 
     def _anchor(self) -> datetime:
         if self.anchor is None:
@@ -288,6 +283,17 @@ def _check_term(spec: _Field, term: str) -> None:
         raise _invalid(f"a range in the {spec.name} field must go from low to high")
     if match["step"] is not None and not 1 <= int(match["step"]) <= spec.high:
         raise _invalid(f"a step in the {spec.name} field must be between 1 and {spec.high}")
+
+
+def _describe_cron(cron: str) -> str:
+    fallback = f"On the cron schedule {cron}"
+    try:
+        options = Options(locale_code="en_US", use_24hour_time_format=True)
+        text = str(ExpressionDescriptor(cron, options).get_description())
+    except Exception:  # the describer is a nicety: a valid schedule it can't word is still valid
+        return fallback
+    # Lists that mix steps come out garbled (", , every 4 hours"): the expression itself says more.
+    return fallback if ", ," in text or "  " in text else text
 
 
 def _describe_duration(every: timedelta) -> str:

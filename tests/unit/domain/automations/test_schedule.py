@@ -516,6 +516,8 @@ def test_naive_instants_are_a_programming_error():
         ("@every 7d", "", "Every 7 days"),
         ("@every 1m", "", "Every minute"),
         ("@every 90s", "", "Every 90 seconds"),
+        ("1 1,1/6,0/3 * * *", "", "On the cron schedule 1 1,1/6,0/3 * * * (UTC)"),
+        ("27,29 1/7,0/4 10 * *", "", "On the cron schedule 27,29 1/7,0/4 10 * * (UTC)"),
     ],
 )
 def test_describe_says_it_in_plain_english(expression, timezone, description):
