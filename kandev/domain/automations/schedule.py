@@ -125,6 +125,7 @@ class Schedule:
 
     @property
     def is_every(self) -> bool:
+        """An `@every` schedule, which fires from its anchor and so needs one to be evaluated."""
         return self._every is not None
 
     def next_after(self, instant: datetime) -> datetime:
