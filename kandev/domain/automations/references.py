@@ -26,7 +26,9 @@ from kandev.models import (
     Workflow,
     WorkflowStep,
 )
-from kandev.models.enums import AutomationDestination
+from kandev.models.enums import AutomationDestination, TriggerType
+
+_TRIGGER_ORDER = {kind.value: index for index, kind in enumerate(TriggerType)}
 
 
 async def load_automation(db: AsyncSession, principal: Principal, automation_id: str) -> Automation:
@@ -47,11 +49,9 @@ async def records(db: AsyncSession, rows: Sequence[Automation]) -> list[Automati
     if not ids:
         return []
     triggers: dict[str, list[AutomationTrigger]] = defaultdict(list)
-    for trigger in await db.scalars(
-        select(AutomationTrigger)
-        .where(AutomationTrigger.automation_id.in_(ids))
-        .order_by(AutomationTrigger.created_at, AutomationTrigger.id)
-    ):
+    found = await db.scalars(select(AutomationTrigger).where(AutomationTrigger.automation_id.in_(ids)))
+    # The schedule first, then the GitHub condition, then the webhook: the order the editor shows them in.
+    for trigger in sorted(found, key=lambda t: (_TRIGGER_ORDER.get(t.type, len(_TRIGGER_ORDER)), t.id)):
         triggers[trigger.automation_id].append(trigger)
     repositories: dict[str, list[AutomationRepository]] = defaultdict(list)
     for pair in await db.scalars(
