@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -46,6 +47,8 @@ from kandev.models.enums import (
     RunTriggerType,
     TriggerType,
 )
+
+_E = TypeVar("_E", bound=StrEnum)
 
 
 @dataclass
@@ -105,10 +108,14 @@ def _applied(draft: _Draft, command: AutomationFields, creating: bool) -> _Draft
         if not isinstance(command.enabled, bool):
             raise ValidationError("enabled must be true or false", field="enabled")
         changes["enabled"] = command.enabled
-    for name in ("agent_profile_id", "executor_profile_id", "destination", "context", "max_concurrent_runs"):
+    for name in ("agent_profile_id", "executor_profile_id", "max_concurrent_runs"):
         value = getattr(command, name)
         if given(value):
             changes[name] = value
+    if given(command.destination):
+        changes["destination"] = _member(AutomationDestination, command.destination, "destination")
+    if given(command.context):
+        changes["context"] = _member(AutomationContext, command.context, "context")
     if given(command.workflow_id):
         changes["workflow_id"] = command.workflow_id
         # Another workflow: the old start step can't be its, so it goes unless a new one is given.
@@ -119,6 +126,13 @@ def _applied(draft: _Draft, command: AutomationFields, creating: bool) -> _Draft
     result = replace(draft, **changes)
     rules.check_concurrency(result.context, result.max_concurrent_runs)
     return result
+
+
+def _member(kind: type[_E], value: object, field: str) -> _E:
+    try:
+        return kind(str(value))
+    except ValueError:
+        raise ValidationError(f"{field} must be one of: {', '.join(m.value for m in kind)}", field=field) from None
 
 
 # Triggers as asked for, each with its checked config.

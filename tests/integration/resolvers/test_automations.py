@@ -476,3 +476,34 @@ async def test_a_runs_cursor_that_is_not_one_is_refused(gql, workspace_id):
     automation_id = (await create(gql, workspace_id))["automation"]["id"]
     refused = await gql.raw(RUNS, id=automation_id, after="not-a-cursor")
     assert refused.errors[0].extensions["code"] == "VALIDATION"
+
+
+async def test_switching_layouts_keeps_the_history_of_the_deleted_triggers_runs(gql, db, workspace_id):
+    made = (await create(gql, workspace_id, triggers=[SCHEDULE]))["automation"]
+    async with db.transaction() as session:
+        session.add(
+            AutomationRun(
+                automation_id=made["id"],
+                trigger_id=made["triggers"][0]["id"],
+                trigger_type="scheduled",
+                status="succeeded",
+                dedup_key="minute:1",
+                trigger_data={},
+            )
+        )
+    await run(gql, UPDATE, i={"automationId": made["id"], "triggers": [WEBHOOK]})
+
+    page = await run(gql, RUNS, id=made["id"])
+    assert [(e["node"]["triggerType"], e["node"]["triggerId"]) for e in page["edges"]] == [("SCHEDULED", None)]
+
+
+async def test_a_hidden_destination_may_name_a_workflow_of_the_workspace(gql, services, workspace_id):
+    workflow_id = (await services.workspaces.list())[0].default_workflow_id
+    made = (await create(gql, workspace_id, workflowId=workflow_id))["automation"]
+    assert (made["destination"], made["workflowId"]) == ("HIDDEN", workflow_id)
+
+
+async def test_a_runs_page_is_at_most_the_shared_page_size(gql, workspace_id):
+    automation_id = (await create(gql, workspace_id))["automation"]["id"]
+    refused = await gql.raw(RUNS, id=automation_id, first=501)
+    assert refused.errors[0].extensions["code"] == "VALIDATION"
