@@ -182,6 +182,8 @@ def _scheduled(config: dict[str, Any], path: str) -> dict[str, Any]:
     except ValidationError as error:
         inner = error.field if error.field in ("expression", "timezone") else "expression"
         raise ValidationError(error.message, field=f"{path}.{inner}") from None
+    except ValueError:  # a parser's own refusal that is not a domain error: still the caller's input at fault
+        raise ValidationError("expression is not a schedule Kandev understands", field=f"{path}.expression") from None
     return {"expression": expression, "timezone": timezone}
 
 
