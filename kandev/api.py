@@ -7,6 +7,7 @@ from typing import Any
 import strawberry
 
 from kandev.resolvers import account as account_resolvers
+from kandev.resolvers import automations as automation_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import profiles as profile_resolvers
@@ -62,6 +63,14 @@ class Query:
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions,
         description="Agents waiting for an operator's allow or deny, optionally of one task or session.",
+    )
+    automations = strawberry.field(
+        resolver=automation_resolvers.automations, description="A workspace's automations, by name."
+    )
+    automation = strawberry.field(resolver=automation_resolvers.automation)
+    automation_runs = strawberry.field(
+        resolver=automation_resolvers.automation_runs,
+        description="An automation's runs, newest first, optionally of one status or trigger type.",
     )
 
 
@@ -201,6 +210,28 @@ class Mutation:
         resolver=engine_resolvers.ask_parent_question, description="Agent only (ask_parent_question_kandev)."
     )
     reject_clarification = strawberry.mutation(resolver=engine_resolvers.reject_clarification)
+    create_automation = strawberry.mutation(
+        resolver=automation_resolvers.create_automation,
+        description="A new automation; a webhook trigger's secret is in this answer only (webhookSecret).",
+    )
+    update_automation = strawberry.mutation(
+        resolver=automation_resolvers.update_automation,
+        description="Change an automation; given triggers replace the set (switching layouts deletes the other's).",
+    )
+    set_automation_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_enabled)
+    set_automation_trigger_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_trigger_enabled)
+    delete_automation = strawberry.mutation(
+        resolver=automation_resolvers.delete_automation,
+        description="Delete an automation: it fires nothing more and its webhook secret stops working.",
+    )
+    reveal_webhook_secret = strawberry.mutation(
+        resolver=automation_resolvers.reveal_webhook_secret,
+        description="The webhook secret of an automation, for the workspace's owner (not for agents).",
+    )
+    rotate_webhook_secret = strawberry.mutation(
+        resolver=automation_resolvers.rotate_webhook_secret,
+        description="A new webhook secret; the old one stops working at once.",
+    )
 
 
 @strawberry.type

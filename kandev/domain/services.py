@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.access.tokens import AccessTokenService
+from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.lookups import Lookups
 from kandev.domain.sessions.clarifications import ClarificationService
@@ -116,6 +117,10 @@ class Services:
     @cached_property
     def workspace_sources(self) -> WorkspaceSourceService:
         return WorkspaceSourceService(self.ctx)
+
+    @cached_property
+    def automations(self) -> AutomationService:
+        return AutomationService(self.ctx, self.ctx.settings.server_key)
 
     @cached_property
     def lookups(self) -> Lookups:

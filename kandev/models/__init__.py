@@ -1,5 +1,6 @@
 """ORM tables, one module per aggregate; importing this package registers them all on Base.metadata."""
 
+from kandev.models.automations import Automation, AutomationRepository, AutomationRun, AutomationTrigger
 from kandev.models.base import Base
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
@@ -21,6 +22,10 @@ from kandev.models.workspaces import Repository, Workspace
 __all__ = [
     "AccessToken",
     "AgentProfile",
+    "Automation",
+    "AutomationRepository",
+    "AutomationRun",
+    "AutomationTrigger",
     "Base",
     "Clarification",
     "ExecutorProfile",

@@ -94,3 +94,55 @@ class TransitionTrigger(StrEnum):
     START_TASK = "start_task"
     CHILDREN_COMPLETED = "children_completed"
     CREATE = "create"
+
+
+class AutomationDestination(StrEnum):
+    """hidden: each run's task stays out of the board and lists; normal: ordinary workflow work."""
+
+    HIDDEN = "hidden"
+    NORMAL = "normal"
+
+
+class AutomationContext(StrEnum):
+    """What a firing works in: a new task each time, or the previous run's task and primary session."""
+
+    NEW_TASK_PER_RUN = "new_task_per_run"
+    CONTINUE_SESSION = "continue_session"
+
+
+class AutomationCreatedVia(StrEnum):
+    FORM = "form"
+    CHAT = "chat"
+
+
+class TriggerType(StrEnum):
+    """What a trigger of an automation listens to."""
+
+    SCHEDULED = "scheduled"
+    GITHUB_PR = "github_pr"
+    GITHUB_PR_MERGED = "github_pr_merged"
+    GITHUB_PUSH = "github_push"
+    GITHUB_CI = "github_ci"
+    WEBHOOK = "webhook"
+
+
+class RunTriggerType(StrEnum):
+    """What fired a run: one of the trigger types, or an operator's Run now (manual, no trigger row)."""
+
+    SCHEDULED = "scheduled"
+    GITHUB_PR = "github_pr"
+    GITHUB_PR_MERGED = "github_pr_merged"
+    GITHUB_PUSH = "github_push"
+    GITHUB_CI = "github_ci"
+    WEBHOOK = "webhook"
+    MANUAL = "manual"
+
+
+class RunStatus(StrEnum):
+    """Stored run statuses; archived and cancelled are derived at read time, never stored."""
+
+    TRIGGERED = "triggered"
+    TASK_CREATED = "task_created"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"

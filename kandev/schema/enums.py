@@ -23,6 +23,26 @@ strawberry.enum(
     description="What happens when the agent asks permission: allow, deny, or ask an operator.",
 )
 
+strawberry.enum(
+    m.AutomationDestination,
+    description="HIDDEN: each run's task stays in the automation's history only; NORMAL: ordinary workflow work "
+    "on the board.",
+)
+strawberry.enum(
+    m.AutomationContext,
+    description="NEW_TASK_PER_RUN: every firing gets its own task and session; CONTINUE_SESSION: later firings "
+    "send a new turn to the first run's session.",
+)
+strawberry.enum(m.AutomationCreatedVia, description="Where the automation was made: the settings form or a chat.")
+strawberry.enum(m.TriggerType, name="AutomationTriggerType", description="What a trigger listens to.")
+strawberry.enum(m.RunTriggerType, name="AutomationRunTriggerType", description="What fired a run (MANUAL: Run now).")
+strawberry.enum(
+    m.RunStatus,
+    name="AutomationRunStatus",
+    description="TRIGGERED: admitted, task not bound yet; TASK_CREATED: its task and turn exist; SKIPPED: "
+    "not run, with the reason.",
+)
+
 TaskState = m.TaskState
 PendingAction = m.PendingAction
 SessionState = m.SessionState
@@ -31,6 +51,12 @@ TurnState = m.TurnState
 AgentKind = m.AgentKind
 ExecutorKind = m.ExecutorKind
 PermissionPolicy = m.PermissionPolicy
+AutomationDestination = m.AutomationDestination
+AutomationContext = m.AutomationContext
+AutomationCreatedVia = m.AutomationCreatedVia
+AutomationTriggerType = m.TriggerType
+AutomationRunTriggerType = m.RunTriggerType
+AutomationRunStatus = m.RunStatus
 
 
 _SUBSCRIBED = (

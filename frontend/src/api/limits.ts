@@ -35,6 +35,50 @@ export const LIMITS = {
       "minItems": 1
     }
   },
+  "AutomationRepositoryInput": {
+    "baseBranch": {
+      "maxLength": 200
+    },
+    "repositoryId": {
+      "minLength": 1
+    }
+  },
+  "AutomationTriggerInput": {
+    "expression": {
+      "maxLength": 200
+    },
+    "timezone": {
+      "maxLength": 64
+    }
+  },
+  "CreateAutomationInput": {
+    "description": {
+      "maxLength": 5000
+    },
+    "maxConcurrentRuns": {
+      "maximum": 100,
+      "minimum": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "prompt": {
+      "minLength": 1
+    },
+    "repositories": {
+      "maxItems": 20
+    },
+    "titleTemplate": {
+      "maxLength": 500
+    },
+    "triggers": {
+      "maxItems": 2
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "CreateTaskInput": {
     "blockedBy": {
       "maxItems": 50
@@ -139,6 +183,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "SetAutomationEnabledInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
+  "SetAutomationTriggerEnabledInput": {
+    "triggerId": {
+      "minLength": 1
+    }
+  },
   "SetTaskTitleInput": {
     "title": {
       "maxLength": 200,
@@ -173,6 +227,34 @@ export const LIMITS = {
   "TaskRepositoryInput": {
     "repositoryId": {
       "minLength": 1
+    }
+  },
+  "UpdateAutomationInput": {
+    "automationId": {
+      "minLength": 1
+    },
+    "description": {
+      "maxLength": 5000
+    },
+    "maxConcurrentRuns": {
+      "maximum": 100,
+      "minimum": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "prompt": {
+      "minLength": 1
+    },
+    "repositories": {
+      "maxItems": 20
+    },
+    "titleTemplate": {
+      "maxLength": 500
+    },
+    "triggers": {
+      "maxItems": 2
     }
   },
   "UpdateRepositoryBaseBranchInput": {

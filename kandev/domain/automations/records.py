@@ -1,0 +1,177 @@
+"""Plain views of automations, their triggers, repositories and runs, and the commands that write them."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any, TypeGuard, TypeVar
+
+from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
+from kandev.models.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, TriggerType
+
+_T = TypeVar("_T")
+
+
+class _Missing(Enum):
+    MISSING = "missing"
+
+
+MISSING = _Missing.MISSING
+"""An omitted field: unchanged on update, the default on create (unlike an explicit value, null included)."""
+
+
+def given(value: _T | _Missing) -> TypeGuard[_T]:
+    return value is not MISSING
+
+
+@dataclass(frozen=True)
+class TriggerFields:
+    """One trigger as the operator wants it; `config` holds the type's settings (see rules.check_trigger)."""
+
+    type: TriggerType
+    enabled: bool = True
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AutomationFields:
+    """Automation input. MISSING keeps a field (update) or takes its default (create); for the nullable
+    fields an explicit None clears them. `triggers` and `repositories`, when given, replace the whole set."""
+
+    name: str | _Missing = MISSING
+    description: str | None | _Missing = MISSING
+    agent_profile_id: str | None | _Missing = MISSING
+    executor_profile_id: str | None | _Missing = MISSING
+    destination: AutomationDestination | _Missing = MISSING
+    workflow_id: str | None | _Missing = MISSING
+    workflow_step_id: str | None | _Missing = MISSING
+    repositories: list[RepositoryChoice] | _Missing = MISSING
+    prompt: str | _Missing = MISSING
+    title_template: str | None | _Missing = MISSING
+    context: AutomationContext | _Missing = MISSING
+    max_concurrent_runs: int | _Missing = MISSING
+    enabled: bool | _Missing = MISSING
+    triggers: list[TriggerFields] | _Missing = MISSING
+    created_via: AutomationCreatedVia | _Missing = MISSING
+
+
+@dataclass(frozen=True)
+class TriggerRecord:
+    id: str
+    automation_id: str
+    type: str
+    enabled: bool
+    config: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, row: AutomationTrigger) -> TriggerRecord:
+        return cls(**{f: getattr(row, f) for f in _names(cls)} | {"config": dict(row.config or {})})
+
+
+@dataclass(frozen=True)
+class RepositoryRecord:
+    """One (repository, base branch) pair, in the automation's order."""
+
+    repository_id: str
+    base_branch: str
+    position: int
+
+    @classmethod
+    def of(cls, row: AutomationRepository) -> RepositoryRecord:
+        return cls(repository_id=row.repository_id, base_branch=row.base_branch, position=row.position)
+
+
+@dataclass(frozen=True)
+class AutomationRecord:
+    id: str
+    workspace_id: str
+    name: str
+    description: str
+    agent_profile_id: str | None
+    executor_profile_id: str | None
+    destination: str
+    workflow_id: str | None
+    workflow_step_id: str | None
+    prompt: str
+    title_template: str
+    context: str
+    max_concurrent_runs: int
+    enabled: bool
+    created_via: str
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None
+    triggers: tuple[TriggerRecord, ...] = ()
+    repositories: tuple[RepositoryRecord, ...] = ()
+    has_webhook_secret: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        row: Automation,
+        triggers: list[AutomationTrigger] | tuple[TriggerRecord, ...] = (),
+        repositories: list[AutomationRepository] | tuple[RepositoryRecord, ...] = (),
+    ) -> AutomationRecord:
+        plain = {f: getattr(row, f) for f in _names(cls) if f not in ("triggers", "repositories", "has_webhook_secret")}
+        return cls(
+            **plain,
+            triggers=tuple(t if isinstance(t, TriggerRecord) else TriggerRecord.of(t) for t in triggers),
+            repositories=tuple(r if isinstance(r, RepositoryRecord) else RepositoryRecord.of(r) for r in repositories),
+            has_webhook_secret=row.webhook_secret_ciphertext is not None,
+        )
+
+
+@dataclass(frozen=True)
+class SavedAutomation:
+    """A written automation; `webhook_secret` only when this write generated it (shown once)."""
+
+    automation: AutomationRecord
+    webhook_secret: str | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    automation_id: str
+    trigger_id: str | None
+    trigger_type: str
+    status: str
+    reason: str | None
+    dedup_key: str | None
+    task_id: str | None
+    session_id: str | None
+    turn_id: str | None
+    title_snapshot: str
+    trigger_data: dict[str, Any]
+    created_at: datetime
+    finished_at: datetime | None
+    stopped_at: datetime | None
+
+    @classmethod
+    def columns(cls) -> list[Any]:
+        """`select(*RunRecord.columns())` rows are `RunRecord(*row)`."""
+        return [getattr(AutomationRun, name) for name in _names(cls)]
+
+
+@dataclass(frozen=True)
+class RunPage:
+    records: list[RunRecord]
+    has_next_page: bool
+    cursors: list[str]
+    total_count: int | None = None
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(record_type: type) -> tuple[str, ...]:
+    names = _NAMES.get(record_type)
+    if names is None:
+        names = _NAMES[record_type] = tuple(f.name for f in dataclasses.fields(record_type))
+    return names

@@ -1,0 +1,127 @@
+"""What an automation points at (profiles, workflow and step, repositories) must belong to its workspace;
+and loading an automation on behalf of a principal, where unknown and unauthorized look the same."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access.scope import load_workspace
+from kandev.domain.automations.records import AutomationRecord
+from kandev.domain.automations.rules import MAX_REPOSITORIES, check_branch
+from kandev.domain.context import Principal
+from kandev.domain.errors import NotFoundError, ValidationError
+from kandev.domain.workspace.agent_profiles import usable_in
+from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.models import (
+    AgentProfile,
+    Automation,
+    AutomationRepository,
+    AutomationTrigger,
+    ExecutorProfile,
+    Repository,
+    Workflow,
+    WorkflowStep,
+)
+from kandev.models.enums import AutomationDestination, TriggerType
+
+_TRIGGER_ORDER = {kind.value: index for index, kind in enumerate(TriggerType)}
+
+
+async def load_automation(db: AsyncSession, principal: Principal, automation_id: str) -> Automation:
+    """A live (not deleted) automation of a workspace the principal sees."""
+    automation = await db.get(Automation, automation_id)
+    if automation is None or automation.deleted_at is not None:
+        raise NotFoundError("automation", automation_id)
+    try:
+        await load_workspace(db, principal, automation.workspace_id)
+    except NotFoundError:
+        raise NotFoundError("automation", automation_id) from None
+    return automation
+
+
+async def records(db: AsyncSession, rows: Sequence[Automation]) -> list[AutomationRecord]:
+    """The automations with their triggers and repositories: two statements, whatever their number."""
+    ids = [row.id for row in rows]
+    if not ids:
+        return []
+    triggers: dict[str, list[AutomationTrigger]] = defaultdict(list)
+    found = await db.scalars(select(AutomationTrigger).where(AutomationTrigger.automation_id.in_(ids)))
+    # The schedule first, then the GitHub condition, then the webhook: the order the editor shows them in.
+    for trigger in sorted(found, key=lambda t: (_TRIGGER_ORDER.get(t.type, len(_TRIGGER_ORDER)), t.id)):
+        triggers[trigger.automation_id].append(trigger)
+    repositories: dict[str, list[AutomationRepository]] = defaultdict(list)
+    for pair in await db.scalars(
+        select(AutomationRepository)
+        .where(AutomationRepository.automation_id.in_(ids))
+        .order_by(AutomationRepository.position)
+    ):
+        repositories[pair.automation_id].append(pair)
+    return [AutomationRecord.of(row, triggers[row.id], repositories[row.id]) for row in rows]
+
+
+async def check_profiles(
+    db: AsyncSession, workspace_id: str, agent_profile_id: str | None, executor_profile_id: str | None
+) -> None:
+    """Each profile, when set, is one of the workspace's or a server-wide one."""
+    checks = (
+        (AgentProfile, agent_profile_id, "agentProfileId", "an agent profile"),
+        (ExecutorProfile, executor_profile_id, "executorProfileId", "an executor profile"),
+    )
+    for model, profile_id, field, what in checks:
+        if profile_id is None:
+            continue
+        profile: AgentProfile | ExecutorProfile | None = await db.get(model, profile_id)
+        if profile is None or not usable_in(profile.workspace_id, workspace_id):
+            raise ValidationError(f"{field} does not name {what} of this workspace", field=field)
+
+
+async def check_workflow(
+    db: AsyncSession,
+    workspace_id: str,
+    destination: AutomationDestination,
+    workflow_id: str | None,
+    workflow_step_id: str | None,
+) -> None:
+    """A normal destination needs a workflow of the workspace; a step, when set, is one of that workflow."""
+    if workflow_id is None:
+        if destination == AutomationDestination.NORMAL:
+            raise ValidationError("a run that creates a normal task needs a workflow", field="workflowId")
+        if workflow_step_id is not None:
+            raise ValidationError("workflowStepId needs its workflowId", field="workflowStepId")
+        return
+    workflow = await db.get(Workflow, workflow_id)
+    if workflow is None or workflow.workspace_id != workspace_id:
+        raise ValidationError("workflowId does not name a workflow of this workspace", field="workflowId")
+    if workflow_step_id is not None:
+        step = await db.get(WorkflowStep, workflow_step_id)
+        if step is None or step.workflow_id != workflow_id:
+            raise ValidationError("workflowStepId is not a step of workflowId", field="workflowStepId")
+
+
+async def check_repositories(
+    db: AsyncSession, workspace_id: str, choices: Sequence[RepositoryChoice]
+) -> list[tuple[str, str]]:
+    """Ordered (repository id, base branch) pairs of the workspace's repositories; an omitted branch is the
+    repository's default branch, saved explicitly. None at all: a scratch workspace per run."""
+    if len(choices) > MAX_REPOSITORIES:
+        raise ValidationError(f"repositories takes at most {MAX_REPOSITORIES} items", field="repositories")
+    ids = [choice.repository_id for choice in choices]
+    if len(set(ids)) != len(ids):
+        raise ValidationError("a repository is listed twice", field="repositories")
+    found = {}
+    if ids:
+        rows = await db.scalars(select(Repository).where(Repository.id.in_(ids)))
+        found = {row.id: row for row in rows if row.workspace_id == workspace_id}
+    pairs = []
+    for index, choice in enumerate(choices):
+        repository = found.get(choice.repository_id)
+        if repository is None:
+            field = f"repositories[{index}].repositoryId"
+            raise ValidationError(f"{field} does not name a repository of this workspace", field=field)
+        branch = check_branch(choice.base_branch, f"repositories[{index}].baseBranch")
+        pairs.append((repository.id, branch or repository.default_branch))
+    return pairs

@@ -1,0 +1,385 @@
+"""Automations: create, read, list, update, enable, delete, their runs, and the webhook secret.
+
+Every rule is checked before anything is written, in the same transaction as the write: a refused command
+changes nothing. Every read and write goes through the principal's workspace access (load_automation)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, fields, replace
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.access.scope import load_workspace
+from kandev.domain.automations import rules
+from kandev.domain.automations.records import (
+    AutomationFields,
+    AutomationRecord,
+    RunPage,
+    RunRecord,
+    SavedAutomation,
+    TriggerFields,
+    given,
+)
+from kandev.domain.automations.references import (
+    check_profiles,
+    check_repositories,
+    check_workflow,
+    load_automation,
+    records,
+)
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.tasks.service import decode_cursor, encode_cursor
+from kandev.domain.validation import PAGE_SIZE_LIMIT
+from kandev.domain.workspace.secrets import cipher
+from kandev.log_redaction import remember_secrets
+from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
+from kandev.models.base import new_id, utcnow
+from kandev.models.enums import (
+    AutomationContext,
+    AutomationCreatedVia,
+    AutomationDestination,
+    RunStatus,
+    RunTriggerType,
+    TriggerType,
+)
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+@dataclass
+class _Draft:
+    """An automation's saved settings as they will be once the command is applied."""
+
+    name: str
+    description: str
+    agent_profile_id: str | None
+    executor_profile_id: str | None
+    destination: AutomationDestination
+    workflow_id: str | None
+    workflow_step_id: str | None
+    prompt: str
+    title_template: str
+    context: AutomationContext
+    max_concurrent_runs: int
+    enabled: bool
+
+    @classmethod
+    def defaults(cls) -> _Draft:
+        return cls(
+            name="",
+            description="",
+            agent_profile_id=None,
+            executor_profile_id=None,
+            destination=AutomationDestination.HIDDEN,
+            workflow_id=None,
+            workflow_step_id=None,
+            prompt="",
+            title_template="",
+            context=AutomationContext.NEW_TASK_PER_RUN,
+            max_concurrent_runs=1,
+            enabled=True,
+        )
+
+    @classmethod
+    def of(cls, row: Automation) -> _Draft:
+        values = {f.name: getattr(row, f.name) for f in fields(cls)}
+        values["destination"] = AutomationDestination(row.destination)
+        values["context"] = AutomationContext(row.context)
+        return cls(**values)
+
+
+def _applied(draft: _Draft, command: AutomationFields, creating: bool) -> _Draft:
+    """The draft with the command's given fields, each checked on its own."""
+    changes: dict[str, Any] = {}
+    if creating or given(command.name):
+        changes["name"] = rules.check_name(command.name if given(command.name) else "")
+    if creating or given(command.prompt):
+        changes["prompt"] = rules.check_automation_prompt(command.prompt if given(command.prompt) else "")
+    if given(command.description):
+        changes["description"] = rules.check_description(command.description)
+    if given(command.title_template):
+        changes["title_template"] = rules.check_title_template(command.title_template)
+    if given(command.enabled):
+        if not isinstance(command.enabled, bool):
+            raise ValidationError("enabled must be true or false", field="enabled")
+        changes["enabled"] = command.enabled
+    for name in ("agent_profile_id", "executor_profile_id", "max_concurrent_runs"):
+        value = getattr(command, name)
+        if given(value):
+            changes[name] = value
+    if given(command.destination):
+        changes["destination"] = _member(AutomationDestination, command.destination, "destination")
+    if given(command.context):
+        changes["context"] = _member(AutomationContext, command.context, "context")
+    if given(command.workflow_id):
+        changes["workflow_id"] = command.workflow_id
+        # Another workflow: the old start step can't be its, so it goes unless a new one is given.
+        if command.workflow_id != draft.workflow_id:
+            changes["workflow_step_id"] = None
+    if given(command.workflow_step_id):
+        changes["workflow_step_id"] = command.workflow_step_id
+    result = replace(draft, **changes)
+    rules.check_concurrency(result.context, result.max_concurrent_runs)
+    return result
+
+
+def _member(kind: type[_E], value: object, field: str) -> _E:
+    try:
+        return kind(str(value))
+    except ValueError:
+        raise ValidationError(f"{field} must be one of: {', '.join(m.value for m in kind)}", field=field) from None
+
+
+# Triggers as asked for, each with its checked config.
+Wanted = list[tuple[TriggerFields, dict[str, Any]]]
+
+
+def _checked_triggers(triggers: list[TriggerFields]) -> Wanted:
+    rules.check_layout(triggers)
+    checked = []
+    for index, trigger in enumerate(triggers):
+        if not isinstance(trigger.enabled, bool):
+            raise ValidationError("enabled must be true or false", field=f"triggers[{index}].enabled")
+        checked.append((trigger, rules.check_trigger(trigger, index)))
+    return checked
+
+
+class AutomationService:
+    def __init__(self, ctx: ServiceContext, server_key: bytes) -> None:
+        self.ctx = ctx
+        self.server_key = server_key
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def list(self, workspace_id: str) -> list[AutomationRecord]:
+        """The workspace's live automations, by name."""
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            rows = await db.scalars(
+                select(Automation)
+                .where(Automation.workspace_id == workspace_id, Automation.deleted_at.is_(None))
+                .order_by(Automation.name, Automation.id)
+            )
+            return await records(db, list(rows))
+
+    async def get(self, automation_id: str) -> AutomationRecord:
+        async with self.ctx.read() as db:
+            automation = await load_automation(db, self.ctx.principal, automation_id)
+            return (await records(db, [automation]))[0]
+
+    async def list_runs(
+        self,
+        automation_id: str,
+        *,
+        first: int = 50,
+        after: str | None = None,
+        status: RunStatus | None = None,
+        trigger_type: RunTriggerType | None = None,
+        count: bool = False,
+    ) -> RunPage:
+        """An automation's runs, newest first, keyset-paginated; filtered by stored status and trigger type."""
+        if not 0 <= first <= PAGE_SIZE_LIMIT:
+            raise ValidationError(f"first must be between 0 and {PAGE_SIZE_LIMIT}", field="first")
+        async with self.ctx.read() as db:
+            await load_automation(db, self.ctx.principal, automation_id)
+            conditions = [AutomationRun.automation_id == automation_id]
+            if status is not None:
+                conditions.append(AutomationRun.status == status)
+            if trigger_type is not None:
+                conditions.append(AutomationRun.trigger_type == trigger_type)
+            total = None
+            if count:
+                total = await db.scalar(select(func.count()).select_from(AutomationRun).where(*conditions)) or 0
+            if after:
+                created_at, run_id = decode_cursor(after)
+                conditions.append(
+                    or_(
+                        AutomationRun.created_at < created_at,
+                        and_(AutomationRun.created_at == created_at, AutomationRun.id < run_id),
+                    )
+                )
+            rows = (
+                await db.execute(
+                    select(*RunRecord.columns())
+                    .where(*conditions)
+                    .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
+                    .limit(first + 1)
+                )
+            ).all()
+        page = [RunRecord(*row) for row in rows[:first]]
+        return RunPage(
+            records=page,
+            has_next_page=len(rows) > first,
+            cursors=[encode_cursor(run.created_at, run.id) for run in page],
+            total_count=total,
+        )
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def create(self, workspace_id: str, command: AutomationFields) -> SavedAutomation:
+        draft = _applied(_Draft.defaults(), command, creating=True)
+        triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
+        created_via = command.created_via if given(command.created_via) else AutomationCreatedVia.FORM
+        async with self.ctx.unit_of_work() as uow:
+            db = uow.db
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            await self._check(db, workspace_id, draft)
+            pairs = await check_repositories(
+                db, workspace_id, command.repositories if given(command.repositories) else []
+            )
+            now = utcnow()
+            automation = Automation(
+                id=new_id(),
+                workspace_id=workspace_id,
+                created_via=created_via,
+                created_by=self.ctx.principal.actor,
+                created_at=now,
+                updated_at=now,
+                **{f.name: getattr(draft, f.name) for f in fields(_Draft)},
+            )
+            db.add(automation)
+            await db.flush()
+            await _replace_repositories(db, automation.id, pairs)
+            secret = await self._replace_triggers(db, automation, triggers)
+            return SavedAutomation((await records(db, [automation]))[0], secret)
+
+    async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:
+        """Only the given fields change; given triggers or repositories replace the whole set (so switching
+        between the scheduled and the webhook layout deletes the other layout's triggers)."""
+        triggers = _checked_triggers(command.triggers) if given(command.triggers) else None
+        async with self.ctx.unit_of_work() as uow:
+            db = uow.db
+            automation = await load_automation(db, self.ctx.principal, automation_id)
+            draft = _applied(_Draft.of(automation), command, creating=False)
+            await self._check(db, automation.workspace_id, draft)
+            if given(command.repositories):
+                pairs = await check_repositories(db, automation.workspace_id, command.repositories)
+                await _replace_repositories(db, automation.id, pairs)
+            for f in fields(_Draft):
+                setattr(automation, f.name, getattr(draft, f.name))
+            automation.updated_at = utcnow()
+            secret = None if triggers is None else await self._replace_triggers(db, automation, triggers)
+            await db.flush()
+            return SavedAutomation((await records(db, [automation]))[0], secret)
+
+    async def set_enabled(self, automation_id: str, enabled: bool) -> AutomationRecord:
+        async with self.ctx.unit_of_work() as uow:
+            automation = await load_automation(uow.db, self.ctx.principal, automation_id)
+            if automation.enabled != enabled:
+                automation.enabled = enabled
+                automation.updated_at = utcnow()
+            return (await records(uow.db, [automation]))[0]
+
+    async def set_trigger_enabled(self, trigger_id: str, enabled: bool) -> AutomationRecord:
+        async with self.ctx.unit_of_work() as uow:
+            trigger = await uow.db.get(AutomationTrigger, trigger_id)
+            if trigger is None:
+                raise NotFoundError("automation trigger", trigger_id)
+            try:
+                automation = await load_automation(uow.db, self.ctx.principal, trigger.automation_id)
+            except NotFoundError:
+                raise NotFoundError("automation trigger", trigger_id) from None
+            if trigger.enabled != enabled:
+                # Not updated_at: that is the schedule's anchor, and enabling changes no setting of it.
+                trigger.enabled = enabled
+                automation.updated_at = utcnow()
+            await uow.db.flush()
+            return (await records(uow.db, [automation]))[0]
+
+    async def delete(self, automation_id: str) -> AutomationRecord:
+        """Soft delete: the automation stops firing and disappears from every read. Its webhook secret goes
+        at once. (Its hidden run tasks and their worktrees are cleaned up by the run lifecycle, not here.)"""
+        async with self.ctx.unit_of_work() as uow:
+            automation = await load_automation(uow.db, self.ctx.principal, automation_id)
+            record = (await records(uow.db, [automation]))[0]
+            automation.deleted_at = automation.updated_at = utcnow()
+            automation.webhook_secret_ciphertext = None
+            return replace(record, deleted_at=automation.deleted_at, has_webhook_secret=False)
+
+    # -- the webhook secret ----------------------------------------------------------------
+
+    async def reveal_webhook_secret(self, automation_id: str) -> str:
+        """The secret again, for the owner of the workspace (never for an agent's session)."""
+        self._ensure_person("reveal a webhook secret")
+        async with self.ctx.read() as db:
+            automation = await load_automation(db, self.ctx.principal, automation_id)
+            if automation.webhook_secret_ciphertext is None:
+                raise ConflictError("the automation has no webhook trigger", automation_id=automation.id)
+            secret = cipher(self.server_key).decrypt(automation.webhook_secret_ciphertext).decode()
+        remember_secrets([secret])
+        return secret
+
+    async def rotate_webhook_secret(self, automation_id: str) -> str:
+        """A new secret; the old one stops working at once. Shown in this answer only."""
+        self._ensure_person("rotate a webhook secret")
+        async with self.ctx.unit_of_work() as uow:
+            automation = await load_automation(uow.db, self.ctx.principal, automation_id)
+            if automation.webhook_secret_ciphertext is None:
+                raise ConflictError("the automation has no webhook trigger", automation_id=automation.id)
+            secret = self._new_secret(automation)
+            automation.updated_at = utcnow()
+            return secret
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _ensure_person(self, action: str) -> None:
+        if self.ctx.principal.session_id is not None:
+            raise PermissionDeniedError(f"an agent's session may not {action}")
+
+    def _new_secret(self, automation: Automation) -> str:
+        secret = secrets.token_urlsafe(32)
+        remember_secrets([secret])
+        automation.webhook_secret_ciphertext = cipher(self.server_key).encrypt(secret.encode())
+        return secret
+
+    async def _check(self, db: AsyncSession, workspace_id: str, draft: _Draft) -> None:
+        await check_profiles(db, workspace_id, draft.agent_profile_id, draft.executor_profile_id)
+        await check_workflow(db, workspace_id, draft.destination, draft.workflow_id, draft.workflow_step_id)
+
+    async def _replace_triggers(self, db: AsyncSession, automation: Automation, wanted: Wanted) -> str | None:
+        """Make the automation's triggers the wanted set. A trigger of a type it already has is kept (its id,
+        its runs and, for a webhook, its secret); the others are deleted. Returns a webhook secret generated
+        for a new webhook trigger."""
+        existing = {
+            t.type: t
+            for t in await db.scalars(select(AutomationTrigger).where(AutomationTrigger.automation_id == automation.id))
+        }
+        kept: set[str] = set()
+        secret = None
+        now = utcnow()
+        for trigger, config in wanted:
+            row = existing.get(trigger.type)
+            if row is None:
+                row = AutomationTrigger(
+                    id=new_id(), automation_id=automation.id, type=trigger.type, created_at=now, updated_at=now
+                )
+                db.add(row)
+                if trigger.type == TriggerType.WEBHOOK:
+                    secret = self._new_secret(automation)
+            elif row.config != config:
+                row.updated_at = now
+            row.enabled, row.config = trigger.enabled, config
+            kept.add(trigger.type)
+        gone = [row.id for kind, row in existing.items() if kind not in kept]
+        if gone:
+            await db.execute(delete(AutomationTrigger).where(AutomationTrigger.id.in_(gone)))
+        if TriggerType.WEBHOOK not in kept:
+            automation.webhook_secret_ciphertext = None
+        await db.flush()
+        return secret
+
+
+async def _replace_repositories(db: AsyncSession, automation_id: str, pairs: list[tuple[str, str]]) -> None:
+    await db.execute(delete(AutomationRepository).where(AutomationRepository.automation_id == automation_id))
+    for position, (repository_id, base_branch) in enumerate(pairs):
+        db.add(
+            AutomationRepository(
+                automation_id=automation_id, repository_id=repository_id, position=position, base_branch=base_branch
+            )
+        )
+    await db.flush()

@@ -1,0 +1,102 @@
+"""Automation queries and mutations."""
+
+from __future__ import annotations
+
+import strawberry
+
+from kandev.domain.automations.records import AutomationRecord, SavedAutomation
+from kandev.models.enums import RunStatus, RunTriggerType
+from kandev.resolvers.common import attempt
+from kandev.schema.automation_inputs import (
+    AutomationIdArgument,
+    AutomationPayload,
+    CreateAutomationInput,
+    CreateAutomationResult,
+    DeleteAutomationPayload,
+    DeleteAutomationResult,
+    RevealWebhookSecretResult,
+    RotateWebhookSecretResult,
+    SetAutomationEnabledInput,
+    SetAutomationEnabledResult,
+    SetAutomationTriggerEnabledInput,
+    SetAutomationTriggerEnabledResult,
+    UpdateAutomationInput,
+    UpdateAutomationResult,
+    WebhookSecretPayload,
+)
+from kandev.schema.automation_types import Automation, AutomationRunConnection, run_connection
+from kandev.schema.context import Info
+from kandev.schema.enums import AutomationRunStatus, AutomationRunTriggerType
+from kandev.schema.selection import selects
+
+
+async def automations(info: Info, workspace_id: strawberry.ID) -> list[Automation]:
+    return [Automation.of(r) for r in await info.context.services.automations.list(str(workspace_id))]
+
+
+async def automation(info: Info, id: strawberry.ID) -> Automation:
+    return Automation.of(await info.context.services.automations.get(str(id)))
+
+
+async def automation_runs(
+    info: Info,
+    automation_id: strawberry.ID,
+    first: int = 50,
+    after: str | None = None,
+    status: AutomationRunStatus | None = None,
+    trigger_type: AutomationRunTriggerType | None = None,
+) -> AutomationRunConnection:
+    page = await info.context.services.automations.list_runs(
+        str(automation_id),
+        first=first,
+        after=after,
+        status=RunStatus(status.value) if status else None,
+        trigger_type=RunTriggerType(trigger_type.value) if trigger_type else None,
+        count=selects(info, "totalCount"),
+    )
+    return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
+
+
+def _saved(saved: SavedAutomation) -> AutomationPayload:
+    return AutomationPayload(automation=Automation.of(saved.automation), webhook_secret=saved.webhook_secret)
+
+
+def _payload(record: AutomationRecord) -> AutomationPayload:
+    return AutomationPayload(automation=Automation.of(record))
+
+
+async def create_automation(info: Info, input: CreateAutomationInput) -> CreateAutomationResult:
+    call = info.context.services.automations.create(str(input.workspace_id), input.to_fields())
+    return await attempt(call, _saved)
+
+
+async def update_automation(info: Info, input: UpdateAutomationInput) -> UpdateAutomationResult:
+    call = info.context.services.automations.update(str(input.automation_id), input.to_fields())
+    return await attempt(call, _saved)
+
+
+async def set_automation_enabled(info: Info, input: SetAutomationEnabledInput) -> SetAutomationEnabledResult:
+    call = info.context.services.automations.set_enabled(str(input.automation_id), input.enabled)
+    return await attempt(call, _payload)
+
+
+async def set_automation_trigger_enabled(
+    info: Info, input: SetAutomationTriggerEnabledInput
+) -> SetAutomationTriggerEnabledResult:
+    call = info.context.services.automations.set_trigger_enabled(str(input.trigger_id), input.enabled)
+    return await attempt(call, _payload)
+
+
+async def delete_automation(info: Info, automation_id: AutomationIdArgument) -> DeleteAutomationResult:
+    call = info.context.services.automations.delete(str(automation_id))
+    return await attempt(call, lambda r: DeleteAutomationPayload(automation_id=strawberry.ID(r.id)))
+
+
+async def reveal_webhook_secret(info: Info, automation_id: AutomationIdArgument) -> RevealWebhookSecretResult:
+    call = info.context.services.automations.reveal_webhook_secret(str(automation_id))
+    return await attempt(call, lambda s: WebhookSecretPayload(automation_id=automation_id, secret=s))
+
+
+async def rotate_webhook_secret(info: Info, automation_id: AutomationIdArgument) -> RotateWebhookSecretResult:
+    call = info.context.services.automations.rotate_webhook_secret(str(automation_id))
+    return await attempt(call, lambda s: WebhookSecretPayload(automation_id=automation_id, secret=s))

@@ -1,0 +1,213 @@
+"""Automations, their triggers, repositories and runs as object types (copied from domain records once)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import cast
+
+import strawberry
+from strawberry.scalars import JSON
+
+from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
+from kandev.schema.context import Info
+from kandev.schema.enums import (
+    AutomationContext,
+    AutomationCreatedVia,
+    AutomationDestination,
+    AutomationRunStatus,
+    AutomationRunTriggerType,
+    AutomationTriggerType,
+)
+from kandev.schema.fields import described
+from kandev.schema.selection import selects
+from kandev.schema.types import PageInfo
+
+
+def _id(value: str | None) -> strawberry.ID | None:
+    return None if value is None else strawberry.ID(value)
+
+
+@strawberry.type(description="What fires an automation; each trigger is enabled on its own.")
+class AutomationTrigger:
+    id: strawberry.ID
+    automation_id: strawberry.ID
+    type: AutomationTriggerType
+    enabled: bool
+    expression: str | None = strawberry.field(description="SCHEDULED: the cron or @-expression; null otherwise.")
+    timezone: str | None = strawberry.field(description="SCHEDULED: the IANA zone (empty: UTC); null otherwise.")
+    filters: JSON | None = strawberry.field(description="A GitHub condition's filters; null otherwise.")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: TriggerRecord) -> AutomationTrigger:
+        scheduled = record.type == AutomationTriggerType.SCHEDULED
+        github = not scheduled and record.type != AutomationTriggerType.WEBHOOK
+        return cls(
+            id=strawberry.ID(record.id),
+            automation_id=strawberry.ID(record.automation_id),
+            type=AutomationTriggerType(record.type),
+            enabled=record.enabled,
+            expression=record.config.get("expression", "") if scheduled else None,
+            timezone=record.config.get("timezone", "") if scheduled else None,
+            filters=cast(JSON, dict(record.config)) if github else None,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
+
+
+@strawberry.type(description="One repository and base branch an automation's runs work in, in order.")
+class AutomationRepository:
+    repository_id: strawberry.ID
+    base_branch: str
+    position: int
+
+    @classmethod
+    def of(cls, record: RepositoryRecord) -> AutomationRepository:
+        return cls(
+            repository_id=strawberry.ID(record.repository_id), base_branch=record.base_branch, position=record.position
+        )
+
+
+@strawberry.type(description="One firing of an automation.")
+class AutomationRun:
+    id: strawberry.ID
+    automation_id: strawberry.ID
+    trigger_id: strawberry.ID | None = strawberry.field(description="Null for a manual run or a deleted trigger.")
+    trigger_type: AutomationRunTriggerType
+    status: AutomationRunStatus
+    reason: str | None = strawberry.field(description="Why the run was skipped or failed.")
+    task_id: strawberry.ID | None
+    session_id: strawberry.ID | None
+    turn_id: strawberry.ID | None
+    title_snapshot: str = strawberry.field(description="The run's title as rendered when it fired.")
+    created_at: datetime
+    finished_at: datetime | None
+    stopped_at: datetime | None
+
+    @classmethod
+    def of(cls, record: RunRecord) -> AutomationRun:
+        return cls(
+            id=strawberry.ID(record.id),
+            automation_id=strawberry.ID(record.automation_id),
+            trigger_id=_id(record.trigger_id),
+            trigger_type=AutomationRunTriggerType(record.trigger_type),
+            status=AutomationRunStatus(record.status),
+            reason=record.reason,
+            task_id=_id(record.task_id),
+            session_id=_id(record.session_id),
+            turn_id=_id(record.turn_id),
+            title_snapshot=record.title_snapshot,
+            created_at=record.created_at,
+            finished_at=record.finished_at,
+            stopped_at=record.stopped_at,
+        )
+
+
+@strawberry.type
+class AutomationRunEdge:
+    cursor: str
+    node: AutomationRun
+
+
+@strawberry.type(description="A page of an automation's runs, newest first.")
+class AutomationRunConnection:
+    edges: list[AutomationRunEdge]
+    page_info: PageInfo
+    # Counted only when the query selects totalCount.
+    count: strawberry.Private[int | None]
+
+    @strawberry.field
+    def total_count(self) -> int:
+        assert self.count is not None, "the runs resolver counts whenever totalCount is selected"
+        return self.count
+
+    @strawberry.field
+    def nodes(self) -> list[AutomationRun]:
+        return [edge.node for edge in self.edges]
+
+
+@strawberry.type(description="Work a schedule, a webhook or a GitHub event creates in a workspace.")
+class Automation:
+    record: strawberry.Private[AutomationRecord]
+
+    id: strawberry.ID
+    workspace_id: strawberry.ID
+    name: str
+    description: str
+    agent_profile_id: strawberry.ID | None = strawberry.field(description="Null: none chosen yet (needed to launch).")
+    executor_profile_id: strawberry.ID | None = strawberry.field(description="Null: none chosen yet.")
+    destination: AutomationDestination
+    workflow_id: strawberry.ID | None = strawberry.field(description="Required for the NORMAL destination.")
+    workflow_step_id: strawberry.ID | None = strawberry.field(description="Null: the workflow's start step.")
+    prompt: str
+    title_template: str = strawberry.field(description="Each run's title, with placeholders; empty: the default.")
+    context: AutomationContext
+    max_concurrent_runs: int
+    enabled: bool
+    created_via: AutomationCreatedVia
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+    has_webhook_secret: bool = strawberry.field(
+        description="The webhook trigger's secret is set; revealWebhookSecret shows it, rotateWebhookSecret "
+        "replaces it."
+    )
+    triggers: list[AutomationTrigger]
+    repositories: list[AutomationRepository] = strawberry.field(
+        description="Repository and base-branch pairs in order; empty: each run works in a scratch directory."
+    )
+
+    @classmethod
+    def of(cls, record: AutomationRecord) -> Automation:
+        return cls(
+            record=record,
+            id=strawberry.ID(record.id),
+            workspace_id=strawberry.ID(record.workspace_id),
+            name=record.name,
+            description=record.description,
+            agent_profile_id=_id(record.agent_profile_id),
+            executor_profile_id=_id(record.executor_profile_id),
+            destination=AutomationDestination(record.destination),
+            workflow_id=_id(record.workflow_id),
+            workflow_step_id=_id(record.workflow_step_id),
+            prompt=record.prompt,
+            title_template=record.title_template,
+            context=AutomationContext(record.context),
+            max_concurrent_runs=record.max_concurrent_runs,
+            enabled=record.enabled,
+            created_via=AutomationCreatedVia(record.created_via),
+            created_by=record.created_by,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            has_webhook_secret=record.has_webhook_secret,
+            triggers=[AutomationTrigger.of(t) for t in record.triggers],
+            repositories=[AutomationRepository.of(r) for r in record.repositories],
+        )
+
+    @described("The automation's runs, newest first.")
+    async def runs(
+        self,
+        info: Info,
+        first: int = 50,
+        after: str | None = None,
+        status: AutomationRunStatus | None = None,
+        trigger_type: AutomationRunTriggerType | None = None,
+    ) -> AutomationRunConnection:
+        page = await info.context.services.automations.list_runs(
+            self.record.id,
+            first=first,
+            after=after,
+            status=status,
+            trigger_type=trigger_type,
+            count=selects(info, "totalCount"),
+        )
+        return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
+
+
+def run_connection(
+    runs: list[RunRecord], cursors: list[str], has_next_page: bool, total: int | None
+) -> AutomationRunConnection:
+    edges = [AutomationRunEdge(cursor=c, node=AutomationRun.of(r)) for r, c in zip(runs, cursors, strict=True)]
+    page_info = PageInfo(has_next_page=has_next_page, end_cursor=cursors[-1] if cursors else None)
+    return AutomationRunConnection(edges=edges, page_info=page_info, count=total)
