@@ -4,7 +4,7 @@ at `.kandev/automations/<slug>.yml`.
 What an automation points at is named, never identified (profiles, workflow, step and repositories by name,
 repositories with their remote URL minus any credentials), and no secret is written: not the webhook secret,
 not a token in a URL. The same workspace always gives the same bytes: fixed key order, automations by name
-then id, slugs assigned by age, and zip entries with fixed times, permissions and compression."""
+then id, file names assigned by age, and zip entries with fixed times, permissions and compression."""
 
 from __future__ import annotations
 
@@ -168,27 +168,17 @@ def slug(name: str) -> str:
 
 
 def slugs(automations: Sequence[AutomationRecord]) -> dict[str, str]:
-    """A distinct slug per automation id. Among automations sharing a slug the oldest keeps it and the others
-    get the first free `-2`, `-3`, ... that is no other automation's own slug; so adding an automation never
-    renames another's file."""
-    by_age = sorted(automations, key=lambda a: (a.created_at, a.id))
-    natural = {a.id: slug(a.name) for a in by_age}
+    """A distinct slug per automation id. Oldest first, each takes its own slug if still free, else the first
+    free `-2`, `-3`, ...; so adding an automation never renames an existing one's file."""
     taken: set[str] = set()
     chosen: dict[str, str] = {}
-    for automation in by_age:
-        wanted = natural[automation.id]
-        if wanted not in taken:
-            chosen[automation.id] = wanted
-            taken.add(wanted)
-    reserved = set(natural.values())
-    for automation in by_age:
-        if automation.id in chosen:
-            continue
-        base, number = natural[automation.id], 2
-        while f"{base}-{number}" in taken or f"{base}-{number}" in reserved:
-            number += 1
-        chosen[automation.id] = f"{base}-{number}"
-        taken.add(chosen[automation.id])
+    for automation in sorted(automations, key=lambda a: (a.created_at, a.id)):
+        base = candidate = slug(automation.name)
+        number = 2
+        while candidate in taken:
+            candidate, number = f"{base}-{number}", number + 1
+        chosen[automation.id] = candidate
+        taken.add(candidate)
     return chosen
 
 

@@ -234,7 +234,7 @@ async def test_a_workspace_without_automations_exports_an_empty_zip_and_an_empty
     assert document.status_code == 200 and document.text == "version: 1\nautomations: []\n"
 
 
-async def test_automations_whose_names_give_one_slug_get_distinct_files_the_oldest_keeping_it(http, gql, workspace_id):
+async def test_automations_whose_names_give_one_slug_get_distinct_files_the_oldest_first(http, gql, workspace_id):
     for name in ("Nightly", "nightly!", "Nightly 2", "Ünïcode ☃", "☃"):
         await create(gql, workspace_id, name)
 
@@ -244,8 +244,8 @@ async def test_automations_whose_names_give_one_slug_get_distinct_files_the_olde
     slugs = {yaml.safe_load(zipfile.ZipFile(io.BytesIO(response.content)).read(n))["name"]: n for n in names}
     assert slugs == {
         "Nightly": ".kandev/automations/nightly.yml",
-        "nightly!": ".kandev/automations/nightly-3.yml",  # nightly-2 is "Nightly 2"'s own
-        "Nightly 2": ".kandev/automations/nightly-2.yml",
+        "nightly!": ".kandev/automations/nightly-2.yml",
+        "Nightly 2": ".kandev/automations/nightly-2-2.yml",  # younger than the one that took nightly-2
         "Ünïcode ☃": ".kandev/automations/unicode.yml",
         "☃": ".kandev/automations/automation.yml",
     }
