@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Select, and_, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import flag_modified
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
@@ -327,6 +328,7 @@ class AutomationService:
             if trigger.enabled != enabled:
                 # Not updated_at: that is the schedule's anchor, and enabling changes no setting of it.
                 trigger.enabled = enabled
+                _keep_anchor(trigger)
                 automation.updated_at = utcnow()
             await uow.db.flush()
             return (await records(uow.db, [automation]))[0]
@@ -403,6 +405,8 @@ class AutomationService:
                     secret = self._new_secret(automation)
             elif row.config != config:
                 row.updated_at = now
+            else:
+                _keep_anchor(row)
             row.enabled, row.config = trigger.enabled, config
             kept.add(trigger.type)
         gone = [row.id for kind, row in existing.items() if kind not in kept]
@@ -412,6 +416,12 @@ class AutomationService:
             automation.webhook_secret_ciphertext = None
         await db.flush()
         return secret
+
+
+def _keep_anchor(trigger: AutomationTrigger) -> None:
+    """Write updated_at as it is with this change: the column's onupdate would otherwise move it, and with it
+    the anchor `@every` counts from, on a change to no setting of the schedule."""
+    flag_modified(trigger, "updated_at")
 
 
 def _live(workspace_id: str) -> Select[Automation]:

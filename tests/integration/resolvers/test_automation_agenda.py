@@ -153,6 +153,31 @@ async def test_an_every_schedule_fires_at_its_last_save_plus_whole_periods(gql, 
     assert found["triggers"][0]["nextFire"] == found["nextFire"]
 
 
+UPDATE = """mutation($i: UpdateAutomationInput!) { updateAutomation(input: $i) { __typename } }"""
+
+
+async def test_the_every_anchor_moves_with_a_new_schedule_only_not_with_enabling_or_other_saves(gql, db, workspace_id):
+    made = await create(gql, workspace_id, triggers=scheduled("@every 1h"))
+    trigger_id = made["triggers"][0]["id"]
+    anchor = datetime(2026, 1, 1, 0, 0, 17, tzinfo=UTC)
+    await save_trigger_at(db, trigger_id, anchor)
+
+    await gql(SET_TRIGGER_ENABLED, i={"triggerId": trigger_id, "enabled": False})
+    await gql(SET_TRIGGER_ENABLED, i={"triggerId": trigger_id, "enabled": True})
+    await gql(SET_ENABLED, i={"automationId": made["id"], "enabled": False})
+    await gql(SET_ENABLED, i={"automationId": made["id"], "enabled": True})
+    await gql(UPDATE, i={"automationId": made["id"], "name": "Renamed", "triggers": scheduled("@every 1h")})
+    await gql(UPDATE, i={"automationId": made["id"], "triggers": [{**scheduled("@every 1h")[0], "enabled": False}]})
+    await gql(SET_TRIGGER_ENABLED, i={"triggerId": trigger_id, "enabled": True})
+    kept = (await gql(ONE, id=made["id"]))["automation"]
+    assert (when(kept["nextFire"]) - anchor) % timedelta(hours=1) == timedelta(0)
+
+    before = datetime.now(UTC)
+    await gql(UPDATE, i={"automationId": made["id"], "triggers": scheduled("@every 2h")})
+    moved = when((await gql(ONE, id=made["id"]))["automation"]["nextFire"])
+    assert before + timedelta(hours=2) <= moved <= datetime.now(UTC) + timedelta(hours=2)
+
+
 async def test_a_disabled_automation_or_schedule_has_no_next_fire(gql, workspace_id):
     made = await create(gql, workspace_id, triggers=scheduled("*/5 * * * *"))
     assert made["nextFire"] is not None
