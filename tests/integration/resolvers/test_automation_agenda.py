@@ -265,3 +265,23 @@ async def test_the_agenda_of_a_workspace_the_caller_cannot_see_is_not_found(gql,
         assert refused.errors[0].extensions["code"] == "NOT_FOUND"
     own = (await bob.workspaces.create("Bob's")).id
     assert (await GraphQLCaller(bob)(AGENDA, ws=own))["agenda"] == {"upcoming": [], "recent": []}
+
+
+LIST_WITH_FIRES = """query($ws: ID!) { automations(workspaceId: $ws) { id nextFire triggers { nextFire } } }"""
+
+
+async def test_next_fires_and_the_agenda_cost_the_same_statements_for_2_and_12_automations(gql, db, workspace_id):
+    from tests.integration.test_sidebar_queries import statements_for
+
+    async def costs() -> tuple[int, int]:
+        listed, _ = await statements_for(gql, db, LIST_WITH_FIRES, ws=workspace_id)
+        agenda, _ = await statements_for(gql, db, AGENDA, ws=workspace_id)
+        return listed, agenda
+
+    for index in range(2):
+        await create(gql, workspace_id, f"A{index}", triggers=scheduled(f"@every {index + 1}h"))
+    small = await costs()
+    for index in range(10):
+        await create(gql, workspace_id, f"B{index}", triggers=scheduled(f"{index} 9 * * *", "Europe/Berlin"))
+    assert await costs() == small
+    assert small[1] <= 5  # workspace check, automations, triggers, repositories, runs
