@@ -19,7 +19,7 @@ from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.caching import cache_extensions
-from kandev.schema.declare import enforce_declared_limits
+from kandev.schema.declare import DeclaredQueryLimits, enforce_declared_limits
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
@@ -72,6 +72,15 @@ class Query:
     automation_runs = strawberry.field(
         resolver=automation_resolvers.automation_runs,
         description="An automation's runs, newest first, optionally of one status or trigger type.",
+    )
+    agenda = strawberry.field(
+        resolver=automation_resolvers.agenda,
+        description="What a workspace's automations fire next, soonest first, and their newest 50 runs.",
+    )
+    validate_cron = strawberry.field(
+        resolver=automation_resolvers.validate_cron,
+        extensions=[DeclaredQueryLimits()],
+        description="Check a schedule expression in a timezone: valid or why not, in words, and its next fires.",
     )
 
 
