@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"
     )
+    github_api_url: str = Field(
+        default="https://api.github.com", description="base URL of the GitHub REST API (GitHub Enterprise: .../api/v3)"
+    )
+    github_poll_seconds: float = Field(default=60.0, gt=0, description="how often open pull requests are polled")
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )
