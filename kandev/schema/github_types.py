@@ -79,7 +79,9 @@ class SetGithubAppPayload:
     app: GithubApp
 
 
-ConnectGithubResult: TypeAlias = Annotated[ConnectGithubPayload | ExpectedError, strawberry.union("ConnectGithubResult")]
+ConnectGithubResult: TypeAlias = Annotated[
+    ConnectGithubPayload | ExpectedError, strawberry.union("ConnectGithubResult")
+]
 DisconnectGithubResult: TypeAlias = Annotated[
     DisconnectGithubPayload | ExpectedError, strawberry.union("DisconnectGithubResult")
 ]

@@ -59,7 +59,9 @@ def _check_secret_text(value: object, field: str, limit: int) -> str:
     return value.strip()
 
 
-async def workspace_token(db: AsyncSession, settings: Settings, workspace_id: str) -> tuple[GithubConnection, str] | None:
+async def workspace_token(
+    db: AsyncSession, settings: Settings, workspace_id: str
+) -> tuple[GithubConnection, str] | None:
     """The workspace's connection and its decrypted token (remembered for redaction), or None."""
     row = (
         await db.execute(
