@@ -7,6 +7,7 @@ import secrets
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -81,6 +82,15 @@ class Settings(BaseSettings):
     @classmethod
     def _async_database_url(cls, value: str | None) -> str | None:
         return async_database_url(value) if value else None
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _plain_http_url(cls, value: str) -> str:
+        split = urlsplit(value)
+        if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
+            # The value is not echoed: a URL with credentials would leak them into the error.
+            raise ValueError("expected an http(s) URL without credentials, e.g. https://api.github.com")
+        return value.rstrip("/")
 
     @field_validator("redis_url")
     @classmethod

@@ -77,6 +77,21 @@ async def workspace_token(
     return row[0], token
 
 
+async def connected_workspace_ids(db: AsyncSession) -> list[str]:
+    """The workspaces a poll covers: those with a GitHub connection."""
+    return list(await db.scalars(select(GithubConnection.workspace_id).order_by(GithubConnection.workspace_id)))
+
+
+async def app_webhook_secret(db: AsyncSession, settings: Settings) -> str | None:
+    """The GitHub App's webhook secret (remembered for redaction), or None when no App is set."""
+    row = await db.get(GithubApp, APP_ROW)
+    if row is None:
+        return None
+    secret = cipher(settings.server_key).decrypt(row.webhook_secret_ciphertext).decode()
+    remember_secrets([secret])
+    return secret
+
+
 class GithubService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 
+from kandev.domain.automations.templates import PR_FIELDS
+from kandev.domain.github.pull_requests import pr_fields
 from kandev.github.client import (
     GitHubAuthError,
     GitHubClient,
     GitHubNotFoundError,
     GitHubRateLimitedError,
     GitHubUnreachableError,
+    PullRequest,
 )
+from kandev.github.remotes import api_host, parse_remote
 from tests.support.server import free_port
 
 TOKEN = "good-token"
@@ -89,3 +94,30 @@ async def test_a_repository_that_is_not_owner_slash_name_is_refused_before_any_r
         with pytest.raises(ValueError):
             await client.open_pull_requests("../../user")
     assert github.requests == []
+
+
+async def test_a_next_link_to_another_origin_is_not_followed_with_the_token():
+    seen_hosts: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen_hosts.append(request.url.host)
+        return httpx.Response(200, json=[], headers={"link": '<https://evil.example/steal?page=2>; rel="next"'})
+
+    async with GitHubClient("https://api.github.com", TOKEN, transport=httpx.MockTransport(answer)) as client:
+        with pytest.raises(GitHubUnreachableError):
+            await client.open_pull_requests("acme/widgets")
+    assert seen_hosts == ["api.github.com"]
+
+
+def test_remote_urls_give_their_host_and_repository():
+    assert parse_remote("https://github.com/acme/widgets.git") == ("github.com", "acme/widgets")
+    assert parse_remote("git@GitHub.com:acme/widgets.git") == ("github.com", "acme/widgets")
+    assert parse_remote("ssh://git@github.com:22/acme/widgets") == ("github.com", "acme/widgets")
+    assert parse_remote("file:///srv/acme/widgets") is None and parse_remote(None) is None
+    assert api_host("https://api.github.com") == "github.com"
+    assert api_host("https://ghe.example.com/api/v3") == "ghe.example.com"
+
+
+def test_the_pr_fields_are_exactly_the_template_pr_placeholders():
+    pr = PullRequest("acme/widgets", 1, "t", "b", "u", "a", False, "open", (), "h", "s", "main", None, None)
+    assert set(pr_fields(pr)) == PR_FIELDS
