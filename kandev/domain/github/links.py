@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
@@ -97,6 +98,21 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
                 pulls[(repository, branch)] = await client.pull_requests_by_head(repository, branch)
             except GitHubNotFoundError:
                 log.warning("GitHub does not know repository %s (or the token can not see it)", repository)
+    try:
+        return await _record(ctx, workspace_id, branches, pulls)
+    except IntegrityError:
+        # A concurrent sync of this workspace linked these pull requests first and published the changes.
+        log.info("a concurrent GitHub link sync of workspace %s got there first", workspace_id)
+        return []
+
+
+async def _record(
+    ctx: ServiceContext,
+    workspace_id: str,
+    branches: dict[tuple[str, str], set[str]],
+    pulls: dict[tuple[str, str], list[PullRequest]],
+) -> list[TaskPullRequestChange]:
+    """Upsert the links; a new link or a state change is returned and published once committed."""
     changes: list[TaskPullRequestChange] = []
     async with ctx.unit_of_work() as uow:
         for (repository, branch), prs in pulls.items():

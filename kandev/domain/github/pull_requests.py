@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
@@ -117,7 +118,7 @@ def dedup_key(repository: str, number: int, event: str, detail: str) -> str:
     return key
 
 
-def _record(row: GithubPrPollState, pr: PullRequest, qualified: bool) -> None:
+def _remember(row: GithubPrPollState, pr: PullRequest, qualified: bool) -> None:
     row.state, row.head_sha, row.draft = "open", pr.head_sha, pr.draft
     row.labels, row.content_digest, row.pr_updated_at = list(pr.labels), _digest(pr), pr.updated_at
     row.qualified = row.qualified or qualified
@@ -163,6 +164,21 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
                 open_prs[repository] = await client.open_pull_requests(repository)
             except GitHubNotFoundError:
                 log.warning("GitHub does not know repository %s (or the token can not see it)", repository)
+    try:
+        return await _record(ctx, triggers, plan, open_prs)
+    except IntegrityError:
+        # A concurrent poll of this workspace recorded these pull requests first and reported their events.
+        log.info("a concurrent GitHub poll of workspace %s got there first", workspace_id)
+        return []
+
+
+async def _record(
+    ctx: ServiceContext,
+    triggers: list[AutomationTrigger],
+    plan: dict[str, list[str]],
+    open_prs: dict[str, list[PullRequest]],
+) -> list[PullRequestFiring]:
+    """Diff each listed PR against its poll state, record the new state, and return the wanted events."""
     firings: list[PullRequestFiring] = []
     async with ctx.unit_of_work() as uow:
         ids = [t.id for t in triggers]
@@ -207,7 +223,7 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
                             qualified=False,
                         )
                         uow.db.add(seen)
-                    _record(seen, pr, ok)
+                    _remember(seen, pr, ok)
                 still_open = {pr.number for pr in listed}
                 for (trigger_id, name, number), state in states.items():
                     if trigger_id == trigger.id and name == repository.lower() and number not in still_open:

@@ -214,3 +214,16 @@ async def test_a_closed_unmerged_pr_is_closed_not_merged(services, db, workspace
     github.update_pr("acme/widgets", 4, state="closed")
     changes = await sync_task_pull_requests(services.ctx, workspace_id)
     assert [(c.state, c.merged) for c in changes] == [("closed", False)]
+
+
+async def test_two_concurrent_first_polls_report_each_pr_once_between_them(services, workspace_id, github):
+    await connect(services, workspace_id)
+    await pr_automation(services, workspace_id, repositories=["acme/widgets"])
+    for number in (1, 2, 3):
+        github.add_pr("acme/widgets", number)
+    both = await asyncio.gather(
+        poll_pull_requests(services.ctx, workspace_id), poll_pull_requests(services.ctx, workspace_id)
+    )
+    assert sorted(f.dedup_key for firings in both for f in firings) == [
+        f"github_pr:acme/widgets#{n}:opened" for n in (1, 2, 3)
+    ]
