@@ -131,3 +131,11 @@ class TestWithAuthOn:
         answer = await eve(CONNECT, i={"workspaceId": bobs_workspace, "token": "good-token"})
         assert answer["connectGithub"]["__typename"] == "NotFoundError"
         assert not any(path == "/user" for path in github.requests)
+
+
+async def test_deleting_the_token_secret_ends_the_connection(services, gql, db, workspace_id):
+    await gql(CONNECT, i={"workspaceId": workspace_id, "token": "good-token"})
+    (secret,) = await services.secrets.list(workspace_id)
+    await services.secrets.delete(secret.id)
+    assert (await gql(CONNECTION, ws=workspace_id))["githubConnection"] is None
+    assert await rows(db) == ([], [], [])

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from sqlalchemy import select
 
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.github.pull_requests import PullRequestFiring, poll_pull_requests
 from kandev.events import task_pull_request_channel
-from kandev.models import Repository, TaskPullRequest, TaskRepository
+from kandev.github.client import GitHubAuthError
+from kandev.models import GithubPrPollState, Repository, TaskPullRequest, TaskRepository
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
 from tests.support.factories import new_task
@@ -227,3 +229,42 @@ async def test_two_concurrent_first_polls_report_each_pr_once_between_them(servi
     assert sorted(f.dedup_key for firings in both for f in firings) == [
         f"github_pr:acme/widgets#{n}:opened" for n in (1, 2, 3)
     ]
+
+
+async def test_a_repository_may_be_chosen_by_its_workspace_repository_id(services, db, workspace_id, github):
+    await connect(services, workspace_id)
+    chosen = await add_repository(db, workspace_id, "acme/widgets")
+    await add_repository(db, workspace_id, "acme/gadgets")
+    await pr_automation(services, workspace_id, repositories=[chosen])
+    github.add_pr("acme/widgets", 1)
+    github.add_pr("acme/gadgets", 1)
+    assert seen(await poll_pull_requests(services.ctx, workspace_id)) == [("acme/widgets", 1, "opened")]
+
+
+async def test_edits_are_reported_and_a_labels_filter_limits_labeled_to_its_labels(services, workspace_id, github):
+    await connect(services, workspace_id)
+    await pr_automation(
+        services, workspace_id, repositories=["acme/widgets"], labels=["ready", "urgent"], events=["labeled", "edited"]
+    )
+    github.add_pr("acme/widgets", 1, labels=["ready"])
+    assert await poll_pull_requests(services.ctx, workspace_id) == []
+    github.update_pr("acme/widgets", 1, labels=["ready", "wip", "urgent"])
+    assert [f.dedup_key for f in await poll_pull_requests(services.ctx, workspace_id)] == [
+        "github_pr:acme/widgets#1:labeled:urgent"
+    ]
+    github.update_pr("acme/widgets", 1, title="Better title")
+    assert [f.event for f in await poll_pull_requests(services.ctx, workspace_id)] == ["edited"]
+
+
+async def test_a_revoked_token_fails_the_poll_and_records_nothing(services, db, workspace_id, github):
+    await connect(services, workspace_id)
+    await pr_automation(services, workspace_id, repositories=["acme/widgets"])
+    github.add_pr("acme/widgets", 1)
+    del github.tokens["good-token"]
+    with pytest.raises(GitHubAuthError) as refused:
+        await poll_pull_requests(services.ctx, workspace_id)
+    assert "good-token" not in str(refused.value)
+    async with db.read() as session:
+        assert list(await session.scalars(select(GithubPrPollState))) == []
+    github.tokens["good-token"] = "octocat"
+    assert [f.event for f in await poll_pull_requests(services.ctx, workspace_id)] == ["opened"]
