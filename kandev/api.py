@@ -26,6 +26,7 @@ from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
 from kandev.schema.fanout import SharedEventExecutor
 from kandev.schema.limits import limit_extensions
+from kandev.schema.plain_fields import PlainFieldExecutor
 
 
 @strawberry.type
@@ -267,11 +268,15 @@ class KandevSchema(strawberry.Schema):
                 log_error(error)
 
 
+class KandevExecutor(PlainFieldExecutor, SharedEventExecutor):
+    """Plain fields read directly; subscription events executed once for all who share them."""
+
+
 schema = KandevSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
     extensions=[*limit_extensions(), *cache_extensions(), CodedMaskErrors],
-    execution_context_class=SharedEventExecutor,
+    execution_context_class=KandevExecutor,
 )
