@@ -10,6 +10,7 @@ from kandev.resolvers import account as account_resolvers
 from kandev.resolvers import automations as automation_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
+from kandev.resolvers import github as github_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
@@ -81,6 +82,9 @@ class Query:
         resolver=automation_resolvers.validate_cron,
         extensions=[DeclaredQueryLimits()],
         description="Check a schedule expression in a timezone: valid or why not, in words, and its next fires.",
+    )
+    github_connection = strawberry.field(
+        resolver=github_resolvers.github_connection, description="A workspace's GitHub connection; null: none."
     )
 
 
@@ -241,6 +245,14 @@ class Mutation:
     rotate_webhook_secret = strawberry.mutation(
         resolver=automation_resolvers.rotate_webhook_secret,
         description="A new webhook secret; the old one stops working at once.",
+    )
+    connect_github = strawberry.mutation(
+        resolver=github_resolvers.connect_github,
+        description="Connect a workspace to GitHub; the token is verified first and a refused one stores nothing.",
+    )
+    disconnect_github = strawberry.mutation(resolver=github_resolvers.disconnect_github)
+    set_github_app = strawberry.mutation(
+        resolver=github_resolvers.set_github_app, description="Set the server-wide GitHub App (admins only)."
     )
 
 

@@ -8,6 +8,7 @@ from functools import cached_property
 from kandev.domain.access.tokens import AccessTokenService
 from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.github.connections import GithubService
 from kandev.domain.lookups import Lookups
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
@@ -121,6 +122,10 @@ class Services:
     @cached_property
     def automations(self) -> AutomationService:
         return AutomationService(self.ctx, self.ctx.settings.server_key)
+
+    @cached_property
+    def github(self) -> GithubService:
+        return GithubService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:
