@@ -5,10 +5,10 @@ only: the domain prepares working trees with it, the runtime launches with it.""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import pwd
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,23 +60,34 @@ def resolve_agent_user(name: str | None, *, euid: int | None = None) -> AgentUse
     return AgentUser(name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, entry.pw_shell)
 
 
+# The scripted agent starts without `site` (-S): processing the virtualenv's .pth import hooks was a third
+# of its start-up. It finds kandev on the first path given; the installed packages (the MCP client, for
+# `/tool` directives only) stay reachable, after the stdlib.
+_SCRIPTED_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); sys.path.extend(sys.argv[2:]); "
+    "from kandev.runtime.scripted import main; main()"
+)
+
+
 def scripted_command() -> list[str]:
     """The argv of the built-in scripted agent on this interpreter; isolated (-I), because it runs in the
     task's worktree and a repository with a `kandev/` folder would otherwise shadow the package."""
-    return [sys.executable, "-I", "-m", "kandev.runtime.scripted"]
+    root = str(Path(__file__).resolve().parent.parent)
+    return [sys.executable, "-I", "-S", "-c", _SCRIPTED_BOOT, root, *_installed_packages()]
 
 
 def scripted_requirements() -> list[str]:
-    """What the built-in scripted agent reads besides its interpreter: the kandev package, the acp
-    package it imports, the stdlib and the virtualenv's config."""
-    paths = [str(Path(__file__).resolve().parent), os.path.dirname(os.__file__)]
-    spec = importlib.util.find_spec("acp")
-    if spec is not None and spec.submodule_search_locations:
-        paths.extend(spec.submodule_search_locations)
+    """What the built-in scripted agent reads besides its interpreter: the kandev package, the stdlib, the
+    installed packages (its `/tool` directives use the MCP client) and the virtualenv's config."""
+    paths = [str(Path(__file__).resolve().parent), os.path.dirname(os.__file__), *_installed_packages()]
     venv_config = Path(sys.prefix) / "pyvenv.cfg"
     if venv_config.exists():
         paths.append(str(venv_config))
     return paths
+
+
+def _installed_packages() -> list[str]:
+    return list(dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib")))
 
 
 def hand_over(path: Path, user: AgentUser | None) -> None:

@@ -1,36 +1,6 @@
 """Agent runtime: launch an agent, prompt it, stream its updates, cancel and close it.
 
-Importing this package is cheap; `kandev.runtime.acp_adapter.AcpRuntime` pulls in the ACP package.
+The parts live in their modules (`base` for the interface, `acp_adapter` for ACP, `scripted` for the
+built-in agent). Importing the package imports none of them: the scripted agent, started for every
+turn, loads only what it uses.
 """
-
-from kandev.runtime.base import (
-    AgentLaunchError,
-    AgentProcessExited,
-    AgentRuntime,
-    AgentRuntimeError,
-    AgentUpdate,
-    LaunchInfo,
-    LaunchSpec,
-    PermissionHandler,
-    PermissionOptionInfo,
-    PermissionRequest,
-    PromptResult,
-    UpdateHandler,
-    scripted_command,
-)
-
-__all__ = [
-    "AgentLaunchError",
-    "AgentProcessExited",
-    "AgentRuntime",
-    "AgentRuntimeError",
-    "AgentUpdate",
-    "LaunchInfo",
-    "LaunchSpec",
-    "PermissionHandler",
-    "PermissionOptionInfo",
-    "PermissionRequest",
-    "PromptResult",
-    "UpdateHandler",
-    "scripted_command",
-]

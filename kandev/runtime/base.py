@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from kandev.agent_host import scripted_command as scripted_command
 from kandev.redaction import REDACTED as REDACTED
 from kandev.redaction import Redactor as Redactor
+from kandev.runtime.wire_names import END_TURN as END_TURN
+from kandev.runtime.wire_names import MCP_SERVER_NAME as MCP_SERVER_NAME
 
 if TYPE_CHECKING:
     from kandev.agent_host import AgentUser
@@ -19,8 +21,6 @@ UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "
 # Our stop reason for a turn the agent could not finish (agent error, /fail, crash); the rest are ACP's.
 FAILED = "failed"
 CANCELLED = "cancelled"
-END_TURN = "end_turn"
-MCP_SERVER_NAME = "kandev"
 
 
 @dataclass(slots=True)

@@ -34,15 +34,13 @@ import json
 import os
 import sys
 import threading
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from kandev import __version__
-from kandev.runtime.base import END_TURN, MCP_SERVER_NAME
 from kandev.runtime.scripted_directives import Step, load_answer, plan, save_answer
 from kandev.runtime.scripted_tools import McpTarget, ToolOutcome
+from kandev.runtime.wire_names import END_TURN, MCP_SERVER_NAME
 
 PROTOCOL_VERSION = 1  # ACP's protocol version (acp.PROTOCOL_VERSION)
 FAIL_CODE = -32603
@@ -113,21 +111,25 @@ class _Turn:
         self.check()
 
 
-@dataclass(slots=True)
 class _Session:
-    cwd: str
-    mcp: McpTarget | None
-    mode: str = "default"
-    turn: _Turn | None = None
+    __slots__ = ("cwd", "mcp", "mode", "turn")
+
+    def __init__(self, cwd: str, mcp: McpTarget | None) -> None:
+        self.cwd = cwd
+        self.mcp = mcp
+        self.mode = "default"
+        self.turn: _Turn | None = None
 
 
-@dataclass(slots=True)
 class _Pending:
     """An outgoing request awaiting the client's answer."""
 
-    done: threading.Event = field(default_factory=threading.Event)
-    result: Any = None
-    error: RpcError | None = None
+    __slots__ = ("done", "error", "result")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: RpcError | None = None
 
 
 def block_text(block: Any) -> str:
@@ -295,7 +297,7 @@ class ScriptedAgent:
 
     def new_session(self, cwd: str, mcp_servers: Any) -> dict[str, Any]:
         self._check_signed_in("launch")
-        session_id = uuid.uuid4().hex
+        session_id = os.urandom(16).hex()
         self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers))
         return {"sessionId": session_id, "modes": _modes("default")}
 
@@ -380,7 +382,7 @@ class ScriptedAgent:
 
     def _say(self, session_id: str, text: str) -> None:
         """One agent message per `/say`: its own messageId tells the client where the message starts."""
-        message_id = f"say-{uuid.uuid4().hex}"
+        message_id = f"say-{os.urandom(16).hex()}"
         self._update(
             session_id, {"content": _text(text), "messageId": message_id, "sessionUpdate": "agent_message_chunk"}
         )
@@ -389,7 +391,7 @@ class ScriptedAgent:
         call_id = f"call-{next(self._tool_ids)}"
         title = step.tool or "tool"
         start = {"toolCallId": call_id, "title": title, "kind": "other", "status": "pending"}
-        self._update(session_id, {**start, "rawInput": step.arguments, "sessionUpdate": "tool_call"})
+        self._update(session_id, {**start, "rawInput": dict(step.arguments), "sessionUpdate": "tool_call"})
         if step.error is not None:
             ok, out, raw = False, step.error, None
         else:
@@ -419,7 +421,7 @@ class ScriptedAgent:
         self._say(session_id, f"permission {title}: {chosen if chosen else outcome['outcome']}")
 
 
-def _call_tool(turn: _Turn, target: McpTarget | None, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+def _call_tool(turn: _Turn, target: McpTarget | None, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
     """Run the MCP call on an event loop of this turn's own; asyncio and the MCP client load only here."""
     import asyncio
     import contextlib
@@ -435,7 +437,7 @@ def _call_tool(turn: _Turn, target: McpTarget | None, name: str, arguments: dict
                 loop.call_soon_threadsafe(task.cancel)
 
         turn.on_cancel(cancel)
-        return await call_tool(target, name, arguments)
+        return await call_tool(target, name, dict(arguments))
 
     try:
         return asyncio.run(call())

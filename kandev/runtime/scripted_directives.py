@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
 _DIRECTIVE = re.compile(r"^/(say|tool|sleep|fail|end|on-question|permission)(?:\s+(.*))?$", re.S)
@@ -17,15 +18,14 @@ REPLY_KEYS = ("task_id", "reply_to_question_id")
 StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission"]
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One directive to execute; `tool` steps carry parsed arguments or the reason they are unusable."""
 
     kind: StepKind
     text: str = ""
     seconds: float = 0.0
     tool: str = ""
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: Mapping[str, Any] = MappingProxyType({})  # read-only: a shared default
     error: str | None = None
 
 
@@ -104,7 +104,8 @@ def plan(prompt: str, on_question: str | None = None) -> list[Step]:
 def load_answer(cwd: str) -> str | None:
     """The remembered `/on-question` answer of this working directory, if any."""
     try:
-        state = json.loads((Path(cwd) / STATE_FILE).read_text())
+        with open(os.path.join(cwd, STATE_FILE), encoding="utf-8") as file:
+            state = json.load(file)
     except (OSError, ValueError):
         return None
     answer = state.get("on_question") if isinstance(state, dict) else None
@@ -113,7 +114,8 @@ def load_answer(cwd: str) -> str | None:
 
 def save_answer(cwd: str, answer: str) -> None:
     """Remember `answer` for later parent questions in this working directory."""
-    path = Path(cwd) / STATE_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"on_question": answer}))
-    tmp.replace(path)
+    path = os.path.join(cwd, STATE_FILE)
+    tmp = f"{os.path.splitext(path)[0]}.tmp"
+    with open(tmp, "w", encoding="utf-8") as file:
+        json.dump({"on_question": answer}, file)
+    os.replace(tmp, path)

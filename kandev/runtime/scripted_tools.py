@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 NO_SERVER = (
     "no kandev MCP server was given in session/new, so /tool {name} cannot run "
@@ -11,16 +10,14 @@ NO_SERVER = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class McpTarget:
+class McpTarget(NamedTuple):
     """Where the session's kandev MCP server lives and the headers it wants (the bearer token)."""
 
     url: str
     headers: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutcome:
+class ToolOutcome(NamedTuple):
     """A finished tool call: success flag, text for the transcript, raw output as JSON."""
 
     ok: bool

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from kandev.agent_host import AgentUser, AgentUserError, resolve_agent_user, scripted_requirements
+from kandev.agent_host import AgentUser, AgentUserError, resolve_agent_user, scripted_command, scripted_requirements
 from kandev.runtime.base import AgentLaunchError
 from kandev.runtime.confinement import blocked_path, check_can_run
 from kandev.runtime.process import INHERITED_ENV, minimal_env
@@ -97,15 +98,22 @@ def test_a_working_directory_the_agent_user_cannot_write_is_refused(open_dir: Pa
         check_can_run(STRANGER, ["/bin/sh"], str(open_dir), [])
 
 
-def test_scripted_requirements_cover_the_kandev_and_acp_packages() -> None:
-    import acp
+def test_scripted_requirements_cover_kandev_the_stdlib_and_the_mcp_client_it_imports() -> None:
+    import mcp
 
     import kandev
 
     required = scripted_requirements()
     assert str(Path(kandev.__file__).resolve().parent) in required
-    assert str(Path(acp.__file__).parent) in required
+    assert any(Path(mcp.__file__).resolve().is_relative_to(Path(p).resolve()) for p in required)
     assert os.path.dirname(os.__file__) in required
+
+
+def test_the_scripted_agent_starts_without_site_and_still_reaches_the_packages_its_tools_use() -> None:
+    command = scripted_command()
+    assert command[1:3] == ["-I", "-S"]
+    probe = [*command[:4], "import sys; sys.path.extend(sys.argv[2:]); import mcp.client; print('ok')", *command[5:]]
+    assert subprocess.run(probe, capture_output=True, text=True, timeout=60).stdout.strip() == "ok"
 
 
 def test_no_agent_user_means_no_switch() -> None:
