@@ -10,16 +10,16 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
+from kandev.domain.automations.history import RunFilter, check_first, run_page
 from kandev.domain.automations.records import (
     AutomationFields,
     AutomationRecord,
     RunPage,
-    RunRecord,
     SavedAutomation,
     TriggerFields,
     given,
@@ -33,8 +33,6 @@ from kandev.domain.automations.references import (
 )
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.tasks.service import decode_cursor, encode_cursor
-from kandev.domain.validation import PAGE_SIZE_LIMIT
 from kandev.domain.workspace.secrets import cipher
 from kandev.log_redaction import remember_secrets
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
@@ -182,42 +180,18 @@ class AutomationService:
         trigger_type: RunTriggerType | None = None,
         count: bool = False,
     ) -> RunPage:
-        """An automation's runs, newest first, keyset-paginated; filtered by stored status and trigger type."""
-        if not 0 <= first <= PAGE_SIZE_LIMIT:
-            raise ValidationError(f"first must be between 0 and {PAGE_SIZE_LIMIT}", field="first")
+        """An automation's runs, newest first, keyset-paginated; filtered by shown status and trigger type."""
+        check_first(first)
         async with self.ctx.read() as db:
             await load_automation(db, self.ctx.principal, automation_id)
-            conditions = [AutomationRun.automation_id == automation_id]
-            if status is not None:
-                conditions.append(AutomationRun.status == status)
-            if trigger_type is not None:
-                conditions.append(AutomationRun.trigger_type == trigger_type)
-            total = None
-            if count:
-                total = await db.scalar(select(func.count()).select_from(AutomationRun).where(*conditions)) or 0
-            if after:
-                created_at, run_id = decode_cursor(after)
-                conditions.append(
-                    or_(
-                        AutomationRun.created_at < created_at,
-                        and_(AutomationRun.created_at == created_at, AutomationRun.id < run_id),
-                    )
-                )
-            rows = (
-                await db.execute(
-                    select(*RunRecord.columns())
-                    .where(*conditions)
-                    .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
-                    .limit(first + 1)
-                )
-            ).all()
-        page = [RunRecord(*row) for row in rows[:first]]
-        return RunPage(
-            records=page,
-            has_next_page=len(rows) > first,
-            cursors=[encode_cursor(run.created_at, run.id) for run in page],
-            total_count=total,
-        )
+            return await run_page(
+                db,
+                AutomationRun.automation_id == automation_id,
+                RunFilter(status=status, trigger_type=trigger_type),
+                first=first,
+                after=after,
+                count=count,
+            )
 
     # -- writes ----------------------------------------------------------------------------
 
