@@ -80,6 +80,19 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
         return "failed"
 
 
+async def runs_to_launch(ctx: ServiceContext) -> list[str]:
+    """Admitted runs whose launch hasn't happened (their job may be lost with Redis): launched again, once."""
+    async with ctx.read() as db:
+        rows = await db.scalars(
+            select(AutomationRun.id).where(
+                AutomationRun.status == RunStatus.TRIGGERED,
+                AutomationRun.task_id.is_(None),
+                AutomationRun.stopped_at.is_(None),
+            )
+        )
+        return list(rows)
+
+
 async def _fail(uow: UnitOfWork, run: AutomationRun, automation: Automation, reason: str) -> None:
     run.status, run.reason, run.finished_at = RunStatus.FAILED, reason, utcnow()
     await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
