@@ -124,6 +124,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "DeleteAllRunsInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
+  "DeleteRunInput": {
+    "runId": {
+      "minLength": 1
+    }
+  },
   "MoveTaskInput": {
     "taskId": {
       "minLength": 1
@@ -175,6 +185,11 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "RunAutomationNowInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
   "SendMessageInput": {
     "prompt": {
       "minLength": 1
@@ -214,6 +229,11 @@ export const LIMITS = {
   "SpawnSessionInput": {
     "name": {
       "maxLength": 200
+    }
+  },
+  "StopRunInput": {
+    "runId": {
+      "minLength": 1
     }
   },
   "TaskDependencyInput": {

@@ -24,11 +24,12 @@ from kandev.models.enums import AutomationContext, AutomationDestination, RunSta
 log = logging.getLogger("kandev.automations")
 
 PROMPT_SOURCE = "automation"
+KEY_PREFIX = "automation-run:"
 
 
 def prompt_key(run_id: str) -> str:
     """The idempotency key of a run's prompt: how the turn that answers it is bound to the run."""
-    return f"automation-run:{run_id}"
+    return f"{KEY_PREFIX}{run_id}"
 
 
 async def launch_run(ctx: ServiceContext, run_id: str) -> str:
