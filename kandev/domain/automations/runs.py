@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, exists, or_, select
+from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from kandev.models import AutomationRun, Task
@@ -19,13 +20,17 @@ OPEN_STATUSES = (RunStatus.TRIGGERED, RunStatus.TASK_CREATED)
 
 
 def _task_live() -> ColumnElement[bool]:
+    # Its own alias of Task, so the rule also holds inside a statement that already joins the run's task.
+    task = aliased(Task)
     return exists(
-        select(Task.id).where(
-            Task.id == AutomationRun.task_id,
-            Task.deleted_at.is_(None),
-            Task.archived_at.is_(None),
-            Task.state != TaskState.CANCELLED,
+        select(task.id)
+        .where(
+            task.id == AutomationRun.task_id,
+            task.deleted_at.is_(None),
+            task.archived_at.is_(None),
+            task.state != TaskState.CANCELLED,
         )
+        .correlate(AutomationRun)
     )
 
 
