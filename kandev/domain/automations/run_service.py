@@ -77,14 +77,18 @@ class AutomationRunService:
             return await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
 
     async def _halt(self, uow: UnitOfWork, run: AutomationRun) -> None:
+        """Stop what of the run is live. A run whose turn runs is settled when that turn ends; one that has
+        no turn yet is finished here, as no turn of it will ever end."""
         if run.session_id is None:
-            return  # not launched yet: the launch job sees stopped_at and launches nothing
+            run.finished_at = run.stopped_at  # not launched yet: the launch job sees stopped_at, launches nothing
+            return
         note = f"Stopped by {self.ctx.principal.actor}: this automation run's turn was cancelled."
         if run.turn_id is not None:
             turn = await uow.db.get(Turn, run.turn_id)
             if turn is not None and turn.state == TurnState.RUNNING:
                 await cancel_running_turn(self.ctx, uow, run.session_id, note=note)
             return
+        run.finished_at = run.stopped_at
         # Launched, its prompt not claimed yet: withdraw that prompt, so no turn of this run ever starts.
         prompts = await uow.db.scalars(
             select(QueuedPrompt).where(
