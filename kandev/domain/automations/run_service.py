@@ -4,6 +4,10 @@ Every read and write goes through the principal's access to the run's automation
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -57,6 +61,27 @@ class AutomationRunService:
         async with self.ctx.read() as db:
             await load_run(db, self.ctx.principal, run_id)
             return RunRecord.of((await db.execute(RunRecord.query().where(AutomationRun.id == run_id))).one())
+
+    async def fire(
+        self,
+        automation_id: str,
+        *,
+        trigger_id: str | None,
+        trigger_type: RunTriggerType | str,
+        occurrence: datetime | None = None,
+        data: Mapping[str, Any] | None = None,
+        dedup_key: str | None = None,
+    ) -> FireOutcome:
+        """firing.fire as this service's principal: the front door the scheduler, webhook and GitHub jobs use."""
+        return await fire(
+            self.ctx,
+            automation_id,
+            trigger_id=trigger_id,
+            trigger_type=trigger_type,
+            occurrence=occurrence,
+            data=data,
+            dedup_key=dedup_key,
+        )
 
     async def run_now(self, automation_id: str) -> tuple[FireOutcome, RunRecord | None]:
         """A manual firing (no trigger, no dedup key) under the same admission rules as every trigger."""

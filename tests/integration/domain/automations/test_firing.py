@@ -35,8 +35,8 @@ async def test_a_dedup_key_fires_once_even_when_two_callers_race(services, db, w
     trigger_id = (await services.automations.get(automation_id)).triggers[0].id
 
     async def once() -> Admission:
-        outcome = await fire(
-            services.ctx, automation_id, trigger_id=trigger_id, trigger_type="scheduled", dedup_key="t:09:00"
+        outcome = await services.automation_runs.fire(
+            automation_id, trigger_id=trigger_id, trigger_type="scheduled", dedup_key="t:09:00"
         )
         return outcome.admission
 
