@@ -4,6 +4,7 @@ the same transaction, so a retried launch job finds the run bound and does nothi
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from sqlalchemy import select
 
@@ -17,7 +18,7 @@ from kandev.domain.sessions.transcript import emit_session_event
 from kandev.domain.tasks.service import CreateTask, TaskService
 from kandev.domain.workflow.starts import start_agent
 from kandev.domain.workspace.repositories import RepositoryChoice
-from kandev.models import Automation, AutomationRepository, AutomationRun, Session, Task
+from kandev.models import Automation, AutomationRepository, AutomationRun, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 from kandev.models.enums import AutomationContext, AutomationDestination, RunStatus, TaskOrigin
 
@@ -146,4 +147,18 @@ async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[
         return None, "the automation's agent profile changed; a new task continues the automation"
     if automation.executor_profile_id is not None and task.executor_profile_id != automation.executor_profile_id:
         return None, "the automation's executor profile changed; a new task continues the automation"
+    if automation.destination == AutomationDestination.NORMAL and task.workflow_id != automation.workflow_id:
+        return None, "the automation's workflow changed; a new task continues the automation"
+    if await _pairs(uow, AutomationRepository, automation.id) != await _pairs(uow, TaskRepository, task.id):
+        return None, "the automation's repositories changed; a new task continues the automation"
     return (task, session), None
+
+
+async def _pairs(uow: UnitOfWork, table: type[AutomationRepository | TaskRepository], owner_id: str) -> list[Any]:
+    """Ordered (repository, base branch) pairs of an automation or of a task: equal when the continued
+    checkout is the one the automation asks for."""
+    owner = AutomationRepository.automation_id if table is AutomationRepository else TaskRepository.task_id
+    rows = await uow.db.execute(
+        select(table.repository_id, table.base_branch).where(owner == owner_id).order_by(table.position)
+    )
+    return [tuple(row) for row in rows]

@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.records import AutomationFields
 from kandev.events import automation_channel
-from kandev.models import Message, Turn
+from kandev.models import AutomationRun, Message, Turn
 from kandev.models.enums import AutomationContext, PermissionPolicy
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.support.factories import new_agent_profile
@@ -104,3 +105,31 @@ async def test_a_continuation_whose_task_was_archived_is_replaced_and_the_run_sa
     _, replaced = await runs_of(db, automation_id)
     assert replaced.task_id != earlier.task_id
     assert replaced.continuation_note and "archived" in replaced.continuation_note
+
+
+async def test_a_compatible_continuation_reuses_the_session_and_a_changed_profile_replaces_it(
+    services, db, workspace_id
+):
+    automation_id = await new_automation(services, workspace_id, context=AutomationContext.CONTINUE_SESSION)
+    for _ in range(2):
+        outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+        assert outcome.run_id
+        await launch_run(services.ctx, outcome.run_id)
+        async with db.transaction() as session:  # its turn ended: the next firing is admitted
+            run = await session.get(AutomationRun, outcome.run_id)
+            assert run is not None
+            run.status = "succeeded"
+    other = await new_agent_profile(services, workspace_id, "Other")
+    await services.automations.update(automation_id, AutomationFields(agent_profile_id=other.id))
+    last = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert last.run_id
+    await launch_run(services.ctx, last.run_id)
+
+    first, continued, replaced = await runs_of(db, automation_id)
+    assert (continued.task_id, continued.session_id, continued.continuation_note) == (
+        first.task_id,
+        first.session_id,
+        None,
+    )
+    assert replaced.task_id != first.task_id
+    assert replaced.continuation_note and "agent profile changed" in replaced.continuation_note
