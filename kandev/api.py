@@ -10,6 +10,7 @@ from kandev.resolvers import account as account_resolvers
 from kandev.resolvers import automations as automation_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
+from kandev.resolvers import github as github_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import runs as run_resolvers
 from kandev.resolvers import sessions as session_resolvers
@@ -20,12 +21,13 @@ from kandev.resolvers import workflows as workflow_resolvers
 from kandev.resolvers import workspace_sources as source_resolvers
 from kandev.resolvers import workspaces as workspace_resolvers
 from kandev.schema.caching import cache_extensions
-from kandev.schema.declare import enforce_declared_limits
+from kandev.schema.declare import DeclaredQueryLimits, enforce_declared_limits
 from kandev.schema.error_codes import CodedMaskErrors, is_client_error
 from kandev.schema.error_text import log_error
 from kandev.schema.errors import ERROR_TYPES
 from kandev.schema.fanout import SharedEventExecutor
 from kandev.schema.limits import limit_extensions
+from kandev.schema.plain_fields import PlainFieldExecutor
 
 
 @strawberry.type
@@ -77,6 +79,18 @@ class Query:
     automation_runs = strawberry.field(
         resolver=automation_resolvers.automation_runs,
         description="An automation's runs, newest first, optionally of one status or trigger type.",
+    )
+    agenda = strawberry.field(
+        resolver=automation_resolvers.agenda,
+        description="What a workspace's automations fire next, soonest first, and their newest 50 runs.",
+    )
+    validate_cron = strawberry.field(
+        resolver=automation_resolvers.validate_cron,
+        extensions=[DeclaredQueryLimits()],
+        description="Check a schedule expression in a timezone: valid or why not, in words, and its next fires.",
+    )
+    github_connection = strawberry.field(
+        resolver=github_resolvers.github_connection, description="A workspace's GitHub connection; null: none."
     )
 
 
@@ -254,6 +268,14 @@ class Mutation:
         resolver=automation_resolvers.rotate_webhook_secret,
         description="A new webhook secret; the old one stops working at once.",
     )
+    connect_github = strawberry.mutation(
+        resolver=github_resolvers.connect_github,
+        description="Connect a workspace to GitHub; the token is verified first and a refused one stores nothing.",
+    )
+    disconnect_github = strawberry.mutation(resolver=github_resolvers.disconnect_github)
+    set_github_app = strawberry.mutation(
+        resolver=github_resolvers.set_github_app, description="Set the server-wide GitHub App (admins only)."
+    )
 
 
 @strawberry.type
@@ -281,11 +303,15 @@ class KandevSchema(strawberry.Schema):
                 log_error(error)
 
 
+class KandevExecutor(PlainFieldExecutor, SharedEventExecutor):
+    """Plain fields read directly; subscription events executed once for all who share them."""
+
+
 schema = KandevSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,
     types=list(ERROR_TYPES),
     extensions=[*limit_extensions(), *cache_extensions(), CodedMaskErrors],
-    execution_context_class=SharedEventExecutor,
+    execution_context_class=KandevExecutor,
 )

@@ -40,7 +40,7 @@ from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
-from kandev.schema.fanout import next_message_text
+from kandev.schema.fanout import SharingTransportWSHandler, next_message_text
 from kandev.state import AppState
 from kandev.static_assets import favicon, graphiql_asset, graphiql_response
 
@@ -53,6 +53,8 @@ ANONYMOUS = Principal(user_id="", login="anonymous")
 
 
 class KandevGraphQL(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = SharingTransportWSHandler
+
     def __init__(self, state_getter: Any) -> None:
         super().__init__(schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL], keep_alive=True)
         self._state = state_getter

@@ -1,4 +1,4 @@
-"""The `kandev` command: serve, worker, scheduler, dashboard, db upgrade, user and token management."""
+"""The `kandev` command: serve, worker, scheduler, dashboard, db upgrade, user and token management, export."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -14,6 +15,9 @@ from kandev.config import Settings
 from kandev.data_dir import prepare_data_dir, prepare_work_dir
 from kandev.db import Database
 from kandev.preflight import load_settings, require_database, require_port, require_reachable_redis, require_services
+
+if TYPE_CHECKING:
+    from kandev.domain.services import Services
 
 T = TypeVar("T")
 
@@ -38,6 +42,12 @@ user_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(user_app, name="user", short_help="Create users; grant or withdraw admin.")
+export_app = typer.Typer(
+    help="Export a workspace's configuration as files to read, diff or check into a repository.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(export_app, name="export", short_help="Export a workspace's automations as YAML.")
 
 log = logging.getLogger("kandev")
 
@@ -261,8 +271,13 @@ def db_upgrade() -> None:
 
 
 def _run(work: Callable[[Database], Awaitable[T]]) -> T:
-    """Run `work` on the database of the command's services (migrated first when embedded, with the `local`
-    user in place); a domain error becomes one line on stderr and exit status 2."""
+    """Run `work` on the database of the command's services (see _run_services)."""
+    return _run_services(lambda services: work(services.ctx.db))
+
+
+def _run_services(work: Callable[[Services], Awaitable[T]]) -> T:
+    """Run `work` with the command's services, acting as the system (migrated first when embedded, with the
+    `local` user in place); a domain error becomes one line on stderr and exit status 2."""
     import asyncio
 
     from kandev.domain.access.users import prepare_users
@@ -279,7 +294,7 @@ def _run(work: Callable[[Database], Awaitable[T]]) -> T:
     async def run() -> T:
         async with provide_services(settings, SYSTEM) as services:
             await prepare_users(services.ctx.db)
-            return await work(services.ctx.db)
+            return await work(services)
 
     try:
         return asyncio.run(run())
@@ -364,6 +379,45 @@ def token_revoke(
 
     row = _run(lambda db: revoke_token(db, token_id))
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
+
+
+@export_app.command("automations")
+def export_automations(
+    workspace: str = typer.Argument(..., metavar="WORKSPACE", help="The workspace's id, or its name."),
+    as_zip: bool = typer.Option(
+        False, "--zip", help="A zip of .kandev/automations/<slug>.yml files instead of one YAML document."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="PATH", help="Write to PATH instead of standard output."
+    ),
+) -> None:
+    """Print every automation of a workspace as one YAML document, the same bytes as
+    GET /api/v1/workspaces/{id}/automations/export (or with --zip, the zip of /export/zip). Profiles,
+    workflows and repositories are named, never identified; no secret is written."""
+
+    async def export(services: Services) -> bytes:
+        found = await services.workspaces.find(workspace)
+        if as_zip:
+            return await services.automations.export_zip(found.id)
+        return (await services.automations.export_yaml(found.id)).encode()
+
+    if output is None and as_zip and _is_terminal():
+        typer.echo("error: a zip is binary: give --output PATH or redirect standard output", err=True)
+        raise typer.Exit(2)
+    data = _run_services(export)
+    if output is not None:
+        output.write_bytes(data)
+        typer.echo(f"wrote {output}", err=True)
+        return
+    stdout = typer.get_binary_stream("stdout")
+    stdout.write(data)
+    stdout.flush()
+
+
+def _is_terminal() -> bool:
+    import sys
+
+    return sys.stdout.isatty()
 
 
 def _require_agent_user(settings: Settings) -> None:

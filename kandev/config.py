@@ -7,6 +7,7 @@ import secrets
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -69,6 +70,10 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"
     )
+    github_api_url: str = Field(
+        default="https://api.github.com", description="base URL of the GitHub REST API (GitHub Enterprise: .../api/v3)"
+    )
+    github_poll_seconds: float = Field(default=60.0, gt=0, description="how often open pull requests are polled")
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )
@@ -77,6 +82,15 @@ class Settings(BaseSettings):
     @classmethod
     def _async_database_url(cls, value: str | None) -> str | None:
         return async_database_url(value) if value else None
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _plain_http_url(cls, value: str) -> str:
+        split = urlsplit(value)
+        if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
+            # The value is not echoed: a URL with credentials would leak them into the error.
+            raise ValueError("expected an http(s) URL without credentials, e.g. https://api.github.com")
+        return value.rstrip("/")
 
     @field_validator("redis_url")
     @classmethod

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import TYPE_CHECKING
 
 from redis import Redis
 
+from kandev.domain.sessions.job_labels import describe_turn
 from kandev.events import ControlMessage, EventBus, control_channel
 
 if TYPE_CHECKING:
@@ -24,18 +24,6 @@ LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
-TITLE_CHARS = 120
-# The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.
-_LOOKALIKES = str.maketrans({"<": "‹", ">": "›", "&": "+", '"': "”", "'": "’", "`": "’"})
-_SPACES = re.compile(r"[\s\x00-\x1f\x7f]+")
-
-
-def job_title(title: str) -> str:
-    """A task title fit for a job description: secrets this process knows redacted, no markup, one bounded line."""
-    from kandev.log_redaction import scrub
-
-    clean = _SPACES.sub(" ", scrub(title).translate(_LOOKALIKES)).strip()
-    return clean if len(clean) <= TITLE_CHARS else clean[: TITLE_CHARS - 1] + "…"
 
 
 async def turn_job_description(database: Database, session_id: str) -> str:
@@ -52,7 +40,7 @@ async def turn_job_description(database: Database, session_id: str) -> str:
         ).first()
     if row is None:
         return f"turn session={session_id}"
-    return f"turn session={session_id} task={row.id} «{job_title(row.title)}»"
+    return describe_turn(session_id, row.id, row.title)
 
 
 class RqDispatcher:
@@ -64,8 +52,10 @@ class RqDispatcher:
         self._turn_timeout = turn_timeout
         self._db = db  # with it, turn jobs carry their task's id and title (for the RQ dashboard)
 
-    async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None:
-        description = await self._describe(session_id)
+    async def enqueue_turn(self, session_id: str, queue: str | None = None, *, description: str | None = None) -> None:
+        """`description` (describe_turn) when the caller has the task at hand; read here otherwise."""
+        if description is None:
+            description = await self._describe(session_id)
         await asyncio.to_thread(self._enqueue_turn, session_id, queue, description)
 
     def _enqueue_turn(self, session_id: str, queue: str | None, description: str | None) -> None:
@@ -142,7 +132,10 @@ def warm_worker_queue(redis: Redis, session_id: str, expected: str | None = None
     name = owner.decode() if isinstance(owner, bytes) else str(owner)
     if expected is not None and name != expected:
         return None
-    state = redis.hget(Worker.redis_worker_namespace_prefix + name, "state")
-    if state in (b"idle", "idle") or redis.get(running_key(name)) in (session_id.encode(), session_id):
+    with redis.pipeline(transaction=False) as pipe:  # one round trip for both
+        pipe.hget(Worker.redis_worker_namespace_prefix + name, "state")
+        pipe.get(running_key(name))
+        state, running = pipe.execute()
+    if state in (b"idle", "idle") or running in (session_id.encode(), session_id):
         return worker_queue_name(name)
     return None

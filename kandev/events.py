@@ -67,6 +67,27 @@ class ToolsChange(TypedDict, total=False):
     revision: int
 
 
+class TaskPullRequestPayload(TypedDict):
+    """github.task_pr.updated: a pull request linked to a task was found (`linked`) or changed state (`updated`)."""
+
+    kind: Literal["linked", "updated"]
+    workspace_id: str
+    task_id: str
+    repository: str
+    number: int
+    state: str
+    previous_state: str | None
+    merged_at: str | None
+    head_branch: str
+    base_branch: str
+    url: str
+
+
+def task_pull_request_channel(workspace_id: str) -> Channel[TaskPullRequestPayload]:
+    """A workspace's task pull-request links (the merged-PR trigger consumes these)."""
+    return Channel(f"workspace:{workspace_id}:github.task_pr.updated")
+
+
 def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
     return Channel(f"workspace:{workspace_id}:tasks")
 

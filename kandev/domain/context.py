@@ -86,7 +86,9 @@ class UnitOfWork:
 class JobDispatcher(Protocol):
     """How the domain hands work to workers (kandev.dispatch.RqDispatcher): turns, cancels, answers."""
 
-    async def enqueue_turn(self, session_id: str, queue: str | None = None) -> None: ...
+    async def enqueue_turn(
+        self, session_id: str, queue: str | None = None, *, description: str | None = None
+    ) -> None: ...
 
     async def nudge_cancel(self, session_id: str) -> None: ...
 

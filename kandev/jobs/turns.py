@@ -351,8 +351,8 @@ class TurnRunner:
         elif setup.fingerprint() != warm.fingerprint:
             reason = "its command, env, executor or MCP tool set changed"
         elif warm.setup.mcp_token:
-            async with self.ctx.unit_of_work() as uow:
-                if not await token_is_live(uow, self.claimed.session_id, warm.setup.mcp_token):
+            async with self.ctx.read() as db:
+                if not await token_is_live(db, self.claimed.session_id, warm.setup.mcp_token):
                     reason = "its session token changed"
         if reason is not None:
             log.info("session %s: the warm agent is closed: %s", self.claimed.session_id, reason)

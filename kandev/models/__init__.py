@@ -2,6 +2,7 @@
 
 from kandev.models.automations import Automation, AutomationRepository, AutomationRun, AutomationTrigger
 from kandev.models.base import Base
+from kandev.models.github import GithubApp, GithubConnection, GithubPrPollState, TaskPullRequest
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
@@ -29,6 +30,9 @@ __all__ = [
     "Base",
     "Clarification",
     "ExecutorProfile",
+    "GithubApp",
+    "GithubConnection",
+    "GithubPrPollState",
     "Message",
     "ParentQuestion",
     "PermissionRequest",
@@ -41,6 +45,7 @@ __all__ = [
     "Task",
     "TaskDependency",
     "TaskFolder",
+    "TaskPullRequest",
     "TaskRepository",
     "Turn",
     "User",

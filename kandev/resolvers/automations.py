@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from kandev.domain.automations.records import AutomationRecord, SavedAutomation
+from kandev.domain.automations.schedule import MAX_CHECK_COUNT
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.resolvers.common import attempt
+from kandev.schema.agenda_types import Agenda, CronCheck
 from kandev.schema.automation_inputs import (
     AutomationIdArgument,
     AutomationPayload,
@@ -26,6 +30,7 @@ from kandev.schema.automation_inputs import (
 )
 from kandev.schema.automation_types import Automation, AutomationRunConnection, run_connection
 from kandev.schema.context import Info
+from kandev.schema.declare import argument
 from kandev.schema.enums import AutomationRunStatus, AutomationRunTriggerType
 from kandev.schema.selection import selects
 
@@ -55,6 +60,24 @@ async def automation_runs(
         count=selects(info, "totalCount"),
     )
     return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
+
+
+async def agenda(info: Info, workspace_id: strawberry.ID) -> Agenda:
+    return Agenda.of(await info.context.services.automations.agenda(str(workspace_id)))
+
+
+# Generous bounds on what is parsed at all; the schedule's own limits answer valid: false with the reason.
+_EXPRESSION = "A five-field cron expression, an @-name (@hourly, @daily, ...) or @every D (30m, 1h30m, 7d)."
+_TIMEZONE = "An IANA zone such as Europe/Berlin; empty: UTC."
+
+
+def validate_cron(
+    info: Info,
+    expression: Annotated[str, argument(_EXPRESSION, max_length=1_000)],
+    timezone: Annotated[str, argument(_TIMEZONE, max_length=200)] = "",
+    count: Annotated[int, argument("How many next fires to list, 1-50.", minimum=1, maximum=MAX_CHECK_COUNT)] = 5,
+) -> CronCheck:
+    return CronCheck.of(info.context.services.automations.check_schedule(expression, timezone, count))
 
 
 def _saved(saved: SavedAutomation) -> AutomationPayload:

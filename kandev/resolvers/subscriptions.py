@@ -12,7 +12,7 @@ from kandev.domain.services import Services
 from kandev.events import SessionEventPayload, TaskEventPayload, session_channel, task_channel
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import SessionEventKind, TaskEventKind
-from kandev.schema.fanout import shared_event
+from kandev.schema.fanout import sent_shared, shared_event
 from kandev.schema.session_types import Message, Session, SessionEvent, Turn
 from kandev.schema.types import Task, TaskEvent
 
@@ -25,7 +25,9 @@ async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator
         async for payload in events:
             # Fresh loaders per event (the connection's context lives for hours), shared by every subscriber
             # of this process who sees what this one sees.
-            yield shared_event(events.memo, services.principal, partial(task_event, payload, services))
+            event = shared_event(events.memo, services.principal, partial(task_event, payload, services))
+            if not await sent_shared(event, info):
+                yield event
 
 
 async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerator[SessionEvent, None]:
@@ -36,7 +38,9 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
         current = await services.sessions.get(str(session_id))
         yield SessionEvent(kind=SessionEventKind.SUBSCRIBED, session=Session.of(SessionRecord.of(current)))
         async for payload in events:
-            yield shared_event(events.memo, services.principal, partial(session_event, payload, services))
+            event = shared_event(events.memo, services.principal, partial(session_event, payload, services))
+            if not await sent_shared(event, info):
+                yield event
 
 
 def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:

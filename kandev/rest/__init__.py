@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from kandev.rest import tasks, workspace_sources
+from kandev.rest import exports, tasks, workspace_sources
 
 
 def routes() -> list[Route]:
@@ -19,5 +19,15 @@ def routes() -> list[Route]:
             "/api/v1/tasks/{task_id}/workspace-sources",
             workspace_sources.add_workspace_sources,
             methods=["POST"],
+        ),
+        Route(
+            "/api/v1/workspaces/{workspace_id}/automations/export",
+            exports.export_automations,
+            methods=["GET"],
+        ),
+        Route(
+            "/api/v1/workspaces/{workspace_id}/automations/export/zip",
+            exports.export_automations_zip,
+            methods=["GET"],
         ),
     ]

@@ -8,6 +8,7 @@ from typing import cast
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.automations.agenda import next_fire, trigger_next_fire
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
 from kandev.schema.context import Info
 from kandev.schema.enums import (
@@ -29,6 +30,9 @@ def _id(value: str | None) -> strawberry.ID | None:
 
 @strawberry.type(description="What fires an automation; each trigger is enabled on its own.")
 class AutomationTrigger:
+    record: strawberry.Private[TriggerRecord]
+    automation_enabled: strawberry.Private[bool]
+
     id: strawberry.ID
     automation_id: strawberry.ID
     type: AutomationTriggerType
@@ -40,10 +44,12 @@ class AutomationTrigger:
     updated_at: datetime
 
     @classmethod
-    def of(cls, record: TriggerRecord) -> AutomationTrigger:
+    def of(cls, record: TriggerRecord, automation_enabled: bool = True) -> AutomationTrigger:
         scheduled = record.type == AutomationTriggerType.SCHEDULED
         github = not scheduled and record.type != AutomationTriggerType.WEBHOOK
         return cls(
+            record=record,
+            automation_enabled=automation_enabled,
             id=strawberry.ID(record.id),
             automation_id=strawberry.ID(record.automation_id),
             type=AutomationTriggerType(record.type),
@@ -54,6 +60,14 @@ class AutomationTrigger:
             created_at=record.created_at,
             updated_at=record.updated_at,
         )
+
+    @described(
+        "SCHEDULED: when it fires next (@every counts from the trigger's last save); null when it or its "
+        "automation is disabled, and for other trigger types."
+    )
+    def next_fire(self, info: Info) -> datetime | None:
+        now = info.context.services.automations.now()
+        return trigger_next_fire(self.record, now, automation_enabled=self.automation_enabled)
 
 
 @strawberry.type(description="One repository and base branch an automation's runs work in, in order.")
@@ -187,9 +201,17 @@ class Automation:
             created_at=record.created_at,
             updated_at=record.updated_at,
             has_webhook_secret=record.has_webhook_secret,
-            triggers=[AutomationTrigger.of(t) for t in record.triggers],
+            triggers=[AutomationTrigger.of(t, record.enabled) for t in record.triggers],
             repositories=[AutomationRepository.of(r) for r in record.repositories],
         )
+
+    @described(
+        "When the automation fires next; null when it is disabled or has no enabled schedule (a webhook or "
+        "GitHub condition fires when something arrives)."
+    )
+    def next_fire(self, info: Info) -> datetime | None:
+        found = next_fire(self.record, info.context.services.automations.now())
+        return None if found is None else found[0]
 
     @described("The automation's runs, newest first.")
     async def runs(

@@ -145,15 +145,17 @@ class DeclaredLimits(FieldExtension):
     def apply(self, field: StrawberryField) -> None:
         self.arguments = {a.python_name: a for a in field.arguments}
 
+    def _check_arguments(self, kwargs: dict[str, Any]) -> None:
+        for name, value in kwargs.items():
+            found = self.arguments.get(name)
+            # Named as the GraphQL caller wrote it.
+            shown = (found.graphql_name if found else None) or to_camel_case(name)
+            check_value(declared(found.metadata if found else None), shown, value)
+            check_declared(value, f"{shown}." if name != "input" else "")
+
     def _refusal(self, kwargs: dict[str, Any]) -> Error | None:
-        arguments = self.arguments
         try:
-            for name, value in kwargs.items():
-                found = arguments.get(name)
-                # Named as the GraphQL caller wrote it.
-                shown = (found.graphql_name if found else None) or to_camel_case(name)
-                check_value(declared(found.metadata if found else None), shown, value)
-                check_declared(value, f"{shown}." if name != "input" else "")
+            self._check_arguments(kwargs)
         except ValidationError as error:
             return to_graphql_error(error)
         return None
@@ -165,6 +167,20 @@ class DeclaredLimits(FieldExtension):
         refusal = self._refusal(kwargs)
         if refusal is not None:
             return refusal
+        result = next_(source, info, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+
+class DeclaredQueryLimits(DeclaredLimits):
+    """DeclaredLimits for a query field, which has no error members: a broken limit is a query error with
+    code VALIDATION, raised before its resolver runs."""
+
+    def resolve(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        self._check_arguments(kwargs)
+        return next_(source, info, **kwargs)
+
+    async def resolve_async(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        self._check_arguments(kwargs)
         result = next_(source, info, **kwargs)
         return await result if inspect.isawaitable(result) else result
 

@@ -12,9 +12,13 @@ import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
+from graphql import ExecutionResult, OperationDefinitionNode
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
+from strawberry.types import Info
 
 E = TypeVar("E")
 # The attribute of a shared event that holds its results, by (operation, variables).
@@ -32,6 +36,11 @@ def shared_event(memo: dict[Hashable, Any], visibility: Hashable, build: Callabl
     return event
 
 
+def _operation_key(operation: OperationDefinitionNode, variables: Mapping[str, Any]) -> tuple[int, str]:
+    # Documents come from the parser cache, so subscribers sending the same text share one operation node.
+    return id(operation), json.dumps(variables, sort_keys=True, default=str)
+
+
 class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
     """graphql-core's executor, executing an operation over a shared event once for all its subscribers."""
 
@@ -39,14 +48,44 @@ class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
         results: dict[tuple[int, str], Any] | None = getattr(self.root_value, _RESULTS, None)
         if results is None:
             return super().execute_operation(*args, **kwargs)
-        # Documents come from the parser cache, so subscribers sending the same text share one operation node.
-        key = (id(self.operation), json.dumps(self.variable_values.coerced, sort_keys=True, default=str))
+        key = _operation_key(self.operation, self.variable_values.coerced)
         if key not in results:
             result = super().execute_operation(*args, **kwargs)
             results[key] = asyncio.ensure_future(result) if self.is_awaitable(result) else result
         shared = results[key]
         # Shielded: one subscriber leaving mid-execution must not cancel the others' result.
         return asyncio.shield(shared) if isinstance(shared, asyncio.Future) else shared
+
+
+# The graphql-transport-ws operation whose task is running (set in that task only).
+_operation: ContextVar[Operation[Any, Any] | None] = ContextVar("kandev_ws_operation", default=None)
+
+
+class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
+    """strawberry's graphql-transport-ws handler, telling a subscription which operation it serves."""
+
+    async def run_operation(self, operation: Operation[Any, Any]) -> None:
+        _operation.set(operation)
+        await super().run_operation(operation)
+
+
+async def sent_shared(event: object, info: Info[Any, Any]) -> bool:
+    """Send this subscriber the result another subscriber of the same event, operation and variables already
+    executed, straight to its socket: True when sent. Per subscriber that skips graphql-core's and strawberry's
+    per-event steps, which cost as much as sending. False (yield the event instead) when this subscriber is
+    the first, when the result carries errors, or outside a graphql-transport-ws operation."""
+    operation = _operation.get()
+    results: dict[tuple[int, str], Any] | None = getattr(event, _RESULTS, None)
+    if operation is None or results is None:
+        return False
+    shared = results.get(_operation_key(info.operation, info.variable_values))
+    if shared is None:
+        return False
+    result = await asyncio.shield(shared) if isinstance(shared, asyncio.Future) else shared
+    if not isinstance(result, ExecutionResult) or result.errors or result.extensions:
+        return False
+    await operation.send_operation_message({"id": operation.id, "type": "next", "payload": {"data": result.data}})
+    return True
 
 
 # Serialized results, by the identity of the result's data (held here, so the identity stays unique).

@@ -20,6 +20,7 @@ from kandev.models import Workspace as WorkspaceRow
 from kandev.schema.context import Info, Loaders
 from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
 from kandev.schema.fields import described
+from kandev.schema.plain_fields import held_in
 from kandev.schema.session_types import Session
 
 if TYPE_CHECKING:
@@ -184,6 +185,7 @@ class Task:
         return WorkflowStep.of(step) if step else None
 
     @described("What the task waits on; NONE when nothing.", graphql_type=PendingAction)
+    @held_in("pending")
     def pending_action(self, info: Info) -> PendingAction | Awaitable[PendingAction]:
         # Read with the page when the page listed the task: no coroutine per task.
         if self.pending is not None:

@@ -100,3 +100,22 @@ async def test_subscribers_of_different_operations_each_get_the_fields_they_aske
                 await socket.close()
     assert first["kind"] == "CREATED" and set(first["task"]) == {"id"}
     assert second == {"task": {"title": "Two"}}
+
+
+async def test_subscribers_after_the_first_are_sent_the_shared_result_without_their_own_event_steps(
+    settings, workspace_id, monkeypatch
+):
+    per_event_steps: list[object] = []
+    build = Executor.build_per_event_executor
+
+    def counting(self: Executor, payload: Any) -> Executor:
+        per_event_steps.append(payload)
+        return build(self, payload)
+
+    async with running_server(settings) as address:
+        monkeypatch.setattr(Executor, "build_per_event_executor", counting)
+        _, received = await statements_for_one_event(address, workspace_id, 20)
+    created = [p for p in per_event_steps if getattr(p, "kind", None) == TaskEventKind.CREATED]
+    assert len(created) == 1, f"twenty subscribers, {len(created)} went through graphql-core's per-event steps"
+    assert len({m["id"] for m in received}) == 20, "each subscriber is sent its own operation's id"
+    assert all(m["type"] == "next" and m["payload"]["data"]["taskEvents"]["kind"] == "CREATED" for m in received)

@@ -42,6 +42,7 @@ QUERIES = {
         "query($id: ID!) { secrets(workspaceId: $id) { id } }",
         "query($id: ID!) { pendingQuestions(workspaceId: $id) { nodes { id } } }",
         "query($id: ID!) { pendingPermissions(workspaceId: $id) { id } }",
+        "query($id: ID!) { agenda(workspaceId: $id) { recent { id } } }",
     ],
     "task": [
         "query($id: ID!) { task(id: $id) { id title } }",
@@ -253,6 +254,8 @@ async def test_bob_gets_the_unknown_id_answer_for_alices_ids_over_rest(world: Wo
         ("GET", by_external_id, "workspace", lambda i: {"params": {"external_id": "x"}}),
         ("DELETE", by_external_id, "workspace", lambda i: {"params": {"external_id": "x"}}),
         ("POST", "/api/v1/tasks/{id}/workspace-sources", "task", lambda i: {"json": {"sources": [FOLDER]}}),
+        ("GET", "/api/v1/workspaces/{id}/automations/export", "workspace", lambda i: {}),
+        ("GET", "/api/v1/workspaces/{id}/automations/export/zip", "workspace", lambda i: {}),
     ]
     async with httpx.AsyncClient(base_url=f"http://{world.address}", headers=headers, timeout=20) as http:
         for method, path, kind, body in requests:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -10,7 +11,8 @@ from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.domain.workspace.repositories import RepositoryChoice
-from kandev.models import AgentProfile
+from kandev.models import AgentProfile, AutomationRun
+from kandev.models.base import new_id
 from kandev.models.enums import AgentKind
 
 TASK_FIELDS = "id title state autopilot parentId pendingAction workflowStepId sessions { id state }"
@@ -75,3 +77,19 @@ async def gql_task(gql: Any, workspace_id: str, title: str = "Task", **fields: A
 def served_task(mutate: Callable[..., dict[str, Any]], workspace_id: str, title: str, **fields: Any) -> dict[str, Any]:
     """A task made by createTask through a served client's `mutate(query, field, **variables)`: its TASK_FIELDS."""
     return mutate(CREATE_TASK, "createTask", i={"workspaceId": workspace_id, "title": title, **fields})["task"]
+
+
+async def automation_run(db: Any, automation_id: str, created_at: datetime, **fields: Any) -> str:
+    """A run row as the firing code writes one (a succeeded scheduled run unless `fields` say); its id."""
+    run = AutomationRun(
+        id=new_id(),
+        automation_id=automation_id,
+        trigger_type=fields.pop("trigger_type", "scheduled"),
+        status=fields.pop("status", "succeeded"),
+        trigger_data=fields.pop("trigger_data", {}),
+        created_at=created_at,
+        **fields,
+    )
+    async with db.transaction() as session:
+        session.add(run)
+    return run.id

@@ -51,6 +51,15 @@ export const LIMITS = {
       "maxLength": 64
     }
   },
+  "ConnectGithubInput": {
+    "token": {
+      "maxLength": 1000,
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "CreateAutomationInput": {
     "description": {
       "maxLength": 5000
@@ -134,6 +143,11 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "DisconnectGithubInput": {
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "MoveTaskInput": {
     "taskId": {
       "minLength": 1
@@ -205,6 +219,20 @@ export const LIMITS = {
   },
   "SetAutomationTriggerEnabledInput": {
     "triggerId": {
+      "minLength": 1
+    }
+  },
+  "SetGithubAppInput": {
+    "appId": {
+      "maxLength": 20,
+      "minLength": 1
+    },
+    "privateKey": {
+      "maxLength": 16384,
+      "minLength": 1
+    },
+    "webhookSecret": {
+      "maxLength": 1000,
       "minLength": 1
     }
   },

@@ -15,6 +15,8 @@ from kandev.models import SessionToken
 from kandev.models.base import new_id, utcnow
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
     from kandev.domain.context import UnitOfWork
 
 PREFIX = "kst_"
@@ -44,9 +46,9 @@ async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
     announce_access_change(uow, session_id)
 
 
-async def token_is_live(uow: UnitOfWork, session_id: str, token: str) -> bool:
+async def token_is_live(db: AsyncSession, session_id: str, token: str) -> bool:
     """Whether `token` is still the session's unrevoked token (a warm agent keeps its token only then)."""
-    found = await uow.db.scalar(
+    found = await db.scalar(
         select(SessionToken.id).where(
             SessionToken.session_id == session_id,
             SessionToken.token_hash == hash_token(token),

@@ -7,19 +7,24 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, fields, replace
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import flag_modified
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
+from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
+from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, check_first, run_page
 from kandev.domain.automations.records import (
     AutomationFields,
     AutomationRecord,
     RunPage,
+    RunRecord,
     SavedAutomation,
     TriggerFields,
     given,
@@ -31,6 +36,7 @@ from kandev.domain.automations.references import (
     load_automation,
     records,
 )
+from kandev.domain.automations.schedule import CronCheck, check
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.workspace.secrets import cipher
@@ -133,6 +139,9 @@ def _member(kind: type[_E], value: object, field: str) -> _E:
         raise ValidationError(f"{field} must be one of: {', '.join(m.value for m in kind)}", field=field) from None
 
 
+# A workspace's live automations and the names of what they point at.
+_Exported = tuple[list[AutomationRecord], Names]
+
 # Triggers as asked for, each with its checked config.
 Wanted = list[tuple[TriggerFields, dict[str, Any]]]
 
@@ -158,12 +167,7 @@ class AutomationService:
         """The workspace's live automations, by name."""
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)
-            rows = await db.scalars(
-                select(Automation)
-                .where(Automation.workspace_id == workspace_id, Automation.deleted_at.is_(None))
-                .order_by(Automation.name, Automation.id)
-            )
-            return await records(db, list(rows))
+            return await records(db, list(await db.scalars(_live(workspace_id))))
 
     async def get(self, automation_id: str) -> AutomationRecord:
         async with self.ctx.read() as db:
@@ -192,6 +196,44 @@ class AutomationService:
                 after=after,
                 count=count,
             )
+
+    def now(self) -> datetime:
+        """The instant next fires are counted from."""
+        return utcnow()
+
+    def check_schedule(self, expression: str, timezone: str, count: int) -> CronCheck:
+        """validateCron: a bad expression or zone is an answer (valid false, with why), not an error."""
+        return check(expression, timezone, count, self.now())
+
+    async def agenda(self, workspace_id: str) -> Agenda:
+        """What fires next (enabled scheduled automations, soonest first) and the workspace's newest runs."""
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            live = await records(db, list(await db.scalars(_live(workspace_id))))
+            rows = (
+                await db.execute(
+                    RunRecord.query()
+                    .join(Automation, Automation.id == AutomationRun.automation_id)
+                    .where(Automation.workspace_id == workspace_id, Automation.deleted_at.is_(None))
+                    .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
+                    .limit(RECENT_RUNS)
+                )
+            ).all()
+        return Agenda(upcoming=upcoming(live, self.now()), recent=[RunRecord.of(row) for row in rows])
+
+    async def export_yaml(self, workspace_id: str) -> str:
+        """Every live automation of the workspace as one YAML document (see automations.export)."""
+        return workspace_yaml(*await self._exported(workspace_id))
+
+    async def export_zip(self, workspace_id: str) -> bytes:
+        """Every live automation of the workspace as `.kandev/automations/<slug>.yml` files in a zip."""
+        return workspace_zip(*await self._exported(workspace_id))
+
+    async def _exported(self, workspace_id: str) -> _Exported:
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            live = await records(db, list(await db.scalars(_live(workspace_id))))
+            return live, await names_for(db, live)
 
     # -- writes ----------------------------------------------------------------------------
 
@@ -261,6 +303,7 @@ class AutomationService:
             if trigger.enabled != enabled:
                 # Not updated_at: that is the schedule's anchor, and enabling changes no setting of it.
                 trigger.enabled = enabled
+                _keep_anchor(trigger)
                 automation.updated_at = utcnow()
             await uow.db.flush()
             return (await records(uow.db, [automation]))[0]
@@ -337,6 +380,8 @@ class AutomationService:
                     secret = self._new_secret(automation)
             elif row.config != config:
                 row.updated_at = now
+            else:
+                _keep_anchor(row)
             row.enabled, row.config = trigger.enabled, config
             kept.add(trigger.type)
         gone = [row.id for kind, row in existing.items() if kind not in kept]
@@ -346,6 +391,21 @@ class AutomationService:
             automation.webhook_secret_ciphertext = None
         await db.flush()
         return secret
+
+
+def _keep_anchor(trigger: AutomationTrigger) -> None:
+    """Write updated_at as it is with this change: the column's onupdate would otherwise move it, and with it
+    the anchor `@every` counts from, on a change to no setting of the schedule."""
+    flag_modified(trigger, "updated_at")
+
+
+def _live(workspace_id: str) -> Select[Automation]:
+    """The workspace's automations that are not deleted, by name."""
+    return (
+        select(Automation)
+        .where(Automation.workspace_id == workspace_id, Automation.deleted_at.is_(None))
+        .order_by(Automation.name, Automation.id)
+    )
 
 
 async def _replace_repositories(db: AsyncSession, automation_id: str, pairs: list[tuple[str, str]]) -> None:

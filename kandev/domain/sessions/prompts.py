@@ -9,6 +9,7 @@ from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.sessions.job_labels import describe_turn
 from kandev.models import QueuedPrompt, Session, Task
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionState
@@ -95,10 +96,13 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
 
     A repeated idempotency key returns the prompt already stored and queues nothing.
     """
-    key = spec.idempotency_key or f"{spec.source}:{new_id()}"
-    existing = await uow.db.scalar(select(QueuedPrompt).where(QueuedPrompt.idempotency_key == key))
-    if existing is not None:
-        return existing
+    if spec.idempotency_key:
+        key = spec.idempotency_key
+        existing = await uow.db.scalar(select(QueuedPrompt).where(QueuedPrompt.idempotency_key == key))
+        if existing is not None:
+            return existing
+    else:
+        key = f"{spec.source}:{new_id()}"  # fresh, so nothing can hold it yet
     await lock_session(uow.db, session.id)
     last = await uow.db.scalar(select(func.max(QueuedPrompt.seq)).where(QueuedPrompt.session_id == session.id))
     prompt = QueuedPrompt(
@@ -116,7 +120,10 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
     uow.db.add(prompt)
     await uow.db.flush()
     session_id = session.id
-    uow.then(lambda: ctx.jobs.enqueue_turn(session_id))
+    # Usually already loaded by the caller: the job's label costs no read of its own.
+    task = await uow.db.get(Task, session.task_id)
+    description = describe_turn(session_id, task.id, task.title) if task is not None else None
+    uow.then(lambda: ctx.jobs.enqueue_turn(session_id, description=description))
     return prompt
 
 

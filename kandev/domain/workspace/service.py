@@ -1,12 +1,12 @@
-"""Workspaces: listing what the caller may see and creating a ready-to-use workspace."""
+"""Workspaces: listing and finding what the caller may see and creating a ready-to-use workspace."""
 
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace, visible_workspaces
+from kandev.domain.access.scope import load_workspace, sees_workspace, visible_workspaces
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import PermissionDeniedError
+from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.domain.workspace.agent_profiles import add_builtin_profiles
@@ -42,6 +42,28 @@ class WorkspaceService:
     async def get(self, workspace_id: str) -> Workspace:
         async with self.ctx.read() as db:
             return await load_workspace(db, self.ctx.principal, workspace_id)
+
+    async def find(self, reference: str) -> Workspace:
+        """A workspace the caller sees, by id or else by its name; a name several of them share is refused
+        with their ids, so the caller can pick one."""
+        async with self.ctx.read() as db:
+            found = await db.get(Workspace, reference)
+            if found is not None and sees_workspace(self.ctx.principal, found):
+                return found
+            named = list(
+                await db.scalars(
+                    visible_workspaces(self.ctx.principal)
+                    .where(Workspace.name == reference)
+                    .order_by(Workspace.created_at, Workspace.id)
+                )
+            )
+        if not named:
+            raise NotFoundError("workspace", reference)
+        if len(named) > 1:
+            ids = ", ".join(w.id for w in named)
+            message = f"{len(named)} workspaces have this name; give the id of one: {ids}"
+            raise ValidationError(message, field="workspace")
+        return named[0]
 
     async def create(self, name: str) -> Workspace:
         """A new workspace of the caller's, ready to use: the default workflow and the built-in profiles."""

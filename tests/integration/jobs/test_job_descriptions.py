@@ -11,7 +11,8 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry
 
 from kandev.db import Database
-from kandev.dispatch import TITLE_CHARS, TURN_JOB, RqDispatcher, job_title
+from kandev.dispatch import TURN_JOB, RqDispatcher
+from kandev.domain.sessions.job_labels import TITLE_CHARS, job_title
 from kandev.domain.tasks.service import CreateTask
 from kandev.jobs.queues import TURNS, get_queue
 from kandev.log_redaction import remember_secrets

@@ -1,0 +1,1 @@
+"""GitHub: the REST client (an outside service reached over HTTP) and the value types it answers with."""

@@ -1,0 +1,81 @@
+"""GitHub: a workspace's connection (its token is a workspace secret), the server's GitHub App, the pull
+requests linked to tasks, and what the PR trigger last saw of each pull request."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
+
+
+class GithubConnection(Base):
+    """One per workspace; the token lives in `secrets` (encrypted) and dies with it."""
+
+    __tablename__ = "github_connections"
+
+    id: Mapped[str] = id_column()
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), unique=True)
+    secret_id: Mapped[str] = mapped_column(ForeignKey("secrets.id", ondelete="CASCADE"), index=True)
+    login: Mapped[str] = mapped_column(String(200))
+    # The code host the API URL serves (github.com for api.github.com): "all repositories" are those on it.
+    host: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class GithubApp(Base):
+    """The server-wide GitHub App (one row, id `server`), set by an admin; key and secret encrypted with the
+    server key."""
+
+    __tablename__ = "github_apps"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default="server")
+    app_id: Mapped[str] = mapped_column(String(50))
+    private_key_ciphertext: Mapped[bytes] = mapped_column(LargeBinary)
+    webhook_secret_ciphertext: Mapped[bytes] = mapped_column(LargeBinary)
+    updated_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class TaskPullRequest(Base):
+    """A pull request linked to a task (its head is a branch Kandev made for the task); state open, closed or
+    merged."""
+
+    __tablename__ = "task_pull_requests"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    repository: Mapped[str] = mapped_column(String(201), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state: Mapped[str] = mapped_column(String(10))
+    merged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    head_branch: Mapped[str] = mapped_column(String(255))
+    head_sha: Mapped[str] = mapped_column(String(64), default="")
+    base_branch: Mapped[str] = mapped_column(String(255), default="")
+    url: Mapped[str] = mapped_column(String(1000), default="")
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class GithubPrPollState(Base):
+    """What a PR trigger last saw of one pull request, so each event of it is reported once."""
+
+    __tablename__ = "github_pr_poll_states"
+
+    trigger_id: Mapped[str] = mapped_column(ForeignKey("automation_triggers.id", ondelete="CASCADE"), primary_key=True)
+    repository: Mapped[str] = mapped_column(String(201), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    automation_id: Mapped[str] = mapped_column(ForeignKey("automations.id", ondelete="CASCADE"), index=True)
+    state: Mapped[str] = mapped_column(String(10))
+    head_sha: Mapped[str] = mapped_column(String(64), default="")
+    draft: Mapped[bool] = mapped_column(Boolean, default=False)
+    labels: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    # A digest of title, body and base branch: a change is an `edited` event.
+    content_digest: Mapped[str] = mapped_column(String(64), default="")
+    pr_updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # Whether the PR has qualified (matched the filters) for this trigger: its first qualification is `opened`.
+    qualified: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = updated_at_column()

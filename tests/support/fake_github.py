@@ -1,0 +1,176 @@
+"""A local fake of the GitHub REST API (the parts Kandev's client uses), served by uvicorn on a free port.
+
+Repositories, pull requests and check runs live in memory; tests add and change them through the object.
+Every call needs one of the known tokens; listings page with Link headers like GitHub's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from tests.support.server import free_port
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class FakePullRequest:
+    number: int
+    title: str = "A change"
+    body: str = ""
+    author: str = "octocat"
+    head: str = "feature"
+    head_sha: str = "a" * 40
+    base: str = "main"
+    draft: bool = False
+    labels: list[str] = field(default_factory=list)
+    state: str = "open"
+    merged_at: str | None = None
+    updated_at: str = field(default_factory=_now)
+
+    def json(self, repository: str, origin: str) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "title": self.title,
+            "body": self.body,
+            "html_url": f"{origin}/{repository}/pull/{self.number}",
+            "user": {"login": self.author},
+            "draft": self.draft,
+            "state": self.state,
+            "labels": [{"name": name} for name in self.labels],
+            "head": {"ref": self.head, "sha": self.head_sha, "repo": {"full_name": repository}},
+            "base": {"ref": self.base},
+            "updated_at": self.updated_at,
+            "merged_at": self.merged_at,
+        }
+
+
+@dataclass
+class FakeGitHub:
+    """The fake's state; `tokens` maps each accepted token to its user's login."""
+
+    tokens: dict[str, str] = field(default_factory=lambda: {"good-token": "octocat"})
+    pulls: dict[str, dict[int, FakePullRequest]] = field(default_factory=dict)
+    check_runs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    page_size: int = 100
+    rate_limited_until: int | None = None  # epoch seconds: every call answers 403 rate-limited
+    requests: list[str] = field(default_factory=list)
+    url: str = ""
+
+    def add_pr(self, repository: str, number: int | None = None, **fields: Any) -> FakePullRequest:
+        prs = self.pulls.setdefault(repository, {})
+        number = number or (max(prs, default=0) + 1)
+        pr = FakePullRequest(number=number, **fields)
+        prs[number] = pr
+        return pr
+
+    def update_pr(self, repository: str, number: int, **fields: Any) -> FakePullRequest:
+        pr = self.pulls[repository][number]
+        for name, value in fields.items():
+            setattr(pr, name, value)
+        pr.updated_at = _now()
+        return pr
+
+    def merge_pr(self, repository: str, number: int) -> FakePullRequest:
+        return self.update_pr(repository, number, state="closed", merged_at=_now())
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/user", self._user),
+                Route("/repos/{owner}/{name}/pulls", self._list_pulls),
+                Route("/repos/{owner}/{name}/pulls/{number:int}", self._get_pull),
+                Route("/repos/{owner}/{name}/commits/{ref:path}/check-runs", self._check_runs),
+            ]
+        )
+
+    def _refused(self, request: Request) -> JSONResponse | None:
+        self.requests.append(request.url.path)
+        if self.rate_limited_until is not None:
+            headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(self.rate_limited_until)}
+            return JSONResponse({"message": "API rate limit exceeded"}, 403, headers=headers)
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() not in ("bearer", "token") or token not in self.tokens:
+            return JSONResponse({"message": "Bad credentials"}, 401)
+        return None
+
+    def _page(self, request: Request, items: list[Any], key: str | None = None) -> JSONResponse:
+        per_page = min(int(request.query_params.get("per_page", "30")), self.page_size)
+        page = int(request.query_params.get("page", "1"))
+        chunk = items[(page - 1) * per_page : page * per_page]
+        headers = {}
+        if page * per_page < len(items):
+            nxt = request.url.include_query_params(page=str(page + 1))
+            headers["link"] = f'<{nxt}>; rel="next"'
+        body: Any = {"total_count": len(items), key: chunk} if key else chunk
+        return JSONResponse(body, headers=headers)
+
+    async def _user(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        token = request.headers["authorization"].partition(" ")[2]
+        return JSONResponse({"login": self.tokens[token], "id": 1})
+
+    async def _list_pulls(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        repository = f"{request.path_params['owner']}/{request.path_params['name']}"
+        if repository not in self.pulls:
+            return JSONResponse({"message": "Not Found"}, 404)
+        state = request.query_params.get("state", "open")
+        head = request.query_params.get("head")
+        found = []
+        for pr in sorted(self.pulls[repository].values(), key=lambda p: p.number):
+            if state != "all" and pr.state != state:
+                continue
+            if head and head != f"{repository.split('/')[0]}:{pr.head}":
+                continue
+            found.append(pr.json(repository, self.url))
+        return self._page(request, found)
+
+    async def _get_pull(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        repository = f"{request.path_params['owner']}/{request.path_params['name']}"
+        pr = self.pulls.get(repository, {}).get(request.path_params["number"])
+        if pr is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        return JSONResponse(pr.json(repository, self.url))
+
+    async def _check_runs(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        repository = f"{request.path_params['owner']}/{request.path_params['name']}"
+        return self._page(request, self.check_runs.get((repository, request.path_params["ref"]), []), "check_runs")
+
+
+@asynccontextmanager
+async def fake_github(fake: FakeGitHub | None = None) -> AsyncIterator[FakeGitHub]:
+    """The fake served on a free loopback port; `fake.url` is its base URL, valid inside the block."""
+    fake = fake or FakeGitHub()
+    port = free_port()
+    fake.url = f"http://127.0.0.1:{port}"
+    server = uvicorn.Server(uvicorn.Config(fake.app(), host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(15):
+            while not server.started:
+                if task.done():
+                    task.result()
+                await asyncio.sleep(0.02)
+        yield fake
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, timeout=15)
