@@ -12,6 +12,7 @@ from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import github as github_resolvers
 from kandev.resolvers import profiles as profile_resolvers
+from kandev.resolvers import runs as run_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
 from kandev.resolvers import tasks as task_resolvers
@@ -70,6 +71,11 @@ class Query:
         resolver=automation_resolvers.automations, description="A workspace's automations, by name."
     )
     automation = strawberry.field(resolver=automation_resolvers.automation)
+    runs = strawberry.field(
+        resolver=run_resolvers.runs,
+        description="The runs of every automation of the workspace, newest first; filterable by status (archived "
+        "and cancelled included), trigger type and creation time (since inclusive, until exclusive).",
+    )
     automation_runs = strawberry.field(
         resolver=automation_resolvers.automation_runs,
         description="An automation's runs, newest first, optionally of one status or trigger type.",
@@ -234,6 +240,22 @@ class Mutation:
     )
     set_automation_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_enabled)
     set_automation_trigger_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_trigger_enabled)
+    run_automation_now = strawberry.mutation(
+        resolver=run_resolvers.run_automation_now,
+        description="Fire an automation now (trigger type MANUAL, no deduplication; the concurrency cap applies).",
+    )
+    stop_run = strawberry.mutation(
+        resolver=run_resolvers.stop_run,
+        description="Cancel this run's turn only; its session stays waiting for a reply, and the run reads CANCELLED.",
+    )
+    delete_run = strawberry.mutation(
+        resolver=run_resolvers.delete_run,
+        description="Delete a run and its hidden task when no other run references that task.",
+    )
+    delete_all_runs = strawberry.mutation(
+        resolver=run_resolvers.delete_all_runs,
+        description="Delete every run of an automation and their unreferenced hidden tasks; irreversible.",
+    )
     delete_automation = strawberry.mutation(
         resolver=automation_resolvers.delete_automation,
         description="Delete an automation: it fires nothing more and its webhook secret stops working.",
@@ -261,6 +283,10 @@ class Subscription:
     task_events = strawberry.subscription(
         resolver=subscription_resolvers.task_events,
         description="Every change to the workspace's tasks, as it commits.",
+    )
+    automation_events = strawberry.subscription(
+        resolver=run_resolvers.automation_events,
+        description="Every run created, changed or deleted in the workspace's automations, as it commits.",
     )
     session_events = strawberry.subscription(
         resolver=subscription_resolvers.session_events,

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
+LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
+# Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
+LAUNCH_RUN_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
 
 
@@ -87,6 +90,20 @@ class RqDispatcher:
             job_timeout=self._turn_timeout,
             connection=self._redis,
             description=description,
+        )
+
+    async def enqueue_automation_run(self, run_id: str) -> None:
+        """The job that creates an admitted run's task and starts its agent, on the automations queue."""
+        from kandev.jobs.queues import AUTOMATIONS, enqueue
+
+        await asyncio.to_thread(
+            enqueue,
+            AUTOMATIONS,
+            LAUNCH_RUN_JOB,
+            run_id,
+            job_timeout=LAUNCH_RUN_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=f"automation run={run_id}",
         )
 
     async def _describe(self, session_id: str) -> str | None:

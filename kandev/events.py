@@ -92,6 +92,19 @@ def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
     return Channel(f"workspace:{workspace_id}:tasks")
 
 
+class AutomationEventPayload(TypedDict):
+    """automationEvents: what happened to a run (RUN_CREATED, RUN_UPDATED, RUN_DELETED), its automation and the
+    run as RunRecord JSON (kandev.domain.automations.run_events)."""
+
+    kind: str
+    automation_id: str
+    run: dict[str, Any]
+
+
+def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:
+    return Channel(f"workspace:{workspace_id}:automations")
+
+
 def session_channel(session_id: str) -> Channel[SessionEventPayload]:
     return Channel(f"session:{session_id}")
 

@@ -96,6 +96,8 @@ class JobDispatcher(Protocol):
 
     async def deliver_answer(self, session_id: str, worker_name: str) -> None: ...
 
+    async def enqueue_automation_run(self, run_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.access.tokens import AccessTokenService
+from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
@@ -122,6 +123,10 @@ class Services:
     @cached_property
     def automations(self) -> AutomationService:
         return AutomationService(self.ctx, self.ctx.settings.server_key)
+
+    @cached_property
+    def automation_runs(self) -> AutomationRunService:
+        return AutomationRunService(self.ctx)
 
     @cached_property
     def github(self) -> GithubService:

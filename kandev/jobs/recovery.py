@@ -1,5 +1,6 @@
 """Recovery from the database, the only source of truth: reap turns whose worker died, and enqueue
-again every session that has queued prompts (a restarted Redis may have lost its jobs)."""
+again every session that has queued prompts and every admitted automation run not launched yet (a restarted
+Redis may have lost its jobs)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import logging
 
 from kandev.config import Settings
+from kandev.domain.automations.launch import runs_to_launch
 from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
 from kandev.state import SYSTEM, provide_services
 
@@ -20,9 +22,17 @@ async def recover(settings: Settings) -> dict[str, int]:
         pending = await sessions_with_pending_work(ctx)
         for session_id in pending:
             await ctx.jobs.enqueue_turn(session_id)
-    if reaped or pending:
-        log.info("recovery: reaped %d turn(s), re-enqueued %d session(s)", len(reaped), len(pending))
-    return {"reaped": len(reaped), "enqueued": len(pending)}
+        launches = await runs_to_launch(ctx)
+        for run_id in launches:
+            await ctx.jobs.enqueue_automation_run(run_id)
+    if reaped or pending or launches:
+        log.info(
+            "recovery: reaped %d turn(s), re-enqueued %d session(s) and %d automation run(s)",
+            len(reaped),
+            len(pending),
+            len(launches),
+        )
+    return {"reaped": len(reaped), "enqueued": len(pending), "launches": len(launches)}
 
 
 def recover_sync(settings: Settings) -> dict[str, int]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from kandev.config import Settings
 from kandev.domain.access.session_tokens import token_is_live
+from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
@@ -453,8 +454,10 @@ class TurnRunner:
 
     async def _ask_permission(self, request: PermissionRequest) -> str | None:
         setup = self.setup
+        if await fail_run_on_permission(self.ctx, self.claimed.turn_id, request.title):
+            return None  # an automation run never waits on an operator: the run fails, saying why
         if setup is not None and setup.task_origin == TaskOrigin.AUTOMATION_RUN:
-            return None  # an automation run never waits on an operator
+            return None  # a reply to a run's hidden task doesn't either
         request_id = await record_request(
             self.ctx,
             session_id=self.claimed.session_id,

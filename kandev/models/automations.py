@@ -99,6 +99,10 @@ class AutomationRun(Base):
     turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id", ondelete="SET NULL"), nullable=True)
     title_snapshot: Mapped[str] = mapped_column(String(200), default="")
     trigger_data: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    # The moment the trigger names ({{trigger.timestamp}}): a schedule's occurrence, else when it fired.
+    occurred_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # Why a continue-session run started a new task instead (the previous one was missing or incompatible).
+    continuation_note: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

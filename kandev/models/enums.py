@@ -139,10 +139,13 @@ class RunTriggerType(StrEnum):
 
 
 class RunStatus(StrEnum):
-    """Stored run statuses; archived and cancelled are derived at read time, never stored."""
+    """Run statuses: the first five are stored; archived and cancelled are derived at read time, never stored
+    (kandev.domain.automations.runs.shown_status)."""
 
     TRIGGERED = "triggered"
     TASK_CREATED = "task_created"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     SKIPPED = "skipped"
+    ARCHIVED = "archived"
+    CANCELLED = "cancelled"

@@ -98,6 +98,10 @@ class AutomationRun:
     created_at: datetime
     finished_at: datetime | None
     stopped_at: datetime | None
+    occurred_at: datetime | None = strawberry.field(description="The moment the trigger names (a schedule's due time).")
+    continuation_note: str | None = strawberry.field(
+        description="Why a continue-session run started a new task instead of continuing the previous one."
+    )
 
     @classmethod
     def of(cls, record: RunRecord) -> AutomationRun:
@@ -115,6 +119,8 @@ class AutomationRun:
             created_at=record.created_at,
             finished_at=record.finished_at,
             stopped_at=record.stopped_at,
+            occurred_at=record.occurred_at,
+            continuation_note=record.continuation_note,
         )
 
 

@@ -39,8 +39,10 @@ strawberry.enum(m.RunTriggerType, name="AutomationRunTriggerType", description="
 strawberry.enum(
     m.RunStatus,
     name="AutomationRunStatus",
-    description="TRIGGERED: admitted, task not bound yet; TASK_CREATED: its task and turn exist; SKIPPED: "
-    "not run, with the reason.",
+    description="TRIGGERED: admitted, task not bound yet; TASK_CREATED: its task and turn exist; SUCCEEDED / "
+    "FAILED: its turn ended (the session waits for a reply); SKIPPED: not run, with the reason; ARCHIVED: its "
+    "task was archived; CANCELLED: the run was stopped, or its task deleted or cancelled (the last two are "
+    "derived when read, never stored).",
 )
 
 TaskState = m.TaskState
@@ -73,6 +75,14 @@ class TaskEventKind(Enum):
     MOVED = "MOVED"
     ARCHIVED = "ARCHIVED"
     DELETED = "DELETED"
+
+
+@strawberry.enum(description="What happened to a run in an automationEvents message.")
+class AutomationEventKind(Enum):
+    SUBSCRIBED = strawberry.enum_value("SUBSCRIBED", description=_SUBSCRIBED + " Carries no run.")
+    RUN_CREATED = "RUN_CREATED"
+    RUN_UPDATED = "RUN_UPDATED"
+    RUN_DELETED = "RUN_DELETED"
 
 
 @strawberry.enum(description="Who or what created the task.")

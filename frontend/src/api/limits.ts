@@ -133,6 +133,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "DeleteAllRunsInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
+  "DeleteRunInput": {
+    "runId": {
+      "minLength": 1
+    }
+  },
   "DisconnectGithubInput": {
     "workspaceId": {
       "minLength": 1
@@ -189,6 +199,11 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "RunAutomationNowInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
   "SendMessageInput": {
     "prompt": {
       "minLength": 1
@@ -242,6 +257,11 @@ export const LIMITS = {
   "SpawnSessionInput": {
     "name": {
       "maxLength": 200
+    }
+  },
+  "StopRunInput": {
+    "runId": {
+      "minLength": 1
     }
   },
   "TaskDependencyInput": {

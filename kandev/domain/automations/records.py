@@ -8,8 +8,11 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, TypeGuard, TypeVar
 
+from sqlalchemy import Select, select
+
+from kandev.domain.automations import runs
 from kandev.domain.workspace.repositories import RepositoryChoice
-from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
+from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger, Task
 from kandev.models.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, TriggerType
 
 _T = TypeVar("_T")
@@ -152,11 +155,27 @@ class RunRecord:
     created_at: datetime
     finished_at: datetime | None
     stopped_at: datetime | None
+    occurred_at: datetime | None = None
+    continuation_note: str | None = None
 
     @classmethod
-    def columns(cls) -> list[Any]:
-        """`select(*RunRecord.columns())` rows are `RunRecord(*row)`."""
-        return [getattr(AutomationRun, name) for name in _names(cls)]
+    def query(cls) -> Select[Any]:
+        """The runs with their tasks' facts; rows become records with `RunRecord.of`. `status` is the shown
+        status (runs.shown_status), so every view derives archived and cancelled the same way."""
+        names = [n for n in _names(cls) if n != "status"]
+        return select(
+            *[getattr(AutomationRun, n) for n in names], AutomationRun.status, *runs.task_columns()
+        ).outerjoin(Task, Task.id == AutomationRun.task_id)
+
+    @classmethod
+    def of(cls, row: Any) -> RunRecord:
+        names = [n for n in _names(cls) if n != "status"]
+        values = dict(zip(names, row[: len(names)], strict=True))
+        stored, deleted_at, archived_at, task_state = row[len(names) :]
+        values["status"] = runs.shown_status(
+            stored, values["stopped_at"], values["task_id"], deleted_at, archived_at, task_state
+        )
+        return cls(**values)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, delete, func, or_, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
@@ -19,6 +19,7 @@ from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
+from kandev.domain.automations.history import RunFilter, check_first, run_page
 from kandev.domain.automations.records import (
     AutomationFields,
     AutomationRecord,
@@ -38,8 +39,6 @@ from kandev.domain.automations.references import (
 from kandev.domain.automations.schedule import CronCheck, check
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.tasks.service import decode_cursor, encode_cursor
-from kandev.domain.validation import PAGE_SIZE_LIMIT
 from kandev.domain.workspace.secrets import cipher
 from kandev.log_redaction import remember_secrets
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
@@ -185,42 +184,18 @@ class AutomationService:
         trigger_type: RunTriggerType | None = None,
         count: bool = False,
     ) -> RunPage:
-        """An automation's runs, newest first, keyset-paginated; filtered by stored status and trigger type."""
-        if not 0 <= first <= PAGE_SIZE_LIMIT:
-            raise ValidationError(f"first must be between 0 and {PAGE_SIZE_LIMIT}", field="first")
+        """An automation's runs, newest first, keyset-paginated; filtered by shown status and trigger type."""
+        check_first(first)
         async with self.ctx.read() as db:
             await load_automation(db, self.ctx.principal, automation_id)
-            conditions = [AutomationRun.automation_id == automation_id]
-            if status is not None:
-                conditions.append(AutomationRun.status == status)
-            if trigger_type is not None:
-                conditions.append(AutomationRun.trigger_type == trigger_type)
-            total = None
-            if count:
-                total = await db.scalar(select(func.count()).select_from(AutomationRun).where(*conditions)) or 0
-            if after:
-                created_at, run_id = decode_cursor(after)
-                conditions.append(
-                    or_(
-                        AutomationRun.created_at < created_at,
-                        and_(AutomationRun.created_at == created_at, AutomationRun.id < run_id),
-                    )
-                )
-            rows = (
-                await db.execute(
-                    select(*RunRecord.columns())
-                    .where(*conditions)
-                    .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
-                    .limit(first + 1)
-                )
-            ).all()
-        page = [RunRecord(*row) for row in rows[:first]]
-        return RunPage(
-            records=page,
-            has_next_page=len(rows) > first,
-            cursors=[encode_cursor(run.created_at, run.id) for run in page],
-            total_count=total,
-        )
+            return await run_page(
+                db,
+                AutomationRun.automation_id == automation_id,
+                RunFilter(status=status, trigger_type=trigger_type),
+                first=first,
+                after=after,
+                count=count,
+            )
 
     def now(self) -> datetime:
         """The instant next fires are counted from."""
@@ -237,14 +212,14 @@ class AutomationService:
             live = await records(db, list(await db.scalars(_live(workspace_id))))
             rows = (
                 await db.execute(
-                    select(*RunRecord.columns())
+                    RunRecord.query()
                     .join(Automation, Automation.id == AutomationRun.automation_id)
                     .where(Automation.workspace_id == workspace_id, Automation.deleted_at.is_(None))
                     .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
                     .limit(RECENT_RUNS)
                 )
             ).all()
-        return Agenda(upcoming=upcoming(live, self.now()), recent=[RunRecord(*row) for row in rows])
+        return Agenda(upcoming=upcoming(live, self.now()), recent=[RunRecord.of(row) for row in rows])
 
     async def export_yaml(self, workspace_id: str) -> str:
         """Every live automation of the workspace as one YAML document (see automations.export)."""

@@ -9,6 +9,7 @@ from functools import partial
 from sqlalchemy import func, select
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
@@ -94,6 +95,7 @@ async def claim_turn(
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
+        await bind_run_turn(uow, prompt, turn)
         session.completion_pending = False
         await _emit_task(ctx, uow, task, TaskState.IN_PROGRESS)
         await on_turn_started(ctx, uow, session, task, prompt.source)
@@ -186,6 +188,7 @@ async def _end_turn(
         session.state = SessionState.WAITING_FOR_INPUT
     session.updated_at = now
     emit_session_event(uow, "TURN_ENDED", session, turn=turn)
+    await settle_run(uow, turn)
     task = await uow.db.get(Task, session.task_id)
     assert task is not None
     if not is_terminal(session):

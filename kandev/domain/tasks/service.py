@@ -229,6 +229,16 @@ class TaskService:
                 # The holder was deleted or released in between: the identity is free again, try anew.
         raise ConflictError("the external_id is being created and released concurrently; retry")
 
+    async def create_within(self, uow: UnitOfWork, command: CreateTask) -> Task:
+        """create's writes inside the caller's unit of work, without starting anything: for a caller that
+        binds the new task to its own row in the same transaction (an automation run). No external id and no
+        dependencies (the caller's row is its idempotency)."""
+        command, workspace_id = self._named(command)
+        check_prompt(command.prompt)
+        task = await self._new_task(uow, command, workspace_id, clean_title(command.title), None)
+        emit_task_event(uow, "CREATED", task)
+        return task
+
     async def find_by_external_id(self, workspace_id: str, external_id: str | None) -> TaskRecord:
         """The live task holding an identity, finished or not; not-found when nothing holds it."""
         value = _required_external_id(external_id)

@@ -2,7 +2,7 @@
 the PR trigger's poll state
 
 Revision ID: 0016_github
-Revises: 0014_automations
+Revises: 0015_automation_runs_firing
 Create Date: 2026-12-04
 """
 
@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql
 import kandev.models.base
 
 revision: str = '0016_github'
-down_revision: str | None = '0014_automations'
+down_revision: str | None = '0015_automation_runs_firing'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,164 @@
+"""Launching an admitted run: its task (new, or the continued one) and its first prompt, bound to the run in
+the same transaction, so a retried launch job finds the run bound and does nothing twice."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import select
+
+from kandev.domain.automations.firing import context_of
+from kandev.domain.automations.run_events import emit_run_event
+from kandev.domain.automations.templates import render
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.errors import DomainError
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, is_terminal, task_sessions
+from kandev.domain.sessions.transcript import emit_session_event
+from kandev.domain.tasks.service import CreateTask, TaskService
+from kandev.domain.workflow.starts import start_agent
+from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.models import Automation, AutomationRepository, AutomationRun, Session, Task, TaskRepository
+from kandev.models.base import utcnow
+from kandev.models.enums import AutomationContext, AutomationDestination, RunStatus, TaskOrigin
+
+log = logging.getLogger("kandev.automations")
+
+PROMPT_SOURCE = "automation"
+KEY_PREFIX = "automation-run:"
+
+
+def prompt_key(run_id: str) -> str:
+    """The idempotency key of a run's prompt: how the turn that answers it is bound to the run."""
+    return f"{KEY_PREFIX}{run_id}"
+
+
+async def launch_run(ctx: ServiceContext, run_id: str) -> str:
+    """Create (or continue) the run's task and queue its prompt; a launch that can't happen fails the run
+    with the reason. Returns what happened, for the job's result."""
+    try:
+        async with ctx.unit_of_work() as uow:
+            run = await uow.db.get(AutomationRun, run_id, with_for_update=True)
+            if run is None or run.status != RunStatus.TRIGGERED or run.task_id is not None:
+                return "nothing to launch"
+            automation = await uow.db.get(Automation, run.automation_id)
+            assert automation is not None  # runs go with their automation (ON DELETE CASCADE)
+            if run.stopped_at is not None:
+                return "stopped before launch"
+            if automation.deleted_at is not None:
+                await _fail(uow, run, automation, "the automation was deleted before the run started")
+                return "failed"
+            prompt = render(
+                automation.prompt,
+                context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data or {}),
+            )
+            continued = None
+            if automation.context == AutomationContext.CONTINUE_SESSION:
+                continued, note = await _continuation(uow, automation)
+                run.continuation_note = note
+            if continued is not None:
+                task, session = continued
+                await enqueue_prompt(
+                    ctx, uow, session, PromptSpec(text=prompt, source=PROMPT_SOURCE, idempotency_key=prompt_key(run.id))
+                )
+                emit_session_event(uow, "PROMPT_QUEUED", session)
+            else:
+                task = await _new_task(ctx, uow, automation, run)
+                session, _ = await start_agent(
+                    ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=automation.agent_profile_id
+                )
+            run.task_id, run.session_id = task.id, session.id
+            run.status = RunStatus.TASK_CREATED
+            await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
+            return "launched"
+    except DomainError as error:
+        # No usable profile, a workflow gone, …: the run says why; nothing of the attempt was kept.
+        async with ctx.unit_of_work() as uow:
+            run = await uow.db.get(AutomationRun, run_id, with_for_update=True)
+            automation = await uow.db.get(Automation, run.automation_id) if run else None
+            if run is None or automation is None or run.status != RunStatus.TRIGGERED:
+                return "nothing to launch"
+            await _fail(uow, run, automation, f"the run could not start: {error.message}")
+        return "failed"
+
+
+async def runs_to_launch(ctx: ServiceContext) -> list[str]:
+    """Admitted runs whose launch hasn't happened (their job may be lost with Redis): launched again, once."""
+    async with ctx.read() as db:
+        rows = await db.scalars(
+            select(AutomationRun.id).where(
+                AutomationRun.status == RunStatus.TRIGGERED,
+                AutomationRun.task_id.is_(None),
+                AutomationRun.stopped_at.is_(None),
+            )
+        )
+        return list(rows)
+
+
+async def _fail(uow: UnitOfWork, run: AutomationRun, automation: Automation, reason: str) -> None:
+    run.status, run.reason, run.finished_at = RunStatus.FAILED, reason, utcnow()
+    await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
+
+
+async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation, run: AutomationRun) -> Task:
+    hidden = automation.destination == AutomationDestination.HIDDEN
+    pairs = await uow.db.scalars(
+        select(AutomationRepository)
+        .where(AutomationRepository.automation_id == automation.id)
+        .order_by(AutomationRepository.position)
+    )
+    command = CreateTask(
+        workspace_id=automation.workspace_id,
+        title=run.title_snapshot or automation.name,
+        workflow_id=automation.workflow_id,
+        workflow_step_id=automation.workflow_step_id,
+        agent_profile_id=automation.agent_profile_id,
+        executor_profile_id=automation.executor_profile_id,
+        origin=TaskOrigin.AUTOMATION_RUN if hidden else TaskOrigin.AUTOMATION,
+        repositories=[RepositoryChoice(p.repository_id, p.base_branch) for p in pairs],
+    )
+    return await TaskService(ctx).create_within(uow, command)
+
+
+async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[Task, Session] | None, str | None]:
+    """The previous run's task and primary session when a new turn there is still compatible with the
+    automation's settings; otherwise None and why a new task replaces it (None when there was no run)."""
+    previous = await uow.db.scalar(
+        select(AutomationRun)
+        .where(AutomationRun.automation_id == automation.id, AutomationRun.task_id.is_not(None))
+        .order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc())
+        .limit(1)
+    )
+    if previous is None or previous.task_id is None:
+        return None, None
+    task = await uow.db.get(Task, previous.task_id)
+    if task is None or task.deleted_at is not None or task.archived_at is not None:
+        return None, "the previous run's task was deleted or archived; a new task continues the automation"
+    want_origin = (
+        TaskOrigin.AUTOMATION_RUN if automation.destination == AutomationDestination.HIDDEN else TaskOrigin.AUTOMATION
+    )
+    if task.origin != want_origin:
+        return None, "the automation's destination changed; a new task continues the automation"
+    sessions = [s for s in await task_sessions(uow.db, task.id) if not is_terminal(s)]
+    if not sessions:
+        return None, "the previous run's session has ended; a new task continues the automation"
+    session = sessions[0]
+    if automation.agent_profile_id is not None and session.agent_profile_id != automation.agent_profile_id:
+        return None, "the automation's agent profile changed; a new task continues the automation"
+    if automation.executor_profile_id is not None and task.executor_profile_id != automation.executor_profile_id:
+        return None, "the automation's executor profile changed; a new task continues the automation"
+    if automation.destination == AutomationDestination.NORMAL and task.workflow_id != automation.workflow_id:
+        return None, "the automation's workflow changed; a new task continues the automation"
+    if await _pairs(uow, AutomationRepository, automation.id) != await _pairs(uow, TaskRepository, task.id):
+        return None, "the automation's repositories changed; a new task continues the automation"
+    return (task, session), None
+
+
+async def _pairs(uow: UnitOfWork, table: type[AutomationRepository | TaskRepository], owner_id: str) -> list[Any]:
+    """Ordered (repository, base branch) pairs of an automation or of a task: equal when the continued
+    checkout is the one the automation asks for."""
+    owner = AutomationRepository.automation_id if table is AutomationRepository else TaskRepository.task_id
+    rows = await uow.db.execute(
+        select(table.repository_id, table.base_branch).where(owner == owner_id).order_by(table.position)
+    )
+    return [tuple(row) for row in rows]

@@ -1,0 +1,49 @@
+"""automationEvents: a run's change, queued on the unit of work and published only after its commit."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from kandev.domain.automations.records import RunRecord
+from kandev.domain.context import UnitOfWork
+from kandev.events import AutomationEventPayload, automation_channel
+from kandev.models import AutomationRun
+
+_DATES = ("created_at", "finished_at", "stopped_at", "occurred_at")
+
+
+def run_json(record: RunRecord) -> dict[str, Any]:
+    values = dataclasses.asdict(record)
+    for name in _DATES:
+        value = values[name]
+        values[name] = value.isoformat() if value is not None else None
+    values["status"] = str(record.status)
+    return values
+
+
+def run_of_json(values: dict[str, Any]) -> RunRecord:
+    parsed: dict[str, Any] = {
+        k: (datetime.fromisoformat(v) if k in _DATES and v is not None else v) for k, v in values.items()
+    }
+    return RunRecord(**parsed)
+
+
+async def emit_run_event(uow: UnitOfWork, kind: str, run: AutomationRun, workspace_id: str) -> RunRecord:
+    """Queue the run's event with the run as every view shows it (its derived status included)."""
+    await uow.db.flush()
+    row = (await uow.db.execute(RunRecord.query().where(AutomationRun.id == run.id))).one()
+    record = RunRecord.of(row)
+    uow.emit(
+        automation_channel(workspace_id),
+        AutomationEventPayload(kind=kind, automation_id=run.automation_id, run=run_json(record)),
+    )
+    return record
+
+
+def emit_run_deleted(uow: UnitOfWork, record: RunRecord, workspace_id: str) -> None:
+    uow.emit(
+        automation_channel(workspace_id),
+        AutomationEventPayload(kind="RUN_DELETED", automation_id=record.automation_id, run=run_json(record)),
+    )

@@ -1,0 +1,78 @@
+"""A run follows its turn: bound when a worker claims the run's prompt, settled when that turn ends, failed
+when its agent asks for a permission (a run never waits on a person). Small hooks the turn path calls."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from kandev.domain.automations.run_events import emit_run_event
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.models import Automation, AutomationRun, QueuedPrompt, Turn
+from kandev.models.base import utcnow
+from kandev.models.enums import RunStatus, TurnState
+
+_KEY_PREFIX = "automation-run:"
+
+
+async def bind_run_turn(uow: UnitOfWork, prompt: QueuedPrompt, turn: Turn) -> None:
+    """The turn answering a run's prompt is that run's turn (a new task's first prompt, or a continued
+    session's follow-up: either way the run's own, never a reply sent to it later)."""
+    if prompt.idempotency_key.startswith(_KEY_PREFIX):
+        run = await uow.db.get(AutomationRun, prompt.idempotency_key.removeprefix(_KEY_PREFIX))
+    else:
+        # start_agent writes a new task's first prompt without the run's key: the run bound to this session
+        # that has no turn yet is the one it serves.
+        run = await uow.db.scalar(
+            select(AutomationRun)
+            .where(
+                AutomationRun.session_id == prompt.session_id,
+                AutomationRun.turn_id.is_(None),
+                AutomationRun.status == RunStatus.TASK_CREATED,
+            )
+            .order_by(AutomationRun.created_at)
+            .limit(1)
+        )
+    if run is not None and run.turn_id is None and prompt.source == "automation":
+        run.turn_id = turn.id
+        await _emit(uow, run)
+
+
+async def settle_run(uow: UnitOfWork, turn: Turn) -> None:
+    """The run of an ended turn: succeeded, or failed with the turn's error (a stop keeps its stopped_at and
+    reads as cancelled). Its session is left WAITING_FOR_INPUT by the turn path, so a person can answer."""
+    run = await uow.db.scalar(select(AutomationRun).where(AutomationRun.turn_id == turn.id))
+    if run is None or run.status != RunStatus.TASK_CREATED:
+        return
+    if turn.state == TurnState.COMPLETED:
+        run.status = RunStatus.SUCCEEDED
+    else:
+        run.status = RunStatus.FAILED
+        run.reason = turn.error or (
+            "the turn was cancelled" if turn.state == TurnState.CANCELLED else "the turn failed"
+        )
+    run.finished_at = utcnow()
+    await _emit(uow, run)
+
+
+async def fail_run_on_permission(ctx: ServiceContext, turn_id: str, title: str) -> bool:
+    """When the turn is an automation run's: fail the run with the reason and answer True (the request is
+    then rejected without asking anyone)."""
+    async with ctx.unit_of_work() as uow:
+        run = await uow.db.scalar(select(AutomationRun).where(AutomationRun.turn_id == turn_id))
+        if run is None:
+            return False
+        if run.status == RunStatus.TASK_CREATED:
+            run.status = RunStatus.FAILED
+            run.reason = (
+                f"the agent asked for permission ({title[:200]}); an automation run cannot wait for a permission "
+                "response, so the request was rejected. Use a profile whose actions need no prompt."
+            )
+            run.finished_at = utcnow()
+            await _emit(uow, run)
+        return True
+
+
+async def _emit(uow: UnitOfWork, run: AutomationRun) -> None:
+    workspace_id = await uow.db.scalar(select(Automation.workspace_id).where(Automation.id == run.automation_id))
+    if workspace_id is not None:
+        await emit_run_event(uow, "RUN_UPDATED", run, workspace_id)

@@ -1,0 +1,23 @@
+"""RQ jobs of automations: launching an admitted run (its task and first prompt) on the automations queue."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kandev.config import Settings
+from kandev.domain.automations.launch import launch_run
+from kandev.jobs.worker_loop import current_loop
+from kandev.state import SYSTEM, provide_services
+
+
+def launch_automation_run(run_id: str) -> str:
+    """RQ entry point (sync): on the worker's event loop and services, or (outside a worker) on fresh ones."""
+    worker = current_loop()
+    if worker is None:
+        return asyncio.run(_launch_alone(Settings(), run_id))
+    return worker.call(launch_run(worker.ctx.with_principal(SYSTEM), run_id))
+
+
+async def _launch_alone(settings: Settings, run_id: str) -> str:
+    async with provide_services(settings, SYSTEM) as services:
+        return await launch_run(services.ctx, run_id)

@@ -1,0 +1,89 @@
+"""Inputs, payloads and result unions of the run mutations (each declared once here), and automationEvents."""
+
+from __future__ import annotations
+
+from typing import Annotated, TypeAlias
+
+import strawberry
+
+from kandev.domain.automations.firing import Admission
+from kandev.schema.automation_types import AutomationRun
+from kandev.schema.declare import arg
+from kandev.schema.enums import AutomationEventKind
+from kandev.schema.errors import ExpectedError
+
+strawberry.enum(
+    Admission,
+    name="RunAdmission",
+    description="What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped "
+    "run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is "
+    "disabled; nothing was written).",
+)
+
+_RUN_ID = "The run's id."
+
+
+@strawberry.input
+class RunAutomationNowInput:
+    automation_id: strawberry.ID = arg(
+        "The automation to fire now (trigger type MANUAL, never deduplicated).", min_length=1
+    )
+
+
+@strawberry.input
+class StopRunInput:
+    run_id: strawberry.ID = arg(_RUN_ID, min_length=1)
+
+
+@strawberry.input
+class DeleteRunInput:
+    run_id: strawberry.ID = arg(_RUN_ID, min_length=1)
+
+
+@strawberry.input
+class DeleteAllRunsInput:
+    automation_id: strawberry.ID = arg("The automation whose runs (and unreferenced hidden tasks) go.", min_length=1)
+
+
+@strawberry.type
+class RunAutomationNowPayload:
+    admission: Admission
+    reason: str | None = strawberry.field(description="Why nothing ran (SKIPPED, REFUSED).")
+    run: AutomationRun | None = strawberry.field(description="The run written (FIRED, SKIPPED), else null.")
+
+
+@strawberry.type
+class AutomationRunPayload:
+    run: AutomationRun
+
+
+@strawberry.type
+class DeleteRunPayload:
+    run_id: strawberry.ID
+
+
+@strawberry.type
+class DeleteAllRunsPayload:
+    automation_id: strawberry.ID
+    deleted_count: int
+
+
+@strawberry.type(description="A run changed: it was created, its status moved, or it was deleted.")
+class AutomationEvent:
+    kind: AutomationEventKind
+    automation_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Null only in the SUBSCRIBED message."
+    )
+    run: AutomationRun | None = strawberry.field(
+        default=None, description="The run as it is now; null only in SUBSCRIBED."
+    )
+
+
+RunAutomationNowResult: TypeAlias = Annotated[
+    RunAutomationNowPayload | ExpectedError, strawberry.union("RunAutomationNowResult")
+]
+StopRunResult: TypeAlias = Annotated[AutomationRunPayload | ExpectedError, strawberry.union("StopRunResult")]
+DeleteRunResult: TypeAlias = Annotated[DeleteRunPayload | ExpectedError, strawberry.union("DeleteRunResult")]
+DeleteAllRunsResult: TypeAlias = Annotated[
+    DeleteAllRunsPayload | ExpectedError, strawberry.union("DeleteAllRunsResult")
+]
