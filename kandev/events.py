@@ -105,6 +105,16 @@ def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:
     return Channel(f"workspace:{workspace_id}:automations")
 
 
+class ScheduleWake(TypedDict):
+    """An automation's schedules may have changed: a sleeping scheduler re-reads the earliest next fire."""
+
+    automation_id: str
+
+
+def schedule_wake_channel() -> Channel[ScheduleWake]:
+    return Channel("automations:schedules")
+
+
 def session_channel(session_id: str) -> Channel[SessionEventPayload]:
     return Channel(f"session:{session_id}")
 
