@@ -33,7 +33,7 @@ from kandev.models.enums import RunTriggerType, TriggerType
 log = logging.getLogger("kandev.scheduler.schedules")
 
 BATCH = 500  # due triggers read per pass
-CONCURRENT_FIRES = 8  # fires in flight at once within a pass
+CONCURRENT_FIRES = 1  # fires in flight at once within a pass
 _POLL_SECONDS = 0.25  # how often a sleeping loop looks at its stop flag
 
 
