@@ -141,8 +141,8 @@ async def run() -> dict[str, Any]:
             await asyncio.wait_for(loop, timeout=10)
             async with db.read() as s:
                 rows = (await s.execute(select(AutomationRun.id, AutomationRun.occurred_at))).all()
-            occurred = {run_id: at for run_id, at in rows}
-            late = [jobs.enqueued[r] - clock.real_time(occurred[r]) for r in jobs.enqueued if occurred.get(r)]
+            occurred = {run_id: at for run_id, at in rows if at is not None}
+            late = [jobs.enqueued[r] - clock.real_time(occurred[r]) for r in jobs.enqueued if r in occurred]
             burst_late = [
                 jobs.enqueued[r] - clock.real_time(occurred[r])
                 for r in jobs.enqueued

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -25,6 +25,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from kandev.clock import Clock
 from kandev.domain.automations.agenda import computed_next_fire, schedule_of
 from kandev.domain.automations.firing import FireOutcome, fire
+from kandev.domain.automations.run_events import emit_next_fire
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.events import ScheduleWake, schedule_wake_channel
 from kandev.models import Automation, AutomationTrigger
@@ -33,7 +34,7 @@ from kandev.models.enums import RunTriggerType, TriggerType
 log = logging.getLogger("kandev.scheduler.schedules")
 
 BATCH = 500  # due triggers read per pass
-CONCURRENT_FIRES = 1  # fires in flight at once within a pass
+CONCURRENT_FIRES = 8  # fires in flight at once within a pass
 _POLL_SECONDS = 0.25  # how often a sleeping loop looks at its stop flag
 
 
@@ -45,7 +46,8 @@ def dedup_key(trigger_id: str, occurrence: datetime) -> str:
 async def refresh_next_fires(uow: UnitOfWork, automation: Automation, now: datetime) -> None:
     """Store each trigger's next fire as the automation is saved, and wake sleeping schedulers."""
     live = automation.enabled and automation.deleted_at is None
-    rows = await uow.db.scalars(select(AutomationTrigger).where(AutomationTrigger.automation_id == automation.id))
+    rows = list(await uow.db.scalars(select(AutomationTrigger).where(AutomationTrigger.automation_id == automation.id)))
+    before = _earliest(row.next_fire_at for row in rows)
     for row in rows:
         anchor = row.updated_at
         wanted = computed_next_fire(row.type, row.enabled, row.config or {}, anchor, now) if live else None
@@ -53,13 +55,21 @@ async def refresh_next_fires(uow: UnitOfWork, automation: Automation, now: datet
             row.next_fire_at = wanted
             flag_modified(row, "updated_at")  # kept: it is the @every anchor, and no setting changed
     await uow.db.flush()
+    after = _earliest(row.next_fire_at for row in rows)
+    if after != before:
+        emit_next_fire(uow, automation.workspace_id, automation.id, after)
     uow.emit(schedule_wake_channel(), ScheduleWake(automation_id=automation.id))
+
+
+def _earliest(instants: Iterable[datetime | None]) -> datetime | None:
+    return min((i for i in instants if i is not None), default=None)
 
 
 @dataclass(frozen=True)
 class _Due:
     trigger_id: str
     automation_id: str
+    workspace_id: str
     due: datetime
     config: dict[str, object]
     anchor: datetime
@@ -70,38 +80,52 @@ def _due_query(now: datetime) -> object:
         select(
             AutomationTrigger.id,
             AutomationTrigger.automation_id,
+            Automation.workspace_id,
             AutomationTrigger.next_fire_at,
             AutomationTrigger.config,
             AutomationTrigger.updated_at,
         )
+        .join(Automation, Automation.id == AutomationTrigger.automation_id)
         .where(AutomationTrigger.next_fire_at <= now)
         .order_by(AutomationTrigger.next_fire_at, AutomationTrigger.id)
         .limit(BATCH)
     )
 
 
-async def _claim(ctx: ServiceContext, due: _Due, now: datetime) -> datetime | None:
-    """The occurrence this scheduler now owns, or None (another claimed it, or the schedule is invalid)."""
+def _plan(due: _Due, now: datetime) -> tuple[datetime | None, datetime | None]:
+    """The occurrence to fire (the newest due by now) and the next fire after now; (None, None) when the
+    saved schedule is no longer valid (it then stops)."""
     schedule = schedule_of(due.config, due.anchor)
-    occurrence = following = None
-    if schedule is not None:
-        occurrence = schedule.latest_due(due.due - timedelta(microseconds=1), now) or due.due
-        following = schedule.next_after(now)
+    if schedule is None:
+        return None, None
+    occurrence = schedule.latest_due(due.due - timedelta(microseconds=1), now) or due.due
+    return occurrence, schedule.next_after(now)
+
+
+async def _claim(ctx: ServiceContext, dues: list[_Due], now: datetime) -> list[tuple[_Due, datetime]]:
+    """The occurrences this scheduler now owns: each trigger's next fire moves on only where it still holds
+    the due time read (compare-and-set), so of two schedulers exactly one claims it. One transaction."""
+    owned = []
     async with ctx.unit_of_work() as uow:
-        claimed = await uow.db.scalar(
-            update(AutomationTrigger)
-            .where(AutomationTrigger.id == due.trigger_id, AutomationTrigger.next_fire_at == due.due)
-            .values(next_fire_at=following, updated_at=AutomationTrigger.updated_at)
-            .returning(AutomationTrigger.id)
-            .execution_options(synchronize_session=False)
-        )
-    return occurrence if claimed is not None else None
+        for due in dues:
+            occurrence, following = _plan(due, now)
+            claimed = await uow.db.scalar(
+                update(AutomationTrigger)
+                .where(AutomationTrigger.id == due.trigger_id, AutomationTrigger.next_fire_at == due.due)
+                .values(next_fire_at=following, updated_at=AutomationTrigger.updated_at)
+                .returning(AutomationTrigger.id)
+                .execution_options(synchronize_session=False)
+            )
+            if claimed is None:
+                continue
+            # An automation has one schedule at most (rules.check_layout): its next fire is this one.
+            emit_next_fire(uow, due.workspace_id, due.automation_id, following)
+            if occurrence is not None:
+                owned.append((due, occurrence))
+    return owned
 
 
-async def _fire_one(ctx: ServiceContext, due: _Due, now: datetime) -> FireOutcome | None:
-    occurrence = await _claim(ctx, due, now)
-    if occurrence is None:
-        return None
+async def _fire_claimed(ctx: ServiceContext, due: _Due, occurrence: datetime) -> FireOutcome:
     return await fire(
         ctx,
         due.automation_id,
@@ -113,19 +137,19 @@ async def _fire_one(ctx: ServiceContext, due: _Due, now: datetime) -> FireOutcom
 
 
 async def fire_due(ctx: ServiceContext, clock: Clock) -> list[FireOutcome]:
-    """Claim and fire every trigger due by now; the outcomes of the fires this scheduler claimed."""
-    outcomes: list[FireOutcome] = []
-    limit = asyncio.Semaphore(CONCURRENT_FIRES)
+    """Claim and fire every trigger due by now, soonest first; the outcomes of the fires claimed here.
 
-    async def one(due: _Due, now: datetime) -> None:
+    A claimed occurrence whose fire fails (or whose process dies before firing) is lost, not retried: the
+    schedule has moved on. SQLite serializes writers, so fires go one at a time there."""
+    outcomes: list[FireOutcome] = []
+    limit = asyncio.Semaphore(1 if ctx.db.is_sqlite else CONCURRENT_FIRES)
+
+    async def one(due: _Due, occurrence: datetime) -> None:
         async with limit:
             try:
-                outcome = await _fire_one(ctx, due, now)
+                outcomes.append(await _fire_claimed(ctx, due, occurrence))
             except Exception:
                 log.exception("firing the schedule of trigger %s failed", due.trigger_id)
-                return
-            if outcome is not None:
-                outcomes.append(outcome)
 
     while True:
         now = clock.now()
@@ -133,7 +157,8 @@ async def fire_due(ctx: ServiceContext, clock: Clock) -> list[FireOutcome]:
             rows = (await db.execute(_due_query(now))).all()  # type: ignore[call-overload]
         if not rows:
             return outcomes
-        await asyncio.gather(*(one(_Due(r[0], r[1], r[2], dict(r[3] or {}), r[4]), now) for r in rows))
+        owned = await _claim(ctx, [_Due(r[0], r[1], r[2], r[3], dict(r[4] or {}), r[5]) for r in rows], now)
+        await asyncio.gather(*(one(due, occurrence) for due, occurrence in owned))
         if len(rows) < BATCH:
             return outcomes
 

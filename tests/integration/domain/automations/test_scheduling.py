@@ -251,3 +251,30 @@ async def test_two_schedulers_over_a_thousand_schedules_and_thirty_due_minutes_n
         for database in databases:
             await database.dispose()
         await drop_postgres_database(server, url)
+
+
+@pytest.mark.parametrize("clock_mode", ["before-minute"])
+async def test_saving_and_firing_publish_the_automations_next_fire(services, db, bus, workspace_id):
+    clock = clock_of(services.ctx.settings)
+    due = clock.now().replace(second=0, microsecond=0) + timedelta(minutes=1)
+    async with bus.subscribe(automation_channel(workspace_id)) as events:
+        automation_id = await new_automation(services, workspace_id, triggers=every_minute())
+        async with scheduler(services.ctx, clock):
+            moves = []
+            async with asyncio.timeout(5):
+                async for event in events:
+                    if event["kind"] == "NEXT_FIRE_CHANGED":
+                        moves.append((event["automation_id"], event["next_fire"]))
+                    if len(moves) == 2:
+                        break
+        await services.automations.set_enabled(automation_id, False)
+        async with asyncio.timeout(5):
+            disabled = await anext(events)
+            while disabled["kind"] != "NEXT_FIRE_CHANGED":
+                disabled = await anext(events)
+
+    assert moves == [
+        (automation_id, due.isoformat()),
+        (automation_id, (due + timedelta(minutes=1)).isoformat()),
+    ]
+    assert (disabled["automation_id"], disabled["next_fire"]) == (automation_id, None)
