@@ -278,3 +278,17 @@ async def test_saving_and_firing_publish_the_automations_next_fire(services, db,
         (automation_id, (due + timedelta(minutes=1)).isoformat()),
     ]
     assert (disabled["automation_id"], disabled["next_fire"]) == (automation_id, None)
+
+
+async def test_a_fire_skipped_at_the_concurrency_cap_still_advances_the_schedule(services, db, bus, workspace_id):
+    clock = clock_of(services.ctx.settings)
+    automation_id = await new_automation(services, workspace_id, triggers=every_minute(), max_concurrent_runs=1)
+    async with bus.subscribe(automation_channel(workspace_id)) as events, scheduler(services.ctx, clock):
+        async with asyncio.timeout(10):
+            await created_runs(events, 3)  # no worker: the first run stays active, so the cap skips the next
+
+    runs = await runs_of(db, automation_id)
+    assert [r.status for r in runs][:3] == ["triggered", "skipped", "skipped"]
+    occurred = [r.occurred_at for r in runs]
+    assert len(set(occurred)) == len(occurred)
+    assert all(b - a == timedelta(minutes=1) for a, b in zip(occurred, occurred[1:], strict=False) if a and b)
