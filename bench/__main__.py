@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 
+from bench.automations import run as automations
 from bench.board import run as board
 from bench.fanout import run as fanout
 from bench.foundation import run as foundation
@@ -24,6 +25,7 @@ def main() -> None:
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
         "healing": healing(),
+        "automations": asyncio.run(automations()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -67,6 +67,15 @@ class Settings(BaseSettings):
         description="at most this many idle agents stay warm per worker (least recently used closed first)",
     )
     scheduler_interval_seconds: float = 5.0
+    schedule_max_sleep_seconds: float = Field(
+        default=30.0, gt=0, description="the schedule loop looks for due schedules at least this often"
+    )
+    test_mode: bool = Field(default=False, description="test-only switches (KANDEV_TEST_CLOCK) are honoured")
+    test_clock: str | None = Field(
+        default=None,
+        description="with test_mode: 'offset,speed[,start]' — now = start + offset + (real now - start) * speed "
+        "(seconds; start is a Unix time, default the process's first reading)",
+    )
     workers: int = Field(
         default=4, ge=1, le=64, description="`kandev worker` processes `kandev serve` runs on the embedded default"
     )

@@ -94,15 +94,27 @@ def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
 
 class AutomationEventPayload(TypedDict):
     """automationEvents: what happened to a run (RUN_CREATED, RUN_UPDATED, RUN_DELETED), its automation and the
-    run as RunRecord JSON (kandev.domain.automations.run_events)."""
+    run as RunRecord JSON (kandev.domain.automations.run_events); or NEXT_FIRE_CHANGED, with no run and the
+    automation's next fire (ISO, null when none)."""
 
     kind: str
     automation_id: str
-    run: dict[str, Any]
+    run: dict[str, Any] | None
+    next_fire: NotRequired[str | None]
 
 
 def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:
     return Channel(f"workspace:{workspace_id}:automations")
+
+
+class ScheduleWake(TypedDict):
+    """An automation's schedules may have changed: a sleeping scheduler re-reads the earliest next fire."""
+
+    automation_id: str
+
+
+def schedule_wake_channel() -> Channel[ScheduleWake]:
+    return Channel("automations:schedules")
 
 
 def session_channel(session_id: str) -> Channel[SessionEventPayload]:

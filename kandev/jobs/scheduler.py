@@ -1,7 +1,9 @@
-"""`kandev scheduler`: a loop that ticks every few seconds and runs the registered tick hooks.
+"""`kandev scheduler`: a loop that ticks every few seconds and runs the registered tick hooks, and beside it
+(in a thread of its own, with Redis) the schedule loop that fires automation schedules on time.
 
-Recovery (reaping expired turns, re-enqueueing queued work) is a hook; automation schedules join it.
-Two schedulers may run at once: whatever a hook fires must be claimed in the database.
+Recovery (reaping expired turns, re-enqueueing queued work) is a hook. Schedules need sub-second precision,
+so they have their own loop (kandev.domain.automations.scheduling.run_schedules), not a tick hook.
+Two schedulers may run at once: whatever a hook or the schedule loop fires is claimed in the database.
 """
 
 from __future__ import annotations
@@ -50,6 +52,42 @@ class _StopFlag:
         return self.signalled or (self.event is not None and self.event.is_set())
 
 
+_RESTART_SECONDS = 1.0
+
+
+async def _schedules(settings: Settings, should_stop: Callable[[], bool]) -> None:
+    """The schedule loop with services of its own (imported late: it pulls in the domain); restarted after a
+    failure (a database or Redis outage) until stopped."""
+    from kandev.clock import clock_of
+    from kandev.domain.automations.scheduling import run_schedules
+    from kandev.state import SYSTEM, provide_services
+
+    clock = clock_of(settings)
+    while not should_stop():
+        try:
+            async with provide_services(settings, SYSTEM) as services:
+                await run_schedules(
+                    services.ctx, clock, should_stop=should_stop, max_sleep=settings.schedule_max_sleep_seconds
+                )
+        except Exception:
+            log.exception("schedule loop failed; restarting")
+            deadline = time.monotonic() + _RESTART_SECONDS
+            while not should_stop() and time.monotonic() < deadline:
+                await asyncio.sleep(_POLL_SECONDS)
+
+
+def _start_schedules(settings: Settings, stop: _StopFlag) -> threading.Thread | None:
+    """The schedule loop's thread; none without Redis (a fire enqueues its launch job there)."""
+    if settings.redis_url is None:
+        log.warning("schedule loop not started: KANDEV_REDIS_URL is not set")
+        return None
+    thread = threading.Thread(
+        target=lambda: asyncio.run(_schedules(settings, stop.is_set)), name="kandev-schedules", daemon=True
+    )
+    thread.start()
+    return thread
+
+
 def _run_hooks(settings: Settings, runner: asyncio.Runner) -> None:
     for hook in list(tick_hooks):
         try:
@@ -75,6 +113,7 @@ def run_scheduler(
     interval = settings.scheduler_interval_seconds
     ticks = 0
     log.info("scheduler running every %.1fs", interval)
+    schedules = _start_schedules(settings, stop)
     try:
         with asyncio.Runner() as runner:
             next_tick = time.monotonic()
@@ -90,6 +129,9 @@ def run_scheduler(
                 while not stop.is_set() and (remaining := next_tick - time.monotonic()) > 0:
                     time.sleep(min(remaining, _POLL_SECONDS))
     finally:
+        stop.signalled = True
+        if schedules is not None:
+            schedules.join(timeout=10)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     log.info("scheduler stopped after %d tick(s)", ticks)

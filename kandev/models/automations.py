@@ -70,6 +70,9 @@ class AutomationTrigger(Base):
     type: Mapped[str] = mapped_column(String(30))
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     config: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    # A schedule's next fire, kept by the automation service on every save and advanced by the scheduler
+    # when it claims a due fire; null unless an enabled schedule of an enabled, live automation.
+    next_fire_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True, index=True)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
 

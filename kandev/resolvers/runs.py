@@ -89,8 +89,10 @@ async def automation_events(info: Info, workspace_id: strawberry.ID) -> AsyncGen
     async with services.ctx.bus.subscribe(automation_channel(str(workspace_id))) as events:
         yield AutomationEvent(kind=AutomationEventKind.SUBSCRIBED)
         async for payload in events:
+            run, next_fire = payload["run"], payload.get("next_fire")
             yield AutomationEvent(
                 kind=AutomationEventKind(payload["kind"]),
                 automation_id=strawberry.ID(payload["automation_id"]),
-                run=AutomationRun.of(run_of_json(payload["run"])),
+                run=AutomationRun.of(run_of_json(run)) if run is not None else None,
+                next_fire=datetime.fromisoformat(next_fire) if next_fire else None,
             )

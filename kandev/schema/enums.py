@@ -83,6 +83,9 @@ class AutomationEventKind(Enum):
     RUN_CREATED = "RUN_CREATED"
     RUN_UPDATED = "RUN_UPDATED"
     RUN_DELETED = "RUN_DELETED"
+    NEXT_FIRE_CHANGED = strawberry.enum_value(
+        "NEXT_FIRE_CHANGED", description="The automation's next scheduled fire moved; carries nextFire, no run."
+    )
 
 
 @strawberry.enum(description="Who or what created the task.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, TypeAlias
 
 import strawberry
@@ -68,14 +69,20 @@ class DeleteAllRunsPayload:
     deleted_count: int
 
 
-@strawberry.type(description="A run changed: it was created, its status moved, or it was deleted.")
+@strawberry.type(
+    description="A run changed (it was created, its status moved, or it was deleted), or an automation's next "
+    "scheduled fire moved."
+)
 class AutomationEvent:
     kind: AutomationEventKind
     automation_id: strawberry.ID | None = strawberry.field(
         default=None, description="Null only in the SUBSCRIBED message."
     )
     run: AutomationRun | None = strawberry.field(
-        default=None, description="The run as it is now; null only in SUBSCRIBED."
+        default=None, description="The run as it is now; null in SUBSCRIBED and NEXT_FIRE_CHANGED."
+    )
+    next_fire: datetime | None = strawberry.field(
+        default=None, description="NEXT_FIRE_CHANGED: the automation's next fire; null when it has none."
     )
 
 

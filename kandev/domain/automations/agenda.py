@@ -41,14 +41,33 @@ def _schedule(expression: str, timezone: str, anchor: datetime) -> Schedule | No
         return None
 
 
-def trigger_next_fire(trigger: TriggerRecord, now: datetime, *, automation_enabled: bool = True) -> datetime | None:
-    """The trigger's next fire after `now`; None unless it is an enabled schedule of an enabled automation."""
-    if not automation_enabled or not trigger.enabled or trigger.type != TriggerType.SCHEDULED:
+def schedule_of(config: dict[str, object], anchor: datetime) -> Schedule | None:
+    """A scheduled trigger's schedule, `@every` counting from `anchor` (the trigger's last save); None when
+    the saved expression is no longer valid."""
+    return _schedule(str(config.get("expression", "")), str(config.get("timezone", "")), anchor)
+
+
+def computed_next_fire(
+    kind: str, enabled: bool, config: dict[str, object], anchor: datetime, now: datetime
+) -> datetime | None:
+    """A trigger's first fire after `now` from its settings alone; None unless an enabled schedule."""
+    if not enabled or kind != TriggerType.SCHEDULED:
         return None
-    schedule = _schedule(
-        str(trigger.config.get("expression", "")), str(trigger.config.get("timezone", "")), trigger.updated_at
-    )
+    schedule = schedule_of(config, anchor)
     return None if schedule is None else schedule.next_after(now)
+
+
+def trigger_next_fire(trigger: TriggerRecord, now: datetime, *, automation_enabled: bool = True) -> datetime | None:
+    """The trigger's next fire after `now`; None unless it is an enabled schedule of an enabled automation.
+
+    The stored next fire (kept on save, advanced by the scheduler) when it is still ahead; computed otherwise
+    (a scheduler that is down, or a row saved before next fires were stored)."""
+    if not automation_enabled:
+        return None
+    stored = trigger.next_fire_at
+    if stored is not None and stored > now and trigger.enabled and trigger.type == TriggerType.SCHEDULED:
+        return stored
+    return computed_next_fire(trigger.type, trigger.enabled, trigger.config, trigger.updated_at, now)
 
 
 def next_fire(automation: AutomationRecord, now: datetime) -> tuple[datetime, TriggerRecord] | None:

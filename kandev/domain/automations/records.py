@@ -70,6 +70,7 @@ class TriggerRecord:
     config: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    next_fire_at: datetime | None = None
 
     @classmethod
     def of(cls, row: AutomationTrigger) -> TriggerRecord:

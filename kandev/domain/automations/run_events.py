@@ -42,6 +42,19 @@ async def emit_run_event(uow: UnitOfWork, kind: str, run: AutomationRun, workspa
     return record
 
 
+def emit_next_fire(uow: UnitOfWork, workspace_id: str, automation_id: str, next_fire: datetime | None) -> None:
+    """The automation's next fire moved (a save, or the scheduler claimed a fire)."""
+    uow.emit(
+        automation_channel(workspace_id),
+        AutomationEventPayload(
+            kind="NEXT_FIRE_CHANGED",
+            automation_id=automation_id,
+            run=None,
+            next_fire=next_fire.isoformat() if next_fire is not None else None,
+        ),
+    )
+
+
 def emit_run_deleted(uow: UnitOfWork, record: RunRecord, workspace_id: str) -> None:
     uow.emit(
         automation_channel(workspace_id),

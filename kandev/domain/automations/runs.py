@@ -7,6 +7,7 @@ already loaded); the tests hold the two to the same answers, so the cap and a vi
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import and_, case, exists, or_, select
@@ -34,8 +35,11 @@ def _task_live() -> ColumnElement[bool]:
     )
 
 
+@cache
 def active_sql() -> ColumnElement[bool]:
-    """A run is active while admitted and unsettled (triggered, or task_created until its turn ends), not
+    """(Built once: expressions are immutable, and building this one costs more than the query it is in.)
+
+    A run is active while admitted and unsettled (triggered, or task_created until its turn ends), not
     stopped, and its task (once it has one) is neither deleted, archived nor cancelled. A finished run parked
     WAITING_FOR_INPUT is succeeded or failed, so a reply to it never makes it active again."""
     return and_(

@@ -15,6 +15,7 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
+from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
@@ -37,6 +38,7 @@ from kandev.domain.automations.references import (
     records,
 )
 from kandev.domain.automations.schedule import CronCheck, check
+from kandev.domain.automations.scheduling import refresh_next_fires
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.workspace.secrets import cipher
@@ -198,8 +200,8 @@ class AutomationService:
             )
 
     def now(self) -> datetime:
-        """The instant next fires are counted from."""
-        return utcnow()
+        """The instant next fires are counted from (the test clock in test mode, see kandev.clock)."""
+        return clock_of(self.ctx.settings).now()
 
     def check_schedule(self, expression: str, timezone: str, count: int) -> CronCheck:
         """validateCron: a bad expression or zone is an answer (valid false, with why), not an error."""
@@ -262,6 +264,7 @@ class AutomationService:
             await db.flush()
             await _replace_repositories(db, automation.id, pairs)
             secret = await self._replace_triggers(db, automation, triggers)
+            await refresh_next_fires(uow, automation, self.now())
             return SavedAutomation((await records(db, [automation]))[0], secret)
 
     async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:
@@ -281,6 +284,7 @@ class AutomationService:
             automation.updated_at = utcnow()
             secret = None if triggers is None else await self._replace_triggers(db, automation, triggers)
             await db.flush()
+            await refresh_next_fires(uow, automation, self.now())
             return SavedAutomation((await records(db, [automation]))[0], secret)
 
     async def set_enabled(self, automation_id: str, enabled: bool) -> AutomationRecord:
@@ -289,6 +293,7 @@ class AutomationService:
             if automation.enabled != enabled:
                 automation.enabled = enabled
                 automation.updated_at = utcnow()
+                await refresh_next_fires(uow, automation, self.now())
             return (await records(uow.db, [automation]))[0]
 
     async def set_trigger_enabled(self, trigger_id: str, enabled: bool) -> AutomationRecord:
@@ -305,6 +310,8 @@ class AutomationService:
                 trigger.enabled = enabled
                 _keep_anchor(trigger)
                 automation.updated_at = utcnow()
+                await uow.db.flush()
+                await refresh_next_fires(uow, automation, self.now())
             await uow.db.flush()
             return (await records(uow.db, [automation]))[0]
 
@@ -316,6 +323,7 @@ class AutomationService:
             record = (await records(uow.db, [automation]))[0]
             automation.deleted_at = automation.updated_at = utcnow()
             automation.webhook_secret_ciphertext = None
+            await refresh_next_fires(uow, automation, self.now())
             return replace(record, deleted_at=automation.deleted_at, has_webhook_secret=False)
 
     # -- the webhook secret ----------------------------------------------------------------

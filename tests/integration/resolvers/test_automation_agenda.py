@@ -48,9 +48,12 @@ async def create(gql: GraphQLCaller, workspace_id: str, name: str = "Nightly", *
 
 
 async def save_trigger_at(db: Database, trigger_id: str, instant: datetime) -> None:
+    """The trigger as if last saved at `instant`, its next fire not stored yet (the agenda computes it)."""
     async with db.transaction() as session:
         await session.execute(
-            update(AutomationTrigger).where(AutomationTrigger.id == trigger_id).values(updated_at=instant)
+            update(AutomationTrigger)
+            .where(AutomationTrigger.id == trigger_id)
+            .values(updated_at=instant, next_fire_at=None)
         )
 
 
