@@ -24,7 +24,7 @@ from cryptography.fernet import InvalidToken
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from kandev.domain.automations.firing import fire
+from kandev.domain.automations.firing import Admission, fire
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError
 from kandev.domain.workspace.secrets import cipher
@@ -196,11 +196,14 @@ async def deliver(ctx: ServiceContext, delivery_id: str) -> str:
             outcome = "gone"
         else:
             outcome, run_id = str(fired.admission), fired.run_id
+    # The key is this delivery's own: DEDUPLICATED means another run of this job fired it, and that is
+    # what the delivery came to, whichever of the two records it first.
+    recorded = str(Admission.FIRED) if outcome == Admission.DEDUPLICATED else outcome
     async with ctx.db.transaction() as db:
         await db.execute(
             update(WebhookDelivery)
             .where(WebhookDelivery.id == delivery_id, WebhookDelivery.processed_at.is_(None))
-            .values(processed_at=utcnow(), run_id=run_id, outcome=outcome)
+            .values(processed_at=utcnow(), run_id=run_id, outcome=recorded)
         )
     return outcome
 
