@@ -107,29 +107,32 @@ async def receive(
     if not _ID.fullmatch(automation_id):
         raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
     async with ctx.read() as db:
-        automation = await db.get(Automation, automation_id)
-        trigger = None
-        if automation is not None and automation.deleted_at is None:
-            trigger = await db.scalar(
-                select(AutomationTrigger)
-                .where(AutomationTrigger.automation_id == automation.id, AutomationTrigger.type == TriggerType.WEBHOOK)
+        # One statement: the live automation with its webhook trigger (an automation has at most one).
+        found = (
+            await db.execute(
+                select(Automation, AutomationTrigger)
+                .join(AutomationTrigger, AutomationTrigger.automation_id == Automation.id)
+                .where(
+                    Automation.id == automation_id,
+                    Automation.deleted_at.is_(None),
+                    AutomationTrigger.type == TriggerType.WEBHOOK,
+                )
                 .limit(1)
             )
-        if automation is None or trigger is None or automation.webhook_secret_ciphertext is None:
-            raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
-        if not _secret_matches(automation.webhook_secret_ciphertext, ctx.settings.server_key, secret):
-            raise WebhookRefused(Refusal.UNAUTHENTICATED, "the X-Webhook-Secret header is missing or wrong")
-        if not automation.enabled or not trigger.enabled:
-            what = "automation" if not automation.enabled else "automation's webhook trigger"
-            raise WebhookRefused(Refusal.DISABLED, f"the {what} is disabled")
-        if key is not None and (len(key) > IDEMPOTENCY_KEY_LIMIT or _UNSTORABLE.search(key)):
-            limit = IDEMPOTENCY_KEY_LIMIT
-            raise WebhookRefused(Refusal.BAD_KEY, f"the idempotency key must be text of at most {limit} characters")
-        if key:
-            held = await _holder(db, automation.id, key)
-            if held is not None:
-                return Receipt(held, True)
-        trigger_id = trigger.id
+        ).first()
+    ciphertext = found[0].webhook_secret_ciphertext if found is not None else None
+    if found is None or ciphertext is None:
+        raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
+    automation, trigger = found
+    if not _secret_matches(ciphertext, ctx.settings.server_key, secret):
+        raise WebhookRefused(Refusal.UNAUTHENTICATED, "the X-Webhook-Secret header is missing or wrong")
+    if not automation.enabled or not trigger.enabled:
+        what = "automation" if not automation.enabled else "automation's webhook trigger"
+        raise WebhookRefused(Refusal.DISABLED, f"the {what} is disabled")
+    if key is not None and (len(key) > IDEMPOTENCY_KEY_LIMIT or _UNSTORABLE.search(key)):
+        limit = IDEMPOTENCY_KEY_LIMIT
+        raise WebhookRefused(Refusal.BAD_KEY, f"the idempotency key must be text of at most {limit} characters")
+    trigger_id = trigger.id
     payload = trigger_data(body)
     delivery_id = new_id()
     try:
@@ -145,6 +148,7 @@ async def receive(
                 )
             )
     except IntegrityError:
+        # A repeated key (the unique constraint decides, so concurrent repeats record one delivery).
         if not key:
             raise
         async with ctx.read() as db:

@@ -208,8 +208,10 @@ async def test_bodies_reach_the_run_trigger_data_and_its_prompt(
     [run] = await runs(db, automation_id)
     async with db.read() as session:
         prompt = await session.scalar(select(QueuedPrompt.text).where(QueuedPrompt.session_id == run.session_id))
-    expected = body if body is not None else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    assert prompt == f"/say got {expected}"
+    assert prompt is not None and prompt.startswith("/say got ")
+    rendered = prompt.removeprefix("/say got ")
+    # PostgreSQL's jsonb keeps its own key order: the JSON is compared, not its text.
+    assert (rendered == body) if body is not None else (json.loads(rendered) == data)
 
 
 @pytest.mark.parametrize("header", ["Idempotency-Key", "X-GitHub-Delivery"])
