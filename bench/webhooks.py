@@ -15,12 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
+from redis import Redis
+from rq import Queue
+from rq.job import Job
+from sqlalchemy import select
 
 from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
 from kandev.db import Database
+from kandev.dispatch import DELIVER_WEBHOOK_JOB
+from kandev.jobs.queues import AUTOMATIONS
 from kandev.models import WebhookDelivery
 
 CONCURRENCY = (8, 16)
@@ -122,16 +127,28 @@ async def burst(address: str, automation_id: str, secret: str, concurrency: int)
     }
 
 
-async def recorded(database_url: str, automation_id: str) -> int:
+async def delivery_ids(database_url: str, automation_id: str) -> set[str]:
     database = Database(database_url, pooled=False)
     try:
         async with database.read() as db:
-            count = await db.scalar(
-                select(func.count()).select_from(WebhookDelivery).where(WebhookDelivery.automation_id == automation_id)
-            )
-            return int(count or 0)
+            rows = await db.scalars(select(WebhookDelivery.id).where(WebhookDelivery.automation_id == automation_id))
+            return set(rows)
     finally:
         await database.dispose()
+
+
+def forget_jobs(redis_url: str, ids: set[str]) -> None:
+    """Take the bench's delivery jobs off the automations queue: no worker ran, and a shared Redis (given
+    KANDEV_BENCH_REDIS_URL) must not keep them for another database's worker."""
+    connection = Redis.from_url(redis_url)
+    try:
+        queue = Queue(AUTOMATIONS, connection=connection)
+        for job in Job.fetch_many(queue.get_job_ids(), connection=connection):
+            if job is not None and job.func_name == DELIVER_WEBHOOK_JOB and job.args and job.args[0] in ids:
+                queue.remove(job.id)
+                job.delete()
+    finally:
+        connection.close()
 
 
 async def measure(database_url: str, redis_url: str, folder: Path) -> list[dict[str, Any]]:
@@ -142,7 +159,9 @@ async def measure(database_url: str, redis_url: str, folder: Path) -> list[dict[
                 automation_id, secret = await webhook_automation(http)
             row = await burst(address, automation_id, secret, concurrency)
             # Every 202 (warm-up included) has its row: at least the measured ones must be there.
-            row["recorded_at_least_accepted"] = await recorded(database_url, automation_id) >= row["accepted"]
+            ids = await delivery_ids(database_url, automation_id)
+            row["recorded_at_least_accepted"] = len(ids) >= row["accepted"]
+            forget_jobs(redis_url, ids)
             rows.append(row)
     return rows
 
