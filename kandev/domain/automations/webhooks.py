@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.automations.firing import Admission, fire
@@ -110,7 +110,12 @@ async def receive(
         # One statement: the live automation with its webhook trigger (an automation has at most one).
         found = (
             await db.execute(
-                select(Automation, AutomationTrigger)
+                select(
+                    Automation.webhook_secret_ciphertext,
+                    Automation.enabled,
+                    AutomationTrigger.id,
+                    AutomationTrigger.enabled,
+                )
                 .join(AutomationTrigger, AutomationTrigger.automation_id == Automation.id)
                 .where(
                     Automation.id == automation_id,
@@ -120,25 +125,23 @@ async def receive(
                 .limit(1)
             )
         ).first()
-    ciphertext = found[0].webhook_secret_ciphertext if found is not None else None
-    if found is None or ciphertext is None:
+    ciphertext, automation_enabled, trigger_id, trigger_enabled = found or (None, False, None, False)
+    if ciphertext is None:
         raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
-    automation, trigger = found
     if not _secret_matches(ciphertext, ctx.settings.server_key, secret):
         raise WebhookRefused(Refusal.UNAUTHENTICATED, "the X-Webhook-Secret header is missing or wrong")
-    if not automation.enabled or not trigger.enabled:
-        what = "automation" if not automation.enabled else "automation's webhook trigger"
+    if not automation_enabled or not trigger_enabled:
+        what = "automation" if not automation_enabled else "automation's webhook trigger"
         raise WebhookRefused(Refusal.DISABLED, f"the {what} is disabled")
     if key is not None and (len(key) > IDEMPOTENCY_KEY_LIMIT or _UNSTORABLE.search(key)):
         limit = IDEMPOTENCY_KEY_LIMIT
         raise WebhookRefused(Refusal.BAD_KEY, f"the idempotency key must be text of at most {limit} characters")
-    trigger_id = trigger.id
     payload = trigger_data(body)
     delivery_id = new_id()
     try:
         async with ctx.db.transaction() as db:
-            db.add(
-                WebhookDelivery(
+            await db.execute(
+                insert(WebhookDelivery).values(
                     id=delivery_id,
                     automation_id=automation_id,
                     trigger_id=trigger_id,
