@@ -13,6 +13,7 @@ from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
 from bench.turns import run as turns
+from bench.webhooks import run as webhooks
 from bench.writes import run as writes
 
 
@@ -24,6 +25,7 @@ def main() -> None:
         "writes": asyncio.run(writes()),
         "turns": asyncio.run(turns()),
         "mcp": asyncio.run(mcp()),
+        "webhooks": asyncio.run(webhooks()),
         "healing": healing(),
         "automations": asyncio.run(automations()),
     }

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
 LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
+DELIVER_WEBHOOK_JOB = "kandev.jobs.automations.deliver_webhook"
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
@@ -104,6 +105,20 @@ class RqDispatcher:
             job_timeout=LAUNCH_RUN_TIMEOUT_SECONDS,
             connection=self._redis,
             description=f"automation run={run_id}",
+        )
+
+    async def enqueue_webhook_delivery(self, delivery_id: str) -> None:
+        """The job that fires an accepted webhook delivery, on the automations queue."""
+        from kandev.jobs.queues import AUTOMATIONS, enqueue
+
+        await asyncio.to_thread(
+            enqueue,
+            AUTOMATIONS,
+            DELIVER_WEBHOOK_JOB,
+            delivery_id,
+            job_timeout=LAUNCH_RUN_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=f"webhook delivery={delivery_id}",
         )
 
     async def _describe(self, session_id: str) -> str | None:

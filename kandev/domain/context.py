@@ -98,6 +98,8 @@ class JobDispatcher(Protocol):
 
     async def enqueue_automation_run(self, run_id: str) -> None: ...
 
+    async def enqueue_webhook_delivery(self, delivery_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""

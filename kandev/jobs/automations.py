@@ -1,4 +1,5 @@
-"""RQ jobs of automations: launching an admitted run (its task and first prompt) on the automations queue."""
+"""RQ jobs of automations, on the automations queue: launching an admitted run (its task and first prompt) and
+firing an accepted webhook delivery."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 
 from kandev.config import Settings
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.webhooks import deliver
 from kandev.jobs.worker_loop import current_loop
 from kandev.state import SYSTEM, provide_services
 
@@ -21,3 +23,16 @@ def launch_automation_run(run_id: str) -> str:
 async def _launch_alone(settings: Settings, run_id: str) -> str:
     async with provide_services(settings, SYSTEM) as services:
         return await launch_run(services.ctx, run_id)
+
+
+def deliver_webhook(delivery_id: str) -> str:
+    """RQ entry point (sync): fire one recorded webhook delivery, once (a redelivered job finds it done)."""
+    worker = current_loop()
+    if worker is None:
+        return asyncio.run(_deliver_alone(Settings(), delivery_id))
+    return worker.call(deliver(worker.ctx.with_principal(SYSTEM), delivery_id))
+
+
+async def _deliver_alone(settings: Settings, delivery_id: str) -> str:
+    async with provide_services(settings, SYSTEM) as services:
+        return await deliver(services.ctx, delivery_id)

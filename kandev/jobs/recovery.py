@@ -1,6 +1,6 @@
 """Recovery from the database, the only source of truth: reap turns whose worker died, and enqueue
-again every session that has queued prompts and every admitted automation run not launched yet (a restarted
-Redis may have lost its jobs)."""
+again every session that has queued prompts, every admitted automation run not launched yet and every webhook
+delivery not fired yet (a restarted Redis may have lost their jobs)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging
 
 from kandev.config import Settings
 from kandev.domain.automations.launch import runs_to_launch
+from kandev.domain.automations.webhooks import unprocessed_deliveries
 from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
 from kandev.state import SYSTEM, provide_services
 
@@ -25,14 +26,18 @@ async def recover(settings: Settings) -> dict[str, int]:
         launches = await runs_to_launch(ctx)
         for run_id in launches:
             await ctx.jobs.enqueue_automation_run(run_id)
-    if reaped or pending or launches:
+        deliveries = await unprocessed_deliveries(ctx)
+        for delivery_id in deliveries:
+            await ctx.jobs.enqueue_webhook_delivery(delivery_id)
+    if reaped or pending or launches or deliveries:
         log.info(
-            "recovery: reaped %d turn(s), re-enqueued %d session(s) and %d automation run(s)",
+            "recovery: reaped %d turn(s), re-enqueued %d session(s), %d automation run(s) and %d webhook delivery(ies)",
             len(reaped),
             len(pending),
             len(launches),
+            len(deliveries),
         )
-    return {"reaped": len(reaped), "enqueued": len(pending), "launches": len(launches)}
+    return {"reaped": len(reaped), "enqueued": len(pending), "launches": len(launches), "deliveries": len(deliveries)}
 
 
 def recover_sync(settings: Settings) -> dict[str, int]:

@@ -1,6 +1,12 @@
 """ORM tables, one module per aggregate; importing this package registers them all on Base.metadata."""
 
-from kandev.models.automations import Automation, AutomationRepository, AutomationRun, AutomationTrigger
+from kandev.models.automations import (
+    Automation,
+    AutomationRepository,
+    AutomationRun,
+    AutomationTrigger,
+    WebhookDelivery,
+)
 from kandev.models.base import Base
 from kandev.models.github import GithubApp, GithubConnection, GithubPrPollState, TaskPullRequest
 from kandev.models.profiles import AgentProfile, ExecutorProfile
@@ -51,5 +57,6 @@ __all__ = [
     "User",
     "Workflow",
     "WorkflowStep",
+    "WebhookDelivery",
     "Workspace",
 ]

@@ -109,3 +109,28 @@ class AutomationRun(Base):
     created_at: Mapped[datetime] = created_at_column()
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class WebhookDelivery(Base):
+    """One accepted webhook POST, recorded before its 202 so a crash between answer and firing loses nothing.
+    `processed_at` is null until the delivery job fired it (or was refused); `idempotency_key` (the sender's
+    Idempotency-Key or X-GitHub-Delivery) is unique per automation, so a retried delivery is recorded once."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        UniqueConstraint("automation_id", "idempotency_key"),
+        Index("ix_webhook_deliveries_unprocessed", "processed_at", "received_at"),
+    )
+
+    id: Mapped[str] = id_column()
+    automation_id: Mapped[str] = mapped_column(ForeignKey("automations.id", ondelete="CASCADE"))
+    trigger_id: Mapped[str | None] = mapped_column(
+        ForeignKey("automation_triggers.id", ondelete="SET NULL"), nullable=True
+    )
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    run_id: Mapped[str | None] = mapped_column(ForeignKey("automation_runs.id", ondelete="SET NULL"), nullable=True)
+    # The firing's admission (fired, skipped, deduplicated, refused), or `gone` for a deleted automation.
+    outcome: Mapped[str | None] = mapped_column(String(20), nullable=True)

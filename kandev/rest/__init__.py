@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from kandev.rest import exports, tasks, workspace_sources
+from kandev.rest import exports, tasks, webhooks, workspace_sources
 
 
 def routes() -> list[Route]:
@@ -30,4 +30,5 @@ def routes() -> list[Route]:
             exports.export_automations_zip,
             methods=["GET"],
         ),
+        Route("/api/v1/automations/webhook/{automation_id}", webhooks.automation_webhook, methods=["POST"]),
     ]

@@ -1,0 +1,50 @@
+"""`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
+own `X-Webhook-Secret` rather than a personal access token (the HTTP guard lets it through without an Origin
+or a JSON content type, and has already refused a body over 1 MiB with 413). The handler only verifies,
+records and enqueues (kandev.domain.automations.webhooks.receive); it answers 202 with the delivery's id.
+
+The secret is never logged and never part of an answer; neither is the body."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from kandev.domain.automations.webhooks import Refusal, WebhookRefused, receive
+from kandev.http_guard import WEBHOOK_BODY_LIMIT
+from kandev.rest.common import error_response
+from kandev.state import SYSTEM, AppState
+
+log = logging.getLogger("kandev.rest.webhooks")
+_STATUS = {
+    Refusal.UNKNOWN: (404, "NOT_FOUND"),
+    Refusal.UNAUTHENTICATED: (401, "UNAUTHENTICATED"),
+    Refusal.DISABLED: (409, "DISABLED"),
+    Refusal.BAD_KEY: (400, "VALIDATION"),
+}
+
+
+async def automation_webhook(request: Request) -> Response:
+    state: AppState = request.app.state.kandev
+    body = await request.body()
+    if len(body) > WEBHOOK_BODY_LIMIT:  # the guard refuses these first; kept should the route move
+        return error_response(413, "the body is larger than 1 MiB", "BODY_TOO_LARGE")
+    headers = request.headers
+    key = headers.get("idempotency-key") or headers.get("x-github-delivery")
+    try:
+        receipt = await receive(
+            state.services(SYSTEM).ctx,
+            request.path_params["automation_id"],
+            headers.get("x-webhook-secret"),
+            body,
+            key,
+        )
+    except WebhookRefused as refused:
+        status, code = _STATUS[refused.refusal]
+        return error_response(status, refused.message, code)
+    except Exception:
+        log.exception("webhook delivery for automation %s failed", request.path_params["automation_id"][:36])
+        return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")
+    return JSONResponse({"delivery_id": receipt.delivery_id, "deduplicated": receipt.deduplicated}, status_code=202)

@@ -1,0 +1,358 @@
+"""POST /api/v1/automations/webhook/{id} over HTTP: every status (401, 404 unknown and deleted and without a
+webhook trigger, 409 disabled automation and trigger, 413 with nothing recorded, 202), bodies of every kind
+reaching the run's trigger data and prompt, dedup by Idempotency-Key and X-GitHub-Delivery, rotation, the
+secret kept out of logs and answers, the delivery job firing once, recovery, and a burst."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select, update
+
+from kandev.config import Settings
+from kandev.dispatch import DELIVER_WEBHOOK_JOB, RqDispatcher
+from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.records import AutomationFields, TriggerFields
+from kandev.domain.automations.webhooks import deliver, unprocessed_deliveries
+from kandev.domain.services import Services
+from kandev.jobs.recovery import recover
+from kandev.models import AutomationRun, QueuedPrompt, WebhookDelivery
+from kandev.models.base import utcnow
+from kandev.models.enums import TriggerType
+from tests.integration.rest.conftest import rest_client
+from tests.support.factories import settings_for
+from tests.support.workers import running_worker
+
+WEBHOOK = [TriggerFields(type=TriggerType.WEBHOOK)]
+SCHEDULE = [TriggerFields(type=TriggerType.SCHEDULED, config={"expression": "0 9 * * *", "timezone": "UTC"})]
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5)
+
+
+@pytest.fixture
+async def http(settings, db, bus, redis_url, principal, jobs):
+    async with rest_client(settings, db, bus, redis_url, principal, jobs) as client:
+        yield client
+
+
+async def webhook_automation(services: Services, workspace_id: str, **fields: Any) -> tuple[str, str]:
+    """(automation id, its secret) of a new webhook automation."""
+    fields.setdefault("name", "Hook")
+    fields.setdefault("prompt", "/say got {{webhook.body}}")
+    fields.setdefault("triggers", WEBHOOK)
+    saved = await services.automations.create(workspace_id, AutomationFields(**fields))
+    assert saved.webhook_secret
+    return str(saved.automation.id), saved.webhook_secret
+
+
+def url(automation_id: str) -> str:
+    return f"/api/v1/automations/webhook/{automation_id}"
+
+
+async def post(http: httpx.AsyncClient, automation_id: str, secret: str | None, **kwargs: Any) -> httpx.Response:
+    headers = dict(kwargs.pop("headers", {}))
+    if secret is not None:
+        headers["X-Webhook-Secret"] = secret
+    return await http.post(url(automation_id), headers=headers, **kwargs)
+
+
+async def deliveries(db: Any, automation_id: str) -> list[WebhookDelivery]:
+    async with db.read() as session:
+        rows = await session.scalars(
+            select(WebhookDelivery)
+            .where(WebhookDelivery.automation_id == automation_id)
+            .order_by(WebhookDelivery.received_at)
+        )
+        return list(rows)
+
+
+async def runs(db: Any, automation_id: str) -> list[AutomationRun]:
+    async with db.read() as session:
+        rows = await session.scalars(
+            select(AutomationRun).where(AutomationRun.automation_id == automation_id).order_by(AutomationRun.created_at)
+        )
+        return list(rows)
+
+
+@pytest.fixture
+def enqueued(monkeypatch) -> list[str]:
+    """The delivery ids every RqDispatcher of this process enqueues (the recovery's own too). Recorded here
+    rather than read back from the queue: a Redis shared with other test runs may have it emptied."""
+    ids: list[str] = []
+    real = RqDispatcher.enqueue_webhook_delivery
+
+    async def recording(self: RqDispatcher, delivery_id: str) -> None:
+        await real(self, delivery_id)
+        ids.append(delivery_id)
+
+    monkeypatch.setattr(RqDispatcher, "enqueue_webhook_delivery", recording)
+    return ids
+
+
+async def test_a_valid_delivery_is_recorded_enqueued_and_answered_202(http, services, db, enqueued, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+
+    response = await post(http, automation_id, secret, json={"ref": "main"})
+
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["deduplicated"] is False
+    [delivery] = await deliveries(db, automation_id)
+    assert (delivery.id, delivery.payload, delivery.processed_at) == (body["delivery_id"], {"ref": "main"}, None)
+    assert enqueued == [delivery.id]
+    assert DELIVER_WEBHOOK_JOB == "kandev.jobs.automations.deliver_webhook"
+    assert "access-control-allow-origin" not in response.headers
+
+
+async def test_a_wrong_or_missing_secret_is_401_and_records_nothing(http, services, db, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+
+    wrong = await post(http, automation_id, secret[:-1] + ("A" if secret[-1] != "A" else "B"), content=b"x")
+    missing = await post(http, automation_id, None, content=b"x")
+    non_ascii = await post(http, automation_id, None, content=b"x", headers={"X-Webhook-Secret": "é".encode("latin-1")})
+    bearer = await post(http, automation_id, None, content=b"x", headers={"Authorization": f"Bearer {secret}"})
+
+    assert [r.status_code for r in (wrong, missing, non_ascii, bearer)] == [401, 401, 401, 401]
+    assert wrong.json()["code"] == "UNAUTHENTICATED"
+    assert await deliveries(db, automation_id) == []
+
+
+async def test_unknown_deleted_and_webhookless_automations_are_404(http, services, db, workspace_id):
+    deleted_id, deleted_secret = await webhook_automation(services, workspace_id, name="Gone")
+    await services.automations.delete(deleted_id)
+    scheduled = await services.automations.create(
+        workspace_id, AutomationFields(name="Nightly", prompt="x", triggers=SCHEDULE)
+    )
+    _, secret = await webhook_automation(services, workspace_id)
+
+    unknown = await post(http, "00000000-0000-4000-8000-000000000000", secret, content=b"x")
+    garbage = await post(http, "%00" + "x" * 80, secret, content=b"x")
+    deleted = await post(http, deleted_id, deleted_secret, content=b"x")
+    no_webhook = await post(http, scheduled.automation.id, secret, content=b"x")
+
+    assert [r.status_code for r in (unknown, garbage, deleted, no_webhook)] == [404, 404, 404, 404]
+    assert await deliveries(db, deleted_id) == []
+
+
+async def test_a_disabled_automation_or_webhook_trigger_is_409_for_the_secret_holder_only(
+    http, services, db, workspace_id
+):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    trigger_id = (await services.automations.get(automation_id)).triggers[0].id
+
+    await services.automations.set_trigger_enabled(trigger_id, False)
+    trigger_off = await post(http, automation_id, secret, content=b"x")
+    stranger = await post(http, automation_id, "nope", content=b"x")
+    await services.automations.set_trigger_enabled(trigger_id, True)
+    await services.automations.set_enabled(automation_id, False)
+    automation_off = await post(http, automation_id, secret, content=b"x")
+
+    assert (trigger_off.status_code, stranger.status_code, automation_off.status_code) == (409, 401, 409)
+    assert "trigger" in trigger_off.json()["error"] and "trigger" not in automation_off.json()["error"]
+    assert await deliveries(db, automation_id) == []
+
+
+async def test_a_body_over_1_mib_is_413_and_nothing_is_recorded_or_enqueued(http, services, db, enqueued, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    limit = 1024 * 1024
+
+    async def streamed():
+        for _ in range(17):
+            yield b"x" * 65536
+
+    declared = await post(http, automation_id, secret, content=b"x" * (limit + 1))
+    undeclared = await post(http, automation_id, secret, content=streamed())
+    at_limit = await post(http, automation_id, secret, content=b"y" * limit)
+
+    assert (declared.status_code, undeclared.status_code, at_limit.status_code) == (413, 413, 202)
+    [kept] = await deliveries(db, automation_id)
+    assert kept.payload == {"body": "y" * limit}
+    assert enqueued == [kept.id]
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "data", "body"),
+    [
+        (b'{"service": "api", "n": [1, 2]}', "application/json", {"service": "api", "n": [1, 2]}, None),
+        (b'{"service": "api"}', "text/plain", {"service": "api"}, None),
+        (b"deploy now", "text/plain", {"body": "deploy now"}, "deploy now"),
+        (b"", "", {"body": ""}, ""),
+        (b"[1, 2]", "application/json", {"body": "[1, 2]"}, "[1, 2]"),
+        (b'{"a": NaN}', "application/json", {"body": '{"a": NaN}'}, '{"a": NaN}'),
+        (b"caf\xc3\xa9 \xff\x00!", "application/octet-stream", {"body": "café \ufffd\ufffd!"}, "café \ufffd\ufffd!"),
+        (b'{"k": "a\\u0000b\\ud800"}', "application/json", {"k": "a\ufffdb\ufffd"}, None),
+    ],
+)
+async def test_bodies_reach_the_run_trigger_data_and_its_prompt(
+    http, services, db, workspace_id, content, content_type, data, body
+):
+    automation_id, secret = await webhook_automation(
+        services, workspace_id, title_template="T {{webhook.service}}", prompt="/say got {{webhook.body}}"
+    )
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = await post(http, automation_id, secret, content=content, headers=headers)
+    assert response.status_code == 202, response.text
+
+    assert await deliver(services.ctx, response.json()["delivery_id"]) == "fired"
+    [run] = await runs(db, automation_id)
+    assert (run.trigger_type, run.trigger_data) == ("webhook", data)
+    assert run.title_snapshot == (f"T {data['service']}" if "service" in data else "T")
+    assert await launch_run(services.ctx, run.id) == "launched"
+    [run] = await runs(db, automation_id)
+    async with db.read() as session:
+        prompt = await session.scalar(select(QueuedPrompt.text).where(QueuedPrompt.session_id == run.session_id))
+    assert prompt is not None and prompt.startswith("/say got ")
+    rendered = prompt.removeprefix("/say got ")
+    # PostgreSQL's jsonb keeps its own key order: the JSON is compared, not its text.
+    assert (rendered == body) if body is not None else (json.loads(rendered) == data)
+
+
+@pytest.mark.parametrize("header", ["Idempotency-Key", "X-GitHub-Delivery"])
+async def test_a_repeated_key_answers_the_original_delivery_and_enqueues_nothing(
+    http, services, db, enqueued, workspace_id, header
+):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    other_id, other_secret = await webhook_automation(services, workspace_id, name="Other")
+
+    first = await post(http, automation_id, secret, json={"n": 1}, headers={header: "abc-1"})
+    again = await post(http, automation_id, secret, json={"n": 2}, headers={header: "abc-1"})
+    fresh = await post(http, automation_id, secret, json={"n": 3}, headers={header: "abc-2"})
+    elsewhere = await post(http, other_id, other_secret, json={"n": 4}, headers={header: "abc-1"})
+    stranger = await post(http, automation_id, "wrong", json={"n": 5}, headers={header: "abc-1"})
+    too_long = await post(http, automation_id, secret, json={}, headers={header: "k" * 256})
+
+    assert [r.status_code for r in (first, again, fresh, elsewhere, stranger, too_long)] == [202] * 4 + [401, 400]
+    assert again.json() == {"delivery_id": first.json()["delivery_id"], "deduplicated": True}
+    assert fresh.json()["deduplicated"] is False and elsewhere.json()["deduplicated"] is False
+    assert [d.payload for d in await deliveries(db, automation_id)] == [{"n": 1}, {"n": 3}]
+    assert len(enqueued) == 3 and again.json()["delivery_id"] not in enqueued[1:]
+
+
+async def test_concurrent_repeats_of_one_key_record_one_delivery(http, services, db, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+
+    answers = await asyncio.gather(
+        *(post(http, automation_id, secret, json={"i": i}, headers={"Idempotency-Key": "same"}) for i in range(6))
+    )
+
+    assert {r.status_code for r in answers} == {202}
+    assert len({r.json()["delivery_id"] for r in answers}) == 1
+    assert sorted(r.json()["deduplicated"] for r in answers) == [False] + [True] * 5
+    assert len(await deliveries(db, automation_id)) == 1
+
+
+async def test_rotating_the_secret_makes_the_old_one_401(http, services, workspace_id):
+    automation_id, old = await webhook_automation(services, workspace_id)
+    new = await services.automations.rotate_webhook_secret(automation_id)
+
+    assert (await post(http, automation_id, old, content=b"x")).status_code == 401
+    assert (await post(http, automation_id, new, content=b"x")).status_code == 202
+
+
+async def test_the_secret_is_never_logged_or_answered(http, services, workspace_id, caplog):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    caplog.set_level(logging.DEBUG)
+
+    answers = [
+        await post(http, automation_id, secret, content=b"x"),
+        await post(http, automation_id, secret + "x", content=b"x"),
+        await post(http, automation_id, secret, content=b"x" * (1024 * 1024 + 1)),
+        await post(http, "00000000-0000-4000-8000-000000000000", secret, content=b"x"),
+    ]
+    await services.automations.set_enabled(automation_id, False)
+    answers.append(await post(http, automation_id, secret, content=b"x"))
+
+    assert [r.status_code for r in answers] == [202, 401, 413, 404, 409]
+    for response in answers:
+        assert secret not in response.text and secret not in str(response.headers)
+    assert secret not in caplog.text
+
+
+async def test_the_route_needs_no_access_token_with_auth_on_and_opens_nothing_else(
+    settings, db, bus, redis_url, principal, jobs, services, workspace_id
+):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    guarded = settings.model_copy(update={"auth": "on"})
+    async with rest_client(guarded, db, bus, redis_url, principal, jobs) as client:
+        accepted = await post(client, automation_id, secret, content=b"x", headers={"Origin": "https://evil.example"})
+        refused = await post(client, automation_id, "wrong", content=b"x")
+        export = await client.get(f"/api/v1/workspaces/{workspace_id}/automations/export")
+        tasks = await client.post("/api/v1/tasks", json={}, headers={"X-Webhook-Secret": secret})
+
+    assert (accepted.status_code, refused.status_code) == (202, 401)
+    assert (export.status_code, tasks.status_code) == (401, 401)
+    assert "access-control-allow-origin" not in accepted.headers
+
+
+async def test_the_delivery_job_fires_once_even_when_run_twice(http, services, db, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
+    delivery_id = (await post(http, automation_id, secret, json={"n": 1})).json()["delivery_id"]
+
+    outcomes = await asyncio.gather(deliver(services.ctx, delivery_id), deliver(services.ctx, delivery_id))
+    later = await deliver(services.ctx, delivery_id)
+
+    [run] = await runs(db, automation_id)
+    [delivery] = await deliveries(db, automation_id)
+    assert sorted(outcomes) in (["deduplicated", "fired"], ["already processed", "fired"])
+    assert later == "already processed"
+    assert (delivery.outcome, delivery.run_id, run.dedup_key) == ("fired", run.id, f"webhook:{delivery_id}")
+    assert delivery.processed_at is not None
+
+
+async def test_a_delivery_refused_at_fire_time_is_recorded_without_a_run(http, services, db, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    delivery_id = (await post(http, automation_id, secret, json={})).json()["delivery_id"]
+    await services.automations.set_enabled(automation_id, False)
+
+    assert await deliver(services.ctx, delivery_id) == "refused"
+    assert await runs(db, automation_id) == []
+    assert (await deliveries(db, automation_id))[0].processed_at is not None
+
+
+async def test_recovery_enqueues_an_unprocessed_delivery_again(http, services, db, settings, enqueued, workspace_id):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    delivery_id = (await post(http, automation_id, secret, json={"n": 1})).json()["delivery_id"]
+    # Its job is taken as lost (no worker runs here): only recovery may enqueue it again.
+    assert await unprocessed_deliveries(services.ctx) == []  # still within its grace period
+    async with db.transaction() as session:
+        await session.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.id == delivery_id)
+            .values(received_at=utcnow() - timedelta(minutes=5))
+        )
+
+    counts = await recover(settings)
+
+    assert counts["deliveries"] == 1
+    assert enqueued.count(delivery_id) == 2  # on receipt, and by recovery
+    await deliver(services.ctx, delivery_id)
+    assert await unprocessed_deliveries(services.ctx, utcnow()) == []
+
+
+@pytest.mark.slow
+async def test_a_burst_is_accepted_durably_and_a_real_worker_fires_every_delivery(
+    http, services, db, settings, workspace_id
+):
+    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=100, prompt="/end")
+
+    with running_worker(settings):  # (it empties the queues as it starts)
+        answers = await asyncio.gather(*(post(http, automation_id, secret, json={"i": i}) for i in range(40)))
+        assert {r.status_code for r in answers} == {202}
+        assert len({r.json()["delivery_id"] for r in answers}) == 40
+        assert len(await deliveries(db, automation_id)) == 40
+        async with asyncio.timeout(20):
+            while any(d.processed_at is None for d in await deliveries(db, automation_id)):
+                await asyncio.sleep(0.2)
+    fired = await runs(db, automation_id)
+    assert sorted(r.trigger_data["i"] for r in fired) == list(range(40))
+    assert {d.outcome for d in await deliveries(db, automation_id)} == {"fired"}
