@@ -2,7 +2,15 @@
 
 from kandev.models.automations import Automation, AutomationRepository, AutomationRun, AutomationTrigger
 from kandev.models.base import Base
-from kandev.models.github import GithubApp, GithubConnection, GithubPrPollState, TaskPullRequest
+from kandev.models.github import (
+    GithubApp,
+    GithubConnection,
+    GithubInstallation,
+    GithubPendingFiring,
+    GithubPrPollState,
+    GithubWebhookDelivery,
+    TaskPullRequest,
+)
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
@@ -32,7 +40,10 @@ __all__ = [
     "ExecutorProfile",
     "GithubApp",
     "GithubConnection",
+    "GithubInstallation",
+    "GithubPendingFiring",
     "GithubPrPollState",
+    "GithubWebhookDelivery",
     "Message",
     "ParentQuestion",
     "PermissionRequest",
