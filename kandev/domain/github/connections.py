@@ -21,7 +21,7 @@ from kandev.domain.workspace.secrets import cipher
 from kandev.github.client import GitHubAuthError, GitHubClient, GitHubError, GitHubRateLimitedError
 from kandev.github.remotes import api_host
 from kandev.log_redaction import remember_secrets
-from kandev.models import GithubApp, GithubConnection, Secret
+from kandev.models import GithubApp, GithubConnection, GithubInstallation, Secret
 from kandev.models.base import new_id, utcnow
 
 # The workspace secret that holds the connection's token (profiles may reference it as ${secret:...}).
@@ -190,3 +190,31 @@ class GithubService:
             row.updated_at = utcnow()
             await uow.db.flush()
             return AppRecord(row.app_id, row.updated_at)
+
+    async def route_installation(self, workspace_id: str, installation_id: int) -> bool:
+        """Route the App installation's webhook deliveries to the workspace (admins only); False when it
+        already was. An installation may serve several workspaces."""
+        ensure_admin(self.ctx.principal, "route a GitHub App installation")
+        if isinstance(installation_id, bool) or not isinstance(installation_id, int) or not 0 < installation_id < 2**63:
+            raise ValidationError("installationId is the installation's numeric id", field="installationId")
+        async with self.ctx.unit_of_work() as uow:
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            if await uow.db.get(GithubInstallation, (installation_id, workspace_id)) is not None:
+                return False
+            uow.db.add(
+                GithubInstallation(
+                    installation_id=installation_id, workspace_id=workspace_id, created_by=self.ctx.principal.actor
+                )
+            )
+            return True
+
+    async def unroute_installation(self, workspace_id: str, installation_id: int) -> bool:
+        """Stop routing the installation's deliveries to the workspace (admins only); False when it was not."""
+        ensure_admin(self.ctx.principal, "route a GitHub App installation")
+        async with self.ctx.unit_of_work() as uow:
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            row = await uow.db.get(GithubInstallation, (installation_id, workspace_id))
+            if row is None:
+                return False
+            await uow.db.delete(row)
+            return True
