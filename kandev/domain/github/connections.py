@@ -92,6 +92,15 @@ async def app_webhook_secret(db: AsyncSession, settings: Settings) -> str | None
     return secret
 
 
+def _installation_id(value: object) -> int:
+    """A GitHub App installation id: a positive integer (or its digits)."""
+    if isinstance(value, str) and _APP_ID.fullmatch(value.strip()):
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise ValidationError("installationId is the installation's numeric id", field="installationId")
+    return value
+
+
 class GithubService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -191,12 +200,11 @@ class GithubService:
             await uow.db.flush()
             return AppRecord(row.app_id, row.updated_at)
 
-    async def route_installation(self, workspace_id: str, installation_id: int) -> bool:
+    async def route_installation(self, workspace_id: str, installation_id: int | str) -> bool:
         """Route the App installation's webhook deliveries to the workspace (admins only); False when it
         already was. An installation may serve several workspaces."""
         ensure_admin(self.ctx.principal, "route a GitHub App installation")
-        if isinstance(installation_id, bool) or not isinstance(installation_id, int) or not 0 < installation_id < 2**63:
-            raise ValidationError("installationId is the installation's numeric id", field="installationId")
+        installation_id = _installation_id(installation_id)
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
             if await uow.db.get(GithubInstallation, (installation_id, workspace_id)) is not None:
@@ -208,9 +216,10 @@ class GithubService:
             )
             return True
 
-    async def unroute_installation(self, workspace_id: str, installation_id: int) -> bool:
+    async def unroute_installation(self, workspace_id: str, installation_id: int | str) -> bool:
         """Stop routing the installation's deliveries to the workspace (admins only); False when it was not."""
         ensure_admin(self.ctx.principal, "route a GitHub App installation")
+        installation_id = _installation_id(installation_id)
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
             row = await uow.db.get(GithubInstallation, (installation_id, workspace_id))

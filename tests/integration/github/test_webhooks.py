@@ -12,13 +12,14 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.automations.records import AutomationFields, TriggerFields
-from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.github.webhooks import signature_of
-from kandev.models import AutomationRun, GithubWebhookDelivery
+from kandev.models import AutomationRun, GithubInstallation, GithubWebhookDelivery
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
+from tests.conftest import GraphQLCaller
 from tests.integration.rest.conftest import rest_client
 from tests.support.factories import settings_for
+from tests.support.users import services_as
 
 KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretkeymaterial\n-----END RSA PRIVATE KEY-----"
 SECRET = "It's a Secret to Everybody"
@@ -210,10 +211,34 @@ async def test_a_redelivery_is_handled_once(http, db, services, workspace_id, ap
     assert len(await runs_of(db, target)) == 1
 
 
-async def test_routing_an_installation_is_for_admins(services, workspace_id):
-    from kandev.domain.context import Principal
-    from kandev.domain.services import Services
+ROUTE = (
+    "mutation($i: RouteGithubInstallationInput!) { routeGithubInstallation(input: $i) { __typename "
+    "... on RouteGithubInstallationPayload { installationId routed changed } ... on Error { message } } }"
+)
 
-    person = Principal(user_id="u2", login="someone", sees_everything=True, admin=False)
-    with pytest.raises(PermissionDeniedError):
-        await Services(services.ctx.with_principal(person)).github.route_installation(workspace_id, 7)
+
+async def test_routing_an_installation_is_for_admins_through_graphql(services, db):
+    bob = await services_as(services, "bob")
+    bobs = (await bob.workspaces.create("Bob's")).id
+    refused = await GraphQLCaller(bob)(ROUTE, i={"workspaceId": bobs, "installationId": "77"})
+    assert refused["routeGithubInstallation"]["__typename"] == "PermissionDeniedError"
+    admin = await services_as(services, "alice", admin=True)
+    workspace_id = (await admin.workspaces.create("Alice's")).id
+    alice = GraphQLCaller(admin)
+    done = await alice(ROUTE, i={"workspaceId": workspace_id, "installationId": "77"})
+    assert done["routeGithubInstallation"] == {
+        "__typename": "RouteGithubInstallationPayload",
+        "installationId": "77",
+        "routed": True,
+        "changed": True,
+    }
+    again = await alice(ROUTE, i={"workspaceId": workspace_id, "installationId": "77"})
+    assert again["routeGithubInstallation"]["changed"] is False
+    bad = await alice(ROUTE, i={"workspaceId": workspace_id, "installationId": "x7"})
+    assert bad["routeGithubInstallation"]["__typename"] == "ValidationError"
+    async with db.read() as session:
+        assert [(r.installation_id, r.workspace_id) for r in await session.scalars(select(GithubInstallation))] == [
+            (77, workspace_id)
+        ]
+    gone = await alice(ROUTE, i={"workspaceId": workspace_id, "installationId": "77", "routed": False})
+    assert gone["routeGithubInstallation"]["changed"] is True
