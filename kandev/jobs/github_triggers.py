@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 
 from kandev.config import Settings
 from kandev.jobs.worker_loop import current_loop
@@ -16,6 +17,8 @@ log = logging.getLogger("kandev.github.jobs")
 
 POLL_JOB = "kandev.jobs.github_triggers.poll_github_workspace"
 POLL_JOB_TIMEOUT_SECONDS = 600
+FORGET_EVERY_SECONDS = 3600.0
+_forgotten = [-FORGET_EVERY_SECONDS]  # when this process last pruned old webhook delivery ids (monotonic)
 
 
 def poll_key(workspace_id: str) -> str:
@@ -43,13 +46,18 @@ async def _poll_alone(settings: Settings, workspace_id: str) -> int:
 
 
 async def github_tick(settings: Settings) -> dict[str, int]:
-    """The scheduler hook: deliver due pending firings, then enqueue the polls that are due."""
+    """The scheduler hook: deliver due pending firings, then enqueue the polls that are due (and forget
+    webhook delivery ids older than their memory)."""
     from kandev.domain.github.connections import connected_workspace_ids
     from kandev.domain.github.firings import deliver_pending
+    from kandev.domain.github.webhooks import forget_old_deliveries
     from kandev.state import SYSTEM, provide_services
 
     async with provide_services(settings, SYSTEM) as services:
         delivered = await deliver_pending(services.ctx)
+        if time.monotonic() - _forgotten[0] >= FORGET_EVERY_SECONDS:
+            _forgotten[0] = time.monotonic()
+            await forget_old_deliveries(services.ctx)
         async with services.ctx.read() as db:
             workspaces = await connected_workspace_ids(db)
     enqueued = await asyncio.to_thread(_enqueue_due_polls, settings, workspaces) if workspaces else 0

@@ -23,9 +23,10 @@ import hmac
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,6 +42,7 @@ from kandev.models import (
     GithubWebhookDelivery,
     Repository,
 )
+from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
 
 log = logging.getLogger("kandev.github.webhooks")
@@ -49,6 +51,8 @@ SIGNATURE_PREFIX = "sha256="
 EVENTS = {"push": TriggerType.GITHUB_PUSH, "check_run": TriggerType.GITHUB_CI}
 MAX_DELIVERY_ID = 100
 DEFAULT_CONCLUSIONS = ("failure",)
+# How long a handled delivery id is remembered: GitHub redelivers (automatically or by hand) within days.
+DELIVERY_MEMORY = timedelta(days=14)
 _NO_SHA = "0" * 40
 
 
@@ -239,3 +243,12 @@ async def handle_delivery(
     for workspace_id in workspace_ids if outcome.recorded else []:
         outcome.fired.extend(await deliver_pending(ctx, workspace_id))
     return outcome
+
+
+async def forget_old_deliveries(ctx: ServiceContext, older_than: timedelta = DELIVERY_MEMORY) -> int:
+    """Delete the delivery ids handled longer ago than `older_than`; how many."""
+    async with ctx.unit_of_work() as uow:
+        result = await uow.db.execute(
+            delete(GithubWebhookDelivery).where(GithubWebhookDelivery.created_at < utcnow() - older_than)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)

@@ -4,15 +4,19 @@ finds."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from rq import Queue
 from sqlalchemy import select
 
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.github.pull_requests import poll_pull_requests
+from kandev.domain.github.webhooks import forget_old_deliveries
 from kandev.jobs import scheduler
 from kandev.jobs.github_triggers import POLL_JOB, _poll_alone, github_tick, poll_key
 from kandev.jobs.queues import DEFAULT
-from kandev.models import AutomationRun
+from kandev.models import AutomationRun, GithubWebhookDelivery
+from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
 from kandev.redis_conn import sync_redis
 from tests.integration.github.test_poller import connect
@@ -70,3 +74,12 @@ async def test_the_poll_job_fires_and_the_hook_delivers_what_a_crashed_poll_left
     assert await run_count(db, automation) == 1
     assert (await github_tick(settings))["delivered"] == 1
     assert await run_count(db, automation) == 2
+
+
+async def test_old_webhook_delivery_ids_are_forgotten(services, db):
+    async with db.transaction() as session:
+        session.add(GithubWebhookDelivery(delivery_id="old", event="push", created_at=utcnow() - timedelta(days=15)))
+        session.add(GithubWebhookDelivery(delivery_id="new", event="push"))
+    assert await forget_old_deliveries(services.ctx) == 1
+    async with db.read() as session:
+        assert [d.delivery_id for d in await session.scalars(select(GithubWebhookDelivery))] == ["new"]
