@@ -205,5 +205,11 @@ async def test_a_merged_pr_run_archives_only_its_task(services, db, workspace_id
     assert archived.id == task_id
     async with db.read() as session:
         assert (await session.get(Task, task_id)).archived_at is not None
+    # A run whose data names no task may archive nothing.
+    async with db.transaction() as session:
+        stored = await session.get(AutomationRun, run.id)
+        stored.trigger_data = {"pr": stored.trigger_data["pr"]}
+    with pytest.raises(PermissionDeniedError):
+        await as_agent.tasks.archive(task_id)
     # Outside a merged-PR run (a person, or another session) archiving is unchanged.
     await services.tasks.archive(other)
