@@ -273,6 +273,10 @@ class Mutation:
         description="Connect a workspace to GitHub; the token is verified first and a refused one stores nothing.",
     )
     disconnect_github = strawberry.mutation(resolver=github_resolvers.disconnect_github)
+    route_github_installation = strawberry.mutation(
+        resolver=github_resolvers.route_github_installation,
+        description="Route a GitHub App installation's webhook deliveries to a workspace (admins only).",
+    )
     set_github_app = strawberry.mutation(
         resolver=github_resolvers.set_github_app, description="Set the server-wide GitHub App (admins only)."
     )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from kandev.config import Settings
+from kandev.jobs.github_triggers import github_tick
 
 log = logging.getLogger("kandev.scheduler")
 
@@ -34,6 +35,7 @@ def _recover(settings: Settings) -> object:
 # Called in order on every tick; a hook may return a coroutine, which runs on the scheduler's event loop.
 # A failing hook is logged and does not stop the others or the loop.
 tick_hooks: list[Callable[[Settings], object]] = [_recover]
+tick_hooks.append(github_tick)  # GitHub: pending firings and PR polls (kandev.jobs.github_triggers)
 
 
 class _StopFlag:

@@ -8,7 +8,15 @@ from kandev.models.automations import (
     WebhookDelivery,
 )
 from kandev.models.base import Base
-from kandev.models.github import GithubApp, GithubConnection, GithubPrPollState, TaskPullRequest
+from kandev.models.github import (
+    GithubApp,
+    GithubConnection,
+    GithubInstallation,
+    GithubPendingFiring,
+    GithubPrPollState,
+    GithubWebhookDelivery,
+    TaskPullRequest,
+)
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
@@ -38,7 +46,10 @@ __all__ = [
     "ExecutorProfile",
     "GithubApp",
     "GithubConnection",
+    "GithubInstallation",
+    "GithubPendingFiring",
     "GithubPrPollState",
+    "GithubWebhookDelivery",
     "Message",
     "ParentQuestion",
     "PermissionRequest",

@@ -4,8 +4,9 @@ requests linked to tasks, and what the PR trigger last saw of each pull request.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -79,3 +80,47 @@ class GithubPrPollState(Base):
     # Whether the PR has qualified (matched the filters) for this trigger: its first qualification is `opened`.
     qualified: Mapped[bool] = mapped_column(Boolean, default=False)
     updated_at: Mapped[datetime] = updated_at_column()
+
+
+class GithubPendingFiring(Base):
+    """A GitHub firing decided but not yet admitted: written in the transaction that decides it (the PR
+    poll state, a merged task-PR link, a verified webhook delivery) and deleted once `fire` answered, so a
+    crash or a failed attempt between the decision and the firing loses nothing; a failed attempt is tried
+    again at `next_attempt_at` (exponential backoff)."""
+
+    __tablename__ = "github_pending_firings"
+    __table_args__ = (UniqueConstraint("automation_id", "dedup_key"),)
+
+    id: Mapped[str] = id_column()
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    automation_id: Mapped[str] = mapped_column(ForeignKey("automations.id", ondelete="CASCADE"))
+    trigger_id: Mapped[str] = mapped_column(ForeignKey("automation_triggers.id", ondelete="CASCADE"), index=True)
+    trigger_type: Mapped[str] = mapped_column(String(30))
+    dedup_key: Mapped[str] = mapped_column(String(300))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    last_error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class GithubInstallation(Base):
+    """A GitHub App installation routed to a workspace: a verified webhook delivery names `installation.id`,
+    and only the workspaces listed here for it are evaluated. Set by an admin."""
+
+    __tablename__ = "github_installations"
+
+    installation_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True)
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class GithubWebhookDelivery(Base):
+    """A webhook delivery already handled (`X-GitHub-Delivery`): GitHub's redelivery of it does nothing."""
+
+    __tablename__ = "github_webhook_deliveries"
+
+    delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    event: Mapped[str] = mapped_column(String(50))
+    created_at: Mapped[datetime] = created_at_column()

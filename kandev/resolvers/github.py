@@ -1,4 +1,4 @@
-"""GitHub connection and App: one query, three mutations."""
+"""GitHub connection, App and installation routing: one query, four mutations."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from kandev.schema.github_types import (
     DisconnectGithubResult,
     GithubApp,
     GithubConnection,
+    RouteGithubInstallationInput,
+    RouteGithubInstallationPayload,
+    RouteGithubInstallationResult,
     SetGithubAppInput,
     SetGithubAppPayload,
     SetGithubAppResult,
@@ -39,3 +42,20 @@ async def disconnect_github(info: Info, input: DisconnectGithubInput) -> Disconn
 async def set_github_app(info: Info, input: SetGithubAppInput) -> SetGithubAppResult:
     call = info.context.services.github.set_app(input.app_id, input.private_key, input.webhook_secret)
     return await attempt(call, lambda r: SetGithubAppPayload(app=GithubApp.of(r)))
+
+
+async def route_github_installation(info: Info, input: RouteGithubInstallationInput) -> RouteGithubInstallationResult:
+    github = info.context.services.github
+    workspace_id = str(input.workspace_id)
+    call = (github.route_installation if input.routed else github.unroute_installation)(
+        workspace_id, input.installation_id
+    )
+    return await attempt(
+        call,
+        lambda changed: RouteGithubInstallationPayload(
+            workspace_id=input.workspace_id,
+            installation_id=input.installation_id,
+            routed=input.routed,
+            changed=changed,
+        ),
+    )

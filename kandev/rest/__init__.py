@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from kandev.rest import exports, tasks, webhooks, workspace_sources
+from kandev.rest import exports, github_webhook, tasks, webhooks, workspace_sources
 
 
 def routes() -> list[Route]:
     return [
         Route("/api/v1/tasks", tasks.create_task, methods=["POST"]),
+        # No personal access token: the App's HMAC signature is the credential.
+        Route("/api/v1/github/webhook", github_webhook.github_webhook, methods=["POST"]),
         Route(
             "/api/v1/workspaces/{workspace_id}/tasks/by-external-id",
             tasks.task_by_external_id,

@@ -53,6 +53,26 @@ class SetGithubAppInput:
     )
 
 
+@strawberry.input(
+    description="Route (or, with routed false, stop routing) a GitHub App installation's webhook deliveries to "
+    "a workspace (admins only)."
+)
+class RouteGithubInstallationInput:
+    workspace_id: strawberry.ID = arg(_WORKSPACE, min_length=1)
+    installation_id: str = arg(
+        "The installation's numeric id (installation.id of its deliveries).", min_length=1, max_length=20
+    )
+    routed: bool = arg("False stops routing it.", default=True)
+
+
+@strawberry.type
+class RouteGithubInstallationPayload:
+    workspace_id: strawberry.ID
+    installation_id: str
+    routed: bool
+    changed: bool = strawberry.field(description="False when it already was (or was not) routed there.")
+
+
 @strawberry.type
 class ConnectGithubPayload:
     connection: GithubConnection
@@ -84,5 +104,8 @@ ConnectGithubResult: TypeAlias = Annotated[
 ]
 DisconnectGithubResult: TypeAlias = Annotated[
     DisconnectGithubPayload | ExpectedError, strawberry.union("DisconnectGithubResult")
+]
+RouteGithubInstallationResult: TypeAlias = Annotated[
+    RouteGithubInstallationPayload | ExpectedError, strawberry.union("RouteGithubInstallationResult")
 ]
 SetGithubAppResult: TypeAlias = Annotated[SetGithubAppPayload | ExpectedError, strawberry.union("SetGithubAppResult")]

@@ -199,6 +199,15 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "RouteGithubInstallationInput": {
+    "installationId": {
+      "maxLength": 20,
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "RunAutomationNowInput": {
     "automationId": {
       "minLength": 1

@@ -21,7 +21,7 @@ from kandev.domain.workspace.secrets import cipher
 from kandev.github.client import GitHubAuthError, GitHubClient, GitHubError, GitHubRateLimitedError
 from kandev.github.remotes import api_host
 from kandev.log_redaction import remember_secrets
-from kandev.models import GithubApp, GithubConnection, Secret
+from kandev.models import GithubApp, GithubConnection, GithubInstallation, Secret
 from kandev.models.base import new_id, utcnow
 
 # The workspace secret that holds the connection's token (profiles may reference it as ${secret:...}).
@@ -90,6 +90,15 @@ async def app_webhook_secret(db: AsyncSession, settings: Settings) -> str | None
     secret = cipher(settings.server_key).decrypt(row.webhook_secret_ciphertext).decode()
     remember_secrets([secret])
     return secret
+
+
+def _installation_id(value: object) -> int:
+    """A GitHub App installation id: a positive integer (or its digits)."""
+    if isinstance(value, str) and _APP_ID.fullmatch(value.strip()):
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise ValidationError("installationId is the installation's numeric id", field="installationId")
+    return value
 
 
 class GithubService:
@@ -190,3 +199,31 @@ class GithubService:
             row.updated_at = utcnow()
             await uow.db.flush()
             return AppRecord(row.app_id, row.updated_at)
+
+    async def route_installation(self, workspace_id: str, installation_id: int | str) -> bool:
+        """Route the App installation's webhook deliveries to the workspace (admins only); False when it
+        already was. An installation may serve several workspaces."""
+        ensure_admin(self.ctx.principal, "route a GitHub App installation")
+        installation_id = _installation_id(installation_id)
+        async with self.ctx.unit_of_work() as uow:
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            if await uow.db.get(GithubInstallation, (installation_id, workspace_id)) is not None:
+                return False
+            uow.db.add(
+                GithubInstallation(
+                    installation_id=installation_id, workspace_id=workspace_id, created_by=self.ctx.principal.actor
+                )
+            )
+            return True
+
+    async def unroute_installation(self, workspace_id: str, installation_id: int | str) -> bool:
+        """Stop routing the installation's deliveries to the workspace (admins only); False when it was not."""
+        ensure_admin(self.ctx.principal, "route a GitHub App installation")
+        installation_id = _installation_id(installation_id)
+        async with self.ctx.unit_of_work() as uow:
+            await load_workspace(uow.db, self.ctx.principal, workspace_id)
+            row = await uow.db.get(GithubInstallation, (installation_id, workspace_id))
+            if row is None:
+                return False
+            await uow.db.delete(row)
+            return True

@@ -1,25 +1,40 @@
 """Task pull-request links: a pull request whose head is a branch Kandev made for one of a task's
 repositories is linked to that task (task_pull_requests); a new link or a change of its state (open,
-closed, merged) is published on the workspace's github.task_pr.updated channel, which the merged-PR trigger
-consumes."""
+closed, merged) is published on the workspace's github.task_pr.updated channel. A merge also records, in
+the same transaction, the merged-PR trigger's pending firings (kandev.domain.github.firings), so a merge is
+fired even if the process dies right after the sync, and a failed firing is retried with backoff."""
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
+from kandev.domain.github.firings import record_firing
+from kandev.domain.github.repositories import chosen_repositories, connected_repositories
 from kandev.events import TaskPullRequestPayload, task_pull_request_channel
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.github.remotes import parse_remote
-from kandev.models import Repository, Task, TaskPullRequest, TaskRepository
+from kandev.models import (
+    Automation,
+    AutomationTrigger,
+    GithubConnection,
+    Repository,
+    Task,
+    TaskPullRequest,
+    TaskRepository,
+)
 from kandev.models.base import utcnow
+from kandev.models.enums import TriggerType
 
 log = logging.getLogger("kandev.github.links")
 
@@ -142,4 +157,78 @@ async def _record(
                     )
                     changes.append(change)
                     uow.emit(task_pull_request_channel(workspace_id), change.payload())
+                    if change.merged:
+                        await record_merged_firings(uow.db, change)
     return changes
+
+
+def merged_dedup_key(task_id: str, repository: str, number: int) -> str:
+    return f"github_pr_merged:{task_id}:{repository.lower()}#{number}"
+
+
+def merged_data(change: TaskPullRequestChange) -> dict[str, Any]:
+    """The merged-PR run's trigger data: `{{data.task_id}}` names the task, `pr` fills `{{pr.*}}`."""
+    return {
+        "task_id": change.task_id,
+        "repository": change.repository,
+        "pr": {
+            "number": change.number,
+            "url": change.url,
+            "repo": change.repository,
+            "branch": change.head_branch,
+            "base_branch": change.base_branch,
+            "merged_at": change.merged_at.isoformat() if change.merged_at else None,
+        },
+    }
+
+
+async def record_merged_firings(db: AsyncSession, change: TaskPullRequestChange) -> int:
+    """In the transaction that records the merge, a pending firing for each enabled github_pr_merged trigger
+    of the task's workspace whose repositories and base-branch globs match (deduplicated per automation,
+    task, repository and PR number). Returns how many were recorded."""
+    triggers = await db.scalars(
+        select(AutomationTrigger)
+        .join(Automation, Automation.id == AutomationTrigger.automation_id)
+        .where(
+            Automation.workspace_id == change.workspace_id,
+            Automation.enabled.is_(True),
+            Automation.deleted_at.is_(None),
+            AutomationTrigger.enabled.is_(True),
+            AutomationTrigger.type == TriggerType.GITHUB_PR_MERGED.value,
+        )
+        .order_by(AutomationTrigger.automation_id, AutomationTrigger.id)
+    )
+    connected: dict[str, str] | None = None
+    recorded = 0
+    for trigger in list(triggers):
+        chosen = trigger.config.get("repositories") or []
+        if chosen:
+            if connected is None:
+                connection = await db.scalar(
+                    select(GithubConnection).where(GithubConnection.workspace_id == change.workspace_id)
+                )
+                connected = await connected_repositories(db, change.workspace_id, connection.host) if connection else {}
+            names = {name.lower() for name in chosen_repositories(chosen, connected)}
+            if change.repository.lower() not in names:
+                continue
+        bases = trigger.config.get("base_branches") or []
+        if bases and not any(fnmatch.fnmatchcase(change.base_branch, glob) for glob in bases):
+            continue
+        recorded += await record_firing(
+            db,
+            workspace_id=change.workspace_id,
+            automation_id=trigger.automation_id,
+            trigger_id=trigger.id,
+            trigger_type=TriggerType.GITHUB_PR_MERGED.value,
+            dedup_key=merged_dedup_key(change.task_id, change.repository, change.number),
+            data=merged_data(change),
+        )
+    return recorded
+
+
+# What a merged-PR automation's prompt is suggested to say (a prompt may not be empty, so the editor offers
+# this one); the run may archive only `data.task_id` whatever it says (TaskService.archive).
+MERGED_PR_SUGGESTED_PROMPT = (
+    "Pull request {{pr.url}} of task {{data.task_id}} was merged. "
+    'Archive that task: call archive_task_kandev with id "{{data.task_id}}".'
+)

@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
+from kandev.domain.github.firings import record_firing
 from kandev.domain.github.repositories import chosen_repositories, connected_repositories
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.models import Automation, AutomationTrigger, GithubPrPollState
@@ -66,6 +67,11 @@ def pr_fields(pr: PullRequest) -> dict[str, Any]:
         "body": pr.body,
     }
     return fields
+
+
+def firing_data(firing: PullRequestFiring) -> dict[str, Any]:
+    """The run's trigger data: `pr` fills `{{pr.*}}`; repository and event are also readable as `{{data.*}}`."""
+    return {"pr": dict(firing.data), "repository": firing.repository, "event": firing.event}
 
 
 def _lower(items: Sequence[str] | None) -> set[str]:
@@ -165,7 +171,7 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
             except GitHubNotFoundError:
                 log.warning("GitHub does not know repository %s (or the token can not see it)", repository)
     try:
-        return await _record(ctx, triggers, plan, open_prs)
+        return await _record(ctx, workspace_id, triggers, plan, open_prs)
     except IntegrityError:
         # A concurrent poll of this workspace recorded these pull requests first and reported their events.
         log.info("a concurrent GitHub poll of workspace %s got there first", workspace_id)
@@ -174,11 +180,13 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
 
 async def _record(
     ctx: ServiceContext,
+    workspace_id: str,
     triggers: list[AutomationTrigger],
     plan: dict[str, list[str]],
     open_prs: dict[str, list[PullRequest]],
 ) -> list[PullRequestFiring]:
-    """Diff each listed PR against its poll state, record the new state, and return the wanted events."""
+    """Diff each listed PR against its poll state, record the new state and, in the same transaction, each
+    wanted event as a pending firing (kandev.domain.github.firings); return the wanted events."""
     firings: list[PullRequestFiring] = []
     async with ctx.unit_of_work() as uow:
         ids = [t.id for t in triggers]
@@ -197,22 +205,30 @@ async def _record(
                     ok = qualifies(trigger.config, pr)
                     for event, detail in events_of(trigger.config, seen, pr) if ok else []:
                         if event in wanted:
-                            firings.append(
-                                PullRequestFiring(
-                                    automation_id=trigger.automation_id,
-                                    trigger_id=trigger.id,
-                                    repository=pr.repository,
-                                    number=pr.number,
-                                    event=event,
-                                    dedup_key=dedup_key(pr.repository, pr.number, event, detail),
-                                    data={
-                                        **pr_fields(pr),
-                                        "event": event,
-                                        "head_sha": pr.head_sha,
-                                        "labels": list(pr.labels),
-                                        "draft": pr.draft,
-                                    },
-                                )
+                            firing = PullRequestFiring(
+                                automation_id=trigger.automation_id,
+                                trigger_id=trigger.id,
+                                repository=pr.repository,
+                                number=pr.number,
+                                event=event,
+                                dedup_key=dedup_key(pr.repository, pr.number, event, detail),
+                                data={
+                                    **pr_fields(pr),
+                                    "event": event,
+                                    "head_sha": pr.head_sha,
+                                    "labels": list(pr.labels),
+                                    "draft": pr.draft,
+                                },
+                            )
+                            firings.append(firing)
+                            await record_firing(
+                                uow.db,
+                                workspace_id=workspace_id,
+                                automation_id=firing.automation_id,
+                                trigger_id=firing.trigger_id,
+                                trigger_type=TriggerType.GITHUB_PR.value,
+                                dedup_key=firing.dedup_key,
+                                data=firing_data(firing),
                             )
                     if seen is None:
                         seen = GithubPrPollState(

@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_task, load_workflow, load_workspace
 from kandev.domain.access.session_tokens import revoke_session_tokens
-from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.context import Principal, ServiceContext, UnitOfWork
+from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
 from kandev.domain.sessions.prompts import task_sessions
@@ -26,9 +26,9 @@ from kandev.domain.workflow.starts import begin_task
 from kandev.domain.workflow.transitions import emit_task_event, move_task
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
-from kandev.models import AgentProfile, ExecutorProfile, Task, Workflow, WorkflowStep
+from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import TaskOrigin, TaskState, TransitionTrigger
+from kandev.models.enums import RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
 
 MAX_PAGE_SIZE = PAGE_SIZE_LIMIT
 
@@ -414,6 +414,7 @@ class TaskService:
     async def archive(self, task_id: str) -> TaskRecord:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
+            await _check_bound_archive(uow.db, self.ctx.principal, task.id)
             if task.archived_at is None:
                 task.archived_at = task.updated_at = utcnow()
                 await make_stale(uow, task_id=task.id, reason="the task was archived")
@@ -434,6 +435,26 @@ class TaskService:
             # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
             await after_predecessor_changed(self.ctx, uow, task)
             return TaskRecord.of(task)
+
+
+async def _check_bound_archive(db: AsyncSession, principal: Principal, task_id: str) -> None:
+    """A session of a merged-PR automation run archives only the task its firing named (`data.task_id`)."""
+    if principal.session_id is None or principal.task_id is None:
+        return
+    bound = await db.scalar(
+        select(AutomationRun.trigger_data).where(
+            AutomationRun.task_id == principal.task_id,
+            AutomationRun.trigger_type == RunTriggerType.GITHUB_PR_MERGED,
+        )
+    )
+    if bound is None:
+        return
+    target = bound.get("task_id") if isinstance(bound, dict) else None
+    if not isinstance(target, str) or task_id != target:
+        raise PermissionDeniedError(
+            "this merged-PR automation run may archive only the task whose pull request merged",
+            task_id=target,
+        )
 
 
 def _deduplicated(existing: Task) -> CreatedTask:

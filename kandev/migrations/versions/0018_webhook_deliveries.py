@@ -2,7 +2,7 @@
 its idempotency key (unique per automation) and what firing it came to
 
 Revision ID: 0018_webhook_deliveries
-Revises: 0016_github
+Revises: 0017_schedules
 Create Date: 2026-12-04
 """
 
@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql
 import kandev.models.base
 
 revision: str = '0018_webhook_deliveries'
-down_revision: str | None = '0016_github'
+down_revision: str | None = '0017_schedules'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
