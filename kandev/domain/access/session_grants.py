@@ -48,6 +48,7 @@ async def session_principal(
                     Session.purpose,
                     Task.autopilot,
                     Task.parent_id,
+                    Task.origin,
                 )
                 .join(SessionToken, SessionToken.session_id == Session.id)
                 .join(Task, Task.id == Session.task_id)
@@ -61,7 +62,7 @@ async def session_principal(
         ).first()
         if row is None:
             return None
-        state, task_id, deleted_at, workspace_id, owner_id, stored, purpose, autopilot, parent_id = row
+        state, task_id, deleted_at, workspace_id, owner_id, stored, purpose, autopilot, parent_id, origin = row
         if state in TERMINAL_SESSION_STATES or deleted_at is not None:
             return None
         secrets = await session_secret_values(db, server_key, session_id)
@@ -71,6 +72,6 @@ async def session_principal(
         session_id=session_id,
         task_id=task_id,
         workspace_id=workspace_id,
-        mcp_profile=profile_from_columns(stored, purpose, autopilot, parent_id),
+        mcp_profile=profile_from_columns(stored, purpose, autopilot, parent_id, origin),
         secret_values=tuple(secrets),
     )

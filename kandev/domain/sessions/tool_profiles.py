@@ -18,6 +18,7 @@ from kandev.domain.context import UnitOfWork
 from kandev.events import ToolsChange, tools_channel
 from kandev.models import Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
+from kandev.models.enums import TaskOrigin
 
 
 class Surface(StrEnum):
@@ -92,7 +93,26 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "add_workspace_sources_kandev",
         "update_repository_base_branch_kandev",
     ),
-    Surface.AUTOMATION_COORDINATOR: (),
+    # An automation run's session coordinates other work: reads, new tasks, messages, stops, sessions,
+    # dependencies, other agents' questions and permissions, and archiving. No deletion, configuration,
+    # task-local authoring (step signal, rich output, title, sources, branches) or provider tools.
+    Surface.AUTOMATION_COORDINATOR: (
+        *_READS,
+        "create_task_kandev",
+        "archive_task_kandev",
+        "message_task_kandev",
+        "get_task_conversation_kandev",
+        "list_task_sessions_kandev",
+        "spawn_session_kandev",
+        "stop_task_kandev",
+        "list_related_tasks_kandev",
+        "add_task_dependency_kandev",
+        "remove_task_dependency_kandev",
+        "list_pending_questions_kandev",
+        "answer_question_kandev",
+        "list_pending_agent_permissions_kandev",
+        "resolve_agent_permission_kandev",
+    ),
 }
 # Capability groups add tools as their features land (questions, titles, provider automation).
 CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capability in Capability}
@@ -136,7 +156,11 @@ def compute_profile(
 ) -> McpProfile:
     """The profile a session should have now: from its purpose, the task's autopilot flag, whether the
     task has a direct parent, title ownership and the providers of its repositories."""
-    surface = SESSION_PURPOSE_SURFACE.get(session.purpose, Surface.KANBAN_TASK)
+    if task.origin == TaskOrigin.AUTOMATION_RUN:
+        # Decided by what the task is, not by anything a prompt or argument says.
+        surface = Surface.AUTOMATION_COORDINATOR
+    else:
+        surface = SESSION_PURPOSE_SURFACE.get(session.purpose, Surface.KANBAN_TASK)
     capabilities: set[Capability] = set()
     if surface == Surface.KANBAN_TASK:
         # Never both question tools: an autopilot child asks its parent, an autopilot root asks nobody.
@@ -211,9 +235,10 @@ def session_profile(session: Session, task: Task) -> McpProfile:
 
 
 def profile_from_columns(
-    stored: dict[str, Any] | None, purpose: str, autopilot: bool, parent_id: str | None
+    stored: dict[str, Any] | None, purpose: str, autopilot: bool, parent_id: str | None, origin: str
 ) -> McpProfile:
     """session_profile from the few columns a joined lookup reads (the MCP token check)."""
     return session_profile(
-        Session(purpose=purpose, mcp_profile=stored or {}), Task(autopilot=autopilot, parent_id=parent_id)
+        Session(purpose=purpose, mcp_profile=stored or {}),
+        Task(autopilot=autopilot, parent_id=parent_id, origin=origin),
     )

@@ -4,8 +4,9 @@ session, its task and the task's workspace, with the session's tool profile; any
 from __future__ import annotations
 
 from kandev.domain.access.session_grants import SESSION_LOGIN, SessionPrincipal, session_principal
-from kandev.domain.sessions.tool_profiles import McpProfile
+from kandev.domain.sessions.tool_profiles import McpProfile, Surface
 from kandev.domain.tasks.service import CreateTask
+from kandev.models.enums import TaskOrigin
 from tests.support.session_tokens import launch_token
 
 
@@ -52,3 +53,20 @@ async def test_a_deleted_tasks_session_grants_nothing(services, db, workspace_id
     task_id, session_id, token = await live_session(services, workspace_id)
     await services.tasks.delete(task_id)
     assert await session_principal(db, session_id, token, settings.server_key) is None
+
+
+async def test_the_session_of_an_automation_runs_hidden_task_is_granted_the_coordinator_surface(
+    services, db, workspace_id, settings
+):
+    task = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Nightly", origin=TaskOrigin.AUTOMATION_RUN)
+        )
+    ).task
+    session = (await services.sessions.start_task(task.id, "hi", None)).session
+    token = await launch_token(services.ctx, session.id)
+    granted = await session_principal(db, session.id, token, settings.server_key)
+    assert granted is not None and granted.mcp_profile.surface == Surface.AUTOMATION_COORDINATOR
+    tools = granted.mcp_profile.tool_names()
+    assert "archive_task_kandev" in tools and "message_task_kandev" in tools
+    assert not {"delete_task_kandev", "update_task_kandev", "step_complete_kandev"} & set(tools)

@@ -9,11 +9,12 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.context import Principal
-from kandev.domain.sessions.tool_profiles import Capability, compute_profile
+from kandev.domain.sessions.tool_profiles import Capability, Surface, compute_profile
 from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Session, Task
+from kandev.models.enums import TaskOrigin
 
 SECRET = "sk-live-SECRET-VALUE-4242"
 
@@ -79,6 +80,17 @@ def test_question_capabilities_follow_autopilot_and_the_direct_parent(autopilot,
     task = Task(autopilot=autopilot, parent_id="p" if has_parent else None)
     profile = compute_profile(Session(purpose="task"), task)
     assert set(profile.capabilities) == expected
+
+
+def test_an_automation_runs_hidden_task_gets_the_coordinator_surface_whatever_its_session_purpose():
+    profile = compute_profile(Session(purpose="task"), Task(autopilot=False, origin=TaskOrigin.AUTOMATION_RUN))
+    tools = set(profile.tool_names())
+    assert profile.surface == Surface.AUTOMATION_COORDINATOR and not profile.capabilities
+    assert {"create_task_kandev", "message_task_kandev", "archive_task_kandev", "answer_question_kandev"} <= tools
+    forbidden = {"delete_task_kandev", "update_task_kandev", "move_task_kandev", "step_complete_kandev"}
+    assert not forbidden & tools and not any(
+        "workflow" in t and t.startswith(("create", "update", "delete")) for t in tools
+    )
 
 
 def test_a_configuration_session_gets_the_configuration_surface_without_task_creation():
