@@ -42,6 +42,9 @@ class Principal:
     def actor(self) -> str:
         return f"session:{self.session_id}" if self.session_id else f"user:{self.login}"
 
+    def refuse_own_run_task(self, task_id: str, action: str) -> None:
+        """Refuse `action` on `task_id` when it is this caller's own automation-run task (see SessionPrincipal)."""
+
     def task_named(self, task_id: str, field: str = "task_id") -> str:
         """A task id as the caller wrote it: `self` is the task a session principal works on."""
         if task_id != SELF:

@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
-from kandev.domain.sessions.tool_profiles import McpProfile, profile_from_columns
+from kandev.domain.errors import PermissionDeniedError
+from kandev.domain.sessions.tool_profiles import McpProfile, Surface, profile_from_columns
 from kandev.domain.workspace.secrets import session_secret_values
 from kandev.models import Session, SessionToken, Task, Workspace
 from kandev.models.enums import TERMINAL_SESSION_STATES
@@ -29,6 +30,12 @@ class SessionPrincipal(Principal):
     mcp_profile: McpProfile | None = field(default=None, compare=False, repr=False)
     # The secret values the session's agent was given, so its tool arguments are redacted without a read.
     secret_values: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+
+    def refuse_own_run_task(self, task_id: str, action: str) -> None:
+        """An automation run's agent coordinates other work: its own hidden task (and so its sessions) is no
+        target for messages, stops, new sessions or dependencies; archiving it stays allowed."""
+        if task_id == self.task_id and self.mcp_profile and self.mcp_profile.surface == Surface.AUTOMATION_COORDINATOR:
+            raise PermissionDeniedError(f"an automation run cannot {action} its own task", reason="own_run_task")
 
 
 async def session_principal(

@@ -114,6 +114,7 @@ class SessionService:
             # The spec's one way out of an agent's workspace: a message naming a task by its full id may
             # reach another workspace of the same owner.
             task = await load_task(uow.db, owner_wide(self.ctx.principal), task_id)
+            self.ctx.principal.refuse_own_run_task(task.id, "message")
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
             await reopen_step(uow, session)
@@ -192,6 +193,7 @@ class SessionService:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
             caller = self.ctx.principal
+            caller.refuse_own_run_task(task.id, "stop")
             if caller.session_id is not None and task.parent_id != caller.task_id:
                 raise PermissionDeniedError("only the task's direct parent may stop it", reason="not_parent")
             stopped: list[Session] = []
@@ -357,6 +359,7 @@ async def spawn_session(
         task = await load_task(uow.db, caller, task_id or own.id)
         if task.workspace_id != own.workspace_id:
             raise NotFoundError("task", task_id)
+        caller.refuse_own_run_task(task.id, "open a session on")
         profile = await resolve_agent_profile(uow.db, task, agent_profile_id)
         ensure_available(profile)
         ensure_autopilot_capable(task, profile)

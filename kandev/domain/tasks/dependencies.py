@@ -242,6 +242,8 @@ class DependencyService:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, dependent_id)
             blocker = await load_task(uow.db, self.ctx.principal, depends_on_task_id)
+            for end in (task, blocker):
+                self.ctx.principal.refuse_own_run_task(end.id, "link dependencies to")
             changed = await link(uow, task, blocker)
             if changed:
                 await refresh_gate(self.ctx, uow, task)
@@ -254,6 +256,8 @@ class DependencyService:
         dependent_id = self._own_end(task_id)
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, dependent_id)
+            for end in (task.id, depends_on_task_id):
+                self.ctx.principal.refuse_own_run_task(end, "unlink dependencies of")
             row = await uow.db.get(TaskDependency, (task.id, depends_on_task_id))
             if row is None:
                 # Still authorize the other end, so ids can't be probed through a no-op.
