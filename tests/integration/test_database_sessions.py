@@ -5,23 +5,43 @@ replaced before anyone uses it."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
 from kandev import db as db_module
 from kandev.db import Database, create_engine
+from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url, sqlite_url
 
 WAIT = 10
+no_postgres = pytest.mark.skipif(postgres_server_url() is None, reason="KANDEV_TEST_POSTGRES_URL is not set")
 
 
-def _needs(database: Database, sqlite: bool) -> None:
-    if database.is_sqlite != sqlite:
-        pytest.skip("SQLite only" if sqlite else "PostgreSQL only")
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A SQLite file of its own, whichever database the suite runs on."""
+    database = Database(sqlite_url(tmp_path / "writers.db"))
+    yield database
+    await database.dispose()
 
 
-async def test_sqlite_writers_of_one_process_take_their_turns_in_the_order_they_asked(db: Database):
-    _needs(db, sqlite=True)
+@pytest.fixture
+async def postgres_db() -> AsyncIterator[Database]:
+    server = postgres_server_url()
+    assert server is not None
+    url = await create_postgres_database(server)
+    database = Database(url)
+    try:
+        yield database
+    finally:
+        await database.dispose()
+        await drop_postgres_database(server, url)
+
+
+async def test_sqlite_writers_of_one_process_take_their_turns_in_the_order_they_asked(sqlite_db: Database):
+    db = sqlite_db
     entered: list[int] = []
     holding = asyncio.Event()
     release = asyncio.Event()
@@ -48,8 +68,8 @@ async def test_sqlite_writers_of_one_process_take_their_turns_in_the_order_they_
     assert entered == list(range(8))
 
 
-async def test_a_write_transaction_opened_inside_another_in_the_same_task_fails_at_once(db: Database):
-    _needs(db, sqlite=True)
+async def test_a_write_transaction_opened_inside_another_in_the_same_task_fails_at_once(sqlite_db: Database):
+    db = sqlite_db
     with pytest.raises(RuntimeError, match="inside another"):
         async with db.transaction():
             async with asyncio.timeout(WAIT), db.transaction():
@@ -62,18 +82,22 @@ async def _transactions_of_two_statements(session) -> set[int]:  # noqa: ANN001
     return {int(await session.scalar(text("SELECT pg_current_xact_id()::text"))) for _ in range(2)}
 
 
-async def test_postgresql_reads_run_each_statement_on_its_own_and_writes_keep_one_transaction(db: Database):
-    _needs(db, sqlite=False)
+@pytest.mark.postgres
+@no_postgres
+async def test_postgresql_reads_run_each_statement_on_its_own_and_writes_keep_one_transaction(postgres_db: Database):
+    db = postgres_db
     async with db.read() as session:
         assert len(await _transactions_of_two_statements(session)) == 2
     async with db.transaction() as session:
         assert len(await _transactions_of_two_statements(session)) == 1
 
 
+@pytest.mark.postgres
+@no_postgres
 async def test_a_postgresql_connection_that_died_while_idle_is_replaced_before_use(
-    db: Database, monkeypatch: pytest.MonkeyPatch
+    postgres_db: Database, monkeypatch: pytest.MonkeyPatch
 ):
-    _needs(db, sqlite=False)
+    db = postgres_db
     async with db.read() as session:
         first_pid = await session.scalar(text("SELECT pg_backend_pid()"))
     killer = create_engine(db.url, pooled=False)
