@@ -37,13 +37,13 @@ class TaskRecord:
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:
-        return cls(**{name: getattr(task, name) for name in _names(cls)})
+        return cls(**{name: getattr(task, name) for name in field_names(cls)})
 
     @classmethod
     def columns(cls) -> list[Any]:
         """The task's columns in field order: `select(*TaskRecord.columns())` rows are `TaskRecord(*row)`,
         without hydrating ORM objects (a page reads hundreds)."""
-        return [getattr(Task, name) for name in _names(cls)]
+        return [getattr(Task, name) for name in field_names(cls)]
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -70,7 +70,7 @@ class SessionRecord:
 
     @classmethod
     def of(cls, row: Any) -> SessionRecord:
-        return cls(**{name: getattr(row, name) for name in _names(cls)})
+        return cls(**{name: getattr(row, name) for name in field_names(cls)})
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -94,13 +94,13 @@ class MessageRecord:
 
     @classmethod
     def of(cls, row: Any) -> MessageRecord:
-        return cls(**{name: getattr(row, name) for name in _names(cls)})
+        return cls(**{name: getattr(row, name) for name in field_names(cls)})
 
     @classmethod
     def columns(cls) -> list[Any]:
         """The message's columns in field order: `select(*MessageRecord.columns())` rows are
         `MessageRecord(*row)`, without hydrating ORM objects (a transcript page reads up to 500)."""
-        return [getattr(Message, name) for name in _names(cls)]
+        return [getattr(Message, name) for name in field_names(cls)]
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -123,7 +123,7 @@ class TurnRecord:
 
     @classmethod
     def of(cls, row: Any) -> TurnRecord:
-        return cls(**{name: getattr(row, name) for name in _names(cls)})
+        return cls(**{name: getattr(row, name) for name in field_names(cls)})
 
     def to_json(self) -> dict[str, Any]:
         return _json(self)
@@ -136,7 +136,7 @@ class TurnRecord:
 _NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _names(record_type: type) -> tuple[str, ...]:
+def field_names(record_type: type) -> tuple[str, ...]:
     """A record's field names, looked up once: `dataclasses.fields` per row costs more than the copy."""
     names = _NAMES.get(record_type)
     if names is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -11,6 +10,7 @@ from typing import Any, TypeGuard, TypeVar
 from sqlalchemy import Select, select
 
 from kandev.domain.automations import runs
+from kandev.domain.records import field_names
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger, Task
 from kandev.models.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, TriggerType
@@ -74,7 +74,7 @@ class TriggerRecord:
 
     @classmethod
     def of(cls, row: AutomationTrigger) -> TriggerRecord:
-        return cls(**{f: getattr(row, f) for f in _names(cls)} | {"config": dict(row.config or {})})
+        return cls(**{f: getattr(row, f) for f in field_names(cls)} | {"config": dict(row.config or {})})
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,8 @@ class AutomationRecord:
         triggers: list[AutomationTrigger] | tuple[TriggerRecord, ...] = (),
         repositories: list[AutomationRepository] | tuple[RepositoryRecord, ...] = (),
     ) -> AutomationRecord:
-        plain = {f: getattr(row, f) for f in _names(cls) if f not in ("triggers", "repositories", "has_webhook_secret")}
+        derived = ("triggers", "repositories", "has_webhook_secret")
+        plain = {f: getattr(row, f) for f in field_names(cls) if f not in derived}
         return cls(
             **plain,
             triggers=tuple(t if isinstance(t, TriggerRecord) else TriggerRecord.of(t) for t in triggers),
@@ -163,14 +164,14 @@ class RunRecord:
     def query(cls) -> Select[Any]:
         """The runs with their tasks' facts; rows become records with `RunRecord.of`. `status` is the shown
         status (runs.shown_status), so every view derives archived and cancelled the same way."""
-        names = [n for n in _names(cls) if n != "status"]
+        names = [n for n in field_names(cls) if n != "status"]
         return select(
             *[getattr(AutomationRun, n) for n in names], AutomationRun.status, *runs.task_columns()
         ).outerjoin(Task, Task.id == AutomationRun.task_id)
 
     @classmethod
     def of(cls, row: Any) -> RunRecord:
-        names = [n for n in _names(cls) if n != "status"]
+        names = [n for n in field_names(cls) if n != "status"]
         values = dict(zip(names, row[: len(names)], strict=True))
         stored, deleted_at, archived_at, task_state = row[len(names) :]
         values["status"] = runs.shown_status(
@@ -185,13 +186,3 @@ class RunPage:
     has_next_page: bool
     cursors: list[str]
     total_count: int | None = None
-
-
-_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _names(record_type: type) -> tuple[str, ...]:
-    names = _NAMES.get(record_type)
-    if names is None:
-        names = _NAMES[record_type] = tuple(f.name for f in dataclasses.fields(record_type))
-    return names

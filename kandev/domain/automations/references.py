@@ -1,12 +1,13 @@
 """What an automation points at (profiles, workflow and step, repositories) must belong to its workspace;
-and loading an automation on behalf of a principal, where unknown and unauthorized look the same."""
+loading an automation on behalf of a principal, where unknown and unauthorized look the same; and the
+triggers that can fire at all."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
@@ -29,6 +30,23 @@ from kandev.models import (
 from kandev.models.enums import AutomationDestination, TriggerType
 
 _TRIGGER_ORDER = {kind.value: index for index, kind in enumerate(TriggerType)}
+
+
+def live_triggers(trigger_type: TriggerType, workspace_id: str | None = None) -> Select[AutomationTrigger]:
+    """Enabled triggers of one type on enabled, undeleted automations (of one workspace when given), in a
+    stable order: what a scheduler, poller or webhook may fire."""
+    query = (
+        select(AutomationTrigger)
+        .join(Automation, Automation.id == AutomationTrigger.automation_id)
+        .where(
+            Automation.enabled.is_(True),
+            Automation.deleted_at.is_(None),
+            AutomationTrigger.enabled.is_(True),
+            AutomationTrigger.type == trigger_type.value,
+        )
+        .order_by(AutomationTrigger.automation_id, AutomationTrigger.id)
+    )
+    return query if workspace_id is None else query.where(Automation.workspace_id == workspace_id)
 
 
 async def load_automation(db: AsyncSession, principal: Principal, automation_id: str) -> Automation:

@@ -25,6 +25,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from kandev.clock import Clock
 from kandev.domain.automations.agenda import computed_next_fire, schedule_of
 from kandev.domain.automations.firing import FireOutcome, fire
+from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.run_events import emit_next_fire
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.events import ScheduleWake, schedule_wake_channel
@@ -173,17 +174,7 @@ async def backfill(ctx: ServiceContext, now: datetime) -> int:
     fires were stored): their first fire is then the next occurrence after now."""
     async with ctx.unit_of_work() as uow:
         rows = list(
-            await uow.db.scalars(
-                select(AutomationTrigger)
-                .join(Automation, Automation.id == AutomationTrigger.automation_id)
-                .where(
-                    AutomationTrigger.next_fire_at.is_(None),
-                    AutomationTrigger.type == TriggerType.SCHEDULED,
-                    AutomationTrigger.enabled.is_(True),
-                    Automation.enabled.is_(True),
-                    Automation.deleted_at.is_(None),
-                )
-            )
+            await uow.db.scalars(live_triggers(TriggerType.SCHEDULED).where(AutomationTrigger.next_fire_at.is_(None)))
         )
         return await _store(uow.db, rows, now)
 

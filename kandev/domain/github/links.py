@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.domain.automations.references import live_triggers
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
@@ -25,8 +26,6 @@ from kandev.events import TaskPullRequestPayload, task_pull_request_channel
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.github.remotes import parse_remote
 from kandev.models import (
-    Automation,
-    AutomationTrigger,
     GithubConnection,
     Repository,
     Task,
@@ -186,18 +185,7 @@ async def record_merged_firings(db: AsyncSession, change: TaskPullRequestChange)
     """In the transaction that records the merge, a pending firing for each enabled github_pr_merged trigger
     of the task's workspace whose repositories and base-branch globs match (deduplicated per automation,
     task, repository and PR number). Returns how many were recorded."""
-    triggers = await db.scalars(
-        select(AutomationTrigger)
-        .join(Automation, Automation.id == AutomationTrigger.automation_id)
-        .where(
-            Automation.workspace_id == change.workspace_id,
-            Automation.enabled.is_(True),
-            Automation.deleted_at.is_(None),
-            AutomationTrigger.enabled.is_(True),
-            AutomationTrigger.type == TriggerType.GITHUB_PR_MERGED.value,
-        )
-        .order_by(AutomationTrigger.automation_id, AutomationTrigger.id)
-    )
+    triggers = await db.scalars(live_triggers(TriggerType.GITHUB_PR_MERGED, change.workspace_id))
     connected: dict[str, str] | None = None
     recorded = 0
     for trigger in list(triggers):

@@ -27,12 +27,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from kandev.domain.automations.references import live_triggers
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
 from kandev.domain.github.repositories import chosen_repositories, connected_repositories
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
-from kandev.models import Automation, AutomationTrigger, GithubPrPollState
+from kandev.models import AutomationTrigger, GithubPrPollState
 from kandev.models.enums import TriggerType
 
 log = logging.getLogger("kandev.github.poller")
@@ -132,20 +133,7 @@ def _remember(row: GithubPrPollState, pr: PullRequest, qualified: bool) -> None:
 
 async def _pr_triggers(ctx: ServiceContext, workspace_id: str) -> list[AutomationTrigger]:
     async with ctx.read() as db:
-        return list(
-            await db.scalars(
-                select(AutomationTrigger)
-                .join(Automation, Automation.id == AutomationTrigger.automation_id)
-                .where(
-                    Automation.workspace_id == workspace_id,
-                    Automation.enabled.is_(True),
-                    Automation.deleted_at.is_(None),
-                    AutomationTrigger.enabled.is_(True),
-                    AutomationTrigger.type == TriggerType.GITHUB_PR.value,
-                )
-                .order_by(AutomationTrigger.automation_id, AutomationTrigger.id)
-            )
-        )
+        return list(await db.scalars(live_triggers(TriggerType.GITHUB_PR, workspace_id)))
 
 
 async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[PullRequestFiring]:

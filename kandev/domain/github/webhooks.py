@@ -31,13 +31,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.firing import FireOutcome
+from kandev.domain.automations.references import live_triggers
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
 from kandev.github.remotes import parse_remote
 from kandev.models import (
-    Automation,
-    AutomationTrigger,
     GithubInstallation,
     GithubWebhookDelivery,
     Repository,
@@ -164,18 +163,7 @@ async def _workspace_repositories(db: AsyncSession, workspace_id: str) -> dict[s
 async def _record(db: AsyncSession, workspace_ids: Sequence[str], firing: _Firing, repository: str) -> int:
     recorded = 0
     for workspace_id in workspace_ids:
-        triggers = await db.scalars(
-            select(AutomationTrigger)
-            .join(Automation, Automation.id == AutomationTrigger.automation_id)
-            .where(
-                Automation.workspace_id == workspace_id,
-                Automation.enabled.is_(True),
-                Automation.deleted_at.is_(None),
-                AutomationTrigger.enabled.is_(True),
-                AutomationTrigger.type == firing.trigger_type.value,
-            )
-            .order_by(AutomationTrigger.automation_id, AutomationTrigger.id)
-        )
+        triggers = await db.scalars(live_triggers(firing.trigger_type, workspace_id))
         known: dict[str, str] | None = None
         for trigger in list(triggers):
             chosen = _globs(trigger.config, "repositories")
