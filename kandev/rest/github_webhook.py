@@ -5,40 +5,42 @@ earlier by the HTTP guard), 400 on a body that is not a JSON object, 202 otherwi
 
 from __future__ import annotations
 
-import json
 import logging
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kandev.domain.github.webhooks import handle_delivery, signature_ok, webhook_secret
+from kandev.domain.automations.webhooks import Refusal, WebhookRefused
+from kandev.domain.github.webhooks import receive_delivery
 from kandev.http_guard import WEBHOOK_BODY_LIMIT
 from kandev.rest.common import error_response
 from kandev.state import SYSTEM, AppState
 
 log = logging.getLogger("kandev.github.webhooks")
+_STATUS = {
+    Refusal.UNKNOWN: (404, "NOT_FOUND"),
+    Refusal.UNAUTHENTICATED: (401, "BAD_SIGNATURE"),
+    Refusal.BAD_BODY: (400, "VALIDATION"),
+}
 
 
 async def github_webhook(request: Request) -> Response:
     state: AppState = request.app.state.kandev
-    services = state.services(SYSTEM)
     body = await request.body()
     if len(body) > WEBHOOK_BODY_LIMIT:
         return error_response(413, "the body is larger than 1 MiB", "BODY_TOO_LARGE")
+    headers = request.headers
     try:
-        secret = await webhook_secret(services.ctx)
-        if secret is None:
-            return error_response(404, "no GitHub App is configured on this server", "NOT_FOUND")
-        if not signature_ok(secret, body, request.headers.get("x-hub-signature-256")):
-            return error_response(401, "the delivery's X-Hub-Signature-256 does not verify", "BAD_SIGNATURE")
-        try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            payload = None
-        if not isinstance(payload, dict):
-            return error_response(400, "the body must be a JSON object", "VALIDATION")
-        event = request.headers.get("x-github-event", "")
-        outcome = await handle_delivery(services.ctx, event, request.headers.get("x-github-delivery"), payload)
+        outcome = await receive_delivery(
+            state.services(SYSTEM).ctx,
+            body,
+            headers.get("x-hub-signature-256"),
+            headers.get("x-github-event", ""),
+            headers.get("x-github-delivery"),
+        )
+    except WebhookRefused as refused:
+        status, code = _STATUS[refused.refusal]
+        return error_response(status, refused.message, code)
     except Exception:
         log.exception("a GitHub webhook delivery failed")
         return error_response(500, "the delivery failed unexpectedly; the error was logged", "INTERNAL")

@@ -46,6 +46,7 @@ class Refusal(StrEnum):
     UNAUTHENTICATED = "unauthenticated"  # a missing or wrong secret
     DISABLED = "disabled"  # the automation or its webhook trigger is disabled
     BAD_KEY = "bad_key"  # an idempotency key longer than IDEMPOTENCY_KEY_LIMIT
+    BAD_BODY = "bad_body"  # a verified body that is not what the endpoint takes
 
 
 class WebhookRefused(Exception):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import hmac
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
+from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
@@ -185,6 +187,26 @@ async def _record(db: AsyncSession, workspace_ids: Sequence[str], firing: _Firin
                 data=firing.data,
             )
     return recorded
+
+
+async def receive_delivery(
+    ctx: ServiceContext, body: bytes, signature: str | None, event: str, delivery_id: str | None
+) -> DeliveryOutcome:
+    """A GitHub App delivery: verified against the App's webhook secret before anything is parsed, then handled.
+    Raises WebhookRefused: UNKNOWN without an App, UNAUTHENTICATED on a bad or missing signature, BAD_BODY when
+    the verified body is not a JSON object."""
+    secret = await webhook_secret(ctx)
+    if secret is None:
+        raise WebhookRefused(Refusal.UNKNOWN, "no GitHub App is configured on this server")
+    if not signature_ok(secret, body, signature):
+        raise WebhookRefused(Refusal.UNAUTHENTICATED, "the delivery's X-Hub-Signature-256 does not verify")
+    try:
+        payload = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        payload = None
+    if not isinstance(payload, dict):
+        raise WebhookRefused(Refusal.BAD_BODY, "the body must be a JSON object")
+    return await handle_delivery(ctx, event, delivery_id, payload)
 
 
 async def handle_delivery(
