@@ -8,7 +8,6 @@ import strawberry
 
 from kandev.domain.automations.records import AutomationRecord, SavedAutomation
 from kandev.domain.automations.schedule import MAX_CHECK_COUNT
-from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.resolvers.common import attempt
 from kandev.schema.agenda_types import Agenda, CronCheck
 from kandev.schema.automation_inputs import (
@@ -28,11 +27,10 @@ from kandev.schema.automation_inputs import (
     UpdateAutomationResult,
     WebhookSecretPayload,
 )
-from kandev.schema.automation_types import Automation, AutomationRunConnection, run_connection
+from kandev.schema.automation_types import Automation, AutomationRunConnection, runs_of
 from kandev.schema.context import Info
 from kandev.schema.declare import argument
 from kandev.schema.enums import AutomationRunStatus, AutomationRunTriggerType
-from kandev.schema.selection import selects
 
 
 async def automations(info: Info, workspace_id: strawberry.ID) -> list[Automation]:
@@ -51,15 +49,7 @@ async def automation_runs(
     status: AutomationRunStatus | None = None,
     trigger_type: AutomationRunTriggerType | None = None,
 ) -> AutomationRunConnection:
-    page = await info.context.services.automations.list_runs(
-        str(automation_id),
-        first=first,
-        after=after,
-        status=RunStatus(status.value) if status else None,
-        trigger_type=RunTriggerType(trigger_type.value) if trigger_type else None,
-        count=selects(info, "totalCount"),
-    )
-    return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
+    return await runs_of(info, str(automation_id), first, after, status, trigger_type)
 
 
 async def agenda(info: Info, workspace_id: strawberry.ID) -> Agenda:

@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 
 from kandev.domain.automations.agenda import next_fire, trigger_next_fire
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
+from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.schema.context import Info
 from kandev.schema.enums import (
     AutomationContext,
@@ -222,15 +223,27 @@ class Automation:
         status: AutomationRunStatus | None = None,
         trigger_type: AutomationRunTriggerType | None = None,
     ) -> AutomationRunConnection:
-        page = await info.context.services.automations.list_runs(
-            self.record.id,
-            first=first,
-            after=after,
-            status=status,
-            trigger_type=trigger_type,
-            count=selects(info, "totalCount"),
-        )
-        return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
+        return await runs_of(info, self.record.id, first, after, status, trigger_type)
+
+
+async def runs_of(
+    info: Info,
+    automation_id: str,
+    first: int,
+    after: str | None,
+    status: AutomationRunStatus | None,
+    trigger_type: AutomationRunTriggerType | None,
+) -> AutomationRunConnection:
+    """A page of an automation's runs, for `Automation.runs` and the `automationRuns` query alike."""
+    page = await info.context.services.automations.list_runs(
+        automation_id,
+        first=first,
+        after=after,
+        status=RunStatus(status.value) if status else None,
+        trigger_type=RunTriggerType(trigger_type.value) if trigger_type else None,
+        count=selects(info, "totalCount"),
+    )
+    return run_connection(page.records, page.cursors, page.has_next_page, page.total_count)
 
 
 def run_connection(
