@@ -5,20 +5,18 @@ Every call needs one of the known tokens; listings page with Link headers like G
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from tests.support.server import free_port
+from tests.support.server import free_port, serving
 
 
 def _now() -> str:
@@ -162,15 +160,5 @@ async def fake_github(fake: FakeGitHub | None = None) -> AsyncIterator[FakeGitHu
     fake = fake or FakeGitHub()
     port = free_port()
     fake.url = f"http://127.0.0.1:{port}"
-    server = uvicorn.Server(uvicorn.Config(fake.app(), host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(15):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.02)
+    async with serving(fake.app(), port):
         yield fake
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, timeout=15)

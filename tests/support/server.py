@@ -29,11 +29,10 @@ def last_app_state() -> Any:
 
 
 @asynccontextmanager
-async def running_server(settings: Settings, **app_options: Any) -> AsyncIterator[str]:
-    port = free_port()
-    app = create_app(settings, **app_options)
-    _last_app[:] = [app]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+async def serving(app: Any, port: int | None = None, lifespan: str = "auto") -> AsyncIterator[str]:
+    """`app` served by uvicorn on a loopback port (a free one unless given) until the block ends: its address."""
+    port = port or free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
@@ -46,3 +45,11 @@ async def running_server(settings: Settings, **app_options: Any) -> AsyncIterato
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, timeout=15)
+
+
+@asynccontextmanager
+async def running_server(settings: Settings, **app_options: Any) -> AsyncIterator[str]:
+    app = create_app(settings, **app_options)
+    _last_app[:] = [app]
+    async with serving(app, lifespan="on") as address:
+        yield address
