@@ -24,7 +24,7 @@ from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
 from kandev.db import Database
-from kandev.dispatch import DELIVER_WEBHOOK_JOB
+from kandev.dispatch import DELIVER_WEBHOOKS_JOB
 from kandev.jobs.queues import AUTOMATIONS
 from kandev.models import WebhookDelivery
 
@@ -144,7 +144,7 @@ def forget_jobs(redis_url: str, ids: set[str]) -> None:
     try:
         queue = Queue(AUTOMATIONS, connection=connection)
         for job in Job.fetch_many(queue.get_job_ids(), connection=connection):
-            if job is not None and job.func_name == DELIVER_WEBHOOK_JOB and job.args and job.args[0] in ids:
+            if job is not None and job.func_name == DELIVER_WEBHOOKS_JOB and job.args and set(job.args[0]) <= ids:
                 queue.remove(job.id)
                 job.delete()
     finally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from redis import Redis
@@ -21,9 +22,12 @@ if TYPE_CHECKING:
 TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
 LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
-DELIVER_WEBHOOK_JOB = "kandev.jobs.automations.deliver_webhook"
+DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
+# Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
+DELIVERIES_PER_JOB = 200
+DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
 log = logging.getLogger("kandev.jobs")
 
 
@@ -107,19 +111,18 @@ class RqDispatcher:
             description=f"automation run={run_id}",
         )
 
-    async def enqueue_webhook_delivery(self, delivery_id: str) -> None:
-        """The job that fires an accepted webhook delivery, on the automations queue."""
-        from kandev.jobs.queues import AUTOMATIONS, enqueue
+    async def enqueue_webhook_deliveries(self, delivery_ids: Sequence[str]) -> None:
+        """The jobs that fire accepted webhook deliveries, on the automations queue: one job per chunk of
+        deliveries recorded together (a job's fixed cost, in Redis and on the worker, is then shared),
+        all in one round trip."""
+        await asyncio.to_thread(self._enqueue_deliveries, list(delivery_ids))
 
-        await asyncio.to_thread(
-            enqueue,
-            AUTOMATIONS,
-            DELIVER_WEBHOOK_JOB,
-            delivery_id,
-            job_timeout=LAUNCH_RUN_TIMEOUT_SECONDS,
-            connection=self._redis,
-            description=f"webhook delivery={delivery_id}",
-        )
+    def _enqueue_deliveries(self, delivery_ids: list[str]) -> None:
+        from kandev.jobs.queues import AUTOMATIONS, enqueue_many
+
+        chunks = [delivery_ids[i : i + DELIVERIES_PER_JOB] for i in range(0, len(delivery_ids), DELIVERIES_PER_JOB)]
+        calls = [(DELIVER_WEBHOOKS_JOB, (c,), f"webhook deliveries={len(c)} first={c[0]}") for c in chunks]
+        enqueue_many(AUTOMATIONS, calls, job_timeout=DELIVER_WEBHOOKS_TIMEOUT_SECONDS, connection=self._redis)
 
     async def _describe(self, session_id: str) -> str | None:
         if self._db is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import redis.asyncio as aioredis
@@ -14,6 +14,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
+from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.events import EventBus
@@ -78,6 +79,11 @@ class AppState:
     redis: aioredis.Redis
     local_principal: Principal
     jobs: RqDispatcher
+    # Webhook deliveries arriving together are recorded and enqueued together (one per process and loop).
+    webhook_intake: WebhookIntake = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.webhook_intake = WebhookIntake(self.services(SYSTEM).ctx)
 
     @classmethod
     async def open(cls, settings: Settings) -> AppState:

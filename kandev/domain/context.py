@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -101,7 +101,7 @@ class JobDispatcher(Protocol):
 
     async def enqueue_automation_run(self, run_id: str) -> None: ...
 
-    async def enqueue_webhook_delivery(self, delivery_id: str) -> None: ...
+    async def enqueue_webhook_deliveries(self, delivery_ids: Sequence[str]) -> None: ...
 
 
 class Counters(Protocol):

@@ -1,5 +1,5 @@
 """RQ jobs of automations, on the automations queue: launching an admitted run (its task and first prompt) and
-firing an accepted webhook delivery."""
+firing accepted webhook deliveries (those recorded together, in one job)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import asyncio
 
 from kandev.config import Settings
 from kandev.domain.automations.launch import launch_run
-from kandev.domain.automations.webhooks import deliver
+from kandev.domain.automations.webhooks import deliver_all
 from kandev.jobs.worker_loop import current_loop
 from kandev.state import SYSTEM, provide_services
 
@@ -25,14 +25,14 @@ async def _launch_alone(settings: Settings, run_id: str) -> str:
         return await launch_run(services.ctx, run_id)
 
 
-def deliver_webhook(delivery_id: str) -> str:
-    """RQ entry point (sync): fire one recorded webhook delivery, once (a redelivered job finds it done)."""
+def deliver_webhooks(delivery_ids: list[str]) -> dict[str, str]:
+    """RQ entry point (sync): fire recorded webhook deliveries, each once (a redelivered job finds them done)."""
     worker = current_loop()
     if worker is None:
-        return asyncio.run(_deliver_alone(Settings(), delivery_id))
-    return worker.call(deliver(worker.ctx.with_principal(SYSTEM), delivery_id))
+        return asyncio.run(_deliver_alone(Settings(), delivery_ids))
+    return worker.call(deliver_all(worker.ctx.with_principal(SYSTEM), delivery_ids))
 
 
-async def _deliver_alone(settings: Settings, delivery_id: str) -> str:
+async def _deliver_alone(settings: Settings, delivery_ids: list[str]) -> dict[str, str]:
     async with provide_services(settings, SYSTEM) as services:
-        return await deliver(services.ctx, delivery_id)
+        return await deliver_all(services.ctx, delivery_ids)

@@ -66,3 +66,22 @@ def enqueue(
         description=description,
     )
     return job.id
+
+
+def enqueue_many(
+    queue_name: str, calls: list[tuple[str, tuple[Any, ...], str]], *, job_timeout: int, connection: Redis
+) -> list[str]:
+    """Enqueue each `(func_path, args, description)` in one Redis round trip (a pipeline); returns the job ids."""
+    queue = get_queue(queue_name, connection)
+    datas = [
+        Queue.prepare_data(
+            func_path,
+            args=args,
+            timeout=job_timeout,
+            result_ttl=RESULT_TTL_SECONDS,
+            failure_ttl=FAILURE_TTL_SECONDS,
+            description=description,
+        )
+        for func_path, args, description in calls
+    ]
+    return [job.id for job in queue.enqueue_many(datas)]

@@ -27,8 +27,8 @@ async def recover(settings: Settings) -> dict[str, int]:
         for run_id in launches:
             await ctx.jobs.enqueue_automation_run(run_id)
         deliveries = await unprocessed_deliveries(ctx)
-        for delivery_id in deliveries:
-            await ctx.jobs.enqueue_webhook_delivery(delivery_id)
+        if deliveries:
+            await ctx.jobs.enqueue_webhook_deliveries(deliveries)
     if reaped or pending or launches or deliveries:
         log.info(
             "recovery: reaped %d turn(s), re-enqueued %d session(s), %d automation run(s) and %d webhook delivery(ies)",

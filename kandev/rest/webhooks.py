@@ -1,7 +1,8 @@
 """`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
 own `X-Webhook-Secret` rather than a personal access token (the HTTP guard lets it through without an Origin
 or a JSON content type, and has already refused a body over 1 MiB with 413). The handler only verifies,
-records and enqueues (kandev.domain.automations.webhooks.receive); it answers 202 with the delivery's id.
+records and enqueues (the process's WebhookIntake, which batches concurrent deliveries); it answers 202
+with the delivery's id.
 
 The secret is never logged and never part of an answer; neither is the body."""
 
@@ -12,10 +13,10 @@ import logging
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kandev.domain.automations.webhooks import Refusal, WebhookRefused, receive
+from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.http_guard import WEBHOOK_BODY_LIMIT
 from kandev.rest.common import error_response
-from kandev.state import SYSTEM, AppState
+from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest.webhooks")
 _STATUS = {
@@ -34,8 +35,7 @@ async def automation_webhook(request: Request) -> Response:
     headers = request.headers
     key = headers.get("idempotency-key") or headers.get("x-github-delivery")
     try:
-        receipt = await receive(
-            state.services(SYSTEM).ctx,
+        receipt = await state.webhook_intake.receive(
             request.path_params["automation_id"],
             headers.get("x-webhook-secret"),
             body,

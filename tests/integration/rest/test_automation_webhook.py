@@ -8,22 +8,25 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from kandev.config import Settings
-from kandev.dispatch import DELIVER_WEBHOOK_JOB, RqDispatcher
+from kandev.dispatch import DELIVER_WEBHOOKS_JOB, RqDispatcher
+from kandev.domain.automations import webhooks
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
-from kandev.domain.automations.webhooks import deliver, unprocessed_deliveries
+from kandev.domain.automations.webhook_intake import WebhookIntake
+from kandev.domain.automations.webhooks import deliver, deliver_all, unprocessed_deliveries
 from kandev.domain.services import Services
 from kandev.jobs.recovery import recover
-from kandev.models import AutomationRun, QueuedPrompt, WebhookDelivery
+from kandev.models import Automation, AutomationRun, QueuedPrompt, WebhookDelivery
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
 from tests.integration.rest.conftest import rest_client
@@ -84,18 +87,24 @@ async def runs(db: Any, automation_id: str) -> list[AutomationRun]:
         return list(rows)
 
 
+class Enqueued(list[str]):
+    calls = 0
+
+
 @pytest.fixture
-def enqueued(monkeypatch) -> list[str]:
-    """The delivery ids every RqDispatcher of this process enqueues (the recovery's own too). Recorded here
-    rather than read back from the queue: a Redis shared with other test runs may have it emptied."""
-    ids: list[str] = []
-    real = RqDispatcher.enqueue_webhook_delivery
+def enqueued(monkeypatch) -> Enqueued:
+    """The delivery ids every RqDispatcher of this process enqueues (the recovery's own too), and in how many
+    calls. Recorded here rather than read back from the queue: a Redis shared with other test runs may have
+    it emptied."""
+    ids = Enqueued()
+    real = RqDispatcher.enqueue_webhook_deliveries
 
-    async def recording(self: RqDispatcher, delivery_id: str) -> None:
-        await real(self, delivery_id)
-        ids.append(delivery_id)
+    async def recording(self: RqDispatcher, delivery_ids: Sequence[str]) -> None:
+        await real(self, delivery_ids)
+        ids.extend(delivery_ids)
+        ids.calls += 1
 
-    monkeypatch.setattr(RqDispatcher, "enqueue_webhook_delivery", recording)
+    monkeypatch.setattr(RqDispatcher, "enqueue_webhook_deliveries", recording)
     return ids
 
 
@@ -110,7 +119,7 @@ async def test_a_valid_delivery_is_recorded_enqueued_and_answered_202(http, serv
     [delivery] = await deliveries(db, automation_id)
     assert (delivery.id, delivery.payload, delivery.processed_at) == (body["delivery_id"], {"ref": "main"}, None)
     assert enqueued == [delivery.id]
-    assert DELIVER_WEBHOOK_JOB == "kandev.jobs.automations.deliver_webhook"
+    assert DELIVER_WEBHOOKS_JOB == "kandev.jobs.automations.deliver_webhooks"
     assert "access-control-allow-origin" not in response.headers
 
 
@@ -249,6 +258,78 @@ async def test_concurrent_repeats_of_one_key_record_one_delivery(http, services,
     assert len({r.json()["delivery_id"] for r in answers}) == 1
     assert sorted(r.json()["deduplicated"] for r in answers) == [False] + [True] * 5
     assert len(await deliveries(db, automation_id)) == 1
+
+
+async def test_deliveries_arriving_together_are_recorded_and_enqueued_together_each_with_its_own_answer(
+    http, services, db, enqueued, workspace_id
+):
+    automation_id, secret = await webhook_automation(services, workspace_id)
+    valid = [post(http, automation_id, secret, json={"i": i}, headers={"Idempotency-Key": f"k{i}"}) for i in range(20)]
+    repeats = [
+        post(http, automation_id, secret, json={"again": i}, headers={"Idempotency-Key": f"k{i}"}) for i in (0, 1)
+    ]
+    strangers = [post(http, automation_id, "wrong", json={"no": i}) for i in range(3)]
+
+    answers = await asyncio.gather(*valid, *repeats, *strangers)
+
+    assert [r.status_code for r in answers] == [202] * 22 + [401] * 3
+    recorded = await deliveries(db, automation_id)
+    assert sorted(d.payload["i"] for d in recorded) == list(range(20))
+    by_key = {d.idempotency_key: d.id for d in recorded}
+    assert [r.json() for r in answers[20:22]] == [
+        {"delivery_id": by_key[k], "deduplicated": True} for k in ("k0", "k1")
+    ]
+    assert sorted(enqueued) == sorted(by_key.values())  # each fresh delivery once, no repeat, no stranger
+    assert enqueued.calls < 20  # batched: deliveries that waited together were enqueued together
+
+
+async def test_a_delivery_whose_automation_vanishes_before_its_insert_is_404_and_spares_its_batch(
+    http, services, db, enqueued, workspace_id, monkeypatch
+):
+    doomed_id, doomed_secret = await webhook_automation(services, workspace_id)
+    kept_id, kept_secret = await webhook_automation(services, workspace_id, name="Kept")
+    verified = WebhookIntake._verified
+
+    async def then_gone(self: WebhookIntake, batch: list[Any]) -> list[Any]:
+        accepted = await verified(self, batch)
+        async with db.transaction() as session:  # a hard delete (the cascade) between the read and the insert
+            await session.execute(delete(Automation).where(Automation.id == doomed_id))
+        return accepted
+
+    monkeypatch.setattr(WebhookIntake, "_verified", then_gone)
+    doomed, kept = await asyncio.gather(
+        post(http, doomed_id, doomed_secret, json={"a": 1}), post(http, kept_id, kept_secret, json={"b": 2})
+    )
+
+    assert (doomed.status_code, kept.status_code) == (404, 202)
+    assert [d.payload for d in await deliveries(db, kept_id)] == [{"b": 2}]
+    assert enqueued == [kept.json()["delivery_id"]]
+
+
+async def test_one_failing_delivery_of_a_job_neither_stops_nor_repeats_the_others(
+    http, services, db, workspace_id, monkeypatch
+):
+    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
+    ids = [(await post(http, automation_id, secret, json={"i": i})).json()["delivery_id"] for i in range(3)]
+    real = webhooks.deliver
+
+    async def failing_second(ctx: Any, delivery_id: str) -> str:
+        if delivery_id == ids[1]:
+            raise RuntimeError("the database went away")
+        return await real(ctx, delivery_id)
+
+    monkeypatch.setattr(webhooks, "deliver", failing_second)
+    with pytest.raises(RuntimeError, match="1 of 3 webhook deliveries failed"):
+        await deliver_all(services.ctx, ids)
+
+    assert sorted(r.trigger_data["i"] for r in await runs(db, automation_id)) == [0, 2]
+    assert await unprocessed_deliveries(services.ctx, utcnow()) == [ids[1]]  # recovery delivers it again
+    monkeypatch.setattr(webhooks, "deliver", real)
+    assert await deliver_all(services.ctx, ids) == {
+        ids[0]: "already processed",
+        ids[1]: "fired",
+        ids[2]: "already processed",
+    }
 
 
 async def test_rotating_the_secret_makes_the_old_one_401(http, services, workspace_id):
