@@ -13,7 +13,7 @@ from kandev.models import AutomationRun
 from kandev.models.base import utcnow
 from tests.conftest import GraphQLCaller
 from tests.integration.test_sidebar_queries import counted_statements
-from tests.support.factories import new_task
+from tests.support.factories import automation_run, new_task
 from tests.support.pending import add_parent_question, add_permission, add_question, session_of
 
 NODE = """__typename
@@ -96,18 +96,30 @@ async def test_a_question_in_an_automation_runs_hidden_task_appears_with_its_run
 
     nodes = {edge["node"]["id"]: edge["node"] for edge in (await pending(gql, workspace_id))["edges"]}
 
-    assert nodes[in_run] | {"createdAt": None} == {
-        "__typename": "Clarification",
-        "id": in_run,
-        "taskId": task_id,
-        "sessionId": session_id,
-        "runId": run_id,
-        "createdAt": None,
-    }
+    found = nodes[in_run]
+    assert (found["__typename"], found["taskId"], found["sessionId"], found["runId"]) == (
+        "Clarification",
+        task_id,
+        session_id,
+        run_id,
+    )
     assert nodes[outside]["runId"] is None
     # the hidden task is on no list, yet what it waits on is here
     tasks = await gql("query($ws: ID!) { tasks(workspaceId: $ws) { nodes { id } } }", ws=workspace_id)
     assert task_id not in {node["id"] for node in tasks["tasks"]["nodes"]}
+
+
+async def test_on_a_task_serving_several_runs_each_item_names_the_run_it_was_raised_in(gql, services, db, workspace_id):
+    first_run, task_id, session_id = await run_task(services, workspace_id)
+    async with db.read() as s:
+        automation_id = (await s.get(AutomationRun, first_run)).automation_id
+    during_first = await add_permission(db, session_id, utcnow())
+    second_run = await automation_run(db, automation_id, utcnow(), task_id=task_id, session_id=session_id)
+    during_second = await add_question(db, session_id, utcnow())
+
+    nodes = {edge["node"]["id"]: edge["node"] for edge in (await pending(gql, workspace_id))["edges"]}
+
+    assert (nodes[during_first]["runId"], nodes[during_second]["runId"]) == (first_run, second_run)
 
 
 async def test_answered_resolved_and_settled_items_and_those_of_archived_or_deleted_tasks_leave_the_list(
