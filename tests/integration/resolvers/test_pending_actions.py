@@ -6,15 +6,18 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from kandev.domain.access.session_grants import session_principal
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
+from kandev.domain.services import Services
 from kandev.models import AutomationRun
 from kandev.models.base import utcnow
 from tests.conftest import GraphQLCaller
 from tests.integration.test_sidebar_queries import counted_statements
 from tests.support.factories import automation_run, new_task
 from tests.support.pending import add_parent_question, add_permission, add_question, session_of
+from tests.support.session_tokens import side_token
 
 NODE = """__typename
   ... on Clarification { id taskId sessionId runId createdAt }
@@ -165,6 +168,23 @@ async def test_another_workspaces_items_are_absent_and_a_workspace_out_of_reach_
     assert [edge["node"]["id"] for edge in page["edges"]] == [mine]
     assert refused.errors[0].extensions["code"] == unknown.errors[0].extensions["code"] == "NOT_FOUND"
     assert refused.data is None and unknown.data is None
+
+
+async def test_an_agents_session_sees_its_own_workspaces_items_and_no_other_workspace(gql, services, db, workspace_id):
+    task_id = await new_task(services, workspace_id, "Coordinator")
+    session_id = await session_of(db, task_id)
+    waiting = await add_question(db, await session_of(db, await new_task(services, workspace_id)), utcnow())
+    other_workspace = (await services.workspaces.create("Other")).id
+    token = await side_token(db, session_id)
+    principal = await session_principal(db, session_id, token, services.ctx.settings.server_key)
+    assert principal is not None
+    agent = GraphQLCaller(Services(services.ctx.with_principal(principal)))
+
+    page = await pending(agent, workspace_id)
+    refused = await agent.raw(PENDING, ws=other_workspace)
+
+    assert [edge["node"]["id"] for edge in page["edges"]] == [waiting]
+    assert refused.errors[0].extensions["code"] == "NOT_FOUND"
 
 
 async def test_a_cursor_not_from_this_api_or_a_page_size_out_of_bounds_is_a_validation_error(gql, workspace_id):
