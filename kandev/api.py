@@ -59,6 +59,12 @@ class Query:
     pending_questions = strawberry.field(
         resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
     )
+    pending_actions = strawberry.field(
+        resolver=engine_resolvers.pending_actions,
+        description="Everything agents wait on in a workspace, oldest first: questions to the operator, permission "
+        "requests and autopilot children's questions to their parents, of ordinary tasks and automation runs alike "
+        "(runId names a hidden run task's run); archived and deleted tasks' are left out. first: 0 to 500.",
+    )
     parent_questions = strawberry.field(
         resolver=engine_resolvers.parent_questions,
         description="An autopilot child's questions to its parent.",

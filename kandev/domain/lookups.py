@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import literal, select, union_all
@@ -16,6 +17,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
 from kandev.models import (
+    AutomationRun,
     Clarification,
     ParentQuestion,
     PermissionRequest,
@@ -140,6 +142,21 @@ class Lookups:
             )
             by_task = {row.child_task_id: row for row in rows}
         return [by_task.get(i) for i in task_ids]
+
+    async def runs_at(self, keys: Sequence[tuple[str, datetime]]) -> list[str | None]:
+        """Per (task, moment): the automation run the task was working for then, its newest run created at or
+        before that moment (a continue-session task serves many runs); None for a task no automation fired."""
+        async with self.ctx.read() as db:
+            rows = await db.execute(
+                select(AutomationRun.task_id, AutomationRun.created_at, AutomationRun.id)
+                .where(AutomationRun.task_id.in_({task_id for task_id, _ in keys}))
+                .order_by(AutomationRun.created_at, AutomationRun.id)
+            )
+            runs: dict[str, list[tuple[datetime, str]]] = defaultdict(list)
+            for task_id, created_at, run_id in rows.tuples():
+                if task_id is not None:
+                    runs[task_id].append((created_at, run_id))
+        return [next((r for at, r in reversed(runs[t]) if at <= moment), None) for t, moment in keys]
 
     async def last_turn_errors(self, task_ids: Sequence[str]) -> list[Turn | None]:
         """Per task, its newest ended turn when that turn FAILED: an error stands until a later turn

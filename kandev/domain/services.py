@@ -14,6 +14,7 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
+from kandev.domain.sessions.pending_actions import PendingActionService
 from kandev.domain.sessions.permissions import PermissionService
 from kandev.domain.sessions.rich_output import RichOutputService
 from kandev.domain.sessions.service import SessionService
@@ -99,6 +100,10 @@ class Services:
     @cached_property
     def parent_questions(self) -> ParentQuestionService:
         return ParentQuestionService(self.ctx)
+
+    @cached_property
+    def pending_actions(self) -> PendingActionService:
+        return PendingActionService(self.ctx)
 
     @cached_property
     def titles(self) -> TitleService:

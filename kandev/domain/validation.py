@@ -44,6 +44,14 @@ def clean_external_id(value: str | None) -> str | None:
 # The largest page a list returns: the web client's board loads 500 tasks a page, and more in one
 # response only makes a single request slower without showing anything more.
 PAGE_SIZE_LIMIT = 500
+
+
+def check_first(first: int) -> None:
+    """A connection's page size: 0 (just the page info) up to PAGE_SIZE_LIMIT."""
+    if not 0 <= first <= PAGE_SIZE_LIMIT:
+        raise ValidationError(f"first must be between 0 and {PAGE_SIZE_LIMIT}", field="first")
+
+
 # GraphQL Int and the database's INTEGER columns are 32-bit; a larger number can only be a mistake.
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 # A prompt is text a person or an agent wrote: 1 MiB is far beyond any real one and keeps a single

@@ -12,6 +12,8 @@ from kandev.domain.sessions.parent_questions import Asked
 from kandev.models import Clarification as ClarificationRow
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
+from kandev.schema.pending_types import PendingActionConnection, pending_connection
+from kandev.schema.selection import selects
 from kandev.schema.session_types import Session
 from kandev.schema.workflow_engine_types import (
     AnswerClarificationInput,
@@ -49,6 +51,15 @@ async def pending_questions(
         str(workspace_id), since=since, after=after, limit=limit, task_id=str(task_id) if task_id else None
     )
     return QuestionConnection(nodes=[Clarification(row=r) for r in page.rows], next_cursor=page.next_cursor)
+
+
+async def pending_actions(
+    info: Info, workspace_id: strawberry.ID, first: int = 50, after: str | None = None
+) -> PendingActionConnection:
+    page = await info.context.services.pending_actions.in_workspace(
+        str(workspace_id), first=first, after=after, count=selects(info, "totalCount")
+    )
+    return pending_connection(page)
 
 
 async def signal_step_complete(info: Info, input: SignalStepCompleteInput) -> SignalStepCompleteResult:

@@ -15,7 +15,7 @@ from kandev.models import PermissionRequest as PermissionRow
 from kandev.models import Repository as RepositoryRow
 from kandev.models import Secret as SecretRow
 from kandev.schema.columns import column
-from kandev.schema.context import Info
+from kandev.schema.context import RUN_DOC, Info, run_at
 from kandev.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
 from kandev.schema.fields import described
 
@@ -119,6 +119,11 @@ class PermissionRequest:
 
     chosen_option_id: str | None = column("chosen_option_id", str | None)
     created_at: datetime = column("created_at", datetime)
+
+    @described(RUN_DOC)
+    async def run_id(self, info: Info) -> strawberry.ID | None:
+        run_id = await run_at(info, self.row.task_id, self.row.created_at)
+        return strawberry.ID(run_id) if run_id else None
 
 
 @strawberry.type(description="A local git repository tasks can work in.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from strawberry.dataloader import DataLoader
@@ -28,6 +29,7 @@ class Loaders:
         self.pending_parent_question: DataLoader[str, ParentQuestion | None] = DataLoader(
             lookups.pending_parent_questions
         )
+        self.run_at: DataLoader[tuple[str, datetime], str | None] = DataLoader(lookups.runs_at)
         self.last_turn_error: DataLoader[str, Turn | None] = DataLoader(lookups.last_turn_errors)
         self.turns_by_session: DataLoader[str, list[Turn]] = DataLoader(lookups.turns_by_session)
         self.queued_prompts_by_session: DataLoader[str, list[QueuedPrompt]] = DataLoader(
@@ -55,3 +57,13 @@ class Context:
 
 
 Info = StrawberryInfo[Context, None]
+
+RUN_DOC = (
+    "The automation run whose task waits here (the task's newest run when this was raised), to reach a hidden "
+    "run task through its run; null when no automation fired the task."
+)
+
+
+async def run_at(info: Info, task_id: str, moment: datetime) -> str | None:
+    """The `runId` of what waits on a task since `moment`: batched for the whole page."""
+    return await info.context.loaders.run_at.load((task_id, moment))

@@ -13,6 +13,7 @@ from kandev.domain.workflow.signals import MAX_SIGNAL_TEXT_LENGTH
 from kandev.models import Clarification as ClarificationRow
 from kandev.models import ParentQuestion as ParentQuestionRow
 from kandev.schema.columns import column
+from kandev.schema.context import RUN_DOC, Info, run_at
 from kandev.schema.declare import arg
 from kandev.schema.errors import ExpectedError
 from kandev.schema.fields import described
@@ -43,6 +44,11 @@ class Clarification:
         "detached", bool, description="The asking turn was paused without an answer; answering resumes the session."
     )
     created_at: datetime = column("created_at", datetime)
+
+    @described(RUN_DOC)
+    async def run_id(self, info: Info) -> strawberry.ID | None:
+        run_id = await run_at(info, self.row.task_id, self.row.created_at)
+        return strawberry.ID(run_id) if run_id else None
 
 
 @strawberry.type
@@ -150,6 +156,11 @@ class ParentQuestion:
     resolution: str | None = column("resolution", str | None)
     created_at: datetime = column("created_at", datetime)
     resolved_at: datetime | None = column("resolved_at", datetime | None)
+
+    @described(RUN_DOC)
+    async def run_id(self, info: Info) -> strawberry.ID | None:
+        run_id = await run_at(info, self.row.child_task_id, self.row.created_at)
+        return strawberry.ID(run_id) if run_id else None
 
 
 @strawberry.type

@@ -12,9 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations import runs
 from kandev.domain.automations.records import RunPage, RunRecord
-from kandev.domain.errors import ValidationError
 from kandev.domain.tasks.service import decode_cursor, encode_cursor
-from kandev.domain.validation import PAGE_SIZE_LIMIT
 from kandev.models import AutomationRun, Task
 from kandev.models.enums import RunStatus, RunTriggerType
 
@@ -27,11 +25,6 @@ class RunFilter:
     trigger_type: RunTriggerType | None = None
     since: datetime | None = None
     until: datetime | None = None
-
-
-def check_first(first: int) -> None:
-    if not 0 <= first <= PAGE_SIZE_LIMIT:
-        raise ValidationError(f"first must be between 0 and {PAGE_SIZE_LIMIT}", field="first")
 
 
 async def run_page(

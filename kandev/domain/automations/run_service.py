@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations.firing import FireOutcome, fire
-from kandev.domain.automations.history import RunFilter, check_first, run_page
+from kandev.domain.automations.history import RunFilter, run_page
 from kandev.domain.automations.launch import KEY_PREFIX, PROMPT_SOURCE, prompt_key
 from kandev.domain.automations.records import RunPage, RunRecord
 from kandev.domain.automations.references import load_automation
@@ -23,6 +23,7 @@ from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError
 from kandev.domain.sessions.ends import cancel_running_turn
 from kandev.domain.tasks.service import TaskService
+from kandev.domain.validation import check_first
 from kandev.models import Automation, AutomationRun, QueuedPrompt, Task, Turn
 from kandev.models.base import utcnow
 from kandev.models.enums import PromptState, RunTriggerType, TaskOrigin, TurnState

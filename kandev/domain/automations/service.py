@@ -20,7 +20,7 @@ from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
-from kandev.domain.automations.history import RunFilter, check_first, run_page
+from kandev.domain.automations.history import RunFilter, run_page
 from kandev.domain.automations.records import (
     AutomationFields,
     AutomationRecord,
@@ -41,6 +41,7 @@ from kandev.domain.automations.schedule import CronCheck, check
 from kandev.domain.automations.scheduling import refresh_next_fires
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.validation import check_first
 from kandev.domain.workspace.secrets import cipher
 from kandev.log_redaction import remember_secrets
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
