@@ -54,9 +54,7 @@ async def hidden_run_tasks(uow: UnitOfWork, automation_id: str) -> list[str]:
     """The automation's hidden run tasks not deleted yet. The runs are locked first, so a launch binding a
     new task to one of them either commits before this reads (and its task is captured) or waits and then
     finds the automation deleted."""
-    await uow.db.execute(
-        select(AutomationRun.id).where(AutomationRun.automation_id == automation_id).with_for_update()
-    )
+    await uow.db.execute(select(AutomationRun.id).where(AutomationRun.automation_id == automation_id).with_for_update())
     rows = await uow.db.scalars(
         select(Task.id)
         .join(AutomationRun, AutomationRun.task_id == Task.id)

@@ -10,6 +10,7 @@ which clears that mark."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import defaultdict
 from datetime import datetime
 
@@ -25,6 +26,8 @@ from kandev.domain.workspace.reclaim import reclaim_task_directories
 from kandev.models import AutomationRun, QueuedPrompt, Repository, Session, Task, TaskCleanup, TaskRepository, Turn
 from kandev.models.base import utcnow
 from kandev.models.enums import PromptState, TaskOrigin, TurnState
+
+log = logging.getLogger("kandev.automations.retention")
 
 KEPT_WORKTREES = 10
 
@@ -98,7 +101,12 @@ async def retain_worktrees(ctx: ServiceContext, automation_id: str, kept: int = 
         repositories = await _forget_directories(ctx, task_id)
         if repositories is None:
             continue
-        await asyncio.to_thread(reclaim_task_directories, ctx.settings.work_path, task_id, repositories)
+        try:
+            await asyncio.to_thread(reclaim_task_directories, ctx.settings.work_path, task_id, repositories)
+        except OSError:
+            # Not marked: the next settled run's retention tries it again.
+            log.warning("could not reclaim the worktrees of task %s", task_id, exc_info=True)
+            continue
         async with ctx.unit_of_work() as uow:
             # Unless a turn re-prepared the task meanwhile (it set a working directory again).
             prepared = await uow.db.scalar(

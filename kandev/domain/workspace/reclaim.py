@@ -41,6 +41,12 @@ def reclaim_task_directories(work_path: Path, task_id: str, repository_paths: It
     return removed
 
 
+def _gone_is_fine(function: object, path: str, exc_info: tuple[type[BaseException], BaseException, object]) -> None:
+    """A file another reclaim removed first is what we wanted; anything else fails the reclaim."""
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
+
+
 def _remove(folder: Path) -> bool:
     if folder.is_symlink():
         # Never ours (we create real directories here): drop the link, never what it points at.
@@ -57,7 +63,7 @@ def _remove(folder: Path) -> bool:
     if not shutil.rmtree.avoids_symlink_attacks:
         raise ReclaimError("this platform cannot remove a tree without following links")
     try:
-        shutil.rmtree(folder)
+        shutil.rmtree(folder, onerror=_gone_is_fine)
     except OSError as error:
         raise ReclaimError(f"could not remove {folder}: {error.strerror or error}") from None
     return True

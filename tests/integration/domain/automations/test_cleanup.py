@@ -13,7 +13,6 @@ from sqlalchemy import select
 
 from kandev.domain.automations import cleanup
 from kandev.domain.automations.cleanup import due_cleanups, run_cleanup
-from kandev.domain.automations.records import AutomationFields
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.jobs.recovery import recover
 from kandev.models import Message, Session, Task, TaskCleanup, TaskFolder, Turn
@@ -51,7 +50,8 @@ async def deleted(db: Any, task_ids: list[str]) -> list[bool]:
 
 
 def worktrees(repo: Path) -> list[str]:
-    return [line.split()[1] for line in git(repo, "worktree", "list", "--porcelain").splitlines() if line.startswith("worktree ")]
+    listing = git(repo, "worktree", "list", "--porcelain").splitlines()
+    return [line.split()[1] for line in listing if line.startswith("worktree ")]
 
 
 async def test_deleting_an_automation_captures_its_hidden_tasks_and_the_job_deletes_them_and_their_worktrees(
