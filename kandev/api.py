@@ -256,15 +256,25 @@ class Mutation:
     )
     delete_run = strawberry.mutation(
         resolver=run_resolvers.delete_run,
-        description="Delete a run and its hidden task when no other run references that task.",
+        description=(
+            "Delete a run and its hidden task when no other run references that task (the task is stopped, "
+            "deleted and its worktrees removed by a retried background cleanup; its branches are kept)."
+        ),
     )
     delete_all_runs = strawberry.mutation(
         resolver=run_resolvers.delete_all_runs,
-        description="Delete every run of an automation and their unreferenced hidden tasks; irreversible.",
+        description=(
+            "Delete every run of an automation and their unreferenced hidden tasks (stopped, deleted and their "
+            "worktrees removed by a retried background cleanup); irreversible."
+        ),
     )
     delete_automation = strawberry.mutation(
         resolver=automation_resolvers.delete_automation,
-        description="Delete an automation: it fires nothing more and its webhook secret stops working.",
+        description=(
+            "Delete an automation: it fires nothing more and its webhook secret stops working. Its hidden run "
+            "tasks are stopped, deleted and their worktrees removed by a retried background cleanup (branches "
+            "are kept); tasks it created on the board stay."
+        ),
     )
     reveal_webhook_secret = strawberry.mutation(
         resolver=automation_resolvers.reveal_webhook_secret,

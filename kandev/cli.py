@@ -210,8 +210,9 @@ def worker(burst: bool = typer.Option(False, help="Exit once the queues are empt
 
 @app.command(short_help="Run the scheduler (periodic recovery, automation schedules).")
 def scheduler() -> None:
-    """Run the scheduler: periodic recovery (reap dead turns, re-enqueue queued prompts) and the loop that
-    fires automation schedules on time; needs KANDEV_REDIS_URL."""
+    """Run the scheduler: periodic recovery (reap dead turns, re-enqueue queued prompts, launches, webhook
+    deliveries and due task cleanups, which retries failed ones) and the loop that fires automation schedules
+    on time; needs KANDEV_REDIS_URL."""
     from kandev.jobs.scheduler import run_scheduler
 
     _setup_logging()

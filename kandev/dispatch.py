@@ -23,6 +23,10 @@ TURN_JOB = "kandev.jobs.turns.run_turn"
 DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
 LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
 DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
+CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
+RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
+# Stopping a task and removing its directories (git and the filesystem, no agent).
+CLEANUP_TIMEOUT_SECONDS = 300
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
@@ -123,6 +127,29 @@ class RqDispatcher:
         chunks = [delivery_ids[i : i + DELIVERIES_PER_JOB] for i in range(0, len(delivery_ids), DELIVERIES_PER_JOB)]
         calls = [(DELIVER_WEBHOOKS_JOB, (c,), f"webhook deliveries={len(c)} first={c[0]}") for c in chunks]
         enqueue_many(AUTOMATIONS, calls, job_timeout=DELIVER_WEBHOOKS_TIMEOUT_SECONDS, connection=self._redis)
+
+    async def enqueue_task_cleanup(self, task_id: str) -> None:
+        """The job that performs a recorded task cleanup (kandev.domain.automations.cleanup)."""
+        await self._enqueue_automation_job(CLEAN_UP_TASK_JOB, task_id, f"task cleanup task={task_id}")
+
+    async def enqueue_worktree_retention(self, automation_id: str) -> None:
+        """The job that reclaims an automation's older run worktrees (kandev.domain.automations.retention)."""
+        await self._enqueue_automation_job(
+            RETAIN_WORKTREES_JOB, automation_id, f"worktree retention automation={automation_id}"
+        )
+
+    async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
+        from kandev.jobs.queues import AUTOMATIONS, enqueue
+
+        await asyncio.to_thread(
+            enqueue,
+            AUTOMATIONS,
+            func_path,
+            argument,
+            job_timeout=CLEANUP_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=description,
+        )
 
     async def _describe(self, session_id: str) -> str | None:
         if self._db is None:

@@ -103,6 +103,10 @@ class JobDispatcher(Protocol):
 
     async def enqueue_webhook_deliveries(self, delivery_ids: Sequence[str]) -> None: ...
 
+    async def enqueue_task_cleanup(self, task_id: str) -> None: ...
+
+    async def enqueue_worktree_retention(self, automation_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""

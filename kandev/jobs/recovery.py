@@ -1,6 +1,6 @@
 """Recovery from the database, the only source of truth: reap turns whose worker died, and enqueue
-again every session that has queued prompts, every admitted automation run not launched yet and every webhook
-delivery not fired yet (a restarted Redis may have lost their jobs)."""
+again every session that has queued prompts, every admitted automation run not launched yet, every webhook
+delivery not fired yet and every task cleanup that is due (a restarted Redis may have lost their jobs)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import asyncio
 import logging
 
 from kandev.config import Settings
+from kandev.domain.automations.cleanup import due_cleanups
 from kandev.domain.automations.launch import runs_to_launch
 from kandev.domain.automations.webhooks import unprocessed_deliveries
 from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
@@ -29,15 +30,26 @@ async def recover(settings: Settings) -> dict[str, int]:
         deliveries = await unprocessed_deliveries(ctx)
         if deliveries:
             await ctx.jobs.enqueue_webhook_deliveries(deliveries)
-    if reaped or pending or launches or deliveries:
+        cleanups = await due_cleanups(ctx)
+        for task_id in cleanups:
+            await ctx.jobs.enqueue_task_cleanup(task_id)
+    if reaped or pending or launches or deliveries or cleanups:
         log.info(
-            "recovery: reaped %d turn(s), re-enqueued %d session(s), %d automation run(s) and %d webhook delivery(ies)",
+            "recovery: reaped %d turn(s), re-enqueued %d session(s), %d automation run(s), %d webhook delivery(ies) "
+            "and %d task cleanup(s)",
             len(reaped),
             len(pending),
             len(launches),
             len(deliveries),
+            len(cleanups),
         )
-    return {"reaped": len(reaped), "enqueued": len(pending), "launches": len(launches), "deliveries": len(deliveries)}
+    return {
+        "reaped": len(reaped),
+        "enqueued": len(pending),
+        "launches": len(launches),
+        "deliveries": len(deliveries),
+        "cleanups": len(cleanups),
+    }
 
 
 def recover_sync(settings: Settings) -> dict[str, int]:

@@ -29,7 +29,7 @@ from kandev.models.sessions import (
     SessionToken,
     Turn,
 )
-from kandev.models.tasks import StepTransition, Task, TaskDependency, TaskFolder, TaskRepository
+from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
 from kandev.models.users import AccessToken, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
@@ -60,6 +60,7 @@ __all__ = [
     "SessionToken",
     "StepTransition",
     "Task",
+    "TaskCleanup",
     "TaskDependency",
     "TaskFolder",
     "TaskPullRequest",

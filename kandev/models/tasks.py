@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, UniqueConstraint, text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -59,6 +59,25 @@ class Task(Base):
     updated_at: Mapped[datetime] = updated_at_column()
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # Its checkout directories were reclaimed (automation worktree retention); the next turn re-creates them
+    # from the task's branches and clears this.
+    worktree_reclaimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class TaskCleanup(Base):
+    """A task to delete and whose directories to reclaim, written in the transaction that decided it (an
+    automation or its runs deleted), so the work survives a lost job or a crash: the cleanup job claims the
+    row by moving `next_attempt_at`, a failure is retried with backoff, and `done_at` ends it."""
+
+    __tablename__ = "task_cleanups"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    reason: Mapped[str] = mapped_column(String(30))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    last_error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()
 
 
 class TaskDependency(Base):

@@ -12,6 +12,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
+from kandev.domain.automations.cleanup import RUN_DELETED, capture_cleanups
 from kandev.domain.automations.firing import FireOutcome, fire
 from kandev.domain.automations.history import RunFilter, run_page
 from kandev.domain.automations.launch import KEY_PREFIX, PROMPT_SOURCE, prompt_key
@@ -22,7 +23,6 @@ from kandev.domain.automations.runs import OPEN_STATUSES
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError
 from kandev.domain.sessions.ends import cancel_running_turn
-from kandev.domain.tasks.service import TaskService
 from kandev.domain.validation import check_first
 from kandev.models import Automation, AutomationRun, QueuedPrompt, Task, Turn
 from kandev.models.base import utcnow
@@ -129,36 +129,38 @@ class AutomationRunService:
                 prompt.state = PromptState.CANCELLED
 
     async def delete(self, run_id: str) -> RunRecord:
-        """Delete one run; its hidden task goes too when no other run references it."""
+        """Delete one run; its hidden task goes too when no other run references it (a durable cleanup,
+        recorded with the deletion: a job stops the task, deletes it and reclaims its worktrees)."""
         async with self.ctx.unit_of_work() as uow:
             run, automation = await load_run(uow.db, self.ctx.principal, run_id)
             record = RunRecord.of((await uow.db.execute(RunRecord.query().where(AutomationRun.id == run.id))).one())
-            orphans = await self._delete_runs(uow, automation, [run.id])
+            await self._delete_runs(uow, [run.id])
             emit_run_deleted(uow, record, automation.workspace_id)
-        await self._delete_tasks(orphans)
         return record
 
     async def delete_all(self, automation_id: str) -> int:
         """Delete every run of the automation and the hidden tasks no other run references; irreversible."""
         async with self.ctx.unit_of_work() as uow:
-            automation = await load_automation(uow.db, self.ctx.principal, automation_id)
+            await load_automation(uow.db, self.ctx.principal, automation_id)
             ids = list(
                 await uow.db.scalars(select(AutomationRun.id).where(AutomationRun.automation_id == automation_id))
             )
-            orphans = await self._delete_runs(uow, automation, ids)
-        await self._delete_tasks(orphans)
+            await self._delete_runs(uow, ids)
         return len(ids)
 
-    async def _delete_runs(self, uow: UnitOfWork, automation: Automation, run_ids: list[str]) -> list[str]:
-        """Delete the runs; returns their hidden tasks that no remaining run references."""
+    async def _delete_runs(self, uow: UnitOfWork, run_ids: list[str]) -> None:
+        """Delete the runs, capturing their hidden tasks that no remaining run references in durable cleanups.
+        The runs are locked first, so a launch binding a task to one of them is seen (or sees them gone)."""
         task_ids = set(
             await uow.db.scalars(
-                select(AutomationRun.task_id).where(AutomationRun.id.in_(run_ids), AutomationRun.task_id.is_not(None))
+                select(AutomationRun.task_id)
+                .where(AutomationRun.id.in_(run_ids), AutomationRun.task_id.is_not(None))
+                .with_for_update()
             )
         )
         await uow.db.execute(delete(AutomationRun).where(AutomationRun.id.in_(run_ids)))
         if not task_ids:
-            return []
+            return
         still = set(await uow.db.scalars(select(AutomationRun.task_id).where(AutomationRun.task_id.in_(task_ids))))
         hidden = await uow.db.scalars(
             select(Task.id).where(
@@ -167,10 +169,4 @@ class AutomationRunService:
                 Task.deleted_at.is_(None),
             )
         )
-        return sorted(hidden)
-
-    async def _delete_tasks(self, task_ids: list[str]) -> None:
-        # After the runs' commit, through the task service's own delete (tokens revoked, waits made stale).
-        tasks = TaskService(self.ctx)
-        for task_id in task_ids:
-            await tasks.delete(task_id)
+        await capture_cleanups(self.ctx, uow, sorted(hidden), RUN_DELETED)

@@ -19,6 +19,7 @@ from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
+from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
 from kandev.domain.automations.records import (
@@ -318,10 +319,13 @@ class AutomationService:
 
     async def delete(self, automation_id: str) -> AutomationRecord:
         """Soft delete: the automation stops firing and disappears from every read. Its webhook secret goes
-        at once. (Its hidden run tasks and their worktrees are cleaned up by the run lifecycle, not here.)"""
+        at once. Its hidden run tasks are captured in durable cleanups in the same transaction; a job then
+        stops them, deletes them and reclaims their worktrees (retried until done). Tasks it created on the
+        board (normal destination) stay."""
         async with self.ctx.unit_of_work() as uow:
             automation = await load_automation(uow.db, self.ctx.principal, automation_id)
             record = (await records(uow.db, [automation]))[0]
+            await capture_cleanups(self.ctx, uow, await hidden_run_tasks(uow, automation.id), AUTOMATION_DELETED)
             automation.deleted_at = automation.updated_at = utcnow()
             automation.webhook_secret_ciphertext = None
             await refresh_next_fires(uow, automation, self.now())

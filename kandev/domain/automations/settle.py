@@ -37,9 +37,10 @@ async def bind_run_turn(uow: UnitOfWork, prompt: QueuedPrompt, turn: Turn) -> No
         await _emit(uow, run)
 
 
-async def settle_run(uow: UnitOfWork, turn: Turn) -> None:
+async def settle_run(ctx: ServiceContext, uow: UnitOfWork, turn: Turn) -> None:
     """The run of an ended turn: succeeded, or failed with the turn's error (a stop keeps its stopped_at and
-    reads as cancelled). Its session is left WAITING_FOR_INPUT by the turn path, so a person can answer."""
+    reads as cancelled). Its session is left WAITING_FOR_INPUT by the turn path, so a person can answer.
+    Once committed, the automation's worktree retention runs (a job: no git work in this transaction)."""
     run = await uow.db.scalar(select(AutomationRun).where(AutomationRun.turn_id == turn.id))
     if run is None or run.status != RunStatus.TASK_CREATED:
         return
@@ -52,6 +53,8 @@ async def settle_run(uow: UnitOfWork, turn: Turn) -> None:
         )
     run.finished_at = utcnow()
     await _emit(uow, run)
+    automation_id = run.automation_id
+    uow.then(lambda: ctx.jobs.enqueue_worktree_retention(automation_id))
 
 
 async def fail_run_on_permission(ctx: ServiceContext, turn_id: str, title: str) -> bool:

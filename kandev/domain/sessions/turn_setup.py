@@ -106,6 +106,9 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             workdir = await prepare_workdir(db, ctx.settings.work_path, task, session.executor_profile_id, owner)
             session.working_dir = str(workdir)
             session.updated_at = utcnow()
+            # Its checkout was reclaimed (automation worktree retention): it exists again, from its branch.
+            if task.worktree_reclaimed_at is not None:
+                task.worktree_reclaimed_at = None
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)

@@ -188,7 +188,7 @@ async def _end_turn(
         session.state = SessionState.WAITING_FOR_INPUT
     session.updated_at = now
     emit_session_event(uow, "TURN_ENDED", session, turn=turn)
-    await settle_run(uow, turn)
+    await settle_run(ctx, uow, turn)
     task = await uow.db.get(Task, session.task_id)
     assert task is not None
     if not is_terminal(session):

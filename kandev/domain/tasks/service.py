@@ -426,15 +426,21 @@ class TaskService:
         """Soft delete: the task disappears everywhere and frees its external id."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
-            task.deleted_at = task.updated_at = utcnow()
-            for session in await task_sessions(uow.db, task.id):
-                await revoke_session_tokens(uow, session.id)
-            await make_stale(uow, task_id=task.id, reason="the task was deleted")
-            await parent_gone(self.ctx, uow, task.id, "the parent task was deleted")
-            emit_task_event(uow, "DELETED", task)
-            # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
-            await after_predecessor_changed(self.ctx, uow, task)
+            await delete_task(self.ctx, uow, task)
             return TaskRecord.of(task)
+
+
+async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
+    """The soft delete itself (deleteTask's, and the automation cleanup job's as the system): tokens revoked,
+    waits made stale, the DELETED event."""
+    task.deleted_at = task.updated_at = utcnow()
+    for session in await task_sessions(uow.db, task.id):
+        await revoke_session_tokens(uow, session.id)
+    await make_stale(uow, task_id=task.id, reason="the task was deleted")
+    await parent_gone(ctx, uow, task.id, "the parent task was deleted")
+    emit_task_event(uow, "DELETED", task)
+    # Tasks waiting on it stay blocked, now with a reason that says it was deleted.
+    await after_predecessor_changed(ctx, uow, task)
 
 
 async def _check_bound_archive(db: AsyncSession, principal: Principal, task_id: str) -> None:

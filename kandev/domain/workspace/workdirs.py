@@ -35,6 +35,11 @@ def task_directory(data_dir: Path, task_id: str) -> Path:
     return data_dir / "worktrees" / task_id
 
 
+def scratch_directory(data_dir: Path, task_id: str) -> Path:
+    """The working directory of a task without repositories (or with the scratch executor)."""
+    return data_dir / "scratch" / task_id
+
+
 async def executor_kind(db: AsyncSession, executor_id: str | None) -> ExecutorKind:
     executor = await db.get(ExecutorProfile, executor_id) if executor_id else None
     return ExecutorKind(executor.kind) if executor else ExecutorKind.WORKTREE
@@ -117,7 +122,7 @@ async def prepare_workdir(
     )
     kind = await executor_kind(db, executor_id)
     if not links or kind == ExecutorKind.SCRATCH:
-        folder = data_dir / "scratch" / task.id
+        folder = scratch_directory(data_dir, task.id)
         folder.mkdir(parents=True, exist_ok=True)
         hand_over(folder, owner)
         return folder

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.api import schema
+from kandev.domain.automations.cleanup import due_cleanups, run_cleanup
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
@@ -170,6 +171,9 @@ async def test_delete_run_and_delete_all_runs_take_their_hidden_tasks_with_them(
     assert deleted == {"__typename": "DeleteRunPayload", "runId": lone}
     assert all_deleted["deletedCount"] == 2
     assert (await one(gql, RUNS, ws=workspace_id))["nodes"] == []
+    assert sorted(await due_cleanups(services.ctx)) == sorted(tasks)  # recorded with the deletions
+    for task_id in tasks:  # what the cleanup job does
+        await run_cleanup(services.ctx, task_id)
     async with db.read() as session:
         gone = await session.scalars(select(Task.deleted_at).where(Task.id.in_(tasks)))
         assert all(at is not None for at in gone)

@@ -1,0 +1,69 @@
+"""Reclaiming a task's directories: its worktrees' task directory and its scratch directory, both derived from
+the task's id under the work dir (never from a name someone typed), removed without following any link out
+of them (an attached folder is a link in the task directory: the link goes, its target stays). Branches are
+kept, so no commit is ever lost; a later turn checks the branch out again (workdirs.materialize_repository)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from kandev.domain.workspace.git import run_git
+from kandev.domain.workspace.workdirs import scratch_directory, task_directory
+
+# Ids are ours (uuid4); anything else never names a directory to delete.
+_TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+class ReclaimError(OSError):
+    """A directory of the task could not be removed (the cleanup is retried)."""
+
+
+def task_directories(work_path: Path, task_id: str) -> list[Path]:
+    """The directories of the task that reclaiming removes: its worktrees' directory and its scratch one."""
+    if not _TASK_ID.match(task_id):
+        raise ReclaimError(f"not a task id: {task_id!r}")
+    return [task_directory(work_path, task_id), scratch_directory(work_path, task_id)]
+
+
+def reclaim_task_directories(work_path: Path, task_id: str, repository_paths: Iterable[str]) -> bool:
+    """Remove the task's directories and forget their worktrees in the task's repositories (`git worktree
+    prune`: the branches stay). True when anything was there to remove; safe to repeat."""
+    removed = False
+    for folder in task_directories(work_path, task_id):
+        removed = _remove(folder) or removed
+    for path in repository_paths:
+        if Path(path).is_dir():
+            # Forget the worktrees whose directories went (the branch is then free to be checked out again).
+            run_git("worktree", "prune", cwd=path)
+    return removed
+
+
+def _gone_is_fine(function: object, path: str, exc_info: tuple[type[BaseException], BaseException, object]) -> None:
+    """A file another reclaim removed first is what we wanted; anything else fails the reclaim."""
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
+
+
+def _remove(folder: Path) -> bool:
+    if folder.is_symlink():
+        # Never ours (we create real directories here): drop the link, never what it points at.
+        folder.unlink()
+        return True
+    if not folder.exists():
+        return False
+    if not folder.is_dir() or folder.resolve().parent != folder.parent.resolve():
+        raise ReclaimError(f"{folder} is not a directory of its own")
+    for entry in folder.iterdir():
+        # Attached folders are links: removed as links, first, so nothing below walks into their targets.
+        if entry.is_symlink():
+            entry.unlink()
+    if not shutil.rmtree.avoids_symlink_attacks:
+        raise ReclaimError("this platform cannot remove a tree without following links")
+    try:
+        shutil.rmtree(folder, onerror=_gone_is_fine)
+    except OSError as error:
+        raise ReclaimError(f"could not remove {folder}: {error.strerror or error}") from None
+    return True
