@@ -9,9 +9,13 @@ import asyncio
 import logging
 import math
 import time
+from typing import TYPE_CHECKING
 
 from kandev.config import Settings
-from kandev.jobs.worker_loop import current_loop
+from kandev.jobs.worker_loop import run_as_system
+
+if TYPE_CHECKING:
+    from kandev.domain.context import ServiceContext
 
 log = logging.getLogger("kandev.github.jobs")
 
@@ -28,21 +32,13 @@ def poll_key(workspace_id: str) -> str:
 
 def poll_github_workspace(workspace_id: str) -> int:
     """RQ entry point (sync): poll one workspace and fire what it found; returns how many firings settled."""
+    return run_as_system(_poll, workspace_id)
+
+
+async def _poll(ctx: ServiceContext, workspace_id: str) -> int:
     from kandev.domain.github.sweep import poll_github_now
-    from kandev.state import SYSTEM
 
-    worker = current_loop()
-    if worker is None:
-        return asyncio.run(_poll_alone(Settings(), workspace_id))
-    return len(worker.call(poll_github_now(worker.ctx.with_principal(SYSTEM), workspace_id)))
-
-
-async def _poll_alone(settings: Settings, workspace_id: str) -> int:
-    from kandev.domain.github.sweep import poll_github_now
-    from kandev.state import SYSTEM, provide_services
-
-    async with provide_services(settings, SYSTEM) as services:
-        return len(await poll_github_now(services.ctx, workspace_id))
+    return len(await poll_github_now(ctx, workspace_id))
 
 
 async def github_tick(settings: Settings) -> dict[str, int]:

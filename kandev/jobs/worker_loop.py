@@ -8,7 +8,7 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kandev.worker")
 T = TypeVar("T")
+A = TypeVar("A")
 
 # How long a stopping worker gives its loop to close agents and the engine.
 _STOP_TIMEOUT = 15.0
@@ -30,6 +31,24 @@ _current: WorkerLoop | None = None
 def current_loop() -> WorkerLoop | None:
     """The worker loop of this process, when it runs inside `kandev worker`."""
     return _current
+
+
+def run_as_system(action: Callable[[ServiceContext, A], Coroutine[Any, Any, T]], argument: A) -> T:
+    """An RQ job's body, as the system: on the worker's event loop and services, or (outside a worker, e.g.
+    rq's own worker in tests) on fresh ones."""
+    from kandev.state import SYSTEM
+
+    worker = current_loop()
+    if worker is None:
+        return asyncio.run(_alone(action, argument))
+    return worker.call(action(worker.ctx.with_principal(SYSTEM), argument))
+
+
+async def _alone(action: Callable[[ServiceContext, A], Coroutine[Any, Any, T]], argument: A) -> T:
+    from kandev.state import SYSTEM, provide_services
+
+    async with provide_services(Settings(), SYSTEM) as services:
+        return await action(services.ctx, argument)
 
 
 class WorkerLoop:

@@ -13,7 +13,7 @@ from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.github.pull_requests import poll_pull_requests
 from kandev.domain.github.webhooks import forget_old_deliveries
 from kandev.jobs import scheduler
-from kandev.jobs.github_triggers import POLL_JOB, _poll_alone, github_tick, poll_key
+from kandev.jobs.github_triggers import POLL_JOB, _poll, github_tick, poll_key
 from kandev.jobs.queues import DEFAULT
 from kandev.models import AutomationRun, GithubWebhookDelivery
 from kandev.models.base import utcnow
@@ -67,7 +67,7 @@ async def test_the_poll_job_fires_and_the_hook_delivers_what_a_crashed_poll_left
     await connect(services, workspace_id)
     automation = await pr_automation(services, workspace_id)
     github.add_pr("acme/widgets", 1)
-    assert await _poll_alone(settings, workspace_id) == 1
+    assert await _poll(services.ctx, workspace_id) == 1
     assert await run_count(db, automation) == 1
     github.add_pr("acme/widgets", 2)
     await poll_pull_requests(services.ctx, workspace_id)  # recorded; the poller died before firing
