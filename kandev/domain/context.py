@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import Database
-from kandev.domain.errors import ValidationError
+from kandev.domain.errors import PermissionDeniedError, ValidationError
 from kandev.events import Channel, P
 from kandev.session_access import bump
 
@@ -42,8 +42,18 @@ class Principal:
     def actor(self) -> str:
         return f"session:{self.session_id}" if self.session_id else f"user:{self.login}"
 
-    def refuse_own_run_task(self, task_id: str, action: str) -> None:
-        """Refuse `action` on `task_id` when it is this caller's own automation-run task (see SessionPrincipal)."""
+    @property
+    def own_run_task_id(self) -> str | None:
+        """The hidden task of the automation run this caller coordinates as, if any (see SessionPrincipal)."""
+        return None
+
+    def refuse_own_run_task(self, task_id: str | None, action: str) -> None:
+        """An automation run's agent coordinates other work: its own hidden task (and so its sessions) is no
+        target for messages, stops, new sessions, subtasks, dependencies, questions, permissions or any
+        mutation but archiving."""
+        own = self.own_run_task_id
+        if own is not None and task_id == own:
+            raise PermissionDeniedError(f"an automation run cannot {action} its own task", reason="own_run_task")
 
     def task_named(self, task_id: str, field: str = "task_id") -> str:
         """A task id as the caller wrote it: `self` is the task a session principal works on."""

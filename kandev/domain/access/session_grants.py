@@ -10,7 +10,6 @@ from sqlalchemy import select
 
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
-from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface, profile_from_columns
 from kandev.domain.workspace.secrets import session_secret_values
 from kandev.models import Session, SessionToken, Task, Workspace
@@ -31,11 +30,12 @@ class SessionPrincipal(Principal):
     # The secret values the session's agent was given, so its tool arguments are redacted without a read.
     secret_values: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
-    def refuse_own_run_task(self, task_id: str, action: str) -> None:
-        """An automation run's agent coordinates other work: its own hidden task (and so its sessions) is no
-        target for messages, stops, new sessions or dependencies; archiving it stays allowed."""
-        if task_id == self.task_id and self.mcp_profile and self.mcp_profile.surface == Surface.AUTOMATION_COORDINATOR:
-            raise PermissionDeniedError(f"an automation run cannot {action} its own task", reason="own_run_task")
+    @property
+    def own_run_task_id(self) -> str | None:
+        """The session's task when the session coordinates as an automation run (its surface says so)."""
+        if self.mcp_profile and self.mcp_profile.surface == Surface.AUTOMATION_COORDINATOR:
+            return self.task_id
+        return None
 
 
 async def session_principal(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.sessions.tool_profiles import session_profile
@@ -14,6 +14,7 @@ from kandev.models.enums import MessageKind
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
 HISTORY_MESSAGE_CHARS = 2000
+HISTORY_KINDS = (MessageKind.USER, MessageKind.AGENT)
 RICH_OUTPUT_TOOL = "show_rich_output_kandev"
 AUTOPILOT_CONTRACT = [
     "This task is in autopilot mode: you work on your own.",
@@ -90,13 +91,63 @@ async def step_handoff(db: AsyncSession, task: Task) -> str | None:
     return (last.details or {}).get("signal_handoff")
 
 
-def resume_history(messages: Sequence[Message]) -> str:
-    """A synthesized resume prompt from the newest 50 non-empty user/agent messages, oldest first."""
-    resets = [i for i, m in enumerate(messages) if (m.data or {}).get("context_reset")]
+def resumable(message: Message) -> bool:
+    """A message a synthesized resume keeps: user or agent text with something in it. Tool calls, thoughts,
+    system and status messages and unknown kinds neither appear nor take one of the window's slots."""
+    return message.kind in HISTORY_KINDS and bool(message.text.strip())
+
+
+def is_context_reset(message: Message) -> bool:
+    """The SYSTEM marker a step's reset_agent_context writes: nothing before it is resumed."""
+    return message.kind == MessageKind.SYSTEM and bool((message.data or {}).get("context_reset"))
+
+
+def history_window(messages: Sequence[Message]) -> list[Message]:
+    """The rule on a whole transcript (oldest first): the newest 50 resumable messages after the last
+    context reset, oldest first. `history_messages` reads the same window without loading the transcript."""
+    resets = [i for i, m in enumerate(messages) if is_context_reset(m)]
     if resets:
         messages = messages[resets[-1] + 1 :]
-    kept = [m for m in messages if m.kind in (MessageKind.USER, MessageKind.AGENT) and m.text.strip()]
-    kept = kept[-HISTORY_LIMIT:]
+    return [m for m in messages if resumable(m)][-HISTORY_LIMIT:]
+
+
+async def history_messages(db: AsyncSession, session_id: str, current_turn_id: str) -> list[Message]:
+    """`history_window` of the session's transcript without the current turn (its prompt is sent after the
+    history, outside the window), read newest first, 50 rows at a time, so a long conversation costs no more
+    than a short one. The SQL filter is coarse (kind, not empty); `resumable` has the last word."""
+    reset = await db.scalar(
+        select(func.max(Message.seq)).where(
+            Message.session_id == session_id,
+            Message.kind == MessageKind.SYSTEM,
+            Message.data["context_reset"].as_boolean().is_(True),
+        )
+    )
+    query = select(Message).where(
+        Message.session_id == session_id,
+        Message.kind.in_(HISTORY_KINDS),
+        Message.text != "",
+        or_(Message.turn_id.is_(None), Message.turn_id != current_turn_id),
+    )
+    if reset is not None:
+        query = query.where(Message.seq > reset)
+    kept: list[Message] = []
+    below: int | None = None
+    while len(kept) < HISTORY_LIMIT:
+        wanted = HISTORY_LIMIT - len(kept)
+        page = query if below is None else query.where(Message.seq < below)
+        rows = list(await db.scalars(page.order_by(Message.seq.desc()).limit(wanted)))
+        kept += [m for m in rows if resumable(m)]
+        if len(rows) < wanted:
+            break
+        below = rows[-1].seq
+    kept.reverse()
+    return kept
+
+
+def resume_history(messages: Sequence[Message]) -> str:
+    """A synthesized resume prompt from the newest 50 non-empty user/agent messages, oldest first, each cut
+    to HISTORY_MESSAGE_CHARS; quoted text can't close the context block it is shown in."""
+    kept = history_window(messages)
     if not kept:
         return ""
     lines = ["The conversation so far (you are resuming it):"]
@@ -105,5 +156,5 @@ def resume_history(messages: Sequence[Message]) -> str:
         text = message.text.strip()
         if len(text) > HISTORY_MESSAGE_CHARS:
             text = text[:HISTORY_MESSAGE_CHARS] + " …"
-        lines.append(f"[{who}] {text}")
+        lines.append(f"[{who}] {_unmarked(text)}")
     return "\n".join(lines)

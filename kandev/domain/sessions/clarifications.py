@@ -171,6 +171,7 @@ class ClarificationService:
                 task = await load_task(uow.db, self.ctx.principal, row.task_id)
             except NotFoundError:
                 raise NotFoundError("question", clarification_id) from None
+            self.ctx.principal.refuse_own_run_task(task.id, "answer a question of")
             if row.state != PENDING:
                 raise ConflictError(f"the question is already {row.state.lower()}", state=row.state)
             known = {q["id"]: q for q in row.questions}
@@ -238,6 +239,8 @@ class ClarificationService:
                 query = query.where(Clarification.created_at >= since)
             if task_id is not None:
                 query = query.where(Clarification.task_id == task_id)
+            if (own := self.ctx.principal.own_run_task_id) is not None:
+                query = query.where(Clarification.task_id != own)  # none it could answer: left out
             if after:
                 anchor = await db.get(Clarification, after)
                 if anchor is None:

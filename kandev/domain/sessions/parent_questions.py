@@ -257,6 +257,7 @@ class ParentQuestionService:
         principal = self.ctx.principal
         async with self.ctx.unit_of_work() as uow:
             child = await load_task(uow.db, principal, child_task_id)
+            principal.refuse_own_run_task(child.id, "message")
             question = await uow.db.get(ParentQuestion, question_id)
             if question is None or question.child_task_id != child.id:
                 raise NotFoundError("question", question_id)

@@ -110,6 +110,8 @@ class PermissionService:
                 query = query.where(PermissionRequest.task_id == task_id)
             if session_id is not None:
                 query = query.where(PermissionRequest.session_id == session_id)
+            if (own := self.ctx.principal.own_run_task_id) is not None:
+                query = query.where(PermissionRequest.task_id != own)  # none it could resolve: left out
             return list(await db.scalars(query))
 
     async def resolve(
@@ -136,6 +138,7 @@ class PermissionService:
                 task = await load_task(uow.db, self.ctx.principal, request.task_id)
             except NotFoundError:
                 raise NotFoundError("permission request", request_id) from None
+            self.ctx.principal.refuse_own_run_task(task.id, "resolve a permission request of")
             if request.state != PENDING:
                 raise ConflictError(f"the permission request is already {request.state.lower()}")
             if option_id not in {o.get("option_id") for o in request.options}:

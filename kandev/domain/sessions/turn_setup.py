@@ -7,21 +7,26 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.agent_host import AgentUser, scripted_requirements
 from kandev.data_dir import prepare_work_dir
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
-from kandev.domain.sessions.agent_context import CLOSE, context_block, resume_history, step_handoff
+from kandev.domain.sessions.agent_context import (
+    CLOSE,
+    context_block,
+    history_messages,
+    resume_history,
+    step_handoff,
+)
 from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.workspace.agent_profiles import launch_command, missing_command
 from kandev.domain.workspace.secrets import resolve_env
 from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
-from kandev.models import AgentProfile, Message, Session, Task, WorkflowStep
+from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import AgentKind
 
@@ -116,12 +121,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
         mcp_token = await mint_session_token(uow, session.id) if mint_token else ""
         history = ""
         if claimed.turn_seq > 1:
-            rows = await db.scalars(
-                select(Message)
-                .where(Message.session_id == session.id, Message.turn_id != claimed.turn_id)
-                .order_by(Message.seq)
-            )
-            history = resume_history(list(rows))
+            history = resume_history(await history_messages(db, session.id, claimed.turn_id))
         extra = [TITLE_INSTRUCTION] if title_owner else []
         return TurnSetup(
             argv=launch_command(profile),

@@ -127,6 +127,7 @@ class TaskService:
         total (a statement over every matching task), leaving total_count None."""
         if not 0 <= first <= MAX_PAGE_SIZE:
             raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
+        self.ctx.principal.refuse_own_run_task(filters.parent_id, "list the subtasks of")
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)
             conditions = [
@@ -180,6 +181,10 @@ class TaskService:
             parent_id=principal.task_named(command.parent_id, "parent_id") if command.parent_id else None,
             blocked_by=[principal.task_named(task_id, "blocked_by") for task_id in command.blocked_by],
         )
+        # A subtask of an automation run's own task, or one waiting on it, would hand the run work of its own.
+        principal.refuse_own_run_task(named.parent_id, "create a subtask of")
+        for blocker_id in named.blocked_by:
+            principal.refuse_own_run_task(blocker_id.strip(), "make a new task wait on")
         return named, workspace_id
 
     async def create(self, command: CreateTask) -> CreatedTask:
@@ -363,6 +368,7 @@ class TaskService:
             raise ValidationError("deferredLaunchPrompt must not be empty", field="deferredLaunchPrompt")
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
+            self.ctx.principal.refuse_own_run_task(task.id, "update")
             if deferred_launch_prompt is not None:
                 if task.deferred_launch is None:
                     raise ConflictError(
@@ -389,6 +395,7 @@ class TaskService:
     async def move(self, task_id: str, workflow_step_id: str) -> TaskRecord:
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
+            self.ctx.principal.refuse_own_run_task(task.id, "move")
             step = await uow.db.get(WorkflowStep, workflow_step_id)
             if step is None or step.workflow_id != task.workflow_id:
                 raise NotFoundError("workflow step", workflow_step_id)
@@ -426,6 +433,7 @@ class TaskService:
         """Soft delete: the task disappears everywhere and frees its external id."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
+            self.ctx.principal.refuse_own_run_task(task.id, "delete")
             await delete_task(self.ctx, uow, task)
             return TaskRecord.of(task)
 

@@ -159,16 +159,22 @@ register(
         document="""query($id: ID!) { task(id: $id) { id
           parent { id title state autopilot children { id title state autopilot } }
           children { id title state autopilot } } }""",
-        variables=lambda call: {"id": task_id_of(call) if call.arguments.get("task_id") else _own(call)},
+        variables=lambda call: {"id": _related_of(call)},
         result=_related,
     ),
 )
 
 
-def _own(call: ToolCall) -> str:
-    if call.caller.task_id is None:
+def _related_of(call: ToolCall) -> str:
+    """The task whose relations are asked for; an automation run's own task has none to discover."""
+    if call.arguments.get("task_id"):
+        task_id = task_id_of(call)
+    elif call.caller.task_id is None:
         raise ToolInputError("missing required field: task_id")
-    return call.caller.task_id
+    else:
+        task_id = call.caller.task_id
+    call.caller.principal.refuse_own_run_task(task_id, "look up the related tasks of")
+    return task_id
 
 
 register(
