@@ -141,9 +141,10 @@ async def fire_due(ctx: ServiceContext, clock: Clock) -> list[FireOutcome]:
     """Claim and fire every trigger due by now, soonest first; the outcomes of the fires claimed here.
 
     A claimed occurrence whose fire fails (or whose process dies before firing) is lost, not retried: the
-    schedule has moved on. SQLite serializes writers, so fires go one at a time there."""
+    schedule has moved on. On SQLite the fires' transactions still take turns (the process's write lock),
+    but each one's publish and enqueue overlap the next one's transaction."""
     outcomes: list[FireOutcome] = []
-    limit = asyncio.Semaphore(1 if ctx.db.is_sqlite else CONCURRENT_FIRES)
+    limit = asyncio.Semaphore(CONCURRENT_FIRES)
 
     async def one(due: _Due, occurrence: datetime) -> None:
         async with limit:

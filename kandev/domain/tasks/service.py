@@ -452,8 +452,9 @@ async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
 
 
 async def _check_bound_archive(db: AsyncSession, principal: Principal, task_id: str) -> None:
-    """A session of a merged-PR automation run archives only the task its firing named (`data.task_id`)."""
-    if principal.session_id is None or principal.task_id is None:
+    """A session of a merged-PR automation run archives only the task its firing named (`data.task_id`), and
+    its own run task (archiving itself is how any automation run says it is done)."""
+    if principal.session_id is None or principal.task_id is None or task_id == principal.task_id:
         return
     bound = await db.scalar(
         select(AutomationRun.trigger_data).where(

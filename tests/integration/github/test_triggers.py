@@ -1,6 +1,6 @@
 """GitHub triggers wired to firing: PR polls and merged task PRs fire through the durable pending-firing
 outbox (once per dedup key, surviving a crash between the decision and the firing, retried with backoff),
-and a merged-PR run may archive only the task whose pull request merged."""
+and a merged-PR run may archive only the task whose pull request merged (and its own run task)."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ async def test_a_failing_merged_firing_is_retried_with_backoff(services, db, wor
     assert run.trigger_data["task_id"] == task_id and await pending(db) == []
 
 
-async def test_a_merged_pr_run_archives_only_its_task(services, db, workspace_id, github, principal):
+async def test_a_merged_pr_run_archives_only_its_task_and_itself(services, db, workspace_id, github, principal):
     await connect(services, workspace_id)
     repository = await add_repository(db, workspace_id, "acme/widgets")
     task_id = await branch_task(services, db, workspace_id, repository, "kandev/linked-3")
@@ -197,8 +197,6 @@ async def test_a_merged_pr_run_archives_only_its_task(services, db, workspace_id
     as_agent = Services(services.ctx.with_principal(agent))
     with pytest.raises(PermissionDeniedError):
         await as_agent.tasks.archive(other)
-    with pytest.raises(PermissionDeniedError):
-        await as_agent.tasks.archive(run_task)
     async with db.read() as session:
         assert (await session.get(Task, other)).archived_at is None
     archived = await as_agent.tasks.archive(task_id)
@@ -211,5 +209,7 @@ async def test_a_merged_pr_run_archives_only_its_task(services, db, workspace_id
         stored.trigger_data = {"pr": stored.trigger_data["pr"]}
     with pytest.raises(PermissionDeniedError):
         await as_agent.tasks.archive(task_id)
+    # Its own run task it may always archive: that is how a run says it is done.
+    assert (await as_agent.tasks.archive(run_task)).id == run_task
     # Outside a merged-PR run (a person, or another session) archiving is unchanged.
     await services.tasks.archive(other)
