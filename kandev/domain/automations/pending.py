@@ -4,9 +4,9 @@ just before commit the newest run of each noted automation task is announced onc
 
 from __future__ import annotations
 
-from sqlalchemy import and_, inspect, or_, select
-from sqlalchemy.orm import aliased
+from sqlalchemy import inspect
 
+from kandev.domain.automations import runs
 from kandev.domain.automations.records import RunRecord
 from kandev.domain.automations.run_events import run_json
 from kandev.domain.context import Event, UnitOfWork
@@ -41,23 +41,10 @@ async def announce_pending(uow: UnitOfWork) -> None:
     if not task_ids:
         return
     await uow.db.flush()
-    newer = aliased(AutomationRun)
     query = (
         RunRecord.query()
         .add_columns(Task.workspace_id)
-        .where(
-            AutomationRun.task_id.in_(task_ids),
-            ~select(newer.id)
-            .where(
-                newer.task_id == AutomationRun.task_id,
-                or_(
-                    newer.created_at > AutomationRun.created_at,
-                    and_(newer.created_at == AutomationRun.created_at, newer.id > AutomationRun.id),
-                ),
-            )
-            .correlate(AutomationRun)
-            .exists(),
-        )
+        .where(AutomationRun.task_id.in_(task_ids), ~runs.has_newer_run())
     )
     for row in (await uow.db.execute(query)).all():
         record, workspace_id = RunRecord.of(row[:-1]), row[-1]

@@ -116,18 +116,14 @@ def task_columns() -> list[Any]:
     return [Task.deleted_at, Task.archived_at, Task.state]
 
 
-@cache
-def pending_action_sql() -> ColumnElement[Any]:
-    """(Built once, like active_sql.) What the run's task waits on, ranked as Lookups.pending_actions ranks it
-    (PERMISSION, then CLARIFICATION, then COMPLETION_PENDING), for the task's newest run only: the newest run
-    owns the task's current conversation (a continue-session task serves many runs); older runs, and runs
-    without a task, read NONE."""
-    task_id = AutomationRun.task_id
+def has_newer_run() -> ColumnElement[bool]:
+    """Another run of the same task came later (by created_at, then id): this one no longer owns the task's
+    current conversation."""
     newer = aliased(AutomationRun)
-    has_newer = exists(
+    return exists(
         select(newer.id)
         .where(
-            newer.task_id == task_id,
+            newer.task_id == AutomationRun.task_id,
             or_(
                 newer.created_at > AutomationRun.created_at,
                 and_(newer.created_at == AutomationRun.created_at, newer.id > AutomationRun.id),
@@ -135,6 +131,15 @@ def pending_action_sql() -> ColumnElement[Any]:
         )
         .correlate(AutomationRun)
     )
+
+
+@cache
+def pending_action_sql() -> ColumnElement[Any]:
+    """(Built once, like active_sql.) What the run's task waits on, ranked as Lookups.pending_actions ranks it
+    (PERMISSION, then CLARIFICATION, then COMPLETION_PENDING), for the task's newest run only: the newest run
+    owns the task's current conversation (a continue-session task serves many runs); older runs, and runs
+    without a task, read NONE."""
+    task_id = AutomationRun.task_id
 
     def waiting(query: Any) -> ColumnElement[bool]:
         return exists(query.correlate(AutomationRun))
@@ -150,7 +155,7 @@ def pending_action_sql() -> ColumnElement[Any]:
     )
     completion = waiting(select(Session.id).where(Session.task_id == task_id, Session.completion_pending.is_(True)))
     return case(
-        (or_(task_id.is_(None), has_newer), PendingAction.NONE.value),
+        (or_(task_id.is_(None), has_newer_run()), PendingAction.NONE.value),
         (permission, PendingAction.PERMISSION.value),
         (or_(question, asked_parent), PendingAction.CLARIFICATION.value),
         (completion, PendingAction.COMPLETION_PENDING.value),

@@ -20,12 +20,13 @@ from kandev.domain.sessions.permissions import record_request
 from kandev.domain.sessions.turns import claim_turn, finish_turn
 from kandev.models import AutomationRun, Task
 from kandev.models.base import utcnow
-from kandev.models.enums import AutomationContext
+from kandev.models.enums import AutomationContext, AutomationDestination
 from kandev.schema.context import Context
 from tests.integration.engine.conftest import as_agent
 from tests.integration.test_sidebar_queries import counted_statements, statements_for
 from tests.support.factories import new_task
 from tests.support.pending import add_permission, add_question, session_of
+from tests.support.workflows import gate_in_progress, steps_by_name
 
 RUN = "id status pendingAction"
 EVENTS = f"subscription($ws: ID!) {{ automationEvents(workspaceId: $ws) {{ kind automationId run {{ {RUN} }} }} }}"
@@ -113,8 +114,16 @@ async def test_a_subscriber_sees_the_run_wait_for_the_operator_when_its_agent_as
         await services.clarifications.answer(question.id, [Answer("q1", ["Postgres"])])
         answered = await events.next()
 
-    assert (asked["kind"], asked["run"]["id"], asked["run"]["pendingAction"]) == ("RUN_UPDATED", run_id, "CLARIFICATION")
-    assert (answered["kind"], answered["run"]["id"], answered["run"]["pendingAction"]) == ("RUN_UPDATED", run_id, "NONE")
+    assert (asked["kind"], asked["run"]["id"], asked["run"]["pendingAction"]) == (
+        "RUN_UPDATED",
+        run_id,
+        "CLARIFICATION",
+    )
+    assert (answered["kind"], answered["run"]["id"], answered["run"]["pendingAction"]) == (
+        "RUN_UPDATED",
+        run_id,
+        "NONE",
+    )
 
 
 async def test_a_permission_request_cancelled_at_turn_end_clears_the_run_in_the_one_update_of_that_turn_end(
@@ -209,3 +218,27 @@ async def test_the_runs_page_reads_pending_actions_in_the_same_statements_for_1_
         more[1][0]: "CLARIFICATION",
         **{run[0]: "NONE" for run in more[2:]},
     }
+
+
+async def test_a_board_runs_completion_pending_shows_on_its_run_until_a_move_clears_it(services, workspace_id):
+    step_id = await gate_in_progress(services, workspace_id)
+    steps = await steps_by_name(services, workspace_id)
+    automation_id = await automation(
+        services,
+        workspace_id,
+        destination=AutomationDestination.NORMAL,
+        workflow_id=steps["In Progress"].workflow_id,
+        workflow_step_id=step_id,
+    )
+    run_id, task_id, session_id = await launched(services, automation_id)
+    turn_id = await start_turn(services, session_id)
+    async with subscribed(services, workspace_id) as events:
+        await finish_turn(services.ctx, turn_id, stop_reason="end_turn")
+        ended = await events.until(run_id)
+        await services.tasks.move(task_id, steps["Review"].id)
+        moved = await events.until(run_id)
+
+    assert [(m["kind"], m["run"]["status"], m["run"]["pendingAction"]) for m in ended] == [
+        ("RUN_UPDATED", "SUCCEEDED", "COMPLETION_PENDING")
+    ]
+    assert updates(moved, run_id) == ["NONE"]
