@@ -88,6 +88,11 @@ class UnitOfWork:
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     # Session access epochs to bump once committed (kandev.session_access).
     access_keys: set[str] = field(default_factory=set)
+    # Work that must happen last inside the transaction, once every change is made (e.g. announcing the
+    # pending actions of automation runs); it may still write and emit.
+    before_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # Tasks whose pending action may have changed in this transaction (kandev.domain.automations.pending).
+    pending_tasks: set[str] = field(default_factory=set)
 
     def emit(self, channel: Channel[P], payload: P) -> None:
         self.events.append(Event(channel, payload))
@@ -166,6 +171,8 @@ class ServiceContext:
         async with self.db.transaction() as db:
             uow = UnitOfWork(db)
             yield uow
+            for hook in uow.before_commit:
+                await hook()
         if uow.access_keys:
             # Before anything is published or returned: from here on no process keeps an old token check.
             await bump(self.bus.redis, uow.access_keys)

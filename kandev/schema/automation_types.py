@@ -19,6 +19,7 @@ from kandev.schema.enums import (
     AutomationRunStatus,
     AutomationRunTriggerType,
     AutomationTriggerType,
+    PendingAction,
 )
 from kandev.schema.fields import described
 from kandev.schema.selection import selects
@@ -103,6 +104,11 @@ class AutomationRun:
     continuation_note: str | None = strawberry.field(
         description="Why a continue-session run started a new task instead of continuing the previous one."
     )
+    pending_action: PendingAction = strawberry.field(
+        description="What the run's task waits on (as Task.pendingAction), for the task's newest run only: it "
+        "owns the task's current conversation, so older runs of a continue-session automation read NONE, as "
+        "do runs without a task. automationEvents sends RUN_UPDATED whenever it changes."
+    )
 
     @classmethod
     def of(cls, record: RunRecord) -> AutomationRun:
@@ -122,6 +128,7 @@ class AutomationRun:
             stopped_at=record.stopped_at,
             occurred_at=record.occurred_at,
             continuation_note=record.continuation_note,
+            pending_action=PendingAction(record.pending_action),
         )
 
 

@@ -13,7 +13,13 @@ from kandev.domain.automations import runs
 from kandev.domain.records import field_names
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger, Task
-from kandev.models.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, TriggerType
+from kandev.models.enums import (
+    AutomationContext,
+    AutomationCreatedVia,
+    AutomationDestination,
+    PendingAction,
+    TriggerType,
+)
 
 _T = TypeVar("_T")
 
@@ -159,25 +165,34 @@ class RunRecord:
     stopped_at: datetime | None
     occurred_at: datetime | None = None
     continuation_note: str | None = None
+    # runs.pending_action_sql: what the task waits on, for its newest run only.
+    pending_action: str = PendingAction.NONE.value
 
     @classmethod
     def query(cls) -> Select[Any]:
         """The runs with their tasks' facts; rows become records with `RunRecord.of`. `status` is the shown
-        status (runs.shown_status), so every view derives archived and cancelled the same way."""
-        names = [n for n in field_names(cls) if n != "status"]
+        status (runs.shown_status), so every view derives archived and cancelled the same way; the pending
+        action comes in the same statement, so a page of runs costs no more statements for it."""
         return select(
-            *[getattr(AutomationRun, n) for n in names], AutomationRun.status, *runs.task_columns()
+            *[getattr(AutomationRun, n) for n in _stored_fields()],
+            runs.pending_action_sql(),
+            AutomationRun.status,
+            *runs.task_columns(),
         ).outerjoin(Task, Task.id == AutomationRun.task_id)
 
     @classmethod
     def of(cls, row: Any) -> RunRecord:
-        names = [n for n in field_names(cls) if n != "status"]
+        names = [*_stored_fields(), "pending_action"]
         values = dict(zip(names, row[: len(names)], strict=True))
-        stored, deleted_at, archived_at, task_state = row[len(names) :]
+        stored, deleted_at, archived_at, task_state = row[len(names) : len(names) + 4]
         values["status"] = runs.shown_status(
             stored, values["stopped_at"], values["task_id"], deleted_at, archived_at, task_state
         )
         return cls(**values)
+
+
+def _stored_fields() -> list[str]:
+    return [n for n in field_names(RunRecord) if n not in ("status", "pending_action")]
 
 
 @dataclass(frozen=True)

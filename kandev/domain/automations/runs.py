@@ -14,8 +14,8 @@ from sqlalchemy import and_, case, exists, or_, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from kandev.models import AutomationRun, Task
-from kandev.models.enums import RunStatus, TaskState
+from kandev.models import AutomationRun, Clarification, ParentQuestion, PermissionRequest, Session, Task
+from kandev.models.enums import PendingAction, RunStatus, TaskState
 
 OPEN_STATUSES = (RunStatus.TRIGGERED, RunStatus.TASK_CREATED)
 
@@ -114,3 +114,50 @@ def task_columns() -> list[Any]:
     """The task facts both rules read, in the order their Python forms take them after (status, stopped_at,
     task_id); select them with `.outerjoin(Task, Task.id == AutomationRun.task_id)`."""
     return [Task.deleted_at, Task.archived_at, Task.state]
+
+
+def has_newer_run() -> ColumnElement[bool]:
+    """Another run of the same task came later (by created_at, then id): this one no longer owns the task's
+    current conversation."""
+    newer = aliased(AutomationRun)
+    return exists(
+        select(newer.id)
+        .where(
+            newer.task_id == AutomationRun.task_id,
+            or_(
+                newer.created_at > AutomationRun.created_at,
+                and_(newer.created_at == AutomationRun.created_at, newer.id > AutomationRun.id),
+            ),
+        )
+        .correlate(AutomationRun)
+    )
+
+
+@cache
+def pending_action_sql() -> ColumnElement[Any]:
+    """(Built once, like active_sql.) What the run's task waits on, ranked as Lookups.pending_actions ranks it
+    (PERMISSION, then CLARIFICATION, then COMPLETION_PENDING), for the task's newest run only: the newest run
+    owns the task's current conversation (a continue-session task serves many runs); older runs, and runs
+    without a task, read NONE."""
+    task_id = AutomationRun.task_id
+
+    def waiting(query: Any) -> ColumnElement[bool]:
+        return exists(query.correlate(AutomationRun))
+
+    permission = waiting(
+        select(PermissionRequest.id).where(PermissionRequest.task_id == task_id, PermissionRequest.state == "PENDING")
+    )
+    question = waiting(
+        select(Clarification.id).where(Clarification.task_id == task_id, Clarification.state == "PENDING")
+    )
+    asked_parent = waiting(
+        select(ParentQuestion.id).where(ParentQuestion.child_task_id == task_id, ParentQuestion.state == "PENDING")
+    )
+    completion = waiting(select(Session.id).where(Session.task_id == task_id, Session.completion_pending.is_(True)))
+    return case(
+        (or_(task_id.is_(None), has_newer_run()), PendingAction.NONE.value),
+        (permission, PendingAction.PERMISSION.value),
+        (or_(question, asked_parent), PendingAction.CLARIFICATION.value),
+        (completion, PendingAction.COMPLETION_PENDING.value),
+        else_=PendingAction.NONE.value,
+    )

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 
 from kandev.domain.access.scope import load_task, load_workspace
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.sessions.ends import cancel_running_turn
@@ -110,6 +111,7 @@ class ClarificationService:
             task = await uow.db.get(Task, session.task_id)
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
+            pending_changed(uow, task.id)
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
             uow.emit(control_channel(session_id), ControlMessage(action=WAITING))
             return row
@@ -195,6 +197,7 @@ class ClarificationService:
             row.resolved_by = self.ctx.principal.actor
             uow.emit(clarification_channel(row.id), StateChange(state=state))
             emit_task_event(uow, "UPDATED", task)
+            pending_changed(uow, task.id)
             if row.detached:
                 await self._resume(uow, row)
             else:  # the asking turn still waits on its worker (the MCP call hands the agent the answer)

@@ -8,6 +8,7 @@ from sqlalchemy import exists, select, update
 from sqlalchemy.engine import CursorResult
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
@@ -84,6 +85,7 @@ async def cancel_clarifications(uow: UnitOfWork, session_id: str, actor: str) ->
         row.resolved_at = utcnow()
         row.resolved_by = actor
         uow.emit(clarification_channel(row.id), StateChange(state=row.state))
+        pending_changed(uow, row.task_id)
 
 
 async def end_session(

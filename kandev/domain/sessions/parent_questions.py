@@ -17,6 +17,7 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.access.scope import load_task
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.sessions.prompts import (
@@ -100,6 +101,7 @@ async def _transition(uow: UnitOfWork, question_id: str, state: str, resolution:
 async def _announce(uow: UnitOfWork, session_id: str, task_id: str) -> None:
     session = await uow.db.get(Session, session_id)
     task = await uow.db.get(Task, task_id)
+    pending_changed(uow, task_id)
     if session is not None:
         emit_session_event(uow, "STATE_CHANGED", session)
     if task is not None:

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.domain.access.scope import load_task, load_workspace
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.sessions.person_waits import deliver_or_continue
@@ -52,6 +53,7 @@ async def record_request(
         assert task is not None
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)  # pendingAction is now PERMISSION
+        pending_changed(uow, task.id)
         return request.id
 
 
@@ -149,6 +151,7 @@ class PermissionService:
             request.resolved_at = task.updated_at = utcnow()
             uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
             emit_task_event(uow, "UPDATED", task)
+            pending_changed(uow, task.id)
             await deliver_or_continue(
                 self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
             )

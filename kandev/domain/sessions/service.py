@@ -10,6 +10,7 @@ from enum import StrEnum
 from sqlalchemy import func, select
 
 from kandev.domain.access.scope import load_session, load_task, owner_wide
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.records import MessageRecord, TaskRecord
@@ -83,7 +84,9 @@ async def reopen_step(uow: UnitOfWork, session: Session) -> None:
     await lock_session(uow.db, session.id)
     newest = await uow.db.scalar(select(func.max(Turn.seq)).where(Turn.session_id == session.id))
     session.pending_signal = None
-    session.completion_pending = False
+    if session.completion_pending:
+        session.completion_pending = False
+        pending_changed(uow, session.task_id)
     session.signal_floor_turn_seq = newest or 0
 
 

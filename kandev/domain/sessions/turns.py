@@ -9,6 +9,7 @@ from functools import partial
 from sqlalchemy import func, select
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
@@ -96,7 +97,9 @@ async def claim_turn(
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
         await bind_run_turn(uow, prompt, turn)
-        session.completion_pending = False
+        if session.completion_pending:
+            session.completion_pending = False
+            pending_changed(uow, task.id)
         await _emit_task(ctx, uow, task, TaskState.IN_PROGRESS)
         await on_turn_started(ctx, uow, session, task, prompt.source)
         # After the turn-start actions: a move they made is the step this turn works on (and may signal).
@@ -159,6 +162,7 @@ async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, pr
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
         row.resolved_by = "superseded"
+        pending_changed(uow, row.task_id)
 
 
 async def _end_turn(
@@ -206,6 +210,7 @@ async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:
     for row in rows:
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
+        pending_changed(uow, row.task_id)
 
 
 async def reap_expired_turns(ctx: ServiceContext) -> list[str]:

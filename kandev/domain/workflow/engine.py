@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import AutopilotNeedsMcpError
 from kandev.domain.sessions.parent_questions import parent_gone
@@ -157,6 +158,7 @@ async def on_turn_completed(
         if signal is None:
             session.completion_pending = True
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now COMPLETION_PENDING
+            pending_changed(uow, task.id)
             return
         await consume_signal(ctx, uow, session, task, step, signal)
         return
@@ -175,7 +177,9 @@ async def consume_signal(
 ) -> None:
     """Run the step's turn-complete actions on a matching signal, recording it on the transition."""
     session.pending_signal = None
-    session.completion_pending = False
+    if session.completion_pending:
+        session.completion_pending = False
+        pending_changed(uow, task.id)
     session.updated_at = utcnow()
     source = signal.get("source", "agent")
     summary = signal.get("summary", "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.prompts import is_terminal, task_sessions
@@ -86,6 +87,8 @@ async def _clear_completion_state(uow: UnitOfWork, task: Task) -> None:
     """Completion pending and a stored signal belong to the step they were raised on: every move drops them."""
     for session in await task_sessions(uow.db, task.id):
         if session.completion_pending or session.pending_signal is not None:
+            if session.completion_pending:
+                pending_changed(uow, task.id)
             session.completion_pending = False
             session.pending_signal = None
             session.updated_at = utcnow()
