@@ -81,9 +81,10 @@ async def fire(
         async with ctx.unit_of_work() as uow:
             db = uow.db
             automation = await load_automation(db, ctx.principal, automation_id)
-            # Held to the commit on PostgreSQL, so two concurrent firings count each other (SQLite's writers
-            # are already serialized).
-            await db.execute(select(Automation.id).where(Automation.id == automation.id).with_for_update())
+            if not ctx.db.is_sqlite:
+                # Held to the commit, so two concurrent firings count each other (SQLite's writers are
+                # serialized already, and would only spend a statement on it).
+                await db.execute(select(Automation.id).where(Automation.id == automation.id).with_for_update())
             refusal = await _refusal(db, automation, trigger_id)
             if refusal is not None:
                 return FireOutcome(Admission.REFUSED, reason=refusal)

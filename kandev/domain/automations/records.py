@@ -181,6 +181,14 @@ class RunRecord:
         ).outerjoin(Task, Task.id == AutomationRun.task_id)
 
     @classmethod
+    def of_unbound(cls, run: AutomationRun) -> RunRecord:
+        """A run no task is bound to yet, straight from its row: there are no task facts to read (its shown
+        status is derived the same way, from the stored one alone), and it waits on nothing."""
+        values = {n: getattr(run, n) for n in _stored_fields()}
+        values["status"] = runs.shown_status(run.status, run.stopped_at, None, None, None, None)
+        return cls(**values)
+
+    @classmethod
     def of(cls, row: Any) -> RunRecord:
         names = [*_stored_fields(), "pending_action"]
         values = dict(zip(names, row[: len(names)], strict=True))

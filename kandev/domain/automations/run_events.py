@@ -32,9 +32,11 @@ def run_of_json(values: dict[str, Any]) -> RunRecord:
 
 async def emit_run_event(uow: UnitOfWork, kind: str, run: AutomationRun, workspace_id: str) -> RunRecord:
     """Queue the run's event with the run as every view shows it (its derived status included)."""
-    await uow.db.flush()
-    row = (await uow.db.execute(RunRecord.query().where(AutomationRun.id == run.id))).one()
-    record = RunRecord.of(row)
+    if run.task_id is None:
+        record = RunRecord.of_unbound(run)  # nothing to read: a firing's RUN_CREATED costs no statement
+    else:
+        await uow.db.flush()
+        record = RunRecord.of((await uow.db.execute(RunRecord.query().where(AutomationRun.id == run.id))).one())
     uow.emit(
         automation_channel(workspace_id),
         AutomationEventPayload(kind=kind, automation_id=run.automation_id, run=run_json(record)),
