@@ -18,17 +18,18 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import exists, select, update
+from sqlalchemy import select, update
 from sqlalchemy.engine import CursorResult
 
+from kandev.domain.automations.retention import running_turn
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.ends import end_session
 from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
 from kandev.domain.tasks.service import delete_task
-from kandev.domain.workspace.reclaim import reclaim_task_directories
-from kandev.models import AutomationRun, Repository, Session, Task, TaskCleanup, TaskRepository, Turn
+from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
+from kandev.models import AutomationRun, Task, TaskCleanup
 from kandev.models.base import utcnow
-from kandev.models.enums import SessionState, TaskOrigin, TurnState
+from kandev.models.enums import SessionState, TaskOrigin
 
 log = logging.getLogger("kandev.automations.cleanup")
 
@@ -150,23 +151,9 @@ async def _delete(ctx: ServiceContext, task_id: str) -> list[str] | None:
             await end_session(ctx, uow, locked, SessionState.CANCELLED, "the task was deleted", note=NOTE)
         if task.deleted_at is None:
             await delete_task(ctx, uow, task)
-        running = await uow.db.scalar(
-            select(
-                exists(
-                    select(Turn.id)
-                    .join(Session, Session.id == Turn.session_id)
-                    .where(Session.task_id == task.id, Turn.state == TurnState.RUNNING)
-                )
-            )
-        )
-        if running:
+        if await uow.db.scalar(select(running_turn(task.id))):
             return None
-        paths = await uow.db.scalars(
-            select(Repository.path)
-            .join(TaskRepository, TaskRepository.repository_id == Repository.id)
-            .where(TaskRepository.task_id == task.id)
-        )
-        return list(paths)
+        return await repository_paths(uow.db, task.id)
 
 
 async def _reschedule(ctx: ServiceContext, task_id: str, at: datetime, error: str | None) -> None:

@@ -22,8 +22,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
 from kandev.domain.sessions.prompts import lock_session, task_sessions
-from kandev.domain.workspace.reclaim import reclaim_task_directories
-from kandev.models import AutomationRun, QueuedPrompt, Repository, Session, Task, TaskCleanup, TaskRepository, Turn
+from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
+from kandev.models import AutomationRun, QueuedPrompt, Session, Task, TaskCleanup, Turn
 from kandev.models.base import utcnow
 from kandev.models.enums import PromptState, TaskOrigin, TurnState
 
@@ -32,13 +32,18 @@ log = logging.getLogger("kandev.automations.retention")
 KEPT_WORKTREES = 10
 
 
-def _live(task_id: str | InstrumentedAttribute[str]) -> ColumnElement[bool]:
-    """Something in the task's sessions is running or about to: a running turn or a queued prompt."""
+def running_turn(task_id: str | InstrumentedAttribute[str]) -> ColumnElement[bool]:
+    """A turn of the task's sessions is running (its agent may be writing in the worktree)."""
     return exists(
         select(Turn.id)
         .join(Session, Session.id == Turn.session_id)
         .where(Session.task_id == task_id, Turn.state == TurnState.RUNNING)
-    ) | exists(
+    )
+
+
+def _live(task_id: str | InstrumentedAttribute[str]) -> ColumnElement[bool]:
+    """Something in the task's sessions is running or about to: a running turn or a queued prompt."""
+    return running_turn(task_id) | exists(
         select(QueuedPrompt.id)
         .join(Session, Session.id == QueuedPrompt.session_id)
         .where(Session.task_id == task_id, QueuedPrompt.state == PromptState.QUEUED)
@@ -133,9 +138,4 @@ async def _forget_directories(ctx: ServiceContext, task_id: str) -> list[str] | 
         for session in sessions:
             if session is not None:
                 session.working_dir = None
-        paths = await uow.db.scalars(
-            select(Repository.path)
-            .join(TaskRepository, TaskRepository.repository_id == Repository.id)
-            .where(TaskRepository.task_id == task_id)
-        )
-        return list(paths)
+        return await repository_paths(uow.db, task_id)

@@ -10,8 +10,12 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.workdirs import scratch_directory, task_directory
+from kandev.models import Repository, TaskRepository
 
 # Ids are ours (uuid4); anything else never names a directory to delete.
 _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -19,6 +23,16 @@ _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 class ReclaimError(OSError):
     """A directory of the task could not be removed (the cleanup is retried)."""
+
+
+async def repository_paths(db: AsyncSession, task_id: str) -> list[str]:
+    """The paths of the task's repositories: where reclaiming prunes the worktrees whose directories went."""
+    rows = await db.scalars(
+        select(Repository.path)
+        .join(TaskRepository, TaskRepository.repository_id == Repository.id)
+        .where(TaskRepository.task_id == task_id)
+    )
+    return list(rows)
 
 
 def task_directories(work_path: Path, task_id: str) -> list[Path]:
