@@ -5,8 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kandev.models import Clarification, ParentQuestion, PermissionRequest, Session, Task
+from kandev.domain.automations.firing import fire
+from kandev.domain.automations.launch import launch_run
+from kandev.models import AutomationRun, Clarification, ParentQuestion, PermissionRequest, Session, Task
 from kandev.models.base import new_id
+
+
+async def launched(services: Any, automation_id: str) -> tuple[str, str, str]:
+    """One manual run of the automation launched into its task: (run id, task id, session id)."""
+    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert outcome.run_id is not None
+    await launch_run(services.ctx, outcome.run_id)
+    async with services.ctx.db.read() as s:
+        run = await s.get(AutomationRun, outcome.run_id)
+    assert run is not None and run.task_id is not None and run.session_id is not None
+    return run.id, run.task_id, run.session_id
 
 
 async def session_of(db: Any, task_id: str) -> str:

@@ -7,10 +7,14 @@ from typing import Any
 
 import pytest
 
+from kandev.domain.access.session_grants import session_principal
 from kandev.domain.context import Principal
+from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.models.enums import TaskOrigin
 from kandev.state import AppState
+from tests.support.session_tokens import launch_token
 
 
 @pytest.fixture
@@ -59,3 +63,20 @@ async def call_tool(
     result = await surface.call_tool(caller, tool, arguments)
     assert json.loads(result.content[0].text) == result.structured_content
     return bool(result.is_error), result.structured_content
+
+
+async def run_session_caller(services: Any, db: Any, settings: Any, workspace_id: str) -> tuple[str, str, McpCaller]:
+    """An automation run's hidden task with a started session, and that session's coordinator caller (from a
+    real session token): (task id, session id, caller)."""
+    hidden = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Nightly", origin=TaskOrigin.AUTOMATION_RUN)
+        )
+    ).task
+    session = (await services.sessions.start_task(hidden.id, "hi", None)).session
+    agent = await session_principal(db, session.id, await launch_token(services.ctx, session.id), settings.server_key)
+    assert agent is not None
+    caller = McpCaller(
+        principal=agent, endpoint="session", session_id=session.id, task_id=hidden.id, profile=agent.mcp_profile
+    )
+    return hidden.id, session.id, caller

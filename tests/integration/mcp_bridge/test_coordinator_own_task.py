@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.access.session_grants import session_principal
 from kandev.domain.context import Principal
 from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
@@ -20,9 +19,7 @@ from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Clarification, PermissionRequest, QueuedPrompt, Session, Task, TaskDependency, WorkflowStep
-from kandev.models.enums import TaskOrigin
-from tests.integration.mcp_bridge.conftest import call_tool
-from tests.support.session_tokens import launch_token
+from tests.integration.mcp_bridge.conftest import call_tool, run_session_caller
 
 OPTIONS = [{"option_id": "allow", "name": "Allow", "kind": "allow_once"}]
 
@@ -40,20 +37,11 @@ class Run:
 
 @pytest.fixture
 async def run(services: Services, db: Any, settings: Any, workspace_id: str) -> Run:
-    hidden = (
-        await services.tasks.create(
-            CreateTask(workspace_id=workspace_id, title="Nightly", origin=TaskOrigin.AUTOMATION_RUN)
-        )
-    ).task
-    session = (await services.sessions.start_task(hidden.id, "hi", None)).session
-    agent = await session_principal(db, session.id, await launch_token(services.ctx, session.id), settings.server_key)
-    assert agent is not None and agent.own_run_task_id == hidden.id
-    caller = McpCaller(
-        principal=agent, endpoint="session", session_id=session.id, task_id=hidden.id, profile=agent.mcp_profile
-    )
+    hidden_id, session_id, caller = await run_session_caller(services, db, settings, workspace_id)
+    assert caller.principal.own_run_task_id == hidden_id
     other = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Other"))).task
     other_session = (await services.sessions.start_task(other.id, "work", None)).session
-    return Run(hidden.id, session.id, caller, other.id, other_session.id)
+    return Run(hidden_id, session_id, caller, other.id, other_session.id)
 
 
 async def snapshot(db: Any) -> dict[str, Any]:

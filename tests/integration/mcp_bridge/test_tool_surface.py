@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.access.session_grants import session_principal
 from kandev.domain.context import Principal
 from kandev.domain.sessions.tool_profiles import Capability, Surface, compute_profile
 from kandev.domain.tasks.service import CreateTask
@@ -16,7 +15,7 @@ from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Session, Task
 from kandev.models.enums import TaskOrigin
-from tests.support.session_tokens import launch_token
+from tests.integration.mcp_bridge.conftest import run_session_caller
 
 SECRET = "sk-live-SECRET-VALUE-4242"
 
@@ -204,28 +203,18 @@ async def test_message_and_conversation_tools_work_on_a_started_task(surface, se
 async def test_an_automation_run_coordinates_other_tasks_but_only_archives_its_own(
     surface, services, db, settings, workspace_id
 ):
-    run_task = (
-        await services.tasks.create(
-            CreateTask(workspace_id=workspace_id, title="Nightly", origin=TaskOrigin.AUTOMATION_RUN)
-        )
-    ).task
-    session = (await services.sessions.start_task(run_task.id, "hi", None)).session
-    agent = await session_principal(db, session.id, await launch_token(services.ctx, session.id), settings.server_key)
-    assert agent is not None
-    run = McpCaller(
-        principal=agent, endpoint="session", session_id=session.id, task_id=run_task.id, profile=agent.mcp_profile
-    )
+    run_task_id, session_id, run = await run_session_caller(services, db, settings, workspace_id)
     other = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Other", start_agent=False))).task
 
     for name, arguments in [
-        ("message_task_kandev", {"task_id": "self", "prompt": "hi", "session_id": session.id}),
-        ("stop_task_kandev", {"task_id": run_task.id}),
+        ("message_task_kandev", {"task_id": "self", "prompt": "hi", "session_id": session_id}),
+        ("stop_task_kandev", {"task_id": run_task_id}),
         ("spawn_session_kandev", {}),
         ("add_task_dependency_kandev", {"depends_on_task_id": other.id}),
     ]:
         error, payload = await call(surface, run, name, **arguments)
         assert error and payload["code"] == "PERMISSION_DENIED", (name, payload)
-    error, _ = await call(surface, run, "add_task_dependency_kandev", task_id=other.id, depends_on_task_id=run_task.id)
+    error, _ = await call(surface, run, "add_task_dependency_kandev", task_id=other.id, depends_on_task_id=run_task_id)
     assert error
     error, _ = await call(surface, run, "delete_task_kandev", task_id=other.id)
     assert error  # not on this surface at all

@@ -7,8 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 from kandev.domain.access.session_grants import session_principal
-from kandev.domain.automations.firing import fire
-from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
 from kandev.domain.services import Services
 from kandev.models import AutomationRun
@@ -16,7 +14,7 @@ from kandev.models.base import utcnow
 from tests.conftest import GraphQLCaller
 from tests.integration.test_sidebar_queries import counted_statements
 from tests.support.factories import automation_run, new_task
-from tests.support.pending import add_parent_question, add_permission, add_question, session_of
+from tests.support.pending import add_parent_question, add_permission, add_question, launched, session_of
 from tests.support.session_tokens import side_token
 
 NODE = """__typename
@@ -54,13 +52,7 @@ async def run_task(services: Any, workspace_id: str) -> tuple[str, str, str]:
     """An automation fired once into its hidden task: (run id, task id, session id)."""
     fields = AutomationFields(name="Nightly", prompt="/say hi")
     automation_id = (await services.automations.create(workspace_id, fields)).automation.id
-    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
-    assert outcome.run_id is not None
-    await launch_run(services.ctx, outcome.run_id)
-    async with services.ctx.db.read() as s:
-        run = await s.get(AutomationRun, outcome.run_id)
-    assert run is not None and run.task_id is not None and run.session_id is not None
-    return run.id, run.task_id, run.session_id
+    return await launched(services, automation_id)
 
 
 async def test_questions_permissions_and_parent_questions_come_oldest_first_across_pages(

@@ -12,20 +12,19 @@ from sqlalchemy import update
 
 from kandev.api import schema
 from kandev.domain.automations.firing import fire
-from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
 from kandev.domain.services import Services
 from kandev.domain.sessions.clarifications import Answer
 from kandev.domain.sessions.permissions import record_request
 from kandev.domain.sessions.turns import claim_turn, finish_turn
-from kandev.models import AutomationRun, Task
+from kandev.models import Task
 from kandev.models.base import utcnow
 from kandev.models.enums import AutomationContext, AutomationDestination
 from kandev.schema.context import Context
 from tests.integration.engine.conftest import as_agent
 from tests.integration.test_sidebar_queries import counted_statements, statements_for
 from tests.support.factories import new_task
-from tests.support.pending import add_permission, add_question, session_of
+from tests.support.pending import add_permission, add_question, launched, session_of
 from tests.support.workflows import gate_in_progress, steps_by_name
 
 RUN = "id status pendingAction"
@@ -49,9 +48,10 @@ class Subscriber:
 
     async def until(self, run_id: str) -> list[dict[str, Any]]:
         """Every message up to and including the first about `run_id` (a sentinel run fired last)."""
-        seen = [await self.next()]
-        while (seen[-1]["run"] or {}).get("id") != run_id:
-            seen.append(await self.next())
+        async with asyncio.timeout(30):  # the whole read, not only each message, is bounded
+            seen = [await self.next()]
+            while (seen[-1]["run"] or {}).get("id") != run_id:
+                seen.append(await self.next())
         return seen
 
 
@@ -71,17 +71,6 @@ async def subscribed(services: Services, workspace_id: str) -> AsyncIterator[Sub
 async def automation(services: Services, workspace_id: str, name: str = "Nightly", **fields: Any) -> str:
     created = await services.automations.create(workspace_id, AutomationFields(name=name, prompt="/say hi", **fields))
     return created.automation.id
-
-
-async def launched(services: Services, automation_id: str) -> tuple[str, str, str]:
-    """One manual run launched into its task: (run id, task id, session id)."""
-    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
-    assert outcome.run_id is not None
-    await launch_run(services.ctx, outcome.run_id)
-    async with services.ctx.db.read() as s:
-        run = await s.get(AutomationRun, outcome.run_id)
-    assert run is not None and run.task_id is not None and run.session_id is not None
-    return run.id, run.task_id, run.session_id
 
 
 async def sentinel(services: Services, workspace_id: str) -> str:
