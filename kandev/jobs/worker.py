@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -84,6 +85,23 @@ class KandevWorker(SimpleWorker):
         if self._grace_timer is not None:
             self._grace_timer.cancel()
         super().teardown()
+
+    def unsubscribe(self) -> None:
+        """rq's unsubscribe with the listener stopped first, so a stop never waits a minute for it.
+
+        rq unsubscribes and then stops redis-py's listener thread, and that stop waits for the thread with no
+        bound. When the thread reads the unsubscribe reply before the stop flag is down (a busy machine), it
+        goes back to a 60 s read and the worker's exit waits for it. With the flag down first, the reply ends
+        the thread; a lost Redis (no reply) leaves a daemon thread that does not hold the exit.
+        """
+        thread = self.pubsub_thread
+        if not thread:
+            return
+        log.info("worker %s: unsubscribing from %s", self.name, self.pubsub_channel_name)
+        thread.stop(timeout=0)  # only lowers the flag
+        with contextlib.suppress(Exception):
+            self.pubsub.unsubscribe()
+        thread.join(timeout=1)
 
     def register_birth(self) -> None:
         """Replace a stale registration of our name (a crashed predecessor with the same name)."""
