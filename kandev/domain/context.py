@@ -47,6 +47,12 @@ class Principal:
         """The hidden task of the automation run this caller coordinates as, if any (see SessionPrincipal)."""
         return None
 
+    @property
+    def coordinates(self) -> bool:
+        """An automation run's agent orders, interrupts and stops other tasks of its workspace, where a task's
+        agent may do so only to its own children."""
+        return self.own_run_task_id is not None
+
     def refuse_own_run_task(self, task_id: str | None, action: str) -> None:
         """An automation run's agent coordinates other work: its own hidden task (and so its sessions) is no
         target for messages, stops, new sessions, subtasks, dependencies, questions, permissions or any

@@ -16,9 +16,11 @@ from kandev.schema.types import Task
 class TaskDependencyInput:
     depends_on_task_id: strawberry.ID = arg("The task that must complete first.", min_length=1)
     task_id: strawberry.ID | None = arg(
-        "The waiting task. In a task session: your own task (the default and only choice).",
+        "The waiting task. In a task session: your own task (the default and only choice); an automation run "
+        "names another task of its workspace.",
         default=None,
-        agent="The waiting task. In a task session it defaults to, and may only be, your own task.",
+        agent="The waiting task. It defaults to your own task, the only choice in a task session; an automation "
+        "run names another task of its workspace here (its own task can't wait or be waited on).",
         min_length=1,
     )
 

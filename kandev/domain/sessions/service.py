@@ -147,7 +147,7 @@ class SessionService:
             return
         if caller.task_id == task.id and session_id is None:
             raise ValidationError("messaging your own task needs the sibling session's session_id", field="session_id")
-        if delivery_mode == DeliveryMode.INTERRUPT and task.parent_id != caller.task_id:
+        if delivery_mode == DeliveryMode.INTERRUPT and task.parent_id != caller.task_id and not caller.coordinates:
             raise PermissionDeniedError("only the task's direct parent may interrupt it", reason="not_parent")
 
     def _source(self) -> str:
@@ -192,12 +192,12 @@ class SessionService:
     async def stop_task(self, task_id: str) -> StopResult:
         """Stop what is live on the task (running or starting turns, question waits); nothing live answers
         not_running and changes nothing. Queued prompts stay for the session the next start opens.
-        An agent may stop only its direct children."""
+        An agent may stop only its direct children; an automation run's agent, any other task."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
             caller = self.ctx.principal
             caller.refuse_own_run_task(task.id, "stop")
-            if caller.session_id is not None and task.parent_id != caller.task_id:
+            if caller.session_id is not None and task.parent_id != caller.task_id and not caller.coordinates:
                 raise PermissionDeniedError("only the task's direct parent may stop it", reason="not_parent")
             stopped: list[Session] = []
             for session in await task_sessions(uow.db, task.id):

@@ -225,14 +225,17 @@ class DependencyService:
         self.ctx = ctx
 
     def _own_end(self, task_id: str | None) -> str:
-        """In a task session the dependent end is the caller's own task, and only that one."""
+        """In a task session the dependent end is the caller's own task, and only that one; an automation run's
+        agent orders other tasks, so it names the dependent end (its own is refused)."""
         own = self.ctx.principal.task_id
         if own is not None:
-            if task_id is not None and task_id not in (own, "self"):
-                raise PermissionDeniedError(
-                    "in a task session task_id can only be your own task; name the other end with depends_on_task_id"
-                )
-            return own
+            if task_id is None or task_id in ("self", own):
+                return own
+            if self.ctx.principal.coordinates:
+                return task_id
+            raise PermissionDeniedError(
+                "in a task session task_id can only be your own task; name the other end with depends_on_task_id"
+            )
         if not task_id:
             raise ValidationError("taskId is required outside a task session", field="taskId")
         return task_id

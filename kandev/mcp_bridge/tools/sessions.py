@@ -60,7 +60,8 @@ register(
         "sendMessage",
         "Send a message to a task's agent. Without session_id it goes to the task's primary session (or its "
         "newest session that can still take one). A running agent gets it queued after its current turn; "
-        "delivery_mode 'interrupt' cancels that turn first.",
+        "delivery_mode 'interrupt' cancels that turn first (only for your direct child; an automation run may "
+        "interrupt any other task of its workspace).",
         "... on SendMessagePayload { queued_prompt_id: queuedPromptId task { id } session { id } }",
         _sent,
     ),
@@ -141,8 +142,9 @@ register(
     command_tool(
         "stop_task_kandev",
         "stopTask",
-        "Stop your direct child task: sessions with something live (a starting or running turn, a wait on a "
-        "question) are cancelled (status 'stopped'); with nothing live nothing changes (status 'not_running'). "
+        "Stop your direct child task (an automation run: any other task of its workspace): sessions with "
+        "something live (a starting or running turn, a wait on a question) are cancelled (status 'stopped'); "
+        "with nothing live nothing changes (status 'not_running'). "
         "A task in IN_PROGRESS or SCHEDULING goes to REVIEW; its queued prompts run when it is started again.",
         "... on StopTaskPayload { status task { id state } stopped_sessions: stoppedSessions { id } }",
         lambda payload: {

@@ -1,7 +1,8 @@
 """An automation run's coordinator session can't make its own hidden task (or its sessions) a target: no subtask
 of it or task waiting on it, no answer to its questions or permission requests (nor are they listed), no
 discovery of its relations, no move, update or delete; each refusal is PERMISSION_DENIED (reason
-own_run_task) and changes nothing. Reading its own conversation and sessions, and archiving its task, stay."""
+own_run_task) and changes nothing. Reading its own conversation and sessions, and archiving its task, stay; other
+tasks of its workspace it orders, interrupts and stops, which a task's agent may do only to its own children."""
 
 from __future__ import annotations
 
@@ -232,3 +233,47 @@ async def test_its_own_task_cannot_be_moved_updated_or_deleted_on_the_surface_or
     # Archiving its own task is its end-of-run signal, and stays allowed.
     error, archived = await call_tool(surface, run.caller, "archive_task_kandev", task_id="self")
     assert not error and archived["archived_at"] is not None
+
+
+async def test_it_orders_interrupts_and_stops_other_tasks_which_a_plain_agent_may_not(
+    surface, services, db, run, workspace_id
+):
+    third = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Third"))).task
+
+    async def links() -> list[Any]:
+        async with db.read() as s:
+            return list(await s.execute(select(TaskDependency.task_id, TaskDependency.blocked_by_id)))
+
+    error, added = await call_tool(
+        surface, run.caller, "add_task_dependency_kandev", task_id=run.other_task_id, depends_on_task_id=third.id
+    )
+    assert not error and added["added"] and added["blocked_by"] == [third.id], added
+    assert await links() == [(run.other_task_id, third.id)]
+    await assert_refused(
+        surface, db, run, "add_task_dependency_kandev", task_id=run.other_task_id, depends_on_task_id=run.task_id
+    )
+    await assert_refused(surface, db, run, "add_task_dependency_kandev", task_id="self", depends_on_task_id=third.id)
+    error, removed = await call_tool(
+        surface, run.caller, "remove_task_dependency_kandev", task_id=run.other_task_id, depends_on_task_id=third.id
+    )
+    assert not error and removed["removed"] and await links() == [], removed
+
+    # A task's own agent (not the other task's parent) may neither interrupt nor stop it.
+    peer = as_agent_of(services, "peer-session", third.id, workspace_id)
+    with pytest.raises(PermissionDeniedError) as refused:
+        await peer.sessions.stop_task(run.other_task_id)
+    assert refused.value.fields["reason"] == "not_parent"
+
+    error, sent = await call_tool(
+        surface,
+        run.caller,
+        "message_task_kandev",
+        task_id=run.other_task_id,
+        prompt="New plan",
+        delivery_mode="interrupt",
+    )
+    assert not error and sent["session_id"] == run.other_session_id, sent
+    error, stopped = await call_tool(surface, run.caller, "stop_task_kandev", task_id=run.other_task_id)
+    assert not error and stopped["status"] == "stopped", stopped
+    async with db.read() as s:
+        assert (await s.get(Session, run.other_session_id)).state == "CANCELLED"
