@@ -86,6 +86,11 @@ class Query:
         resolver=automation_resolvers.automation_runs,
         description="An automation's runs, newest first, optionally of one status or trigger type.",
     )
+    automation_thread = strawberry.field(
+        resolver=automation_resolvers.automation_thread,
+        description="An automation's thread, oldest first, also after the automation was deleted (as "
+        "Automation.thread).",
+    )
     agenda = strawberry.field(
         resolver=automation_resolvers.agenda,
         description="What a workspace's automations fire next, soonest first, and their newest 50 runs.",

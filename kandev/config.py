@@ -83,6 +83,9 @@ class Settings(BaseSettings):
         default="https://api.github.com", description="base URL of the GitHub REST API (GitHub Enterprise: .../api/v3)"
     )
     github_poll_seconds: float = Field(default=60.0, gt=0, description="how often open pull requests are polled")
+    automation_slow_run_minutes: float = Field(
+        default=10.0, gt=0, description="after how long a running automation run is flagged 'taking longer than usual'"
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )

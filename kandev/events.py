@@ -95,12 +95,14 @@ def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
 class AutomationEventPayload(TypedDict):
     """automationEvents: what happened to a run (RUN_CREATED, RUN_UPDATED, RUN_DELETED), its automation and the
     run as RunRecord JSON (kandev.domain.automations.run_events); or NEXT_FIRE_CHANGED, with no run and the
-    automation's next fire (ISO, null when none)."""
+    automation's next fire (ISO, null when none); or THREAD_MESSAGE, with a new entry of its thread."""
 
     kind: str
     automation_id: str
     run: dict[str, Any] | None
     next_fire: NotRequired[str | None]
+    # THREAD_MESSAGE: the new thread entry (kandev.domain.automations.thread.entry_json).
+    thread_message: NotRequired[dict[str, Any]]
 
 
 def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import literal, select, union_all
+from sqlalchemy import func, literal, select, union_all
 
+from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
@@ -157,6 +158,17 @@ class Lookups:
                 if task_id is not None:
                     runs[task_id].append((created_at, run_id))
         return [next((r for at, r in reversed(runs[t]) if at <= moment), None) for t, moment in keys]
+
+    async def running_since(self, automation_ids: Sequence[str]) -> list[datetime | None]:
+        """Per automation, when its oldest active run fired (None: nothing runs), in one statement."""
+        async with self.ctx.read() as db:
+            rows = await db.execute(
+                select(AutomationRun.automation_id, func.min(AutomationRun.created_at))
+                .where(AutomationRun.automation_id.in_(set(automation_ids)), active_sql())
+                .group_by(AutomationRun.automation_id)
+            )
+            found = {automation_id: since for automation_id, since in rows.tuples()}
+        return [found.get(automation_id) for automation_id in automation_ids]
 
     async def last_turn_errors(self, task_ids: Sequence[str]) -> list[Turn | None]:
         """Per task, its newest ended turn when that turn FAILED: an error stands until a later turn

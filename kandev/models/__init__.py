@@ -4,6 +4,7 @@ from kandev.models.automations import (
     Automation,
     AutomationRepository,
     AutomationRun,
+    AutomationThreadMessage,
     AutomationTrigger,
     WebhookDelivery,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "Automation",
     "AutomationRepository",
     "AutomationRun",
+    "AutomationThreadMessage",
     "AutomationTrigger",
     "Base",
     "Clarification",

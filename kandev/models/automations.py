@@ -134,3 +134,25 @@ class WebhookDelivery(Base):
     run_id: Mapped[str | None] = mapped_column(ForeignKey("automation_runs.id", ondelete="SET NULL"), nullable=True)
     # The firing's admission (fired, skipped, deduplicated, refused), or `gone` for a deleted automation.
     outcome: Mapped[str | None] = mapped_column(String(20), nullable=True)
+
+
+class AutomationThreadMessage(Base):
+    """One entry of an automation's thread (kandev.domain.automations.thread): its own system messages and
+    each run's request and outcome. Rows outlive the automation's soft delete, and a run's deletion (run_id
+    and task_id are plain links, no foreign keys)."""
+
+    __tablename__ = "automation_thread_messages"
+    __table_args__ = (
+        # One entry per (automation, key): a retried step never writes its entry twice. Keyless entries repeat.
+        UniqueConstraint("automation_id", "dedup_key"),
+        Index("ix_automation_thread_messages_page", "automation_id", "created_at", "id"),
+    )
+
+    id: Mapped[str] = id_column()
+    automation_id: Mapped[str] = mapped_column(ForeignKey("automations.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(30))
+    text: Mapped[str] = mapped_column(Text)
+    run_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    task_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    dedup_key: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    created_at: Mapped[datetime] = created_at_column()

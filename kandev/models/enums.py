@@ -138,6 +138,21 @@ class RunTriggerType(StrEnum):
     MANUAL = "manual"
 
 
+class ThreadKind(StrEnum):
+    """What an entry of an automation's thread records."""
+
+    CREATION_INTENT = "creation_intent"
+    PREFLIGHT_ACK = "preflight_ack"
+    NEXT_RUN_MARKER = "next_run_marker"
+    RUN_REQUEST = "run_request"
+    RUN_RESPONSE = "run_response"
+    RUN_ERROR = "run_error"
+    UPDATED = "updated"
+    DISABLED = "disabled"
+    DELETED = "deleted"
+    REAUTHORED = "reauthored"
+
+
 class RunStatus(StrEnum):
     """Run statuses: the first five are stored; archived and cancelled are derived at read time, never stored
     (kandev.domain.automations.runs.shown_status)."""

@@ -27,7 +27,13 @@ from kandev.schema.automation_inputs import (
     UpdateAutomationResult,
     WebhookSecretPayload,
 )
-from kandev.schema.automation_types import Automation, AutomationRunConnection, runs_of
+from kandev.schema.automation_types import (
+    Automation,
+    AutomationRunConnection,
+    AutomationThreadConnection,
+    runs_of,
+    thread_connection,
+)
 from kandev.schema.context import Info
 from kandev.schema.declare import argument
 from kandev.schema.enums import AutomationRunStatus, AutomationRunTriggerType
@@ -50,6 +56,13 @@ async def automation_runs(
     trigger_type: AutomationRunTriggerType | None = None,
 ) -> AutomationRunConnection:
     return await runs_of(info, str(automation_id), first, after, status, trigger_type)
+
+
+async def automation_thread(
+    info: Info, automation_id: strawberry.ID, first: int = 50, after: str | None = None
+) -> AutomationThreadConnection:
+    page = await info.context.services.automations.thread(str(automation_id), first=first, after=after)
+    return thread_connection(page)
 
 
 async def agenda(info: Info, workspace_id: strawberry.ID) -> Agenda:

@@ -11,10 +11,16 @@ from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.history import RunFilter
 from kandev.domain.automations.records import RunRecord
 from kandev.domain.automations.run_events import run_of_json
+from kandev.domain.automations.thread import entry_of_json
 from kandev.events import automation_channel
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.resolvers.common import attempt
-from kandev.schema.automation_types import AutomationRun, AutomationRunConnection, run_connection
+from kandev.schema.automation_types import (
+    AutomationRun,
+    AutomationRunConnection,
+    AutomationThreadMessage,
+    run_connection,
+)
 from kandev.schema.context import Info
 from kandev.schema.enums import AutomationEventKind, AutomationRunStatus, AutomationRunTriggerType
 from kandev.schema.run_inputs import (
@@ -89,10 +95,11 @@ async def automation_events(info: Info, workspace_id: strawberry.ID) -> AsyncGen
     async with services.ctx.bus.subscribe(automation_channel(str(workspace_id))) as events:
         yield AutomationEvent(kind=AutomationEventKind.SUBSCRIBED)
         async for payload in events:
-            run, next_fire = payload["run"], payload.get("next_fire")
+            run, next_fire, entry = payload["run"], payload.get("next_fire"), payload.get("thread_message")
             yield AutomationEvent(
                 kind=AutomationEventKind(payload["kind"]),
                 automation_id=strawberry.ID(payload["automation_id"]),
                 run=AutomationRun.of(run_of_json(run)) if run is not None else None,
                 next_fire=datetime.fromisoformat(next_fire) if next_fire else None,
+                thread_message=AutomationThreadMessage.of(entry_of_json(entry)) if entry is not None else None,
             )

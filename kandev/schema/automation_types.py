@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import cast
 
@@ -9,7 +10,9 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.automations.agenda import next_fire, trigger_next_fire
+from kandev.domain.automations.indicator import NextRun, NextRunState, next_run
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
+from kandev.domain.automations.thread import ThreadEntry, ThreadPage
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.schema.context import Info
 from kandev.schema.enums import (
@@ -18,6 +21,7 @@ from kandev.schema.enums import (
     AutomationDestination,
     AutomationRunStatus,
     AutomationRunTriggerType,
+    AutomationThreadKind,
     AutomationTriggerType,
     PendingAction,
 )
@@ -155,6 +159,88 @@ class AutomationRunConnection:
         return [edge.node for edge in self.edges]
 
 
+@strawberry.type(description="One entry of an automation's thread.")
+class AutomationThreadMessage:
+    id: strawberry.ID
+    automation_id: strawberry.ID
+    kind: AutomationThreadKind
+    text: str = strawberry.field(
+        description="The entry in words. A run's entries name its trigger type and prompt template, never the "
+        "trigger's data; credentials appear by name and outcome, never by value."
+    )
+    run_id: strawberry.ID | None = strawberry.field(description="The run a RUN_* entry is about.")
+    task_id: strawberry.ID | None = strawberry.field(
+        description="The run's task, whose conversation holds the run's full transcript."
+    )
+    created_at: datetime
+
+    @classmethod
+    def of(cls, entry: ThreadEntry) -> AutomationThreadMessage:
+        return cls(
+            id=strawberry.ID(entry.id),
+            automation_id=strawberry.ID(entry.automation_id),
+            kind=AutomationThreadKind(entry.kind),
+            text=entry.text,
+            run_id=_id(entry.run_id),
+            task_id=_id(entry.task_id),
+            created_at=entry.created_at,
+        )
+
+
+@strawberry.type
+class AutomationThreadEdge:
+    cursor: str
+    node: AutomationThreadMessage
+
+
+@strawberry.type(description="A page of an automation's thread, oldest first.")
+class AutomationThreadConnection:
+    edges: list[AutomationThreadEdge]
+    page_info: PageInfo
+
+    @strawberry.field
+    def nodes(self) -> list[AutomationThreadMessage]:
+        return [edge.node for edge in self.edges]
+
+
+async def indicator_of(info: Info, automation: AutomationRecord) -> NextRunIndicator:
+    context = info.context
+    running_since = await context.loaders.running_since.load(automation.id)
+    now = context.services.automations.now()
+    slow_after = context.services.ctx.settings.automation_slow_run_minutes * 60
+    return NextRunIndicator.of(next_run(automation, running_since, now, slow_after))
+
+
+def thread_connection(page: ThreadPage) -> AutomationThreadConnection:
+    edges = [
+        AutomationThreadEdge(cursor=c, node=AutomationThreadMessage.of(e))
+        for e, c in zip(page.entries, page.cursors, strict=True)
+    ]
+    end = page.cursors[-1] if page.cursors else None
+    return AutomationThreadConnection(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page, end_cursor=end))
+
+
+@strawberry.type(description="The live indicator at the end of an automation's thread: what it does next.")
+class NextRunIndicator:
+    state: NextRunState
+    label: str = strawberry.field(description="The indicator in words, e.g. 'Next run at … UTC (in 4 minutes)'.")
+    at: datetime | None = strawberry.field(description="SCHEDULED: the next fire.")
+    relative: str | None = strawberry.field(description="SCHEDULED: a relative hint, e.g. 'in 4 hours'.")
+    webhook_method: str | None = strawberry.field(description="WEBHOOK: the method its webhook takes (POST).")
+    webhook_path: str | None = strawberry.field(description="WEBHOOK: the path its webhook is called on.")
+    running_since: datetime | None = strawberry.field(description="RUNNING: when its oldest active run fired.")
+    elapsed_seconds: int | None = strawberry.field(description="RUNNING: how long, as of this answer.")
+    slow_after_seconds: int = strawberry.field(
+        description="After how long a run is taking longer than usual (KANDEV_AUTOMATION_SLOW_RUN_MINUTES), so a "
+        "client can flip the flag itself as time passes."
+    )
+    slow: bool = strawberry.field(description="RUNNING: the run is taking longer than usual (it is not stopped).")
+
+    @classmethod
+    def of(cls, value: NextRun) -> NextRunIndicator:
+        return cls(**{f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+
+
 @strawberry.type(description="Work a schedule, a webhook or a GitHub event creates in a workspace.")
 class Automation:
     record: strawberry.Private[AutomationRecord]
@@ -220,6 +306,23 @@ class Automation:
     def next_fire(self, info: Info) -> datetime | None:
         found = next_fire(self.record, info.context.services.automations.now())
         return None if found is None else found[0]
+
+    @described(
+        "What it does next, for the indicator at its thread's end: the next fire with a relative hint, the "
+        "webhook it waits on, Disabled, or Running with the elapsed time. automationEvents sends NEXT_FIRE_CHANGED "
+        "and run events when it changes."
+    )
+    async def next_run(self, info: Info) -> NextRunIndicator:
+        return await indicator_of(info, self.record)
+
+    @described(
+        "Its thread, oldest first: the creation intent, acknowledgements, next-run plans, each run's request and "
+        "response or error (linking to the run's task conversation), updates, disabling and deletion."
+    )
+    async def thread(self, info: Info, first: int = 50, after: str | None = None) -> AutomationThreadConnection:
+        return thread_connection(
+            await info.context.services.automations.thread(self.record.id, first=first, after=after)
+        )
 
     @described("The automation's runs, newest first.")
     async def runs(

@@ -30,6 +30,7 @@ class Loaders:
             lookups.pending_parent_questions
         )
         self.run_at: DataLoader[tuple[str, datetime], str | None] = DataLoader(lookups.runs_at)
+        self.running_since: DataLoader[str, datetime | None] = DataLoader(lookups.running_since)
         self.last_turn_error: DataLoader[str, Turn | None] = DataLoader(lookups.last_turn_errors)
         self.turns_by_session: DataLoader[str, list[Turn]] = DataLoader(lookups.turns_by_session)
         self.queued_prompts_by_session: DataLoader[str, list[QueuedPrompt]] = DataLoader(

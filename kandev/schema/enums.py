@@ -4,6 +4,7 @@ from enum import Enum
 
 import strawberry
 
+from kandev.domain.automations.indicator import NextRunState
 from kandev.models import enums as m
 
 # The stored value sets are registered in place (strawberry.enum marks the class itself and returns it), so
@@ -45,6 +46,19 @@ strawberry.enum(
     "derived when read, never stored).",
 )
 
+strawberry.enum(
+    m.ThreadKind,
+    name="AutomationThreadKind",
+    description="What a thread entry records: the creation intent (the form's values, or the chat), a pre-flight "
+    "acknowledgement, the next-run plan, a run's request, response or error, an update, disabling, deletion, or "
+    "a re-authoring in chat.",
+)
+strawberry.enum(
+    NextRunState,
+    description="SCHEDULED: fires at a time; WEBHOOK: when its webhook is called; EVENT: on matching GitHub "
+    "events; MANUAL: no trigger enabled, Run now only; RUNNING: a run is active; DISABLED; DELETED.",
+)
+
 TaskState = m.TaskState
 PendingAction = m.PendingAction
 SessionState = m.SessionState
@@ -59,6 +73,7 @@ AutomationCreatedVia = m.AutomationCreatedVia
 AutomationTriggerType = m.TriggerType
 AutomationRunTriggerType = m.RunTriggerType
 AutomationRunStatus = m.RunStatus
+AutomationThreadKind = m.ThreadKind
 
 
 _SUBSCRIBED = (
@@ -85,6 +100,9 @@ class AutomationEventKind(Enum):
     RUN_DELETED = "RUN_DELETED"
     NEXT_FIRE_CHANGED = strawberry.enum_value(
         "NEXT_FIRE_CHANGED", description="The automation's next scheduled fire moved; carries nextFire, no run."
+    )
+    THREAD_MESSAGE = strawberry.enum_value(
+        "THREAD_MESSAGE", description="A new entry of the automation's thread; carries threadMessage, no run."
     )
 
 

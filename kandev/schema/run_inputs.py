@@ -8,10 +8,13 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.domain.automations.firing import Admission
-from kandev.schema.automation_types import AutomationRun
+from kandev.domain.errors import NotFoundError
+from kandev.schema.automation_types import AutomationRun, AutomationThreadMessage, NextRunIndicator, indicator_of
+from kandev.schema.context import Info
 from kandev.schema.declare import arg
 from kandev.schema.enums import AutomationEventKind
 from kandev.schema.errors import ExpectedError
+from kandev.schema.fields import described
 
 strawberry.enum(
     Admission,
@@ -70,8 +73,8 @@ class DeleteAllRunsPayload:
 
 
 @strawberry.type(
-    description="A run changed (it was created, its status moved, or it was deleted), or an automation's next "
-    "scheduled fire moved."
+    description="A run changed (it was created, its status moved, or it was deleted), an automation's next "
+    "scheduled fire moved, or its thread has a new entry."
 )
 class AutomationEvent:
     kind: AutomationEventKind
@@ -84,6 +87,22 @@ class AutomationEvent:
     next_fire: datetime | None = strawberry.field(
         default=None, description="NEXT_FIRE_CHANGED: the automation's next fire; null when it has none."
     )
+    thread_message: AutomationThreadMessage | None = strawberry.field(
+        default=None, description="THREAD_MESSAGE: the new entry of the automation's thread."
+    )
+
+    @described(
+        "The automation's next-run indicator as of this message (as Automation.nextRun); null in SUBSCRIBED and "
+        "once the automation is gone. Read only when selected."
+    )
+    async def next_run(self, info: Info) -> NextRunIndicator | None:
+        if self.automation_id is None:
+            return None
+        try:
+            automation = await info.context.services.automations.get(str(self.automation_id))
+        except NotFoundError:
+            return None
+        return await indicator_of(info, automation)
 
 
 RunAutomationNowResult: TypeAlias = Annotated[

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations import runs
 from kandev.domain.automations.records import RunPage, RunRecord
-from kandev.domain.tasks.service import decode_cursor, encode_cursor
+from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.models import AutomationRun, Task
 from kandev.models.enums import RunStatus, RunTriggerType
 

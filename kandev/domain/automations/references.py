@@ -49,10 +49,12 @@ def live_triggers(trigger_type: TriggerType, workspace_id: str | None = None) ->
     return query if workspace_id is None else query.where(Automation.workspace_id == workspace_id)
 
 
-async def load_automation(db: AsyncSession, principal: Principal, automation_id: str) -> Automation:
-    """A live (not deleted) automation of a workspace the principal sees."""
+async def load_automation(
+    db: AsyncSession, principal: Principal, automation_id: str, *, deleted: bool = False
+) -> Automation:
+    """A live (not deleted, unless `deleted`) automation of a workspace the principal sees."""
     automation = await db.get(Automation, automation_id)
-    if automation is None or automation.deleted_at is not None:
+    if automation is None or (automation.deleted_at is not None and not deleted):
         raise NotFoundError("automation", automation_id)
     try:
         await load_workspace(db, principal, automation.workspace_id)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from kandev.domain.automations.records import RunRecord
+from kandev.domain.automations.thread import note_run
 from kandev.domain.context import UnitOfWork
 from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun
@@ -30,8 +31,11 @@ def run_of_json(values: dict[str, Any]) -> RunRecord:
     return RunRecord(**parsed)
 
 
-async def emit_run_event(uow: UnitOfWork, kind: str, run: AutomationRun, workspace_id: str) -> RunRecord:
-    """Queue the run's event with the run as every view shows it (its derived status included)."""
+async def emit_run_event(
+    uow: UnitOfWork, kind: str, run: AutomationRun, workspace_id: str, *, prompt_template: str | None = None
+) -> RunRecord:
+    """Queue the run's event with the run as every view shows it (its derived status included), and note its
+    request or outcome in the automation's thread (a firing passes its automation's `prompt_template`)."""
     if run.task_id is None:
         record = RunRecord.of_unbound(run)  # nothing to read: a firing's RUN_CREATED costs no statement
     else:
@@ -41,6 +45,7 @@ async def emit_run_event(uow: UnitOfWork, kind: str, run: AutomationRun, workspa
         automation_channel(workspace_id),
         AutomationEventPayload(kind=kind, automation_id=run.automation_id, run=run_json(record)),
     )
+    await note_run(uow, workspace_id, run, prompt_template)
     return record
 
 

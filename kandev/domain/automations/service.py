@@ -17,7 +17,7 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
-from kandev.domain.automations import rules
+from kandev.domain.automations import rules, thread
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
 from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
@@ -40,6 +40,7 @@ from kandev.domain.automations.references import (
 )
 from kandev.domain.automations.schedule import CronCheck, check
 from kandev.domain.automations.scheduling import refresh_next_fires
+from kandev.domain.automations.thread import ThreadPage
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.validation import check_first
@@ -201,6 +202,19 @@ class AutomationService:
                 count=count,
             )
 
+    async def thread(self, automation_id: str, *, first: int = 50, after: str | None = None) -> ThreadPage:
+        """The automation's thread, oldest first; a deleted automation's stays readable. An automation saved
+        before threads existed gets its creation intent on this first read."""
+        check_first(first)
+        async with self.ctx.read() as db:
+            automation = await load_automation(db, self.ctx.principal, automation_id, deleted=True)
+            backfill = not await thread.has_creation_intent(db, automation.id)
+        if backfill:
+            async with self.ctx.unit_of_work() as uow:
+                await thread.backfill_creation_intent(uow, (await records(uow.db, [automation]))[0])
+        async with self.ctx.read() as db:
+            return await thread.page(db, automation_id, first, after)
+
     def now(self) -> datetime:
         """The instant next fires are counted from (the test clock in test mode, see kandev.clock)."""
         return clock_of(self.ctx.settings).now()
@@ -267,7 +281,9 @@ class AutomationService:
             await _replace_repositories(db, automation.id, pairs)
             secret = await self._replace_triggers(db, automation, triggers)
             await refresh_next_fires(uow, automation, self.now())
-            return SavedAutomation((await records(db, [automation]))[0], secret)
+            saved = (await records(db, [automation]))[0]
+            await thread.note_created(uow, saved, self.ctx.principal.actor, self.now())
+            return SavedAutomation(saved, secret)
 
     async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:
         """Only the given fields change; given triggers or repositories replace the whole set (so switching
@@ -278,6 +294,7 @@ class AutomationService:
             automation = await load_automation(db, self.ctx.principal, automation_id)
             draft = _applied(_Draft.of(automation), command, creating=False)
             await self._check(db, automation.workspace_id, draft)
+            before = (await records(db, [automation]))[0]
             if given(command.repositories):
                 pairs = await check_repositories(db, automation.workspace_id, command.repositories)
                 await _replace_repositories(db, automation.id, pairs)
@@ -287,16 +304,22 @@ class AutomationService:
             secret = None if triggers is None else await self._replace_triggers(db, automation, triggers)
             await db.flush()
             await refresh_next_fires(uow, automation, self.now())
-            return SavedAutomation((await records(db, [automation]))[0], secret)
+            saved = (await records(db, [automation]))[0]
+            await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
+            return SavedAutomation(saved, secret)
 
     async def set_enabled(self, automation_id: str, enabled: bool) -> AutomationRecord:
         async with self.ctx.unit_of_work() as uow:
             automation = await load_automation(uow.db, self.ctx.principal, automation_id)
-            if automation.enabled != enabled:
-                automation.enabled = enabled
-                automation.updated_at = utcnow()
-                await refresh_next_fires(uow, automation, self.now())
-            return (await records(uow.db, [automation]))[0]
+            before = (await records(uow.db, [automation]))[0]
+            if automation.enabled == enabled:
+                return before
+            automation.enabled = enabled
+            automation.updated_at = utcnow()
+            await refresh_next_fires(uow, automation, self.now())
+            saved = (await records(uow.db, [automation]))[0]
+            await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
+            return saved
 
     async def set_trigger_enabled(self, trigger_id: str, enabled: bool) -> AutomationRecord:
         async with self.ctx.unit_of_work() as uow:
@@ -307,15 +330,18 @@ class AutomationService:
                 automation = await load_automation(uow.db, self.ctx.principal, trigger.automation_id)
             except NotFoundError:
                 raise NotFoundError("automation trigger", trigger_id) from None
-            if trigger.enabled != enabled:
-                # Not updated_at: that is the schedule's anchor, and enabling changes no setting of it.
-                trigger.enabled = enabled
-                _keep_anchor(trigger)
-                automation.updated_at = utcnow()
-                await uow.db.flush()
-                await refresh_next_fires(uow, automation, self.now())
+            before = (await records(uow.db, [automation]))[0]
+            if trigger.enabled == enabled:
+                return before
+            # Not updated_at: that is the schedule's anchor, and enabling changes no setting of it.
+            trigger.enabled = enabled
+            _keep_anchor(trigger)
+            automation.updated_at = utcnow()
             await uow.db.flush()
-            return (await records(uow.db, [automation]))[0]
+            await refresh_next_fires(uow, automation, self.now())
+            saved = (await records(uow.db, [automation]))[0]
+            await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
+            return saved
 
     async def delete(self, automation_id: str) -> AutomationRecord:
         """Soft delete: the automation stops firing and disappears from every read. Its webhook secret goes
@@ -329,6 +355,7 @@ class AutomationService:
             automation.deleted_at = automation.updated_at = utcnow()
             automation.webhook_secret_ciphertext = None
             await refresh_next_fires(uow, automation, self.now())
+            await thread.note_deleted(uow, automation.workspace_id, automation.id, self.ctx.principal.actor)
             return replace(record, deleted_at=automation.deleted_at, has_webhook_secret=False)
 
     # -- the webhook secret ----------------------------------------------------------------

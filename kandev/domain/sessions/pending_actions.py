@@ -13,7 +13,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
-from kandev.domain.tasks.service import decode_cursor, encode_cursor
+from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.domain.validation import check_first
 from kandev.models import Clarification, ParentQuestion, PermissionRequest, Task
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -14,6 +12,7 @@ from kandev.domain.access.scope import load_step, load_task, load_workflow, load
 from kandev.domain.access.session_tokens import revoke_session_tokens
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
 from kandev.domain.sessions.prompts import task_sessions
@@ -80,18 +79,6 @@ class TaskPage:
     has_next_page: bool
     total_count: int | None
     cursors: list[str] = field(default_factory=list)
-
-
-def encode_cursor(created_at: datetime, task_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{task_id}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        created, task_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(created), task_id
-    except (ValueError, UnicodeDecodeError):
-        raise ValidationError("after is not a cursor from this API", field="after") from None
 
 
 async def _profile_in(

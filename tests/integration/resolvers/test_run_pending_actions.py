@@ -41,10 +41,13 @@ class Subscriber:
         self.stream = stream
 
     async def next(self, timeout: float = 10) -> dict[str, Any]:
+        """The next message about a run or the subscription (thread entries are tested with the thread)."""
         async with asyncio.timeout(timeout):
-            result = await anext(self.stream)
-        assert not result.errors, result.errors
-        return dict(result.data["automationEvents"])
+            while True:
+                result = await anext(self.stream)
+                assert not result.errors, result.errors
+                if result.data["automationEvents"]["kind"] != "THREAD_MESSAGE":
+                    return dict(result.data["automationEvents"])
 
     async def until(self, run_id: str) -> list[dict[str, Any]]:
         """Every message up to and including the first about `run_id` (a sentinel run fired last)."""

@@ -210,7 +210,9 @@ async def test_automation_events_deliver_a_run_status_change_after_commit(servic
         first = await anext(stream)  # type: ignore[arg-type]
         run_id = await launched(services, automation_id)
         while len(seen) < 2:
-            seen.append((await anext(stream)).data["automationEvents"])  # type: ignore[arg-type]
+            event = (await anext(stream)).data["automationEvents"]  # type: ignore[union-attr]
+            if event["kind"] != "THREAD_MESSAGE":  # the run's request in its thread (tested with the thread)
+                seen.append(event)
     await stream.aclose()  # type: ignore[union-attr]
     assert first.data["automationEvents"]["kind"] == "SUBSCRIBED"
     assert [(e["kind"], e["automationId"], e["run"]["id"], e["run"]["status"]) for e in seen] == [

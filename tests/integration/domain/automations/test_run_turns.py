@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 async def until_run(events: Any, run_id: str, predicate: Any, timeout: float = 30) -> dict[str, Any]:
     async with asyncio.timeout(timeout):
         async for event in events:
-            if event["run"]["id"] == run_id and predicate(event["run"]):
+            if event["run"] is not None and event["run"]["id"] == run_id and predicate(event["run"]):
                 return dict(event["run"])
     raise AssertionError("event stream ended")
 

@@ -1,0 +1,154 @@
+"""An automation's thread: its creation intent, next-run plans, each run's request and response or error,
+updates, disabling and deletion, in order, each once; never a trigger's data or a secret; readable after the
+automation is deleted; an automation saved before threads existed gets its creation intent on first read."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import delete
+
+from kandev.domain.automations.firing import fire
+from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.records import AutomationFields, TriggerFields
+from kandev.domain.automations.thread import ThreadEntry
+from kandev.domain.errors import NotFoundError
+from kandev.events import automation_channel
+from kandev.models import AutomationThreadMessage
+from kandev.models.enums import ThreadKind, TriggerType
+from tests.integration.domain.automations.conftest import new_automation, runs_of, scheduled
+from tests.support.workers import running_worker
+
+SECRET_PAYLOAD = "payload-s3cr3t-4242"
+
+
+async def thread(services: Any, automation_id: str) -> list[ThreadEntry]:
+    return (await services.automations.thread(automation_id, first=200)).entries
+
+
+def kinds(entries: list[ThreadEntry]) -> list[str]:
+    return [e.kind for e in entries]
+
+
+@pytest.mark.slow
+async def test_the_thread_reads_creation_plan_run_update_disable_and_delete_in_order(
+    services, db, bus, settings, workspace_id
+):
+    automation_id = await new_automation(services, workspace_id, prompt="/say done for {{trigger.type}}")
+    with running_worker(settings):
+        async with bus.subscribe(automation_channel(workspace_id)) as events:
+            outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+            async with asyncio.timeout(30):
+                async for event in events:
+                    if (event["run"] or {}).get("status") in ("succeeded", "failed"):
+                        break
+    await services.automations.update(automation_id, AutomationFields(prompt="/say changed", triggers=scheduled()))
+    await services.automations.set_enabled(automation_id, False)
+    await services.automations.delete(automation_id)
+
+    entries = await thread(services, automation_id)  # still readable once deleted
+    assert kinds(entries) == [
+        ThreadKind.CREATION_INTENT,
+        ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.RUN_REQUEST,
+        ThreadKind.RUN_RESPONSE,
+        ThreadKind.UPDATED,
+        ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.DISABLED,
+        ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.DELETED,
+    ]
+    creation, plan, request, response, updated, scheduled_plan, _, disabled_plan, _ = entries
+    assert "Created with the form" in creation.text and "Prompt template: /say done for {{trigger.type}}" in (
+        creation.text
+    )
+    assert plan.text == "No trigger is enabled: it runs only on Run now."
+    [run] = await runs_of(db, automation_id)
+    assert (request.run_id, response.run_id, response.task_id) == (outcome.run_id, run.id, run.task_id)
+    assert "Run now" in request.text and "{{trigger.type}}" in request.text  # the template, not its rendering
+    assert response.text == "done for manual"  # the agent's answer
+    assert "Prompt template changed to: /say changed" in updated.text
+    assert "Fires: only on Run now → At 09:00" in updated.text
+    assert scheduled_plan.text.startswith("Next run at ")
+    assert disabled_plan.text == "Disabled: nothing fires until it is enabled."
+    # The GraphQL read of a deleted automation's thread is the service's; the automation itself is gone.
+    with pytest.raises(NotFoundError):
+        await services.automations.get(automation_id)
+
+
+async def test_a_run_entry_shows_the_trigger_and_template_never_the_payload_or_the_webhook_secret(
+    services, workspace_id
+):
+    saved = await services.automations.create(
+        workspace_id,
+        AutomationFields(
+            name="Hook", prompt="Handle {{webhook.body}}", triggers=[TriggerFields(type=TriggerType.WEBHOOK)]
+        ),
+    )
+    automation_id, secret = saved.automation.id, saved.webhook_secret
+    assert secret
+    outcome = await fire(
+        services.ctx,
+        automation_id,
+        trigger_id=saved.automation.triggers[0].id,
+        trigger_type="webhook",
+        data={"body": SECRET_PAYLOAD},
+    )
+    assert outcome.run_id is not None
+    await launch_run(services.ctx, outcome.run_id)
+    await services.automations.rotate_webhook_secret(automation_id)
+
+    entries = await thread(services, automation_id)
+    assert kinds(entries) == [ThreadKind.CREATION_INTENT, ThreadKind.NEXT_RUN_MARKER, ThreadKind.RUN_REQUEST]
+    assert f"POST /api/v1/automations/webhook/{automation_id}" in entries[1].text
+    assert entries[2].text == "Run fired by webhook. Prompt (template): Handle {{webhook.body}}"
+    for entry in entries:
+        assert SECRET_PAYLOAD not in entry.text and secret not in entry.text
+
+
+async def test_a_skip_is_an_error_entry_and_a_retried_launch_writes_nothing_twice(services, workspace_id):
+    automation_id = await new_automation(services, workspace_id)
+    first = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert first.run_id is not None
+    for _ in range(2):  # a retried launch job
+        await launch_run(services.ctx, first.run_id)
+    skipped = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+
+    entries = await thread(services, automation_id)
+    assert kinds(entries)[2:] == [ThreadKind.RUN_REQUEST, ThreadKind.RUN_ERROR]
+    assert entries[3].run_id == skipped.run_id
+    assert entries[3].text.startswith("A run fired by Run now was skipped: 1 run(s) still active")
+
+
+async def test_an_automation_saved_before_threads_gets_its_creation_intent_once_and_first(
+    services, db, workspace_id
+):
+    automation_id = await new_automation(services, workspace_id, triggers=scheduled())
+    await services.automations.set_enabled(automation_id, False)
+    async with db.transaction() as session:  # as if saved before this change: no thread at all
+        await session.execute(delete(AutomationThreadMessage))
+
+    reads = await asyncio.gather(*(thread(services, automation_id) for _ in range(3)))
+    for entries in reads:
+        assert kinds(entries) == [ThreadKind.CREATION_INTENT]
+    [intent] = reads[0]
+    automation = await services.automations.get(automation_id)
+    assert intent.created_at == automation.created_at
+    assert "Recorded when this thread began" in intent.text and "Enabled: no" in intent.text
+    await services.automations.set_enabled(automation_id, True)
+    assert kinds(await thread(services, automation_id))[0] == ThreadKind.CREATION_INTENT
+    assert kinds(await thread(services, automation_id)).count(ThreadKind.CREATION_INTENT) == 1
+
+
+async def test_the_thread_pages_oldest_first_with_cursors(services, workspace_id):
+    automation_id = await new_automation(services, workspace_id)
+    for n in range(3):
+        await services.automations.update(automation_id, AutomationFields(name=f"Take {n}"))
+    everything = await thread(services, automation_id)
+    first = await services.automations.thread(automation_id, first=2)
+    rest = await services.automations.thread(automation_id, first=50, after=first.cursors[-1])
+    assert first.has_next_page and not rest.has_next_page
+    assert [e.id for e in first.entries + rest.entries] == [e.id for e in everything]
+    assert len(everything) == 5
