@@ -245,6 +245,12 @@ class Mutation:
         resolver=automation_resolvers.create_automation,
         description="A new automation; a webhook trigger's secret is in this answer only (webhookSecret).",
     )
+    start_automation_authoring = strawberry.mutation(
+        resolver=automation_resolvers.start_automation_authoring,
+        description="Start a 'describe an automation' chat: a hidden task (origin AUTOMATION_AUTHORING, off the "
+        "board and lists) whose agent gets the automation-authoring tools and creates the automation the "
+        "operator confirms (createdVia CHAT). Continue it with sendMessage to the returned task.",
+    )
     update_automation = strawberry.mutation(
         resolver=automation_resolvers.update_automation,
         description="Change an automation; given triggers replace the set (switching layouts deletes the other's).",

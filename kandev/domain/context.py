@@ -48,6 +48,11 @@ class Principal:
         return None
 
     @property
+    def authors_automations(self) -> bool:
+        """An authoring chat's agent: what it saves is made (or re-authored) in chat."""
+        return False
+
+    @property
     def coordinates(self) -> bool:
         """An automation run's agent orders, interrupts and stops other tasks of its workspace, where a task's
         agent may do so only to its own children."""

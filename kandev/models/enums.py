@@ -20,6 +20,12 @@ class TaskOrigin(StrEnum):
     AGENT = "agent"
     AUTOMATION = "automation"
     AUTOMATION_RUN = "automation_run"
+    AUTOMATION_AUTHORING = "automation_authoring"
+
+
+# Tasks kept out of the board, task lists and taskEvents: an automation run's (its history is the automation's)
+# and an authoring conversation's (it lives in the "describe an automation" panel).
+HIDDEN_ORIGINS = (TaskOrigin.AUTOMATION_RUN, TaskOrigin.AUTOMATION_AUTHORING)
 
 
 class PendingAction(StrEnum):

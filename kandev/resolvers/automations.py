@@ -9,6 +9,7 @@ import strawberry
 from kandev.domain.automations.records import AutomationRecord, SavedAutomation
 from kandev.domain.automations.schedule import MAX_CHECK_COUNT
 from kandev.resolvers.common import attempt
+from kandev.resolvers.sessions import started_payload
 from kandev.schema.agenda_types import Agenda, CronCheck
 from kandev.schema.automation_inputs import (
     AutomationIdArgument,
@@ -23,6 +24,8 @@ from kandev.schema.automation_inputs import (
     SetAutomationEnabledResult,
     SetAutomationTriggerEnabledInput,
     SetAutomationTriggerEnabledResult,
+    StartAutomationAuthoringInput,
+    StartAutomationAuthoringResult,
     UpdateAutomationInput,
     UpdateAutomationResult,
     WebhookSecretPayload,
@@ -94,6 +97,14 @@ def _payload(record: AutomationRecord) -> AutomationPayload:
 async def create_automation(info: Info, input: CreateAutomationInput) -> CreateAutomationResult:
     call = info.context.services.automations.create(str(input.workspace_id), input.to_fields())
     return await attempt(call, _saved)
+
+
+async def start_automation_authoring(
+    info: Info, input: StartAutomationAuthoringInput
+) -> StartAutomationAuthoringResult:
+    agent_profile_id = str(input.agent_profile_id) if input.agent_profile_id else None
+    call = info.context.services.automations.start_authoring(str(input.workspace_id), input.prompt, agent_profile_id)
+    return await attempt(call, started_payload)
 
 
 async def update_automation(info: Info, input: UpdateAutomationInput) -> UpdateAutomationResult:

@@ -29,7 +29,7 @@ async def session(info: Info, id: strawberry.ID) -> Session:
     return _session(await info.context.services.sessions.get(str(id)))
 
 
-def _started(value: Delivery) -> StartTaskPayload:
+def started_payload(value: Delivery) -> StartTaskPayload:
     return StartTaskPayload(task=Task.of(value.task), session=_session(value.session))
 
 
@@ -53,7 +53,7 @@ async def start_task(info: Info, input: StartTaskInput) -> StartTaskResult:
     call = info.context.services.sessions.start_task(
         str(input.task_id), input.prompt, optional_id(input.agent_profile_id)
     )
-    return await attempt(call, _started)
+    return await attempt(call, started_payload)
 
 
 async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult:

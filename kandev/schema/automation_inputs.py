@@ -16,6 +16,7 @@ from kandev.schema.automation_types import Automation
 from kandev.schema.declare import arg, argument
 from kandev.schema.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, AutomationTriggerType
 from kandev.schema.errors import ExpectedError
+from kandev.schema.payloads import StartTaskPayload
 
 _AUTOMATION_ID = "The automation's id."
 _NAME = "Name (at most 200 characters)."
@@ -204,6 +205,17 @@ def _fields(value: CreateAutomationInput | UpdateAutomationInput, created_via: A
     )
 
 
+@strawberry.input(description="The operator's first message of a 'describe an automation' chat.")
+class StartAutomationAuthoringInput:
+    workspace_id: strawberry.ID = arg("The workspace the automation will belong to.", min_length=1)
+    prompt: str = arg("What the automation should do, in the operator's words.", min_length=1)
+    agent_profile_id: strawberry.ID | None = arg(
+        "The agent that helps author it (the built-in authoring agent, or any agent profile); default: the "
+        "workspace's default profile.",
+        default=None,
+    )
+
+
 @strawberry.input
 class SetAutomationEnabledInput:
     automation_id: strawberry.ID = arg(_AUTOMATION_ID, min_length=1)
@@ -251,6 +263,9 @@ SetAutomationEnabledResult: TypeAlias = Annotated[
 ]
 SetAutomationTriggerEnabledResult: TypeAlias = Annotated[
     AutomationPayload | ExpectedError, strawberry.union("SetAutomationTriggerEnabledResult")
+]
+StartAutomationAuthoringResult: TypeAlias = Annotated[
+    StartTaskPayload | ExpectedError, strawberry.union("StartAutomationAuthoringResult")
 ]
 DeleteAutomationResult: TypeAlias = Annotated[
     DeleteAutomationPayload | ExpectedError, strawberry.union("DeleteAutomationResult")

@@ -112,6 +112,7 @@ class TaskOrigin(Enum):
     AGENT = "agent"
     AUTOMATION = "automation"
     AUTOMATION_RUN = "automation_run"
+    AUTOMATION_AUTHORING = "automation_authoring"
 
 
 @strawberry.enum(description="List order by position: ASC oldest first, DESC newest first.")

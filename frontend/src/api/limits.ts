@@ -268,6 +268,14 @@ export const LIMITS = {
       "maxLength": 200
     }
   },
+  "StartAutomationAuthoringInput": {
+    "prompt": {
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "StopRunInput": {
     "runId": {
       "minLength": 1

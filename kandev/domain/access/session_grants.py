@@ -37,6 +37,10 @@ class SessionPrincipal(Principal):
             return self.task_id
         return None
 
+    @property
+    def authors_automations(self) -> bool:
+        return self.mcp_profile is not None and self.mcp_profile.surface == Surface.AUTOMATION_AUTHORING
+
 
 async def session_principal(
     database: Database, session_id: str, token: str, server_key: bytes

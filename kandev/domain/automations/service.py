@@ -19,6 +19,7 @@ from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules, thread
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
+from kandev.domain.automations.authoring import start_authoring
 from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
@@ -43,6 +44,7 @@ from kandev.domain.automations.scheduling import refresh_next_fires
 from kandev.domain.automations.thread import ThreadPage
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.sessions.service import Delivery
 from kandev.domain.validation import check_first
 from kandev.domain.workspace.secrets import cipher
 from kandev.log_redaction import remember_secrets
@@ -259,6 +261,8 @@ class AutomationService:
         draft = _applied(_Draft.defaults(), command, creating=True)
         triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
         created_via = command.created_via if given(command.created_via) else AutomationCreatedVia.FORM
+        if self.ctx.principal.authors_automations:
+            created_via = AutomationCreatedVia.CHAT
         async with self.ctx.unit_of_work() as uow:
             db = uow.db
             await load_workspace(db, self.ctx.principal, workspace_id)
@@ -305,7 +309,8 @@ class AutomationService:
             await db.flush()
             await refresh_next_fires(uow, automation, self.now())
             saved = (await records(db, [automation]))[0]
-            await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
+            in_chat = self.ctx.principal.authors_automations
+            await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now(), in_chat=in_chat)
             return SavedAutomation(saved, secret)
 
     async def set_enabled(self, automation_id: str, enabled: bool) -> AutomationRecord:
@@ -357,6 +362,10 @@ class AutomationService:
             await refresh_next_fires(uow, automation, self.now())
             await thread.note_deleted(uow, automation.workspace_id, automation.id, self.ctx.principal.actor)
             return replace(record, deleted_at=automation.deleted_at, has_webhook_secret=False)
+
+    async def start_authoring(self, workspace_id: str, prompt: str, agent_profile_id: str | None) -> Delivery:
+        """A "describe an automation" chat (see automations.authoring)."""
+        return await start_authoring(self.ctx, workspace_id, prompt, agent_profile_id)
 
     # -- the webhook secret ----------------------------------------------------------------
 

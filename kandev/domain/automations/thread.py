@@ -158,7 +158,7 @@ def creation_text(automation: AutomationRecord, names: Names, via: str, actor: s
     return "\n".join(lines)
 
 
-def changes_text(before: Mapping[str, str], after: Mapping[str, str], actor: str) -> str | None:
+def changes_text(before: Mapping[str, str], after: Mapping[str, str], heading: str) -> str | None:
     """What an update changed, in words; None when it changed nothing the thread shows."""
     changed = []
     for label, value in after.items():
@@ -171,7 +171,7 @@ def changes_text(before: Mapping[str, str], after: Mapping[str, str], actor: str
             changed.append(f"{label}: {old} → {value}")
     if not changed:
         return None
-    return "\n".join([f"Updated by {actor}.", *changed])
+    return "\n".join([heading, *changed])
 
 
 def next_run_text(automation: AutomationRecord, now: datetime) -> str:
@@ -206,16 +206,25 @@ async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str
 
 
 async def note_updated(
-    uow: UnitOfWork, before: AutomationRecord, after: AutomationRecord, actor: str, now: datetime
+    uow: UnitOfWork,
+    before: AutomationRecord,
+    after: AutomationRecord,
+    actor: str,
+    now: datetime,
+    *,
+    in_chat: bool = False,
 ) -> None:
-    """What a save changed (a disable is its own kind of entry), and the plan when it moved."""
+    """What a save changed (a disable is its own kind of entry; a change made in an authoring chat is a
+    re-authoring), and the plan when it moved."""
     if before.enabled and not after.enabled:
         await post(uow, after.workspace_id, after.id, ThreadKind.DISABLED, f"Disabled by {actor}.")
     else:
         names = await names_for(uow.db, [before, after])
-        text = changes_text(facts(before, names), facts(after, names), actor)
+        heading = f"Re-authored in chat by {actor}." if in_chat else f"Updated by {actor}."
+        text = changes_text(facts(before, names), facts(after, names), heading)
         if text is not None:
-            await post(uow, after.workspace_id, after.id, ThreadKind.UPDATED, text)
+            kind = ThreadKind.REAUTHORED if in_chat else ThreadKind.UPDATED
+            await post(uow, after.workspace_id, after.id, kind, text)
     plan = next_run_text(after, now)
     if plan != next_run_text(before, now):
         await post(uow, after.workspace_id, after.id, ThreadKind.NEXT_RUN_MARKER, plan)

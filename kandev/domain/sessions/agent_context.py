@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.sessions.tool_profiles import session_profile
 from kandev.models import Message, Session, StepTransition, Task, WorkflowStep
-from kandev.models.enums import MessageKind
+from kandev.models.enums import MessageKind, TaskOrigin
 
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
@@ -36,6 +36,16 @@ STEP_SIGNAL_INSTRUCTION = (
     "satisfied. Do not call it on partial progress, before asking a question, or after a failure. Ending "
     "your turn without calling it leaves the step paused for the user."
 )
+AUTHORING_CONTRACT = [
+    "You help the operator describe a workspace automation (what fires it, which agent and repositories it "
+    "uses, what its prompt asks) and create it with create_automation.",
+    "Ask targeted follow-up questions one at a time, at most three in a row. Check schedules with "
+    "validate_cron and agents with list_available_agents.",
+    "Before creating, show the full definition and create it only once the operator confirms.",
+    "Never invent a credential, token or secret: ask the operator to add it in the settings.",
+    "After five operator messages without a viable definition, say you are handing over to the form and "
+    "list what you captured.",
+]
 RICH_OUTPUT_INSTRUCTION = (
     "When the user explicitly asks for a chart, graph, plot or file preview and suitable data is available, "
     "show it with show_rich_output_kandev. Otherwise prefer plain text or Markdown (small comparisons as "
@@ -64,6 +74,8 @@ def context_block(
         lines += ["Handoff from the previous step:", _unmarked(handoff.strip())]
     if task.autopilot:
         lines += AUTOPILOT_WITH_PARENT if task.parent_id else AUTOPILOT_ROOT
+    if task.origin == TaskOrigin.AUTOMATION_AUTHORING:
+        lines += [f"Workspace: {task.workspace_id}", *AUTHORING_CONTRACT]
     if task.prompt and task.prompt.strip():
         lines += ["Task description:", task.prompt.strip()]
     lines.append("Kandev tools are available on the MCP server named 'kandev'.")

@@ -26,6 +26,7 @@ class Surface(StrEnum):
     CONFIGURATION = "configuration"
     EXTERNAL = "external"
     AUTOMATION_COORDINATOR = "automation-coordinator"
+    AUTOMATION_AUTHORING = "automation-authoring"
 
 
 class Capability(StrEnum):
@@ -113,6 +114,15 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "list_pending_agent_permissions_kandev",
         "resolve_agent_permission_kandev",
     ),
+    # A "describe an automation" chat: exactly the spec's authoring tools, named as the spec names them.
+    Surface.AUTOMATION_AUTHORING: (
+        "list_available_agents",
+        "validate_cron",
+        "create_automation",
+        "update_automation",
+        "delete_automation",
+        "trigger_automation_now",
+    ),
 }
 # Capability groups add tools as their features land (questions, titles, provider automation).
 CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capability in Capability}
@@ -156,9 +166,11 @@ def compute_profile(
 ) -> McpProfile:
     """The profile a session should have now: from its purpose, the task's autopilot flag, whether the
     task has a direct parent, title ownership and the providers of its repositories."""
+    # Decided by what the task is, not by anything a prompt or argument says.
     if task.origin == TaskOrigin.AUTOMATION_RUN:
-        # Decided by what the task is, not by anything a prompt or argument says.
         surface = Surface.AUTOMATION_COORDINATOR
+    elif task.origin == TaskOrigin.AUTOMATION_AUTHORING:
+        surface = Surface.AUTOMATION_AUTHORING
     else:
         surface = SESSION_PURPOSE_SURFACE.get(session.purpose, Surface.KANBAN_TASK)
     capabilities: set[Capability] = set()

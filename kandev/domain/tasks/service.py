@@ -27,7 +27,7 @@ from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
+from kandev.models.enums import HIDDEN_ORIGINS, RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
 
 MAX_PAGE_SIZE = PAGE_SIZE_LIMIT
 
@@ -110,8 +110,8 @@ class TaskService:
     async def list(
         self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None, count: bool = True
     ) -> TaskPage:
-        """Newest first, keyset-paginated; hidden automation-run tasks never appear. `count=False` skips the
-        total (a statement over every matching task), leaving total_count None."""
+        """Newest first, keyset-paginated; hidden tasks (automation runs, authoring chats) never appear.
+        `count=False` skips the total (a statement over every matching task), leaving total_count None."""
         if not 0 <= first <= MAX_PAGE_SIZE:
             raise ValidationError(f"first must be between 0 and {MAX_PAGE_SIZE}", field="first")
         self.ctx.principal.refuse_own_run_task(filters.parent_id, "list the subtasks of")
@@ -120,7 +120,7 @@ class TaskService:
             conditions = [
                 Task.workspace_id == workspace_id,
                 Task.deleted_at.is_(None),
-                Task.origin != TaskOrigin.AUTOMATION_RUN,
+                Task.origin.not_in(HIDDEN_ORIGINS),
             ]
             if filters.workflow_step_id is not None:
                 conditions.append(Task.workflow_step_id == filters.workflow_step_id)

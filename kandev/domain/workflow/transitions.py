@@ -12,15 +12,15 @@ from kandev.domain.sessions.transcript import append_message, emit_session_event
 from kandev.events import TaskEventPayload, task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
-from kandev.models.enums import MessageKind, TaskOrigin, TaskState
+from kandev.models.enums import HIDDEN_ORIGINS, MessageKind, TaskState
 
 AUTO_START_AGENT = "auto_start_agent"
 
 
 def emit_task_event(uow: UnitOfWork, kind: str, task: Task) -> None:
     """Queue a taskEvents payload (published after commit) carrying the task's sidebar row; a hidden
-    automation-run task has none (it lives in its automation's history, told by automationEvents)."""
-    if task.origin == TaskOrigin.AUTOMATION_RUN:
+    task (an automation run's, told by automationEvents; an authoring chat's) has none."""
+    if task.origin in HIDDEN_ORIGINS:
         return
     uow.emit(task_channel(task.workspace_id), TaskEventPayload(kind=kind, task=TaskRecord.of(task).to_json()))
 

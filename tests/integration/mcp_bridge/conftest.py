@@ -74,9 +74,13 @@ async def run_session_caller(services: Any, db: Any, settings: Any, workspace_id
         )
     ).task
     session = (await services.sessions.start_task(hidden.id, "hi", None)).session
-    agent = await session_principal(db, session.id, await launch_token(services.ctx, session.id), settings.server_key)
+    return hidden.id, session.id, await token_caller(services, db, settings, hidden.id, session.id)
+
+
+async def token_caller(services: Any, db: Any, settings: Any, task_id: str, session_id: str) -> McpCaller:
+    """The caller a session's agent is, from a real launch token: its principal and MCP profile."""
+    agent = await session_principal(db, session_id, await launch_token(services.ctx, session_id), settings.server_key)
     assert agent is not None
-    caller = McpCaller(
-        principal=agent, endpoint="session", session_id=session.id, task_id=hidden.id, profile=agent.mcp_profile
+    return McpCaller(
+        principal=agent, endpoint="session", session_id=session_id, task_id=task_id, profile=agent.mcp_profile
     )
-    return hidden.id, session.id, caller
