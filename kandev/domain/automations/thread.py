@@ -191,17 +191,7 @@ def next_run_text(automation: AutomationRecord, now: datetime) -> str:
 
 
 async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str, now: datetime) -> None:
-    names = await names_for(uow.db, [automation])
-    text = creation_text(automation, names, automation.created_via, actor)
-    await post(
-        uow,
-        automation.workspace_id,
-        automation.id,
-        ThreadKind.CREATION_INTENT,
-        text,
-        key=_CREATION,
-        at=automation.created_at,
-    )
+    await _creation_intent(uow, automation, actor)
     await post(uow, automation.workspace_id, automation.id, ThreadKind.NEXT_RUN_MARKER, next_run_text(automation, now))
 
 
@@ -247,18 +237,15 @@ async def has_creation_intent(db: AsyncSession, automation_id: str) -> bool:
 async def backfill_creation_intent(uow: UnitOfWork, automation: AutomationRecord) -> None:
     """An automation saved before threads existed gets its creation intent once (first in its thread), from
     its settings as they are now; concurrent readers write it once between them."""
+    footnote = "\n(Recorded when this thread began: the settings above are those of that moment.)"
+    await _creation_intent(uow, automation, automation.created_by, footnote)
+
+
+async def _creation_intent(uow: UnitOfWork, automation: AutomationRecord, actor: str, footnote: str = "") -> None:
     names = await names_for(uow.db, [automation])
-    text = creation_text(automation, names, automation.created_via, automation.created_by)
-    text += "\n(Recorded when this thread began: the settings above are those of that moment.)"
-    await post(
-        uow,
-        automation.workspace_id,
-        automation.id,
-        ThreadKind.CREATION_INTENT,
-        text,
-        key=_CREATION,
-        at=automation.created_at,
-    )
+    text = creation_text(automation, names, automation.created_via, actor) + footnote
+    at = automation.created_at
+    await post(uow, automation.workspace_id, automation.id, ThreadKind.CREATION_INTENT, text, key=_CREATION, at=at)
 
 
 # -- what its runs did --------------------------------------------------------------------------------------
@@ -267,62 +254,33 @@ async def backfill_creation_intent(uow: UnitOfWork, automation: AutomationRecord
 async def note_run(uow: UnitOfWork, workspace_id: str, run: AutomationRun, prompt_template: str | None = None) -> None:
     """The run's request when it fires (or its skip), and its outcome when it ends; once each."""
     fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
+    outcome, at = f"run:{run.id}:outcome", None
     if run.status == RunStatus.SKIPPED:
-        await post(
-            uow,
-            workspace_id,
-            run.automation_id,
+        kind, text, key, at = (
             ThreadKind.RUN_ERROR,
             f"A run fired by {fired_by} was skipped: {run.reason}.",
-            run_id=run.id,
-            key=f"run:{run.id}:outcome",
-            at=run.created_at,
+            outcome,
+            run.created_at,
         )
     elif run.status == RunStatus.TRIGGERED and run.stopped_at is not None:
-        await post(
-            uow,
-            workspace_id,
-            run.automation_id,
-            ThreadKind.RUN_ERROR,
-            "The run was stopped before it started.",
-            run_id=run.id,
-            key=f"run:{run.id}:outcome",
-        )
+        kind, text, key = ThreadKind.RUN_ERROR, "The run was stopped before it started.", outcome
     elif run.status == RunStatus.TRIGGERED:
         template = "" if prompt_template is None else f" Prompt (template): {_clip(prompt_template, _PROMPT_LIMIT)}"
-        await post(
-            uow,
-            workspace_id,
-            run.automation_id,
+        kind, text, key, at = (
             ThreadKind.RUN_REQUEST,
             f"Run fired by {fired_by}.{template}",
-            run_id=run.id,
-            key=f"run:{run.id}:request",
-            at=run.created_at,
+            f"run:{run.id}:request",
+            run.created_at,
         )
     elif run.status == RunStatus.SUCCEEDED:
-        await post(
-            uow,
-            workspace_id,
-            run.automation_id,
-            ThreadKind.RUN_RESPONSE,
-            await _response(uow.db, run) or "The run finished without a message.",
-            run_id=run.id,
-            task_id=run.task_id,
-            key=f"run:{run.id}:outcome",
-        )
+        answer = await _response(uow.db, run) or "The run finished without a message."
+        kind, text, key = ThreadKind.RUN_RESPONSE, answer, outcome
     elif run.status == RunStatus.FAILED:
         why = "it was stopped" if run.stopped_at is not None else run.reason or "no reason was given"
-        await post(
-            uow,
-            workspace_id,
-            run.automation_id,
-            ThreadKind.RUN_ERROR,
-            f"The run did not succeed: {why}",
-            run_id=run.id,
-            task_id=run.task_id,
-            key=f"run:{run.id}:outcome",
-        )
+        kind, text, key = ThreadKind.RUN_ERROR, f"The run did not succeed: {why}", outcome
+    else:
+        return  # task_created: nothing new to tell
+    await post(uow, workspace_id, run.automation_id, kind, text, run_id=run.id, task_id=run.task_id, key=key, at=at)
 
 
 async def _response(db: AsyncSession, run: AutomationRun) -> str | None:
