@@ -125,7 +125,7 @@ async def fire(
                 run.dedup_key = dedup_key
             db.add(run)
             await db.flush()
-            await emit_run_event(uow, "RUN_CREATED", run, automation.workspace_id, prompt_template=automation.prompt)
+            await emit_run_event(uow, "RUN_CREATED", run, automation.workspace_id)
             if run.status == RunStatus.SKIPPED:
                 return FireOutcome(Admission.SKIPPED, run_id=run.id, reason=run.reason)
             run_id = run.id

@@ -69,7 +69,7 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 )
             run.task_id, run.session_id = task.id, session.id
             run.status = RunStatus.TASK_CREATED
-            await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
+            await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt)
             return "launched"
     except DomainError as error:
         # No usable profile, a workflow gone, …: the run says why; nothing of the attempt was kept.
@@ -97,7 +97,7 @@ async def runs_to_launch(ctx: ServiceContext) -> list[str]:
 
 async def _fail(uow: UnitOfWork, run: AutomationRun, automation: Automation, reason: str) -> None:
     run.status, run.reason, run.finished_at = RunStatus.FAILED, reason, utcnow()
-    await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
+    await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt)
 
 
 async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation, run: AutomationRun) -> Task:

@@ -35,7 +35,7 @@ async def emit_run_event(
     uow: UnitOfWork, kind: str, run: AutomationRun, workspace_id: str, *, prompt_template: str | None = None
 ) -> RunRecord:
     """Queue the run's event with the run as every view shows it (its derived status included), and note its
-    request or outcome in the automation's thread (a firing passes its automation's `prompt_template`)."""
+    request or outcome in the automation's thread (a launch or stop passes its automation's `prompt_template`)."""
     if run.task_id is None:
         record = RunRecord.of_unbound(run)  # nothing to read: a firing's RUN_CREATED costs no statement
     else:

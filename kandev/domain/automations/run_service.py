@@ -100,7 +100,9 @@ class AutomationRunService:
                     raise ConflictError("the run has already finished", run_id=run.id, status=run.status)
                 run.stopped_at = utcnow()
                 await self._halt(uow, run)
-            return await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id)
+            return await emit_run_event(
+                uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt
+            )
 
     async def _halt(self, uow: UnitOfWork, run: AutomationRun) -> None:
         """Stop what of the run is live. A run whose turn runs is settled when that turn ends; one that has

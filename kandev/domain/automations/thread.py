@@ -252,35 +252,40 @@ async def _creation_intent(uow: UnitOfWork, automation: AutomationRecord, actor:
 
 
 async def note_run(uow: UnitOfWork, workspace_id: str, run: AutomationRun, prompt_template: str | None = None) -> None:
-    """The run's request when it fires (or its skip), and its outcome when it ends; once each."""
-    fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
-    outcome, at = f"run:{run.id}:outcome", None
-    if run.status == RunStatus.SKIPPED:
-        kind, text, key, at = (
-            ThreadKind.RUN_ERROR,
-            f"A run fired by {fired_by} was skipped: {run.reason}.",
-            outcome,
-            run.created_at,
-        )
-    elif run.status == RunStatus.TRIGGERED and run.stopped_at is not None:
-        kind, text, key = ThreadKind.RUN_ERROR, "The run was stopped before it started.", outcome
-    elif run.status == RunStatus.TRIGGERED:
+    """The run's request and its outcome, once each. A firing's own transaction writes nothing here (it is on
+    the schedule's latency path): the request is written when the run launches (`prompt_template` given), or
+    when it ends without launching; a skip is its outcome alone."""
+    if run.status == RunStatus.TRIGGERED and run.stopped_at is None:
+        return
+    automation_id = run.automation_id
+    launched_now = run.status == RunStatus.TASK_CREATED and run.turn_id is None
+    if launched_now or (run.task_id is None and run.status != RunStatus.SKIPPED):
+        fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
         template = "" if prompt_template is None else f" Prompt (template): {_clip(prompt_template, _PROMPT_LIMIT)}"
-        kind, text, key, at = (
-            ThreadKind.RUN_REQUEST,
-            f"Run fired by {fired_by}.{template}",
-            f"run:{run.id}:request",
-            run.created_at,
+        text, key = f"Run fired by {fired_by}.{template}", f"run:{run.id}:request"
+        await post(
+            uow, workspace_id, automation_id, ThreadKind.RUN_REQUEST, text, run_id=run.id, key=key, at=run.created_at
         )
-    elif run.status == RunStatus.SUCCEEDED:
-        answer = await _response(uow.db, run) or "The run finished without a message."
-        kind, text, key = ThreadKind.RUN_RESPONSE, answer, outcome
-    elif run.status == RunStatus.FAILED:
+    outcome = await _outcome(uow.db, run)
+    if outcome is not None:
+        kind, text = outcome
+        at = run.created_at if run.status == RunStatus.SKIPPED else None
+        key = f"run:{run.id}:outcome"
+        await post(uow, workspace_id, automation_id, kind, text, run_id=run.id, task_id=run.task_id, key=key, at=at)
+
+
+async def _outcome(db: AsyncSession, run: AutomationRun) -> tuple[ThreadKind, str] | None:
+    if run.status == RunStatus.SKIPPED:
+        fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
+        return ThreadKind.RUN_ERROR, f"A run fired by {fired_by} was skipped: {run.reason}."
+    if run.status == RunStatus.TRIGGERED and run.stopped_at is not None:
+        return ThreadKind.RUN_ERROR, "The run was stopped before it started."
+    if run.status == RunStatus.SUCCEEDED:
+        return ThreadKind.RUN_RESPONSE, await _response(db, run) or "The run finished without a message."
+    if run.status == RunStatus.FAILED:
         why = "it was stopped" if run.stopped_at is not None else run.reason or "no reason was given"
-        kind, text, key = ThreadKind.RUN_ERROR, f"The run did not succeed: {why}", outcome
-    else:
-        return  # task_created: nothing new to tell
-    await post(uow, workspace_id, run.automation_id, kind, text, run_id=run.id, task_id=run.task_id, key=key, at=at)
+        return ThreadKind.RUN_ERROR, f"The run did not succeed: {why}"
+    return None
 
 
 async def _response(db: AsyncSession, run: AutomationRun) -> str | None:

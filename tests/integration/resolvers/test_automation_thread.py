@@ -9,6 +9,7 @@ from typing import Any
 
 from kandev.api import schema
 from kandev.domain.automations.firing import fire
+from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.models.enums import TriggerType
 from kandev.schema.context import Context
@@ -77,12 +78,15 @@ async def test_new_thread_entries_and_the_indicator_arrive_on_automation_events(
     async with asyncio.timeout(10):
         assert (await anext(stream)).data["automationEvents"]["kind"] == "SUBSCRIBED"  # type: ignore[arg-type]
         outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
-        while len(seen) < 2:
+        assert outcome.run_id is not None
+        await launch_run(services.ctx, outcome.run_id)
+        while len(seen) < 3:
             seen.append((await anext(stream)).data["automationEvents"])  # type: ignore[arg-type, union-attr]
     await stream.aclose()  # type: ignore[union-attr]
 
-    created, entry = seen
+    created, launched, entry = seen
     assert created["kind"] == "RUN_CREATED" and created["nextRun"]["state"] == "RUNNING"
+    assert launched["kind"] == "RUN_UPDATED"
     assert entry["kind"] == "THREAD_MESSAGE" and entry["automationId"] == automation_id
     assert (entry["threadMessage"]["kind"], entry["threadMessage"]["runId"]) == ("RUN_REQUEST", outcome.run_id)
 

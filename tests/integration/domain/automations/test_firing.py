@@ -90,8 +90,8 @@ async def test_a_launch_of_a_hidden_run_makes_a_task_kept_off_lists_and_task_eve
     run = (await runs_of(db, automation_id))[0]
     task = await services.tasks.get(run.task_id)
     listed = await services.tasks.list(workspace_id, TaskFilter())
-    # The run's request entered the automation's thread with its creation.
-    assert kinds == [("RUN_CREATED", "triggered"), ("THREAD_MESSAGE", None), ("RUN_UPDATED", "task_created")]
+    # The run's request entered the automation's thread with its launch (not on the firing's path).
+    assert kinds == [("RUN_CREATED", "triggered"), ("RUN_UPDATED", "task_created"), ("THREAD_MESSAGE", None)]
     assert (run.status, task.origin, task.title) == (RunStatus.TASK_CREATED, TaskOrigin.AUTOMATION_RUN, "Run 7")
     assert run.session_id is not None
     assert task.id not in [t.id for t in listed.records]
