@@ -27,7 +27,7 @@ class Session(Base):
     purpose: Mapped[str] = mapped_column(String(40), default="task")
     state: Mapped[str] = mapped_column(String(30), default="CREATED")
     working_dir: Mapped[str | None] = mapped_column(String(1000), nullable=True)
-    # The worker queue that owns this session's working tree, once one does.
+    # The agent's own ACP session id, kept so a later launch can resume (load) that conversation.
     acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)

@@ -24,6 +24,7 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
 from kandev.domain.context import ServiceContext
@@ -106,8 +107,7 @@ class WebhookIntake:
     async def _recorded(self, batch: list[_Arrival]) -> list[_Arrival]:
         """Verify and record the batch, answering every delivery but the fresh ones, which are returned."""
         try:
-            accepted = await self._verified(batch)
-            recorded = await self._record_apart(accepted) if accepted else set()
+            accepted, recorded = await self._verified_and_recorded(batch)
             fresh = [a for a in accepted if a.delivery_id in recorded]
             repeats = [a for a in accepted if a.delivery_id not in recorded and not a.answer.done()]
             if repeats:
@@ -129,23 +129,29 @@ class WebhookIntake:
         for arrival in fresh:
             arrival.settle(Receipt(arrival.delivery_id, False))
 
-    async def _record_apart(self, accepted: list[_Arrival]) -> set[str]:
+    async def _verified_and_recorded(self, batch: list[_Arrival]) -> tuple[list[_Arrival], set[str]]:
+        """Verify the batch and insert what may be recorded, in one transaction (one round of BEGIN and
+        COMMIT per batch); the others are answered with their refusal. Returns (accepted, recorded ids)."""
+        accepted: list[_Arrival] = []
         try:
-            return await self._record(accepted)
+            async with self.ctx.db.transaction() as db:
+                found = await self._webhook_automations(db, {a.automation_id for a in batch})
+                accepted = self._verified(batch, found)
+                return accepted, await self._insert(db, accepted) if accepted else set()
         except IntegrityError:
-            # Only an automation removed between the read and the insert gets here (a repeated key does
-            # not conflict into an error): record one by one, so the others are not refused with it.
+            # Only an automation removed between the read and the insert gets here (PostgreSQL; a repeated
+            # key does not conflict into an error): record one by one, so the others are not refused with it.
             recorded: set[str] = set()
             for arrival in accepted:
                 try:
-                    recorded |= await self._record([arrival])
+                    async with self.ctx.db.transaction() as db:
+                        recorded |= await self._insert(db, [arrival])
                 except IntegrityError:
                     arrival.settle(refused=WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id"))
-            return recorded
+            return accepted, recorded
 
-    async def _verified(self, batch: list[_Arrival]) -> list[_Arrival]:
+    def _verified(self, batch: list[_Arrival], found: dict[str, _Found]) -> list[_Arrival]:
         """The batch's deliveries that may be recorded; the others are answered with their refusal."""
-        found = await self._webhook_automations({a.automation_id for a in batch})
         accepted = []
         for arrival in batch:
             try:
@@ -156,25 +162,25 @@ class WebhookIntake:
                 accepted.append(arrival)
         return accepted
 
-    async def _webhook_automations(self, automation_ids: set[str]) -> dict[str, _Found]:
+    @staticmethod
+    async def _webhook_automations(db: AsyncSession, automation_ids: set[str]) -> dict[str, _Found]:
         """The live automations with their webhook trigger (an automation has at most one), in one statement."""
-        async with self.ctx.read() as db:
-            rows = await db.execute(
-                select(
-                    Automation.id,
-                    Automation.webhook_secret_ciphertext,
-                    Automation.enabled,
-                    AutomationTrigger.id,
-                    AutomationTrigger.enabled,
-                )
-                .join(AutomationTrigger, AutomationTrigger.automation_id == Automation.id)
-                .where(
-                    Automation.id.in_(automation_ids),
-                    Automation.deleted_at.is_(None),
-                    AutomationTrigger.type == TriggerType.WEBHOOK,
-                )
+        rows = await db.execute(
+            select(
+                Automation.id,
+                Automation.webhook_secret_ciphertext,
+                Automation.enabled,
+                AutomationTrigger.id,
+                AutomationTrigger.enabled,
             )
-            return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+            .join(AutomationTrigger, AutomationTrigger.automation_id == Automation.id)
+            .where(
+                Automation.id.in_(automation_ids),
+                Automation.deleted_at.is_(None),
+                AutomationTrigger.type == TriggerType.WEBHOOK,
+            )
+        )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def _check(self, arrival: _Arrival, found: _Found | None) -> str:
         """The webhook trigger's id, or the refusal, in the order that reveals nothing to a caller without
@@ -206,7 +212,7 @@ class WebhookIntake:
                 self._secrets[ciphertext] = None
         return self._secrets[ciphertext]
 
-    async def _record(self, arrivals: list[_Arrival]) -> set[str]:
+    async def _insert(self, db: AsyncSession, arrivals: list[_Arrival]) -> set[str]:
         """Insert the deliveries; the ids actually written (a repeated key writes nothing: the unique
         constraint decides, so concurrent repeats across processes record one delivery)."""
         insert = postgresql_insert if self.ctx.db.engine.dialect.name == "postgresql" else sqlite_insert
@@ -228,9 +234,8 @@ class WebhookIntake:
             }
             for a in arrivals
         ]
-        async with self.ctx.db.transaction() as db:
-            connection = await db.connection()
-            return set((await connection.execute(statement, rows)).scalars())
+        connection = await db.connection()
+        return set((await connection.execute(statement, rows)).scalars())
 
     async def _answer_repeats(self, repeats: list[_Arrival]) -> None:
         """A repeated key is answered with the delivery that holds it, and nothing is enqueued."""

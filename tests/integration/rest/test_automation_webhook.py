@@ -288,15 +288,15 @@ async def test_a_delivery_whose_automation_vanishes_before_its_insert_is_404_and
 ):
     doomed_id, doomed_secret = await webhook_automation(services, workspace_id)
     kept_id, kept_secret = await webhook_automation(services, workspace_id, name="Kept")
-    verified = WebhookIntake._verified
+    async with db.read() as session:  # what the batch's read saw, before a hard delete (the cascade)
+        seen = await WebhookIntake._webhook_automations(session, {doomed_id, kept_id})
+    async with db.transaction() as session:
+        await session.execute(delete(Automation).where(Automation.id == doomed_id))
 
-    async def then_gone(self: WebhookIntake, batch: list[Any]) -> list[Any]:
-        accepted = await verified(self, batch)
-        async with db.transaction() as session:  # a hard delete (the cascade) between the read and the insert
-            await session.execute(delete(Automation).where(Automation.id == doomed_id))
-        return accepted
+    async def read_before_the_delete(session: Any, automation_ids: set[str]) -> dict[str, Any]:
+        return {k: v for k, v in seen.items() if k in automation_ids}
 
-    monkeypatch.setattr(WebhookIntake, "_verified", then_gone)
+    monkeypatch.setattr(WebhookIntake, "_webhook_automations", staticmethod(read_before_the_delete))
     doomed, kept = await asyncio.gather(
         post(http, doomed_id, doomed_secret, json={"a": 1}), post(http, kept_id, kept_secret, json={"b": 2})
     )
