@@ -15,16 +15,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, null, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.automations.references import load_automation
+from kandev.domain.access.scope import sees_workspace
 from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.templates import TemplateContext, render
-from kandev.domain.context import ServiceContext
-from kandev.models import Automation, AutomationRun, AutomationTrigger
+from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.errors import NotFoundError
+from kandev.models import Automation, AutomationRun, AutomationTrigger, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, RunTriggerType, TriggerType
 
@@ -80,22 +81,31 @@ async def fire(
     try:
         async with ctx.unit_of_work() as uow:
             db = uow.db
-            automation = await load_automation(db, ctx.principal, automation_id)
+            automation, trigger = await _load(db, ctx.principal, automation_id, trigger_id)
             if not ctx.db.is_sqlite:
                 # Held to the commit, so two concurrent firings count each other (SQLite's writers are
                 # serialized already, and would only spend a statement on it).
                 await db.execute(select(Automation.id).where(Automation.id == automation.id).with_for_update())
-            refusal = await _refusal(db, automation, trigger_id)
+            refusal = _refusal(automation, trigger_id, trigger)
             if refusal is not None:
                 return FireOutcome(Admission.REFUSED, reason=refusal)
-            if dedup_key is not None:
-                holder = await db.scalar(
-                    select(AutomationRun.id).where(
-                        AutomationRun.automation_id == automation.id, AutomationRun.dedup_key == dedup_key
-                    )
-                )
-                if holder is not None:
-                    return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
+            # The key's holder and the active runs, in one statement (a fire's statements are its latency).
+            holder_id = (
+                select(AutomationRun.id)
+                .where(AutomationRun.automation_id == automation.id, AutomationRun.dedup_key == dedup_key)
+                .scalar_subquery()
+                if dedup_key is not None
+                else null()
+            )
+            active_count = (
+                select(func.count())
+                .select_from(AutomationRun)
+                .where(AutomationRun.automation_id == automation.id, active_sql())
+                .scalar_subquery()
+            )
+            holder, active = (await db.execute(select(holder_id, active_count))).one()
+            if holder is not None:
+                return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
             now = utcnow()
             occurred = occurrence or now
             title = render(automation.title_template or automation.name, context_of(trigger_type, occurred, payload))
@@ -109,11 +119,6 @@ async def fire(
                 occurred_at=occurred,
                 title_snapshot=(title.strip() or automation.name)[:TITLE_LIMIT],
                 created_at=now,
-            )
-            active = await db.scalar(
-                select(func.count())
-                .select_from(AutomationRun)
-                .where(AutomationRun.automation_id == automation.id, active_sql())
             )
             if (active or 0) >= automation.max_concurrent_runs:
                 run.status = RunStatus.SKIPPED
@@ -144,14 +149,32 @@ async def fire(
         return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
 
 
-async def _refusal(db: AsyncSession, automation: Automation, trigger_id: str | None) -> str | None:
+async def _load(
+    db: AsyncSession, principal: Principal, automation_id: str, trigger_id: str | None
+) -> tuple[Automation, AutomationTrigger | None]:
+    """The automation, as load_automation reads it (live, in a workspace the principal sees), and the named
+    trigger if it is the automation's: one statement."""
+    trigger_of_it = and_(AutomationTrigger.id == trigger_id, AutomationTrigger.automation_id == Automation.id)
+    row = (
+        await db.execute(
+            select(Automation, Workspace, AutomationTrigger)
+            .join(Workspace, Workspace.id == Automation.workspace_id)
+            .outerjoin(AutomationTrigger, trigger_of_it)
+            .where(Automation.id == automation_id)
+        )
+    ).first()
+    if row is None or row[0].deleted_at is not None or not sees_workspace(principal, row[1]):
+        raise NotFoundError("automation", automation_id)
+    return row[0], row[2]
+
+
+def _refusal(automation: Automation, trigger_id: str | None, trigger: AutomationTrigger | None) -> str | None:
     """Why nothing may fire now, or None: a disabled automation, a disabled or foreign trigger."""
     if not automation.enabled:
         return "the automation is disabled"
     if trigger_id is None:
         return None
-    trigger = await db.get(AutomationTrigger, trigger_id)
-    if trigger is None or trigger.automation_id != automation.id:
+    if trigger is None:
         return "the trigger no longer exists"
     if not trigger.enabled:
         return "the trigger is disabled"
