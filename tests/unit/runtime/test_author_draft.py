@@ -1,0 +1,97 @@
+"""The built-in authoring agent's understanding of common phrasings, and its conversation rules: a confirmation
+before anything is created, at most three follow-ups in a row, a hand-off to the form with what it captured."""
+
+from __future__ import annotations
+
+import pytest
+
+from kandev.runtime.author_draft import Conversation, Draft, understand
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger", "prompt"),
+    [
+        (
+            "every weekday at 9, summarise yesterday's merged PRs",
+            {"type": "scheduled", "config": {"expression": "0 9 * * 1-5"}},
+            "summarise yesterday's merged PRs",
+        ),
+        (
+            "Check the nightly build on weekdays at 9:30pm",
+            {"type": "scheduled", "config": {"expression": "30 21 * * 1-5"}},
+            "Check the nightly build",
+        ),
+        (
+            "every 15 minutes ping the status page",
+            {"type": "scheduled", "config": {"expression": "@every 15m"}},
+            "ping the status page",
+        ),
+        (
+            "every monday at 10 plan the week",
+            {"type": "scheduled", "config": {"expression": "0 10 * * 1"}},
+            "plan the week",
+        ),
+        ("daily at 12am rotate logs", {"type": "scheduled", "config": {"expression": "0 0 * * *"}}, "rotate logs"),
+        ("hourly: tidy the inbox", {"type": "scheduled", "config": {"expression": "@hourly"}}, "tidy the inbox"),
+        (
+            "on each push to main run the linters",
+            {"type": "github_push", "config": {"branches": ["main"]}},
+            "run the linters",
+        ),
+        (
+            "when a pull request is opened, review it",
+            {"type": "github_pr", "config": {"events": ["opened"]}},
+            "review it",
+        ),
+        ("triage alerts from a webhook", {"type": "webhook"}, "triage alerts"),
+    ],
+)
+def test_common_phrasings_become_a_trigger_and_a_prompt(text, trigger, prompt):
+    draft = understand(text, Draft())
+    assert (draft.trigger, draft.prompt) == (trigger, prompt)
+
+
+def test_a_timezone_and_a_name_are_understood_and_kept_across_messages():
+    draft = understand("every day at 8 in Europe/Berlin send the digest", Draft())
+    draft = understand("call it Morning digest", draft)
+    assert draft.definition() == {
+        "name": "Morning digest",
+        "prompt": "send the digest",
+        "triggers": [{"type": "scheduled", "config": {"expression": "0 8 * * *", "timezone": "Europe/Berlin"}}],
+    }
+
+
+def test_it_asks_for_what_is_missing_then_confirms_before_creating():
+    chat = Conversation()
+    asked = chat.hear("summarise the merged pull requests")
+    assert asked.messages[0].startswith("When should it run?") and asked.create is None
+    shown = chat.hear("every weekday at 9")
+    assert shown.confirm is not None and "Fires: on the schedule 0 9 * * 1-5 (UTC)" in shown.messages
+    assert chat.hear("yes").create == shown.confirm
+
+
+def test_a_no_at_the_confirmation_asks_what_to_change_and_nothing_is_created():
+    chat = Conversation()
+    chat.hear("every 2 hours check the queue")
+    answer = chat.hear("no")
+    assert answer.messages == ["What should change?"] and answer.create is None
+    assert chat.hear("every 3 hours").confirm is not None
+
+
+def test_after_three_follow_ups_in_a_row_it_hands_over_to_the_form_with_what_it_captured():
+    chat = Conversation()
+    replies = [chat.hear(text) for text in ("hmm", "not sure", "something useful", "whatever")]
+    assert [r.handoff is not None for r in replies] == [False, False, False, True]
+    assert replies[-1].messages[0].startswith("I'm having trouble — let's switch to the form")
+    assert replies[-1].handoff == Draft(prompt="whatever")
+    assert chat.hear("every day").messages[0].startswith("This chat is finished")
+
+
+def test_a_viable_draft_is_never_created_without_a_yes_however_long_the_chat():
+    chat = Conversation()
+    replies = [chat.hear(text) for text in ("every day tidy up", "no", "no", "no", "no", "no", "no")]
+    assert all(r.create is None and r.handoff is None for r in replies)
+    assert [bool(r.confirm) for r in replies] == [True, False, True, False, True, False, True]
+    assert chat.hear("yes").create == Draft(
+        prompt="tidy up", trigger={"type": "scheduled", "config": {"expression": "@daily"}}
+    )
