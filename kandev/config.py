@@ -83,6 +83,12 @@ class Settings(BaseSettings):
         default="https://api.github.com", description="base URL of the GitHub REST API (GitHub Enterprise: .../api/v3)"
     )
     github_poll_seconds: float = Field(default=60.0, gt=0, description="how often open pull requests are polled")
+    preflight_attempts: int = Field(
+        default=4, ge=1, le=20, description="tries of an automation's pre-flight check before it is acked FAILED"
+    )
+    preflight_backoff_seconds: float = Field(
+        default=0.5, ge=0, description="wait before the pre-flight's second try, doubling for each next one"
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )

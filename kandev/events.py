@@ -95,12 +95,14 @@ def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
 class AutomationEventPayload(TypedDict):
     """automationEvents: what happened to a run (RUN_CREATED, RUN_UPDATED, RUN_DELETED), its automation and the
     run as RunRecord JSON (kandev.domain.automations.run_events); or NEXT_FIRE_CHANGED, with no run and the
-    automation's next fire (ISO, null when none)."""
+    automation's next fire (ISO, null when none); or ACK_CHANGED, with no run and the automation's stored
+    pre-flight ack (preflight.Ack JSON)."""
 
     kind: str
     automation_id: str
     run: dict[str, Any] | None
     next_fire: NotRequired[str | None]
+    ack: NotRequired[dict[str, Any] | None]
 
 
 def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:

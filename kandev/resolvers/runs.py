@@ -14,7 +14,7 @@ from kandev.domain.automations.run_events import run_of_json
 from kandev.events import automation_channel
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.resolvers.common import attempt
-from kandev.schema.automation_types import AutomationRun, AutomationRunConnection, run_connection
+from kandev.schema.automation_types import AutomationAck, AutomationRun, AutomationRunConnection, run_connection
 from kandev.schema.context import Info
 from kandev.schema.enums import AutomationEventKind, AutomationRunStatus, AutomationRunTriggerType
 from kandev.schema.run_inputs import (
@@ -95,4 +95,5 @@ async def automation_events(info: Info, workspace_id: strawberry.ID) -> AsyncGen
                 automation_id=strawberry.ID(payload["automation_id"]),
                 run=AutomationRun.of(run_of_json(run)) if run is not None else None,
                 next_fire=datetime.fromisoformat(next_fire) if next_fire else None,
+                ack=AutomationAck.of_json(payload.get("ack")),
             )

@@ -8,7 +8,7 @@ from typing import Annotated, TypeAlias
 import strawberry
 
 from kandev.domain.automations.firing import Admission
-from kandev.schema.automation_types import AutomationRun
+from kandev.schema.automation_types import AutomationAck, AutomationRun
 from kandev.schema.declare import arg
 from kandev.schema.enums import AutomationEventKind
 from kandev.schema.errors import ExpectedError
@@ -70,8 +70,8 @@ class DeleteAllRunsPayload:
 
 
 @strawberry.type(
-    description="A run changed (it was created, its status moved, or it was deleted), or an automation's next "
-    "scheduled fire moved."
+    description="A run changed (it was created, its status moved, or it was deleted), an automation's next "
+    "scheduled fire moved, or its pre-flight acknowledgement was stored."
 )
 class AutomationEvent:
     kind: AutomationEventKind
@@ -83,6 +83,9 @@ class AutomationEvent:
     )
     next_fire: datetime | None = strawberry.field(
         default=None, description="NEXT_FIRE_CHANGED: the automation's next fire; null when it has none."
+    )
+    ack: AutomationAck | None = strawberry.field(
+        default=None, description="ACK_CHANGED: the automation's pre-flight acknowledgement as stored."
     )
 
 

@@ -57,6 +57,8 @@ _CONFIGURATION = (
     "update_workflow_step_kandev",
     "delete_workflow_step_kandev",
     "reorder_workflow_steps_kandev",
+    # The spec's name, without the suffix (the automation-authoring surface will share it).
+    "dry_run_preflight",
 )
 SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
     Surface.KANBAN_TASK: (

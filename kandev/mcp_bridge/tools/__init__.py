@@ -1,6 +1,7 @@
 """Every tool of the catalogue, one module per area; importing this package registers them."""
 
 from kandev.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
+    automations,
     dependencies,
     permissions,
     rich_output,
