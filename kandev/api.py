@@ -100,6 +100,11 @@ class Query:
         extensions=[DeclaredQueryLimits()],
         description="Check a schedule expression in a timezone: valid or why not, in words, and its next fires.",
     )
+    dry_run_preflight = strawberry.field(
+        resolver=automation_resolvers.dry_run_preflight,
+        description="Check an unsaved automation as a save would (its pre-flight acknowledgement) without storing "
+        "anything: the agent profile, the MCP tools its run gets, credentials, the next run and a summary.",
+    )
     github_connection = strawberry.field(
         resolver=github_resolvers.github_connection, description="A workspace's GitHub connection; null: none."
     )
@@ -254,6 +259,10 @@ class Mutation:
     update_automation = strawberry.mutation(
         resolver=automation_resolvers.update_automation,
         description="Change an automation; given triggers replace the set (switching layouts deletes the other's).",
+    )
+    reack_automation = strawberry.mutation(
+        resolver=automation_resolvers.reack_automation,
+        description="Check an automation's pre-flight again: lastAck is PENDING until the check stores its result.",
     )
     set_automation_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_enabled)
     set_automation_trigger_enabled = strawberry.mutation(resolver=automation_resolvers.set_automation_trigger_enabled)

@@ -86,6 +86,12 @@ class Settings(BaseSettings):
     automation_slow_run_minutes: float = Field(
         default=10.0, gt=0, description="after how long a running automation run is flagged 'taking longer than usual'"
     )
+    preflight_attempts: int = Field(
+        default=4, ge=1, le=20, description="tries of an automation's pre-flight check before it is acked FAILED"
+    )
+    preflight_backoff_seconds: float = Field(
+        default=0.5, ge=0, description="wait before the pre-flight's second try, doubling for each next one"
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )

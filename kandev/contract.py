@@ -19,6 +19,7 @@ from graphql import (
     GraphQLInputType,
     GraphQLList,
     GraphQLNonNull,
+    GraphQLObjectType,
     GraphQLScalarType,
 )
 from graphql.pyutils import Undefined
@@ -156,6 +157,8 @@ class Command:
     parameters: tuple[Parameter, ...]
     # The mutation takes one `input` object whose fields are the parameters.
     wrapped: bool
+    # "query" for the few checks agents run like commands (an answer, nothing written): dryRunPreflight.
+    operation: str = "mutation"
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -186,11 +189,11 @@ class Command:
     def document(self, selection: str) -> str:
         """The operation running this mutation; `selection` is read from its payload (error types answer
         with their typename, message, code and fields)."""
-        field = schema._schema.mutation_type.fields[self.mutation]  # type: ignore[union-attr]
+        field = _root(self.operation).fields[self.mutation]
         declared_vars = ", ".join(f"${name}: {arg.type}" for name, arg in field.args.items())
         passed = ", ".join(f"{name}: ${name}" for name in field.args)
         call = f"{self.mutation}({passed})" if passed else self.mutation
-        head = f"mutation({declared_vars})" if declared_vars else "mutation"
+        head = f"{self.operation}({declared_vars})" if declared_vars else self.operation
         return f"{head} {{ {call} {{ {ERROR_SELECTION} {selection} }} }}"
 
 
@@ -226,15 +229,21 @@ def input_limits() -> dict[str, dict[str, dict[str, int]]]:
 
 
 @cache
-def command(mutation: str) -> Command:
-    """The command a mutation declares."""
-    field = schema._schema.mutation_type.fields[mutation]  # type: ignore[union-attr]
+def _root(operation: str) -> GraphQLObjectType:
+    root = schema._schema.query_type if operation == "query" else schema._schema.mutation_type
+    assert root is not None
+    return root
+
+
+def command(mutation: str, *, operation: str = "mutation") -> Command:
+    """The command a mutation declares (or, with operation "query", a query taking one input the same way)."""
+    field = _root(operation).fields[mutation]
     args = field.args
     only = next(iter(args.values())) if len(args) == 1 else None
     inner = only.type.of_type if only is not None and isinstance(only.type, GraphQLNonNull) else None
     if "input" in args and len(args) == 1 and isinstance(inner, GraphQLInputObjectType):
-        return Command(mutation, _parameters(inner.fields), wrapped=True)
-    return Command(mutation, _parameters(args), wrapped=False)
+        return Command(mutation, _parameters(inner.fields), wrapped=True, operation=operation)
+    return Command(mutation, _parameters(args), wrapped=False, operation=operation)
 
 
 class Refused(Exception):

@@ -25,6 +25,7 @@ LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
 DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
 CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
+PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 # Stopping a task and removing its directories (git and the filesystem, no agent).
 CLEANUP_TIMEOUT_SECONDS = 300
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
@@ -137,6 +138,10 @@ class RqDispatcher:
         await self._enqueue_automation_job(
             RETAIN_WORKTREES_JOB, automation_id, f"worktree retention automation={automation_id}"
         )
+
+    async def enqueue_preflight(self, automation_id: str) -> None:
+        """The job that checks an automation's pre-flight and stores its ack (kandev.domain.automations.preflight)."""
+        await self._enqueue_automation_job(PREFLIGHT_JOB, automation_id, f"pre-flight automation={automation_id}")
 
     async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
         from kandev.jobs.queues import AUTOMATIONS, enqueue

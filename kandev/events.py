@@ -95,7 +95,8 @@ def task_channel(workspace_id: str) -> Channel[TaskEventPayload]:
 class AutomationEventPayload(TypedDict):
     """automationEvents: what happened to a run (RUN_CREATED, RUN_UPDATED, RUN_DELETED), its automation and the
     run as RunRecord JSON (kandev.domain.automations.run_events); or NEXT_FIRE_CHANGED, with no run and the
-    automation's next fire (ISO, null when none); or THREAD_MESSAGE, with a new entry of its thread."""
+    automation's next fire (ISO, null when none); ACK_CHANGED, with no run and the automation's stored
+    pre-flight ack (preflight.Ack JSON); or THREAD_MESSAGE, with a new entry of its thread."""
 
     kind: str
     automation_id: str
@@ -103,6 +104,7 @@ class AutomationEventPayload(TypedDict):
     next_fire: NotRequired[str | None]
     # THREAD_MESSAGE: the new thread entry (kandev.domain.automations.thread.entry_json).
     thread_message: NotRequired[dict[str, Any]]
+    ack: NotRequired[dict[str, Any] | None]
 
 
 def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:

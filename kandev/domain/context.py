@@ -133,6 +133,8 @@ class JobDispatcher(Protocol):
 
     async def enqueue_worktree_retention(self, automation_id: str) -> None: ...
 
+    async def enqueue_preflight(self, automation_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""

@@ -1,11 +1,13 @@
 """RQ jobs of automations, on the automations queue: launching an admitted run (its task and first prompt),
 firing accepted webhook deliveries (those recorded together, in one job), cleaning up a deleted run's or
-automation's hidden task, and reclaiming an automation's older run worktrees."""
+automation's hidden task, reclaiming an automation's older run worktrees, and checking an automation's
+pre-flight."""
 
 from __future__ import annotations
 
 from kandev.domain.automations.cleanup import run_cleanup
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.retention import retain_worktrees as retain
 from kandev.domain.automations.webhooks import deliver_all
 from kandev.domain.context import ServiceContext
@@ -34,3 +36,9 @@ def retain_worktrees(automation_id: str) -> int:
 
 async def _retain(ctx: ServiceContext, automation_id: str) -> int:
     return len(await retain(ctx, automation_id))
+
+
+def preflight_automation(automation_id: str) -> str:
+    """RQ entry point (sync): check the automation's pre-flight and store its ack (retried inside with backoff);
+    the stored status, or `unchanged` / `gone`."""
+    return run_as_system(check_and_store, automation_id)

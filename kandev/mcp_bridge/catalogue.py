@@ -86,11 +86,13 @@ def command_tool(
     result: Callable[[dict[str, Any]], dict[str, Any]],
     *,
     without: tuple[str, ...] = (),
+    operation: str = "mutation",
     **options: Any,
 ) -> ToolSpec:
-    """A tool that runs one mutation: its schema, variables and document come from the mutation's declaration
-    (kandev.contract); `without` leaves out arguments agents don't send; `selection` reads the payload."""
-    declared = command(mutation)
+    """A tool that runs one mutation (or a query declared like one, with operation "query"): its schema,
+    variables and document come from the declaration (kandev.contract); `without` leaves out arguments agents
+    don't send; `selection` reads the payload."""
+    declared = command(mutation, operation=operation)
     return ToolSpec(
         name=name,
         description=description,

@@ -41,6 +41,11 @@ class Automation(Base):
     created_by: Mapped[str] = mapped_column(String(200))
     # The webhook trigger's secret, encrypted with the server key (kandev.domain.workspace.secrets.cipher).
     webhook_secret_ciphertext: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    # The last pre-flight acknowledgement (kandev.domain.automations.preflight.Ack as JSON; null: never checked),
+    # the fingerprint of the inputs it answers for, and the attempts the pending check has taken.
+    last_ack: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    ack_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    ack_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

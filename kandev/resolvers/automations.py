@@ -18,6 +18,9 @@ from kandev.schema.automation_inputs import (
     CreateAutomationResult,
     DeleteAutomationPayload,
     DeleteAutomationResult,
+    DryRunPreflightResult,
+    ReackAutomationInput,
+    ReackAutomationResult,
     RevealWebhookSecretResult,
     RotateWebhookSecretResult,
     SetAutomationEnabledInput,
@@ -32,6 +35,7 @@ from kandev.schema.automation_inputs import (
 )
 from kandev.schema.automation_types import (
     Automation,
+    AutomationAck,
     AutomationRunConnection,
     AutomationThreadConnection,
     runs_of,
@@ -137,3 +141,13 @@ async def reveal_webhook_secret(info: Info, automation_id: AutomationIdArgument)
 async def rotate_webhook_secret(info: Info, automation_id: AutomationIdArgument) -> RotateWebhookSecretResult:
     call = info.context.services.automations.rotate_webhook_secret(str(automation_id))
     return await attempt(call, lambda s: WebhookSecretPayload(automation_id=automation_id, secret=s))
+
+
+async def reack_automation(info: Info, input: ReackAutomationInput) -> ReackAutomationResult:
+    call = info.context.services.automations.reack(str(input.automation_id))
+    return await attempt(call, _payload)
+
+
+async def dry_run_preflight(info: Info, input: CreateAutomationInput) -> DryRunPreflightResult:
+    call = info.context.services.automations.dry_run(str(input.workspace_id), input.to_fields())
+    return await attempt(call, AutomationAck.of)

@@ -16,6 +16,7 @@ from kandev.events import automation_channel
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.resolvers.common import attempt
 from kandev.schema.automation_types import (
+    AutomationAck,
     AutomationRun,
     AutomationRunConnection,
     AutomationThreadMessage,
@@ -102,4 +103,5 @@ async def automation_events(info: Info, workspace_id: strawberry.ID) -> AsyncGen
                 run=AutomationRun.of(run_of_json(run)) if run is not None else None,
                 next_fire=datetime.fromisoformat(next_fire) if next_fire else None,
                 thread_message=AutomationThreadMessage.of(entry_of_json(entry)) if entry is not None else None,
+                ack=AutomationAck.of_json(payload.get("ack")),
             )

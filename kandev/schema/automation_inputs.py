@@ -12,7 +12,7 @@ from kandev.domain.automations.records import MISSING, AutomationFields, Trigger
 from kandev.domain.validation import MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import enums as stored
-from kandev.schema.automation_types import Automation
+from kandev.schema.automation_types import Automation, AutomationAck
 from kandev.schema.declare import arg, argument
 from kandev.schema.enums import AutomationContext, AutomationCreatedVia, AutomationDestination, AutomationTriggerType
 from kandev.schema.errors import ExpectedError
@@ -241,6 +241,11 @@ class AutomationPayload:
     )
 
 
+@strawberry.input
+class ReackAutomationInput:
+    automation_id: strawberry.ID = arg(_AUTOMATION_ID, min_length=1)
+
+
 @strawberry.type
 class DeleteAutomationPayload:
     automation_id: strawberry.ID
@@ -276,3 +281,7 @@ RevealWebhookSecretResult: TypeAlias = Annotated[
 RotateWebhookSecretResult: TypeAlias = Annotated[
     WebhookSecretPayload | ExpectedError, strawberry.union("RotateWebhookSecretResult")
 ]
+ReackAutomationResult: TypeAlias = Annotated[
+    AutomationPayload | ExpectedError, strawberry.union("ReackAutomationResult")
+]
+DryRunPreflightResult: TypeAlias = Annotated[AutomationAck | ExpectedError, strawberry.union("DryRunPreflightResult")]

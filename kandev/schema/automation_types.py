@@ -11,11 +11,13 @@ from strawberry.scalars import JSON
 
 from kandev.domain.automations.agenda import next_fire, trigger_next_fire
 from kandev.domain.automations.indicator import NextRun, NextRunState, next_run
+from kandev.domain.automations.preflight import Ack
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
 from kandev.domain.automations.thread import ThreadEntry, ThreadPage
 from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.schema.context import Info
 from kandev.schema.enums import (
+    AckStatus,
     AutomationContext,
     AutomationCreatedVia,
     AutomationDestination,
@@ -241,6 +243,59 @@ class NextRunIndicator:
         return cls(**{f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
 
 
+@strawberry.type(description="The agent profile a run is routed to.")
+class AckProfile:
+    id: strawberry.ID
+    name: str
+
+
+@strawberry.type(description="A credential a run needs, by name: whether it is there and what checking it found.")
+class AckCredential:
+    name: str = strawberry.field(description="'GitHub connection' or 'secret NAME'.")
+    present: bool
+    outcome: str = strawberry.field(
+        description="authenticated, present, missing, rejected or not verified. Never the value."
+    )
+
+
+@strawberry.type(
+    description="A pre-flight acknowledgement: what the automation's next run gets, checked without running anything."
+)
+class AutomationAck:
+    status: AckStatus
+    routed_profile: AckProfile | None = strawberry.field(description="Null when no usable profile is chosen.")
+    tools: list[str] = strawberry.field(description="The MCP tool names the run's session gets.")
+    credentials: list[AckCredential]
+    next_run: str | None = strawberry.field(
+        description="An ISO time, the webhook URL path, 'on GitHub events', 'manual only' or 'disabled'; "
+        "null while PENDING."
+    )
+    summary: str = strawberry.field(description="What the automation does, in plain English.")
+    detail: str | None = strawberry.field(description="Why FAILED or WARN (or what PENDING waits on).")
+    acked_at: datetime | None = strawberry.field(description="When the check ran; null while PENDING.")
+
+    @classmethod
+    def of(cls, ack: Ack) -> AutomationAck:
+        profile = None
+        if ack.routed_profile_id is not None:
+            profile = AckProfile(id=strawberry.ID(ack.routed_profile_id), name=ack.routed_profile_name or "")
+        return cls(
+            status=AckStatus(ack.status.value),
+            routed_profile=profile,
+            tools=list(ack.tools),
+            credentials=[AckCredential(name=c.name, present=c.present, outcome=c.outcome) for c in ack.credentials],
+            next_run=ack.next_run,
+            summary=ack.summary,
+            detail=ack.detail,
+            acked_at=ack.acked_at,
+        )
+
+    @classmethod
+    def of_json(cls, values: dict[str, object] | None) -> AutomationAck | None:
+        ack = Ack.from_json(values)
+        return None if ack is None else cls.of(ack)
+
+
 @strawberry.type(description="Work a schedule, a webhook or a GitHub event creates in a workspace.")
 class Automation:
     record: strawberry.Private[AutomationRecord]
@@ -271,6 +326,10 @@ class Automation:
     repositories: list[AutomationRepository] = strawberry.field(
         description="Repository and base-branch pairs in order; empty: each run works in a scratch directory."
     )
+    last_ack: AutomationAck | None = strawberry.field(
+        description="The last pre-flight acknowledgement (PENDING right after a save); null: never checked. "
+        "automationEvents sends ACK_CHANGED whenever it is stored."
+    )
 
     @classmethod
     def of(cls, record: AutomationRecord) -> Automation:
@@ -297,6 +356,7 @@ class Automation:
             has_webhook_secret=record.has_webhook_secret,
             triggers=[AutomationTrigger.of(t, record.enabled) for t in record.triggers],
             repositories=[AutomationRepository.of(r) for r in record.repositories],
+            last_ack=AutomationAck.of_json(record.last_ack),
         )
 
     @described(

@@ -104,6 +104,17 @@ class AutomationEventKind(Enum):
     THREAD_MESSAGE = strawberry.enum_value(
         "THREAD_MESSAGE", description="A new entry of the automation's thread; carries threadMessage, no run."
     )
+    ACK_CHANGED = strawberry.enum_value(
+        "ACK_CHANGED", description="The automation's pre-flight acknowledgement was stored; carries ack, no run."
+    )
+
+
+@strawberry.enum(description="A pre-flight acknowledgement's verdict.")
+class AckStatus(Enum):
+    OK = strawberry.enum_value("OK", description="The next run has what it needs.")
+    WARN = strawberry.enum_value("WARN", description="It can run, with a concern (see detail).")
+    FAILED = strawberry.enum_value("FAILED", description="A run would fail (see detail); reackAutomation checks again.")
+    PENDING = strawberry.enum_value("PENDING", description="The check is queued or running.")
 
 
 @strawberry.enum(description="Who or what created the task.")

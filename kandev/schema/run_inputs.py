@@ -9,7 +9,13 @@ import strawberry
 
 from kandev.domain.automations.firing import Admission
 from kandev.domain.errors import NotFoundError
-from kandev.schema.automation_types import AutomationRun, AutomationThreadMessage, NextRunIndicator, indicator_of
+from kandev.schema.automation_types import (
+    AutomationAck,
+    AutomationRun,
+    AutomationThreadMessage,
+    NextRunIndicator,
+    indicator_of,
+)
 from kandev.schema.context import Info
 from kandev.schema.declare import arg
 from kandev.schema.enums import AutomationEventKind
@@ -74,7 +80,7 @@ class DeleteAllRunsPayload:
 
 @strawberry.type(
     description="A run changed (it was created, its status moved, or it was deleted), an automation's next "
-    "scheduled fire moved, or its thread has a new entry."
+    "scheduled fire moved, its pre-flight acknowledgement was stored, or its thread has a new entry."
 )
 class AutomationEvent:
     kind: AutomationEventKind
@@ -86,6 +92,9 @@ class AutomationEvent:
     )
     next_fire: datetime | None = strawberry.field(
         default=None, description="NEXT_FIRE_CHANGED: the automation's next fire; null when it has none."
+    )
+    ack: AutomationAck | None = strawberry.field(
+        default=None, description="ACK_CHANGED: the automation's pre-flight acknowledgement as stored."
     )
     thread_message: AutomationThreadMessage | None = strawberry.field(
         default=None, description="THREAD_MESSAGE: the new entry of the automation's thread."

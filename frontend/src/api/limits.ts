@@ -174,6 +174,11 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "ReackAutomationInput": {
+    "automationId": {
+      "minLength": 1
+    }
+  },
   "ReorderWorkflowStepsInput": {
     "stepIds": {
       "minLength": 1

@@ -120,6 +120,8 @@ class AutomationRecord:
     triggers: tuple[TriggerRecord, ...] = ()
     repositories: tuple[RepositoryRecord, ...] = ()
     has_webhook_secret: bool = False
+    # The last pre-flight ack as stored (preflight.Ack JSON); None: never checked.
+    last_ack: dict[str, Any] | None = None
 
     @classmethod
     def of(

@@ -23,13 +23,17 @@ from kandev.domain.automations.authoring import start_authoring
 from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
+from kandev.domain.automations.preflight import Ack, acked_inputs, mark_pending
+from kandev.domain.automations.preflight import check as preflight_check
 from kandev.domain.automations.records import (
     AutomationFields,
     AutomationRecord,
+    RepositoryRecord,
     RunPage,
     RunRecord,
     SavedAutomation,
     TriggerFields,
+    TriggerRecord,
     given,
 )
 from kandev.domain.automations.references import (
@@ -285,6 +289,7 @@ class AutomationService:
             await _replace_repositories(db, automation.id, pairs)
             secret = await self._replace_triggers(db, automation, triggers)
             await refresh_next_fires(uow, automation, self.now())
+            mark_pending(uow, self.ctx, automation)
             saved = (await records(db, [automation]))[0]
             await thread.note_created(uow, saved, self.ctx.principal.actor, self.now())
             return SavedAutomation(saved, secret)
@@ -296,9 +301,10 @@ class AutomationService:
         async with self.ctx.unit_of_work() as uow:
             db = uow.db
             automation = await load_automation(db, self.ctx.principal, automation_id)
+            before = (await records(db, [automation]))[0]
+            acked_before = acked_inputs(before)
             draft = _applied(_Draft.of(automation), command, creating=False)
             await self._check(db, automation.workspace_id, draft)
-            before = (await records(db, [automation]))[0]
             if given(command.repositories):
                 pairs = await check_repositories(db, automation.workspace_id, command.repositories)
                 await _replace_repositories(db, automation.id, pairs)
@@ -309,9 +315,63 @@ class AutomationService:
             await db.flush()
             await refresh_next_fires(uow, automation, self.now())
             saved = (await records(db, [automation]))[0]
+            if acked_inputs(saved) != acked_before:
+                mark_pending(uow, self.ctx, automation)
+                saved = replace(saved, last_ack=automation.last_ack)
             in_chat = self.ctx.principal.authors_automations
             await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now(), in_chat=in_chat)
             return SavedAutomation(saved, secret)
+
+    # -- pre-flight acknowledgement ----------------------------------------------------------
+
+    async def reack(self, automation_id: str) -> AutomationRecord:
+        """Check the automation again (reackAutomation): the ack is PENDING until the job stores the result."""
+        async with self.ctx.unit_of_work() as uow:
+            automation = await load_automation(uow.db, self.ctx.principal, automation_id)
+            mark_pending(uow, self.ctx, automation)
+            return (await records(uow.db, [automation]))[0]
+
+    async def dry_run(self, workspace_id: str, command: AutomationFields) -> Ack:
+        """dryRunPreflight: the same check on an unsaved definition, answered now; nothing is stored. The
+        definition is checked as a create is (a bad cron is an error); a missing or unusable profile is the
+        ack's FAILED, not an error. GitHub not answering is a FAILED ack here (nothing retries it)."""
+        from kandev.domain.automations.preflight import AckStatus, PreflightUnreachable
+
+        draft = _applied(_Draft.defaults(), command, creating=True)
+        triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
+        now = self.now()
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)
+            pairs = await check_repositories(
+                db, workspace_id, command.repositories if given(command.repositories) else []
+            )
+            record = AutomationRecord(
+                id="",
+                workspace_id=workspace_id,
+                created_via=str(AutomationCreatedVia.FORM),
+                created_by=self.ctx.principal.actor,
+                created_at=now,
+                updated_at=now,
+                deleted_at=None,
+                triggers=tuple(
+                    TriggerRecord(
+                        id="",
+                        automation_id="",
+                        type=t.type,
+                        enabled=t.enabled,
+                        config=c,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                    for t, c in triggers
+                ),
+                repositories=tuple(RepositoryRecord(r, b, i) for i, (r, b) in enumerate(pairs)),
+                **_draft_values(draft),
+            )
+            try:
+                return await preflight_check(db, self.ctx.settings, record, now)
+            except PreflightUnreachable as error:
+                return Ack(AckStatus.FAILED, detail=str(error), acked_at=now)
 
     async def set_enabled(self, automation_id: str, enabled: bool) -> AutomationRecord:
         async with self.ctx.unit_of_work() as uow:
@@ -440,6 +500,13 @@ class AutomationService:
             automation.webhook_secret_ciphertext = None
         await db.flush()
         return secret
+
+
+def _draft_values(draft: _Draft) -> dict[str, Any]:
+    """The draft's settings as an AutomationRecord holds them (enums as their stored text)."""
+    values: dict[str, Any] = {f.name: getattr(draft, f.name) for f in fields(_Draft)}
+    values["destination"], values["context"] = str(draft.destination), str(draft.context)
+    return values
 
 
 def _keep_anchor(trigger: AutomationTrigger) -> None:

@@ -58,6 +58,8 @@ _CONFIGURATION = (
     "update_workflow_step_kandev",
     "delete_workflow_step_kandev",
     "reorder_workflow_steps_kandev",
+    # The spec's name, without the suffix (the automation-authoring surface will share it).
+    "dry_run_preflight",
 )
 SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
     Surface.KANBAN_TASK: (
@@ -118,6 +120,7 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
     Surface.AUTOMATION_AUTHORING: (
         "list_available_agents",
         "validate_cron",
+        "dry_run_preflight",
         "create_automation",
         "update_automation",
         "delete_automation",

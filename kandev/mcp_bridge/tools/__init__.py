@@ -2,6 +2,7 @@
 
 from kandev.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     automation_authoring,
+    automations,
     dependencies,
     permissions,
     rich_output,

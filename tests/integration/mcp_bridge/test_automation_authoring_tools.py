@@ -18,6 +18,7 @@ from tests.integration.mcp_bridge.conftest import agent_on, call_tool, token_cal
 AUTHORING_TOOLS = {
     "list_available_agents",
     "validate_cron",
+    "dry_run_preflight",
     "create_automation",
     "update_automation",
     "delete_automation",

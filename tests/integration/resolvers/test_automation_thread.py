@@ -91,9 +91,7 @@ async def test_new_thread_entries_and_the_indicator_arrive_on_automation_events(
     assert (entry["threadMessage"]["kind"], entry["threadMessage"]["runId"]) == ("RUN_REQUEST", outcome.run_id)
 
 
-async def test_another_user_cannot_read_the_thread_of_a_workspace_they_cannot_see(
-    gql, services, bob, workspace_id
-):
+async def test_another_user_cannot_read_the_thread_of_a_workspace_they_cannot_see(gql, services, bob, workspace_id):
     automation_id = await automation(services, workspace_id)
     refused = await GraphQLCaller(bob).raw(THREAD, id=automation_id, first=5)
     assert refused.errors[0].extensions["code"] == "NOT_FOUND" and refused.data is None

@@ -32,19 +32,35 @@ def kinds(entries: list[ThreadEntry]) -> list[str]:
     return [e.kind for e in entries]
 
 
+async def until(events: Any, wanted: Any) -> None:
+    async with asyncio.timeout(30):
+        async for event in events:
+            if wanted(event):
+                return
+
+
+def acked(event: dict[str, Any]) -> bool:
+    return event["kind"] == "ACK_CHANGED" and event["ack"]["status"] != "PENDING"
+
+
+def settled(event: dict[str, Any]) -> bool:
+    return (event["run"] or {}).get("status") in ("succeeded", "failed")
+
+
 @pytest.mark.slow
-async def test_the_thread_reads_creation_plan_run_update_disable_and_delete_in_order(
+async def test_the_thread_reads_creation_ack_plan_run_update_disable_and_delete_in_order(
     services, db, bus, settings, workspace_id
 ):
-    automation_id = await new_automation(services, workspace_id, prompt="/say done for {{trigger.type}}")
     with running_worker(settings):
         async with bus.subscribe(automation_channel(workspace_id)) as events:
+            automation_id = await new_automation(services, workspace_id, prompt="/say done for {{trigger.type}}")
+            await until(events, acked)
             outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
-            async with asyncio.timeout(30):
-                async for event in events:
-                    if (event["run"] or {}).get("status") in ("succeeded", "failed"):
-                        break
-    await services.automations.update(automation_id, AutomationFields(prompt="/say changed", triggers=scheduled()))
+            await until(events, settled)
+            await services.automations.update(
+                automation_id, AutomationFields(prompt="/say changed", triggers=scheduled())
+            )
+            await until(events, acked)
     await services.automations.set_enabled(automation_id, False)
     await services.automations.delete(automation_id)
 
@@ -52,15 +68,19 @@ async def test_the_thread_reads_creation_plan_run_update_disable_and_delete_in_o
     assert kinds(entries) == [
         ThreadKind.CREATION_INTENT,
         ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.PREFLIGHT_ACK,
         ThreadKind.RUN_REQUEST,
         ThreadKind.RUN_RESPONSE,
         ThreadKind.UPDATED,
         ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.PREFLIGHT_ACK,
         ThreadKind.DISABLED,
         ThreadKind.NEXT_RUN_MARKER,
         ThreadKind.DELETED,
     ]
-    creation, plan, request, response, updated, scheduled_plan, _, disabled_plan, _ = entries
+    creation, plan, ack, request, response, updated, scheduled_plan, reack, _, disabled_plan, _ = entries
+    assert ack.text.startswith("Pre-flight check: ") and "Agent profile: " in ack.text
+    assert "Next run: " in reack.text
     assert "Created with the form" in creation.text and "Prompt template: /say done for {{trigger.type}}" in (
         creation.text
     )
@@ -122,9 +142,7 @@ async def test_a_skip_is_an_error_entry_and_a_retried_launch_writes_nothing_twic
     assert entries[3].text.startswith("A run fired by Run now was skipped: 1 run(s) still active")
 
 
-async def test_an_automation_saved_before_threads_gets_its_creation_intent_once_and_first(
-    services, db, workspace_id
-):
+async def test_an_automation_saved_before_threads_gets_its_creation_intent_once_and_first(services, db, workspace_id):
     automation_id = await new_automation(services, workspace_id, triggers=scheduled())
     await services.automations.set_enabled(automation_id, False)
     async with db.transaction() as session:  # as if saved before this change: no thread at all
