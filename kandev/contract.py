@@ -228,13 +228,13 @@ def input_limits() -> dict[str, dict[str, dict[str, int]]]:
     return found
 
 
-@cache
 def _root(operation: str) -> GraphQLObjectType:
     root = schema._schema.query_type if operation == "query" else schema._schema.mutation_type
     assert root is not None
     return root
 
 
+@cache
 def command(mutation: str, *, operation: str = "mutation") -> Command:
     """The command a mutation declares (or, with operation "query", a query taking one input the same way)."""
     field = _root(operation).fields[mutation]

@@ -41,12 +41,13 @@ class Subscriber:
         self.stream = stream
 
     async def next(self, timeout: float = 10) -> dict[str, Any]:
-        """The next message about a run or the subscription (thread entries are tested with the thread)."""
+        """The next message about a run or the subscription: thread entries and acks (every save sends one)
+        are tested on their own."""
         async with asyncio.timeout(timeout):
             while True:
                 result = await anext(self.stream)
                 assert not result.errors, result.errors
-                if result.data["automationEvents"]["kind"] != "THREAD_MESSAGE":
+                if result.data["automationEvents"]["kind"] not in ("THREAD_MESSAGE", "ACK_CHANGED"):
                     return dict(result.data["automationEvents"])
 
     async def until(self, run_id: str) -> list[dict[str, Any]]:
