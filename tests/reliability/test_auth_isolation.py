@@ -301,7 +301,10 @@ async def test_bob_and_his_agent_get_the_unknown_id_answer_for_alices_ids_from_e
                 answers = []
                 for target in (world.alice.of(TOOL_ID_KINDS[probed]), str(uuid.uuid4())):
                     result = await client.call_tool(tool.name, tool_arguments(tool, probed, target, world.bob))
-                    answers.append(normalised(result.structured_content, {target: "<id>"}))
+                    answer = normalised(result.structured_content, {target: "<id>"})
+                    if isinstance(answer, dict):
+                        answer.pop("acked_at", None)  # a dry run's check time: the same answer, a moment later
+                    answers.append(answer)
                 assert answers[0] == answers[1], (tool.name, probed, answers)
                 checked += 1
                 found_nothing += answers[0].get("code") == "NOT_FOUND"
