@@ -10,6 +10,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -135,6 +137,13 @@ def _ping_when_idle(engine: AsyncEngine) -> None:
             raise DisconnectionError("pooled connection is gone") from error
         if not alive:
             raise DisconnectionError("pooled connection is gone")
+
+
+def dialect_insert(session: AsyncSession, model: Any) -> Any:
+    """An INSERT into `model` in the session's dialect, so `on_conflict_do_nothing` works on SQLite and
+    PostgreSQL alike."""
+    insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    return insert(model)
 
 
 class Database:

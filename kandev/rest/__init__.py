@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
+from kandev.domain.automations.records import WEBHOOK_ROUTE
 from kandev.rest import exports, github_webhook, tasks, webhooks, workspace_sources
 
 
@@ -32,5 +33,5 @@ def routes() -> list[Route]:
             exports.export_automations_zip,
             methods=["GET"],
         ),
-        Route("/api/v1/automations/webhook/{automation_id}", webhooks.automation_webhook, methods=["POST"]),
+        Route(WEBHOOK_ROUTE, webhooks.automation_webhook, methods=["POST"]),
     ]

@@ -95,7 +95,6 @@ def understand(text: str, draft: Draft) -> Draft:
 
 def _trigger(text: str) -> tuple[dict[str, Any] | None, str]:
     """The trigger a message names and the message without that phrase."""
-    lowered = text.lower()
     patterns: list[tuple[str, Any]] = [
         (rf"\b(?:every\s+weekdays?|on\s+weekdays|weekdays)\s+at\s+{_TIME}", lambda m: _cron(m, 1, "1-5")),
         (rf"\b(?:every\s+day|daily)\s+at\s+{_TIME}", lambda m: _cron(m, 1, "*")),
@@ -116,10 +115,8 @@ def _trigger(text: str) -> tuple[dict[str, Any] | None, str]:
         (r"\b(?:on|via|from|with)\s+an?\s+webhook\b|\bwebhook\b", lambda m: {"type": "webhook"}),
     ]
     for pattern, build in patterns:
-        match = re.search(pattern, lowered, re.I)
-        if match:
-            found = re.search(pattern, text, re.I)
-            assert found is not None
+        found = re.search(pattern, text, re.I)
+        if found:
             return build(found), (text[: found.start()] + text[found.end() :]).strip()
     return None, text
 

@@ -10,7 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.automations.agenda import next_fire, trigger_next_fire
-from kandev.domain.automations.indicator import NextRun, NextRunState, next_run
+from kandev.domain.automations.indicator import NextRun, NextRunState
 from kandev.domain.automations.preflight import Ack
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
 from kandev.domain.automations.thread import ThreadEntry, ThreadPage
@@ -206,11 +206,8 @@ class AutomationThreadConnection:
 
 
 async def indicator_of(info: Info, automation: AutomationRecord) -> NextRunIndicator:
-    context = info.context
-    running_since = await context.loaders.running_since.load(automation.id)
-    now = context.services.automations.now()
-    slow_after = context.services.ctx.settings.automation_slow_run_minutes * 60
-    return NextRunIndicator.of(next_run(automation, running_since, now, slow_after))
+    running_since = await info.context.loaders.running_since.load(automation.id)
+    return NextRunIndicator.of(info.context.services.automations.indicator(automation, running_since))
 
 
 def thread_connection(page: ThreadPage) -> AutomationThreadConnection:

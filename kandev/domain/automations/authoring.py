@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.tasks.service import CreateTask, TaskService
@@ -22,8 +21,6 @@ async def start_authoring(
 ) -> Delivery:
     """The chat's task and session, its agent started on `prompt`, in one transaction (a profile that can't
     run here refuses it before anything is written)."""
-    if ctx.principal.session_id is not None:
-        raise PermissionDeniedError("an agent's session may not start an authoring chat")
     check_prompt(prompt)
     async with ctx.unit_of_work() as uow:
         await load_workspace(uow.db, ctx.principal, workspace_id)

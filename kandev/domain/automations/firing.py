@@ -15,17 +15,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import and_, func, null, select
+from sqlalchemy import func, null, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import sees_workspace
+from kandev.domain.automations.references import load_automation_and_trigger
 from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.templates import TemplateContext, render
-from kandev.domain.context import Principal, ServiceContext
-from kandev.domain.errors import NotFoundError
-from kandev.models import Automation, AutomationRun, AutomationTrigger, Workspace
+from kandev.domain.context import ServiceContext
+from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, RunTriggerType, TriggerType
 
@@ -81,7 +79,7 @@ async def fire(
     try:
         async with ctx.unit_of_work() as uow:
             db = uow.db
-            automation, trigger = await _load(db, ctx.principal, automation_id, trigger_id)
+            automation, trigger = await load_automation_and_trigger(db, ctx.principal, automation_id, trigger_id)
             if not ctx.db.is_sqlite:
                 # Held to the commit, so two concurrent firings count each other (SQLite's writers are
                 # serialized already, and would only spend a statement on it).
@@ -147,25 +145,6 @@ async def fire(
                 )
             )
         return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
-
-
-async def _load(
-    db: AsyncSession, principal: Principal, automation_id: str, trigger_id: str | None
-) -> tuple[Automation, AutomationTrigger | None]:
-    """The automation, as load_automation reads it (live, in a workspace the principal sees), and the named
-    trigger if it is the automation's: one statement."""
-    trigger_of_it = and_(AutomationTrigger.id == trigger_id, AutomationTrigger.automation_id == Automation.id)
-    row = (
-        await db.execute(
-            select(Automation, Workspace, AutomationTrigger)
-            .join(Workspace, Workspace.id == Automation.workspace_id)
-            .outerjoin(AutomationTrigger, trigger_of_it)
-            .where(Automation.id == automation_id)
-        )
-    ).first()
-    if row is None or row[0].deleted_at is not None or not sees_workspace(principal, row[1]):
-        raise NotFoundError("automation", automation_id)
-    return row[0], row[2]
 
 
 def _refusal(automation: Automation, trigger_id: str | None, trigger: AutomationTrigger | None) -> str | None:

@@ -10,8 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from kandev.domain.automations.agenda import next_fire
-from kandev.domain.automations.records import AutomationRecord
-from kandev.domain.automations.thread import WEBHOOK_PATH
+from kandev.domain.automations.records import AutomationRecord, webhook_path
 from kandev.models.enums import TriggerType
 
 
@@ -66,7 +65,7 @@ def next_run(automation: AutomationRecord, running_since: datetime | None, now: 
         return NextRun(NextRunState.SCHEDULED, label, at=at, relative=relative, slow_after_seconds=limit)
     enabled = {t.type for t in automation.triggers if t.enabled}
     if TriggerType.WEBHOOK in enabled:
-        path = WEBHOOK_PATH.format(id=automation.id)
+        path = webhook_path(automation.id)
         return NextRun(
             NextRunState.WEBHOOK,
             f"Triggered by external webhook: POST {path}",

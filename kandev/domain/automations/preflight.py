@@ -26,12 +26,10 @@ from sqlalchemy.orm.attributes import flag_modified
 from kandev.clock import clock_of
 from kandev.config import Settings
 from kandev.domain.automations import thread
-from kandev.domain.automations.agenda import next_fire
-from kandev.domain.automations.records import AutomationRecord
+from kandev.domain.automations.agenda import next_fire, schedule_of
+from kandev.domain.automations.records import AutomationRecord, webhook_path
 from kandev.domain.automations.references import records
-from kandev.domain.automations.schedule import Schedule
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.errors import ValidationError
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
@@ -44,7 +42,6 @@ from kandev.models.enums import TaskOrigin, ThreadKind, TriggerType
 log = logging.getLogger("kandev.automations.preflight")
 
 GITHUB_CONNECTION = "GitHub connection"
-WEBHOOK_PATH = "/api/v1/automations/webhook/{automation_id}"
 _GITHUB_TRIGGERS = frozenset(
     {TriggerType.GITHUB_PR, TriggerType.GITHUB_PR_MERGED, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI}
 )
@@ -299,7 +296,7 @@ def _next_run(automation: AutomationRecord, now: datetime, found: _Findings) -> 
     if fire is not None:
         return fire[0].isoformat()
     if any(t.type == TriggerType.WEBHOOK for t in enabled):
-        return WEBHOOK_PATH.format(automation_id=automation.id or "{id}")
+        return webhook_path(automation.id or "{id}")
     if any(t.type in _GITHUB_TRIGGERS for t in enabled):
         return "on GitHub events"
     found.concerns.append("its schedule never fires")
@@ -327,15 +324,8 @@ def _when(automation: AutomationRecord) -> str:
         if not trigger.enabled:
             continue
         if trigger.type == TriggerType.SCHEDULED:
-            try:
-                schedule = Schedule.parse(
-                    str(trigger.config.get("expression", "")),
-                    str(trigger.config.get("timezone", "")),
-                    anchor=trigger.updated_at,
-                )
-                parts.append(schedule.describe())
-            except (ValidationError, ValueError):
-                parts.append("on an invalid schedule")
+            schedule = schedule_of(trigger.config, trigger.updated_at)
+            parts.append(schedule.describe() if schedule is not None else "on an invalid schedule")
         elif trigger.type == TriggerType.WEBHOOK:
             parts.append("When its webhook is called")
         else:

@@ -21,6 +21,14 @@ from kandev.models.enums import (
     TriggerType,
 )
 
+# Where an automation's webhook is called (the REST route, and what acks, threads and indicators show).
+WEBHOOK_ROUTE = "/api/v1/automations/webhook/{automation_id}"
+
+
+def webhook_path(automation_id: str) -> str:
+    return WEBHOOK_ROUTE.format(automation_id=automation_id)
+
+
 _T = TypeVar("_T")
 
 

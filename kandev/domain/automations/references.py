@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
+from kandev.domain.access.scope import sees_workspace
 from kandev.domain.automations.records import AutomationRecord
 from kandev.domain.automations.rules import MAX_REPOSITORIES, check_branch
 from kandev.domain.context import Principal
@@ -26,6 +26,7 @@ from kandev.models import (
     Repository,
     Workflow,
     WorkflowStep,
+    Workspace,
 )
 from kandev.models.enums import AutomationDestination, TriggerType
 
@@ -54,12 +55,42 @@ async def load_automation(
 ) -> Automation:
     """A live (not deleted, unless `deleted`) automation of a workspace the principal sees."""
     automation = await db.get(Automation, automation_id)
-    if automation is None or (automation.deleted_at is not None and not deleted):
+    workspace = await db.get(Workspace, automation.workspace_id) if automation is not None else None
+    return _seen(principal, automation_id, automation, workspace, deleted=deleted)
+
+
+async def load_automation_and_trigger(
+    db: AsyncSession, principal: Principal, automation_id: str, trigger_id: str | None
+) -> tuple[Automation, AutomationTrigger | None]:
+    """A live automation (as load_automation) and the named trigger if it is the automation's, in one
+    statement (a fire's statements are its latency)."""
+    trigger_of_it = and_(AutomationTrigger.id == trigger_id, AutomationTrigger.automation_id == Automation.id)
+    row = (
+        await db.execute(
+            select(Automation, Workspace, AutomationTrigger)
+            .join(Workspace, Workspace.id == Automation.workspace_id)
+            .outerjoin(AutomationTrigger, trigger_of_it)
+            .where(Automation.id == automation_id)
+        )
+    ).first()
+    automation, workspace, trigger = row if row is not None else (None, None, None)
+    return _seen(principal, automation_id, automation, workspace), trigger
+
+
+def _seen(
+    principal: Principal,
+    automation_id: str,
+    automation: Automation | None,
+    workspace: Workspace | None,
+    *,
+    deleted: bool = False,
+) -> Automation:
+    """The automation, unless it is unknown, deleted (unless `deleted`) or in a workspace the principal doesn't
+    see: all three answer the same not-found."""
+    if automation is None or workspace is None or not sees_workspace(principal, workspace):
         raise NotFoundError("automation", automation_id)
-    try:
-        await load_workspace(db, principal, automation.workspace_id)
-    except NotFoundError:
-        raise NotFoundError("automation", automation_id) from None
+    if automation.deleted_at is not None and not deleted:
+        raise NotFoundError("automation", automation_id)
     return automation
 
 

@@ -23,7 +23,8 @@ from kandev.domain.automations.authoring import start_authoring
 from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
-from kandev.domain.automations.preflight import Ack, acked_inputs, mark_pending
+from kandev.domain.automations.indicator import NextRun, next_run
+from kandev.domain.automations.preflight import Ack, AckStatus, PreflightUnreachable, acked_inputs, mark_pending
 from kandev.domain.automations.preflight import check as preflight_check
 from kandev.domain.automations.records import (
     AutomationFields,
@@ -225,6 +226,11 @@ class AutomationService:
         """The instant next fires are counted from (the test clock in test mode, see kandev.clock)."""
         return clock_of(self.ctx.settings).now()
 
+    def indicator(self, automation: AutomationRecord, running_since: datetime | None) -> NextRun:
+        """The automation's next-run indicator as of now (running_since: its oldest active run's firing)."""
+        slow_after = self.ctx.settings.automation_slow_run_minutes * 60
+        return next_run(automation, running_since, self.now(), slow_after)
+
     def check_schedule(self, expression: str, timezone: str, count: int) -> CronCheck:
         """validateCron: a bad expression or zone is an answer (valid false, with why), not an error."""
         return check(expression, timezone, count, self.now())
@@ -335,8 +341,6 @@ class AutomationService:
         """dryRunPreflight: the same check on an unsaved definition, answered now; nothing is stored. The
         definition is checked as a create is (a bad cron is an error); a missing or unusable profile is the
         ack's FAILED, not an error. GitHub not answering is a FAILED ack here (nothing retries it)."""
-        from kandev.domain.automations.preflight import AckStatus, PreflightUnreachable
-
         draft = _applied(_Draft.defaults(), command, creating=True)
         triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
         now = self.now()
@@ -424,7 +428,8 @@ class AutomationService:
             return replace(record, deleted_at=automation.deleted_at, has_webhook_secret=False)
 
     async def start_authoring(self, workspace_id: str, prompt: str, agent_profile_id: str | None) -> Delivery:
-        """A "describe an automation" chat (see automations.authoring)."""
+        """A "describe an automation" chat (see automations.authoring), opened by a person only."""
+        self._ensure_person("start an authoring chat")
         return await start_authoring(self.ctx, workspace_id, prompt, agent_profile_id)
 
     # -- the webhook secret ----------------------------------------------------------------

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, desc, or_, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.automations.agenda import next_fire, schedule_of
+from kandev.db import dialect_insert
+from kandev.domain.automations.agenda import schedule_of
 from kandev.domain.automations.export import Names, names_for
-from kandev.domain.automations.records import AutomationRecord, TriggerRecord
+from kandev.domain.automations.indicator import NextRunState, next_run
+from kandev.domain.automations.records import AutomationRecord, TriggerRecord, webhook_path
 from kandev.domain.context import UnitOfWork
 from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.events import AutomationEventPayload, automation_channel
@@ -33,7 +33,6 @@ from kandev.models.enums import RunStatus, ThreadKind, TriggerType
 # A run's response is the agent's last message of the run's turn, kept whole up to this many characters.
 RESPONSE_LIMIT = 4_000
 _PROMPT_LIMIT = 2_000
-WEBHOOK_PATH = "/api/v1/automations/webhook/{id}"
 _CREATION = "creation"
 
 _TRIGGERS = {
@@ -81,8 +80,7 @@ async def post(
     already holds is left out (no error, nothing written or sent)."""
     entry = ThreadEntry(new_id(), automation_id, kind.value, text, run_id, task_id, at or utcnow())
     db = uow.db
-    insert = postgresql_insert if db.get_bind().dialect.name == "postgresql" else sqlite_insert
-    statement = insert(AutomationThreadMessage).values(
+    statement = dialect_insert(db, AutomationThreadMessage).values(
         id=entry.id,
         automation_id=automation_id,
         kind=entry.kind,
@@ -147,7 +145,7 @@ def describe_trigger(trigger: TriggerRecord, automation_id: str) -> str:
         described = schedule.describe() if schedule is not None else "an expression no longer valid"
         return f"{described} [{expression}]{off}"
     if trigger.type == TriggerType.WEBHOOK:
-        return f"POST {WEBHOOK_PATH.format(id=automation_id)}{off}"
+        return f"POST {webhook_path(automation_id)}{off}"
     return f"each {_TRIGGERS.get(trigger.type, trigger.type)} that matches its filters{off}"
 
 
@@ -175,19 +173,22 @@ def changes_text(before: Mapping[str, str], after: Mapping[str, str], heading: s
 
 
 def next_run_text(automation: AutomationRecord, now: datetime) -> str:
-    """The plan as of now: when it fires next, or what fires it."""
-    if automation.deleted_at is not None:
-        return "Deleted: it fires no more."
-    if not automation.enabled:
-        return "Disabled: nothing fires until it is enabled."
-    found = next_fire(automation, now)
-    if found is not None:
-        return f"Next run at {found[0].strftime('%Y-%m-%d %H:%M')} UTC."
-    if any(t.enabled and t.type == TriggerType.WEBHOOK for t in automation.triggers):
-        return f"Next run when a webhook arrives: POST {WEBHOOK_PATH.format(id=automation.id)}."
-    if any(t.enabled for t in automation.triggers):
-        return "Next run when a matching GitHub event arrives."
-    return "No trigger is enabled: it runs only on Run now."
+    """The plan as of now (the indicator's reading of it, running aside), as a sentence of the thread."""
+    plan = next_run(automation, None, now, slow_after=0)
+    if plan.state == NextRunState.SCHEDULED:
+        assert plan.at is not None
+        return f"Next run at {plan.at.strftime('%Y-%m-%d %H:%M')} UTC."
+    if plan.state == NextRunState.WEBHOOK:
+        return f"Next run when a webhook arrives: {plan.webhook_method} {plan.webhook_path}."
+    return _PLANS[plan.state]
+
+
+_PLANS = {
+    NextRunState.DELETED: "Deleted: it fires no more.",
+    NextRunState.DISABLED: "Disabled: nothing fires until it is enabled.",
+    NextRunState.EVENT: "Next run when a matching GitHub event arrives.",
+    NextRunState.MANUAL: "No trigger is enabled: it runs only on Run now.",
+}
 
 
 async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str, now: datetime) -> None:

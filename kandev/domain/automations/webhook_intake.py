@@ -21,11 +21,10 @@ from typing import Any
 
 from cryptography.fernet import InvalidToken
 from sqlalchemy import select, tuple_
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.db import dialect_insert
 from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
 from kandev.domain.context import ServiceContext
 from kandev.domain.workspace.secrets import cipher
@@ -215,10 +214,9 @@ class WebhookIntake:
     async def _insert(self, db: AsyncSession, arrivals: list[_Arrival]) -> set[str]:
         """Insert the deliveries; the ids actually written (a repeated key writes nothing: the unique
         constraint decides, so concurrent repeats across processes record one delivery)."""
-        insert = postgresql_insert if self.ctx.db.engine.dialect.name == "postgresql" else sqlite_insert
         # One compiled statement whatever the batch's size (executemany with RETURNING batches the rows).
         statement = (
-            insert(WebhookDelivery)
+            dialect_insert(db, WebhookDelivery)
             .on_conflict_do_nothing(index_elements=["automation_id", "idempotency_key"])
             .returning(WebhookDelivery.id)
         )
