@@ -63,17 +63,19 @@ def resolve_agent_user(name: str | None, *, euid: int | None = None) -> AgentUse
 # The scripted agent starts without `site` (-S): processing the virtualenv's .pth import hooks was a third
 # of its start-up. It finds kandev on the first path given; the installed packages (the MCP client, for
 # `/tool` directives only) stay reachable, after the stdlib.
-_SCRIPTED_BOOT = (
+_BUILTIN_BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); sys.path.extend(sys.argv[2:]); "
-    "from kandev.runtime.scripted import main; main()"
+    "from kandev.runtime.{program} import main; main()"
 )
 
 
-def scripted_command() -> list[str]:
-    """The argv of the built-in scripted agent on this interpreter; isolated (-I), because it runs in the
-    task's worktree and a repository with a `kandev/` folder would otherwise shadow the package."""
+def scripted_command(program: str = "scripted") -> list[str]:
+    """The argv of a built-in agent (kandev.runtime.scripted, or .author) on this interpreter; isolated (-I),
+    because it runs in the task's worktree and a repository with a `kandev/` folder would otherwise shadow
+    the package."""
     root = str(Path(__file__).resolve().parent.parent)
-    return [sys.executable, "-I", "-S", "-c", _SCRIPTED_BOOT, root, *_installed_packages()]
+    boot = _BUILTIN_BOOT.format(program=program)
+    return [sys.executable, "-I", "-S", "-c", boot, root, *_installed_packages()]
 
 
 def scripted_requirements() -> list[str]:

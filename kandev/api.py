@@ -91,6 +91,11 @@ class Query:
         description="An automation's thread, oldest first, also after the automation was deleted (as "
         "Automation.thread).",
     )
+    authoring_draft = strawberry.field(
+        resolver=automation_resolvers.authoring_draft,
+        description="What a 'describe an automation' chat (startAutomationAuthoring's task) has captured, for "
+        "the form to take over when the chat hands off.",
+    )
     agenda = strawberry.field(
         resolver=automation_resolvers.agenda,
         description="What a workspace's automations fire next, soonest first, and their newest 50 runs.",

@@ -76,6 +76,7 @@ class MessageKind(StrEnum):
 class AgentKind(StrEnum):
     SCRIPTED = "SCRIPTED"
     ACP = "ACP"
+    AUTHOR = "AUTHOR"
 
 
 class PermissionPolicy(StrEnum):

@@ -34,6 +34,7 @@ from kandev.schema.automation_inputs import (
     WebhookSecretPayload,
 )
 from kandev.schema.automation_types import (
+    AuthoringDraft,
     Automation,
     AutomationAck,
     AutomationRunConnection,
@@ -109,6 +110,10 @@ async def start_automation_authoring(
     agent_profile_id = str(input.agent_profile_id) if input.agent_profile_id else None
     call = info.context.services.automations.start_authoring(str(input.workspace_id), input.prompt, agent_profile_id)
     return await attempt(call, started_payload)
+
+
+async def authoring_draft(info: Info, task_id: strawberry.ID) -> AuthoringDraft:
+    return AuthoringDraft.of(await info.context.services.automations.authoring_draft(str(task_id)))
 
 
 async def update_automation(info: Info, input: UpdateAutomationInput) -> UpdateAutomationResult:

@@ -1,6 +1,7 @@
 """The built-in authoring agent's understanding: common phrasings of an automation turned into a draft, and
-the conversation rules around it (at most three follow-up questions in a row, the full definition confirmed
-before anything is created, a hand-off to the form after five operator messages without a viable draft).
+the conversation rules around it (at most three follow-up questions in a row, then a recap that asks nothing;
+the full definition confirmed before anything is created; a hand-off to the form after five operator messages
+without a viable draft).
 
 Pure and deterministic (no model, no I/O): the ACP program around it (kandev.runtime.author) calls the
 authoring tools. Phrasings understood, anywhere in a message:
@@ -35,7 +36,7 @@ _NO = re.compile(r"^\s*(no|nope|cancel|stop|never mind)\b", re.I)
 
 @dataclass(frozen=True)
 class Draft:
-    """What has been understood so far; `trigger` is an AutomationTriggerInput-shaped dict."""
+    """What has been understood so far; `trigger` is shaped as create_automation's trigger argument."""
 
     name: str | None = None
     prompt: str | None = None
@@ -50,7 +51,7 @@ class Draft:
         """The create_automation arguments (less the workspace and agent, which the program adds)."""
         trigger = dict(self.trigger or {})
         if trigger.get("type") == "scheduled":
-            trigger["config"] = {**trigger["config"], "timezone": self.timezone or ""}
+            trigger["timezone"] = self.timezone or ""
         return {"name": self.name or _name_of(self.prompt or ""), "prompt": self.prompt or "", "triggers": [trigger]}
 
     def summary(self) -> list[str]:
@@ -65,9 +66,9 @@ def describe(trigger: dict[str, Any] | None, timezone: str | None) -> str:
         return "nothing yet"
     kind = trigger["type"]
     if kind == "scheduled":
-        return f"on the schedule {trigger['config']['expression']} ({timezone or 'UTC'})"
+        return f"on the schedule {trigger['expression']} ({timezone or 'UTC'})"
     if kind == "github_push":
-        return f"on each push to {', '.join(trigger['config']['branches'])}"
+        return f"on each push to {', '.join(trigger['filters']['branches'])}"
     if kind == "github_pr":
         return "when a pull request is opened"
     return "when its webhook is called"
@@ -106,11 +107,11 @@ def _trigger(text: str) -> tuple[dict[str, Any] | None, str]:
         (r"\b(hourly|daily|weekly|every hour|every day)\b", lambda m: _scheduled(_NAMED[m[1].lower()])),
         (
             r"\bon\s+(?:each|every|a)?\s*push(?:es)?\s+to\s+([\w./*-]+)",
-            lambda m: {"type": "github_push", "config": {"branches": [m[1]]}},
+            lambda m: {"type": "github_push", "filters": {"branches": [m[1]]}},
         ),
         (
             r"\bwhen(?:ever)?\s+an?\s+(?:pull request|pr)\s+is\s+opened\b",
-            lambda m: {"type": "github_pr", "config": {"events": ["opened"]}},
+            lambda m: {"type": "github_pr", "filters": {"events": ["opened"]}},
         ),
         (r"\b(?:on|via|from|with)\s+an?\s+webhook\b|\bwebhook\b", lambda m: {"type": "webhook"}),
     ]
@@ -135,7 +136,7 @@ def _every(count: int, unit: str) -> dict[str, Any]:
 
 
 def _scheduled(expression: str) -> dict[str, Any]:
-    return {"type": "scheduled", "config": {"expression": expression}}
+    return {"type": "scheduled", "expression": expression}
 
 
 def _prompt_of(rest: str) -> str | None:
@@ -188,10 +189,12 @@ class Conversation:
         return self._ask("What should the agent do on each run?")
 
     def _ask(self, question: str) -> Reply:
+        """A follow-up question, unless three came in a row: then a recap that asks nothing, so the operator
+        can say it their own way (the streak starts again after it)."""
         if self.follow_ups_in_a_row >= MAX_FOLLOW_UPS_IN_A_ROW:
-            self.done = True
-            captured = ["I'm having trouble — let's switch to the form. What I captured:", *self.draft.summary()]
-            return Reply(captured, handoff=self.draft)
+            self.follow_ups_in_a_row = 0
+            recap = ["Here is what I have so far:", *self.draft.summary()]
+            return Reply([*recap, "Describe the rest in your own words, or open the form to fill it in."])
         self.follow_ups_in_a_row += 1
         return Reply([question])
 

@@ -166,6 +166,8 @@ def _text(text: str) -> dict[str, Any]:
 class ScriptedAgent:
     """ACP agent side: sessions live in memory for the life of the process; each turn runs in its own thread."""
 
+    NAME = "kandev-scripted"
+
     def __init__(self, out: IO[bytes] | None = None) -> None:
         self._out = out if out is not None else sys.stdout.buffer
         self._write_lock = threading.Lock()
@@ -288,7 +290,7 @@ class ScriptedAgent:
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {"loadSession": self._load, "mcpCapabilities": {"http": True}},
             "authMethods": [{"id": "scripted-login", "name": "Scripted login"}] if self._auth else [],
-            "agentInfo": {"name": "kandev-scripted", "version": __version__},
+            "agentInfo": {"name": self.NAME, "version": __version__},
         }
 
     def _check_signed_in(self, when: str) -> None:
@@ -387,16 +389,17 @@ class ScriptedAgent:
             session_id, {"content": _text(text), "messageId": message_id, "sessionUpdate": "agent_message_chunk"}
         )
 
-    def _tool(self, turn: _Turn, session_id: str, session: _Session, step: Step) -> None:
+    def _tool(self, turn: _Turn, session_id: str, session: _Session, step: Step) -> ToolOutcome:
+        """A tool call as the client sees it (pending, then completed or failed) and its outcome."""
         call_id = f"call-{next(self._tool_ids)}"
         title = step.tool or "tool"
         start = {"toolCallId": call_id, "title": title, "kind": "other", "status": "pending"}
         self._update(session_id, {**start, "rawInput": dict(step.arguments), "sessionUpdate": "tool_call"})
         if step.error is not None:
-            ok, out, raw = False, step.error, None
+            outcome = ToolOutcome(False, step.error)
         else:
             outcome = _call_tool(turn, session.mcp, step.tool, step.arguments)
-            ok, out, raw = outcome.ok, outcome.text, outcome.raw
+        ok, out, raw = outcome
         done = {
             "toolCallId": call_id,
             "status": "completed" if ok else "failed",
@@ -405,6 +408,7 @@ class ScriptedAgent:
             "sessionUpdate": "tool_call_update",
         }
         self._update(session_id, done)
+        return outcome
 
     def _permission(self, turn: _Turn, session_id: str, title: str) -> None:
         call_id = f"call-{next(self._tool_ids)}"

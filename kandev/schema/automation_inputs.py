@@ -210,8 +210,8 @@ class StartAutomationAuthoringInput:
     workspace_id: strawberry.ID = arg("The workspace the automation will belong to.", min_length=1)
     prompt: str = arg("What the automation should do, in the operator's words.", min_length=1)
     agent_profile_id: strawberry.ID | None = arg(
-        "The agent that helps author it (the built-in authoring agent, or any agent profile); default: the "
-        "workspace's default profile.",
+        "The agent that helps author it (any agent profile); default: the workspace's built-in authoring agent "
+        "(kind AUTHOR, added on first use).",
         default=None,
     )
 

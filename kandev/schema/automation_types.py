@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.automations.agenda import next_fire, trigger_next_fire
+from kandev.domain.automations.authoring import AuthoringDraft as DraftRecord
 from kandev.domain.automations.indicator import NextRun, NextRunState
 from kandev.domain.automations.preflight import Ack
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
@@ -18,6 +19,7 @@ from kandev.models.enums import RunStatus, RunTriggerType
 from kandev.schema.context import Info
 from kandev.schema.enums import (
     AckStatus,
+    AuthoringDraftState,
     AutomationContext,
     AutomationCreatedVia,
     AutomationDestination,
@@ -419,3 +421,46 @@ def run_connection(
     edges = [AutomationRunEdge(cursor=c, node=AutomationRun.of(r)) for r, c in zip(runs, cursors, strict=True)]
     page_info = PageInfo(has_next_page=has_next_page, end_cursor=cursors[-1] if cursors else None)
     return AutomationRunConnection(edges=edges, page_info=page_info, count=total)
+
+
+@strawberry.type(description="A trigger as an authoring chat captured it, shaped as AutomationTriggerInput.")
+class AuthoringDraftTrigger:
+    type: AutomationTriggerType
+    expression: str | None = strawberry.field(description="SCHEDULED: the schedule expression.")
+    timezone: str | None = strawberry.field(description="SCHEDULED: an IANA zone; empty: UTC.")
+    filters: JSON | None = strawberry.field(description="A GitHub condition's filters.")
+
+
+@strawberry.type(
+    description="What a 'describe an automation' chat has captured so far, to pre-fill the automation form "
+    "(the agent and repositories are chosen in the form)."
+)
+class AuthoringDraft:
+    task_id: strawberry.ID = strawberry.field(description="The chat's task.")
+    state: AuthoringDraftState
+    operator_messages: int = strawberry.field(description="Messages the operator has sent in the chat.")
+    name: str | None
+    prompt: str | None
+    triggers: list[AuthoringDraftTrigger]
+
+    @classmethod
+    def of(cls, record: DraftRecord) -> AuthoringDraft:
+        draft = record.draft
+        captured = draft.definition()["triggers"] if draft.trigger is not None else []
+        triggers = [
+            AuthoringDraftTrigger(
+                type=AutomationTriggerType(t["type"]),
+                expression=t.get("expression"),
+                timezone=t.get("timezone"),
+                filters=t.get("filters"),
+            )
+            for t in captured
+        ]
+        return cls(
+            task_id=strawberry.ID(record.task_id),
+            state=AuthoringDraftState(record.state.value),
+            operator_messages=record.operator_messages,
+            name=draft.definition()["name"] or None,
+            prompt=draft.prompt,
+            triggers=triggers,
+        )

@@ -14,7 +14,13 @@ strawberry.enum(m.PendingAction, description="What the task waits on, most urgen
 strawberry.enum(m.SessionState, description="Lifecycle of one agent conversation.")
 strawberry.enum(m.MessageKind, description="What a transcript message is.")
 strawberry.enum(m.TurnState, description="How a turn is going or how it ended.")
-strawberry.enum(m.AgentKind, description="SCRIPTED: the built-in agent; ACP: a command to spawn.")
+strawberry.enum(
+    m.AgentKind,
+    description=(
+        "SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent "
+        "(no model), the default of startAutomationAuthoring; ACP: a command to spawn."
+    ),
+)
 strawberry.enum(
     m.ExecutorKind,
     description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
@@ -115,6 +121,16 @@ class AckStatus(Enum):
     WARN = strawberry.enum_value("WARN", description="It can run, with a concern (see detail).")
     FAILED = strawberry.enum_value("FAILED", description="A run would fail (see detail); reackAutomation checks again.")
     PENDING = strawberry.enum_value("PENDING", description="The check is queued or running.")
+
+
+@strawberry.enum(description="How far a 'describe an automation' chat has come.")
+class AuthoringDraftState(Enum):
+    COLLECTING = strawberry.enum_value("COLLECTING", description="The agent is asking what is missing.")
+    CONFIRMING = strawberry.enum_value("CONFIRMING", description="The full definition is shown, awaiting a yes.")
+    CONFIRMED = strawberry.enum_value("CONFIRMED", description="The operator said yes: the agent creates it.")
+    HANDED_OFF = strawberry.enum_value(
+        "HANDED_OFF", description="No viable definition after five messages: the form takes over with the draft."
+    )
 
 
 @strawberry.enum(description="Who or what created the task.")

@@ -4,14 +4,23 @@ message starts it; later ones go through sendMessage to its task, like any conve
 
 from __future__ import annotations
 
-from kandev.domain.access.scope import load_workspace
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import select
+
+from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.context import ServiceContext
+from kandev.domain.errors import NotFoundError
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.tasks.service import CreateTask, TaskService
 from kandev.domain.validation import check_prompt
 from kandev.domain.workflow.starts import start_agent
-from kandev.models.enums import TaskOrigin
+from kandev.domain.workspace.agent_profiles import author_profile
+from kandev.models import Message, Session
+from kandev.models.enums import MessageKind, TaskOrigin
+from kandev.runtime.author_draft import Conversation, Draft
 
 TITLE = "Describe an automation"
 
@@ -20,10 +29,12 @@ async def start_authoring(
     ctx: ServiceContext, workspace_id: str, prompt: str, agent_profile_id: str | None
 ) -> Delivery:
     """The chat's task and session, its agent started on `prompt`, in one transaction (a profile that can't
-    run here refuses it before anything is written)."""
+    run here refuses it before anything is written). Without a profile, the built-in authoring agent talks."""
     check_prompt(prompt)
     async with ctx.unit_of_work() as uow:
         await load_workspace(uow.db, ctx.principal, workspace_id)
+        if agent_profile_id is None:
+            agent_profile_id = (await author_profile(uow.db, workspace_id)).id
         command = CreateTask(
             workspace_id=workspace_id,
             title=TITLE,
@@ -34,3 +45,44 @@ async def start_authoring(
         task = await TaskService(ctx).create_within(uow, command)
         session, queued = await start_agent(ctx, uow, task, prompt, source="user", agent_profile_id=agent_profile_id)
         return Delivery(TaskRecord.of(task), session, queued)
+
+
+class DraftState(StrEnum):
+    COLLECTING = "COLLECTING"  # still asking what is missing
+    CONFIRMING = "CONFIRMING"  # the full definition is shown, awaiting a yes
+    CONFIRMED = "CONFIRMED"  # the operator said yes: the agent creates it
+    HANDED_OFF = "HANDED_OFF"  # no viable definition: the form takes over with what was captured
+
+
+@dataclass(frozen=True)
+class AuthoringDraft:
+    task_id: str
+    state: DraftState
+    operator_messages: int
+    draft: Draft
+
+
+async def authoring_draft(ctx: ServiceContext, task_id: str) -> AuthoringDraft:
+    """What the chat has captured, for the form to take over: the built-in authoring agent's conversation
+    replayed over the operator's messages (it is deterministic, so this is exactly what it understood; with
+    another agent it is what those rules read in the operator's words)."""
+    async with ctx.read() as db:
+        task = await load_task(db, ctx.principal, task_id)
+        if task.origin != TaskOrigin.AUTOMATION_AUTHORING:
+            raise NotFoundError("automation authoring chat", task_id)
+        said = await db.scalars(
+            select(Message.text)
+            .join(Session, Session.id == Message.session_id)
+            .where(Session.task_id == task_id, Message.kind == MessageKind.USER)
+            .order_by(Message.created_at, Session.created_at, Message.seq)
+        )
+        conversation, state = Conversation(), DraftState.COLLECTING
+        for text in said:
+            reply = conversation.hear(text)
+            if reply.handoff is not None:
+                state = DraftState.HANDED_OFF
+            elif reply.create is not None:
+                state = DraftState.CONFIRMED
+            elif not conversation.done:
+                state = DraftState.CONFIRMING if conversation.awaiting_confirmation else DraftState.COLLECTING
+        return AuthoringDraft(task_id, state, conversation.operator_messages, conversation.draft)

@@ -19,7 +19,7 @@ from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules, thread
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
-from kandev.domain.automations.authoring import start_authoring
+from kandev.domain.automations.authoring import AuthoringDraft, authoring_draft, start_authoring
 from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanups, hidden_run_tasks
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
@@ -431,6 +431,10 @@ class AutomationService:
         """A "describe an automation" chat (see automations.authoring), opened by a person only."""
         self._ensure_person("start an authoring chat")
         return await start_authoring(self.ctx, workspace_id, prompt, agent_profile_id)
+
+    async def authoring_draft(self, task_id: str) -> AuthoringDraft:
+        """What an authoring chat captured, for the form to take over."""
+        return await authoring_draft(self.ctx, task_id)
 
     # -- the webhook secret ----------------------------------------------------------------
 

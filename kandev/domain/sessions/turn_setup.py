@@ -23,12 +23,11 @@ from kandev.domain.sessions.agent_context import (
 from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
-from kandev.domain.workspace.agent_profiles import launch_command, missing_command
+from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
 from kandev.domain.workspace.secrets import resolve_env
 from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
-from kandev.models.enums import AgentKind
 
 
 @dataclass
@@ -140,7 +139,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             task_origin=task.origin,
             plan_mode=session.plan_mode,
             run_as=owner,
-            readable=scripted_requirements() if owner and profile.kind == AgentKind.SCRIPTED else [],
+            readable=scripted_requirements() if owner and profile.kind in BUILTIN_PROGRAMS else [],
             executor_profile_id=session.executor_profile_id,
             tools_revision=session.mcp_profile_revision,
         )

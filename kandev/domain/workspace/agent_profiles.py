@@ -29,6 +29,9 @@ from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy, TaskState
 
 SCRIPTED_PROFILE_NAME = "Scripted"
+AUTHOR_PROFILE_NAME = "Automation author"
+# Kinds that run one of kandev's own programs on this interpreter: nothing to install, no command to trust.
+BUILTIN_PROGRAMS = {AgentKind.SCRIPTED: "scripted", AgentKind.AUTHOR: "author"}
 
 # Well-known ACP agents; usable once their command is on PATH.
 ACP_PRESETS: list[dict[str, Any]] = [
@@ -40,14 +43,13 @@ ACP_PRESETS: list[dict[str, Any]] = [
 
 def launch_command(profile: AgentProfile) -> list[str]:
     """The argv to spawn; the scripted agent runs on this interpreter wherever it is installed."""
-    if profile.kind == AgentKind.SCRIPTED:
-        return scripted_command()
-    return list(profile.command)
+    program = BUILTIN_PROGRAMS.get(AgentKind(profile.kind))
+    return scripted_command(program) if program else list(profile.command)
 
 
 def missing_command(profile: AgentProfile) -> str | None:
     """The executable that is not on PATH, or None when the profile can run here."""
-    if profile.kind == AgentKind.SCRIPTED:
+    if profile.kind in BUILTIN_PROGRAMS:
         return None
     if not profile.command:
         return "(no command)"
@@ -137,14 +139,16 @@ def _check_fields(fields: AgentProfileFields, kind: AgentKind) -> None:
 
 
 def check_rights(principal: Principal, fields: AgentProfileFields, current: AgentProfile | None) -> None:
-    """Only admins decide what the machine runs: a non-admin may create Scripted profiles (no command, no
-    env) and change the name, MCP support and permission policy of their workspaces' profiles, never the
+    """Only admins decide what the machine runs: a non-admin may create built-in profiles (Scripted, Author:
+    no command, no env) and change the name, MCP support and permission policy of their workspaces' profiles, never the
     kind, command or env of any profile (sending a field's current value changes nothing and is allowed)."""
     if is_admin(principal):
         return
     if current is None:
-        if (fields.kind or AgentKind.ACP) != AgentKind.SCRIPTED:
-            raise PermissionDeniedError("only an admin can create agent profiles other than Scripted", field="kind")
+        if (fields.kind or AgentKind.ACP) not in BUILTIN_PROGRAMS:
+            raise PermissionDeniedError(
+                "only an admin can create agent profiles other than the built-in ones", field="kind"
+            )
         changes = {"command": bool(fields.command), "env": bool(fields.env)}
     else:
         changes = {
@@ -335,4 +339,37 @@ async def resolve_agent_profile(db: AsyncSession, task: Any, requested_id: str |
     profile = await db.get(AgentProfile, profile_id) if profile_id else None
     if profile is None or not usable_in(profile.workspace_id, task.workspace_id):
         raise NotFoundError("agent profile", profile_id)
+    return profile
+
+
+async def author_profile(db: AsyncSession, workspace_id: str) -> AgentProfile:
+    """The workspace's built-in authoring agent, made on first use (workspaces made before it existed, and
+    new ones, get it only when someone first describes an automation)."""
+    query = select(AgentProfile).where(AgentProfile.workspace_id == workspace_id, AgentProfile.kind == AgentKind.AUTHOR)
+    profile = await db.scalar(query.order_by(AgentProfile.builtin.desc(), AgentProfile.created_at).limit(1))
+    if profile is not None:
+        return profile
+    profile = AgentProfile(
+        id=new_id(),
+        workspace_id=workspace_id,
+        name=AUTHOR_PROFILE_NAME,
+        kind=AgentKind.AUTHOR,
+        command=[],
+        env={},
+        supports_mcp=True,
+        permission_policy=PermissionPolicy.ALLOW,
+        builtin=True,
+    )
+    try:
+        async with db.begin_nested():
+            db.add(profile)
+    except IntegrityError:  # made concurrently, or the name is a profile of the user's own
+        found = await db.scalar(query.limit(1))
+        if found is None:
+            raise ConflictError(
+                f"the built-in authoring agent can't be added: an agent profile is already named "
+                f"'{AUTHOR_PROFILE_NAME}'; rename it, or pick an agent profile for the chat",
+                field="agent_profile_id",
+            ) from None
+        return found
     return profile

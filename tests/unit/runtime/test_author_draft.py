@@ -13,34 +13,34 @@ from kandev.runtime.author_draft import Conversation, Draft, understand
     [
         (
             "every weekday at 9, summarise yesterday's merged PRs",
-            {"type": "scheduled", "config": {"expression": "0 9 * * 1-5"}},
+            {"type": "scheduled", "expression": "0 9 * * 1-5"},
             "summarise yesterday's merged PRs",
         ),
         (
             "Check the nightly build on weekdays at 9:30pm",
-            {"type": "scheduled", "config": {"expression": "30 21 * * 1-5"}},
+            {"type": "scheduled", "expression": "30 21 * * 1-5"},
             "Check the nightly build",
         ),
         (
             "every 15 minutes ping the status page",
-            {"type": "scheduled", "config": {"expression": "@every 15m"}},
+            {"type": "scheduled", "expression": "@every 15m"},
             "ping the status page",
         ),
         (
             "every monday at 10 plan the week",
-            {"type": "scheduled", "config": {"expression": "0 10 * * 1"}},
+            {"type": "scheduled", "expression": "0 10 * * 1"},
             "plan the week",
         ),
-        ("daily at 12am rotate logs", {"type": "scheduled", "config": {"expression": "0 0 * * *"}}, "rotate logs"),
-        ("hourly: tidy the inbox", {"type": "scheduled", "config": {"expression": "@hourly"}}, "tidy the inbox"),
+        ("daily at 12am rotate logs", {"type": "scheduled", "expression": "0 0 * * *"}, "rotate logs"),
+        ("hourly: tidy the inbox", {"type": "scheduled", "expression": "@hourly"}, "tidy the inbox"),
         (
             "on each push to main run the linters",
-            {"type": "github_push", "config": {"branches": ["main"]}},
+            {"type": "github_push", "filters": {"branches": ["main"]}},
             "run the linters",
         ),
         (
             "when a pull request is opened, review it",
-            {"type": "github_pr", "config": {"events": ["opened"]}},
+            {"type": "github_pr", "filters": {"events": ["opened"]}},
             "review it",
         ),
         ("triage alerts from a webhook", {"type": "webhook"}, "triage alerts"),
@@ -57,7 +57,7 @@ def test_a_timezone_and_a_name_are_understood_and_kept_across_messages():
     assert draft.definition() == {
         "name": "Morning digest",
         "prompt": "send the digest",
-        "triggers": [{"type": "scheduled", "config": {"expression": "0 8 * * *", "timezone": "Europe/Berlin"}}],
+        "triggers": [{"type": "scheduled", "expression": "0 8 * * *", "timezone": "Europe/Berlin"}],
     }
 
 
@@ -78,12 +78,14 @@ def test_a_no_at_the_confirmation_asks_what_to_change_and_nothing_is_created():
     assert chat.hear("every 3 hours").confirm is not None
 
 
-def test_after_three_follow_ups_in_a_row_it_hands_over_to_the_form_with_what_it_captured():
+def test_after_three_follow_ups_in_a_row_it_recaps_instead_of_asking_and_the_fifth_message_hands_over():
     chat = Conversation()
-    replies = [chat.hear(text) for text in ("hmm", "not sure", "something useful", "whatever")]
-    assert [r.handoff is not None for r in replies] == [False, False, False, True]
+    replies = [chat.hear(text) for text in ("hmm", "not sure", "something useful", "whatever", "still thinking")]
+    assert all(r.messages[0].startswith("When should it run?") for r in replies[:3])
+    assert replies[3].messages[0] == "Here is what I have so far:" and "?" not in " ".join(replies[3].messages)
+    assert [r.handoff is not None for r in replies] == [False, False, False, False, True]
     assert replies[-1].messages[0].startswith("I'm having trouble — let's switch to the form")
-    assert replies[-1].handoff == Draft(prompt="whatever")
+    assert replies[-1].handoff == Draft(prompt="still thinking")
     assert chat.hear("every day").messages[0].startswith("This chat is finished")
 
 
@@ -92,6 +94,4 @@ def test_a_viable_draft_is_never_created_without_a_yes_however_long_the_chat():
     replies = [chat.hear(text) for text in ("every day tidy up", "no", "no", "no", "no", "no", "no")]
     assert all(r.create is None and r.handoff is None for r in replies)
     assert [bool(r.confirm) for r in replies] == [True, False, True, False, True, False, True]
-    assert chat.hear("yes").create == Draft(
-        prompt="tidy up", trigger={"type": "scheduled", "config": {"expression": "@daily"}}
-    )
+    assert chat.hear("yes").create == Draft(prompt="tidy up", trigger={"type": "scheduled", "expression": "@daily"})
