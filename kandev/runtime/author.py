@@ -1,7 +1,7 @@
 """The built-in authoring agent: a deterministic ACP agent (no model) for "describe an automation" chats.
 
 Run it as `python -m kandev.runtime.author`. It speaks ACP exactly as the scripted agent does (it reuses that
-program's JSON-RPC loop) and answers each operator message by the rules of kandev.runtime.author_draft: it
+program's JSON-RPC loop) and answers each operator message by the rules of kandev.domain.automations.author_draft: it
 asks what is missing, checks the schedule with validate_cron and the whole definition with dry_run_preflight,
 shows the definition and creates it with create_automation only after a yes, and hands over to the form after
 five messages without a viable definition. It never invents a credential: it only names the agent profile it
@@ -21,7 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from kandev.runtime.author_draft import Conversation, Draft, Reply
+from kandev.domain.automations.author_draft import Conversation, Draft, Reply
 from kandev.runtime.scripted import ScriptedAgent, Step, _Session, _Turn
 from kandev.runtime.scripted_directives import CONTEXT_BLOCK
 

@@ -10,6 +10,7 @@ from enum import StrEnum
 from sqlalchemy import select
 
 from kandev.domain.access.scope import load_task, load_workspace
+from kandev.domain.automations.author_draft import Conversation, Draft
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError
 from kandev.domain.records import TaskRecord
@@ -20,7 +21,6 @@ from kandev.domain.workflow.starts import start_agent
 from kandev.domain.workspace.agent_profiles import author_profile
 from kandev.models import Message, Session
 from kandev.models.enums import MessageKind, TaskOrigin
-from kandev.runtime.author_draft import Conversation, Draft
 
 TITLE = "Describe an automation"
 

@@ -73,8 +73,11 @@ def next_run(automation: AutomationRecord, running_since: datetime | None, now: 
             webhook_path=path,
             slow_after_seconds=limit,
         )
-    if enabled:
+    if enabled - {TriggerType.SCHEDULED}:
         return NextRun(NextRunState.EVENT, "Runs on matching GitHub events", slow_after_seconds=limit)
+    if enabled:  # a schedule that never fires (say, 30 February) or no longer reads
+        label = "Its schedule has no next fire (check the expression): runs on Run now only"
+        return NextRun(NextRunState.MANUAL, label, slow_after_seconds=limit)
     return NextRun(NextRunState.MANUAL, "No trigger enabled: runs on Run now only", slow_after_seconds=limit)
 
 

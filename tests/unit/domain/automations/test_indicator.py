@@ -53,3 +53,15 @@ def test_an_idle_schedule_gives_its_next_fire_with_a_relative_hint_and_disabled_
     assert next_run(replace(hourly, enabled=False), None, now, 600).state == NextRunState.DISABLED
     assert next_run(replace(hourly, deleted_at=now), now, now, 600).state == NextRunState.DELETED
     assert next_run(automation("b", "B"), None, now, 600).state == NextRunState.MANUAL
+
+
+def test_a_schedule_that_never_fires_says_so_instead_of_waiting_on_github_events():
+    never = replace(HOURLY, config={"expression": "0 0 30 2 *", "timezone": ""})  # 30 February
+    unreadable = replace(HOURLY, config={"expression": "not a schedule", "timezone": ""})
+    push = replace(HOURLY, id="p", type="github_push", config={})
+    now = START + timedelta(minutes=20)
+    for trigger in (never, unreadable):
+        indicator = next_run(replace(automation("a", "A"), triggers=(trigger,)), None, now, 600)
+        assert indicator.state == NextRunState.MANUAL and indicator.label.startswith("Its schedule has no next fire")
+    with_push = replace(automation("a", "A"), triggers=(unreadable, push))
+    assert next_run(with_push, None, now, 600).state == NextRunState.EVENT

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kandev.runtime.author_draft import Conversation, Draft, understand
+from kandev.domain.automations.author_draft import Conversation, Draft, understand
 
 
 @pytest.mark.parametrize(
