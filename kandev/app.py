@@ -190,19 +190,43 @@ async def _check(probe: Any) -> str:
 _NOT_CLIENT_ROUTES = ("api/", "mcp", "graphql", "graphiql/", "healthz", "metrics", "assets/")
 
 
+# The web client's pages run only their own bundled scripts: no inline script, no eval, no other origin, no
+# plugin, no frame around them; a script an agent's text smuggled into the page would not run. Styles may be
+# inline (React sets style attributes); images only from the app itself or data/blob URLs (file previews);
+# 'self' in connect-src also covers the same-origin GraphQL WebSocket.
+WEB_CLIENT_HEADERS = {
+    "Content-Security-Policy": "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 class WebClient(StaticFiles):
     """The built web client; its client-side routes (`/tasks/<id>`, …) answer index.html."""
 
     async def get_response(self, path: str, scope: Any) -> Response:
         try:
-            return await super().get_response(path, scope)
+            response = await super().get_response(path, scope)
         except HTTPException as exc:
             last = path.rsplit("/", 1)[-1]
             if exc.status_code != 404 or "." in last or path.lstrip("/").startswith(_NOT_CLIENT_ROUTES):
                 raise
             response = await super().get_response("index.html", scope)
             response.headers["Cache-Control"] = "no-cache"
-            return response
+        response.headers.update(WEB_CLIENT_HEADERS)
+        return response
 
 
 async def metrics_endpoint(request: Request) -> PlainTextResponse:

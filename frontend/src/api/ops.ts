@@ -161,6 +161,10 @@ export const TASK = graphql(`
     task(id: $id) {
       ...TaskFields
       prompt
+      lastTurnError {
+        message
+        endedAt
+      }
       sessions {
         ...SessionFields
       }

@@ -140,6 +140,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </button>
         </div>
         {task.blockReason && <p className="notice">Blocked: {task.blockReason}</p>}
+        {detail?.lastTurnError && sessionState !== "RUNNING" && (
+          <p className="msg-error turn-error" role="alert" data-testid="turn-error">
+            <strong>The last turn failed:</strong> {detail.lastTurnError.message}
+          </p>
+        )}
       </header>
 
       <div className="task-body">

@@ -1,8 +1,19 @@
 // The session transcript: agent text, thoughts, tool calls (collapsible, with results), plans,
 // errors, system notes and rich output. Follows new messages while the reader is at the bottom.
-import { useEffect, useLayoutEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useLayoutEffect, useRef } from "react";
 import { jsonObject } from "../api/graphql";
 import type { Message, SessionState } from "../api/ops";
+
+// The Markdown renderer is a chunk of its own, loaded with the first transcript: the board never pays for it.
+const LazyMarkdown = lazy(() => import("./Markdown"));
+
+function Markdown({ text }: { text: string }) {
+  return (
+    <Suspense fallback={<div className="msg-text">{text}</div>}>
+      <LazyMarkdown text={text} />
+    </Suspense>
+  );
+}
 
 function json(value: unknown): string {
   if (value === undefined || value === null || value === "") return "";
@@ -65,8 +76,8 @@ function Plan({ message }: { message: Message }) {
   const data = jsonObject(message.data);
   const entries = Array.isArray(data.entries) ? (data.entries as { content?: string; status?: string }[]) : null;
   return (
-    <div className="msg msg-plan" data-testid="msg-plan">
-      <h4>Plan</h4>
+    <details className="msg msg-plan" data-testid="msg-plan" open>
+      <summary>Plan</summary>
       {entries ? (
         <ol>
           {entries.map((entry, i) => (
@@ -79,7 +90,7 @@ function Plan({ message }: { message: Message }) {
       ) : (
         <pre>{message.text}</pre>
       )}
-    </div>
+    </details>
   );
 }
 
@@ -95,14 +106,14 @@ function MessageView({ message }: { message: Message }) {
     case "AGENT":
       return (
         <div className="msg msg-agent" data-testid="msg-agent">
-          <div className="msg-text">{message.text}</div>
+          <Markdown text={message.text} />
         </div>
       );
     case "THOUGHT":
       return (
         <details className="msg msg-thought" data-testid="msg-thought">
           <summary>Thinking</summary>
-          <div className="msg-text">{message.text}</div>
+          <Markdown text={message.text} />
         </details>
       );
     case "TOOL_CALL":
@@ -117,8 +128,8 @@ function MessageView({ message }: { message: Message }) {
       );
     case "SYSTEM":
       return (
-        <div className="msg msg-system" data-testid="msg-system">
-          {message.text}
+        <div className="msg msg-system" role="separator" aria-label={message.text} data-testid="msg-system">
+          <span>{message.text}</span>
         </div>
       );
     case "RICH_OUTPUT":

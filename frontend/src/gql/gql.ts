@@ -25,7 +25,7 @@ type Documents = {
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": typeof types.CreateWorkspaceDocument,
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.TasksDocument,
-    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
     "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": typeof types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": typeof types.PendingPermissionsDocument,
@@ -56,7 +56,7 @@ const documents: Documents = {
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": types.CreateWorkspaceDocument,
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.TasksDocument,
-    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
     "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": types.SessionDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": types.PendingPermissionsDocument,
@@ -120,7 +120,7 @@ export function graphql(source: "\n  query Tasks($w: ID!, $step: ID, $first: Int
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskDocument;
+export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -255,7 +255,7 @@ export type TaskQueryVariables = Exact<{
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }> } };
+export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }> } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -641,6 +641,10 @@ export const TaskDocument = new TypedDocumentString(`
   task(id: $id) {
     ...TaskFields
     prompt
+    lastTurnError {
+      message
+      endedAt
+    }
     sessions {
       ...SessionFields
     }
