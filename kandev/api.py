@@ -211,6 +211,10 @@ class Mutation:
     )
     create_repository = strawberry.mutation(resolver=profile_resolvers.create_repository)
     create_secret = strawberry.mutation(resolver=profile_resolvers.create_secret)
+    replace_secret = strawberry.mutation(
+        resolver=profile_resolvers.replace_secret,
+        description="Set a new value for a secret (its name stays; the value is never returned).",
+    )
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
     create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)

@@ -1,14 +1,18 @@
-// Client-side routes: "/" is the board, "/tasks/<id>" a task. The server answers index.html for both.
+// Client-side routes: "/" is the board, "/tasks/<id>" a task, "/settings/<section>" the settings. The server
+// answers index.html for all of them.
 import { useSyncExternalStore } from "react";
 
-export type Route = { name: "board" } | { name: "task"; taskId: string };
+export type Route = { name: "board" } | { name: "task"; taskId: string } | { name: "settings"; section: string };
 
 const listeners = new Set<() => void>();
 window.addEventListener("popstate", () => listeners.forEach((l) => l()));
 
 function parse(path: string): Route {
   const match = /^\/tasks\/([^/]+)\/?$/.exec(path);
-  return match ? { name: "task", taskId: decodeURIComponent(match[1]) } : { name: "board" };
+  if (match) return { name: "task", taskId: decodeURIComponent(match[1]) };
+  const settings = /^\/settings(?:\/([^/]+))?\/?$/.exec(path);
+  if (settings) return { name: "settings", section: settings[1] ?? "workspace" };
+  return { name: "board" };
 }
 
 let current = { path: "", route: parse(window.location.pathname) };

@@ -19,6 +19,7 @@ from kandev.schema.inputs import (
     CreateExecutorProfileInput,
     CreateRepositoryInput,
     CreateSecretInput,
+    ReplaceSecretInput,
     ResolvePermissionInput,
     UpdateAgentProfileInput,
     UpdateExecutorProfileInput,
@@ -33,6 +34,7 @@ from kandev.schema.payloads import (
     DeleteSecretResult,
     ExecutorProfilePayload,
     ExecutorProfileResult,
+    ReplaceSecretResult,
     RepositoryPayload,
     ResolvePermissionPayload,
     ResolvePermissionResult,
@@ -116,6 +118,11 @@ async def delete_agent_profile(info: Info, agent_profile_id: strawberry.ID) -> D
 
 async def create_secret(info: Info, input: CreateSecretInput) -> CreateSecretResult:
     call = info.context.services.secrets.create(str(input.workspace_id), input.name, input.value)
+    return await attempt(call, lambda s: SecretPayload(secret=Secret(row=s)))
+
+
+async def replace_secret(info: Info, input: ReplaceSecretInput) -> ReplaceSecretResult:
+    call = info.context.services.secrets.replace(str(input.secret_id), input.value)
     return await attempt(call, lambda s: SecretPayload(secret=Secret(row=s)))
 
 

@@ -223,6 +223,12 @@ class CreateSecretInput:
     value: str = strawberry.field(description="Stored encrypted; never returned.")
 
 
+@strawberry.input(description="A new value for a secret, under the same name.")
+class ReplaceSecretInput:
+    secret_id: strawberry.ID = arg("The secret's id.", min_length=1)
+    value: str = strawberry.field(description="Stored encrypted; never returned.")
+
+
 @strawberry.input
 class ResolvePermissionInput:
     request_id: strawberry.ID = arg("The request's id.", min_length=1)

@@ -92,6 +92,7 @@ ExecutorProfileResult: TypeAlias = Annotated[
     ExecutorProfilePayload | ExpectedError, strawberry.union("ExecutorProfileResult")
 ]
 CreateSecretResult: TypeAlias = Annotated[SecretPayload | ExpectedError, strawberry.union("CreateSecretResult")]
+ReplaceSecretResult: TypeAlias = Annotated[SecretPayload | ExpectedError, strawberry.union("ReplaceSecretResult")]
 DeleteSecretResult: TypeAlias = Annotated[SecretPayload | ExpectedError, strawberry.union("DeleteSecretResult")]
 ResolvePermissionResult: TypeAlias = Annotated[
     ResolvePermissionPayload | ExpectedError, strawberry.union("ResolvePermissionResult")

@@ -187,6 +187,11 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "ReplaceSecretInput": {
+    "secretId": {
+      "minLength": 1
+    }
+  },
   "ResolvePermissionInput": {
     "optionId": {
       "minLength": 1

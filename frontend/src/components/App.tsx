@@ -13,6 +13,7 @@ import { linkClick, useRoute } from "../router";
 import { Board } from "./Board";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
+import { Settings } from "./settings/Settings";
 import { TaskPage } from "./TaskPage";
 import { TaskSwitcher } from "./TaskSwitcher";
 
@@ -59,7 +60,13 @@ export function App() {
             <TaskSwitcher testId="sidebar" />
           </aside>
           <main id="main" className="main" tabIndex={-1}>
-            {route.name === "task" ? <TaskPage taskId={route.taskId} /> : <Board />}
+            {route.name === "task" ? (
+              <TaskPage taskId={route.taskId} />
+            ) : route.name === "settings" ? (
+              <Settings section={route.section} />
+            ) : (
+              <Board />
+            )}
           </main>
         </div>
       )}
@@ -97,6 +104,9 @@ function Header({ onOpenSwitcher }: { onOpenSwitcher: () => void }) {
         workspaces[0] && <span className="workspace-name">{workspaces[0].name}</span>
       )}
       <span className="spacer" />
+      <a className="btn btn-small" href="/settings" onClick={linkClick("/settings")} data-testid="open-settings">
+        Settings
+      </a>
       <ConnectionBadge />
     </header>
   );

@@ -44,6 +44,19 @@ type Documents = {
     "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AnswerClarificationDocument,
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": typeof types.ParentQuestionDocument,
+    "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": typeof types.ProfileFieldsFragmentDoc,
+    "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": typeof types.AgentProfilesDocument,
+    "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": typeof types.CreateAgentProfileDocument,
+    "\n  mutation UpdateAgentProfile($i: UpdateAgentProfileInput!) {\n    updateAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateAgentProfileDocument,
+    "\n  mutation DeleteAgentProfile($id: ID!) {\n    deleteAgentProfile(agentProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteAgentProfileDocument,
+    "\n  mutation UpdateWorkspace($i: UpdateWorkspaceInput!) {\n    updateWorkspace(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": typeof types.UpdateWorkspaceDocument,
+    "\n  query Secrets($w: ID!) {\n    secrets(workspaceId: $w) {\n      id\n      name\n      createdAt\n    }\n  }\n": typeof types.SecretsDocument,
+    "\n  mutation CreateSecret($i: CreateSecretInput!) {\n    createSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateSecretDocument,
+    "\n  mutation ReplaceSecret($i: ReplaceSecretInput!) {\n    replaceSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ReplaceSecretDocument,
+    "\n  mutation DeleteSecret($id: ID!) {\n    deleteSecret(secretId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteSecretDocument,
+    "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": typeof types.AccessTokensDocument,
+    "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": typeof types.CreateAccessTokenDocument,
+    "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RevokeAccessTokenDocument,
 };
 const documents: Documents = {
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
@@ -75,6 +88,19 @@ const documents: Documents = {
     "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AnswerClarificationDocument,
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": types.ParentQuestionDocument,
+    "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": types.ProfileFieldsFragmentDoc,
+    "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": types.AgentProfilesDocument,
+    "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": types.CreateAgentProfileDocument,
+    "\n  mutation UpdateAgentProfile($i: UpdateAgentProfileInput!) {\n    updateAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": types.UpdateAgentProfileDocument,
+    "\n  mutation DeleteAgentProfile($id: ID!) {\n    deleteAgentProfile(agentProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteAgentProfileDocument,
+    "\n  mutation UpdateWorkspace($i: UpdateWorkspaceInput!) {\n    updateWorkspace(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": types.UpdateWorkspaceDocument,
+    "\n  query Secrets($w: ID!) {\n    secrets(workspaceId: $w) {\n      id\n      name\n      createdAt\n    }\n  }\n": types.SecretsDocument,
+    "\n  mutation CreateSecret($i: CreateSecretInput!) {\n    createSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateSecretDocument,
+    "\n  mutation ReplaceSecret($i: ReplaceSecretInput!) {\n    replaceSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ReplaceSecretDocument,
+    "\n  mutation DeleteSecret($id: ID!) {\n    deleteSecret(secretId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteSecretDocument,
+    "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": types.AccessTokensDocument,
+    "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": types.CreateAccessTokenDocument,
+    "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RevokeAccessTokenDocument,
 };
 
 /**
@@ -193,6 +219,58 @@ export function graphql(source: "\n  mutation RejectClarification($id: ID!) {\n 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n"): typeof import('./graphql').ParentQuestionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n"): typeof import('./graphql').ProfileFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n"): typeof import('./graphql').AgentProfilesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateAgentProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAgentProfile($i: UpdateAgentProfileInput!) {\n    updateAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateAgentProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteAgentProfile($id: ID!) {\n    deleteAgentProfile(agentProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteAgentProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWorkspace($i: UpdateWorkspaceInput!) {\n    updateWorkspace(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateWorkspaceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Secrets($w: ID!) {\n    secrets(workspaceId: $w) {\n      id\n      name\n      createdAt\n    }\n  }\n"): typeof import('./graphql').SecretsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateSecret($i: CreateSecretInput!) {\n    createSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateSecretDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplaceSecret($i: ReplaceSecretInput!) {\n    replaceSecret(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').ReplaceSecretDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteSecret($id: ID!) {\n    deleteSecret(secretId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteSecretDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n"): typeof import('./graphql').AccessTokensDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n"): typeof import('./graphql').CreateAccessTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').RevokeAccessTokenDocument;
 
 
 export function graphql(source: string) {

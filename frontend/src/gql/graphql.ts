@@ -15,6 +15,25 @@ export type AnswerClarificationInput = {
   clarificationId: string | number;
 };
 
+/** Only admins set kind ACP, command or env, or create server-wide profiles (workspaceId null); anyone may create a Scripted profile in their workspace. */
+export type CreateAgentProfileInput = {
+  command?: Array<string> | null | undefined;
+  env?: unknown;
+  kind?: AgentKind;
+  name: string;
+  permissionPolicy?: PermissionPolicy | null | undefined;
+  supportsMcp?: boolean | null | undefined;
+  /** The workspace; null: a server-wide profile, listed in every workspace (admins only). */
+  workspaceId?: string | number | null | undefined;
+};
+
+export type CreateSecretInput = {
+  name: string;
+  /** Stored encrypted; never returned. */
+  value: string;
+  workspaceId: string | number;
+};
+
 /** A new task. Omitted workflow and step mean the workspace default's start step. */
 export type CreateTaskInput = {
   /** Agent profile. Default: the workspace default. */
@@ -77,12 +96,26 @@ export type PendingAction =
   | 'NONE'
   | 'PERMISSION';
 
+/** What happens when the agent asks permission: allow, deny, or ask an operator. */
+export type PermissionPolicy =
+  | 'ALLOW'
+  | 'ASK'
+  | 'DENY';
+
 export type QuestionAnswerInput = {
   /** Free-text answer. */
   customText?: string | null | undefined;
   /** Which question of the set. */
   questionId: string;
   selectedOptions?: Array<string>;
+};
+
+/** A new value for a secret, under the same name. */
+export type ReplaceSecretInput = {
+  /** The secret's id. */
+  secretId: string | number;
+  /** Stored encrypted; never returned. */
+  value: string;
 };
 
 export type ResolvePermissionInput = {
@@ -178,6 +211,17 @@ export type TurnState =
   | 'FAILED'
   | 'RUNNING';
 
+/** Only the fields given change. Changing kind, command or env, or a server-wide profile, is for admins. */
+export type UpdateAgentProfileInput = {
+  agentProfileId: string | number;
+  command?: Array<string> | null | undefined;
+  env?: unknown;
+  kind?: AgentKind | null | undefined;
+  name?: string | null | undefined;
+  permissionPolicy?: PermissionPolicy | null | undefined;
+  supportsMcp?: boolean | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
@@ -188,6 +232,12 @@ export type UpdateTaskInput = {
   taskId: string | number;
   /** New title. */
   title?: string | null | undefined;
+};
+
+export type UpdateWorkspaceInput = {
+  /** New name; omitted: unchanged. */
+  name?: string | null | undefined;
+  workspaceId: string | number;
 };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
@@ -452,6 +502,144 @@ export type ParentQuestionQueryVariables = Exact<{
 
 export type ParentQuestionQuery = { task: { pendingParentQuestion: { id: string, context: string, questions: unknown } | null } };
 
+export type ProfileFieldsFragment = { id: string, name: string, kind: AgentKind, command: Array<string>, env: unknown, supportsMcp: boolean, permissionPolicy: PermissionPolicy, builtin: boolean, serverWide: boolean, available: boolean, missingCommand: string | null };
+
+export type AgentProfilesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type AgentProfilesQuery = { agentProfiles: Array<{ id: string, name: string, kind: AgentKind, command: Array<string>, env: unknown, supportsMcp: boolean, permissionPolicy: PermissionPolicy, builtin: boolean, serverWide: boolean, available: boolean, missingCommand: string | null }> };
+
+export type CreateAgentProfileMutationVariables = Exact<{
+  i: CreateAgentProfileInput;
+}>;
+
+
+export type CreateAgentProfileMutation = { createAgentProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'CreateAgentProfilePayload', agentProfile: { id: string, name: string, kind: AgentKind, command: Array<string>, env: unknown, supportsMcp: boolean, permissionPolicy: PermissionPolicy, builtin: boolean, serverWide: boolean, available: boolean, missingCommand: string | null } }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateAgentProfileMutationVariables = Exact<{
+  i: UpdateAgentProfileInput;
+}>;
+
+
+export type UpdateAgentProfileMutation = { updateAgentProfile:
+    | { __typename: 'AgentProfilePayload', agentProfile: { id: string, name: string, kind: AgentKind, command: Array<string>, env: unknown, supportsMcp: boolean, permissionPolicy: PermissionPolicy, builtin: boolean, serverWide: boolean, available: boolean, missingCommand: string | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteAgentProfileMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteAgentProfileMutation = { deleteAgentProfile:
+    | { __typename: 'AgentProfilePayload' }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateWorkspaceMutationVariables = Exact<{
+  i: UpdateWorkspaceInput;
+}>;
+
+
+export type UpdateWorkspaceMutation = { updateWorkspace:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkspacePayload', workspace: { id: string, name: string, defaultWorkflowId: string | null } }
+   };
+
+export type SecretsQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type SecretsQuery = { secrets: Array<{ id: string, name: string, createdAt: string }> };
+
+export type CreateSecretMutationVariables = Exact<{
+  i: CreateSecretInput;
+}>;
+
+
+export type CreateSecretMutation = { createSecret:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SecretPayload' }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReplaceSecretMutationVariables = Exact<{
+  i: ReplaceSecretInput;
+}>;
+
+
+export type ReplaceSecretMutation = { replaceSecret:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SecretPayload' }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteSecretMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteSecretMutation = { deleteSecret:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SecretPayload' }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AccessTokensQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AccessTokensQuery = { accessTokens: Array<{ id: string, name: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }> };
+
+export type CreateAccessTokenMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type CreateAccessTokenMutation = { createAccessToken:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'CreateAccessTokenPayload', token: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type RevokeAccessTokenMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeAccessTokenMutation = { revokeAccessToken:
+    | { __typename: 'AccessTokenPayload' }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -552,6 +740,21 @@ fragment TurnFields on Turn {
   stopReason
   error
 }`, {"fragmentName":"SessionStatusFields"}) as unknown as TypedDocumentString<SessionStatusFieldsFragment, unknown>;
+export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ProfileFields on AgentProfile {
+  id
+  name
+  kind
+  command
+  env
+  supportsMcp
+  permissionPolicy
+  builtin
+  serverWide
+  available
+  missingCommand
+}
+    `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
@@ -1108,3 +1311,187 @@ export const ParentQuestionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ParentQuestionQuery, ParentQuestionQueryVariables>;
+export const AgentProfilesDocument = new TypedDocumentString(`
+    query AgentProfiles($w: ID!) {
+  agentProfiles(workspaceId: $w) {
+    ...ProfileFields
+  }
+}
+    fragment ProfileFields on AgentProfile {
+  id
+  name
+  kind
+  command
+  env
+  supportsMcp
+  permissionPolicy
+  builtin
+  serverWide
+  available
+  missingCommand
+}`) as unknown as TypedDocumentString<AgentProfilesQuery, AgentProfilesQueryVariables>;
+export const CreateAgentProfileDocument = new TypedDocumentString(`
+    mutation CreateAgentProfile($i: CreateAgentProfileInput!) {
+  createAgentProfile(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on CreateAgentProfilePayload {
+      agentProfile {
+        ...ProfileFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment ProfileFields on AgentProfile {
+  id
+  name
+  kind
+  command
+  env
+  supportsMcp
+  permissionPolicy
+  builtin
+  serverWide
+  available
+  missingCommand
+}`) as unknown as TypedDocumentString<CreateAgentProfileMutation, CreateAgentProfileMutationVariables>;
+export const UpdateAgentProfileDocument = new TypedDocumentString(`
+    mutation UpdateAgentProfile($i: UpdateAgentProfileInput!) {
+  updateAgentProfile(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AgentProfilePayload {
+      agentProfile {
+        ...ProfileFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment ProfileFields on AgentProfile {
+  id
+  name
+  kind
+  command
+  env
+  supportsMcp
+  permissionPolicy
+  builtin
+  serverWide
+  available
+  missingCommand
+}`) as unknown as TypedDocumentString<UpdateAgentProfileMutation, UpdateAgentProfileMutationVariables>;
+export const DeleteAgentProfileDocument = new TypedDocumentString(`
+    mutation DeleteAgentProfile($id: ID!) {
+  deleteAgentProfile(agentProfileId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteAgentProfileMutation, DeleteAgentProfileMutationVariables>;
+export const UpdateWorkspaceDocument = new TypedDocumentString(`
+    mutation UpdateWorkspace($i: UpdateWorkspaceInput!) {
+  updateWorkspace(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on WorkspacePayload {
+      workspace {
+        id
+        name
+        defaultWorkflowId
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateWorkspaceMutation, UpdateWorkspaceMutationVariables>;
+export const SecretsDocument = new TypedDocumentString(`
+    query Secrets($w: ID!) {
+  secrets(workspaceId: $w) {
+    id
+    name
+    createdAt
+  }
+}
+    `) as unknown as TypedDocumentString<SecretsQuery, SecretsQueryVariables>;
+export const CreateSecretDocument = new TypedDocumentString(`
+    mutation CreateSecret($i: CreateSecretInput!) {
+  createSecret(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateSecretMutation, CreateSecretMutationVariables>;
+export const ReplaceSecretDocument = new TypedDocumentString(`
+    mutation ReplaceSecret($i: ReplaceSecretInput!) {
+  replaceSecret(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReplaceSecretMutation, ReplaceSecretMutationVariables>;
+export const DeleteSecretDocument = new TypedDocumentString(`
+    mutation DeleteSecret($id: ID!) {
+  deleteSecret(secretId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteSecretMutation, DeleteSecretMutationVariables>;
+export const AccessTokensDocument = new TypedDocumentString(`
+    query AccessTokens {
+  accessTokens {
+    id
+    name
+    createdAt
+    lastUsedAt
+    revokedAt
+  }
+}
+    `) as unknown as TypedDocumentString<AccessTokensQuery, AccessTokensQueryVariables>;
+export const CreateAccessTokenDocument = new TypedDocumentString(`
+    mutation CreateAccessToken($name: String!) {
+  createAccessToken(input: {name: $name}) {
+    __typename
+    ...ErrorFields
+    ... on CreateAccessTokenPayload {
+      token
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateAccessTokenMutation, CreateAccessTokenMutationVariables>;
+export const RevokeAccessTokenDocument = new TypedDocumentString(`
+    mutation RevokeAccessToken($id: ID!) {
+  revokeAccessToken(id: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<RevokeAccessTokenMutation, RevokeAccessTokenMutationVariables>;

@@ -119,14 +119,28 @@ class SecretService:
         except IntegrityError:
             raise ConflictError("a secret with this name already exists", field="name") from None
 
+    async def replace(self, secret_id: str, value: str) -> Secret:
+        """A new value under the same name: profiles referencing it get it at their next agent start (a warm
+        agent whose environment changed is relaunched)."""
+        remember_secrets([value])
+        check_value(value)
+        async with self.ctx.unit_of_work() as uow:
+            secret = await self._load(uow.db, secret_id)
+            secret.ciphertext = cipher(self.server_key).encrypt(value.encode())
+            return secret
+
     async def delete(self, secret_id: str) -> Secret:
         async with self.ctx.unit_of_work() as uow:
-            secret = await uow.db.get(Secret, secret_id)
-            if secret is None:
-                raise NotFoundError("secret", secret_id)
-            try:
-                await load_workspace(uow.db, self.ctx.principal, secret.workspace_id)
-            except NotFoundError:
-                raise NotFoundError("secret", secret_id) from None
+            secret = await self._load(uow.db, secret_id)
             await uow.db.delete(secret)
             return secret
+
+    async def _load(self, db: AsyncSession, secret_id: str) -> Secret:
+        secret = await db.get(Secret, secret_id)
+        if secret is None:
+            raise NotFoundError("secret", secret_id)
+        try:
+            await load_workspace(db, self.ctx.principal, secret.workspace_id)
+        except NotFoundError:
+            raise NotFoundError("secret", secret_id) from None
+        return secret

@@ -84,3 +84,33 @@ async def test_a_secret_is_stored_encrypted_listed_by_name_and_never_logged(gql,
     assert again["__typename"] == "ConflictError"
     removed = await gql("mutation($id: ID!) { deleteSecret(secretId: $id) { __typename } }", id=row.id)
     assert removed["deleteSecret"]["__typename"] == "SecretPayload"
+
+
+REPLACE_SECRET = """mutation($i: ReplaceSecretInput!) { replaceSecret(input: $i) { __typename
+    ... on Error { message } ... on SecretPayload { secret { id name } } } }"""
+
+
+async def test_a_secret_gets_a_new_value_under_its_name_and_a_bad_one_or_another_user_changes_nothing(
+    gql, db, services, bob, workspace_id, caplog
+):
+    from kandev.domain.workspace.secrets import resolve_env
+    from tests.conftest import GraphQLCaller
+
+    caplog.set_level(logging.DEBUG)
+    created = await gql(CREATE_SECRET, i={"workspaceId": workspace_id, "name": "API_KEY", "value": "sk-old-value"})
+    secret_id = created["createSecret"]["secret"]["id"]
+    replaced = await gql(REPLACE_SECRET, i={"secretId": secret_id, "value": "sk-new-value-456"})
+    assert replaced["replaceSecret"]["secret"] == {"id": secret_id, "name": "API_KEY"}
+    assert "sk-new-value-456" not in str(replaced) and "sk-new-value-456" not in caplog.text
+
+    async def value() -> str:
+        async with db.read() as s:
+            env, _ = await resolve_env(s, services.ctx.settings.server_key, workspace_id, {"K": "${secret:API_KEY}"})
+        return env["K"]
+
+    assert await value() == "sk-new-value-456"
+    empty = (await gql(REPLACE_SECRET, i={"secretId": secret_id, "value": ""}))["replaceSecret"]
+    assert empty["__typename"] == "ValidationError"
+    theirs = (await GraphQLCaller(bob).raw(REPLACE_SECRET, i={"secretId": secret_id, "value": "sk-bobs"})).data
+    assert theirs["replaceSecret"]["__typename"] == "NotFoundError"
+    assert await value() == "sk-new-value-456"

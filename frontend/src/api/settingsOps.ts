@@ -1,0 +1,154 @@
+// Operations of the settings pages: workspaces, agent profiles, secrets and personal access tokens.
+import { graphql } from "../gql";
+import type { AgentProfilesQuery, AccessTokensQuery, SecretsQuery } from "../gql/graphql";
+
+graphql(`
+  fragment ProfileFields on AgentProfile {
+    id
+    name
+    kind
+    command
+    env
+    supportsMcp
+    permissionPolicy
+    builtin
+    serverWide
+    available
+    missingCommand
+  }
+`);
+
+export const AGENT_PROFILES = graphql(`
+  query AgentProfiles($w: ID!) {
+    agentProfiles(workspaceId: $w) {
+      ...ProfileFields
+    }
+  }
+`);
+
+export const CREATE_AGENT_PROFILE = graphql(`
+  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {
+    createAgentProfile(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on CreateAgentProfilePayload {
+        agentProfile {
+          ...ProfileFields
+        }
+      }
+    }
+  }
+`);
+
+export const UPDATE_AGENT_PROFILE = graphql(`
+  mutation UpdateAgentProfile($i: UpdateAgentProfileInput!) {
+    updateAgentProfile(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on AgentProfilePayload {
+        agentProfile {
+          ...ProfileFields
+        }
+      }
+    }
+  }
+`);
+
+export const DELETE_AGENT_PROFILE = graphql(`
+  mutation DeleteAgentProfile($id: ID!) {
+    deleteAgentProfile(agentProfileId: $id) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const UPDATE_WORKSPACE = graphql(`
+  mutation UpdateWorkspace($i: UpdateWorkspaceInput!) {
+    updateWorkspace(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on WorkspacePayload {
+        workspace {
+          id
+          name
+          defaultWorkflowId
+        }
+      }
+    }
+  }
+`);
+
+export const SECRETS = graphql(`
+  query Secrets($w: ID!) {
+    secrets(workspaceId: $w) {
+      id
+      name
+      createdAt
+    }
+  }
+`);
+
+export const CREATE_SECRET = graphql(`
+  mutation CreateSecret($i: CreateSecretInput!) {
+    createSecret(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const REPLACE_SECRET = graphql(`
+  mutation ReplaceSecret($i: ReplaceSecretInput!) {
+    replaceSecret(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const DELETE_SECRET = graphql(`
+  mutation DeleteSecret($id: ID!) {
+    deleteSecret(secretId: $id) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const ACCESS_TOKENS = graphql(`
+  query AccessTokens {
+    accessTokens {
+      id
+      name
+      createdAt
+      lastUsedAt
+      revokedAt
+    }
+  }
+`);
+
+export const CREATE_ACCESS_TOKEN = graphql(`
+  mutation CreateAccessToken($name: String!) {
+    createAccessToken(input: { name: $name }) {
+      __typename
+      ...ErrorFields
+      ... on CreateAccessTokenPayload {
+        token
+      }
+    }
+  }
+`);
+
+export const REVOKE_ACCESS_TOKEN = graphql(`
+  mutation RevokeAccessToken($id: ID!) {
+    revokeAccessToken(id: $id) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export type ProfileRow = AgentProfilesQuery["agentProfiles"][number];
+export type SecretRow = SecretsQuery["secrets"][number];
+export type TokenRow = AccessTokensQuery["accessTokens"][number];

@@ -1,0 +1,42 @@
+// /settings/<section>: the workspace, its agent profiles and secrets, and the user's access tokens.
+import { linkClick } from "../../router";
+import { AgentProfiles } from "./AgentProfiles";
+import { AccessTokens } from "./AccessTokens";
+import { Secrets } from "./Secrets";
+import { Workspaces } from "./Workspaces";
+
+export const SECTIONS = [
+  { id: "workspace", label: "Workspace", view: Workspaces },
+  { id: "agents", label: "Agent profiles", view: AgentProfiles },
+  { id: "secrets", label: "Secrets", view: Secrets },
+  { id: "tokens", label: "Access tokens", view: AccessTokens },
+] as const;
+
+export type SectionId = (typeof SECTIONS)[number]["id"];
+
+export function Settings({ section }: { section: string }) {
+  const current = SECTIONS.find((s) => s.id === section) ?? SECTIONS[0];
+  const View = current.view;
+  return (
+    <section className="settings pad" aria-labelledby="settings-title" data-testid="settings">
+      <h1 id="settings-title" className="page-title">
+        Settings
+      </h1>
+      <nav className="tabs" aria-label="Settings sections">
+        {SECTIONS.map((s) => (
+          <a
+            key={s.id}
+            href={`/settings/${s.id}`}
+            onClick={linkClick(`/settings/${s.id}`)}
+            className={s.id === current.id ? "tab tab-current" : "tab"}
+            aria-current={s.id === current.id ? "page" : undefined}
+            data-testid={`settings-tab-${s.id}`}
+          >
+            {s.label}
+          </a>
+        ))}
+      </nav>
+      <View />
+    </section>
+  );
+}
