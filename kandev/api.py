@@ -218,7 +218,8 @@ class Mutation:
     update_workflow_step = strawberry.mutation(resolver=workflow_resolvers.update_workflow_step)
     delete_workflow_step = strawberry.mutation(
         resolver=workflow_resolvers.delete_workflow_step,
-        description="Refused while tasks are in the step or another step's move_to_step leads to it.",
+        description="Refused while another step's move_to_step leads to it, and while tasks are in the step unless "
+        "moveTasksToStepId names where they go (moved in the same transaction, MOVED events, no agent started).",
     )
     reorder_workflow_steps = strawberry.mutation(resolver=workflow_resolvers.reorder_workflow_steps)
     import_workflow = strawberry.mutation(
