@@ -45,6 +45,12 @@ class Query:
     )
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
+    file_preview = strawberry.field(
+        resolver=task_resolvers.file_preview,
+        description="One file of a task's repository folder for a rich-output preview: UTF-8 text, a PNG, JPEG, GIF "
+        "or WebP image (told by its bytes), or preview unavailable with the reason (missing, not a file, over 1 MiB, "
+        "binary). Links are resolved; a path leading outside the folder is a ValidationError.",
+    )
     session = strawberry.field(resolver=session_resolvers.session)
     agent_profiles = strawberry.field(
         resolver=profile_resolvers.agent_profiles,
