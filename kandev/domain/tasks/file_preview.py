@@ -11,7 +11,6 @@ anything else is binary. Files over MAX_PREVIEW_BYTES are not read.
 from __future__ import annotations
 
 import asyncio
-import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from kandev.domain.access.scope import load_task
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, ValidationError
 from kandev.domain.sessions.rich_output import relative_path
+from kandev.domain.workspace.confined import Escape, LinkEscape, open_inside, read_at_most
 from kandev.domain.workspace.workdirs import executor_kind, scratch_directory, task_directory
 from kandev.models import Repository, Task, TaskRepository
 from kandev.models.enums import ExecutorKind
@@ -82,24 +82,9 @@ def image_type(data: bytes) -> str | None:
 _TOO_LARGE = f"the file is larger than {MAX_PREVIEW_BYTES // (1024 * 1024)} MiB"
 
 
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def _outside() -> ValidationError:
-    return ValidationError(f"{FIELD} leads outside the task's files (through a link)", field=FIELD)
-
-
-def _loop() -> ValidationError:
-    return ValidationError(f"{FIELD} goes through a link that leads back to itself", field=FIELD)
+def _git_files() -> ValidationError:
+    # Never shown: a repository's config can hold a remote URL with credentials.
+    return ValidationError(f"{FIELD} names git's own files, which are never previewed", field=FIELD)
 
 
 def read_preview(root: Path, relative: str) -> FilePreview:
@@ -116,31 +101,26 @@ def read_preview(root: Path, relative: str) -> FilePreview:
         return unavailable(
             PreviewUnavailableReason.MISSING, "the task's files are not there (not created yet, or removed)"
         )
+    if ".git" in relative.split("/"):
+        raise _git_files()
     try:
-        target = (base / relative).resolve()
-    except RuntimeError:  # Python < 3.13 raises on a link loop; 3.13 returns the path and open() says ELOOP
-        raise _loop() from None
-    if not target.is_relative_to(base):
-        raise _outside()
-    if ".git" in target.relative_to(base).parts:
-        raise ValidationError(f"{FIELD} names git's own files, which are never previewed", field=FIELD)
-    try:
-        # O_NOFOLLOW: a link swapped in after the resolve above is refused; O_NONBLOCK: a FIFO can't hang us.
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise _loop() from None
+        opened = open_inside(base, relative)
+    except LinkEscape as escape:
+        if escape.kind == Escape.LOOP:
+            raise ValidationError(f"{FIELD} goes through a link that leads back to itself", field=FIELD) from None
+        raise ValidationError(f"{FIELD} leads outside the task's files (through a link)", field=FIELD) from None
+    if opened is None:
         return unavailable(PreviewUnavailableReason.MISSING, "there is no such file in the task's files")
+    fd, inside = opened
     try:
-        # Checked again on the opened file: the agent owns the tree and could swap a folder for a link.
-        if os.path.isdir("/proc/self/fd") and not Path(os.path.realpath(f"/proc/self/fd/{fd}")).is_relative_to(base):
-            raise _outside()
+        if ".git" in inside.parts:  # reached through a link
+            raise _git_files()
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return unavailable(PreviewUnavailableReason.NOT_A_FILE, "the path names a folder or a special file")
         if info.st_size > MAX_PREVIEW_BYTES:
             return unavailable(PreviewUnavailableReason.TOO_LARGE, _TOO_LARGE)
-        data = _read_at_most(fd, MAX_PREVIEW_BYTES + 1)
+        data = read_at_most(fd, MAX_PREVIEW_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_PREVIEW_BYTES:  # it grew after the fstat

@@ -392,6 +392,18 @@ async def test_deleting_a_step_toward_another_moves_its_tasks_there_with_move_ev
     assert sessions == []
 
 
+async def test_tasks_moved_onto_the_final_step_by_a_step_delete_are_completed_like_any_move(
+    gql, services, workspace_id
+):
+    workflow_id, (plan, _, ship) = await three_steps(gql, workspace_id)
+    await update_step(gql, ship["id"], isFinalStep=True)
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
+    deleted = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=ship["id"]))["deleteWorkflowStep"]
+    assert deleted["__typename"] == "DeleteWorkflowStepPayload"
+    moved = await services.tasks.get(task.id)
+    assert (moved.workflow_step_id, moved.state) == (ship["id"], "COMPLETED")
+
+
 async def test_a_step_deleted_toward_another_workflows_step_or_itself_is_refused_and_changes_nothing(
     gql, services, db, workspace_id
 ):
