@@ -45,6 +45,12 @@ class Query:
     )
     task = strawberry.field(resolver=task_resolvers.task)
     tasks = strawberry.field(resolver=task_resolvers.tasks, description="A workspace's tasks, newest first.")
+    file_preview = strawberry.field(
+        resolver=task_resolvers.file_preview,
+        description="One file of a task's repository folder for a rich-output preview: UTF-8 text, a PNG, JPEG, GIF "
+        "or WebP image (told by its bytes), or preview unavailable with the reason (missing, not a file, over 1 MiB, "
+        "binary). Links are resolved; a path leading outside the folder is a ValidationError.",
+    )
     session = strawberry.field(resolver=session_resolvers.session)
     agent_profiles = strawberry.field(
         resolver=profile_resolvers.agent_profiles,
@@ -227,7 +233,8 @@ class Mutation:
     update_workflow_step = strawberry.mutation(resolver=workflow_resolvers.update_workflow_step)
     delete_workflow_step = strawberry.mutation(
         resolver=workflow_resolvers.delete_workflow_step,
-        description="Refused while tasks are in the step or another step's move_to_step leads to it.",
+        description="Refused while another step's move_to_step leads to it, and while tasks are in the step unless "
+        "moveTasksToStepId names where they go (moved in the same transaction, MOVED events, no agent started).",
     )
     reorder_workflow_steps = strawberry.mutation(resolver=workflow_resolvers.reorder_workflow_steps)
     import_workflow = strawberry.mutation(

@@ -19,6 +19,7 @@ from kandev.domain.sessions.permissions import PermissionService
 from kandev.domain.sessions.rich_output import RichOutputService
 from kandev.domain.sessions.service import SessionService
 from kandev.domain.tasks.dependencies import DependencyService
+from kandev.domain.tasks.file_preview import FilePreviewService
 from kandev.domain.tasks.service import TaskService
 from kandev.domain.tasks.titles import TitleService
 from kandev.domain.workflow.engine import after_task_state_change
@@ -120,6 +121,10 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def file_previews(self) -> FilePreviewService:
+        return FilePreviewService(self.ctx)
 
     @cached_property
     def workspace_sources(self) -> WorkspaceSourceService:

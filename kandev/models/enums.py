@@ -101,6 +101,7 @@ class TransitionTrigger(StrEnum):
     START_TASK = "start_task"
     CHILDREN_COMPLETED = "children_completed"
     CREATE = "create"
+    STEP_DELETED = "step_deleted"
 
 
 class AutomationDestination(StrEnum):

@@ -12,7 +12,9 @@ from kandev.models.enums import PendingAction
 from kandev.models.enums import TaskState as StoredTaskState
 from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info, Loaders
+from kandev.schema.declare import argument
 from kandev.schema.enums import TaskState
+from kandev.schema.file_preview_types import FilePreviewResult, file_preview_of
 from kandev.schema.inputs import CreateTaskInput, MoveTaskInput, TaskIdArgument, UpdateTaskInput
 from kandev.schema.payloads import (
     ArchiveTaskResult,
@@ -29,6 +31,28 @@ from kandev.schema.types import PageInfo, Task, TaskConnection, TaskEdge
 
 async def task(info: Info, id: strawberry.ID) -> Task:
     return Task.of(await info.context.services.tasks.get(str(id)))
+
+
+async def file_preview(
+    info: Info,
+    task_id: Annotated[strawberry.ID, argument("The task whose files to read; the same visibility as the task.")],
+    path: Annotated[
+        str,
+        argument(
+            "A path relative to the repository's folder in the task, as a rich-output file block names it (no "
+            "absolute path, '..', NUL byte, or link leading outside)."
+        ),
+    ],
+    repository: Annotated[
+        str | None,
+        argument(
+            "One of the task's repositories, by name (a file block's repo) or id; null: its first repository (or "
+            "its scratch directory when it has none)."
+        ),
+    ] = None,
+) -> FilePreviewResult:
+    call = info.context.services.file_previews.preview(str(task_id), path, repository)
+    return await attempt(call, file_preview_of)
 
 
 async def tasks(

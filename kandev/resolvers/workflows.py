@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 
 from kandev.domain.workflow.service import MISSING, SavedWorkflow, StepFields
-from kandev.resolvers.common import attempt
+from kandev.resolvers.common import attempt, optional_id
 from kandev.schema.context import Info
 from kandev.schema.types import Workflow, WorkflowStep
 from kandev.schema.workflow_inputs import (
@@ -22,6 +22,7 @@ from kandev.schema.workflow_inputs import (
     DeleteWorkflowStepResult,
     ImportWorkflowInput,
     ImportWorkflowResult,
+    MoveTasksToStepArgument,
     ReorderWorkflowStepsInput,
     ReorderWorkflowStepsResult,
     StepIdArgument,
@@ -122,8 +123,11 @@ def _deleted_step(info: Info) -> Callable[[SavedWorkflow], DeleteWorkflowStepPay
     return wrap
 
 
-async def delete_workflow_step(info: Info, step_id: StepIdArgument) -> DeleteWorkflowStepResult:
-    return await attempt(info.context.services.workflows.delete_step(str(step_id)), _deleted_step(info))
+async def delete_workflow_step(
+    info: Info, step_id: StepIdArgument, move_tasks_to_step_id: MoveTasksToStepArgument = None
+) -> DeleteWorkflowStepResult:
+    call = info.context.services.workflows.delete_step(str(step_id), optional_id(move_tasks_to_step_id))
+    return await attempt(call, _deleted_step(info))
 
 
 async def reorder_workflow_steps(info: Info, input: ReorderWorkflowStepsInput) -> ReorderWorkflowStepsResult:

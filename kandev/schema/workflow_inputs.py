@@ -74,6 +74,16 @@ class UpdateWorkflowInput:
 
 WorkflowIdArgument = Annotated[strawberry.ID, argument(_WORKFLOW_ID, min_length=1)]
 StepIdArgument = Annotated[strawberry.ID, argument(_STEP_ID, min_length=1)]
+MoveTasksToStepArgument = Annotated[
+    strawberry.ID | None,
+    argument(
+        "Another step of the same workflow: the step's tasks (archived ones too) move there first, without "
+        "auto-starting agents. Omitted: the delete is refused while tasks are in the step.",
+        agent="Another step of the same workflow to move the step's tasks to before deleting it (they move without "
+        "starting agents). Leave it out to have the delete refused while tasks are in the step.",
+        min_length=1,
+    ),
+]
 
 
 @strawberry.input(description="A new step. Omitted flags are false; manual moves are allowed unless said otherwise.")

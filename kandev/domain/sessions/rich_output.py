@@ -24,6 +24,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.sessions.prompts import is_terminal, lock_session
 from kandev.domain.sessions.transcript import append_message
+from kandev.domain.workspace.confined import Escape, LinkEscape, open_inside, read_at_most
 from kandev.models import Message, Session, Turn
 from kandev.models.enums import MessageKind
 
@@ -282,23 +283,21 @@ def _cell(raw: str, where: str, place: str, column: str) -> float | int | None:
 
 
 def _read_bounded(root: Path, relative: str, where: str) -> bytes:
-    base = root.resolve()
-    target = (base / relative).resolve()
-    if not target.is_relative_to(base):
-        raise _bad(where, "leads outside the task workspace (through a link)")
     try:
-        # Checked again on the opened file: the agent owns the tree and could swap in a link after the
-        # check above (O_NONBLOCK: a FIFO must not hang the server).
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        raise _bad(where, "names no file in the task workspace") from None
-    with os.fdopen(fd, "rb") as handle:
-        opened = Path(os.path.realpath(f"/proc/self/fd/{fd}")) if os.path.isdir("/proc/self/fd") else target
-        if not opened.is_relative_to(base):
-            raise _bad(where, "leads outside the task workspace (through a link)")
+        opened = open_inside(root, relative)
+    except LinkEscape as escape:
+        if escape.kind == Escape.LOOP:
+            raise _bad(where, "goes through a link that leads back to itself") from None
+        raise _bad(where, "leads outside the task workspace (through a link)") from None
+    if opened is None:
+        raise _bad(where, "names no file in the task workspace")
+    fd, _ = opened
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise _bad(where, "names no file in the task workspace")
-        data = handle.read(MAX_CSV_BYTES + 1)
+        data = read_at_most(fd, MAX_CSV_BYTES + 1)
+    finally:
+        os.close(fd)
     if len(data) > MAX_CSV_BYTES:
         raise _bad(where, f"names a file larger than {MAX_CSV_BYTES // 1024} KiB")
     return data

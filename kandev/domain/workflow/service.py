@@ -16,8 +16,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_workflow, load_workspace
-from kandev.domain.context import ServiceContext
-from kandev.domain.errors import ConflictError, ValidationError
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow import yaml_io as workflow_yaml
 from kandev.domain.workflow.rules import (  # noqa: F401 - the step event vocabulary, re-exported
@@ -39,8 +39,10 @@ from kandev.domain.workflow.rules import (  # noqa: F401 - the step event vocabu
     loop_warnings,
     references_to,
 )
+from kandev.domain.workflow.transitions import move_task
 from kandev.models import Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
+from kandev.models.enums import TransitionTrigger
 
 DEFAULT_WORKFLOW_NAME = "Kanban"
 DEFAULT_KANBAN_STEPS: list[dict[str, Any]] = [
@@ -343,20 +345,30 @@ class WorkflowService:
             await uow.db.flush()
             return SavedWorkflow(workflow, steps, loop_warnings(steps), step)
 
-    async def delete_step(self, step_id: str) -> SavedWorkflow:
-        """Refused while live tasks stand on it or another step's move_to_step leads to it."""
+    async def delete_step(self, step_id: str, move_tasks_to_step_id: str | None = None) -> SavedWorkflow:
+        """Refused while another step's move_to_step leads to it, and while live tasks stand on it unless
+        `move_tasks_to_step_id` names another step of the workflow: they move there first, in the same
+        transaction, with the MOVED events of a move but none of the steps' event actions (a bulk
+        relocation starts no agent; the target's WIP limit and manual-move switch guard moves by hand and
+        don't apply)."""
         async with self.ctx.unit_of_work() as uow:
             db = uow.db
             step = await load_step(db, self.ctx.principal, step_id)
             workflow = await load_workflow(db, self.ctx.principal, step.workflow_id)
             steps = await _locked_steps(db, workflow.id)
-            live = await _count_live_tasks(db, Task.workflow_step_id == step.id)
-            if live:
-                raise ConflictError(f"{live} task(s) are in this step; move them first", tasks=live)
+            target = _relocation_target(steps, step, move_tasks_to_step_id)
             referrers = references_to(steps, step.id)
             if referrers:
                 names = ", ".join(f"'{s.name}'" for s in referrers)
                 raise ConflictError(f"step(s) {names} move tasks to this step; change their events first")
+            if target is None:
+                live = await _count_live_tasks(db, Task.workflow_step_id == step.id)
+                if live:
+                    raise ConflictError(
+                        f"{live} task(s) are in this step; move them first, or name moveTasksToStepId", tasks=live
+                    )
+            else:
+                await _relocate_tasks(self.ctx, uow, step, target)
             await db.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
             await db.delete(step)
             steps.remove(step)
@@ -455,6 +467,36 @@ async def _locked_steps(db: AsyncSession, workflow_id: str) -> list[WorkflowStep
         .execution_options(populate_existing=True)
     )
     return list(result)
+
+
+_TARGET = "moveTasksToStepId"
+
+
+def _relocation_target(steps: Sequence[WorkflowStep], step: WorkflowStep, target_id: str | None) -> WorkflowStep | None:
+    """The step a deleted step's tasks move to: another step of the same workflow (an unknown step, or one
+    of another workflow, is not found, like a moveTask to it)."""
+    if target_id is None:
+        return None
+    if target_id == step.id:
+        raise ValidationError("moveTasksToStepId must name another step than the deleted one", field=_TARGET)
+    target = next((s for s in steps if s.id == target_id), None)
+    if target is None:
+        raise NotFoundError("workflow step", target_id)
+    return target
+
+
+async def _relocate_tasks(ctx: ServiceContext, uow: UnitOfWork, step: WorkflowStep, target: WorkflowStep) -> None:
+    """Every not-deleted task of `step` (archived ones too) onto `target`, oldest first."""
+    tasks = await uow.db.scalars(
+        select(Task)
+        .where(Task.workflow_step_id == step.id, Task.deleted_at.is_(None))
+        .order_by(Task.created_at, Task.id)
+    )
+    details = {"deleted_step_id": step.id, "deleted_step_name": step.name}
+    for task in list(tasks):
+        await move_task(
+            ctx, uow, task, target, trigger=TransitionTrigger.STEP_DELETED, details=details, step_actions=False
+        )
 
 
 async def _count_live_tasks(db: AsyncSession, condition: Any) -> int:

@@ -39,12 +39,15 @@ async def move_task(
     prompt_override: str | None = None,
     agent_profile_id: str | None = None,
     details: dict[str, Any] | None = None,
+    step_actions: bool = True,
 ) -> StepTransition:
     """Put `task` on `to_step`, write history, then run the step's on-enter actions.
 
     `prompt_override` replaces the auto-start prompt (startTask's prompt): one turn, never two.
+    `step_actions` False moves without the steps' event actions (no auto-start, no on-exit/on-enter modes):
+    a relocation, not a step change the workflow reacts to. The final step still completes the task.
     """
-    action = auto_start_action(to_step)
+    action = auto_start_action(to_step) if step_actions else None
     if action is not None:
         # Refused before anything moves: an auto-start that can't run leaves the task where it is.
         await ctx.hooks.check_start(uow, task, agent_profile_id)
@@ -79,7 +82,8 @@ async def move_task(
         source = "user" if prompt_override else "step"
         await ctx.hooks.start_agent(ctx, uow, task, prompt, source=source, agent_profile_id=agent_profile_id)
     # After the auto-start, so a session it opened gets the step's modes too.
-    await _step_mode_actions(uow, task, from_step, to_step)
+    if step_actions:
+        await _step_mode_actions(uow, task, from_step, to_step)
     return transition
 
 

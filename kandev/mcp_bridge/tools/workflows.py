@@ -77,7 +77,8 @@ register(
     command_tool(
         "delete_workflow_step_kandev",
         "deleteWorkflowStep",
-        "Delete a step. Refused while tasks are in it or while another step's move_to_step leads to it.",
+        "Delete a step. Refused while another step's move_to_step leads to it, and while tasks are in it unless "
+        "move_tasks_to_step_id names another step of the workflow for them (they move without starting agents).",
         "... on DeleteWorkflowStepPayload { step_id: stepId warnings workflow { id } }",
         _deleted_step,
     ),

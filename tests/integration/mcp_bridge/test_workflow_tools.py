@@ -293,3 +293,20 @@ async def test_unknown_and_foreign_targets_are_the_same_not_found(surface, servi
     error, payload = await call(surface, mallory, "create_workflow_kandev", workspace_id=workspace_id, name="Mine")
     assert error and payload == {"error": "workspace not found", "code": "NOT_FOUND", "fields": {"entity": "workspace"}}
     assert await stored(db) == before
+
+
+async def test_the_delete_step_tool_moves_the_steps_tasks_to_the_step_it_names(
+    surface, external, services, db, workspace_id
+):
+    workflow_id, (plan, build, _) = await pipeline(surface, external, workspace_id)
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
+    before = await stored(db)
+    error, payload = await call(
+        surface, external, "delete_workflow_step_kandev", step_id=plan["id"], move_tasks_to_step_id=plan["id"]
+    )
+    assert error and payload["code"] == "VALIDATION" and await stored(db) == before
+    deleted = await ok(
+        surface, external, "delete_workflow_step_kandev", step_id=plan["id"], move_tasks_to_step_id=build["id"]
+    )
+    assert deleted == {"id": plan["id"], "deleted": True, "workflow_id": workflow_id, "warnings": []}
+    assert (await services.tasks.get(task.id)).workflow_step_id == build["id"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -11,7 +12,8 @@ from kandev.db import Database
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.models import Task, Workflow, WorkflowStep
+from kandev.events import task_channel
+from kandev.models import Session, StepTransition, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id
 from tests.conftest import GraphQLCaller
 
@@ -42,6 +44,8 @@ DELETE_STEP = mutation(
     f"... on DeleteWorkflowStepPayload {{ stepId warnings workflow {{ {WORKFLOW_FIELDS} }} }}",
     "stepId",
 )
+DELETE_STEP_MOVING = f"""mutation($step: ID!, $to: ID) {{ deleteWorkflowStep(stepId: $step, moveTasksToStepId: $to) {{
+  {ERRORS} ... on DeleteWorkflowStepPayload {{ stepId warnings workflow {{ {WORKFLOW_FIELDS} }} }} }} }}"""
 REORDER = mutation("reorderWorkflowSteps", "ReorderWorkflowStepsInput", WORKFLOW_PAYLOAD)
 IMPORT = mutation("importWorkflow", "ImportWorkflowInput", WORKFLOW_PAYLOAD)
 EXPORT = "query($id: ID!) { exportWorkflow(workflowId: $id) }"
@@ -353,6 +357,89 @@ async def test_a_step_with_tasks_or_referenced_by_a_move_cannot_be_deleted(gql, 
     assert flags(deleted["workflow"]) == [("Build", 0, True, False), ("Ship", 1, False, False)]
     async with db.read() as session:
         assert await session.get(Task, task.id) is None
+
+
+async def test_deleting_a_step_toward_another_moves_its_tasks_there_with_move_events_and_starts_no_agent(
+    gql, services, bus, db, workspace_id
+):
+    workflow_id, (plan, build, ship) = await three_steps(gql, workspace_id)
+    # The target auto-starts the agent and turns plan mode on: a relocation does neither.
+    await update_step(gql, build["id"], events={"on_enter": [START, {"type": "enable_plan_mode"}]})
+    ids = []
+    for title in ("First", "Second"):
+        made = await services.tasks.create(CreateTask(workspace_id=workspace_id, title=title, workflow_id=workflow_id))
+        ids.append(made.task.id)
+    await services.tasks.archive(ids[1])
+    async with bus.subscribe(task_channel(workspace_id)) as events:
+        deleted = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=build["id"]))["deleteWorkflowStep"]
+        received = [await asyncio.wait_for(anext(events), timeout=5) for _ in ids]
+    assert deleted["__typename"] == "DeleteWorkflowStepPayload" and deleted["stepId"] == plan["id"]
+    assert flags(deleted["workflow"]) == [("Build", 0, True, False), ("Ship", 1, False, False)]
+    assert [(e["kind"], e["task"]["id"], e["task"]["workflow_step_id"]) for e in received] == [
+        ("MOVED", ids[0], build["id"]),
+        ("MOVED", ids[1], build["id"]),
+    ]
+    async with db.read() as session:
+        tasks = list(await session.scalars(select(Task).where(Task.id.in_(ids))))
+        transitions = list(await session.scalars(select(StepTransition).where(StepTransition.task_id.in_(ids))))
+        sessions = list(await session.scalars(select(Session).where(Session.task_id.in_(ids))))
+    assert {t.workflow_step_id for t in tasks} == {build["id"]}
+    moves = [t for t in transitions if t.to_step_id == build["id"]]
+    assert len(moves) == 2
+    assert {(m.from_step_id, m.trigger, m.details["deleted_step_name"]) for m in moves} == {
+        (plan["id"], "step_deleted", "Plan")
+    }
+    assert sessions == []
+
+
+async def test_tasks_moved_onto_the_final_step_by_a_step_delete_are_completed_like_any_move(
+    gql, services, workspace_id
+):
+    workflow_id, (plan, _, ship) = await three_steps(gql, workspace_id)
+    await update_step(gql, ship["id"], isFinalStep=True)
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
+    deleted = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=ship["id"]))["deleteWorkflowStep"]
+    assert deleted["__typename"] == "DeleteWorkflowStepPayload"
+    moved = await services.tasks.get(task.id)
+    assert (moved.workflow_step_id, moved.state) == (ship["id"], "COMPLETED")
+
+
+async def test_a_step_deleted_toward_another_workflows_step_or_itself_is_refused_and_changes_nothing(
+    gql, services, db, workspace_id
+):
+    workflow_id, (plan, build, _) = await three_steps(gql, workspace_id)
+    other = await new_workflow(gql, workspace_id, "Other")
+    elsewhere = await add_step(gql, other["id"], "Elsewhere")
+    await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))
+    before = await snapshot(db)
+    foreign = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=elsewhere["id"]))["deleteWorkflowStep"]
+    assert foreign["__typename"] == "NotFoundError" and foreign["entity"] == "workflow step"
+    unknown = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=new_id()))["deleteWorkflowStep"]
+    assert unknown["__typename"] == "NotFoundError" and unknown["entity"] == "workflow step"
+    itself = (await gql(DELETE_STEP_MOVING, step=plan["id"], to=plan["id"]))["deleteWorkflowStep"]
+    assert itself["__typename"] == "ValidationError" and itself["field"] == "moveTasksToStepId"
+    assert await snapshot(db) == before
+
+
+async def test_a_step_another_step_moves_to_is_refused_even_with_a_target_for_its_tasks(
+    gql, services, db, workspace_id
+):
+    workflow_id, (plan, build, ship) = await three_steps(gql, workspace_id)
+    await update_step(gql, build["id"], events={"on_turn_complete": [{"type": "move_to_step", "step_id": ship["id"]}]})
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="T", workflow_id=workflow_id))).task
+    await services.tasks.move(task.id, ship["id"])
+    before = await snapshot(db)
+    referenced = (await gql(DELETE_STEP_MOVING, step=ship["id"], to=plan["id"]))["deleteWorkflowStep"]
+    assert referenced["__typename"] == "ConflictError" and "'Build'" in referenced["message"]
+    assert await snapshot(db) == before
+
+
+async def test_another_user_can_neither_delete_a_step_nor_move_its_tasks(gql, bob, db, workspace_id):
+    workflow_id, (plan, build, _) = await three_steps(gql, workspace_id)
+    before = await snapshot(db)
+    theirs = (await GraphQLCaller(bob)(DELETE_STEP_MOVING, step=plan["id"], to=build["id"]))["deleteWorkflowStep"]
+    assert theirs["__typename"] == "NotFoundError" and theirs["entity"] == "workflow step"
+    assert await snapshot(db) == before
 
 
 async def test_reorder_takes_every_step_once(gql, db, workspace_id):

@@ -368,6 +368,14 @@ def test_a_link_out_of_the_workspace_is_refused(workspace, tmp_path):
     assert "outside the task workspace" in rejected(chart_csv("reports/escape.csv"), workspace)
 
 
+def test_a_link_loop_or_a_folder_named_like_a_csv_is_a_validation_error_not_a_crash(workspace):
+    (workspace / "reports" / "a.csv").symlink_to(workspace / "reports" / "b.csv")
+    (workspace / "reports" / "b.csv").symlink_to(workspace / "reports" / "a.csv")
+    (workspace / "reports" / "folder.csv").mkdir()
+    assert "link that leads back to itself" in rejected(chart_csv("reports/a.csv"), workspace)
+    assert "names no file in the task workspace" in rejected(chart_csv("reports/folder.csv"), workspace)
+
+
 def test_a_csv_chart_needs_a_working_directory():
     assert "no working directory" in rejected(chart_csv(), None)
 
