@@ -5,7 +5,9 @@ session will get, the credentials it needs (the workspace's GitHub connection, a
 answers; the secrets its profile's env references), when it runs next and a plain-English summary from
 templates (no model is called). Saving never waits for it: a save stores a PENDING ack and enqueues the job
 (`check_and_store`), which retries what is transient with backoff and stores FAILED with the reason once its
-attempts are spent. Credentials are reported by name with presence and outcome, never with a value."""
+attempts are spent. Credentials are reported by name with presence and outcome, never with a value. An ack
+records what it read from its agent profile (`ProfileState`), so a change of the profile re-acks the
+automation (kandev.domain.automations.profile_checks)."""
 
 from __future__ import annotations
 
@@ -149,7 +151,7 @@ class _Findings:
 
 
 def fingerprint(automation: AutomationRecord) -> str:
-    """The inputs the ack answers for (a save that changes none of them needs no new check)."""
+    """The automation's own inputs to its ack (with its profile's state they make `ack_inputs`)."""
     inputs = {
         "prompt": automation.prompt,
         "agent_profile_id": automation.agent_profile_id,
