@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 
+from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
 from bench.fanout import run as fanout
@@ -28,6 +29,7 @@ def main() -> None:
         "webhooks": asyncio.run(webhooks()),
         "healing": healing(),
         "automations": asyncio.run(automations()),
+        "automation_acks": asyncio.run(acks()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")

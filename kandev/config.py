@@ -92,6 +92,12 @@ class Settings(BaseSettings):
     preflight_backoff_seconds: float = Field(
         default=0.5, ge=0, description="wait before the pre-flight's second try, doubling for each next one"
     )
+    profile_recheck_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="how often the scheduler re-checks the agent profiles of enabled automations (a command "
+        "installed or removed re-acks them)",
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )

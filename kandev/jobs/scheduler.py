@@ -19,6 +19,7 @@ from types import FrameType
 
 from kandev.config import Settings
 from kandev.jobs.github_triggers import github_tick
+from kandev.jobs.profile_checks import profile_tick
 
 log = logging.getLogger("kandev.scheduler")
 
@@ -36,6 +37,7 @@ def _recover(settings: Settings) -> object:
 # A failing hook is logged and does not stop the others or the loop.
 tick_hooks: list[Callable[[Settings], object]] = [_recover]
 tick_hooks.append(github_tick)  # GitHub: pending firings and PR polls (kandev.jobs.github_triggers)
+tick_hooks.append(profile_tick)  # agent profiles changed outside Kandev re-ack (kandev.jobs.profile_checks)
 
 
 class _StopFlag:

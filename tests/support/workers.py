@@ -65,11 +65,11 @@ def running_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.
 
 
 @contextmanager
-def running_scheduler(settings: Settings, interval: float = 0.5) -> Iterator[subprocess.Popen[bytes]]:
+def running_scheduler(settings: Settings, interval: float = 0.5, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
     """The scheduler, ticking fast so recovery (reaping, re-enqueueing) happens within a test's bounds."""
     process = subprocess.Popen(
         [sys.executable, "-m", "kandev.cli", "scheduler"],
-        env=worker_env(settings, KANDEV_SCHEDULER_INTERVAL_SECONDS=str(interval)),
+        env=worker_env(settings, KANDEV_SCHEDULER_INTERVAL_SECONDS=str(interval), **extra_env),
         start_new_session=True,
     )
     try:

@@ -5,7 +5,9 @@ session will get, the credentials it needs (the workspace's GitHub connection, a
 answers; the secrets its profile's env references), when it runs next and a plain-English summary from
 templates (no model is called). Saving never waits for it: a save stores a PENDING ack and enqueues the job
 (`check_and_store`), which retries what is transient with backoff and stores FAILED with the reason once its
-attempts are spent. Credentials are reported by name with presence and outcome, never with a value."""
+attempts are spent. Credentials are reported by name with presence and outcome, never with a value. An ack
+records what it read from its agent profile (`ProfileState`), so a change of the profile re-acks the
+automation (kandev.domain.automations.profile_checks)."""
 
 from __future__ import annotations
 
@@ -91,6 +93,9 @@ class Ack:
     summary: str = ""
     detail: str | None = None
     acked_at: datetime | None = None
+    # What the check read from the routed profile (ProfileState): its digest and the command missing from PATH.
+    profile_fingerprint: str | None = None
+    profile_missing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         values = asdict(self)
@@ -115,6 +120,8 @@ class Ack:
             summary=values.get("summary") or "",
             detail=values.get("detail"),
             acked_at=datetime.fromisoformat(at) if at else None,
+            profile_fingerprint=values.get("profile_fingerprint"),
+            profile_missing=values.get("profile_missing"),
         )
 
 
@@ -144,7 +151,7 @@ class _Findings:
 
 
 def fingerprint(automation: AutomationRecord) -> str:
-    """The inputs the ack answers for (a save that changes none of them needs no new check)."""
+    """The automation's own inputs to its ack (with its profile's state they make `ack_inputs`)."""
     inputs = {
         "prompt": automation.prompt,
         "agent_profile_id": automation.agent_profile_id,
@@ -156,6 +163,45 @@ def fingerprint(automation: AutomationRecord) -> str:
         "repositories": [[r.repository_id, r.base_branch] for r in automation.repositories],
     }
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProfileState:
+    """What an ack reads from its agent profile, availability here included; `fingerprint` digests it all."""
+
+    name: str
+    executable: str | None
+    missing: str | None  # the executable not on PATH; None: the profile can run here
+    fingerprint: str
+
+
+def profile_state(profile: AgentProfile) -> ProfileState:
+    missing = missing_command(profile)
+    read = {
+        "name": profile.name,
+        "kind": profile.kind,
+        "command": list(profile.command or []),
+        "supports_mcp": profile.supports_mcp,
+        "secrets": sorted(referenced_names(profile.env or {})),
+        "missing": missing,
+    }
+    digest = hashlib.sha256(json.dumps(read, sort_keys=True).encode()).hexdigest()
+    return ProfileState(profile.name, profile.command[0] if profile.command else None, missing, digest)
+
+
+def ack_inputs(automation: AutomationRecord, profile: ProfileState | None) -> str:
+    """The automation's own inputs and its profile's state: an ack stored for them needs no new check, and
+    one whose profile changed since is re-checked even if its job read the profile before the change."""
+    own = fingerprint(automation)
+    return hashlib.sha256(f"{own}:{profile.fingerprint if profile else ''}".encode()).hexdigest()
+
+
+async def routed_profile(db: AsyncSession, automation: AutomationRecord) -> AgentProfile | None:
+    """The automation's agent profile when it is there and usable in its workspace."""
+    if automation.agent_profile_id is None:
+        return None
+    profile = await db.get(AgentProfile, automation.agent_profile_id)
+    return profile if profile is not None and usable_in(profile.workspace_id, automation.workspace_id) else None
 
 
 def acked_inputs(automation: AutomationRecord) -> str:
@@ -180,6 +226,7 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         await _secrets(db, automation.workspace_id, profile, found)
     await _github(db, settings, automation, found)
     next_run = _next_run(automation, now, found)
+    state = profile_state(profile) if profile is not None else None
     return Ack(
         status=found.status(),
         routed_profile_id=profile.id if profile is not None else None,
@@ -190,6 +237,8 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         summary=summary(automation, profile.name if profile is not None else None),
         detail=found.detail(),
         acked_at=now,
+        profile_fingerprint=state.fingerprint if state is not None else None,
+        profile_missing=state.missing if state is not None else None,
     )
 
 
@@ -197,8 +246,8 @@ async def _profile(db: AsyncSession, automation: AutomationRecord, found: _Findi
     if automation.agent_profile_id is None:
         found.blockers.append("no agent profile is chosen: a run can't start")
         return None
-    profile = await db.get(AgentProfile, automation.agent_profile_id)
-    if profile is None or not usable_in(profile.workspace_id, automation.workspace_id):
+    profile = await routed_profile(db, automation)
+    if profile is None:
         found.blockers.append(f"agent profile {automation.agent_profile_id} does not exist in this workspace")
         return None
     missing = missing_command(profile)
@@ -338,17 +387,17 @@ def _when(automation: AutomationRecord) -> str:
 # -- the job's side ------------------------------------------------------------------------------------
 
 
-def _announce(uow: UnitOfWork, automation: Automation, ack: Ack) -> None:
+def announce(uow: UnitOfWork, workspace_id: str, automation_id: str, ack: Ack) -> None:
     """Whenever an ack is stored (PENDING included): automationEvents says so (ACK_CHANGED)."""
     uow.emit(
-        automation_channel(automation.workspace_id),
-        AutomationEventPayload(kind="ACK_CHANGED", automation_id=automation.id, run=None, ack=ack.to_json()),
+        automation_channel(workspace_id),
+        AutomationEventPayload(kind="ACK_CHANGED", automation_id=automation_id, run=None, ack=ack.to_json()),
     )
 
 
 async def ack_recorded(uow: UnitOfWork, automation: Automation, ack: Ack) -> None:
     """A check's result was stored: announced, and told in the automation's thread (PREFLIGHT_ACK)."""
-    _announce(uow, automation, ack)
+    announce(uow, automation.workspace_id, automation.id, ack)
     await thread.post(uow, automation.workspace_id, automation.id, ThreadKind.PREFLIGHT_ACK, ack_text(ack))
 
 
@@ -371,7 +420,7 @@ def mark_pending(uow: UnitOfWork, ctx: ServiceContext, automation: Automation) -
     """In the saving transaction: the ack is PENDING, and the check is enqueued once that commits."""
     automation.last_ack = PENDING.to_json()
     automation.ack_attempts = 0
-    _announce(uow, automation, PENDING)
+    announce(uow, automation.workspace_id, automation.id, PENDING)
     automation_id = automation.id
     uow.then(lambda: ctx.jobs.enqueue_preflight(automation_id))
 
@@ -405,7 +454,8 @@ async def _attempt(ctx: ServiceContext, automation_id: str) -> str:
         if automation is None or automation.deleted_at is not None:
             return "gone"
         record = (await records(db, [automation]))[0]
-        inputs = fingerprint(record)
+        profile = await routed_profile(db, record)
+        inputs = ack_inputs(record, profile_state(profile) if profile is not None else None)
         stored = Ack.from_json(automation.last_ack)
         if stored is not None and stored.status != AckStatus.PENDING and automation.ack_fingerprint == inputs:
             return "unchanged"

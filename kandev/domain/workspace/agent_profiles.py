@@ -231,9 +231,15 @@ class AgentProfileService:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
 
     async def update(self, profile_id: str, fields: AgentProfileFields) -> AgentProfile:
+        """A change of what an automation's ack reads from the profile re-acks the automations using it."""
+        # Imported late: the automations domain imports this module.
+        from kandev.domain.automations.preflight import profile_state
+        from kandev.domain.automations.profile_checks import profile_saved
+
         try:
             async with self.ctx.unit_of_work() as uow:
                 profile = await self._load(uow.db, profile_id, write=True)
+                before = profile_state(profile)
                 check_rights(self.ctx.principal, fields, profile)
                 kind = fields.kind or AgentKind(profile.kind)
                 _check_fields(fields, kind)
@@ -253,16 +259,21 @@ class AgentProfileService:
                     raise ValidationError("an ACP profile needs a command to spawn", field="command")
                 profile.updated_at = utcnow()
                 await uow.db.flush()
+                await profile_saved(uow, self.ctx, profile, before)
                 return profile
         except IntegrityError:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
 
     async def delete(self, profile_id: str) -> AgentProfile:
+        """The automations using the profile are re-acked (they are left without one)."""
+        from kandev.domain.automations.profile_checks import profile_deleting
+
         async with self.ctx.unit_of_work() as uow:
             profile = await self._load(uow.db, profile_id, write=True)
             defaults = select(Workspace.id).where(Workspace.default_agent_profile_id == profile.id).limit(1)
             if await uow.db.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
+            await profile_deleting(uow, self.ctx, profile)
             await uow.db.delete(profile)
             return profile
 

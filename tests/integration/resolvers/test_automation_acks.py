@@ -3,6 +3,8 @@ PENDING again, and dryRunPreflight answers the ack of an unsaved definition with
 
 from __future__ import annotations
 
+import sys
+
 from sqlalchemy import func, select
 
 from kandev.domain.automations.preflight import check_and_store
@@ -82,3 +84,37 @@ async def test_a_dry_run_answers_the_ack_and_stores_nothing_and_a_bad_schedule_i
     assert refused["__typename"] == "ValidationError"
     async with db.read() as session:
         assert await session.scalar(select(func.count()).select_from(Automation)) == 0
+
+
+async def test_updating_an_agent_profile_to_a_missing_command_re_acks_its_automations_with_a_thread_message(
+    gql, services, workspace_id
+):
+    profile = """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) { __typename
+      ... on CreateAgentProfilePayload { agentProfile { id } } } }"""
+    created = await gql(profile, i={"workspaceId": workspace_id, "name": "Pythonic", "command": [sys.executable]})
+    profile_id = created["createAgentProfile"]["agentProfile"]["id"]
+    definition = {"workspaceId": workspace_id, "name": "Hourly", "prompt": "p", "agentProfileId": profile_id}
+    automation_id = (await gql(CREATE, i={**definition, "triggers": SCHEDULE}))["createAutomation"]["automation"]["id"]
+    await check_and_store(services.ctx, automation_id)
+    assert (await gql(READ, id=automation_id))["automation"]["lastAck"]["status"] == "OK"
+
+    update = """mutation($i: UpdateAgentProfileInput!) { updateAgentProfile(input: $i) { __typename } }"""
+    changed = await gql(update, i={"agentProfileId": profile_id, "command": ["no-such-agent-kandev-gql"]})
+    assert changed["updateAgentProfile"]["__typename"] == "AgentProfilePayload"
+    assert (await gql(READ, id=automation_id))["automation"]["lastAck"]["status"] == "PENDING"
+    await check_and_store(services.ctx, automation_id)
+    thread = "query($id: ID!) { automation(id: $id) { lastAck { status detail } thread { nodes { kind text } } } }"
+    read = (await gql(thread, id=automation_id))["automation"]
+    assert read["lastAck"] == {
+        "status": "FAILED",
+        "detail": "agent profile 'Pythonic' is unavailable: command 'no-such-agent-kandev-gql' is not on PATH",
+    }
+    assert read["thread"]["nodes"][-2:] == [
+        {
+            "kind": "PREFLIGHT_ACK",
+            "text": "Agent profile 'Pythonic' became unavailable: command 'no-such-agent-kandev-gql' is not on PATH. "
+            "The pre-flight check runs again.",
+        },
+        {"kind": "PREFLIGHT_ACK", "text": read["thread"]["nodes"][-1]["text"]},
+    ]
+    assert read["thread"]["nodes"][-1]["text"].startswith("Pre-flight check: FAILED.")
