@@ -78,33 +78,26 @@ def ensure_autopilot_capable(task: Any, profile: AgentProfile) -> None:
         )
 
 
-def add_builtin_profiles(db: AsyncSession, workspace_id: str) -> tuple[AgentProfile, ExecutorProfile]:
-    """Stage the Scripted agent, the ACP presets and the executors; returns the defaults."""
-    scripted = AgentProfile(
+def _builtin(workspace_id: str, name: str, kind: AgentKind, command: list[str] | None = None) -> AgentProfile:
+    """A built-in profile: kandev's own programs run with every permission, the ACP presets ask."""
+    policy = PermissionPolicy.ASK if kind == AgentKind.ACP else PermissionPolicy.ALLOW
+    return AgentProfile(
         id=new_id(),
         workspace_id=workspace_id,
-        name=SCRIPTED_PROFILE_NAME,
-        kind=AgentKind.SCRIPTED,
-        command=[],
+        name=name,
+        kind=kind,
+        command=list(command or []),
         env={},
         supports_mcp=True,
-        permission_policy=PermissionPolicy.ALLOW,
+        permission_policy=policy,
         builtin=True,
     )
-    presets = [
-        AgentProfile(
-            id=new_id(),
-            workspace_id=workspace_id,
-            name=preset["name"],
-            kind=AgentKind.ACP,
-            command=preset["command"],
-            env={},
-            supports_mcp=True,
-            permission_policy=PermissionPolicy.ASK,
-            builtin=True,
-        )
-        for preset in ACP_PRESETS
-    ]
+
+
+def add_builtin_profiles(db: AsyncSession, workspace_id: str) -> tuple[AgentProfile, ExecutorProfile]:
+    """Stage the Scripted agent, the ACP presets and the executors; returns the defaults."""
+    scripted = _builtin(workspace_id, SCRIPTED_PROFILE_NAME, AgentKind.SCRIPTED)
+    presets = [_builtin(workspace_id, p["name"], AgentKind.ACP, p["command"]) for p in ACP_PRESETS]
     db.add_all([scripted, *presets])
     executors = [
         ExecutorProfile(id=new_id(), workspace_id=workspace_id, name=kind.value, kind=kind, builtin=True)
@@ -360,17 +353,7 @@ async def author_profile(db: AsyncSession, workspace_id: str) -> AgentProfile:
     profile = await db.scalar(query.order_by(AgentProfile.builtin.desc(), AgentProfile.created_at).limit(1))
     if profile is not None:
         return profile
-    profile = AgentProfile(
-        id=new_id(),
-        workspace_id=workspace_id,
-        name=AUTHOR_PROFILE_NAME,
-        kind=AgentKind.AUTHOR,
-        command=[],
-        env={},
-        supports_mcp=True,
-        permission_policy=PermissionPolicy.ALLOW,
-        builtin=True,
-    )
+    profile = _builtin(workspace_id, AUTHOR_PROFILE_NAME, AgentKind.AUTHOR)
     try:
         async with db.begin_nested():
             db.add(profile)
