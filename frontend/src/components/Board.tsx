@@ -21,6 +21,8 @@ export function Board() {
   const error = useStore(app, (s) => s.tasksError);
   const [workflowId, setWorkflowId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  // On a phone the board shows one column at a time, picked with the tabs above it.
+  const [shownStep, setShownStep] = useState<string | null>(null);
   const workflow: Workflow | undefined =
     workflows.find((w) => w.id === workflowId) ??
     workflows.find((w) => w.id === workspace?.defaultWorkflowId) ??
@@ -40,6 +42,7 @@ export function Board() {
   }, [tasks, workflow?.id]);
 
   if (!workflow) return <p className="muted pad">This workspace has no workflow.</p>;
+  const shown = workflow.steps.find((s) => s.id === shownStep)?.id ?? (workflow.steps.find((s) => s.isStartStep) ?? workflow.steps[0])?.id;
 
   return (
     <section className="board-page" aria-labelledby="board-title">
@@ -68,18 +71,44 @@ export function Board() {
       {load === "loading" && Object.keys(tasks).length === 0 ? (
         <LoadState state="loading" what="tasks" />
       ) : (
-        <div className="board" data-testid="board">
-          {workflow.steps.map((step) => (
-            <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} />
-          ))}
-        </div>
+        <>
+          <StepTabs steps={workflow.steps} counts={byStep} shown={shown} onShow={setShownStep} />
+          <div className="board" data-testid="board">
+            {workflow.steps.map((step) => (
+              <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} hiddenOnPhone={step.id !== shown} />
+            ))}
+          </div>
+        </>
       )}
       <NewTaskDialog open={creating} onClose={() => setCreating(false)} workflow={workflow} />
     </section>
   );
 }
 
-function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowStep[]; tasks: Task[] }) {
+/** The phone's column picker (hidden on wider screens, where every column shows). */
+function StepTabs(props: { steps: WorkflowStep[]; counts: Map<string, Task[]>; shown: string | undefined; onShow: (id: string) => void }) {
+  return (
+    <div className="board-tabs" role="tablist" aria-label="Board columns" data-testid="board-tabs">
+      {props.steps.map((step) => (
+        <button
+          key={step.id}
+          type="button"
+          role="tab"
+          aria-selected={step.id === props.shown}
+          aria-controls={`column-${step.id}`}
+          className={step.id === props.shown ? "board-tab is-current" : "board-tab"}
+          onClick={() => props.onShow(step.id)}
+          data-testid="board-tab"
+          data-step-id={step.id}
+        >
+          {step.name} <span className="board-tab-count">{props.counts.get(step.id)?.length ?? 0}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function Column({ step, steps, tasks, hiddenOnPhone }: { step: WorkflowStep; steps: WorkflowStep[]; tasks: Task[]; hiddenOnPhone: boolean }) {
   const [over, setOver] = useState(false);
   const headingId = `col-${step.id}`;
   const live = useStore(app, (s) => s.tasksLoad === "ready");
@@ -101,7 +130,8 @@ function Column({ step, steps, tasks }: { step: WorkflowStep; steps: WorkflowSte
   }, [paging, step.id]);
   return (
     <section
-      className={`column${over ? " is-over" : ""}${step.allowManualMove ? "" : " no-drop"}`}
+      className={`column${over ? " is-over" : ""}${step.allowManualMove ? "" : " no-drop"}${hiddenOnPhone ? " hidden-on-phone" : ""}`}
+      id={`column-${step.id}`}
       aria-labelledby={headingId}
       data-testid="column"
       data-step-id={step.id}
