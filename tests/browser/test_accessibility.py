@@ -20,7 +20,8 @@ SCAN = """async () => {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
 }"""
-PAGES = ["/", "/tasks/{task}", "/settings/workspace", "/settings/agents", "/settings/secrets", "/settings/tokens"]
+SETTINGS = ("workspace", "agents", "executors", "repositories", "secrets", "tokens")
+PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
 
 
 def serious_violations(page: Any) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ import pytest
 from tests.browser.conftest import KandevServer, serve
 from tests.browser.test_web_client import no_horizontal_scroll, open_app, unique
 from tests.support.factories import served_task
+from tests.support.git_repos import make_repository
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +125,7 @@ def test_a_workspace_is_created_switched_to_and_renamed_and_settings_fit_a_phone
         names = httpx_names(base)
         assert "Team Blue" in names and "Team B" not in names
 
-        for section in ("workspace", "agents", "secrets", "tokens"):
+        for section in ("workspace", "agents", "executors", "repositories", "secrets", "tokens"):
             phone.goto(f"{base}/settings/{section}")
             expect(phone.get_by_test_id("settings")).to_be_visible()
             no_horizontal_scroll(phone)
@@ -136,3 +137,37 @@ def httpx_names(base: str) -> list[str]:
 
     body = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { name } }"}, timeout=10).json()
     return [w["name"] for w in body["data"]["workspaces"]]
+
+
+def test_executor_profiles_are_added_renamed_and_deleted_and_a_repository_is_added_or_refused_with_why(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    accept_dialogs(page)
+    name = unique("Team worktree")
+    open_app(page, kandev_server, "/settings/executors")
+    page.get_by_test_id("executor-name").fill(name)
+    page.get_by_test_id("executor-kind").select_option("LOCAL")
+    page.get_by_test_id("add-executor").click()
+    row = page.locator(f'[data-testid="executor"][data-name="{name}"]')
+    expect(row).to_contain_text("Local: in the repository itself")
+    row.get_by_test_id("executor-rename").fill(f"{name} (renamed)")
+    row.get_by_test_id("save-executor").click()
+    renamed = page.locator(f'[data-testid="executor"][data-name="{name} (renamed)"]')
+    expect(renamed).to_be_visible()
+    renamed.get_by_test_id("delete-executor").click()
+    expect(renamed).to_have_count(0)
+
+    repository = make_repository(tmp_path / "project")
+    page.get_by_test_id("settings-tab-repositories").click()
+    repo_name = unique("project")
+    page.get_by_test_id("repository-name").fill(repo_name)
+    page.get_by_test_id("repository-path").fill(str(tmp_path / "not-a-repository"))
+    page.get_by_test_id("add-repository").click()
+    expect(page.get_by_test_id("repository-error")).to_be_visible()
+    page.get_by_test_id("repository-path").fill(str(repository))
+    page.get_by_test_id("add-repository").click()
+    added = page.locator(f'[data-testid="repository"][data-name="{repo_name}"]')
+    expect(added).to_contain_text(str(repository))
+    expect(added).to_contain_text("default branch main")

@@ -1,6 +1,7 @@
-// Operations of the settings pages: workspaces, agent profiles, secrets and personal access tokens.
+// Operations of the settings pages: workspaces, agent and executor profiles, repositories, secrets and
+// personal access tokens.
 import { graphql } from "../gql";
-import type { AgentProfilesQuery, AccessTokensQuery, SecretsQuery } from "../gql/graphql";
+import type { AccessTokensQuery, AgentProfilesQuery, ExecutorProfilesQuery, RepositoriesQuery, SecretsQuery } from "../gql/graphql";
 
 graphql(`
   fragment ProfileFields on AgentProfile {
@@ -152,3 +153,65 @@ export const REVOKE_ACCESS_TOKEN = graphql(`
 export type ProfileRow = AgentProfilesQuery["agentProfiles"][number];
 export type SecretRow = SecretsQuery["secrets"][number];
 export type TokenRow = AccessTokensQuery["accessTokens"][number];
+
+export const EXECUTOR_PROFILES = graphql(`
+  query ExecutorProfiles($w: ID!) {
+    executorProfiles(workspaceId: $w) {
+      id
+      name
+      kind
+      builtin
+      serverWide
+    }
+  }
+`);
+
+export const CREATE_EXECUTOR_PROFILE = graphql(`
+  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {
+    createExecutorProfile(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const UPDATE_EXECUTOR_PROFILE = graphql(`
+  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {
+    updateExecutorProfile(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const DELETE_EXECUTOR_PROFILE = graphql(`
+  mutation DeleteExecutorProfile($id: ID!) {
+    deleteExecutorProfile(executorProfileId: $id) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const REPOSITORIES = graphql(`
+  query Repositories($w: ID!) {
+    repositories(workspaceId: $w) {
+      id
+      name
+      path
+      defaultBranch
+    }
+  }
+`);
+
+export const CREATE_REPOSITORY = graphql(`
+  mutation CreateRepository($i: CreateRepositoryInput!) {
+    createRepository(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export type ExecutorRow = ExecutorProfilesQuery["executorProfiles"][number];
+export type RepositoryRow = RepositoriesQuery["repositories"][number];

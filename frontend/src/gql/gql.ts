@@ -57,6 +57,12 @@ type Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": typeof types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": typeof types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RevokeAccessTokenDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": typeof types.ExecutorProfilesDocument,
+    "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateExecutorProfileDocument,
+    "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateExecutorProfileDocument,
+    "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteExecutorProfileDocument,
+    "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": typeof types.RepositoriesDocument,
+    "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateRepositoryDocument,
 };
 const documents: Documents = {
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
@@ -101,6 +107,12 @@ const documents: Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RevokeAccessTokenDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": types.ExecutorProfilesDocument,
+    "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateExecutorProfileDocument,
+    "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateExecutorProfileDocument,
+    "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteExecutorProfileDocument,
+    "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": types.RepositoriesDocument,
+    "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateRepositoryDocument,
 };
 
 /**
@@ -271,6 +283,30 @@ export function graphql(source: "\n  mutation CreateAccessToken($name: String!) 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').RevokeAccessTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n"): typeof import('./graphql').ExecutorProfilesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n"): typeof import('./graphql').RepositoriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateRepositoryDocument;
 
 
 export function graphql(source: string) {

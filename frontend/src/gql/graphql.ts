@@ -27,6 +27,22 @@ export type CreateAgentProfileInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+/** Admins only. */
+export type CreateExecutorProfileInput = {
+  kind: ExecutorKind;
+  name: string;
+  /** The workspace; null: a server-wide profile, listed in every workspace. */
+  workspaceId?: string | number | null | undefined;
+};
+
+export type CreateRepositoryInput = {
+  defaultBranch?: string | null | undefined;
+  name: string;
+  /** Absolute path of a local git repository on the workers' machine. */
+  path: string;
+  workspaceId: string | number;
+};
+
 export type CreateSecretInput = {
   name: string;
   /** Stored encrypted; never returned. */
@@ -70,6 +86,12 @@ export type CreateTaskInput = {
 export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
+
+/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
+export type ExecutorKind =
+  | 'LOCAL'
+  | 'SCRATCH'
+  | 'WORKTREE';
 
 /** What a transcript message is. */
 export type MessageKind =
@@ -220,6 +242,13 @@ export type UpdateAgentProfileInput = {
   name?: string | null | undefined;
   permissionPolicy?: PermissionPolicy | null | undefined;
   supportsMcp?: boolean | null | undefined;
+};
+
+/** Admins only; only the fields given change. */
+export type UpdateExecutorProfileInput = {
+  executorProfileId: string | number;
+  kind?: ExecutorKind | null | undefined;
+  name?: string | null | undefined;
 };
 
 /** Fields to change; state COMPLETED moves the task to its final step. */
@@ -637,6 +666,72 @@ export type RevokeAccessTokenMutation = { revokeAccessToken:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ExecutorProfilesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type ExecutorProfilesQuery = { executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, builtin: boolean, serverWide: boolean }> };
+
+export type CreateExecutorProfileMutationVariables = Exact<{
+  i: CreateExecutorProfileInput;
+}>;
+
+
+export type CreateExecutorProfileMutation = { createExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateExecutorProfileMutationVariables = Exact<{
+  i: UpdateExecutorProfileInput;
+}>;
+
+
+export type UpdateExecutorProfileMutation = { updateExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteExecutorProfileMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteExecutorProfileMutation = { deleteExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type RepositoriesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type RepositoriesQuery = { repositories: Array<{ id: string, name: string, path: string, defaultBranch: string }> };
+
+export type CreateRepositoryMutationVariables = Exact<{
+  i: CreateRepositoryInput;
+}>;
+
+
+export type CreateRepositoryMutation = { createRepository:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'RepositoryPayload' }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1495,3 +1590,68 @@ export const RevokeAccessTokenDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<RevokeAccessTokenMutation, RevokeAccessTokenMutationVariables>;
+export const ExecutorProfilesDocument = new TypedDocumentString(`
+    query ExecutorProfiles($w: ID!) {
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+    builtin
+    serverWide
+  }
+}
+    `) as unknown as TypedDocumentString<ExecutorProfilesQuery, ExecutorProfilesQueryVariables>;
+export const CreateExecutorProfileDocument = new TypedDocumentString(`
+    mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {
+  createExecutorProfile(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateExecutorProfileMutation, CreateExecutorProfileMutationVariables>;
+export const UpdateExecutorProfileDocument = new TypedDocumentString(`
+    mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {
+  updateExecutorProfile(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateExecutorProfileMutation, UpdateExecutorProfileMutationVariables>;
+export const DeleteExecutorProfileDocument = new TypedDocumentString(`
+    mutation DeleteExecutorProfile($id: ID!) {
+  deleteExecutorProfile(executorProfileId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteExecutorProfileMutation, DeleteExecutorProfileMutationVariables>;
+export const RepositoriesDocument = new TypedDocumentString(`
+    query Repositories($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    path
+    defaultBranch
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoriesQuery, RepositoriesQueryVariables>;
+export const CreateRepositoryDocument = new TypedDocumentString(`
+    mutation CreateRepository($i: CreateRepositoryInput!) {
+  createRepository(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateRepositoryMutation, CreateRepositoryMutationVariables>;

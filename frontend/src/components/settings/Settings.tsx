@@ -1,13 +1,18 @@
-// /settings/<section>: the workspace, its agent profiles and secrets, and the user's access tokens.
+// /settings/<section>: the workspace, its agent and executor profiles, repositories and secrets, and the
+// user's access tokens.
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
+import { Executors } from "./Executors";
+import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
 
 export const SECTIONS = [
   { id: "workspace", label: "Workspace", view: Workspaces },
   { id: "agents", label: "Agent profiles", view: AgentProfiles },
+  { id: "executors", label: "Executors", view: Executors },
+  { id: "repositories", label: "Repositories", view: Repositories },
   { id: "secrets", label: "Secrets", view: Secrets },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
