@@ -14,6 +14,7 @@ from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
 from bench.turns import run as turns
+from bench.web import run as web
 from bench.webhooks import run as webhooks
 from bench.writes import run as writes
 
@@ -30,6 +31,7 @@ def main() -> None:
         "healing": healing(),
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
+        "web": asyncio.run(web()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")
