@@ -107,3 +107,37 @@ def test_a_failed_turn_shows_its_error_and_what_to_do_next(page: Any, kandev_ser
     expect(banner).to_contain_text("The last turn failed:")
     expect(banner).to_contain_text("Set ANTHROPIC_API_KEY as a secret on this profile")
     expect(banner).to_have_attribute("role", "alert")
+
+
+START = """mutation($i: StartTaskInput!) { startTask(input: $i) { __typename ... on Error { message }
+    ... on StartTaskPayload { session { id } } } }"""
+SESSION_STATE = "query($id: ID!) { session(id: $id) { state } }"
+
+
+def test_a_long_transcript_opens_on_its_newest_page_and_loads_earlier_ones_as_the_reader_scrolls_up(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Long transcript"))
+    lines = "\n".join(f"/say line {n}" for n in range(1, 251))
+    started = kandev_server.mutate(START, "startTask", i={"taskId": task["id"], "prompt": lines})
+    session_id = started["session"]["id"]
+    kandev_server.wait_for(SESSION_STATE, lambda d: d["session"]["state"] == "WAITING_FOR_INPUT", id=session_id)
+
+    open_app(page, kandev_server, f"/tasks/{task['id']}")
+    transcript = page.get_by_test_id("transcript")
+    agent = transcript.get_by_test_id("msg-agent")
+    expect(agent).to_have_count(100)  # the newest page: lines 151-250
+    expect(agent.last).to_have_text("line 250")
+    expect(agent.first).to_have_text("line 151")
+    transcript.get_by_test_id("load-older").click()  # one page before, the reader's place kept
+    expect(agent).to_have_count(200)
+    expect(agent.first).to_have_text("line 51")
+    assert transcript.evaluate("el => el.scrollTop") > 0
+    transcript.get_by_test_id("load-older").click()
+    expect(agent).to_have_count(250)
+    expect(transcript.get_by_test_id("msg-user")).to_have_count(1)
+    expect(transcript.get_by_test_id("load-older")).to_have_count(0)
+    texts = agent.all_text_contents()  # off-screen messages skip rendering (content-visibility), not their text
+    assert texts == [f"line {n}" for n in range(1, 251)]

@@ -172,13 +172,34 @@ export const TASK = graphql(`
   }
 `);
 
+// A transcript loads newest first, a page at a time: the newest page with the session, older ones as the
+// reader scrolls up (TRANSCRIPT_PAGE in hooks/useSession.ts).
 export const SESSION = graphql(`
-  query Session($id: ID!) {
+  query Session($id: ID!, $page: Int!) {
     session(id: $id) {
       ...SessionStatusFields
-      messages(first: 500, last: 500) {
+      messages(first: $page, order: DESC) {
         nodes {
           ...MessageFields
+        }
+        pageInfo {
+          hasNextPage
+        }
+      }
+    }
+  }
+`);
+
+export const OLDER_MESSAGES = graphql(`
+  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {
+    session(id: $id) {
+      id
+      messages(first: $page, order: DESC, beforeMessageId: $before) {
+        nodes {
+          ...MessageFields
+        }
+        pageInfo {
+          hasNextPage
         }
       }
     }

@@ -183,7 +183,13 @@ export function TaskPage({ taskId }: { taskId: string }) {
                 <LoadState state="loading" what="the transcript" />
               </div>
             ) : (
-              <Transcript messages={view.messages} state={sessionState} />
+              <Transcript
+                messages={view.messages}
+                state={sessionState}
+                hasOlder={view.hasOlder}
+                loadingOlder={view.loadingOlder}
+                onLoadOlder={() => void view.loadOlder()}
+              />
             )
           ) : (
             <div className="transcript transcript-empty">

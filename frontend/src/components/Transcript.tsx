@@ -144,12 +144,28 @@ function MessageView({ message }: { message: Message }) {
   }
 }
 
-export function Transcript({ messages, state }: { messages: Message[]; state: SessionState | null }) {
+interface TranscriptProps {
+  messages: Message[];
+  state: SessionState | null;
+  /** Older messages than the first one shown exist; `onLoadOlder` fetches a page of them (a button at the
+   * top, so the reader decides, and their place in the transcript stays where it was). */
+  hasOlder?: boolean;
+  loadingOlder?: boolean;
+  onLoadOlder?: () => void;
+}
+
+export function Transcript({ messages, state, hasOlder = false, loadingOlder = false, onLoadOlder }: TranscriptProps) {
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  const previous = useRef({ first: null as string | null, height: 0 });
   useLayoutEffect(() => {
     const el = box.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const first = messages[0]?.id ?? null;
+    if (pinned.current) el.scrollTop = el.scrollHeight;
+    // Older messages came in above: keep what the reader was looking at where it was.
+    else if (previous.current.first && first !== previous.current.first) el.scrollTop += el.scrollHeight - previous.current.height;
+    previous.current = { first, height: el.scrollHeight };
   }, [messages, state]);
   useEffect(() => {
     const el = box.current;
@@ -163,6 +179,13 @@ export function Transcript({ messages, state }: { messages: Message[]; state: Se
   const working = state === "RUNNING" || state === "STARTING";
   return (
     <div className="transcript" ref={box} role="log" aria-live="polite" aria-label="Transcript" data-testid="transcript" tabIndex={0}>
+      {hasOlder && (
+        <div className="transcript-older">
+          <button type="button" className="btn btn-small" onClick={onLoadOlder} disabled={loadingOlder} data-testid="load-older">
+            {loadingOlder ? "Loading…" : "Load earlier messages"}
+          </button>
+        </div>
+      )}
       {messages.length === 0 && !working && <p className="muted pad">No messages yet.</p>}
       {messages.map((m) => (
         <MessageView key={m.id} message={m} />

@@ -338,10 +338,20 @@ export type TaskQuery = { task: { prompt: string, id: string, title: string, sta
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
+  page: number;
 }>;
 
 
-export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }> }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+
+export type OlderMessagesQueryVariables = Exact<{
+  id: string | number;
+  page: number;
+  before: string | number;
+}>;
+
+
+export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } } } };
 
 export type SessionStatusQueryVariables = Exact<{
   id: string | number;
@@ -972,12 +982,15 @@ fragment SessionFields on Session {
   createdAt
 }`) as unknown as TypedDocumentString<TaskQuery, TaskQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
-    query Session($id: ID!) {
+    query Session($id: ID!, $page: Int!) {
   session(id: $id) {
     ...SessionStatusFields
-    messages(first: 500, last: 500) {
+    messages(first: $page, order: DESC) {
       nodes {
         ...MessageFields
+      }
+      pageInfo {
+        hasNextPage
       }
     }
   }
@@ -1019,6 +1032,30 @@ fragment SessionStatusFields on Session {
     source
   }
 }`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const OlderMessagesDocument = new TypedDocumentString(`
+    query OlderMessages($id: ID!, $page: Int!, $before: ID!) {
+  session(id: $id) {
+    id
+    messages(first: $page, order: DESC, beforeMessageId: $before) {
+      nodes {
+        ...MessageFields
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+}
+    fragment MessageFields on Message {
+  id
+  kind
+  text
+  data
+  turnId
+  seq
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<OlderMessagesQuery, OlderMessagesQueryVariables>;
 export const SessionStatusDocument = new TypedDocumentString(`
     query SessionStatus($id: ID!) {
   session(id: $id) {

@@ -2,8 +2,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorText, gql } from "../api/graphql";
 import { subscribe } from "../api/live";
-import { SESSION, SESSION_EVENTS, SESSION_STATUS } from "../api/ops";
+import { OLDER_MESSAGES, SESSION, SESSION_EVENTS, SESSION_STATUS } from "../api/ops";
 import type { Message, QueuedPrompt, SessionState, Turn } from "../api/ops";
+
+/** Messages per transcript page. */
+export const TRANSCRIPT_PAGE = 100;
 
 export interface SessionView {
   load: "loading" | "ready" | "error";
@@ -17,6 +20,20 @@ export interface SessionView {
   queued: QueuedPrompt[];
   reload: () => void;
   refreshStatus: () => void;
+  /** Older messages exist than the loaded ones; loadOlder fetches the next page of them. */
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  loadOlder: () => Promise<void>;
+}
+
+function merged(held: Record<string, Message>, messages: readonly Message[]): Record<string, Message> {
+  const next = { ...held };
+  for (const message of messages) {
+    const known = next[message.id];
+    // An event newer than the page wins.
+    if (!known || known.updatedAt <= message.updatedAt) next[message.id] = message;
+  }
+  return next;
 }
 
 function upsertTurn(turns: Turn[], turn: Turn): Turn[] {
@@ -34,6 +51,8 @@ export function useSession(sessionId: string | null): SessionView {
   const [error, setError] = useState<string | null>(null);
   const [liveError, setLiveError] = useState<string | null>(null);
   const [nonce, setNonce] = useState(0);
+  const [hasOlder, setHasOlder] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
   // The session whose events the server confirmed it listens to: the snapshot loads only after that.
   const [listening, setListening] = useState<string | null>(null);
   const statusTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -62,6 +81,7 @@ export function useSession(sessionId: string | null): SessionView {
   // SUBSCRIBED message (first on every subscription, again after each reconnect) (re)loads the snapshot.
   useEffect(() => {
     setById({});
+    setHasOlder(false);
     setTurns([]);
     setQueued([]);
     setState(null);
@@ -109,17 +129,10 @@ export function useSession(sessionId: string | null): SessionView {
     let cancelled = false;
     (async () => {
       try {
-        const data = await gql(SESSION, { id: sessionId });
+        const data = await gql(SESSION, { id: sessionId, page: TRANSCRIPT_PAGE });
         if (cancelled) return;
-        setById((m) => {
-          const next = { ...m };
-          for (const message of data.session.messages.nodes) {
-            const held = next[message.id];
-            // An event newer than the snapshot wins.
-            if (!held || held.updatedAt <= message.updatedAt) next[message.id] = message;
-          }
-          return next;
-        });
+        setById((m) => merged(m, data.session.messages.nodes));
+        setHasOlder(data.session.messages.pageInfo.hasNextPage);
         setTurns(data.session.turns);
         setQueued(data.session.queuedPrompts);
         setState(data.session.state);
@@ -143,5 +156,35 @@ export function useSession(sessionId: string | null): SessionView {
 
   const messages = useMemo(() => Object.values(byId).sort((a, b) => a.seq - b.seq), [byId]);
   const reload = useCallback(() => setNonce((n) => n + 1), []);
-  return { load, error, liveError, state, completionPending, messages, turns, queued, reload, refreshStatus };
+  const oldest = messages[0]?.id ?? null;
+  const loadOlder = useCallback(async () => {
+    const id = idRef.current;
+    if (!id || !oldest || loadingOlder) return;
+    setLoadingOlder(true);
+    try {
+      const data = await gql(OLDER_MESSAGES, { id, page: TRANSCRIPT_PAGE, before: oldest });
+      if (idRef.current !== id) return;
+      setById((m) => merged(m, data.session.messages.nodes));
+      setHasOlder(data.session.messages.pageInfo.hasNextPage);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setLoadingOlder(false);
+    }
+  }, [oldest, loadingOlder]);
+  return {
+    load,
+    error,
+    liveError,
+    state,
+    completionPending,
+    messages,
+    turns,
+    queued,
+    reload,
+    refreshStatus,
+    hasOlder,
+    loadingOlder,
+    loadOlder,
+  };
 }
