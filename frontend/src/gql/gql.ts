@@ -57,6 +57,18 @@ type Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": typeof types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": typeof types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RevokeAccessTokenDocument,
+    "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": typeof types.EditorStepFieldsFragmentDoc,
+    "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": typeof types.EditorWorkflowFieldsFragmentDoc,
+    "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": typeof types.WorkflowEditorDocument,
+    "\n  mutation CreateWorkflow($i: CreateWorkflowInput!) {\n    createWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          ...EditorWorkflowFields\n        }\n      }\n    }\n  }\n": typeof types.CreateWorkflowDocument,
+    "\n  mutation UpdateWorkflow($i: UpdateWorkflowInput!) {\n    updateWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateWorkflowDocument,
+    "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(workflowId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteWorkflowDocument,
+    "\n  mutation CreateWorkflowStep($i: CreateWorkflowStepInput!) {\n    createWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateWorkflowStepDocument,
+    "\n  mutation UpdateWorkflowStep($i: UpdateWorkflowStepInput!) {\n    updateWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateWorkflowStepDocument,
+    "\n  mutation DeleteWorkflowStep($id: ID!, $to: ID) {\n    deleteWorkflowStep(stepId: $id, moveTasksToStepId: $to) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteWorkflowStepDocument,
+    "\n  mutation ReorderWorkflowSteps($i: ReorderWorkflowStepsInput!) {\n    reorderWorkflowSteps(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ReorderWorkflowStepsDocument,
+    "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(workflowId: $id)\n  }\n": typeof types.ExportWorkflowDocument,
+    "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n": typeof types.ImportWorkflowDocument,
 };
 const documents: Documents = {
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
@@ -101,6 +113,18 @@ const documents: Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RevokeAccessTokenDocument,
+    "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": types.EditorStepFieldsFragmentDoc,
+    "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": types.EditorWorkflowFieldsFragmentDoc,
+    "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": types.WorkflowEditorDocument,
+    "\n  mutation CreateWorkflow($i: CreateWorkflowInput!) {\n    createWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          ...EditorWorkflowFields\n        }\n      }\n    }\n  }\n": types.CreateWorkflowDocument,
+    "\n  mutation UpdateWorkflow($i: UpdateWorkflowInput!) {\n    updateWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateWorkflowDocument,
+    "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(workflowId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteWorkflowDocument,
+    "\n  mutation CreateWorkflowStep($i: CreateWorkflowStepInput!) {\n    createWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateWorkflowStepDocument,
+    "\n  mutation UpdateWorkflowStep($i: UpdateWorkflowStepInput!) {\n    updateWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateWorkflowStepDocument,
+    "\n  mutation DeleteWorkflowStep($id: ID!, $to: ID) {\n    deleteWorkflowStep(stepId: $id, moveTasksToStepId: $to) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteWorkflowStepDocument,
+    "\n  mutation ReorderWorkflowSteps($i: ReorderWorkflowStepsInput!) {\n    reorderWorkflowSteps(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ReorderWorkflowStepsDocument,
+    "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(workflowId: $id)\n  }\n": types.ExportWorkflowDocument,
+    "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n": types.ImportWorkflowDocument,
 };
 
 /**
@@ -271,6 +295,54 @@ export function graphql(source: "\n  mutation CreateAccessToken($name: String!) 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').RevokeAccessTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n"): typeof import('./graphql').EditorStepFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n"): typeof import('./graphql').EditorWorkflowFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n"): typeof import('./graphql').WorkflowEditorDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWorkflow($i: CreateWorkflowInput!) {\n    createWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          ...EditorWorkflowFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateWorkflowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWorkflow($i: UpdateWorkflowInput!) {\n    updateWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateWorkflowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(workflowId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteWorkflowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWorkflowStep($i: CreateWorkflowStepInput!) {\n    createWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateWorkflowStepDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWorkflowStep($i: UpdateWorkflowStepInput!) {\n    updateWorkflowStep(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateWorkflowStepDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWorkflowStep($id: ID!, $to: ID) {\n    deleteWorkflowStep(stepId: $id, moveTasksToStepId: $to) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteWorkflowStepDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReorderWorkflowSteps($i: ReorderWorkflowStepsInput!) {\n    reorderWorkflowSteps(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').ReorderWorkflowStepsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(workflowId: $id)\n  }\n"): typeof import('./graphql').ExportWorkflowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ImportWorkflowDocument;
 
 
 export function graphql(source: string) {

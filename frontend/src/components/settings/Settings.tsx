@@ -1,12 +1,17 @@
-// /settings/<section>: the workspace, its agent profiles and secrets, and the user's access tokens.
+// /settings/<section>: the workspace, its workflows, its agent profiles and secrets, and the user's access tokens.
+import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
 
+// The editor is the largest section and seldom opened: its own chunk, loaded on first visit.
+const Workflows = lazy(() => import("./Workflows").then((m) => ({ default: m.Workflows })));
+
 export const SECTIONS = [
   { id: "workspace", label: "Workspace", view: Workspaces },
+  { id: "workflows", label: "Workflows", view: Workflows },
   { id: "agents", label: "Agent profiles", view: AgentProfiles },
   { id: "secrets", label: "Secrets", view: Secrets },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
@@ -36,7 +41,9 @@ export function Settings({ section }: { section: string }) {
           </a>
         ))}
       </nav>
-      <View />
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        <View />
+      </Suspense>
     </section>
   );
 }
