@@ -118,6 +118,7 @@ def test_a_workflow_is_shaped_in_the_editor_exported_imported_and_runs_a_task_th
     # Reorder with the keyboard: Scrap goes below Check, so Build's "next" is Check.
     step_row(page, "Scrap").get_by_test_id("step-down").press("Enter")
     expect(page.get_by_test_id("workflow-step").nth(2)).to_have_attribute("data-name", "Scrap")
+    expect(step_row(page, "Scrap").get_by_test_id("step-down")).to_be_focused()  # focus follows the step
     assert step_names(server, name) == ["Build", "Check", "Scrap", "Done"]
 
     # Deleting a step with a task in it moves the task where the person says.
@@ -154,7 +155,11 @@ def test_a_workflow_is_shaped_in_the_editor_exported_imported_and_runs_a_task_th
     expect(exported).to_contain_text("auto_start_agent")
     yaml = exported.input_value()
     copy = f"{name} copy"
-    page.get_by_test_id("import-yaml").fill(yaml.replace(f"name: {name}", f"name: {copy}", 1))
+    document = yaml.replace(f"name: {name}", f"name: {copy}", 1)
+    page.get_by_test_id("import-file").set_input_files(
+        files=[{"name": "flow.yaml", "mimeType": "text/yaml", "buffer": document.encode()}]
+    )
+    expect(page.get_by_test_id("import-yaml")).to_have_value(document)
     page.get_by_test_id("import-workflow").click()
     expect(page.get_by_test_id("workflow-name")).to_have_value(copy)
     imported = workflow_named(server, copy)
@@ -180,7 +185,7 @@ def test_a_workflow_is_shaped_in_the_editor_exported_imported_and_runs_a_task_th
     assert server.gql(TASK, id=task["id"])["task"]["workflowStepId"] == ids["Check"]
 
 
-def test_the_editor_fits_a_phone_and_shows_the_signal_switch_once_a_turn_complete_move_exists(
+def test_the_editor_fits_a_phone_shows_the_signal_switch_once_a_turn_complete_move_exists_and_deletes_a_workflow(
     phone: Any, server: KandevServer, screenshots: Path
 ) -> None:
     from playwright.sync_api import expect
@@ -197,3 +202,10 @@ def test_the_editor_fits_a_phone_and_shows_the_signal_switch_once_a_turn_complet
     plan.get_by_test_id("step-on-turn-complete").scroll_into_view_if_needed()
     phone.screenshot(path=str(screenshots / "mobile-workflow-editor.png"))
     assert workflow_named(server, name)["warnings"] == []
+
+    phone.on("dialog", lambda dialog: dialog.accept())
+    phone.get_by_test_id("delete-workflow").click()
+    expect(phone.get_by_test_id("workflow-select").locator("option", has_text=name)).to_have_count(0)
+    phone.get_by_test_id("workflow-select").select_option(label="Kanban")
+    phone.get_by_test_id("delete-workflow").click()  # the workspace's default: a typed refusal, inline
+    expect(phone.get_by_test_id("workflow-error")).to_contain_text("default workflow")

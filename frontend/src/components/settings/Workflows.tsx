@@ -1,10 +1,11 @@
 // The workflow editor: a workflow's steps (add, rename, reorder, delete moving their tasks), each step's
 // prompt, flags and events, the completion-signal gate, the server's loop warnings, and YAML export/import.
-import { useCallback, useEffect, useId, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { gql, jsonObject, unwrap } from "../../api/graphql";
 import {
   CREATE_WORKFLOW,
   CREATE_WORKFLOW_STEP,
+  DELETE_WORKFLOW,
   DELETE_WORKFLOW_STEP,
   EXPORT_WORKFLOW,
   IMPORT_WORKFLOW,
@@ -143,7 +144,9 @@ export function Workflows() {
           <ImportWorkflow workspaceId={workspaceId} onImported={async (id) => (await changed(), setSelected(id))} />
         </div>
       )}
-      {workflow && <WorkflowEditor key={workflow.id} workflow={workflow} onChange={changed} />}
+      {workflow && (
+        <WorkflowEditor key={workflow.id} workflow={workflow} onChange={changed} onDeleted={async () => (setSelected(null), await changed())} />
+      )}
     </div>
   );
 }
@@ -186,6 +189,16 @@ function ImportWorkflow({ workspaceId, onImported }: { workspaceId: string; onIm
         <span>Import a workflow (YAML, as exported)</span>
         <textarea className="input mono" rows={3} value={yaml} onChange={(e) => setYaml(e.target.value)} required data-testid="import-yaml" />
       </label>
+      <label className="field">
+        <span>Or read it from a file</span>
+        <input
+          type="file"
+          className="input"
+          accept=".yaml,.yml,text/yaml"
+          onChange={(e) => void e.target.files?.[0]?.text().then(setYaml)}
+          data-testid="import-file"
+        />
+      </label>
       <div className="form-actions">
         <button className="btn" disabled={action.busy || !yaml.trim()} data-testid="import-workflow">
           Import as a new workflow
@@ -196,12 +209,14 @@ function ImportWorkflow({ workspaceId, onImported }: { workspaceId: string; onIm
   );
 }
 
-function WorkflowEditor({ workflow, onChange }: { workflow: EditorWorkflow; onChange: () => Promise<unknown> }) {
+function WorkflowEditor(props: { workflow: EditorWorkflow; onChange: () => Promise<unknown>; onDeleted: () => Promise<unknown> }) {
+  const { workflow, onChange } = props;
   const [name, setName] = useState(workflow.name);
   const [exported, setExported] = useState<string | null>(null);
   const rename = useAction();
   const order = useAction();
   const exporting = useAction();
+  const removing = useAction();
   const steps = workflow.steps;
 
   const saveName = () =>
@@ -215,6 +230,25 @@ function WorkflowEditor({ workflow, onChange }: { workflow: EditorWorkflow; onCh
       [ids[index], ids[index + by]] = [ids[index + by], ids[index]];
       unwrap((await gql(REORDER_WORKFLOW_STEPS, { i: { workflowId: workflow.id, stepIds: ids } })).reorderWorkflowSteps);
       await onChange();
+      refocus.current = { stepId: steps[index].id, by };
+    });
+  // Keyboard users keep their place: once the list shows the new order (buttons enabled again), focus
+  // follows the moved step (the other arrow when it reached either end).
+  const refocus = useRef<{ stepId: string; by: number } | null>(null);
+  useEffect(() => {
+    if (!refocus.current || order.busy) return;
+    const { stepId, by } = refocus.current;
+    refocus.current = null;
+    const row = document.querySelector(`[data-testid="workflow-step"][data-step-id="${stepId}"]`);
+    const names = by < 0 ? ["up", "down"] : ["down", "up"];
+    const target = names.map((n) => row?.querySelector<HTMLButtonElement>(`[data-testid="step-${n}"]`)).find((b) => b && !b.disabled);
+    target?.focus();
+  }, [steps, order.busy]);
+  const remove = () =>
+    window.confirm(`Delete the workflow ${workflow.name}?`) &&
+    removing.run(async () => {
+      unwrap((await gql(DELETE_WORKFLOW, { id: workflow.id })).deleteWorkflow);
+      await props.onDeleted();
     });
   const exportYaml = () =>
     exporting.run(async () => {
@@ -235,8 +269,11 @@ function WorkflowEditor({ workflow, onChange }: { workflow: EditorWorkflow; onCh
           <button type="button" className="btn" onClick={() => void exportYaml()} disabled={exporting.busy} data-testid="export-workflow">
             Export YAML
           </button>
+          <button type="button" className="btn btn-danger" onClick={() => void remove()} disabled={removing.busy} data-testid="delete-workflow">
+            Delete workflow
+          </button>
         </form>
-        <FormError error={rename.error ?? exporting.error} />
+        <FormError error={rename.error ?? exporting.error ?? removing.error} testId="workflow-error" />
         {exported !== null && (
           <label className="field">
             <span>Exported YAML (copy it, or import it into another workspace)</span>
