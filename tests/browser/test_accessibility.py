@@ -20,7 +20,7 @@ SCAN = """async () => {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
 }"""
-SETTINGS = ("workspace", "agents", "executors", "repositories", "secrets", "tokens")
+SETTINGS = ("workspace", "workflows", "agents", "executors", "repositories", "secrets", "tokens")
 PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
 
 

@@ -53,7 +53,7 @@ export function Board() {
         {workflows.length > 1 && (
           <label className="field-inline">
             <span className="sr-only">Workflow</span>
-            <select className="input input-small" value={workflow.id} onChange={(e) => setWorkflowId(e.target.value)}>
+            <select className="input input-small" value={workflow.id} onChange={(e) => setWorkflowId(e.target.value)} data-testid="board-workflow">
               {workflows.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.name}

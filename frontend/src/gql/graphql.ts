@@ -27,22 +27,6 @@ export type CreateAgentProfileInput = {
   workspaceId?: string | number | null | undefined;
 };
 
-/** Admins only. */
-export type CreateExecutorProfileInput = {
-  kind: ExecutorKind;
-  name: string;
-  /** The workspace; null: a server-wide profile, listed in every workspace. */
-  workspaceId?: string | number | null | undefined;
-};
-
-export type CreateRepositoryInput = {
-  defaultBranch?: string | null | undefined;
-  name: string;
-  /** Absolute path of a local git repository on the workers' machine. */
-  path: string;
-  workspaceId: string | number;
-};
-
 export type CreateSecretInput = {
   name: string;
   /** Stored encrypted; never returned. */
@@ -82,16 +66,49 @@ export type CreateTaskInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+export type CreateWorkflowInput = {
+  /** What the workflow is for. */
+  description?: string | null | undefined;
+  /** Name (at most 200 characters). */
+  name: string;
+  /** The workspace's id. */
+  workspaceId: string | number;
+};
+
+/** A new step. Omitted flags are false; manual moves are allowed unless said otherwise. */
+export type CreateWorkflowStepInput = {
+  /** Whether people may move tasks into it. Default: true. */
+  allowManualMove?: boolean | null | undefined;
+  /** Auto-advance waits for the agent's step_complete_kandev signal. */
+  autoAdvanceRequiresSignal?: boolean | null | undefined;
+  /** Step events: {on_enter: [auto_start_agent (optional prompt) | enable_plan_mode | reset_agent_context], on_turn_start: [move_to_next | move_to_previous | move_to_step (step_id)], on_turn_complete: [the moves | disable_plan_mode], on_exit: [disable_plan_mode], on_children_completed: [the moves]}; each action {type, ...}. */
+  events?: unknown;
+  /** True makes it the only final step. */
+  isFinalStep?: boolean | null | undefined;
+  /** True makes it the only start step. */
+  isStartStep?: boolean | null | undefined;
+  /** Name (at most 200 characters). */
+  name: string;
+  /** 0-based; the steps from there on shift one down. Default: append. */
+  position?: number | null | undefined;
+  /** Instructions the agent gets when the step starts it. */
+  prompt?: string | null | undefined;
+  /** At least 1; null: no limit. */
+  wipLimit?: number | null | undefined;
+  /** The workflow's id. */
+  workflowId: string | number;
+};
+
 /** QUEUED waits for the running turn; INTERRUPT cancels it first. */
 export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
-/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
-export type ExecutorKind =
-  | 'LOCAL'
-  | 'SCRATCH'
-  | 'WORKTREE';
+export type ImportWorkflowInput = {
+  workspaceId: string | number;
+  /** A document as exportWorkflow writes it. */
+  yaml: string;
+};
 
 /** What a transcript message is. */
 export type MessageKind =
@@ -130,6 +147,13 @@ export type QuestionAnswerInput = {
   /** Which question of the set. */
   questionId: string;
   selectedOptions?: Array<string>;
+};
+
+export type ReorderWorkflowStepsInput = {
+  /** Every step of the workflow once, in the new order. */
+  stepIds: Array<string | number>;
+  /** The workflow's id. */
+  workflowId: string | number;
 };
 
 /** A new value for a secret, under the same name. */
@@ -244,13 +268,6 @@ export type UpdateAgentProfileInput = {
   supportsMcp?: boolean | null | undefined;
 };
 
-/** Admins only; only the fields given change. */
-export type UpdateExecutorProfileInput = {
-  executorProfileId: string | number;
-  kind?: ExecutorKind | null | undefined;
-  name?: string | null | undefined;
-};
-
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
@@ -261,6 +278,40 @@ export type UpdateTaskInput = {
   taskId: string | number;
   /** New title. */
   title?: string | null | undefined;
+};
+
+/** Only the fields given change. */
+export type UpdateWorkflowInput = {
+  /** What the workflow is for. */
+  description?: string | null | undefined;
+  /** Name (at most 200 characters). */
+  name?: string | null | undefined;
+  /** The workflow's id. */
+  workflowId: string | number;
+};
+
+/** Only the fields given change: an omitted field (or null) keeps its value, an explicit false is stored. wipLimit null removes the limit. */
+export type UpdateWorkflowStepInput = {
+  /** Whether people may move tasks into it. Default: true. */
+  allowManualMove?: boolean | null | undefined;
+  /** Auto-advance waits for the agent's step_complete_kandev signal. */
+  autoAdvanceRequiresSignal?: boolean | null | undefined;
+  /** Step events: {on_enter: [auto_start_agent (optional prompt) | enable_plan_mode | reset_agent_context], on_turn_start: [move_to_next | move_to_previous | move_to_step (step_id)], on_turn_complete: [the moves | disable_plan_mode], on_exit: [disable_plan_mode], on_children_completed: [the moves]}; each action {type, ...}. */
+  events?: unknown;
+  /** true makes this the only final step (tasks entering it are COMPLETED). */
+  isFinalStep?: boolean | null | undefined;
+  /** true makes this the workflow's only start step. */
+  isStartStep?: boolean | null | undefined;
+  /** Name (at most 200 characters). */
+  name?: string | null | undefined;
+  /** 0-based; others shift. */
+  position?: number | null | undefined;
+  /** Instructions the agent gets when the step starts it. */
+  prompt?: string | null | undefined;
+  /** The step's id. */
+  stepId: string | number;
+  /** At least 1; null: no limit. */
+  wipLimit?: number | null | undefined;
 };
 
 export type UpdateWorkspaceInput = {
@@ -338,20 +389,10 @@ export type TaskQuery = { task: { prompt: string, id: string, title: string, sta
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
-  page: number;
 }>;
 
 
-export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
-
-export type OlderMessagesQueryVariables = Exact<{
-  id: string | number;
-  page: number;
-  before: string | number;
-}>;
-
-
-export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } } } };
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }> }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
 
 export type SessionStatusQueryVariables = Exact<{
   id: string | number;
@@ -679,70 +720,127 @@ export type RevokeAccessTokenMutation = { revokeAccessToken:
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
-export type ExecutorProfilesQueryVariables = Exact<{
+export type EditorStepFieldsFragment = { id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown };
+
+export type EditorWorkflowFieldsFragment = { id: string, name: string, description: string, warnings: Array<string>, steps: Array<{ id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown }> };
+
+export type WorkflowEditorQueryVariables = Exact<{
   w: string | number;
 }>;
 
 
-export type ExecutorProfilesQuery = { executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, builtin: boolean, serverWide: boolean }> };
+export type WorkflowEditorQuery = { workflows: Array<{ id: string, name: string, description: string, warnings: Array<string>, steps: Array<{ id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown }> }> };
 
-export type CreateExecutorProfileMutationVariables = Exact<{
-  i: CreateExecutorProfileInput;
+export type CreateWorkflowMutationVariables = Exact<{
+  i: CreateWorkflowInput;
 }>;
 
 
-export type CreateExecutorProfileMutation = { createExecutorProfile:
+export type CreateWorkflowMutation = { createWorkflow:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'ExecutorProfilePayload' }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowPayload', workflow: { id: string, name: string, description: string, warnings: Array<string>, steps: Array<{ id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown }> } }
    };
 
-export type UpdateExecutorProfileMutationVariables = Exact<{
-  i: UpdateExecutorProfileInput;
+export type UpdateWorkflowMutationVariables = Exact<{
+  i: UpdateWorkflowInput;
 }>;
 
 
-export type UpdateExecutorProfileMutation = { updateExecutorProfile:
+export type UpdateWorkflowMutation = { updateWorkflow:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'ExecutorProfilePayload' }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowPayload' }
    };
 
-export type DeleteExecutorProfileMutationVariables = Exact<{
+export type DeleteWorkflowMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type DeleteExecutorProfileMutation = { deleteExecutorProfile:
+export type DeleteWorkflowMutation = { deleteWorkflow:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'DeleteWorkflowPayload' }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
-export type RepositoriesQueryVariables = Exact<{
-  w: string | number;
+export type CreateWorkflowStepMutationVariables = Exact<{
+  i: CreateWorkflowStepInput;
 }>;
 
 
-export type RepositoriesQuery = { repositories: Array<{ id: string, name: string, path: string, defaultBranch: string }> };
-
-export type CreateRepositoryMutationVariables = Exact<{
-  i: CreateRepositoryInput;
-}>;
-
-
-export type CreateRepositoryMutation = { createRepository:
+export type CreateWorkflowStepMutation = { createWorkflowStep:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'RepositoryPayload' }
     | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowStepPayload' }
+   };
+
+export type UpdateWorkflowStepMutationVariables = Exact<{
+  i: UpdateWorkflowStepInput;
+}>;
+
+
+export type UpdateWorkflowStepMutation = { updateWorkflowStep:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowStepPayload' }
+   };
+
+export type DeleteWorkflowStepMutationVariables = Exact<{
+  id: string | number;
+  to?: string | number | null | undefined;
+}>;
+
+
+export type DeleteWorkflowStepMutation = { deleteWorkflowStep:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DeleteWorkflowStepPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReorderWorkflowStepsMutationVariables = Exact<{
+  i: ReorderWorkflowStepsInput;
+}>;
+
+
+export type ReorderWorkflowStepsMutation = { reorderWorkflowSteps:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowPayload' }
+   };
+
+export type ExportWorkflowQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ExportWorkflowQuery = { exportWorkflow: string | null };
+
+export type ImportWorkflowMutationVariables = Exact<{
+  i: ImportWorkflowInput;
+}>;
+
+
+export type ImportWorkflowMutation = { importWorkflow:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+    | { __typename: 'WorkflowPayload', workflow: { id: string } }
    };
 
 export class TypedDocumentString<TResult, TVariables>
@@ -860,6 +958,42 @@ export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
   missingCommand
 }
     `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
+export const EditorStepFieldsFragmentDoc = new TypedDocumentString(`
+    fragment EditorStepFields on WorkflowStep {
+  id
+  name
+  position
+  isStartStep
+  isFinalStep
+  autoAdvanceRequiresSignal
+  allowManualMove
+  prompt
+  wipLimit
+  events
+}
+    `, {"fragmentName":"EditorStepFields"}) as unknown as TypedDocumentString<EditorStepFieldsFragment, unknown>;
+export const EditorWorkflowFieldsFragmentDoc = new TypedDocumentString(`
+    fragment EditorWorkflowFields on Workflow {
+  id
+  name
+  description
+  warnings
+  steps {
+    ...EditorStepFields
+  }
+}
+    fragment EditorStepFields on WorkflowStep {
+  id
+  name
+  position
+  isStartStep
+  isFinalStep
+  autoAdvanceRequiresSignal
+  allowManualMove
+  prompt
+  wipLimit
+  events
+}`, {"fragmentName":"EditorWorkflowFields"}) as unknown as TypedDocumentString<EditorWorkflowFieldsFragment, unknown>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
@@ -982,15 +1116,12 @@ fragment SessionFields on Session {
   createdAt
 }`) as unknown as TypedDocumentString<TaskQuery, TaskQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
-    query Session($id: ID!, $page: Int!) {
+    query Session($id: ID!) {
   session(id: $id) {
     ...SessionStatusFields
-    messages(first: $page, order: DESC) {
+    messages(first: 500, last: 500) {
       nodes {
         ...MessageFields
-      }
-      pageInfo {
-        hasNextPage
       }
     }
   }
@@ -1032,30 +1163,6 @@ fragment SessionStatusFields on Session {
     source
   }
 }`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
-export const OlderMessagesDocument = new TypedDocumentString(`
-    query OlderMessages($id: ID!, $page: Int!, $before: ID!) {
-  session(id: $id) {
-    id
-    messages(first: $page, order: DESC, beforeMessageId: $before) {
-      nodes {
-        ...MessageFields
-      }
-      pageInfo {
-        hasNextPage
-      }
-    }
-  }
-}
-    fragment MessageFields on Message {
-  id
-  kind
-  text
-  data
-  turnId
-  seq
-  createdAt
-  updatedAt
-}`) as unknown as TypedDocumentString<OlderMessagesQuery, OlderMessagesQueryVariables>;
 export const SessionStatusDocument = new TypedDocumentString(`
     query SessionStatus($id: ID!) {
   session(id: $id) {
@@ -1627,20 +1734,73 @@ export const RevokeAccessTokenDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<RevokeAccessTokenMutation, RevokeAccessTokenMutationVariables>;
-export const ExecutorProfilesDocument = new TypedDocumentString(`
-    query ExecutorProfiles($w: ID!) {
-  executorProfiles(workspaceId: $w) {
-    id
-    name
-    kind
-    builtin
-    serverWide
+export const WorkflowEditorDocument = new TypedDocumentString(`
+    query WorkflowEditor($w: ID!) {
+  workflows(workspaceId: $w) {
+    ...EditorWorkflowFields
   }
 }
-    `) as unknown as TypedDocumentString<ExecutorProfilesQuery, ExecutorProfilesQueryVariables>;
-export const CreateExecutorProfileDocument = new TypedDocumentString(`
-    mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {
-  createExecutorProfile(input: $i) {
+    fragment EditorStepFields on WorkflowStep {
+  id
+  name
+  position
+  isStartStep
+  isFinalStep
+  autoAdvanceRequiresSignal
+  allowManualMove
+  prompt
+  wipLimit
+  events
+}
+fragment EditorWorkflowFields on Workflow {
+  id
+  name
+  description
+  warnings
+  steps {
+    ...EditorStepFields
+  }
+}`) as unknown as TypedDocumentString<WorkflowEditorQuery, WorkflowEditorQueryVariables>;
+export const CreateWorkflowDocument = new TypedDocumentString(`
+    mutation CreateWorkflow($i: CreateWorkflowInput!) {
+  createWorkflow(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on WorkflowPayload {
+      workflow {
+        ...EditorWorkflowFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment EditorStepFields on WorkflowStep {
+  id
+  name
+  position
+  isStartStep
+  isFinalStep
+  autoAdvanceRequiresSignal
+  allowManualMove
+  prompt
+  wipLimit
+  events
+}
+fragment EditorWorkflowFields on Workflow {
+  id
+  name
+  description
+  warnings
+  steps {
+    ...EditorStepFields
+  }
+}`) as unknown as TypedDocumentString<CreateWorkflowMutation, CreateWorkflowMutationVariables>;
+export const UpdateWorkflowDocument = new TypedDocumentString(`
+    mutation UpdateWorkflow($i: UpdateWorkflowInput!) {
+  updateWorkflow(input: $i) {
     __typename
     ...ErrorFields
   }
@@ -1648,10 +1808,10 @@ export const CreateExecutorProfileDocument = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
   code
-}`) as unknown as TypedDocumentString<CreateExecutorProfileMutation, CreateExecutorProfileMutationVariables>;
-export const UpdateExecutorProfileDocument = new TypedDocumentString(`
-    mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {
-  updateExecutorProfile(input: $i) {
+}`) as unknown as TypedDocumentString<UpdateWorkflowMutation, UpdateWorkflowMutationVariables>;
+export const DeleteWorkflowDocument = new TypedDocumentString(`
+    mutation DeleteWorkflow($id: ID!) {
+  deleteWorkflow(workflowId: $id) {
     __typename
     ...ErrorFields
   }
@@ -1659,10 +1819,10 @@ export const UpdateExecutorProfileDocument = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
   code
-}`) as unknown as TypedDocumentString<UpdateExecutorProfileMutation, UpdateExecutorProfileMutationVariables>;
-export const DeleteExecutorProfileDocument = new TypedDocumentString(`
-    mutation DeleteExecutorProfile($id: ID!) {
-  deleteExecutorProfile(executorProfileId: $id) {
+}`) as unknown as TypedDocumentString<DeleteWorkflowMutation, DeleteWorkflowMutationVariables>;
+export const CreateWorkflowStepDocument = new TypedDocumentString(`
+    mutation CreateWorkflowStep($i: CreateWorkflowStepInput!) {
+  createWorkflowStep(input: $i) {
     __typename
     ...ErrorFields
   }
@@ -1670,20 +1830,10 @@ export const DeleteExecutorProfileDocument = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
   code
-}`) as unknown as TypedDocumentString<DeleteExecutorProfileMutation, DeleteExecutorProfileMutationVariables>;
-export const RepositoriesDocument = new TypedDocumentString(`
-    query Repositories($w: ID!) {
-  repositories(workspaceId: $w) {
-    id
-    name
-    path
-    defaultBranch
-  }
-}
-    `) as unknown as TypedDocumentString<RepositoriesQuery, RepositoriesQueryVariables>;
-export const CreateRepositoryDocument = new TypedDocumentString(`
-    mutation CreateRepository($i: CreateRepositoryInput!) {
-  createRepository(input: $i) {
+}`) as unknown as TypedDocumentString<CreateWorkflowStepMutation, CreateWorkflowStepMutationVariables>;
+export const UpdateWorkflowStepDocument = new TypedDocumentString(`
+    mutation UpdateWorkflowStep($i: UpdateWorkflowStepInput!) {
+  updateWorkflowStep(input: $i) {
     __typename
     ...ErrorFields
   }
@@ -1691,4 +1841,47 @@ export const CreateRepositoryDocument = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
   code
-}`) as unknown as TypedDocumentString<CreateRepositoryMutation, CreateRepositoryMutationVariables>;
+}`) as unknown as TypedDocumentString<UpdateWorkflowStepMutation, UpdateWorkflowStepMutationVariables>;
+export const DeleteWorkflowStepDocument = new TypedDocumentString(`
+    mutation DeleteWorkflowStep($id: ID!, $to: ID) {
+  deleteWorkflowStep(stepId: $id, moveTasksToStepId: $to) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteWorkflowStepMutation, DeleteWorkflowStepMutationVariables>;
+export const ReorderWorkflowStepsDocument = new TypedDocumentString(`
+    mutation ReorderWorkflowSteps($i: ReorderWorkflowStepsInput!) {
+  reorderWorkflowSteps(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReorderWorkflowStepsMutation, ReorderWorkflowStepsMutationVariables>;
+export const ExportWorkflowDocument = new TypedDocumentString(`
+    query ExportWorkflow($id: ID!) {
+  exportWorkflow(workflowId: $id)
+}
+    `) as unknown as TypedDocumentString<ExportWorkflowQuery, ExportWorkflowQueryVariables>;
+export const ImportWorkflowDocument = new TypedDocumentString(`
+    mutation ImportWorkflow($i: ImportWorkflowInput!) {
+  importWorkflow(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on WorkflowPayload {
+      workflow {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ImportWorkflowMutation, ImportWorkflowMutationVariables>;

@@ -81,8 +81,7 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
   }
   app.set({ workspaceId, tasks: {}, tasksLoad: "loading", sidebar: null, columns: {} });
   const data = await gql(WORKSPACE, { w: workspaceId });
-  const workflows = data.workflows.map((w) => ({ ...w, steps: [...w.steps].sort((a, b) => a.position - b.position) }));
-  app.set({ workflows, profiles: data.agentProfiles });
+  app.set({ workflows: sortedSteps(data.workflows), profiles: data.agentProfiles });
   stopTaskEvents?.();
   // Live first, then the list: it loads when the server says it listens (SUBSCRIBED, which comes again
   // after every reconnect), so an event that lands during the load is not lost.
@@ -97,6 +96,18 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
       void refetchTasks().then(() => app.set({ tasksError: `Live task updates failed: ${message}` }));
     },
   );
+}
+
+function sortedSteps(workflows: Workflow[]): Workflow[] {
+  return workflows.map((w) => ({ ...w, steps: [...w.steps].sort((a, b) => a.position - b.position) }));
+}
+
+/** Reload the workspace's workflows after an edit, so the board shows added, renamed and reordered steps. */
+export async function refreshWorkflows(): Promise<void> {
+  const workspaceId = app.get().workspaceId;
+  if (!workspaceId) return;
+  const data = await gql(WORKSPACE, { w: workspaceId });
+  if (app.get().workspaceId === workspaceId) app.set({ workflows: sortedSteps(data.workflows) });
 }
 
 // Task events seen while the lists reload: they may be newer than the pages (null: the task went away).

@@ -1,5 +1,6 @@
-// /settings/<section>: the workspace, its agent and executor profiles, repositories and secrets, and the
-// user's access tokens.
+// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories and secrets,
+// and the user's access tokens.
+import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
@@ -8,8 +9,12 @@ import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
 
+// The editor is the largest section and seldom opened: its own chunk, loaded on first visit.
+const Workflows = lazy(() => import("./Workflows").then((m) => ({ default: m.Workflows })));
+
 export const SECTIONS = [
   { id: "workspace", label: "Workspace", view: Workspaces },
+  { id: "workflows", label: "Workflows", view: Workflows },
   { id: "agents", label: "Agent profiles", view: AgentProfiles },
   { id: "executors", label: "Executors", view: Executors },
   { id: "repositories", label: "Repositories", view: Repositories },
@@ -41,7 +46,9 @@ export function Settings({ section }: { section: string }) {
           </a>
         ))}
       </nav>
-      <View />
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        <View />
+      </Suspense>
     </section>
   );
 }
