@@ -26,7 +26,8 @@ type Documents = {
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.TasksDocument,
     "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
-    "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
+    "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
+    "\n  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {\n    session(id: $id) {\n      id\n      messages(first: $page, order: DESC, beforeMessageId: $before) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.OlderMessagesDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": typeof types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": typeof types.PendingPermissionsDocument,
     "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": typeof types.TaskEventsDocument,
@@ -57,6 +58,12 @@ type Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": typeof types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": typeof types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RevokeAccessTokenDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": typeof types.ExecutorProfilesDocument,
+    "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateExecutorProfileDocument,
+    "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateExecutorProfileDocument,
+    "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteExecutorProfileDocument,
+    "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": typeof types.RepositoriesDocument,
+    "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateRepositoryDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": typeof types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": typeof types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": typeof types.WorkflowEditorDocument,
@@ -82,7 +89,8 @@ const documents: Documents = {
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.TasksDocument,
     "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
-    "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n": types.SessionDocument,
+    "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.SessionDocument,
+    "\n  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {\n    session(id: $id) {\n      id\n      messages(first: $page, order: DESC, beforeMessageId: $before) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.OlderMessagesDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": types.PendingPermissionsDocument,
     "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": types.TaskEventsDocument,
@@ -113,6 +121,12 @@ const documents: Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RevokeAccessTokenDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": types.ExecutorProfilesDocument,
+    "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateExecutorProfileDocument,
+    "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateExecutorProfileDocument,
+    "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteExecutorProfileDocument,
+    "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": types.RepositoriesDocument,
+    "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateRepositoryDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": types.WorkflowEditorDocument,
@@ -174,7 +188,11 @@ export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Session($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: 500, last: 500) {\n        nodes {\n          ...MessageFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SessionDocument;
+export function graphql(source: "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {\n    session(id: $id) {\n      id\n      messages(first: $page, order: DESC, beforeMessageId: $before) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').OlderMessagesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -295,6 +313,30 @@ export function graphql(source: "\n  mutation CreateAccessToken($name: String!) 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').RevokeAccessTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n"): typeof import('./graphql').ExecutorProfilesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteExecutorProfileDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n"): typeof import('./graphql').RepositoriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateRepositoryDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -27,6 +27,22 @@ export type CreateAgentProfileInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+/** Admins only. */
+export type CreateExecutorProfileInput = {
+  kind: ExecutorKind;
+  name: string;
+  /** The workspace; null: a server-wide profile, listed in every workspace. */
+  workspaceId?: string | number | null | undefined;
+};
+
+export type CreateRepositoryInput = {
+  defaultBranch?: string | null | undefined;
+  name: string;
+  /** Absolute path of a local git repository on the workers' machine. */
+  path: string;
+  workspaceId: string | number;
+};
+
 export type CreateSecretInput = {
   name: string;
   /** Stored encrypted; never returned. */
@@ -103,6 +119,12 @@ export type CreateWorkflowStepInput = {
 export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
+
+/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
+export type ExecutorKind =
+  | 'LOCAL'
+  | 'SCRATCH'
+  | 'WORKTREE';
 
 export type ImportWorkflowInput = {
   workspaceId: string | number;
@@ -268,6 +290,13 @@ export type UpdateAgentProfileInput = {
   supportsMcp?: boolean | null | undefined;
 };
 
+/** Admins only; only the fields given change. */
+export type UpdateExecutorProfileInput = {
+  executorProfileId: string | number;
+  kind?: ExecutorKind | null | undefined;
+  name?: string | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
@@ -389,10 +418,20 @@ export type TaskQuery = { task: { prompt: string, id: string, title: string, sta
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
+  page: number;
 }>;
 
 
-export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }> }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+
+export type OlderMessagesQueryVariables = Exact<{
+  id: string | number;
+  page: number;
+  before: string | number;
+}>;
+
+
+export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } } } };
 
 export type SessionStatusQueryVariables = Exact<{
   id: string | number;
@@ -717,6 +756,72 @@ export type RevokeAccessTokenMutation = { revokeAccessToken:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ExecutorProfilesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type ExecutorProfilesQuery = { executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, builtin: boolean, serverWide: boolean }> };
+
+export type CreateExecutorProfileMutationVariables = Exact<{
+  i: CreateExecutorProfileInput;
+}>;
+
+
+export type CreateExecutorProfileMutation = { createExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateExecutorProfileMutationVariables = Exact<{
+  i: UpdateExecutorProfileInput;
+}>;
+
+
+export type UpdateExecutorProfileMutation = { updateExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteExecutorProfileMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteExecutorProfileMutation = { deleteExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorProfilePayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type RepositoriesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type RepositoriesQuery = { repositories: Array<{ id: string, name: string, path: string, defaultBranch: string }> };
+
+export type CreateRepositoryMutationVariables = Exact<{
+  i: CreateRepositoryInput;
+}>;
+
+
+export type CreateRepositoryMutation = { createRepository:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'RepositoryPayload' }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1116,12 +1221,15 @@ fragment SessionFields on Session {
   createdAt
 }`) as unknown as TypedDocumentString<TaskQuery, TaskQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
-    query Session($id: ID!) {
+    query Session($id: ID!, $page: Int!) {
   session(id: $id) {
     ...SessionStatusFields
-    messages(first: 500, last: 500) {
+    messages(first: $page, order: DESC) {
       nodes {
         ...MessageFields
+      }
+      pageInfo {
+        hasNextPage
       }
     }
   }
@@ -1163,6 +1271,30 @@ fragment SessionStatusFields on Session {
     source
   }
 }`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const OlderMessagesDocument = new TypedDocumentString(`
+    query OlderMessages($id: ID!, $page: Int!, $before: ID!) {
+  session(id: $id) {
+    id
+    messages(first: $page, order: DESC, beforeMessageId: $before) {
+      nodes {
+        ...MessageFields
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+}
+    fragment MessageFields on Message {
+  id
+  kind
+  text
+  data
+  turnId
+  seq
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<OlderMessagesQuery, OlderMessagesQueryVariables>;
 export const SessionStatusDocument = new TypedDocumentString(`
     query SessionStatus($id: ID!) {
   session(id: $id) {
@@ -1734,6 +1866,71 @@ export const RevokeAccessTokenDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<RevokeAccessTokenMutation, RevokeAccessTokenMutationVariables>;
+export const ExecutorProfilesDocument = new TypedDocumentString(`
+    query ExecutorProfiles($w: ID!) {
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+    builtin
+    serverWide
+  }
+}
+    `) as unknown as TypedDocumentString<ExecutorProfilesQuery, ExecutorProfilesQueryVariables>;
+export const CreateExecutorProfileDocument = new TypedDocumentString(`
+    mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {
+  createExecutorProfile(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateExecutorProfileMutation, CreateExecutorProfileMutationVariables>;
+export const UpdateExecutorProfileDocument = new TypedDocumentString(`
+    mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {
+  updateExecutorProfile(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateExecutorProfileMutation, UpdateExecutorProfileMutationVariables>;
+export const DeleteExecutorProfileDocument = new TypedDocumentString(`
+    mutation DeleteExecutorProfile($id: ID!) {
+  deleteExecutorProfile(executorProfileId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteExecutorProfileMutation, DeleteExecutorProfileMutationVariables>;
+export const RepositoriesDocument = new TypedDocumentString(`
+    query Repositories($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    path
+    defaultBranch
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoriesQuery, RepositoriesQueryVariables>;
+export const CreateRepositoryDocument = new TypedDocumentString(`
+    mutation CreateRepository($i: CreateRepositoryInput!) {
+  createRepository(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateRepositoryMutation, CreateRepositoryMutationVariables>;
 export const WorkflowEditorDocument = new TypedDocumentString(`
     query WorkflowEditor($w: ID!) {
   workflows(workspaceId: $w) {
