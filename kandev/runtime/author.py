@@ -138,8 +138,9 @@ class AuthorAgent(ScriptedAgent):
                 return [f"That schedule doesn't work: {check['error']}", "When should it run?"]
         lines.append(f"Agent: {chat.agent['name'] if chat.agent else '(none available: pick one in the form)'}")
         ack = self._call(turn, session_id, session, "dry_run_preflight", self._definition(chat, draft))
-        if ack:
-            lines.append(f"Pre-flight: {ack.get('status')} — {ack.get('summary') or ack.get('detail') or ''}".rstrip())
+        if ack:  # why it would not run fine (WARN, FAILED), else what it will do
+            said = ack.get("summary") if ack.get("status") == "OK" else ack.get("detail") or ack.get("summary")
+            lines.append(f"Pre-flight: {ack.get('status')} — {said or ''}".rstrip(" —"))
         return [*lines, reply.messages[-1]]
 
     def _create(self, turn: _Turn, session_id: str, session: _Session, chat: _Chat, draft: Draft) -> list[str]:
