@@ -188,7 +188,8 @@ async def transcript(address: str, state: Any, session_id: str) -> dict[str, Any
     async with httpx.AsyncClient(base_url=f"http://{address}", timeout=60) as http:
 
         async def graphql() -> None:
-            answer = (await http.post("/graphql", json={"query": operation, "variables": {"id": session_id}})).json()
+            variables = {"id": session_id, "page": MESSAGES}
+            answer = (await http.post("/graphql", json={"query": operation, "variables": variables})).json()
             assert len(answer["data"]["session"]["messages"]["nodes"]) == MESSAGES, answer
 
         async def plain() -> None:

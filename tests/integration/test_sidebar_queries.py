@@ -79,8 +79,8 @@ async def test_the_transcript_query_takes_four_statements_for_10_and_for_200_mes
     task_ids = await add_tasks(db, workspace_id, 2)
     short_id = await add_transcript(db, task_ids[0], 10)
     long_id = await add_transcript(db, task_ids[1], 200)
-    short, data_short = await statements_for(gql, db, session, id=short_id)
-    long, data_long = await statements_for(gql, db, session, id=long_id)
+    short, data_short = await statements_for(gql, db, session, id=short_id, page=500)
+    long, data_long = await statements_for(gql, db, session, id=long_id, page=500)
     assert len(data_short["session"]["messages"]["nodes"]) == 10
     assert len(data_long["session"]["messages"]["nodes"]) == 200
     assert len(data_long["session"]["turns"]) == 3 and len(data_long["session"]["queuedPrompts"]) == 1

@@ -140,7 +140,7 @@ async def test_a_session_and_its_transcript_are_not_found_once_its_task_is_delet
     await services.tasks.delete(task_id)
     with pytest.raises(NotFoundError):
         await services.sessions.get(session_id)
-    read = await gql.raw(client_operations()["SESSION"], id=session_id)
+    read = await gql.raw(client_operations()["SESSION"], id=session_id, page=100)
     assert read.data is None and [e.extensions["code"] for e in read.errors] == ["NOT_FOUND"]
 
 
