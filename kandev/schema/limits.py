@@ -33,7 +33,13 @@ from graphql import (
     VariableNode,
     get_named_type,
 )
-from strawberry.extensions import AddValidationRules, MaxTokensLimiter, SchemaExtension, max_aliases, query_depth_limiter
+from strawberry.extensions import (
+    AddValidationRules,
+    MaxTokensLimiter,
+    SchemaExtension,
+    max_aliases,
+    query_depth_limiter,
+)
 
 from kandev.domain.errors import ValidationError
 from kandev.domain.validation import PAGE_SIZE_LIMIT, text_problem, tree_problems
