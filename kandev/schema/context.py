@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from strawberry.dataloader import DataLoader
@@ -16,26 +17,59 @@ from kandev.models.enums import PendingAction
 
 
 class Loaders:
-    """Per request (HTTP) or per event (WebSocket): caches must not outlive the data they read."""
+    """Per request (HTTP) or per event (WebSocket): caches must not outlive the data they read. Each loader is
+    made on first use: most operations need none or one of them, and every request makes a Loaders."""
 
     def __init__(self, services: Services) -> None:
-        lookups = services.lookups
-        self.steps_by_workflow: DataLoader[str, list[WorkflowStep]] = DataLoader(lookups.steps_by_workflow)
-        self.step: DataLoader[str, WorkflowStep | None] = DataLoader(lookups.steps_by_id)
-        self.sessions_by_task: DataLoader[str, list[Session]] = DataLoader(lookups.sessions_by_task)
-        self.blockers_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.blockers_by_task)
-        self.dependents_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.dependents_by_task)
-        self.pending_action: DataLoader[str, PendingAction] = DataLoader(lookups.pending_actions)
-        self.pending_parent_question: DataLoader[str, ParentQuestion | None] = DataLoader(
-            lookups.pending_parent_questions
-        )
-        self.run_at: DataLoader[tuple[str, datetime], str | None] = DataLoader(lookups.runs_at)
-        self.running_since: DataLoader[str, datetime | None] = DataLoader(lookups.running_since)
-        self.last_turn_error: DataLoader[str, Turn | None] = DataLoader(lookups.last_turn_errors)
-        self.turns_by_session: DataLoader[str, list[Turn]] = DataLoader(lookups.turns_by_session)
-        self.queued_prompts_by_session: DataLoader[str, list[QueuedPrompt]] = DataLoader(
-            lookups.queued_prompts_by_session
-        )
+        self._lookups = services.lookups
+
+    @cached_property
+    def steps_by_workflow(self) -> DataLoader[str, list[WorkflowStep]]:
+        return DataLoader(self._lookups.steps_by_workflow)
+
+    @cached_property
+    def step(self) -> DataLoader[str, WorkflowStep | None]:
+        return DataLoader(self._lookups.steps_by_id)
+
+    @cached_property
+    def sessions_by_task(self) -> DataLoader[str, list[Session]]:
+        return DataLoader(self._lookups.sessions_by_task)
+
+    @cached_property
+    def blockers_by_task(self) -> DataLoader[str, list[TaskRecord]]:
+        return DataLoader(self._lookups.blockers_by_task)
+
+    @cached_property
+    def dependents_by_task(self) -> DataLoader[str, list[TaskRecord]]:
+        return DataLoader(self._lookups.dependents_by_task)
+
+    @cached_property
+    def pending_action(self) -> DataLoader[str, PendingAction]:
+        return DataLoader(self._lookups.pending_actions)
+
+    @cached_property
+    def pending_parent_question(self) -> DataLoader[str, ParentQuestion | None]:
+        return DataLoader(self._lookups.pending_parent_questions)
+
+    @cached_property
+    def run_at(self) -> DataLoader[tuple[str, datetime], str | None]:
+        return DataLoader(self._lookups.runs_at)
+
+    @cached_property
+    def running_since(self) -> DataLoader[str, datetime | None]:
+        return DataLoader(self._lookups.running_since)
+
+    @cached_property
+    def last_turn_error(self) -> DataLoader[str, Turn | None]:
+        return DataLoader(self._lookups.last_turn_errors)
+
+    @cached_property
+    def turns_by_session(self) -> DataLoader[str, list[Turn]]:
+        return DataLoader(self._lookups.turns_by_session)
+
+    @cached_property
+    def queued_prompts_by_session(self) -> DataLoader[str, list[QueuedPrompt]]:
+        return DataLoader(self._lookups.queued_prompts_by_session)
 
 
 @dataclass
