@@ -134,6 +134,7 @@ def _request_handler() -> type[Any]:
     is still blocked (a BLPOP waits minutes) would share its half-read command stream and hang.
     """
     from fakeredis._clients._tcp_server import TCPFakeRequestHandler
+    from fakeredis._typing import RaiseErrorTypes
 
     class Handler(TCPFakeRequestHandler):
         def setup(self) -> None:
@@ -145,8 +146,55 @@ def _request_handler() -> type[Any]:
                     info[key] = f"{info[key][0]}:{info[key][1]}"
             server: Any = self.server  # make_server's Server
             server.watch(self.connection, self.current_client.get_socket())
+            self._wake_reader, self._wake_writer = _wake_pipe()
+            self._wake_lock = threading.Lock()  # a publisher's thread must never write to a closed (reused) fd
+            fake: Any = self.current_client.get_socket()
+            queue_reply = fake.put_response
+
+            def put_response(message: Any) -> None:
+                queue_reply(message)
+                with self._wake_lock:
+                    if self._wake_writer >= 0:
+                        _wake(self._wake_writer)
+
+            fake.put_response = put_response
+
+        def handle(self) -> None:
+            """fakeredis's loop, woken when another connection queues a reply here (a published message):
+            fakeredis instead polls every 10 ms, which delayed every pub/sub delivery by up to that."""
+            client, writer, connection = self.current_client, self.writer, self.connection
+            while not self.server._shutdown_event.is_set():
+                try:
+                    if client.can_read():
+                        try:
+                            response = client.read_response()
+                        except RaiseErrorTypes as error:  # an error reply: sent, and the connection goes on
+                            response = error
+                        writer.dump(response)
+                        continue
+                    data = self.rfile.readline()
+                    if data == b"":
+                        # Non-blocking socket with its buffer drained: wait for bytes or a queued reply.
+                        readable, _, _ = select.select([connection, self._wake_reader], [], [], _IDLE_WAIT)
+                        if self._wake_reader in readable:
+                            _drain(self._wake_reader)
+                        if connection not in readable:
+                            continue
+                        data = self.rfile.readline()
+                        if data == b"":
+                            break  # readable yet empty: the peer closed
+                    client.get_socket().sendall(data)
+                except ConnectionError:
+                    break
+                except Exception as error:
+                    writer.dump(error)
+                    break
 
         def finish(self) -> None:
+            with self._wake_lock:
+                os.close(self._wake_writer)
+                self._wake_writer = -1
+            os.close(self._wake_reader)
             server: Any = self.server
             server.forget(self.connection)
             mine = self.current_client
@@ -160,6 +208,32 @@ def _request_handler() -> type[Any]:
                     self.server.clients[self.client_address] = newer
 
     return Handler
+
+
+# A connection's thread still wakes this often with nothing to do, to notice the server shutting down.
+_IDLE_WAIT = 0.5
+
+
+def _wake_pipe() -> tuple[int, int]:
+    reader, writer = os.pipe()
+    os.set_blocking(reader, False)
+    os.set_blocking(writer, False)
+    return reader, writer
+
+
+def _wake(fd: int) -> None:
+    try:
+        os.write(fd, b"\0")
+    except BlockingIOError:  # the pipe is full: a wake is pending anyway
+        pass
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except (BlockingIOError, OSError):
+        pass
 
 
 def make_server(host: str, port: int) -> Any:

@@ -57,15 +57,26 @@ class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
         return asyncio.shield(shared) if isinstance(shared, asyncio.Future) else shared
 
 
-# The graphql-transport-ws operation whose task is running (set in that task only).
-_operation: ContextVar[Operation[Any, Any] | None] = ContextVar("kandev_ws_operation", default=None)
+class _Serving:
+    """The graphql-transport-ws operation a subscription task serves, and its result key once known (its
+    operation and variables never change, so the key is computed once, not once per event)."""
+
+    __slots__ = ("key", "operation")
+
+    def __init__(self, operation: Operation[Any, Any]) -> None:
+        self.operation = operation
+        self.key: tuple[int, str] | None = None
+
+
+# What the running graphql-transport-ws operation task serves (set in that task only).
+_serving: ContextVar[_Serving | None] = ContextVar("kandev_ws_operation", default=None)
 
 
 class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
     """strawberry's graphql-transport-ws handler, telling a subscription which operation it serves."""
 
     async def run_operation(self, operation: Operation[Any, Any]) -> None:
-        _operation.set(operation)
+        _serving.set(_Serving(operation))
         await super().run_operation(operation)
 
 
@@ -74,16 +85,23 @@ async def sent_shared(event: object, info: Info[Any, Any]) -> bool:
     executed, straight to its socket: True when sent. Per subscriber that skips graphql-core's and strawberry's
     per-event steps, which cost as much as sending. False (yield the event instead) when this subscriber is
     the first, when the result carries errors, or outside a graphql-transport-ws operation."""
-    operation = _operation.get()
+    serving = _serving.get()
     results: dict[tuple[int, str], Any] | None = getattr(event, _RESULTS, None)
-    if operation is None or results is None:
+    if serving is None or results is None:
         return False
-    shared = results.get(_operation_key(info.operation, info.variable_values))
+    if serving.key is None:
+        serving.key = _operation_key(info.operation, info.variable_values)
+    shared = results.get(serving.key)
     if shared is None:
         return False
-    result = await asyncio.shield(shared) if isinstance(shared, asyncio.Future) else shared
+    if isinstance(shared, asyncio.Future):
+        # Done for all but the first few subscribers: read it without a shield (a future and a callback each).
+        result = shared.result() if shared.done() else await asyncio.shield(shared)
+    else:
+        result = shared
     if not isinstance(result, ExecutionResult) or result.errors or result.extensions:
         return False
+    operation = serving.operation
     await operation.send_operation_message({"id": operation.id, "type": "next", "payload": {"data": result.data}})
     return True
 

@@ -347,3 +347,26 @@ def test_a_blocking_pop_of_a_client_that_hung_up_ends_and_takes_nothing_pushed_l
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_published_message_reaches_an_idle_subscriber_at_once_not_at_its_next_poll(monkeypatch):
+    # Both idle waits (ours, and fakeredis's poll, which a plain fakeredis handler would use) are made longer
+    # than the test's bound: only the wake-up on a queued reply can deliver in time.
+    monkeypatch.setattr("kandev.embedded._IDLE_WAIT", 60.0)
+    monkeypatch.setattr("fakeredis._clients._tcp_server._POLL_INTERVAL", 60.0)
+    server = make_server("127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"redis://127.0.0.1:{server.server_address[1]}/0"
+    try:
+        subscriber = sync_redis(url).pubsub()
+        subscriber.subscribe("news")
+        assert subscriber.get_message(timeout=5)["type"] == "subscribe"
+        time.sleep(0.2)  # let the subscriber's connection go idle in its wait
+        for n in range(3):
+            assert sync_redis(url).publish("news", f"item {n}") == 1
+            message = subscriber.get_message(timeout=5)
+            assert message is not None and message["data"] == f"item {n}".encode()
+        subscriber.close()
+    finally:
+        server.shutdown()
+        server.server_close()
