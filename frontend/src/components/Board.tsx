@@ -10,6 +10,7 @@ import { linkClick, taskPath } from "../router";
 import { TaskMarkers } from "./TaskBadges";
 import { LoadState } from "./LoadState";
 import { NewTaskDialog } from "./NewTaskDialog";
+import { FIRST_TASK, Onboarding } from "./Onboarding";
 
 const DRAG_TYPE = "application/x-kandev-task";
 
@@ -20,7 +21,7 @@ export function Board() {
   const load = useStore(app, (s) => s.tasksLoad);
   const error = useStore(app, (s) => s.tasksError);
   const [workflowId, setWorkflowId] = useState<string | null>(null);
-  const [creating, setCreating] = useState(false);
+  const [creating, setCreating] = useState<false | "blank" | "first">(false);
   // On a phone the board shows one column at a time, picked with the tabs above it.
   const [shownStep, setShownStep] = useState<string | null>(null);
   const workflow: Workflow | undefined =
@@ -63,11 +64,12 @@ export function Board() {
           </label>
         )}
         <span className="spacer" />
-        <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="new-task">
+        <button type="button" className="btn btn-primary" onClick={() => setCreating("blank")} data-testid="new-task">
           New task
         </button>
       </div>
       {load === "error" && <LoadState state="error" what="tasks" error={error} onRetry={() => void refetchTasks()} />}
+      {load === "ready" && Object.keys(tasks).length === 0 && <Onboarding onTryIt={() => setCreating("first")} />}
       {load === "loading" && Object.keys(tasks).length === 0 ? (
         <LoadState state="loading" what="tasks" />
       ) : (
@@ -80,7 +82,13 @@ export function Board() {
           </div>
         </>
       )}
-      <NewTaskDialog open={creating} onClose={() => setCreating(false)} workflow={workflow} />
+      <NewTaskDialog
+        key={creating || "closed"}
+        open={creating !== false}
+        onClose={() => setCreating(false)}
+        workflow={workflow}
+        initial={creating === "first" ? FIRST_TASK : undefined}
+      />
     </section>
   );
 }

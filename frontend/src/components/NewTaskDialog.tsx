@@ -4,11 +4,12 @@ import { toast } from "../state/toasts";
 import { Dialog } from "./Dialog";
 import { TaskForm } from "./TaskForm";
 
-export function NewTaskDialog(props: { open: boolean; onClose: () => void; workflow?: Workflow }) {
+export function NewTaskDialog(props: { open: boolean; onClose: () => void; workflow?: Workflow; initial?: { title: string; prompt: string } }) {
   return (
     <Dialog open={props.open} title="New task" onClose={props.onClose} testId="new-task-dialog">
       <TaskForm
         workflowId={props.workflow?.id}
+        initial={props.initial}
         onCancel={props.onClose}
         onDone={(task, started) => {
           props.onClose();

@@ -16,13 +16,15 @@ import { InlineError } from "./LoadState";
 export function TaskForm(props: {
   parentId?: string;
   workflowId?: string;
+  /** What the form starts with (the onboarding's first task). */
+  initial?: { title: string; prompt: string };
   onDone: (task: Task, started: boolean) => void;
   onCancel: () => void;
 }) {
   const workspaceId = useStore(app, (s) => s.workspaceId);
   const profiles = useStore(app, (s) => s.profiles);
-  const [title, setTitle] = useState("");
-  const [prompt, setPrompt] = useState("");
+  const [title, setTitle] = useState(props.initial?.title ?? "");
+  const [prompt, setPrompt] = useState(props.initial?.prompt ?? "");
   const [profileId, setProfileId] = useState(defaultProfile(profiles)?.id ?? "");
   const [start, setStart] = useState(true);
   const [autopilot, setAutopilot] = useState(false);
