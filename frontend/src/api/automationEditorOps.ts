@@ -1,6 +1,6 @@
 // Operations of the automation editor: an automation's settings, the schedule check and the saves.
 import { graphql } from "../gql";
-import type { AutomationForEditQuery, CronCheckQuery } from "../gql/graphql";
+import type { AuthoringDraftQuery, AutomationForEditQuery, CronCheckQuery } from "../gql/graphql";
 
 graphql(`
   fragment AutomationEditFields on Automation {
@@ -89,3 +89,60 @@ export const UPDATE_AUTOMATION = graphql(`
 
 export type EditedAutomation = AutomationForEditQuery["automation"];
 export type CronCheck = CronCheckQuery["validateCron"];
+
+graphql(`
+  fragment AuthoringDraftFields on AuthoringDraft {
+    taskId
+    state
+    operatorMessages
+    name
+    prompt
+    triggers {
+      type
+      expression
+      timezone
+      filters
+    }
+  }
+`);
+
+export const START_AUTHORING = graphql(`
+  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {
+    startAutomationAuthoring(input: $i) {
+      __typename
+      ...ErrorFields
+      ... on StartTaskPayload {
+        task {
+          id
+        }
+        session {
+          id
+        }
+      }
+    }
+  }
+`);
+
+export const AUTHORING_CHAT = graphql(`
+  query AuthoringChat($task: ID!) {
+    task(id: $task) {
+      id
+      sessions {
+        id
+      }
+    }
+    authoringDraft(taskId: $task) {
+      ...AuthoringDraftFields
+    }
+  }
+`);
+
+export const AUTHORING_DRAFT = graphql(`
+  query AuthoringDraft($task: ID!) {
+    authoringDraft(taskId: $task) {
+      ...AuthoringDraftFields
+    }
+  }
+`);
+
+export type Authoring = AuthoringDraftQuery["authoringDraft"];

@@ -11,6 +11,7 @@ import { dismiss, toasts } from "../state/toasts";
 import { t } from "../i18n";
 import { linkClick, useRoute } from "../router";
 import { Board } from "./Board";
+import { AuthoringChat } from "./automations/AuthoringChat";
 import { AutomationEditor } from "./automations/AutomationEditor";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
@@ -67,6 +68,8 @@ export function App() {
               <Settings section={route.section} />
             ) : route.name === "automationEditor" ? (
               <AutomationEditor automationId={route.automationId} />
+            ) : route.name === "authoring" ? (
+              <AuthoringChat taskId={route.taskId} />
             ) : (
               <Board />
             )}

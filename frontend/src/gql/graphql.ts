@@ -15,6 +15,17 @@ export type AnswerClarificationInput = {
   clarificationId: string | number;
 };
 
+/** How far a 'describe an automation' chat has come. */
+export type AuthoringDraftState =
+  /** The agent is asking what is missing. */
+  | 'COLLECTING'
+  /** The operator said yes: the agent creates it. */
+  | 'CONFIRMED'
+  /** The full definition is shown, awaiting a yes. */
+  | 'CONFIRMING'
+  /** No viable definition after five messages: the form takes over with the draft. */
+  | 'HANDED_OFF';
+
 /** NEW_TASK_PER_RUN: every firing gets its own task and session; CONTINUE_SESSION: later firings send a new turn to the first run's session. */
 export type AutomationContext =
   | 'CONTINUE_SESSION'
@@ -316,6 +327,16 @@ export type SessionState =
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
 
+/** The operator's first message of a 'describe an automation' chat. */
+export type StartAutomationAuthoringInput = {
+  /** The agent that helps author it (any agent profile); default: the workspace's built-in authoring agent (kind AUTHOR, added on first use). */
+  agentProfileId?: string | number | null | undefined;
+  /** What the automation should do, in the operator's words. */
+  prompt: string;
+  /** The workspace the automation will belong to. */
+  workspaceId: string | number;
+};
+
 /** Start the task's agent; from the start step the task moves to the first auto-start step. */
 export type StartTaskInput = {
   agentProfileId?: string | number | null | undefined;
@@ -507,6 +528,35 @@ export type UpdateAutomationFromEditorMutation = { updateAutomation:
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
+
+export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
+
+export type StartAutomationAuthoringMutationVariables = Exact<{
+  i: StartAutomationAuthoringInput;
+}>;
+
+
+export type StartAutomationAuthoringMutation = { startAutomationAuthoring:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'StartTaskPayload', task: { id: string }, session: { id: string } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AuthoringChatQueryVariables = Exact<{
+  task: string | number;
+}>;
+
+
+export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+
+export type AuthoringDraftQueryVariables = Exact<{
+  task: string | number;
+}>;
+
+
+export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
@@ -1154,6 +1204,21 @@ export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"AutomationEditFields"}) as unknown as TypedDocumentString<AutomationEditFieldsFragment, unknown>;
+export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}
+    `, {"fragmentName":"AuthoringDraftFields"}) as unknown as TypedDocumentString<AuthoringDraftFieldsFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
@@ -1424,6 +1489,69 @@ fragment ErrorFields on Error {
   message
   code
 }`) as unknown as TypedDocumentString<UpdateAutomationFromEditorMutation, UpdateAutomationFromEditorMutationVariables>;
+export const StartAutomationAuthoringDocument = new TypedDocumentString(`
+    mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {
+  startAutomationAuthoring(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on StartTaskPayload {
+      task {
+        id
+      }
+      session {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<StartAutomationAuthoringMutation, StartAutomationAuthoringMutationVariables>;
+export const AuthoringChatDocument = new TypedDocumentString(`
+    query AuthoringChat($task: ID!) {
+  task(id: $task) {
+    id
+    sessions {
+      id
+    }
+  }
+  authoringDraft(taskId: $task) {
+    ...AuthoringDraftFields
+  }
+}
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}`) as unknown as TypedDocumentString<AuthoringChatQuery, AuthoringChatQueryVariables>;
+export const AuthoringDraftDocument = new TypedDocumentString(`
+    query AuthoringDraft($task: ID!) {
+  authoringDraft(taskId: $task) {
+    ...AuthoringDraftFields
+  }
+}
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}`) as unknown as TypedDocumentString<AuthoringDraftQuery, AuthoringDraftQueryVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {

@@ -5,9 +5,11 @@ import { useEffect, useId, useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
 import { REPOSITORIES } from "../../api/settingsOps";
 import {
+  AUTHORING_DRAFT,
   AUTOMATION_FOR_EDIT,
   CREATE_AUTOMATION,
   UPDATE_AUTOMATION,
+  type Authoring,
   type EditedAutomation,
 } from "../../api/automationEditorOps";
 import type {
@@ -79,11 +81,29 @@ interface Draft {
   repositories: { repositoryId: string; baseBranch: string }[];
 }
 
-function draftOf(a: EditedAutomation | null, defaultProfile: string): Draft {
-  const triggers = a?.triggers ?? [];
+type TriggerLike = { type: AutomationTriggerType; expression?: string | null; timezone?: string | null; filters?: unknown };
+
+/** When it runs, read from a trigger set (a saved automation's, or what a chat captured). */
+function whenOf(triggers: readonly TriggerLike[], fresh: boolean): Pick<Draft, "mode" | "schedule" | "github"> {
   const scheduled = triggers.find((t) => t.type === "SCHEDULED");
   const github = triggers.find((t) => t.type.startsWith("GITHUB_"));
   const webhook = triggers.some((t) => t.type === "WEBHOOK");
+  return {
+    mode: webhook ? "WEBHOOK" : scheduled || github || fresh ? "EVENTS" : "MANUAL",
+    schedule: {
+      on: Boolean(scheduled) || (fresh && !github),
+      expression: scheduled?.expression ?? "0 9 * * 1-5",
+      timezone: scheduled?.timezone ?? "",
+    },
+    github: {
+      on: Boolean(github),
+      type: (github?.type as GithubType | undefined) ?? "GITHUB_PR",
+      filters: (github?.filters as Record<string, unknown> | null | undefined) ?? {},
+    },
+  };
+}
+
+function draftOf(a: EditedAutomation | null, defaultProfile: string): Draft {
   return {
     name: a?.name ?? "",
     description: a?.description ?? "",
@@ -96,15 +116,15 @@ function draftOf(a: EditedAutomation | null, defaultProfile: string): Draft {
     context: a?.context ?? "NEW_TASK_PER_RUN",
     maxConcurrentRuns: a?.maxConcurrentRuns ?? 1,
     enabled: a?.enabled ?? true,
-    mode: webhook ? "WEBHOOK" : scheduled || github ? "EVENTS" : a ? "MANUAL" : "EVENTS",
-    schedule: { on: Boolean(scheduled) || !a, expression: scheduled?.expression ?? "0 9 * * 1-5", timezone: scheduled?.timezone ?? "" },
-    github: {
-      on: Boolean(github),
-      type: (github?.type as GithubType | undefined) ?? "GITHUB_PR",
-      filters: (github?.filters as Record<string, unknown> | null) ?? {},
-    },
+    ...whenOf(a?.triggers ?? [], !a),
     repositories: (a?.repositories ?? []).map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch })),
   };
+}
+
+/** A new automation filled in with what a "describe an automation" chat captured (its hand-off). */
+function draftFromChat(chat: Authoring, defaultProfile: string): Draft {
+  const empty = chat.triggers.length === 0;
+  return { ...draftOf(null, defaultProfile), name: chat.name ?? "", prompt: chat.prompt ?? "", ...whenOf(chat.triggers, empty) };
 }
 
 function triggersOf(d: Draft): AutomationTriggerInput[] {
@@ -179,7 +199,10 @@ export function AutomationEditor(props: { automationId: string | null }) {
 
   useEffect(() => {
     if (!props.automationId) {
-      setDraft(draftOf(null, app.get().profiles.find((p) => p.available)?.id ?? ""));
+      const profile = app.get().profiles.find((p) => p.available)?.id ?? "";
+      const chat = new URLSearchParams(window.location.search).get("from");
+      if (!chat) setDraft(draftOf(null, profile));
+      else void load.run(async () => setDraft(draftFromChat((await gql(AUTHORING_DRAFT, { task: chat })).authoringDraft, profile)));
       return;
     }
     void load.run(async () => {
