@@ -2,12 +2,22 @@
 // answers index.html for all of them.
 import { useSyncExternalStore } from "react";
 
-export type Route = { name: "board" } | { name: "task"; taskId: string } | { name: "settings"; section: string };
+export type Route =
+  | { name: "board" }
+  | { name: "task"; taskId: string }
+  | { name: "settings"; section: string }
+  | { name: "automationEditor"; automationId: string | null }
+  | { name: "authoring"; taskId: string | null };
 
 const listeners = new Set<() => void>();
 window.addEventListener("popstate", () => listeners.forEach((l) => l()));
 
 function parse(path: string): Route {
+  if (/^\/automations\/new\/?$/.test(path)) return { name: "automationEditor", automationId: null };
+  const authoring = /^\/automations\/describe(?:\/([^/]+))?\/?$/.exec(path);
+  if (authoring) return { name: "authoring", taskId: authoring[1] ? decodeURIComponent(authoring[1]) : null };
+  const editing = /^\/automations\/([^/]+)\/edit\/?$/.exec(path);
+  if (editing) return { name: "automationEditor", automationId: decodeURIComponent(editing[1]) };
   const match = /^\/tasks\/([^/]+)\/?$/.exec(path);
   if (match) return { name: "task", taskId: decodeURIComponent(match[1]) };
   const settings = /^\/settings(?:\/([^/]+))?\/?$/.exec(path);

@@ -11,6 +11,8 @@ import { dismiss, toasts } from "../state/toasts";
 import { t } from "../i18n";
 import { linkClick, useRoute } from "../router";
 import { Board } from "./Board";
+import { AuthoringChat } from "./automations/AuthoringChat";
+import { AutomationEditor } from "./automations/AutomationEditor";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
 import { Settings } from "./settings/Settings";
@@ -64,6 +66,10 @@ export function App() {
               <TaskPage taskId={route.taskId} />
             ) : route.name === "settings" ? (
               <Settings section={route.section} />
+            ) : route.name === "automationEditor" ? (
+              <AutomationEditor automationId={route.automationId} />
+            ) : route.name === "authoring" ? (
+              <AuthoringChat taskId={route.taskId} />
             ) : (
               <Board />
             )}

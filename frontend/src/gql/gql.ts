@@ -15,6 +15,15 @@ import * as types from './graphql';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": typeof types.AutomationEditFieldsFragmentDoc,
+    "\n  query AutomationForEdit($id: ID!) {\n    automation(id: $id) {\n      ...AutomationEditFields\n    }\n  }\n": typeof types.AutomationForEditDocument,
+    "\n  query CronCheck($e: String!, $tz: String!) {\n    validateCron(expression: $e, timezone: $tz, count: 5) {\n      valid\n      error\n      description\n      nextFires\n    }\n  }\n": typeof types.CronCheckDocument,
+    "\n  mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {\n    createAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n": typeof types.CreateAutomationFromEditorDocument,
+    "\n  mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {\n    updateAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateAutomationFromEditorDocument,
+    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": typeof types.AuthoringDraftFieldsFragmentDoc,
+    "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": typeof types.StartAutomationAuthoringDocument,
+    "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringChatDocument,
+    "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringDraftDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -78,6 +87,15 @@ type Documents = {
     "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n": typeof types.ImportWorkflowDocument,
 };
 const documents: Documents = {
+    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": types.AutomationEditFieldsFragmentDoc,
+    "\n  query AutomationForEdit($id: ID!) {\n    automation(id: $id) {\n      ...AutomationEditFields\n    }\n  }\n": types.AutomationForEditDocument,
+    "\n  query CronCheck($e: String!, $tz: String!) {\n    validateCron(expression: $e, timezone: $tz, count: 5) {\n      valid\n      error\n      description\n      nextFires\n    }\n  }\n": types.CronCheckDocument,
+    "\n  mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {\n    createAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n": types.CreateAutomationFromEditorDocument,
+    "\n  mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {\n    updateAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n": types.UpdateAutomationFromEditorDocument,
+    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": types.AuthoringDraftFieldsFragmentDoc,
+    "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": types.StartAutomationAuthoringDocument,
+    "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringChatDocument,
+    "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringDraftDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -141,6 +159,42 @@ const documents: Documents = {
     "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n": types.ImportWorkflowDocument,
 };
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n"): typeof import('./graphql').AutomationEditFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AutomationForEdit($id: ID!) {\n    automation(id: $id) {\n      ...AutomationEditFields\n    }\n  }\n"): typeof import('./graphql').AutomationForEditDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CronCheck($e: String!, $tz: String!) {\n    validateCron(expression: $e, timezone: $tz, count: 5) {\n      valid\n      error\n      description\n      nextFires\n    }\n  }\n"): typeof import('./graphql').CronCheckDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {\n    createAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateAutomationFromEditorDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {\n    updateAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ... on AutomationPayload {\n        webhookSecret\n        automation {\n          ...AutomationEditFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateAutomationFromEditorDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n"): typeof import('./graphql').AuthoringDraftFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').StartAutomationAuthoringDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n"): typeof import('./graphql').AuthoringChatDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n"): typeof import('./graphql').AuthoringDraftDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

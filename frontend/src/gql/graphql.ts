@@ -15,6 +15,63 @@ export type AnswerClarificationInput = {
   clarificationId: string | number;
 };
 
+/** How far a 'describe an automation' chat has come. */
+export type AuthoringDraftState =
+  /** The agent is asking what is missing. */
+  | 'COLLECTING'
+  /** The operator said yes: the agent creates it. */
+  | 'CONFIRMED'
+  /** The full definition is shown, awaiting a yes. */
+  | 'CONFIRMING'
+  /** No viable definition after five messages: the form takes over with the draft. */
+  | 'HANDED_OFF';
+
+/** NEW_TASK_PER_RUN: every firing gets its own task and session; CONTINUE_SESSION: later firings send a new turn to the first run's session. */
+export type AutomationContext =
+  | 'CONTINUE_SESSION'
+  | 'NEW_TASK_PER_RUN';
+
+/** Where the automation was made: the settings form or a chat. */
+export type AutomationCreatedVia =
+  | 'CHAT'
+  | 'FORM';
+
+/** HIDDEN: each run's task stays in the automation's history only; NORMAL: ordinary workflow work on the board. */
+export type AutomationDestination =
+  | 'HIDDEN'
+  | 'NORMAL';
+
+/** One repository an automation's runs work in. */
+export type AutomationRepositoryInput = {
+  /** Base branch; default: the repository's default branch (saved as chosen). */
+  baseBranch?: string | null | undefined;
+  /** A repository of the workspace. */
+  repositoryId: string | number;
+};
+
+/** One trigger: SCHEDULED takes expression and timezone; a GitHub condition filters. */
+export type AutomationTriggerInput = {
+  /** Default true. */
+  enabled?: boolean | null | undefined;
+  /** SCHEDULED: five-field cron, @hourly, @daily, @weekly or @every <duration>. */
+  expression?: string | null | undefined;
+  /** A GitHub condition's filters. */
+  filters?: unknown;
+  /** SCHEDULED: IANA time zone such as Europe/Berlin; empty: UTC. */
+  timezone?: string | null | undefined;
+  /** What the trigger listens to. */
+  type: AutomationTriggerType;
+};
+
+/** What a trigger listens to. */
+export type AutomationTriggerType =
+  | 'GITHUB_CI'
+  | 'GITHUB_PR'
+  | 'GITHUB_PR_MERGED'
+  | 'GITHUB_PUSH'
+  | 'SCHEDULED'
+  | 'WEBHOOK';
+
 /** Only admins set kind ACP, command or env, or create server-wide profiles (workspaceId null); anyone may create a Scripted profile in their workspace. */
 export type CreateAgentProfileInput = {
   command?: Array<string> | null | undefined;
@@ -25,6 +82,42 @@ export type CreateAgentProfileInput = {
   supportsMcp?: boolean | null | undefined;
   /** The workspace; null: a server-wide profile, listed in every workspace (admins only). */
   workspaceId?: string | number | null | undefined;
+};
+
+/** A new automation of a workspace. */
+export type CreateAutomationInput = {
+  /** Agent profile the runs use (the workspace's or a server-wide one); null: none yet (a launch needs one). */
+  agentProfileId?: string | number | null | undefined;
+  /** NEW_TASK_PER_RUN (default): a task per firing; CONTINUE_SESSION: later firings reuse the first run's session. */
+  context?: AutomationContext | null | undefined;
+  /** FORM (default) or CHAT: where the automation was made. */
+  createdVia?: AutomationCreatedVia | null | undefined;
+  /** What the automation is for (at most 5000 characters). */
+  description?: string | null | undefined;
+  /** HIDDEN (default): runs stay in the automation's history; NORMAL: tasks on the board (needs workflowId). */
+  destination?: AutomationDestination | null | undefined;
+  /** Whether the automation fires at all (default true). */
+  enabled?: boolean | null | undefined;
+  /** Executor profile the runs use (the workspace's or a server-wide one); null: none yet. */
+  executorProfileId?: string | number | null | undefined;
+  /** Runs that may be active at once, at least 1 (default 1); exactly 1 with CONTINUE_SESSION. */
+  maxConcurrentRuns?: number | null | undefined;
+  /** Name (at most 200 characters). */
+  name: string;
+  /** What every run asks the agent; placeholders such as {{trigger.type}} and {{data.<path>}} are filled in. */
+  prompt: string;
+  /** Ordered repository and base-branch pairs of the workspace's repositories; empty: each run works in a scratch directory (no git). Replaces the whole list. */
+  repositories?: Array<AutomationRepositoryInput> | null | undefined;
+  /** Each run's title, with the same placeholders (at most 500 characters). */
+  titleTemplate?: string | null | undefined;
+  /** The whole trigger set, in one of two exclusive layouts: at most one SCHEDULED plus at most one GitHub condition, or one WEBHOOK alone. Switching layouts deletes the other layout's triggers; a trigger of a type the automation already has keeps its id (and a webhook its secret). */
+  triggers?: Array<AutomationTriggerInput> | null | undefined;
+  /** The workflow a NORMAL run's task enters (required for NORMAL, optional for HIDDEN). */
+  workflowId?: string | number | null | undefined;
+  /** The step a NORMAL run's task enters; null: the workflow's start step. */
+  workflowStepId?: string | number | null | undefined;
+  /** The workspace's id. */
+  workspaceId: string | number;
 };
 
 /** Admins only. */
@@ -234,6 +327,16 @@ export type SessionState =
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
 
+/** The operator's first message of a 'describe an automation' chat. */
+export type StartAutomationAuthoringInput = {
+  /** The agent that helps author it (any agent profile); default: the workspace's built-in authoring agent (kind AUTHOR, added on first use). */
+  agentProfileId?: string | number | null | undefined;
+  /** What the automation should do, in the operator's words. */
+  prompt: string;
+  /** The workspace the automation will belong to. */
+  workspaceId: string | number;
+};
+
 /** Start the task's agent; from the start step the task moves to the first auto-start step. */
 export type StartTaskInput = {
   agentProfileId?: string | number | null | undefined;
@@ -288,6 +391,40 @@ export type UpdateAgentProfileInput = {
   name?: string | null | undefined;
   permissionPolicy?: PermissionPolicy | null | undefined;
   supportsMcp?: boolean | null | undefined;
+};
+
+/** Only the fields given change; null clears a nullable field. repositories and triggers, when given, replace the whole set. */
+export type UpdateAutomationInput = {
+  /** Agent profile the runs use (the workspace's or a server-wide one); null: none yet (a launch needs one). */
+  agentProfileId?: string | number | null | undefined;
+  /** The automation's id. */
+  automationId: string | number;
+  /** NEW_TASK_PER_RUN (default): a task per firing; CONTINUE_SESSION: later firings reuse the first run's session. */
+  context?: AutomationContext | null | undefined;
+  /** What the automation is for (at most 5000 characters). */
+  description?: string | null | undefined;
+  /** HIDDEN (default): runs stay in the automation's history; NORMAL: tasks on the board (needs workflowId). */
+  destination?: AutomationDestination | null | undefined;
+  /** Whether the automation fires at all (default true). */
+  enabled?: boolean | null | undefined;
+  /** Executor profile the runs use (the workspace's or a server-wide one); null: none yet. */
+  executorProfileId?: string | number | null | undefined;
+  /** Runs that may be active at once, at least 1 (default 1); exactly 1 with CONTINUE_SESSION. */
+  maxConcurrentRuns?: number | null | undefined;
+  /** Name (at most 200 characters). */
+  name?: string | null | undefined;
+  /** What every run asks the agent; placeholders such as {{trigger.type}} and {{data.<path>}} are filled in. */
+  prompt?: string | null | undefined;
+  /** Ordered repository and base-branch pairs of the workspace's repositories; empty: each run works in a scratch directory (no git). Replaces the whole list. */
+  repositories?: Array<AutomationRepositoryInput> | null | undefined;
+  /** Each run's title, with the same placeholders (at most 500 characters). */
+  titleTemplate?: string | null | undefined;
+  /** The whole trigger set, in one of two exclusive layouts: at most one SCHEDULED plus at most one GitHub condition, or one WEBHOOK alone. Switching layouts deletes the other layout's triggers; a trigger of a type the automation already has keeps its id (and a webhook its secret). */
+  triggers?: Array<AutomationTriggerInput> | null | undefined;
+  /** The workflow a NORMAL run's task enters (required for NORMAL, optional for HIDDEN). */
+  workflowId?: string | number | null | undefined;
+  /** The step a NORMAL run's task enters; null: the workflow's start step. */
+  workflowStepId?: string | number | null | undefined;
 };
 
 /** Admins only; only the fields given change. */
@@ -348,6 +485,78 @@ export type UpdateWorkspaceInput = {
   name?: string | null | undefined;
   workspaceId: string | number;
 };
+
+export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
+
+export type AutomationForEditQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+
+export type CronCheckQueryVariables = Exact<{
+  e: string;
+  tz: string;
+}>;
+
+
+export type CronCheckQuery = { validateCron: { valid: boolean, error: string | null, description: string | null, nextFires: Array<string> } };
+
+export type CreateAutomationFromEditorMutationVariables = Exact<{
+  i: CreateAutomationInput;
+}>;
+
+
+export type CreateAutomationFromEditorMutation = { createAutomation:
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type UpdateAutomationFromEditorMutationVariables = Exact<{
+  i: UpdateAutomationInput;
+}>;
+
+
+export type UpdateAutomationFromEditorMutation = { updateAutomation:
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
+
+export type StartAutomationAuthoringMutationVariables = Exact<{
+  i: StartAutomationAuthoringInput;
+}>;
+
+
+export type StartAutomationAuthoringMutation = { startAutomationAuthoring:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'StartTaskPayload', task: { id: string }, session: { id: string } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AuthoringChatQueryVariables = Exact<{
+  task: string | number;
+}>;
+
+
+export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+
+export type AuthoringDraftQueryVariables = Exact<{
+  task: string | number;
+}>;
+
+
+export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
@@ -966,6 +1175,50 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AutomationEditFields on Automation {
+  id
+  name
+  description
+  prompt
+  titleTemplate
+  agentProfileId
+  destination
+  workflowId
+  workflowStepId
+  context
+  maxConcurrentRuns
+  enabled
+  hasWebhookSecret
+  triggers {
+    id
+    type
+    enabled
+    expression
+    timezone
+    filters
+  }
+  repositories {
+    repositoryId
+    baseBranch
+  }
+}
+    `, {"fragmentName":"AutomationEditFields"}) as unknown as TypedDocumentString<AutomationEditFieldsFragment, unknown>;
+export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}
+    `, {"fragmentName":"AuthoringDraftFields"}) as unknown as TypedDocumentString<AuthoringDraftFieldsFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
@@ -1099,6 +1352,206 @@ export const EditorWorkflowFieldsFragmentDoc = new TypedDocumentString(`
   wipLimit
   events
 }`, {"fragmentName":"EditorWorkflowFields"}) as unknown as TypedDocumentString<EditorWorkflowFieldsFragment, unknown>;
+export const AutomationForEditDocument = new TypedDocumentString(`
+    query AutomationForEdit($id: ID!) {
+  automation(id: $id) {
+    ...AutomationEditFields
+  }
+}
+    fragment AutomationEditFields on Automation {
+  id
+  name
+  description
+  prompt
+  titleTemplate
+  agentProfileId
+  destination
+  workflowId
+  workflowStepId
+  context
+  maxConcurrentRuns
+  enabled
+  hasWebhookSecret
+  triggers {
+    id
+    type
+    enabled
+    expression
+    timezone
+    filters
+  }
+  repositories {
+    repositoryId
+    baseBranch
+  }
+}`) as unknown as TypedDocumentString<AutomationForEditQuery, AutomationForEditQueryVariables>;
+export const CronCheckDocument = new TypedDocumentString(`
+    query CronCheck($e: String!, $tz: String!) {
+  validateCron(expression: $e, timezone: $tz, count: 5) {
+    valid
+    error
+    description
+    nextFires
+  }
+}
+    `) as unknown as TypedDocumentString<CronCheckQuery, CronCheckQueryVariables>;
+export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
+    mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {
+  createAutomation(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ValidationError {
+      field
+    }
+    ... on AutomationPayload {
+      webhookSecret
+      automation {
+        ...AutomationEditFields
+      }
+    }
+  }
+}
+    fragment AutomationEditFields on Automation {
+  id
+  name
+  description
+  prompt
+  titleTemplate
+  agentProfileId
+  destination
+  workflowId
+  workflowStepId
+  context
+  maxConcurrentRuns
+  enabled
+  hasWebhookSecret
+  triggers {
+    id
+    type
+    enabled
+    expression
+    timezone
+    filters
+  }
+  repositories {
+    repositoryId
+    baseBranch
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateAutomationFromEditorMutation, CreateAutomationFromEditorMutationVariables>;
+export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
+    mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {
+  updateAutomation(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ValidationError {
+      field
+    }
+    ... on AutomationPayload {
+      webhookSecret
+      automation {
+        ...AutomationEditFields
+      }
+    }
+  }
+}
+    fragment AutomationEditFields on Automation {
+  id
+  name
+  description
+  prompt
+  titleTemplate
+  agentProfileId
+  destination
+  workflowId
+  workflowStepId
+  context
+  maxConcurrentRuns
+  enabled
+  hasWebhookSecret
+  triggers {
+    id
+    type
+    enabled
+    expression
+    timezone
+    filters
+  }
+  repositories {
+    repositoryId
+    baseBranch
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateAutomationFromEditorMutation, UpdateAutomationFromEditorMutationVariables>;
+export const StartAutomationAuthoringDocument = new TypedDocumentString(`
+    mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {
+  startAutomationAuthoring(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on StartTaskPayload {
+      task {
+        id
+      }
+      session {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<StartAutomationAuthoringMutation, StartAutomationAuthoringMutationVariables>;
+export const AuthoringChatDocument = new TypedDocumentString(`
+    query AuthoringChat($task: ID!) {
+  task(id: $task) {
+    id
+    sessions {
+      id
+    }
+  }
+  authoringDraft(taskId: $task) {
+    ...AuthoringDraftFields
+  }
+}
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}`) as unknown as TypedDocumentString<AuthoringChatQuery, AuthoringChatQueryVariables>;
+export const AuthoringDraftDocument = new TypedDocumentString(`
+    query AuthoringDraft($task: ID!) {
+  authoringDraft(taskId: $task) {
+    ...AuthoringDraftFields
+  }
+}
+    fragment AuthoringDraftFields on AuthoringDraft {
+  taskId
+  state
+  operatorMessages
+  name
+  prompt
+  triggers {
+    type
+    expression
+    timezone
+    filters
+  }
+}`) as unknown as TypedDocumentString<AuthoringDraftQuery, AuthoringDraftQueryVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
