@@ -11,6 +11,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
+from kandev.domain.tasks.activity import TaskActivity
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
 
@@ -26,6 +27,7 @@ class Loaders:
         self.blockers_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.blockers_by_task)
         self.dependents_by_task: DataLoader[str, list[TaskRecord]] = DataLoader(lookups.dependents_by_task)
         self.pending_action: DataLoader[str, PendingAction] = DataLoader(lookups.pending_actions)
+        self.task_activity: DataLoader[str, TaskActivity] = DataLoader(lookups.task_activity)
         self.pending_parent_question: DataLoader[str, ParentQuestion | None] = DataLoader(
             lookups.pending_parent_questions
         )

@@ -16,14 +16,14 @@ import * as types from './graphql';
  */
 type Documents = {
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": typeof types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": typeof types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": typeof types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": typeof types.BootDocument,
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": typeof types.CreateWorkspaceDocument,
-    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
+    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n        autoStartsAgent\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.TasksDocument,
     "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
     "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
@@ -79,14 +79,14 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n": types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": types.BootDocument,
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": types.CreateWorkspaceDocument,
-    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
+    "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n        autoStartsAgent\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.TasksDocument,
     "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
     "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.SessionDocument,
@@ -148,7 +148,7 @@ export function graphql(source: "\n  fragment ErrorFields on Error {\n    messag
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
+export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -176,7 +176,7 @@ export function graphql(source: "\n  mutation CreateWorkspace($name: String!) {\
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n"): typeof import('./graphql').WorkspaceDocument;
+export function graphql(source: "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n        autoStartsAgent\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n"): typeof import('./graphql').WorkspaceDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
