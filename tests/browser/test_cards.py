@@ -111,7 +111,9 @@ def test_on_a_phone_the_move_to_menu_moves_a_card_to_another_column(phone: Any, 
     kandev_server.wait_for(TASK, lambda d: d["task"]["workflowStepId"] == named["Review"]["id"], id=task["id"])
     expect(card).to_be_hidden()  # the Backlog tab still shows
     phone.get_by_test_id("board-tab").filter(has_text="Review").click()
-    expect(phone.locator(f'[data-testid="column"][data-step-id="{named["Review"]["id"]}"]').locator(card)).to_be_visible()
+    expect(
+        phone.locator(f'[data-testid="column"][data-step-id="{named["Review"]["id"]}"]').locator(card)
+    ).to_be_visible()
     no_horizontal_scroll(phone)
 
 

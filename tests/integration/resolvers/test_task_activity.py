@@ -64,7 +64,9 @@ async def test_a_task_that_never_ran_has_no_agent_preview_or_attention(gql, db, 
 async def test_the_card_shows_the_newest_sessions_agent_and_its_last_words_as_plain_text(gql, db, workspace_id):
     [task_id] = (await add_tasks(db, workspace_id, 2))[1:]
     await _session(db, task_id, "Old agent", age=60, said=["an hour ago"])
-    await _session(db, task_id, "New agent", age=3, said=["first", "**Tests pass**, see [the PR](https://x.test)\n\nDone."])
+    await _session(
+        db, task_id, "New agent", age=3, said=["first", "**Tests pass**, see [the PR](https://x.test)\n\nDone."]
+    )
     activity = (await gql(ACTIVITY, id=task_id))["task"]["activity"]
     assert activity["agentName"] == "New agent"
     assert activity["preview"] == "Tests pass, see the PR Done."
