@@ -14,6 +14,33 @@ const en = {
   connecting: "Connecting…",
   live: "Live",
   waitingOnParent: "Waiting on the parent task",
+  // A card's status, as a person would say it (derive.ts cardStatus picks one).
+  statusNotStarted: "Not started",
+  statusStarting: "Starting",
+  statusWorking: "Agent working",
+  statusWaiting: "Waiting for you",
+  statusNeedsAnswer: "Needs answer",
+  statusNeedsApproval: "Needs your approval",
+  statusFailed: "Failed",
+  statusBlocked: "Blocked",
+  statusDone: "Done",
+  statusStopped: "Stopped",
+  justNow: "just now",
+  minutesAgo: "{n} min ago",
+  hoursAgo: "{n} h ago",
+  daysAgo: "{n} d ago",
+  moveTo: "Move to…",
+  confirmMoveTitle: "Start the agent again?",
+  confirmMoveText: "“{task}” has run before. Moving it to {step} starts its agent again.",
+  confirmMove: "Move and start",
+  cancel: "Cancel",
+  shortcuts: "Keyboard shortcuts",
+  shortcutHelp: "Show this list",
+  shortcutMoveCard: "Move the focused card to the previous or next step",
+  shortcutSend: "Send the message in the composer",
+  shortcutClose: "Close a dialog or the task switcher",
+  close: "Close",
+  ctrlEnterSends: "Ctrl+Enter sends",
 } as const;
 
 export type StringKey = keyof typeof en;
@@ -26,6 +53,11 @@ const catalogs: Record<string, Partial<Record<StringKey, string>>> = {
     completionPending: "Abschluss ausstehend",
     markComplete: "Als erledigt markieren & weiter",
     reconnecting: "Verbindung wird wiederhergestellt…",
+    statusWorking: "Agent arbeitet",
+    statusWaiting: "Wartet auf dich",
+    statusNeedsAnswer: "Braucht Antwort",
+    statusFailed: "Fehlgeschlagen",
+    cancel: "Abbrechen",
   },
 };
 
@@ -36,6 +68,8 @@ function catalog(): Partial<Record<StringKey, string>> {
 
 const active = catalog();
 
-export function t(key: StringKey): string {
-  return active[key] ?? en[key];
+/** The string for `key`, with `{name}` placeholders filled from `values`. */
+export function t(key: StringKey, values?: Record<string, string | number>): string {
+  const text: string = active[key] ?? en[key];
+  return values ? text.replace(/\{(\w+)\}/g, (whole, name: string) => String(values[name] ?? whole)) : text;
 }

@@ -17,6 +17,7 @@ from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
+from kandev.domain.tasks.activity import TaskActivity, read_activity
 from kandev.models import (
     AutomationRun,
     Clarification,
@@ -133,6 +134,10 @@ class Lookups:
             best[task_id] = min(rank, best.get(task_id, rank))
         order = [PendingAction.PERMISSION, PendingAction.CLARIFICATION, PendingAction.COMPLETION_PENDING]
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
+
+    async def task_activity(self, task_ids: Sequence[str]) -> list[TaskActivity]:
+        """Each task's card activity (agent, last activity, preview, attention), in one statement."""
+        return await read_activity(self.ctx, task_ids)
 
     async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
         async with self.ctx.read() as db:

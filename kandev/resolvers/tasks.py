@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 
 from kandev.domain.records import TaskRecord
+from kandev.domain.tasks.activity import NO_ACTIVITY
 from kandev.domain.tasks.service import CreatedTask, TaskFilter
 from kandev.models.enums import PendingAction
 from kandev.models.enums import TaskState as StoredTaskState
@@ -97,6 +98,7 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
         # What the create just wrote and read answers the payload's usual questions without reading again.
         loaders.blockers_by_task.prime(value.task.id, value.blocked_by)
         loaders.pending_action.prime(value.task.id, PendingAction.NONE)
+        loaders.task_activity.prime(value.task.id, NO_ACTIVITY)  # no session yet: nothing to read
     return CreateTaskPayload(
         task=Task.of(value.task),
         deduplicated=value.deduplicated,

@@ -12,6 +12,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
+from kandev.domain.tasks.activity import TaskActivity
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
 
@@ -46,6 +47,10 @@ class Loaders:
     @cached_property
     def pending_action(self) -> DataLoader[str, PendingAction]:
         return DataLoader(self._lookups.pending_actions)
+
+    @cached_property
+    def task_activity(self) -> DataLoader[str, TaskActivity]:
+        return DataLoader(self._lookups.task_activity)
 
     @cached_property
     def pending_parent_question(self) -> DataLoader[str, ParentQuestion | None]:

@@ -12,8 +12,10 @@ from strawberry.scalars import JSON
 
 from kandev.domain.records import SessionRecord, TaskRecord
 from kandev.domain.sessions.service import only_session
+from kandev.domain.tasks.activity import TaskActivity as ActivityRecord
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
+from kandev.domain.workflow.transitions import auto_start_action
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
@@ -66,6 +68,9 @@ class WorkflowStep:
         description="Step events: {on_enter, on_turn_start, on_turn_complete, on_exit, on_children_completed}, "
         "each a list of actions {type, ...}."
     )
+    auto_starts_agent: bool = strawberry.field(
+        description="Entering the step starts the agent (an on_enter auto_start_agent action)."
+    )
 
     @classmethod
     def of(cls, row: StepRow) -> WorkflowStep:
@@ -82,6 +87,7 @@ class WorkflowStep:
             workflow_id=strawberry.ID(row.workflow_id),
             wip_limit=row.wip_limit,
             events=JSON(dict(row.events or {})),
+            auto_starts_agent=auto_start_action(row) is not None,
         )
 
 
@@ -202,6 +208,10 @@ class Task:
             return None
         return TurnError(message=turn.error or "the turn failed", stop_reason=turn.stop_reason, ended_at=turn.ended_at)
 
+    @described("What the task's agent did last, for its board card; read for the whole page at once.")
+    async def activity(self, info: Info) -> TaskActivity:
+        return TaskActivity.of(await self._loaders(info).task_activity.load(self.record.id))
+
     @described("The direct parent task, if any.")
     async def parent(self, info: Info) -> Task | None:
         if not self.record.parent_id:
@@ -250,6 +260,37 @@ class Task:
         profile = launch.get("agent_profile_id")
         profile_id = strawberry.ID(profile) if profile else None
         return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
+
+
+@strawberry.type(description="A task's agent at a glance: who works on it, when and what it last said.")
+class TaskActivity:
+    agent_profile_id: strawberry.ID | None = strawberry.field(
+        description="The agent profile of the task's newest session; null before it first ran."
+    )
+    agent_name: str | None = strawberry.field(description="That profile's name; null when it was deleted.")
+    last_activity_at: datetime | None = strawberry.field(
+        description="When a session of the task last changed or produced a message; null before it first ran."
+    )
+    preview: str | None = strawberry.field(
+        description="The newest agent message as one line of plain text (markup dropped, at most 140 characters)."
+    )
+    has_run: bool = strawberry.field(description="The task has a session: an agent worked on it before.")
+    last_turn_failed: bool = strawberry.field(
+        description="The newest ended turn failed (as lastTurnError, without reading the error)."
+    )
+    needs_answer: bool = strawberry.field(description="A question or a permission request waits for a person.")
+
+    @classmethod
+    def of(cls, record: ActivityRecord) -> TaskActivity:
+        return cls(
+            agent_profile_id=_id(record.agent_profile_id),
+            agent_name=record.agent_name,
+            last_activity_at=record.last_activity_at,
+            preview=record.preview,
+            has_run=record.has_run,
+            last_turn_failed=record.last_turn_failed,
+            needs_answer=record.needs_answer,
+        )
 
 
 @strawberry.type(description="Why a task's newest turn failed.")

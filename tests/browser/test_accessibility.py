@@ -45,6 +45,11 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
         if path.startswith("/settings"):
             expect(page.get_by_test_id("settings")).to_be_visible()
         found[path] = serious_violations(page)
+        if path == "/":  # the shortcuts dialog, open over the board
+            page.get_by_test_id("open-shortcuts").click()
+            expect(page.get_by_test_id("shortcuts")).to_be_visible()
+            found["/ with the shortcuts dialog"] = serious_violations(page)
+            page.keyboard.press("Escape")
     return {path: violations for path, violations in found.items() if violations}
 
 

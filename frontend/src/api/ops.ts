@@ -37,6 +37,15 @@ graphql(`
     createdAt
     updatedAt
     blockReason
+    activity {
+      agentProfileId
+      agentName
+      lastActivityAt
+      preview
+      hasRun
+      lastTurnFailed
+      needsAnswer
+    }
   }
 `);
 
@@ -128,6 +137,7 @@ export const WORKSPACE = graphql(`
         isFinalStep
         autoAdvanceRequiresSignal
         allowManualMove
+        autoStartsAgent
       }
     }
     agentProfiles(workspaceId: $w) {

@@ -13,6 +13,7 @@ import { linkClick, useRoute } from "../router";
 import { Board } from "./Board";
 import { AuthoringChat } from "./automations/AuthoringChat";
 import { AutomationEditor } from "./automations/AutomationEditor";
+import { Dialog } from "./Dialog";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
 import { Settings } from "./settings/Settings";
@@ -30,9 +31,19 @@ export function App() {
   const workspaceId = useStore(app, (s) => s.workspaceId);
   const route = useRoute();
   const [switcherOpen, setSwitcherOpen] = useState(false);
+  const [helpOpen, setHelpOpen] = useState(false);
 
   useEffect(() => {
     void boot();
+  }, []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "?" || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      e.preventDefault();
+      setHelpOpen(true);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
   }, []);
   useEffect(() => setSwitcherOpen(false), [route]);
 
@@ -43,7 +54,7 @@ export function App() {
       <a className="skip" href="#main">
         Skip to content
       </a>
-      <Header onOpenSwitcher={() => setSwitcherOpen(true)} />
+      <Header onOpenSwitcher={() => setSwitcherOpen(true)} onOpenHelp={() => setHelpOpen(true)} />
       {bootState === "error" ? (
         <main id="main" className="pad">
           <LoadState state="error" what="Kandev" error={bootError} onRetry={() => void boot()} />
@@ -78,11 +89,53 @@ export function App() {
       )}
       {switcherOpen && <MobileSwitcher onClose={() => setSwitcherOpen(false)} />}
       <Toasts />
+      <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
     </div>
   );
 }
 
-function Header({ onOpenSwitcher }: { onOpenSwitcher: () => void }) {
+/** Whether a key press goes into a field (where "?" is text, not a shortcut). */
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+}
+
+const SHORTCUTS: { keys: string[]; what: Parameters<typeof t>[0] }[] = [
+  { keys: ["?"], what: "shortcutHelp" },
+  { keys: ["Alt", "←"], what: "shortcutMoveCard" },
+  { keys: ["Alt", "→"], what: "shortcutMoveCard" },
+  { keys: ["Ctrl", "Enter"], what: "shortcutSend" },
+  { keys: ["Esc"], what: "shortcutClose" },
+];
+
+function ShortcutsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  return (
+    <Dialog open={open} title={t("shortcuts")} onClose={onClose} testId="shortcuts">
+      <dl className="shortcut-list">
+        {SHORTCUTS.map((s) => (
+          <div key={s.keys.join("+")} style={{ display: "contents" }}>
+            <dt>
+              {s.keys.map((k, i) => (
+                <span key={k}>
+                  {i > 0 && " + "}
+                  <kbd>{k}</kbd>
+                </span>
+              ))}
+            </dt>
+            <dd>{t(s.what)}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={onClose} data-testid="shortcuts-close">
+          {t("close")}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function Header({ onOpenSwitcher, onOpenHelp }: { onOpenSwitcher: () => void; onOpenHelp: () => void }) {
   const workspaces = useStore(app, (s) => s.workspaces);
   const workspaceId = useStore(app, (s) => s.workspaceId);
   const attention = useStore(app, (s) => Object.values(s.tasks).filter((x) => x.pendingAction !== "NONE").length);
@@ -110,6 +163,9 @@ function Header({ onOpenSwitcher }: { onOpenSwitcher: () => void }) {
         workspaces[0] && <span className="workspace-name">{workspaces[0].name}</span>
       )}
       <span className="spacer" />
+      <button type="button" className="btn btn-small" onClick={onOpenHelp} aria-label={t("shortcuts")} title={t("shortcuts")} aria-keyshortcuts="?" data-testid="open-shortcuts">
+        ?
+      </button>
       <a className="btn btn-small" href="/settings" onClick={linkClick("/settings")} data-testid="open-settings">
         Settings
       </a>

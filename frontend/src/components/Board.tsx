@@ -1,18 +1,29 @@
 // The board: a workflow's steps as columns; cards move live, by drag or by the keyboard.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
 import type { Task, Workflow, WorkflowStep } from "../api/ops";
 import { errorText } from "../api/graphql";
+import { t } from "../i18n";
+import { useNow } from "../hooks/useNow";
 import { app, loadMoreTasks, moveTask, refetchTasks } from "../state/app";
-import { completionPending, stateLabel } from "../state/derive";
+import { cardStatus, completionPending, timeAgo } from "../state/derive";
 import { useStore } from "../state/store";
 import { toast } from "../state/toasts";
 import { linkClick, taskPath } from "../router";
+import { Dialog } from "./Dialog";
 import { TaskMarkers } from "./TaskBadges";
 import { LoadState } from "./LoadState";
 import { NewTaskDialog } from "./NewTaskDialog";
 import { FIRST_TASK, Onboarding } from "./Onboarding";
 
 const DRAG_TYPE = "application/x-kandev-task";
+
+/** How every move on the board starts (drag, keyboard, the Move-to menu): through the confirmation rule. */
+const RequestMove = createContext<(taskId: string, step: WorkflowStep) => void>(() => {});
+
+/** A move restarts a task's agent when the step starts agents on entry and the task has run before: ask first. */
+function needsConfirmation(task: Task | undefined, step: WorkflowStep): boolean {
+  return Boolean(task && step.autoStartsAgent && task.activity.hasRun && task.workflowStepId !== step.id);
+}
 
 export function Board() {
   const workflows = useStore(app, (s) => s.workflows);
@@ -22,6 +33,12 @@ export function Board() {
   const error = useStore(app, (s) => s.tasksError);
   const [workflowId, setWorkflowId] = useState<string | null>(null);
   const [creating, setCreating] = useState<false | "blank" | "first">(false);
+  const [confirming, setConfirming] = useState<{ task: Task; step: WorkflowStep } | null>(null);
+  const requestMove = (taskId: string, step: WorkflowStep) => {
+    const task = app.get().tasks[taskId];
+    if (task && needsConfirmation(task, step)) setConfirming({ task, step });
+    else void move(taskId, step);
+  };
   // On a phone the board shows one column at a time, picked with the tabs above it.
   const [shownStep, setShownStep] = useState<string | null>(null);
   const workflow: Workflow | undefined =
@@ -75,11 +92,13 @@ export function Board() {
       ) : (
         <>
           <StepTabs steps={workflow.steps} counts={byStep} shown={shown} onShow={setShownStep} />
-          <div className="board" data-testid="board">
-            {workflow.steps.map((step) => (
-              <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} hiddenOnPhone={step.id !== shown} />
-            ))}
-          </div>
+          <RequestMove.Provider value={requestMove}>
+            <div className="board" data-testid="board">
+              {workflow.steps.map((step) => (
+                <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} hiddenOnPhone={step.id !== shown} />
+              ))}
+            </div>
+          </RequestMove.Provider>
         </>
       )}
       <NewTaskDialog
@@ -89,6 +108,29 @@ export function Board() {
         workflow={workflow}
         initial={creating === "first" ? FIRST_TASK : undefined}
       />
+      <Dialog open={confirming !== null} title={t("confirmMoveTitle")} onClose={() => setConfirming(null)} testId="confirm-move">
+        {confirming && (
+          <>
+            <p>{t("confirmMoveText", { task: confirming.task.title, step: confirming.step.name })}</p>
+            <div className="form-actions">
+              <button type="button" className="btn" onClick={() => setConfirming(null)} data-testid="confirm-move-cancel">
+                {t("cancel")}
+              </button>
+              <button
+                type="button"
+                className="btn btn-primary"
+                data-testid="confirm-move-ok"
+                onClick={() => {
+                  void move(confirming.task.id, confirming.step);
+                  setConfirming(null);
+                }}
+              >
+                {t("confirmMove")}
+              </button>
+            </div>
+          </>
+        )}
+      </Dialog>
     </section>
   );
 }
@@ -118,6 +160,7 @@ function StepTabs(props: { steps: WorkflowStep[]; counts: Map<string, Task[]>; s
 
 function Column({ step, steps, tasks, hiddenOnPhone }: { step: WorkflowStep; steps: WorkflowStep[]; tasks: Task[]; hiddenOnPhone: boolean }) {
   const [over, setOver] = useState(false);
+  const requestMove = useContext(RequestMove);
   const headingId = `col-${step.id}`;
   const live = useStore(app, (s) => s.tasksLoad === "ready");
   const paging = useStore(app, (s) => s.columns[step.id]);
@@ -156,7 +199,7 @@ function Column({ step, steps, tasks, hiddenOnPhone }: { step: WorkflowStep; ste
         const taskId = e.dataTransfer.getData(DRAG_TYPE);
         if (!taskId || !step.allowManualMove) return;
         e.preventDefault();
-        void move(taskId, step);
+        requestMove(taskId, step);
       }}
     >
       <header className="column-head">
@@ -202,6 +245,10 @@ async function move(taskId: string, step: WorkflowStep) {
 
 function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: WorkflowStep[] }) {
   const completion = completionPending(task);
+  const requestMove = useContext(RequestMove);
+  const now = useNow();
+  const status = cardStatus(task);
+  const { agentName, lastActivityAt, preview } = task.activity;
   const index = steps.findIndex((s) => s.id === step.id);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (!e.altKey || (e.key !== "ArrowLeft" && e.key !== "ArrowRight")) return;
@@ -209,14 +256,14 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
     for (let i = index + direction; i >= 0 && i < steps.length; i += direction) {
       if (steps[i].allowManualMove) {
         e.preventDefault();
-        void move(task.id, steps[i]);
+        requestMove(task.id, steps[i]);
         return;
       }
     }
   };
   return (
     <li
-      className="card"
+      className={`card card-tone-${status.tone}`}
       draggable
       data-testid="task-card"
       data-task-id={task.id}
@@ -234,25 +281,51 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
       >
         {task.title}
       </a>
+      {(agentName || lastActivityAt) && (
+        <div className="card-agent">
+          {agentName && (
+            <span className="card-agent-name" data-testid="card-agent">
+              {agentName}
+            </span>
+          )}
+          {lastActivityAt && (
+            <time className="card-time" dateTime={lastActivityAt} title={new Date(lastActivityAt).toLocaleString()} data-testid="card-time">
+              {timeAgo(lastActivityAt, now)}
+            </time>
+          )}
+        </div>
+      )}
+      {preview && (
+        <p className="card-preview" title={preview} data-testid="card-preview">
+          {preview}
+        </p>
+      )}
       <div className="card-meta">
-        <span className={`state-dot state-${task.state.toLowerCase()}`} aria-hidden="true" />
-        <span className="card-state">{stateLabel(task.state)}</span>
+        <span className={`card-status status-${status.tone}`} data-testid="card-status">
+          {status.label}
+        </span>
+        <span className="card-step" data-testid="card-step">
+          {step.name}
+        </span>
         <TaskMarkers task={task} completion={completion} />
         <span className="spacer" />
         <label className="move">
           <span className="sr-only">Move “{task.title}” to step</span>
           <select
             className="move-select"
-            value={step.id}
+            value=""
             data-testid="move-select"
             onChange={(e) => {
               const target = steps.find((s) => s.id === e.target.value);
-              if (target) void move(task.id, target);
+              if (target) requestMove(task.id, target);
             }}
           >
+            <option value="" disabled>
+              {t("moveTo")}
+            </option>
             {steps.map((s) => (
-              <option key={s.id} value={s.id} disabled={s.id !== step.id && !s.allowManualMove}>
-                {s.id === step.id ? s.name : `→ ${s.name}`}
+              <option key={s.id} value={s.id} disabled={s.id === step.id || !s.allowManualMove}>
+                {s.name}
               </option>
             ))}
           </select>

@@ -7,6 +7,8 @@ import type { SessionState, SessionSummary, Task } from "../api/ops";
 import { app, applyTask } from "../state/app";
 import { defaultProfile } from "../state/derive";
 import { useStore } from "../state/store";
+import { t } from "../i18n";
+import { useHasKeyboard } from "../hooks/useMedia";
 import { InlineError } from "./LoadState";
 
 export function Composer(props: {
@@ -23,6 +25,8 @@ export function Composer(props: {
   const [error, setError] = useState<string | null>(null);
   const needsStart = !props.session;
   const running = props.sessionState === "RUNNING" || props.sessionState === "STARTING";
+  // Only where a keyboard is likely: on a phone "Ctrl+Enter" names a key nobody has.
+  const keyboard = useHasKeyboard();
 
   const act = async (mode: "START" | "QUEUED" | "INTERRUPT") => {
     const prompt = text.trim();
@@ -105,7 +109,10 @@ export function Composer(props: {
           </>
         ) : (
           <>
-            <span className="muted small">Ctrl+Enter sends{running ? " (queued after the current turn)" : ""}</span>
+            <span className="muted small" data-testid="send-hint">
+              {keyboard ? t("ctrlEnterSends") : ""}
+              {running ? `${keyboard ? " " : ""}(queued after the current turn)` : ""}
+            </span>
             <span className="spacer" />
             {running && (
               <button type="button" className="btn" disabled={busy} onClick={() => void act("INTERRUPT")} data-testid="send-interrupt">

@@ -1,6 +1,7 @@
 // Small pure helpers shared by the board, the switcher and the task page.
 import type { AgentProfile, SessionSummary, Task, Workflow, WorkflowStep } from "../api/ops";
 import { TERMINAL_SESSION_STATES } from "../api/ops";
+import { t, type StringKey } from "../i18n";
 
 export function stepOf(workflows: Workflow[], task: Task): WorkflowStep | undefined {
   for (const workflow of workflows) {
@@ -45,6 +46,45 @@ const STATE_LABELS: Record<string, string> = {
 
 export function stateLabel(state: string): string {
   return STATE_LABELS[state] ?? state;
+}
+
+export type CardTone = "attention" | "working" | "failed" | "idle" | "done";
+
+/**
+ * What a card says about a task, in words a person uses: what needs them first (a question, a permission,
+ * a failed turn), then what the agent is doing. The step is shown apart from this.
+ */
+export function cardStatus(task: Task): { label: string; tone: CardTone } {
+  const say = (key: StringKey, tone: CardTone) => ({ label: t(key), tone });
+  if (task.pendingAction === "PERMISSION") return say("statusNeedsApproval", "attention");
+  if (task.pendingAction === "CLARIFICATION" || task.activity.needsAnswer) return say("statusNeedsAnswer", "attention");
+  switch (task.state) {
+    case "IN_PROGRESS":
+      return say("statusWorking", "working");
+    case "SCHEDULING":
+      return say("statusStarting", "working");
+    case "FAILED":
+      return say("statusFailed", "failed");
+    case "BLOCKED":
+      return say("statusBlocked", "idle");
+    case "COMPLETED":
+      return say("statusDone", "done");
+    case "CANCELLED":
+      return say("statusStopped", "idle");
+  }
+  if (task.activity.lastTurnFailed) return say("statusFailed", "failed");
+  if (task.state === "TODO" && !task.activity.hasRun) return say("statusNotStarted", "idle");
+  return say("statusWaiting", "attention");
+}
+
+/** "3 min ago"-style distance from `iso` to `now` (ms). */
+export function timeAgo(iso: string, now: number): string {
+  const minutes = Math.floor((now - Date.parse(iso)) / 60_000);
+  if (minutes < 1) return t("justNow");
+  if (minutes < 60) return t("minutesAgo", { n: minutes });
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return t("hoursAgo", { n: hours });
+  return t("daysAgo", { n: Math.floor(hours / 24) });
 }
 
 /** Parents first (newest activity first), each followed by its children. */
