@@ -220,10 +220,12 @@ function File({ file, taskId }: { file: FileBlock; taskId: string | null }) {
             className="btn btn-small"
             onClick={() => void load()}
             disabled={state.loading}
-            aria-label={`Preview ${name}`}
+            aria-busy={state.loading}
             data-testid="rich-file-preview"
           >
-            {state.loading ? "Loading…" : state.preview ? "Reload" : "Preview"}
+            {/* The visible word starts the accessible name; the file's name tells the buttons apart. */}
+            {state.preview ? "Reload" : "Preview"}
+            <span className="sr-only"> {name}</span>
           </button>
         )}
       </div>
