@@ -183,6 +183,12 @@ def test_a_bar_chart_draws_each_series_and_its_legend_entry_hides_and_shows_that
     expect(entry).to_have_class("u-series u-off")
     page.wait_for_function(f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) === 0", arg=[handle, list(INTEGRATION_RGB)])
     page.wait_for_function(f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[handle, list(UNIT_RGB)])
+    # A new message re-renders the transcript: the chart is not redrawn from scratch, the series stays hidden.
+    page.get_by_test_id("composer-text").fill("/say still here")
+    page.get_by_test_id("send-message").click()
+    expect(page.get_by_test_id("msg-agent").filter(has_text="still here")).to_have_count(1)
+    expect(entry).to_have_class("u-series u-off")
+    assert count(chart, INTEGRATION_RGB) == 0
     entry.locator("th").focus()  # by keyboard too
     page.keyboard.press("Enter")
     page.wait_for_function(f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[handle, list(INTEGRATION_RGB)])

@@ -84,6 +84,9 @@ function options(chart: ChartBlock, width: number, text: string, grid: string): 
 
 export default function ChartPlot({ chart }: { chart: ChartBlock }) {
   const box = useRef<HTMLDivElement>(null);
+  // The transcript re-renders on every new message with a freshly parsed presentation: the plot is redrawn
+  // only when the chart itself changes, so a hidden series stays hidden and nothing flickers.
+  const same = JSON.stringify(chart);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -114,6 +117,7 @@ export default function ChartPlot({ chart }: { chart: ChartBlock }) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [chart]);
+    // `same` stands for `chart`: the chart of the render its content last changed in.
+  }, [same]);
   return <div className="rich-plot" ref={box} data-testid="rich-plot" />;
 }
