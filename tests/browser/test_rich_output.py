@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import struct
 import tempfile
 import zlib
@@ -99,9 +100,12 @@ def png(width: int = 4, height: int = 3) -> bytes:
 def rich_server(web_client: Path) -> Iterator[tuple[KandevServer, Path]]:
     """A server of its own, whose agents' working trees are in a folder the test knows (to put files there)."""
     work = Path(tempfile.mkdtemp(prefix="kandev-rich-work-"))
-    with serve("browser-rich-output-serve.log", KANDEV_WORK_DIR=str(work)) as (base, _env):
-        workspaces = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id } }"}, timeout=10).json()
-        yield KandevServer(base=base, workspace_id=workspaces["data"]["workspaces"][0]["id"]), work
+    try:
+        with serve("browser-rich-output-serve.log", KANDEV_WORK_DIR=str(work)) as (base, _env):
+            workspaces = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id } }"}, timeout=10).json()
+            yield KandevServer(base=base, workspace_id=workspaces["data"]["workspaces"][0]["id"]), work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def run_agent(server: KandevServer, prompt: str) -> str:
