@@ -3,6 +3,7 @@ Chromium against a real `kandev serve`: no serious or critical accessibility vio
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -21,6 +22,24 @@ SCAN = """async () => {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
 }"""
 SETTINGS = ("workspace", "workflows", "agents", "executors", "repositories", "secrets", "tokens")
+# Rich output with every block kind: a chart (canvas and legend), metrics and a file block.
+RICH = {
+    "version": 1,
+    "title": "Accessible report",
+    "description": "Every block kind, scanned.",
+    "blocks": [
+        {
+            "type": "chart",
+            "chart_type": "bar",
+            "title": "Checks",
+            "summary": "More checks passed than failed.",
+            "labels": ["passed", "failed"],
+            "series": [{"label": "checks", "values": [9, 1]}, {"label": "flaky", "values": [2, None]}],
+        },
+        {"type": "metrics", "items": [{"label": "Coverage", "value": "91 %", "detail": "up 2 points"}]},
+        {"type": "file", "path": "missing.txt", "title": "Missing file"},
+    ],
+}
 PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
 
 
@@ -35,7 +54,8 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
     task = served_task(server.mutate, server.workspace_id, unique("Accessible"))
     open_app(page, server, f"/tasks/{task['id']}")
     page.get_by_test_id("composer-text").fill(
-        "/say An **accessible** answer with `code` and [a link](https://example.com)"
+        "/say An **accessible** answer with `code` and [a link](https://example.com)\n"
+        f"/tool show_rich_output_kandev {json.dumps(RICH)}"
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
@@ -44,6 +64,12 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
         open_app(page, server, path.format(task=task["id"]))
         if path.startswith("/settings"):
             expect(page.get_by_test_id("settings")).to_be_visible()
+        if path.startswith("/tasks"):  # the rich output drawn, its data table open, a file preview answered
+            rich = page.get_by_test_id("msg-rich")
+            expect(rich.locator("canvas")).to_have_count(1)
+            rich.locator("summary", has_text="Data table").click()
+            rich.get_by_role("button", name="Preview Missing file").click()
+            expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
         found[path] = serious_violations(page)
         if path == "/":  # the shortcuts dialog, open over the board
             page.get_by_test_id("open-shortcuts").click()

@@ -57,6 +57,8 @@ async def test_the_web_clients_board_and_sidebar_operations_run_at_the_500_page_
     session_id = (await services.sessions.start_task(task_id, "hello", None)).session.id
     variables = {"w": workspace_id, "after": None, "id": session_id, "t": None, "s": session_id}
     variables |= {"step": None, "first": 500, "page": 500}
+    # A rich-output file preview pages nothing; it runs too, so every read the client sends is exercised.
+    variables |= {"taskId": task_id, "path": "README.md", "repository": None}
     ran = []
     for name, document in operations.items():
         if document.lstrip().startswith("mutation"):

@@ -442,6 +442,32 @@ export const PARENT_QUESTION = graphql(`
   }
 `);
 
+// A rich-output file block's content, fetched only when the reader asks for it (a file can be up to 1 MiB).
+export const FILE_PREVIEW = graphql(`
+  query FilePreview($taskId: ID!, $path: String!, $repository: String) {
+    filePreview(taskId: $taskId, path: $path, repository: $repository) {
+      __typename
+      ... on TextFilePreview {
+        path
+        size
+        text
+      }
+      ... on ImageFilePreview {
+        path
+        size
+        mimeType
+        dataBase64
+      }
+      ... on FilePreviewUnavailable {
+        path
+        reason
+        message
+      }
+      ...ErrorFields
+    }
+  }
+`);
+
 // The names the app uses for what these operations return: derived from the generated types, never written by hand.
 export type { SessionState } from "../gql/graphql";
 export type Workspace = BootQuery["workspaces"][number];

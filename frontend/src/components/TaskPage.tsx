@@ -185,6 +185,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             ) : (
               <Transcript
                 messages={view.messages}
+                taskId={taskId}
                 state={sessionState}
                 hasOlder={view.hasOlder}
                 loadingOlder={view.loadingOlder}

@@ -3,6 +3,7 @@
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef } from "react";
 import { jsonObject } from "../api/graphql";
 import type { Message, SessionState } from "../api/ops";
+import { presentationOf, RichOutput } from "./RichOutput";
 
 // The Markdown renderer is a chunk of its own, loaded with the first transcript: the board never pays for it.
 const LazyMarkdown = lazy(() => import("./Markdown"));
@@ -94,7 +95,7 @@ function Plan({ message }: { message: Message }) {
   );
 }
 
-function MessageView({ message }: { message: Message }) {
+function MessageView({ message, taskId }: { message: Message; taskId: string | null }) {
   switch (message.kind) {
     case "USER":
       return (
@@ -132,13 +133,19 @@ function MessageView({ message }: { message: Message }) {
           <span>{message.text}</span>
         </div>
       );
-    case "RICH_OUTPUT":
+    case "RICH_OUTPUT": {
+      const presentation = presentationOf(message.data);
       return (
         <div className="msg msg-rich" data-testid="msg-rich">
-          {message.text && <div className="msg-text">{message.text}</div>}
-          {Object.keys(jsonObject(message.data)).length > 0 && <pre>{json(message.data)}</pre>}
+          {presentation ? (
+            <RichOutput presentation={presentation} taskId={taskId} />
+          ) : (
+            // A presentation this client doesn't understand (a later version): its plain-text summary.
+            message.text && <div className="msg-text">{message.text}</div>
+          )}
         </div>
       );
+    }
     default:
       return null;
   }
@@ -146,6 +153,8 @@ function MessageView({ message }: { message: Message }) {
 
 interface TranscriptProps {
   messages: Message[];
+  /** The task the transcript belongs to: rich-output file blocks preview its files. */
+  taskId?: string | null;
   state: SessionState | null;
   /** Older messages than the first one shown exist; `onLoadOlder` fetches a page of them (a button at the
    * top, so the reader decides, and their place in the transcript stays where it was). */
@@ -154,7 +163,7 @@ interface TranscriptProps {
   onLoadOlder?: () => void;
 }
 
-export function Transcript({ messages, state, hasOlder = false, loadingOlder = false, onLoadOlder }: TranscriptProps) {
+export function Transcript({ messages, taskId = null, state, hasOlder = false, loadingOlder = false, onLoadOlder }: TranscriptProps) {
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const previous = useRef({ first: null as string | null, height: 0 });
@@ -188,7 +197,7 @@ export function Transcript({ messages, state, hasOlder = false, loadingOlder = f
       )}
       {messages.length === 0 && !working && <p className="muted pad">No messages yet.</p>}
       {messages.map((m) => (
-        <MessageView key={m.id} message={m} />
+        <MessageView key={m.id} message={m} taskId={taskId} />
       ))}
       {working && (
         <p className="working" role="status">

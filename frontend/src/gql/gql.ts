@@ -54,6 +54,7 @@ type Documents = {
     "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AnswerClarificationDocument,
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": typeof types.ParentQuestionDocument,
+    "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n": typeof types.FilePreviewDocument,
     "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": typeof types.ProfileFieldsFragmentDoc,
     "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": typeof types.AgentProfilesDocument,
     "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": typeof types.CreateAgentProfileDocument,
@@ -126,6 +127,7 @@ const documents: Documents = {
     "\n  mutation AnswerClarification($i: AnswerClarificationInput!) {\n    answerClarification(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AnswerClarificationDocument,
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": types.ParentQuestionDocument,
+    "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n": types.FilePreviewDocument,
     "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": types.ProfileFieldsFragmentDoc,
     "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": types.AgentProfilesDocument,
     "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": types.CreateAgentProfileDocument,
@@ -315,6 +317,10 @@ export function graphql(source: "\n  mutation RejectClarification($id: ID!) {\n 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n"): typeof import('./graphql').ParentQuestionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').FilePreviewDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

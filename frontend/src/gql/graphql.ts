@@ -219,6 +219,13 @@ export type ExecutorKind =
   | 'SCRATCH'
   | 'WORKTREE';
 
+/** MISSING: no such file (or the task's files don't exist yet); NOT_A_FILE: a folder or special file; TOO_LARGE: over 1 MiB; BINARY: neither UTF-8 text nor a PNG, JPEG, GIF or WebP image. */
+export type FilePreviewUnavailableReason =
+  | 'BINARY'
+  | 'MISSING'
+  | 'NOT_A_FILE'
+  | 'TOO_LARGE';
+
 export type ImportWorkflowInput = {
   workspaceId: string | number;
   /** A document as exportWorkflow writes it. */
@@ -829,6 +836,23 @@ export type ParentQuestionQueryVariables = Exact<{
 
 
 export type ParentQuestionQuery = { task: { pendingParentQuestion: { id: string, context: string, questions: unknown } | null } };
+
+export type FilePreviewQueryVariables = Exact<{
+  taskId: string | number;
+  path: string;
+  repository?: string | null | undefined;
+}>;
+
+
+export type FilePreviewQuery = { filePreview:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'FilePreviewUnavailable', path: string, reason: FilePreviewUnavailableReason, message: string }
+    | { __typename: 'ImageFilePreview', path: string, size: number, mimeType: string, dataBase64: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TextFilePreview', path: string, size: number, text: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type ProfileFieldsFragment = { id: string, name: string, kind: AgentKind, command: Array<string>, env: unknown, supportsMcp: boolean, permissionPolicy: PermissionPolicy, builtin: boolean, serverWide: boolean, available: boolean, missingCommand: string | null };
 
@@ -2217,6 +2241,33 @@ export const ParentQuestionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ParentQuestionQuery, ParentQuestionQueryVariables>;
+export const FilePreviewDocument = new TypedDocumentString(`
+    query FilePreview($taskId: ID!, $path: String!, $repository: String) {
+  filePreview(taskId: $taskId, path: $path, repository: $repository) {
+    __typename
+    ... on TextFilePreview {
+      path
+      size
+      text
+    }
+    ... on ImageFilePreview {
+      path
+      size
+      mimeType
+      dataBase64
+    }
+    ... on FilePreviewUnavailable {
+      path
+      reason
+      message
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<FilePreviewQuery, FilePreviewQueryVariables>;
 export const AgentProfilesDocument = new TypedDocumentString(`
     query AgentProfiles($w: ID!) {
   agentProfiles(workspaceId: $w) {
