@@ -349,6 +349,20 @@ export type UpdateWorkspaceInput = {
   workspaceId: string | number;
 };
 
+/** Which part of the workspace's configuration a workspaceEvents message is about; refetch that list. */
+export type WorkspaceEventKind =
+  | 'AGENT_PROFILE'
+  | 'EXECUTOR_PROFILE'
+  | 'REPOSITORY'
+  /** A secret was created, replaced or deleted (never its value). */
+  | 'SECRET'
+  /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no id. */
+  | 'SUBSCRIBED'
+  /** A workflow or one of its steps was created, changed, reordered or deleted. */
+  | 'WORKFLOW'
+  /** A workspace was renamed or changed, or (told to its owner only) created. */
+  | 'WORKSPACE';
+
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
 type ErrorFields_NotFoundError_Fragment = { message: string, code: string };
@@ -824,6 +838,13 @@ export type CreateRepositoryMutation = { createRepository:
     | { __typename: 'RepositoryPayload' }
     | { __typename: 'ValidationError', message: string, code: string }
    };
+
+export type WorkspaceEventsSubscriptionVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type WorkspaceEventsSubscription = { workspaceEvents: { kind: WorkspaceEventKind, id: string | null } };
 
 export type EditorStepFieldsFragment = { id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown };
 
@@ -1931,6 +1952,14 @@ export const CreateRepositoryDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<CreateRepositoryMutation, CreateRepositoryMutationVariables>;
+export const WorkspaceEventsDocument = new TypedDocumentString(`
+    subscription WorkspaceEvents($w: ID!) {
+  workspaceEvents(workspaceId: $w) {
+    kind
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
 export const WorkflowEditorDocument = new TypedDocumentString(`
     query WorkflowEditor($w: ID!) {
   workflows(workspaceId: $w) {
