@@ -26,15 +26,18 @@ SECRET = "SECRET"
 
 _PROFILES: dict[type[Any], str] = {AgentProfile: AGENT_PROFILE, ExecutorProfile: EXECUTOR_PROFILE}
 _OWNED: dict[type[Any], str] = {Repository: REPOSITORY, Secret: SECRET, Workflow: WORKFLOW}
+_WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, *_PROFILES, *_OWNED)
 
 
 def watch(uow: UnitOfWork) -> None:
     """Queue a workspaceEvents message on `uow` for each configuration row its flushes touch."""
 
     def before_flush(session: Session, _context: object, _instances: object) -> None:
-        changed = [*session.new, *session.deleted, *(o for o in session.dirty if session.is_modified(o))]
-        for row in changed:
-            _queue(uow, session, row)
+        # Tasks, sessions and messages are most of what flushes: only configuration rows are looked at closer.
+        dirty = (o for o in session.dirty if isinstance(o, _WATCHED) and session.is_modified(o))
+        for row in (*session.new, *session.deleted, *dirty):
+            if isinstance(row, _WATCHED):
+                _queue(uow, session, row)
 
     event.listen(uow.db.sync_session, "before_flush", before_flush)
 
