@@ -1,6 +1,6 @@
 """The settings pages are live: in a real headless Chromium against a real `kandev serve`, a workflow step, an
-agent profile, a secret and a step's WIP limit made in one tab appear in another tab without a reload, and a
-tab that lost its connection catches up on what changed meanwhile."""
+agent profile, a secret, a step's WIP limit and a workflow's description made in one tab appear in another tab
+without a reload, and a tab whose socket dropped catches up on what changed meanwhile."""
 
 from __future__ import annotations
 
@@ -48,10 +48,17 @@ def test_a_step_a_profile_and_a_secret_made_in_one_tab_appear_in_another_without
     page.get_by_test_id("add-step").click()
     expect(step_row(other, step)).to_be_visible()
 
+    # Open and unedited in the other tab: its form follows what was saved here.
+    watching = open_step(other, step).get_by_test_id("step-wip-limit")
+    expect(watching).to_have_value("")
     form = open_step(page, step)
     form.get_by_test_id("step-wip-limit").fill("3")
     form.get_by_test_id("save-step").click()
-    expect(open_step(other, step).get_by_test_id("step-wip-limit")).to_have_value("3")
+    expect(watching).to_have_value("3")
+    description = unique("What this workflow is for")
+    page.get_by_test_id("workflow-description").fill(description)
+    page.get_by_test_id("rename-workflow").click()
+    expect(other.get_by_test_id("workflow-description")).to_have_value(description)
 
     page.get_by_test_id("settings-tab-agents").click()
     other.get_by_test_id("settings-tab-agents").click()

@@ -20,6 +20,7 @@ import { app, refreshWorkflows } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
 import { useConfigChange } from "../../hooks/useConfigChange";
+import { useServerDraft } from "../../hooks/useServerDraft";
 
 type Action = { type: string; prompt?: string; step_id?: string };
 type Events = Record<string, Action[]>;
@@ -216,8 +217,8 @@ function ImportWorkflow({ workspaceId, onImported }: { workspaceId: string; onIm
 
 function WorkflowEditor(props: { workflow: EditorWorkflow; onChange: () => Promise<unknown>; onDeleted: () => Promise<unknown> }) {
   const { workflow, onChange } = props;
-  const [name, setName] = useState(workflow.name);
-  const [description, setDescription] = useState(workflow.description ?? "");
+  const [name, setName] = useServerDraft(workflow.name);
+  const [description, setDescription] = useServerDraft(workflow.description ?? "");
   const [exported, setExported] = useState<string | null>(null);
   const rename = useAction();
   const order = useAction();
@@ -420,7 +421,7 @@ function Check(props: { label: string; checked: boolean; onChange: (v: boolean) 
 }
 
 function StepForm({ step, steps, onChange }: { step: EditorStep; steps: EditorStep[]; onChange: () => Promise<unknown> }) {
-  const [draft, setDraft] = useState(() => draftOf(step));
+  const [draft, setDraft] = useServerDraft(draftOf(step));
   const action = useAction();
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const gated = draft.onTurnComplete !== "";
