@@ -344,6 +344,11 @@ class Subscription:
         resolver=run_resolvers.automation_events,
         description="Every run created, changed or deleted in the workspace's automations, as it commits.",
     )
+    workspace_events = strawberry.subscription(
+        resolver=subscription_resolvers.workspace_events,
+        description="Every change to the workspace's configuration (itself, its workflows and steps, profiles, "
+        "repositories, secrets; server-wide profiles; a new workspace of the caller's), as it commits.",
+    )
     session_events = strawberry.subscription(
         resolver=subscription_resolvers.session_events,
         description="Transcript messages, turns and state changes of one session, live.",

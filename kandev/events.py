@@ -111,6 +111,26 @@ def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:
     return Channel(f"workspace:{workspace_id}:automations")
 
 
+class SettingsEventPayload(TypedDict):
+    """workspaceEvents: which part of a workspace's configuration changed (a WorkspaceEventKind value) and the id
+    of the workflow, profile, repository, secret or workspace concerned; never its content (clients refetch).
+    On the server-wide channel `owner_id` says whose new workspace it is (None: a server-wide profile)."""
+
+    kind: str
+    id: str
+    owner_id: NotRequired[str | None]
+
+
+def settings_channel(workspace_id: str) -> Channel[SettingsEventPayload]:
+    """Changes to one workspace's configuration (its workflows, profiles, repositories, secrets, itself)."""
+    return Channel(f"workspace:{workspace_id}:settings")
+
+
+def server_settings_channel() -> Channel[SettingsEventPayload]:
+    """Changes every workspace lists (server-wide profiles) and new workspaces (told to their owner only)."""
+    return Channel("settings:server")
+
+
 class ScheduleWake(TypedDict):
     """An automation's schedules may have changed: a sleeping scheduler re-reads the earliest next fire."""
 
@@ -165,6 +185,20 @@ class EventBus:
             yield Subscription[P](queue)
         finally:
             await self._remove(channel, queue)
+
+    @asynccontextmanager
+    async def subscribe_all(self, *channels: Channel[P]) -> AsyncIterator[Subscription[P]]:
+        """One iterator over the payloads of several channels (same payload type), in arrival order."""
+        queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
+        added: list[Channel[P]] = []
+        try:
+            for channel in channels:
+                await self._add(channel, queue)
+                added.append(channel)
+            yield Subscription[P](queue)
+        finally:
+            for channel in added:
+                await self._remove(channel, queue)
 
     async def _add(self, channel: str, queue: asyncio.Queue[Any]) -> None:
         async with self._lock:

@@ -183,6 +183,10 @@ class ServiceContext:
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
         async with self.db.transaction() as db:
             uow = UnitOfWork(db)
+            # Imported late: settings_events builds on this module (Event, UnitOfWork).
+            from kandev.domain.workspace.settings_events import watch
+
+            watch(uow)
             yield uow
             for hook in uow.before_commit:
                 await hook()

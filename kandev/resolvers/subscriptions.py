@@ -7,14 +7,23 @@ from functools import partial
 
 import strawberry
 
+from kandev.domain.context import Principal
 from kandev.domain.records import MessageRecord, SessionRecord, TaskRecord, TurnRecord
 from kandev.domain.services import Services
-from kandev.events import SessionEventPayload, TaskEventPayload, session_channel, task_channel
+from kandev.events import (
+    SessionEventPayload,
+    SettingsEventPayload,
+    TaskEventPayload,
+    server_settings_channel,
+    session_channel,
+    settings_channel,
+    task_channel,
+)
 from kandev.schema.context import Info, Loaders
-from kandev.schema.enums import SessionEventKind, TaskEventKind
+from kandev.schema.enums import SessionEventKind, TaskEventKind, WorkspaceEventKind
 from kandev.schema.fanout import sent_shared, shared_event
 from kandev.schema.session_types import Message, Session, SessionEvent, Turn
-from kandev.schema.types import Task, TaskEvent
+from kandev.schema.types import Task, TaskEvent, WorkspaceEvent
 
 
 async def task_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator[TaskEvent, None]:
@@ -41,6 +50,30 @@ async def session_events(info: Info, session_id: strawberry.ID) -> AsyncGenerato
             event = shared_event(events.memo, services.principal, partial(session_event, payload, services))
             if not await sent_shared(event, info):
                 yield event
+
+
+async def workspace_events(info: Info, workspace_id: strawberry.ID) -> AsyncGenerator[WorkspaceEvent, None]:
+    services = info.context.services
+    principal = services.principal
+    await services.workspaces.get(str(workspace_id))  # authorize before listening: a stranger gets nothing
+    channels = (settings_channel(str(workspace_id)), server_settings_channel())
+    async with services.ctx.bus.subscribe_all(*channels) as events:
+        yield WorkspaceEvent(kind=WorkspaceEventKind.SUBSCRIBED)
+        async for payload in events:
+            if _tells(payload, principal):
+                yield WorkspaceEvent(kind=WorkspaceEventKind(payload["kind"]), id=strawberry.ID(payload["id"]))
+
+
+def _tells(payload: SettingsEventPayload, principal: Principal) -> bool:
+    """A server-wide message about a new workspace goes only to those who see it (its owner, unless bound to
+    another workspace as an agent session is; the local user with auth off); one about a server-wide profile
+    (no owner) to everyone, who all list it."""
+    owner = payload.get("owner_id")
+    if owner is None:
+        return True
+    if principal.workspace_id is not None:
+        return False
+    return principal.sees_everything or owner == principal.user_id
 
 
 def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:

@@ -154,6 +154,23 @@ class DeliveryMode(Enum):
     INTERRUPT = "INTERRUPT"
 
 
+@strawberry.enum(
+    description="Which part of the workspace's configuration a workspaceEvents message is about; refetch that list."
+)
+class WorkspaceEventKind(Enum):
+    SUBSCRIBED = strawberry.enum_value("SUBSCRIBED", description=_SUBSCRIBED + " Carries no id.")
+    WORKSPACE = strawberry.enum_value(
+        "WORKSPACE", description="A workspace was renamed or changed, or (told to its owner only) created."
+    )
+    WORKFLOW = strawberry.enum_value(
+        "WORKFLOW", description="A workflow or one of its steps was created, changed, reordered or deleted."
+    )
+    AGENT_PROFILE = "AGENT_PROFILE"
+    EXECUTOR_PROFILE = "EXECUTOR_PROFILE"
+    REPOSITORY = "REPOSITORY"
+    SECRET = strawberry.enum_value("SECRET", description="A secret was created, replaced or deleted (never its value).")
+
+
 @strawberry.enum(description="What happened in a sessionEvents message.")
 class SessionEventKind(Enum):
     SUBSCRIBED = strawberry.enum_value("SUBSCRIBED", description=_SUBSCRIBED + " Carries the session as it is then.")

@@ -20,7 +20,7 @@ from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
 from kandev.schema.context import Info, Loaders
-from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState
+from kandev.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.schema.fields import described
 from kandev.schema.plain_fields import held_in
 from kandev.schema.session_types import Session
@@ -327,6 +327,19 @@ class TaskConnection:
     @strawberry.field
     def nodes(self) -> list[Task]:
         return [edge.node for edge in self.edges]
+
+
+@strawberry.type(
+    description="A change to the workspace's configuration: what kind of thing changed and its id, never its "
+    "content (secrets' values included). Clients refetch the list concerned."
+)
+class WorkspaceEvent:
+    kind: WorkspaceEventKind
+    id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="The workspace, workflow (also for a step's change), profile, repository or secret; null only "
+        "in the SUBSCRIBED message.",
+    )
 
 
 @strawberry.type(description="A change to a task, carrying its current sidebar row.")

@@ -29,7 +29,9 @@ from tests.support.server import free_port
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
 DIST = FRONTEND / "dist"
-SCREENSHOTS = ROOT / "build" / "screenshots"
+BUILD = ROOT / "build"
+# CI keeps these as artefacts (.ci/run prints where); KANDEV_SCREENSHOT_DIR puts them elsewhere.
+SCREENSHOTS = Path(os.environ.get("KANDEV_SCREENSHOT_DIR") or BUILD / "screenshots")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -153,8 +155,8 @@ def serve(log_name: str, **settings: str) -> Iterator[tuple[str, dict[str, str]]
     env.update(KANDEV_DATA_DIR=str(data_dir), KANDEV_PORT=str(port), KANDEV_HOST="127.0.0.1", **settings)
     env.setdefault("KANDEV_WORKERS", TEST_WORKERS)  # one worker, unless a test is about the pool
     # The server's log stays in build/ after the run, for a failure's post-mortem.
-    SCREENSHOTS.parent.mkdir(parents=True, exist_ok=True)
-    log_path = SCREENSHOTS.parent / log_name
+    BUILD.mkdir(parents=True, exist_ok=True)
+    log_path = BUILD / log_name
     log = log_path.open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "kandev.cli", "serve", "--port", str(port)],

@@ -1,14 +1,16 @@
 """An axe-core scan of every page of the web client, on a desktop and on a phone, in a real headless
-Chromium against a real `kandev serve`: no serious or critical accessibility violation."""
+Chromium against a real `kandev serve`: no serious or critical accessibility violation. Each page scanned is
+also saved as a screenshot (desktop-*.png at 1280 px, mobile-*.png at 375 px), kept by CI as an artefact."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import FRONTEND, KandevServer
+from tests.browser.conftest import FRONTEND, SCREENSHOTS, KandevServer
 from tests.browser.test_web_client import open_app, unique
 from tests.support.factories import served_task
 
@@ -41,6 +43,28 @@ RICH = {
     ],
 }
 PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def screenshot_name(page: Any, path: str) -> str:
+    """desktop-board.png, mobile-settings-secrets.png: the device by the page's width, then the page."""
+    device = "mobile" if page.viewport_size["width"] < 600 else "desktop"
+    slug = {"/": "board", "/tasks/{task}": "task"}.get(path) or path.strip("/").replace("/", "-")
+    return f"{device}-{slug}.png"
+
+
+def fresh_pngs(names: list[str], since: float) -> dict[str, str]:
+    """What is wrong with each named screenshot: missing, written before `since`, empty or not a PNG."""
+    problems = {}
+    for name in names:
+        file = SCREENSHOTS / name
+        if not file.is_file():
+            problems[name] = "missing"
+        elif file.stat().st_mtime < since:
+            problems[name] = "left over from an earlier run"
+        elif not file.read_bytes().startswith(PNG_SIGNATURE) or file.stat().st_size <= len(PNG_SIGNATURE):
+            problems[name] = "not a non-empty PNG"
+    return problems
 
 
 def serious_violations(page: Any) -> list[dict[str, Any]]:
@@ -48,7 +72,8 @@ def serious_violations(page: Any) -> list[dict[str, Any]]:
     return page.evaluate(SCAN)
 
 
-def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str, Any]]]:
+def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each page's serious violations (none listed: none found); each page's screenshot named into `shots`."""
     from playwright.sync_api import expect
 
     task = served_task(server.mutate, server.workspace_id, unique("Accessible"))
@@ -71,6 +96,9 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
             rich.get_by_role("button", name="Preview Missing file").click()
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
         found[path] = serious_violations(page)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shots.append(screenshot_name(page, path))
+        page.screenshot(path=str(SCREENSHOTS / shots[-1]), full_page=True)
         if path == "/":  # the shortcuts dialog, open over the board
             page.get_by_test_id("open-shortcuts").click()
             expect(page.get_by_test_id("shortcuts")).to_be_visible()
@@ -79,12 +107,39 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
     return {path: violations for path, violations in found.items() if violations}
 
 
-def test_no_page_has_a_serious_accessibility_violation_on_a_desktop(page: Any, kandev_server: KandevServer) -> None:
-    assert scan_every_page(page, kandev_server) == {}
+def test_no_page_has_a_serious_accessibility_violation_on_a_desktop_and_each_is_saved_as_a_screenshot(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    since, shots = time.time() - 1, []
+    assert scan_every_page(page, kandev_server, shots) == {}
+    assert len(shots) == len(PAGES) and all(s.startswith("desktop-") for s in shots)
+    assert fresh_pngs(shots, since) == {}
 
 
-def test_no_page_has_a_serious_accessibility_violation_on_a_phone(phone: Any, kandev_server: KandevServer) -> None:
-    assert scan_every_page(phone, kandev_server) == {}
+def test_no_page_has_a_serious_accessibility_violation_on_a_phone_and_each_is_saved_as_a_screenshot(
+    phone: Any, kandev_server: KandevServer
+) -> None:
+    since, shots = time.time() - 1, []
+    assert scan_every_page(phone, kandev_server, shots) == {}
+    assert len(shots) == len(PAGES) and all(s.startswith("mobile-") for s in shots)
+    assert fresh_pngs(shots, since) == {}
+
+
+def test_the_screenshot_check_refuses_a_missing_an_empty_and_a_non_png_file() -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    since = time.time() - 1
+    (SCREENSHOTS / "probe-empty.png").write_bytes(b"")
+    (SCREENSHOTS / "probe-text.png").write_bytes(b"not an image")
+    try:
+        problems = fresh_pngs(["probe-missing.png", "probe-empty.png", "probe-text.png"], since)
+    finally:
+        (SCREENSHOTS / "probe-empty.png").unlink()
+        (SCREENSHOTS / "probe-text.png").unlink()
+    assert problems == {
+        "probe-missing.png": "missing",
+        "probe-empty.png": "not a non-empty PNG",
+        "probe-text.png": "not a non-empty PNG",
+    }
 
 
 def test_the_scan_finds_a_violation_when_there_is_one(page: Any, kandev_server: KandevServer) -> None:

@@ -215,3 +215,13 @@ export const CREATE_REPOSITORY = graphql(`
 
 export type ExecutorRow = ExecutorProfilesQuery["executorProfiles"][number];
 export type RepositoryRow = RepositoriesQuery["repositories"][number];
+
+// Which part of the workspace's configuration changed (kind and id only): the pages showing it refetch.
+export const WORKSPACE_EVENTS = graphql(`
+  subscription WorkspaceEvents($w: ID!) {
+    workspaceEvents(workspaceId: $w) {
+      kind
+      id
+    }
+  }
+`);

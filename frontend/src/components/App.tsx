@@ -178,10 +178,12 @@ function ConnectionBadge() {
   const state = useSyncExternalStore(onLinkState, linkState);
   // The task list loads once the server confirms taskEvents listens: "ready" means loaded and live.
   const tasks = useStore(app, (s) => s.tasksLoad);
+  // "live" once the server confirmed workspaceEvents listens: settings changes elsewhere now reach this tab.
+  const config = useStore(app, (s) => (s.configLive ? "live" : "waiting"));
   const label =
     state === "connected" ? t("live") : state === "reconnecting" ? t("reconnecting") : state === "connecting" ? t("connecting") : "Signed out";
   return (
-    <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state} data-tasks={tasks}>
+    <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state} data-tasks={tasks} data-config={config}>
       <span className="conn-dot" aria-hidden="true" />
       {label}
     </span>

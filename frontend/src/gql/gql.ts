@@ -74,6 +74,7 @@ type Documents = {
     "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteExecutorProfileDocument,
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": typeof types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateRepositoryDocument,
+    "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": typeof types.WorkspaceEventsDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": typeof types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": typeof types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": typeof types.WorkflowEditorDocument,
@@ -147,6 +148,7 @@ const documents: Documents = {
     "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteExecutorProfileDocument,
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateRepositoryDocument,
+    "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": types.WorkspaceEventsDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": types.WorkflowEditorDocument,
@@ -397,6 +399,10 @@ export function graphql(source: "\n  query Repositories($w: ID!) {\n    reposito
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateRepositoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n"): typeof import('./graphql').WorkspaceEventsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -493,6 +493,20 @@ export type UpdateWorkspaceInput = {
   workspaceId: string | number;
 };
 
+/** Which part of the workspace's configuration a workspaceEvents message is about; refetch that list. */
+export type WorkspaceEventKind =
+  | 'AGENT_PROFILE'
+  | 'EXECUTOR_PROFILE'
+  | 'REPOSITORY'
+  /** A secret was created, replaced or deleted (never its value). */
+  | 'SECRET'
+  /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no id. */
+  | 'SUBSCRIBED'
+  /** A workflow or one of its steps was created, changed, reordered or deleted. */
+  | 'WORKFLOW'
+  /** A workspace was renamed or changed, or (told to its owner only) created. */
+  | 'WORKSPACE';
+
 export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
 export type AutomationForEditQueryVariables = Exact<{
@@ -1057,6 +1071,13 @@ export type CreateRepositoryMutation = { createRepository:
     | { __typename: 'RepositoryPayload' }
     | { __typename: 'ValidationError', message: string, code: string }
    };
+
+export type WorkspaceEventsSubscriptionVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type WorkspaceEventsSubscription = { workspaceEvents: { kind: WorkspaceEventKind, id: string | null } };
 
 export type EditorStepFieldsFragment = { id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown };
 
@@ -2517,6 +2538,14 @@ export const CreateRepositoryDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<CreateRepositoryMutation, CreateRepositoryMutationVariables>;
+export const WorkspaceEventsDocument = new TypedDocumentString(`
+    subscription WorkspaceEvents($w: ID!) {
+  workspaceEvents(workspaceId: $w) {
+    kind
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
 export const WorkflowEditorDocument = new TypedDocumentString(`
     query WorkflowEditor($w: ID!) {
   workflows(workspaceId: $w) {

@@ -3,7 +3,8 @@ import { ApiError, errorText, gql, unwrap } from "../api/graphql";
 import { subscribe } from "../api/live";
 import { BOOT, TASK_EVENTS, TASKS, WORKSPACE, MOVE_TASK } from "../api/ops";
 import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/ops";
-import type { TasksQuery } from "../gql/graphql";
+import { WORKSPACE_EVENTS } from "../api/settingsOps";
+import type { TasksQuery, WorkspaceEventKind } from "../gql/graphql";
 import { createStore } from "./store";
 
 export type Load = "idle" | "loading" | "ready" | "error";
@@ -35,6 +36,8 @@ export interface AppState {
   tasksError: string | null;
   /** Bumped on every task event for a task id, so open task pages know to refetch details. */
   taskVersion: Record<string, number>;
+  /** The server listens for this workspace's configuration changes (workspaceEvents said SUBSCRIBED). */
+  configLive: boolean;
 }
 
 export const app = createStore<AppState>({
@@ -50,10 +53,56 @@ export const app = createStore<AppState>({
   columns: {},
   tasksError: null,
   taskVersion: {},
+  configLive: false,
 });
 
 const WORKSPACE_KEY = "kandev.workspace";
 let stopTaskEvents: (() => void) | null = null;
+let stopWorkspaceEvents: (() => void) | null = null;
+
+type ConfigListener = (kind: WorkspaceEventKind) => void;
+const configListeners = new Set<ConfigListener>();
+
+/** Hear which part of the current workspace's configuration changed (in this tab or any other), and
+ *  SUBSCRIBED again after a reconnect (anything may have changed meanwhile). Returns the unsubscribe. */
+export function onConfigChange(listener: ConfigListener): () => void {
+  configListeners.add(listener);
+  return () => configListeners.delete(listener);
+}
+
+/** The workspace list (another tab may have created or renamed one). */
+export async function refreshWorkspaces(): Promise<void> {
+  const { workspaces } = await gql(BOOT);
+  app.set({ workspaces });
+}
+
+async function refreshProfiles(): Promise<void> {
+  const workspaceId = app.get().workspaceId;
+  if (!workspaceId) return;
+  const data = await gql(WORKSPACE, { w: workspaceId });
+  if (app.get().workspaceId === workspaceId) app.set({ profiles: data.agentProfiles });
+}
+
+function listenToConfig(workspaceId: string): void {
+  stopWorkspaceEvents?.();
+  app.set({ configLive: false });
+  let first = true;
+  stopWorkspaceEvents = subscribe(WORKSPACE_EVENTS, { w: workspaceId }, (data) => {
+    const { kind } = data.workspaceEvents;
+    if (kind === "SUBSCRIBED") {
+      // The first one only says the server listens (this tab just loaded); later ones follow a reconnect.
+      if (first) {
+        first = false;
+        app.set({ configLive: true });
+        return;
+      }
+      void Promise.all([refreshWorkspaces(), refreshWorkflows(), refreshProfiles()]).catch(() => {});
+    } else if (kind === "WORKSPACE") void refreshWorkspaces().catch(() => {});
+    else if (kind === "WORKFLOW") void refreshWorkflows().catch(() => {});
+    else if (kind === "AGENT_PROFILE") void refreshProfiles().catch(() => {});
+    configListeners.forEach((l) => l(kind));
+  });
+}
 
 export async function boot(): Promise<void> {
   app.set({ boot: "loading", bootError: null });
@@ -82,6 +131,7 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
   app.set({ workspaceId, tasks: {}, tasksLoad: "loading", sidebar: null, columns: {} });
   const data = await gql(WORKSPACE, { w: workspaceId });
   app.set({ workflows: sortedSteps(data.workflows), profiles: data.agentProfiles });
+  listenToConfig(workspaceId);
   stopTaskEvents?.();
   // Live first, then the list: it loads when the server says it listens (SUBSCRIBED, which comes again
   // after every reconnect), so an event that lands during the load is not lost.

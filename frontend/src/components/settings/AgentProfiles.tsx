@@ -8,6 +8,7 @@ import type { AgentKind, PermissionPolicy } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 const KINDS: { value: AgentKind; label: string }[] = [
   { value: "ACP" as AgentKind, label: "ACP agent (a command to run)" },
@@ -73,6 +74,7 @@ export function AgentProfiles() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["AGENT_PROFILE"], reload);
 
   return (
     <div className="settings-body">

@@ -13,6 +13,7 @@ import type { ExecutorKind } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 const KINDS: { value: ExecutorKind; label: string }[] = [
   { value: "WORKTREE" as ExecutorKind, label: "Worktree: a git worktree per task" },
@@ -32,6 +33,7 @@ export function Executors() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["EXECUTOR_PROFILE"], reload);
 
   const create = () =>
     add.run(async () => {

@@ -5,6 +5,7 @@ import { CREATE_REPOSITORY, REPOSITORIES, type RepositoryRow } from "../../api/s
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 export function Repositories() {
   const workspaceId = useStore(app, (s) => s.workspaceId)!;
@@ -19,6 +20,7 @@ export function Repositories() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["REPOSITORY"], reload);
 
   const create = () =>
     add.run(async () => {

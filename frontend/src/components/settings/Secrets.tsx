@@ -5,6 +5,7 @@ import { CREATE_SECRET, DELETE_SECRET, REPLACE_SECRET, SECRETS, type SecretRow }
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 export function Secrets() {
   const workspaceId = useStore(app, (s) => s.workspaceId)!;
@@ -18,6 +19,7 @@ export function Secrets() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["SECRET"], reload);
 
   const create = () =>
     add.run(async () => {

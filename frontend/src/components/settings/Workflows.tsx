@@ -19,6 +19,8 @@ import {
 import { app, refreshWorkflows } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
+import { useServerDraft } from "../../hooks/useServerDraft";
 
 type Action = { type: string; prompt?: string; step_id?: string };
 type Events = Record<string, Action[]>;
@@ -62,6 +64,8 @@ interface Draft {
   onTurnStart: string;
   onTurnComplete: string;
   onChildren: string;
+  /** Digits, or empty for no limit. */
+  wipLimit: string;
 }
 
 function draftOf(step: EditorStep): Draft {
@@ -82,6 +86,7 @@ function draftOf(step: EditorStep): Draft {
     onTurnStart: moveOf(events.on_turn_start),
     onTurnComplete: moveOf(events.on_turn_complete),
     onChildren: moveOf(events.on_children_completed),
+    wipLimit: step.wipLimit == null ? "" : String(step.wipLimit),
   };
 }
 
@@ -116,6 +121,7 @@ export function Workflows() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["WORKFLOW"], reload);
   /** After a write: this page and the board both show the new state. */
   const changed = useCallback(async () => {
     await Promise.all([reload(), refreshWorkflows()]);
@@ -211,7 +217,8 @@ function ImportWorkflow({ workspaceId, onImported }: { workspaceId: string; onIm
 
 function WorkflowEditor(props: { workflow: EditorWorkflow; onChange: () => Promise<unknown>; onDeleted: () => Promise<unknown> }) {
   const { workflow, onChange } = props;
-  const [name, setName] = useState(workflow.name);
+  const [name, setName] = useServerDraft(workflow.name);
+  const [description, setDescription] = useServerDraft(workflow.description ?? "");
   const [exported, setExported] = useState<string | null>(null);
   const rename = useAction();
   const order = useAction();
@@ -221,7 +228,7 @@ function WorkflowEditor(props: { workflow: EditorWorkflow; onChange: () => Promi
 
   const saveName = () =>
     rename.run(async () => {
-      unwrap((await gql(UPDATE_WORKFLOW, { i: { workflowId: workflow.id, name } })).updateWorkflow);
+      unwrap((await gql(UPDATE_WORKFLOW, { i: { workflowId: workflow.id, name, description } })).updateWorkflow);
       await onChange();
     });
   const move = (index: number, by: number) =>
@@ -263,8 +270,16 @@ function WorkflowEditor(props: { workflow: EditorWorkflow; onChange: () => Promi
             <span>Name</span>
             <input className="input" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required data-testid="workflow-name" />
           </label>
-          <button className="btn" disabled={rename.busy || !name.trim() || name === workflow.name} data-testid="rename-workflow">
-            Rename
+          <label className="field">
+            <span>Description</span>
+            <input className="input" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={10000} data-testid="workflow-description" />
+          </label>
+          <button
+            className="btn"
+            disabled={rename.busy || !name.trim() || (name === workflow.name && description === (workflow.description ?? ""))}
+            data-testid="rename-workflow"
+          >
+            Save
           </button>
           <button type="button" className="btn" onClick={() => void exportYaml()} disabled={exporting.busy} data-testid="export-workflow">
             Export YAML
@@ -406,7 +421,7 @@ function Check(props: { label: string; checked: boolean; onChange: (v: boolean) 
 }
 
 function StepForm({ step, steps, onChange }: { step: EditorStep; steps: EditorStep[]; onChange: () => Promise<unknown> }) {
-  const [draft, setDraft] = useState(() => draftOf(step));
+  const [draft, setDraft] = useServerDraft(draftOf(step));
   const action = useAction();
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const gated = draft.onTurnComplete !== "";
@@ -420,6 +435,8 @@ function StepForm({ step, steps, onChange }: { step: EditorStep; steps: EditorSt
         allowManualMove: draft.allowManualMove,
         autoAdvanceRequiresSignal: gated && draft.requiresSignal,
         events: eventsFrom(draft, eventsOf(step)),
+        // Explicit null removes the limit.
+        wipLimit: draft.wipLimit.trim() === "" ? null : Number(draft.wipLimit),
         // Only a step can claim the start: the previous start step gives it up.
         ...(draft.isStartStep && !step.isStartStep ? { isStartStep: true } : {}),
       };
@@ -435,6 +452,10 @@ function StepForm({ step, steps, onChange }: { step: EditorStep; steps: EditorSt
       <label className="field">
         <span>Step prompt (what the agent is told when this step starts it)</span>
         <textarea className="input" rows={3} value={draft.prompt} onChange={(e) => set("prompt")(e.target.value)} data-testid="step-prompt" />
+      </label>
+      <label className="field wf-wip">
+        <span>WIP limit (most tasks moved in by hand; empty: no limit)</span>
+        <input className="input" type="number" min={1} step={1} inputMode="numeric" value={draft.wipLimit} onChange={(e) => set("wipLimit")(e.target.value)} data-testid="step-wip-limit" />
       </label>
       <div className="field-row">
         <Check label="Start step" checked={draft.isStartStep} onChange={set("isStartStep")} testId="step-start" />

@@ -4,6 +4,7 @@ import { gql, unwrap } from "../../api/graphql";
 import { CREATE_WORKSPACE } from "../../api/ops";
 import { UPDATE_WORKSPACE } from "../../api/settingsOps";
 import { app, selectWorkspace } from "../../state/app";
+import { useServerDraft } from "../../hooks/useServerDraft";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
 
@@ -11,7 +12,7 @@ export function Workspaces() {
   const workspaces = useStore(app, (s) => s.workspaces);
   const workspaceId = useStore(app, (s) => s.workspaceId);
   const current = workspaces.find((w) => w.id === workspaceId);
-  const [name, setName] = useState(current?.name ?? "");
+  const [name, setName] = useServerDraft(current?.name ?? "");
   const [newName, setNewName] = useState("");
   const rename = useAction();
   const create = useAction();

@@ -1,0 +1,114 @@
+"""workspaceEvents over a real WebSocket with KANDEV_AUTH=on: each configuration change of a workspace reaches
+its owner once, after commit, as a kind and an id; another user hears nothing of it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kandev.config import Settings
+from kandev.domain.access.tokens import create_token
+from kandev.domain.errors import ConflictError
+from kandev.domain.services import Services
+from kandev.domain.workflow.service import StepFields
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.models.enums import ExecutorKind
+from tests.support.factories import settings_for
+from tests.support.graphql_ws import GraphQLWebSocket
+from tests.support.server import running_server
+
+SUBSCRIPTION = "subscription($ws: ID!) { workspaceEvents(workspaceId: $ws) { kind id } }"
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
+    return settings_for(database_url, redis_url, tmp_path, auth="on")
+
+
+async def _socket(address: str, services: Services, login: str) -> GraphQLWebSocket:
+    token = (await create_token(services.ctx.db, name="tab", login=login)).token
+    return await GraphQLWebSocket.open(address, {"Authorization": f"Bearer {token}"})
+
+
+async def _next(ws: GraphQLWebSocket) -> dict[str, Any]:
+    message = await asyncio.wait_for(ws.next_message(), timeout=10)
+    assert message["type"] == "next", message
+    event: dict[str, Any] = message["payload"]["data"]["workspaceEvents"]
+    return event
+
+
+async def test_each_configuration_change_reaches_the_owner_once_and_never_another_user(
+    settings, services, workspace_id, bob, bob_workspace
+):
+    workflow = (await services.workflows.list_for_workspace(workspace_id))[0]
+    profile = (await services.agent_profiles.list(workspace_id))[0]
+    async with running_server(settings) as address:
+        mine = await _socket(address, services, "local")
+        bobs = await _socket(address, services, "bob")
+        try:
+            await mine.listen(SUBSCRIPTION, ws=workspace_id)
+            await bobs.listen(SUBSCRIPTION, ws=bob_workspace)
+
+            step = await services.workflows.create_step(workflow.id, StepFields(name="Security check"))
+            secret = await services.secrets.create(workspace_id, "API_KEY", "s3cr3t-value")
+            await services.agent_profiles.update(profile.id, AgentProfileFields(name="Renamed"))
+            await services.workspaces.update(workspace_id, name="Mine, renamed")
+            # A refused change is rolled back: nothing is told.
+            with pytest.raises(ConflictError):
+                await services.secrets.create(workspace_id, "API_KEY", "again")
+            await services.secrets.delete(secret.id)
+            # The change Bob can see: the first thing his tab hears, so none of the above reached him.
+            bobs_secret = await bob.secrets.create(bob_workspace, "BOBS", "bob-value")
+
+            heard = [await _next(mine) for _ in range(5)]
+            bob_heard = await _next(bobs)
+        finally:
+            await mine.close()
+            await bobs.close()
+    assert heard == [
+        {"kind": "WORKFLOW", "id": workflow.id},
+        {"kind": "SECRET", "id": secret.id},
+        {"kind": "AGENT_PROFILE", "id": profile.id},
+        {"kind": "WORKSPACE", "id": workspace_id},
+        {"kind": "SECRET", "id": secret.id},
+    ]
+    assert step.step is not None
+    assert bob_heard == {"kind": "SECRET", "id": bobs_secret.id}
+
+
+async def test_a_non_member_subscribing_to_someone_elses_workspace_gets_not_found_and_no_events(
+    settings, services, workspace_id, bob
+):
+    async with running_server(settings) as address:
+        bobs = await _socket(address, services, "bob")
+        try:
+            await bobs.subscribe(SUBSCRIPTION, ws=workspace_id)
+            message = await asyncio.wait_for(bobs.next_message(), timeout=10)
+        finally:
+            await bobs.close()
+    assert message["payload"]["data"] is None
+    assert message["payload"]["errors"][0]["message"] == "workspace not found"
+
+
+async def test_a_new_workspace_is_told_only_to_its_owner_and_a_server_wide_profile_to_everyone(
+    settings, services, workspace_id, bob, bob_workspace
+):
+    async with running_server(settings) as address:
+        mine = await _socket(address, services, "local")
+        bobs = await _socket(address, services, "bob")
+        try:
+            await mine.listen(SUBSCRIPTION, ws=workspace_id)
+            await bobs.listen(SUBSCRIPTION, ws=bob_workspace)
+            created = await bob.workspaces.create("Bob's second")
+            # Executor profiles are listed by every member (only admins write them): all hear of the change.
+            shared = await services.executor_profiles.create(None, "Scratch for all", ExecutorKind.SCRATCH)
+            bob_heard = [await _next(bobs), await _next(bobs)]
+            my_first = await _next(mine)
+        finally:
+            await mine.close()
+            await bobs.close()
+    assert bob_heard == [{"kind": "WORKSPACE", "id": created.id}, {"kind": "EXECUTOR_PROFILE", "id": shared.id}]
+    assert my_first == {"kind": "EXECUTOR_PROFILE", "id": shared.id}
