@@ -10,6 +10,8 @@ import { useStore } from "../state/store";
 import { dismiss, toasts } from "../state/toasts";
 import { t } from "../i18n";
 import { linkClick, useRoute } from "../router";
+import { useAutomationsLive } from "../state/automations";
+import { AgendaPage, AutomationList, AutomationPage, RunRedirect } from "./Automations";
 import { Board } from "./Board";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
@@ -33,6 +35,8 @@ export function App() {
     void boot();
   }, []);
   useEffect(() => setSwitcherOpen(false), [route]);
+  useAutomationsLive(bootState === "ready" ? workspaceId : null);
+  const automationId = route.name === "automation" ? route.automationId : null;
 
   if (needToken) return <TokenForm />;
 
@@ -58,12 +62,19 @@ export function App() {
         <div className="frame">
           <aside className="sidebar" aria-label="Task list">
             <TaskSwitcher testId="sidebar" />
+            <AutomationList currentId={automationId} />
           </aside>
           <main id="main" className="main" tabIndex={-1}>
             {route.name === "task" ? (
               <TaskPage taskId={route.taskId} />
             ) : route.name === "settings" ? (
               <Settings section={route.section} />
+            ) : route.name === "agenda" ? (
+              <AgendaPage />
+            ) : route.name === "automation" ? (
+              <AutomationPage automationId={route.automationId} />
+            ) : route.name === "run" ? (
+              <RunRedirect runId={route.runId} />
             ) : (
               <Board />
             )}
@@ -144,6 +155,7 @@ function MobileSwitcher({ onClose }: { onClose: () => void }) {
           </button>
         </div>
         <TaskSwitcher testId="switcher" onNavigate={onClose} />
+        <AutomationList currentId={null} onNavigate={onClose} />
       </div>
     </div>
   );
