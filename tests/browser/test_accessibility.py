@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import FRONTEND, KandevServer
+from tests.browser.test_automations_ui import create_automation
 from tests.browser.test_web_client import open_app, unique
 from tests.support.factories import served_task
 
@@ -21,7 +22,13 @@ SCAN = """async () => {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
 }"""
 SETTINGS = ("workspace", "workflows", "agents", "executors", "repositories", "secrets", "tokens")
-PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
+PAGES = [
+    "/",
+    "/tasks/{task}",
+    *(f"/settings/{section}" for section in SETTINGS),
+    "/automations",
+    "/automations/{automation}",
+]
 
 
 def serious_violations(page: Any) -> list[dict[str, Any]]:
@@ -39,11 +46,21 @@ def scan_every_page(page: Any, server: KandevServer) -> dict[str, list[dict[str,
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
+    automation = create_automation(
+        server, "/say An automation's answer", triggers=[{"type": "SCHEDULED", "expression": "@daily", "timezone": ""}]
+    )
+    open_app(page, server, f"/automations/{automation['id']}")
+    page.get_by_test_id("run-now").click()
+    expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
     found = {}
     for path in PAGES:
-        open_app(page, server, path.format(task=task["id"]))
+        open_app(page, server, path.format(task=task["id"], automation=automation["id"]))
         if path.startswith("/settings"):
             expect(page.get_by_test_id("settings")).to_be_visible()
+        if path == "/automations":
+            expect(page.get_by_test_id("agenda-recent")).to_be_visible()
+        if path.startswith("/automations/"):
+            expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
         found[path] = serious_violations(page)
     return {path: violations for path, violations in found.items() if violations}
 

@@ -56,7 +56,9 @@ def runs_of(server: KandevServer, automation_id: str) -> list[dict[str, Any]]:
 
 
 def settled_ack(server: KandevServer, automation_id: str) -> dict[str, Any]:
-    data = server.wait_for(ACK, lambda d: (d["automation"]["lastAck"] or {}).get("status") not in (None, "PENDING"), id=automation_id)
+    data = server.wait_for(
+        ACK, lambda d: (d["automation"]["lastAck"] or {}).get("status") not in (None, "PENDING"), id=automation_id
+    )
     return data["automation"]["lastAck"]
 
 
@@ -95,8 +97,10 @@ def test_the_ack_badge_shows_the_stored_verdict_and_re_ack_checks_again_live(
     page.get_by_test_id("reack").click()
     after = kandev_server.wait_for(
         ACK,
-        lambda d: (d["automation"]["lastAck"] or {}).get("status") != "PENDING"
-        and d["automation"]["lastAck"]["ackedAt"] != before["ackedAt"],
+        lambda d: (
+            (d["automation"]["lastAck"] or {}).get("status") != "PENDING"
+            and d["automation"]["lastAck"]["ackedAt"] != before["ackedAt"]
+        ),
         id=automation["id"],
     )["automation"]["lastAck"]
     expect(badge).to_have_attribute("data-status", after["status"])
@@ -151,7 +155,9 @@ def test_stop_current_run_cancels_the_open_run_and_moves_it_to_completed(
 
     page.get_by_test_id("stop-run").click()
     expect(page.get_by_test_id("stop-run")).to_have_count(0)
-    expect(page.get_by_test_id("rail-completed").get_by_test_id("rail-run")).to_have_attribute("data-status", "CANCELLED")
+    expect(page.get_by_test_id("rail-completed").get_by_test_id("rail-run")).to_have_attribute(
+        "data-status", "CANCELLED"
+    )
     expect(page.get_by_test_id("rail-running").get_by_test_id("rail-run")).to_have_count(0)
     assert [r["status"] for r in runs_of(kandev_server, automation["id"])] == ["CANCELLED"]
 
@@ -201,9 +207,7 @@ def test_a_webhook_delivered_over_http_shows_its_run_in_the_open_agenda_without_
     assert page.evaluate("() => window.__sameDocument") is True
 
 
-def test_older_runs_links_land_on_the_agenda_and_on_the_runs_automation(
-    page: Any, kandev_server: KandevServer
-) -> None:
+def test_older_runs_links_land_on_the_agenda_and_on_the_runs_automation(page: Any, kandev_server: KandevServer) -> None:
     from playwright.sync_api import expect
 
     automation = create_automation(kandev_server, "/say linked", titleTemplate="Linked {{trigger.type}}")
@@ -253,5 +257,7 @@ def test_on_a_phone_the_automation_pages_fit_375_px_and_the_runs_rail_is_a_drawe
     expect(phone.get_by_test_id("agenda-recent")).to_be_visible()
     no_horizontal_scroll(phone)
     phone.get_by_test_id("open-switcher").click()
-    expect(phone.get_by_test_id("mobile-switcher").get_by_test_id("automation-list")).to_contain_text(automation["name"])
+    expect(phone.get_by_test_id("mobile-switcher").get_by_test_id("automation-list")).to_contain_text(
+        automation["name"]
+    )
     phone.screenshot(path=str(screenshots / "automations-agenda-phone.png"), full_page=True)
