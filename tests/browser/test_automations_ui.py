@@ -152,6 +152,11 @@ def test_stop_current_run_cancels_the_open_run_and_moves_it_to_completed(
     expect(page.get_by_test_id("run-state")).to_contain_text("Running for")
     expect(page.get_by_test_id("next-run")).to_have_attribute("data-state", "RUNNING")
     expect(page.get_by_test_id("rail-running").get_by_test_id("rail-run")).to_have_count(1)
+    health = page.locator(f"[data-testid=automation-row][data-automation-id='{automation['id']}']").get_by_test_id(
+        "automation-health"
+    )
+    expect(health).to_have_attribute("data-health", "running")
+    expect(health).to_have_text("Running")
 
     page.get_by_test_id("stop-run").click()
     expect(page.get_by_test_id("stop-run")).to_have_count(0)
@@ -160,6 +165,7 @@ def test_stop_current_run_cancels_the_open_run_and_moves_it_to_completed(
     )
     expect(page.get_by_test_id("rail-running").get_by_test_id("rail-run")).to_have_count(0)
     assert [r["status"] for r in runs_of(kandev_server, automation["id"])] == ["CANCELLED"]
+    expect(health).not_to_have_attribute("data-health", "running")  # the sidebar follows the stop live
 
 
 def test_export_downloads_every_automation_of_the_workspace_as_a_zip_of_yaml_files(
@@ -250,7 +256,11 @@ def test_on_a_phone_the_automation_pages_fit_375_px_and_the_runs_rail_is_a_drawe
     phone.get_by_test_id("open-runs").click()
     expect(phone.get_by_test_id("run-rail")).to_be_visible()
     expect(phone.get_by_test_id("rail-run")).to_have_count(1)
+    expect(phone.get_by_test_id("close-runs")).to_be_focused()
     no_horizontal_scroll(phone)
+    phone.screenshot(path=str(screenshots / "automation-runs-drawer-phone.png"), full_page=True)
+    phone.keyboard.press("Escape")
+    expect(phone.get_by_test_id("run-rail")).to_be_hidden()
     phone.screenshot(path=str(screenshots / "automation-run-phone.png"), full_page=True)
 
     open_app(phone, kandev_server, "/automations")

@@ -1,7 +1,7 @@
 // The automation pages: the sidebar list with a health dot, the /automations agenda (what fires next and
 // every automation's recent runs), and /automations/<id>, one automation's conversation: the newest run's
 // transcript with a reply box, its runs in a rail (a drawer on a phone), Stop, Run now, Export and the ack.
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { authHeaders } from "../api/auth";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { REACK_AUTOMATION, RUN_AUTOMATION_NOW, STOP_RUN, WORKSPACE_RUNS } from "../api/automationOps";
@@ -306,6 +306,15 @@ export function AutomationPage({ automationId }: { automationId: string }) {
   const [drawer, setDrawer] = useState(false);
   const [busy, setBusy] = useState(false);
   const now = useNow();
+  const closeDrawer = useRef<HTMLButtonElement | null>(null);
+
+  useEffect(() => {
+    if (!drawer) return;
+    closeDrawer.current?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setDrawer(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [drawer]);
 
   useEffect(() => {
     setPicked(chosenRun());
@@ -348,7 +357,11 @@ export function AutomationPage({ automationId }: { automationId: string }) {
       if (payload.admission !== "FIRED") toast(`Not run: ${payload.reason ?? payload.admission.toLowerCase()}`, "info");
       if (payload.run) {
         const run = payload.run;
-        automations.set((s) => ({ runs: { ...s.runs, [automationId]: [run, ...(s.runs[automationId] ?? []).filter((r) => r.id !== run.id)] } }));
+        // The answer is the run as it was admitted: an event may already have brought it further (its task).
+        automations.set((s) => {
+          const held = s.runs[automationId] ?? [];
+          return held.some((r) => r.id === run.id) ? {} : { runs: { ...s.runs, [automationId]: [run, ...held] } };
+        });
         if (payload.admission === "FIRED") setPicked(run.id);
       }
     });
@@ -427,7 +440,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         <aside className={`auto-rail${drawer ? " is-open" : ""}`} aria-label="Runs" data-testid="run-rail">
           <div className="rail-head only-mobile">
             <h2>Runs</h2>
-            <button type="button" className="btn btn-small" onClick={() => setDrawer(false)}>
+            <button type="button" className="btn btn-small" onClick={() => setDrawer(false)} ref={closeDrawer} data-testid="close-runs">
               Close
             </button>
           </div>

@@ -82,6 +82,8 @@ function soon(kind: "snapshot" | "agenda", workspaceId: string): void {
 export function applyAutomationEvent(workspaceId: string, event: AutomationEvent): void {
   if (event.kind === "SUBSCRIBED") {
     void loadSnapshot(workspaceId);
+    // After a reconnect, the runs of every opened automation may have moved meanwhile.
+    for (const automationId of Object.keys(automations.get().runs)) void loadRuns(automationId).catch(() => {});
     return;
   }
   const id = event.automationId;
