@@ -61,8 +61,9 @@ export function App() {
       ) : (
         <div className="frame">
           <aside className="sidebar" aria-label="Task list">
-            <TaskSwitcher testId="sidebar" />
+            {/* Above the tasks: the task list pages in as it scrolls, so below it automations would be out of reach. */}
             <AutomationList currentId={automationId} />
+            <TaskSwitcher testId="sidebar" />
           </aside>
           <main id="main" className="main" tabIndex={-1}>
             {route.name === "task" ? (

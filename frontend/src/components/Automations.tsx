@@ -13,6 +13,7 @@ import { useTaskDetail } from "../hooks/useTaskDetail";
 import { linkClick, navigate } from "../router";
 import { app } from "../state/app";
 import {
+  ackEventCount,
   automations,
   countdown,
   elapsed,
@@ -179,8 +180,10 @@ function AckBadge({ row }: { row: AutomationRow }) {
   const reack = async () => {
     setBusy(true);
     try {
+      const seen = ackEventCount(row.id);
       const data = await gql(REACK_AUTOMATION, { i: { automationId: row.id } });
-      putAutomation(unwrap(data.reackAutomation).automation);
+      const answer = unwrap(data.reackAutomation).automation;
+      if (ackEventCount(row.id) === seen) putAutomation(answer);
     } catch (err) {
       toast(`Could not check again: ${errorText(err)}`);
     } finally {

@@ -79,6 +79,14 @@ function soon(kind: "snapshot" | "agenda", workspaceId: string): void {
   }, 150);
 }
 
+// ACK_CHANGED messages seen per automation: a re-ack's answer (PENDING) must not overwrite the verdict an
+// event brought while the answer was on its way.
+const ackEvents: Record<string, number> = {};
+
+export function ackEventCount(automationId: string): number {
+  return ackEvents[automationId] ?? 0;
+}
+
 export function applyAutomationEvent(workspaceId: string, event: AutomationEvent): void {
   if (event.kind === "SUBSCRIBED") {
     void loadSnapshot(workspaceId);
@@ -88,6 +96,7 @@ export function applyAutomationEvent(workspaceId: string, event: AutomationEvent
   }
   const id = event.automationId;
   if (!id) return;
+  if (event.kind === "ACK_CHANGED") ackEvents[id] = ackEventCount(id) + 1;
   const known = automations.get().byId[id];
   if (!known) {
     // An automation made since the list loaded (or in another tab): fetch it with the list.
