@@ -7,7 +7,10 @@ export type Route =
   | { name: "task"; taskId: string }
   | { name: "settings"; section: string }
   | { name: "automationEditor"; automationId: string | null }
-  | { name: "authoring"; taskId: string | null };
+  | { name: "authoring"; taskId: string | null }
+  | { name: "agenda" }
+  | { name: "automation"; automationId: string }
+  | { name: "run"; runId: string };
 
 const listeners = new Set<() => void>();
 window.addEventListener("popstate", () => listeners.forEach((l) => l()));
@@ -22,6 +25,12 @@ function parse(path: string): Route {
   if (match) return { name: "task", taskId: decodeURIComponent(match[1]) };
   const settings = /^\/settings(?:\/([^/]+))?\/?$/.exec(path);
   if (settings) return { name: "settings", section: settings[1] ?? "workspace" };
+  // /runs and /runs/<id> are older links: the agenda and the run's automation answer them.
+  if (/^\/(?:automations|runs)\/?$/.test(path)) return { name: "agenda" };
+  const automation = /^\/automations\/([^/]+)\/?$/.exec(path);
+  if (automation) return { name: "automation", automationId: decodeURIComponent(automation[1]) };
+  const run = /^\/runs\/([^/]+)\/?$/.exec(path);
+  if (run) return { name: "run", runId: decodeURIComponent(run[1]) };
   return { name: "board" };
 }
 
@@ -41,9 +50,10 @@ export function useRoute(): Route {
   }, snapshot);
 }
 
-export function navigate(path: string): void {
-  if (path === window.location.pathname) return;
-  window.history.pushState(null, "", path);
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (path === window.location.pathname + window.location.search) return;
+  if (options.replace) window.history.replaceState(null, "", path);
+  else window.history.pushState(null, "", path);
   listeners.forEach((l) => l());
   window.scrollTo(0, 0);
 }

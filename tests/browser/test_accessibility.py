@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import FRONTEND, SCREENSHOTS, KandevServer
+from tests.browser.test_automations_ui import create_automation
 from tests.browser.test_web_client import open_app, unique
 from tests.support.factories import served_task
 
@@ -42,14 +43,23 @@ RICH = {
         {"type": "file", "path": "missing.txt", "title": "Missing file"},
     ],
 }
-PAGES = ["/", "/tasks/{task}", *(f"/settings/{section}" for section in SETTINGS)]
+PAGES = [
+    "/",
+    "/tasks/{task}",
+    *(f"/settings/{section}" for section in SETTINGS),
+    "/automations",
+    "/automations/{automation}",
+    "/automations/new",
+    "/automations/describe",
+]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def screenshot_name(page: Any, path: str) -> str:
     """desktop-board.png, mobile-settings-secrets.png: the device by the page's width, then the page."""
     device = "mobile" if page.viewport_size["width"] < 600 else "desktop"
-    slug = {"/": "board", "/tasks/{task}": "task"}.get(path) or path.strip("/").replace("/", "-")
+    named = {"/": "board", "/tasks/{task}": "task", "/automations/{automation}": "automation"}
+    slug = named.get(path) or path.strip("/").replace("/", "-")
     return f"{device}-{slug}.png"
 
 
@@ -84,9 +94,15 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
+    automation = create_automation(
+        server, "/say An automation's answer", triggers=[{"type": "SCHEDULED", "expression": "@daily", "timezone": ""}]
+    )
+    open_app(page, server, f"/automations/{automation['id']}")
+    page.get_by_test_id("run-now").click()
+    expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
     found = {}
     for path in PAGES:
-        open_app(page, server, path.format(task=task["id"]))
+        open_app(page, server, path.format(task=task["id"], automation=automation["id"]))
         if path.startswith("/settings"):
             expect(page.get_by_test_id("settings")).to_be_visible()
         if path.startswith("/tasks"):  # the rich output drawn, its data table open, a file preview answered
@@ -95,6 +111,10 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
             rich.locator("summary", has_text="Data table").click()
             rich.get_by_role("button", name="Preview Missing file").click()
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
+        if path == "/automations":
+            expect(page.get_by_test_id("agenda-recent")).to_be_visible()
+        if path.startswith("/automations/"):
+            expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
         found[path] = serious_violations(page)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shots.append(screenshot_name(page, path))

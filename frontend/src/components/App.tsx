@@ -10,6 +10,8 @@ import { useStore } from "../state/store";
 import { dismiss, toasts } from "../state/toasts";
 import { t } from "../i18n";
 import { linkClick, useRoute } from "../router";
+import { useAutomationsLive } from "../state/automations";
+import { AgendaPage, AutomationList, AutomationPage, RunRedirect } from "./Automations";
 import { Board } from "./Board";
 import { AuthoringChat } from "./automations/AuthoringChat";
 import { AutomationEditor } from "./automations/AutomationEditor";
@@ -46,6 +48,8 @@ export function App() {
     return () => window.removeEventListener("keydown", onKey);
   }, []);
   useEffect(() => setSwitcherOpen(false), [route]);
+  useAutomationsLive(bootState === "ready" ? workspaceId : null);
+  const automationId = route.name === "automation" ? route.automationId : null;
 
   if (needToken) return <TokenForm />;
 
@@ -70,6 +74,8 @@ export function App() {
       ) : (
         <div className="frame">
           <aside className="sidebar" aria-label="Task list">
+            {/* Above the tasks: the task list pages in as it scrolls, so below it automations would be out of reach. */}
+            <AutomationList currentId={automationId} />
             <TaskSwitcher testId="sidebar" />
           </aside>
           <main id="main" className="main" tabIndex={-1}>
@@ -81,6 +87,12 @@ export function App() {
               <AutomationEditor automationId={route.automationId} />
             ) : route.name === "authoring" ? (
               <AuthoringChat taskId={route.taskId} />
+            ) : route.name === "agenda" ? (
+              <AgendaPage />
+            ) : route.name === "automation" ? (
+              <AutomationPage automationId={route.automationId} />
+            ) : route.name === "run" ? (
+              <RunRedirect runId={route.runId} />
             ) : (
               <Board />
             )}
@@ -208,6 +220,7 @@ function MobileSwitcher({ onClose }: { onClose: () => void }) {
           </button>
         </div>
         <TaskSwitcher testId="switcher" onNavigate={onClose} />
+        <AutomationList currentId={null} onNavigate={onClose} />
       </div>
     </div>
   );

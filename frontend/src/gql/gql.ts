@@ -24,6 +24,18 @@ type Documents = {
     "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": typeof types.StartAutomationAuthoringDocument,
     "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringChatDocument,
     "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringDraftDocument,
+    "\n  fragment RunRow on AutomationRun {\n    id\n    automationId\n    triggerType\n    status\n    reason\n    taskId\n    sessionId\n    turnId\n    titleSnapshot\n    createdAt\n    finishedAt\n    stoppedAt\n  }\n": typeof types.RunRowFragmentDoc,
+    "\n  fragment AckRow on AutomationAck {\n    status\n    detail\n    summary\n    ackedAt\n  }\n": typeof types.AckRowFragmentDoc,
+    "\n  fragment NextRunRow on NextRunIndicator {\n    state\n    label\n    at\n    relative\n    webhookPath\n    runningSince\n    elapsedSeconds\n    slowAfterSeconds\n    slow\n  }\n": typeof types.NextRunRowFragmentDoc,
+    "\n  fragment AutomationRow on Automation {\n    id\n    name\n    description\n    enabled\n    nextFire\n    lastAck {\n      ...AckRow\n    }\n    nextRun {\n      ...NextRunRow\n    }\n    runs(first: 1) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n": typeof types.AutomationRowFragmentDoc,
+    "\n  query Automations($w: ID!) {\n    automations(workspaceId: $w) {\n      ...AutomationRow\n    }\n  }\n": typeof types.AutomationsDocument,
+    "\n  query Agenda($w: ID!) {\n    agenda(workspaceId: $w) {\n      upcoming {\n        nextFire\n        automation {\n          id\n          name\n        }\n        trigger {\n          id\n          expression\n          timezone\n        }\n      }\n      recent {\n        ...RunRow\n      }\n    }\n  }\n": typeof types.AgendaDocument,
+    "\n  query AutomationRuns($id: ID!) {\n    automationRuns(automationId: $id, first: 50) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n": typeof types.AutomationRunsDocument,
+    "\n  subscription AutomationEvents($w: ID!) {\n    automationEvents(workspaceId: $w) {\n      kind\n      automationId\n      run {\n        ...RunRow\n      }\n      nextFire\n      ack {\n        ...AckRow\n      }\n      nextRun {\n        ...NextRunRow\n      }\n    }\n  }\n": typeof types.AutomationEventsDocument,
+    "\n  mutation RunAutomationNow($i: RunAutomationNowInput!) {\n    runAutomationNow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on RunAutomationNowPayload {\n        admission\n        reason\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.RunAutomationNowDocument,
+    "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.StopRunDocument,
+    "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": typeof types.ReackAutomationDocument,
+    "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": typeof types.WorkspaceRunsDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -98,6 +110,18 @@ const documents: Documents = {
     "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": types.StartAutomationAuthoringDocument,
     "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringChatDocument,
     "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringDraftDocument,
+    "\n  fragment RunRow on AutomationRun {\n    id\n    automationId\n    triggerType\n    status\n    reason\n    taskId\n    sessionId\n    turnId\n    titleSnapshot\n    createdAt\n    finishedAt\n    stoppedAt\n  }\n": types.RunRowFragmentDoc,
+    "\n  fragment AckRow on AutomationAck {\n    status\n    detail\n    summary\n    ackedAt\n  }\n": types.AckRowFragmentDoc,
+    "\n  fragment NextRunRow on NextRunIndicator {\n    state\n    label\n    at\n    relative\n    webhookPath\n    runningSince\n    elapsedSeconds\n    slowAfterSeconds\n    slow\n  }\n": types.NextRunRowFragmentDoc,
+    "\n  fragment AutomationRow on Automation {\n    id\n    name\n    description\n    enabled\n    nextFire\n    lastAck {\n      ...AckRow\n    }\n    nextRun {\n      ...NextRunRow\n    }\n    runs(first: 1) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n": types.AutomationRowFragmentDoc,
+    "\n  query Automations($w: ID!) {\n    automations(workspaceId: $w) {\n      ...AutomationRow\n    }\n  }\n": types.AutomationsDocument,
+    "\n  query Agenda($w: ID!) {\n    agenda(workspaceId: $w) {\n      upcoming {\n        nextFire\n        automation {\n          id\n          name\n        }\n        trigger {\n          id\n          expression\n          timezone\n        }\n      }\n      recent {\n        ...RunRow\n      }\n    }\n  }\n": types.AgendaDocument,
+    "\n  query AutomationRuns($id: ID!) {\n    automationRuns(automationId: $id, first: 50) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n": types.AutomationRunsDocument,
+    "\n  subscription AutomationEvents($w: ID!) {\n    automationEvents(workspaceId: $w) {\n      kind\n      automationId\n      run {\n        ...RunRow\n      }\n      nextFire\n      ack {\n        ...AckRow\n      }\n      nextRun {\n        ...NextRunRow\n      }\n    }\n  }\n": types.AutomationEventsDocument,
+    "\n  mutation RunAutomationNow($i: RunAutomationNowInput!) {\n    runAutomationNow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on RunAutomationNowPayload {\n        admission\n        reason\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.RunAutomationNowDocument,
+    "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.StopRunDocument,
+    "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": types.ReackAutomationDocument,
+    "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": types.WorkspaceRunsDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -199,6 +223,54 @@ export function graphql(source: "\n  query AuthoringChat($task: ID!) {\n    task
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n"): typeof import('./graphql').AuthoringDraftDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment RunRow on AutomationRun {\n    id\n    automationId\n    triggerType\n    status\n    reason\n    taskId\n    sessionId\n    turnId\n    titleSnapshot\n    createdAt\n    finishedAt\n    stoppedAt\n  }\n"): typeof import('./graphql').RunRowFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AckRow on AutomationAck {\n    status\n    detail\n    summary\n    ackedAt\n  }\n"): typeof import('./graphql').AckRowFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment NextRunRow on NextRunIndicator {\n    state\n    label\n    at\n    relative\n    webhookPath\n    runningSince\n    elapsedSeconds\n    slowAfterSeconds\n    slow\n  }\n"): typeof import('./graphql').NextRunRowFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AutomationRow on Automation {\n    id\n    name\n    description\n    enabled\n    nextFire\n    lastAck {\n      ...AckRow\n    }\n    nextRun {\n      ...NextRunRow\n    }\n    runs(first: 1) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n"): typeof import('./graphql').AutomationRowFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Automations($w: ID!) {\n    automations(workspaceId: $w) {\n      ...AutomationRow\n    }\n  }\n"): typeof import('./graphql').AutomationsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Agenda($w: ID!) {\n    agenda(workspaceId: $w) {\n      upcoming {\n        nextFire\n        automation {\n          id\n          name\n        }\n        trigger {\n          id\n          expression\n          timezone\n        }\n      }\n      recent {\n        ...RunRow\n      }\n    }\n  }\n"): typeof import('./graphql').AgendaDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AutomationRuns($id: ID!) {\n    automationRuns(automationId: $id, first: 50) {\n      nodes {\n        ...RunRow\n      }\n    }\n  }\n"): typeof import('./graphql').AutomationRunsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AutomationEvents($w: ID!) {\n    automationEvents(workspaceId: $w) {\n      kind\n      automationId\n      run {\n        ...RunRow\n      }\n      nextFire\n      ack {\n        ...AckRow\n      }\n      nextRun {\n        ...NextRunRow\n      }\n    }\n  }\n"): typeof import('./graphql').AutomationEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunAutomationNow($i: RunAutomationNowInput!) {\n    runAutomationNow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on RunAutomationNowPayload {\n        admission\n        reason\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').RunAutomationNowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').StopRunDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ReackAutomationDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n"): typeof import('./graphql').WorkspaceRunsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4,6 +4,17 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** A pre-flight acknowledgement's verdict. */
+export type AckStatus =
+  /** A run would fail (see detail); reackAutomation checks again. */
+  | 'FAILED'
+  /** The next run has what it needs. */
+  | 'OK'
+  /** The check is queued or running. */
+  | 'PENDING'
+  /** It can run, with a concern (see detail). */
+  | 'WARN';
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -41,6 +52,20 @@ export type AutomationDestination =
   | 'HIDDEN'
   | 'NORMAL';
 
+/** What happened to a run in an automationEvents message. */
+export type AutomationEventKind =
+  /** The automation's pre-flight acknowledgement was stored; carries ack, no run. */
+  | 'ACK_CHANGED'
+  /** The automation's next scheduled fire moved; carries nextFire, no run. */
+  | 'NEXT_FIRE_CHANGED'
+  | 'RUN_CREATED'
+  | 'RUN_DELETED'
+  | 'RUN_UPDATED'
+  /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no run. */
+  | 'SUBSCRIBED'
+  /** A new entry of the automation's thread; carries threadMessage, no run. */
+  | 'THREAD_MESSAGE';
+
 /** One repository an automation's runs work in. */
 export type AutomationRepositoryInput = {
   /** Base branch; default: the repository's default branch (saved as chosen). */
@@ -48,6 +73,26 @@ export type AutomationRepositoryInput = {
   /** A repository of the workspace. */
   repositoryId: string | number;
 };
+
+/** TRIGGERED: admitted, task not bound yet; TASK_CREATED: its task and turn exist; SUCCEEDED / FAILED: its turn ended (the session waits for a reply); SKIPPED: not run, with the reason; ARCHIVED: its task was archived; CANCELLED: the run was stopped, or its task deleted or cancelled (the last two are derived when read, never stored). */
+export type AutomationRunStatus =
+  | 'ARCHIVED'
+  | 'CANCELLED'
+  | 'FAILED'
+  | 'SKIPPED'
+  | 'SUCCEEDED'
+  | 'TASK_CREATED'
+  | 'TRIGGERED';
+
+/** What fired a run (MANUAL: Run now). */
+export type AutomationRunTriggerType =
+  | 'GITHUB_CI'
+  | 'GITHUB_PR'
+  | 'GITHUB_PR_MERGED'
+  | 'GITHUB_PUSH'
+  | 'MANUAL'
+  | 'SCHEDULED'
+  | 'WEBHOOK';
 
 /** One trigger: SCHEDULED takes expression and timezone; a GitHub condition filters. */
 export type AutomationTriggerInput = {
@@ -250,6 +295,16 @@ export type MoveTaskInput = {
   workflowStepId: string | number;
 };
 
+/** SCHEDULED: fires at a time; WEBHOOK: when its webhook is called; EVENT: on matching GitHub events; MANUAL: no trigger enabled, Run now only; RUNNING: a run is active; DISABLED; DELETED. */
+export type NextRunState =
+  | 'DELETED'
+  | 'DISABLED'
+  | 'EVENT'
+  | 'MANUAL'
+  | 'RUNNING'
+  | 'SCHEDULED'
+  | 'WEBHOOK';
+
 /** What the task waits on, most urgent first. */
 export type PendingAction =
   | 'CLARIFICATION'
@@ -269,6 +324,11 @@ export type QuestionAnswerInput = {
   /** Which question of the set. */
   questionId: string;
   selectedOptions?: Array<string>;
+};
+
+export type ReackAutomationInput = {
+  /** The automation's id. */
+  automationId: string | number;
 };
 
 export type ReorderWorkflowStepsInput = {
@@ -297,6 +357,18 @@ export type ResolvePermissionInput = {
   sessionId?: string | number | null | undefined;
   /** Optional check: the request's task (another task's id answers not found). */
   taskId?: string | number | null | undefined;
+};
+
+/** What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is disabled; nothing was written). */
+export type RunAdmission =
+  | 'DEDUPLICATED'
+  | 'FIRED'
+  | 'REFUSED'
+  | 'SKIPPED';
+
+export type RunAutomationNowInput = {
+  /** The automation to fire now (trigger type MANUAL, never deduplicated). */
+  automationId: string | number;
 };
 
 export type SendMessageInput = {
@@ -350,6 +422,11 @@ export type StartTaskInput = {
   /** Replaces the step prompt for this start. */
   prompt?: string | null | undefined;
   taskId: string | number;
+};
+
+export type StopRunInput = {
+  /** The run's id. */
+  runId: string | number;
 };
 
 /** What happened to the task in a taskEvents message. */
@@ -578,6 +655,89 @@ export type AuthoringDraftQueryVariables = Exact<{
 
 
 export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+
+export type RunRowFragment = { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null };
+
+export type AckRowFragment = { status: AckStatus, detail: string | null, summary: string, ackedAt: string | null };
+
+export type NextRunRowFragment = { state: NextRunState, label: string, at: string | null, relative: string | null, webhookPath: string | null, runningSince: string | null, elapsedSeconds: number | null, slowAfterSeconds: number, slow: boolean };
+
+export type AutomationRowFragment = { id: string, name: string, description: string, enabled: boolean, nextFire: string | null, lastAck: { status: AckStatus, detail: string | null, summary: string, ackedAt: string | null } | null, nextRun: { state: NextRunState, label: string, at: string | null, relative: string | null, webhookPath: string | null, runningSince: string | null, elapsedSeconds: number | null, slowAfterSeconds: number, slow: boolean }, runs: { nodes: Array<{ id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null }> } };
+
+export type AutomationsQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type AutomationsQuery = { automations: Array<{ id: string, name: string, description: string, enabled: boolean, nextFire: string | null, lastAck: { status: AckStatus, detail: string | null, summary: string, ackedAt: string | null } | null, nextRun: { state: NextRunState, label: string, at: string | null, relative: string | null, webhookPath: string | null, runningSince: string | null, elapsedSeconds: number | null, slowAfterSeconds: number, slow: boolean }, runs: { nodes: Array<{ id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null }> } }> };
+
+export type AgendaQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type AgendaQuery = { agenda: { upcoming: Array<{ nextFire: string, automation: { id: string, name: string }, trigger: { id: string, expression: string | null, timezone: string | null } }>, recent: Array<{ id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null }> } };
+
+export type AutomationRunsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type AutomationRunsQuery = { automationRuns: { nodes: Array<{ id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null }> } };
+
+export type AutomationEventsSubscriptionVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type AutomationEventsSubscription = { automationEvents: { kind: AutomationEventKind, automationId: string | null, nextFire: string | null, run: { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null } | null, ack: { status: AckStatus, detail: string | null, summary: string, ackedAt: string | null } | null, nextRun: { state: NextRunState, label: string, at: string | null, relative: string | null, webhookPath: string | null, runningSince: string | null, elapsedSeconds: number | null, slowAfterSeconds: number, slow: boolean } | null } };
+
+export type RunAutomationNowMutationVariables = Exact<{
+  i: RunAutomationNowInput;
+}>;
+
+
+export type RunAutomationNowMutation = { runAutomationNow:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'RunAutomationNowPayload', admission: RunAdmission, reason: string | null, run: { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null } | null }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type StopRunMutationVariables = Exact<{
+  i: StopRunInput;
+}>;
+
+
+export type StopRunMutation = { stopRun:
+    | { __typename: 'AutomationRunPayload', run: { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReackAutomationMutationVariables = Exact<{
+  i: ReackAutomationInput;
+}>;
+
+
+export type ReackAutomationMutation = { reackAutomation:
+    | { __typename: 'AutomationPayload', automation: { id: string, name: string, description: string, enabled: boolean, nextFire: string | null, lastAck: { status: AckStatus, detail: string | null, summary: string, ackedAt: string | null } | null, nextRun: { state: NextRunState, label: string, at: string | null, relative: string | null, webhookPath: string | null, runningSince: string | null, elapsedSeconds: number | null, slowAfterSeconds: number, slow: boolean }, runs: { nodes: Array<{ id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null }> } } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type WorkspaceRunsQueryVariables = Exact<{
+  w: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
@@ -1264,6 +1424,93 @@ export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"AuthoringDraftFields"}) as unknown as TypedDocumentString<AuthoringDraftFieldsFragment, unknown>;
+export const AckRowFragmentDoc = new TypedDocumentString(`
+    fragment AckRow on AutomationAck {
+  status
+  detail
+  summary
+  ackedAt
+}
+    `, {"fragmentName":"AckRow"}) as unknown as TypedDocumentString<AckRowFragment, unknown>;
+export const NextRunRowFragmentDoc = new TypedDocumentString(`
+    fragment NextRunRow on NextRunIndicator {
+  state
+  label
+  at
+  relative
+  webhookPath
+  runningSince
+  elapsedSeconds
+  slowAfterSeconds
+  slow
+}
+    `, {"fragmentName":"NextRunRow"}) as unknown as TypedDocumentString<NextRunRowFragment, unknown>;
+export const RunRowFragmentDoc = new TypedDocumentString(`
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+    `, {"fragmentName":"RunRow"}) as unknown as TypedDocumentString<RunRowFragment, unknown>;
+export const AutomationRowFragmentDoc = new TypedDocumentString(`
+    fragment AutomationRow on Automation {
+  id
+  name
+  description
+  enabled
+  nextFire
+  lastAck {
+    ...AckRow
+  }
+  nextRun {
+    ...NextRunRow
+  }
+  runs(first: 1) {
+    nodes {
+      ...RunRow
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment AckRow on AutomationAck {
+  status
+  detail
+  summary
+  ackedAt
+}
+fragment NextRunRow on NextRunIndicator {
+  state
+  label
+  at
+  relative
+  webhookPath
+  runningSince
+  elapsedSeconds
+  slowAfterSeconds
+  slow
+}`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
@@ -1606,6 +1853,306 @@ export const AuthoringDraftDocument = new TypedDocumentString(`
     filters
   }
 }`) as unknown as TypedDocumentString<AuthoringDraftQuery, AuthoringDraftQueryVariables>;
+export const AutomationsDocument = new TypedDocumentString(`
+    query Automations($w: ID!) {
+  automations(workspaceId: $w) {
+    ...AutomationRow
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment AckRow on AutomationAck {
+  status
+  detail
+  summary
+  ackedAt
+}
+fragment NextRunRow on NextRunIndicator {
+  state
+  label
+  at
+  relative
+  webhookPath
+  runningSince
+  elapsedSeconds
+  slowAfterSeconds
+  slow
+}
+fragment AutomationRow on Automation {
+  id
+  name
+  description
+  enabled
+  nextFire
+  lastAck {
+    ...AckRow
+  }
+  nextRun {
+    ...NextRunRow
+  }
+  runs(first: 1) {
+    nodes {
+      ...RunRow
+    }
+  }
+}`) as unknown as TypedDocumentString<AutomationsQuery, AutomationsQueryVariables>;
+export const AgendaDocument = new TypedDocumentString(`
+    query Agenda($w: ID!) {
+  agenda(workspaceId: $w) {
+    upcoming {
+      nextFire
+      automation {
+        id
+        name
+      }
+      trigger {
+        id
+        expression
+        timezone
+      }
+    }
+    recent {
+      ...RunRow
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}`) as unknown as TypedDocumentString<AgendaQuery, AgendaQueryVariables>;
+export const AutomationRunsDocument = new TypedDocumentString(`
+    query AutomationRuns($id: ID!) {
+  automationRuns(automationId: $id, first: 50) {
+    nodes {
+      ...RunRow
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}`) as unknown as TypedDocumentString<AutomationRunsQuery, AutomationRunsQueryVariables>;
+export const AutomationEventsDocument = new TypedDocumentString(`
+    subscription AutomationEvents($w: ID!) {
+  automationEvents(workspaceId: $w) {
+    kind
+    automationId
+    run {
+      ...RunRow
+    }
+    nextFire
+    ack {
+      ...AckRow
+    }
+    nextRun {
+      ...NextRunRow
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment AckRow on AutomationAck {
+  status
+  detail
+  summary
+  ackedAt
+}
+fragment NextRunRow on NextRunIndicator {
+  state
+  label
+  at
+  relative
+  webhookPath
+  runningSince
+  elapsedSeconds
+  slowAfterSeconds
+  slow
+}`) as unknown as TypedDocumentString<AutomationEventsSubscription, AutomationEventsSubscriptionVariables>;
+export const RunAutomationNowDocument = new TypedDocumentString(`
+    mutation RunAutomationNow($i: RunAutomationNowInput!) {
+  runAutomationNow(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on RunAutomationNowPayload {
+      admission
+      reason
+      run {
+        ...RunRow
+      }
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<RunAutomationNowMutation, RunAutomationNowMutationVariables>;
+export const StopRunDocument = new TypedDocumentString(`
+    mutation StopRun($i: StopRunInput!) {
+  stopRun(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AutomationRunPayload {
+      run {
+        ...RunRow
+      }
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<StopRunMutation, StopRunMutationVariables>;
+export const ReackAutomationDocument = new TypedDocumentString(`
+    mutation ReackAutomation($i: ReackAutomationInput!) {
+  reackAutomation(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AutomationPayload {
+      automation {
+        ...AutomationRow
+      }
+    }
+  }
+}
+    fragment RunRow on AutomationRun {
+  id
+  automationId
+  triggerType
+  status
+  reason
+  taskId
+  sessionId
+  turnId
+  titleSnapshot
+  createdAt
+  finishedAt
+  stoppedAt
+}
+fragment AckRow on AutomationAck {
+  status
+  detail
+  summary
+  ackedAt
+}
+fragment NextRunRow on NextRunIndicator {
+  state
+  label
+  at
+  relative
+  webhookPath
+  runningSince
+  elapsedSeconds
+  slowAfterSeconds
+  slow
+}
+fragment AutomationRow on Automation {
+  id
+  name
+  description
+  enabled
+  nextFire
+  lastAck {
+    ...AckRow
+  }
+  nextRun {
+    ...NextRunRow
+  }
+  runs(first: 1) {
+    nodes {
+      ...RunRow
+    }
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReackAutomationMutation, ReackAutomationMutationVariables>;
+export const WorkspaceRunsDocument = new TypedDocumentString(`
+    query WorkspaceRuns($w: ID!, $after: String) {
+  runs(workspaceId: $w, first: 100, after: $after) {
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      id
+      automationId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {

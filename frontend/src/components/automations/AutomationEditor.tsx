@@ -19,7 +19,7 @@ import type {
   AutomationTriggerType,
   RepositoriesQuery,
 } from "../../gql/graphql";
-import { navigate } from "../../router";
+import { linkClick, navigate } from "../../router";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { toast } from "../../state/toasts";
@@ -237,9 +237,17 @@ export function AutomationEditor(props: { automationId: string | null }) {
 
   return (
     <section className="automation-editor pad" aria-labelledby={`${id}-title`}>
-      <h1 id={`${id}-title`} className="page-title">
-        {props.automationId ? `Edit “${draft.name}”` : "New automation"}
-      </h1>
+      <div className="toolbar">
+        <h1 id={`${id}-title`} className="page-title">
+          {props.automationId ? `Edit “${draft.name}”` : "New automation"}
+        </h1>
+        <span className="spacer" />
+        {props.automationId && (
+          <a className="btn btn-small" href={`/automations/${encodeURIComponent(props.automationId)}`} onClick={linkClick(`/automations/${encodeURIComponent(props.automationId)}`)} data-testid="automation-runs-link">
+            Runs and conversation
+          </a>
+        )}
+      </div>
       {/* The same editor stays mounted from /automations/new to the new automation's page: the secret shows there. */}
       {secret && secret.automationId === props.automationId && <WebhookSecret {...secret} />}
       <form className="form" onSubmit={submit} data-testid="automation-form">
