@@ -113,9 +113,15 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
         if path == "/automations":
             expect(page.get_by_test_id("agenda-recent")).to_be_visible()
-        if path.startswith("/automations/"):
+        if path == "/automations/{automation}":
             expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
         found[path] = serious_violations(page)
+        if page.viewport_size["width"] < 600:  # a phone: no page may scroll sideways
+            wide, shown = page.evaluate(
+                "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            if wide > shown:
+                found[f"{path} scrolls sideways"] = [{"scrollWidth": wide, "clientWidth": shown}]
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shots.append(screenshot_name(page, path))
         page.screenshot(path=str(SCREENSHOTS / shots[-1]), full_page=True)
