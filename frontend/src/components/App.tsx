@@ -1,5 +1,5 @@
 // The shell: header with the connection state, the sidebar / mobile switcher, and the routed page.
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from "react";
 import { onAuthChange, setToken, tokenNeeded, tokenWasRejected } from "../api/auth";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { CREATE_WORKSPACE } from "../api/ops";
@@ -13,14 +13,16 @@ import { linkClick, useRoute } from "../router";
 import { useAutomationsLive } from "../state/automations";
 import { AgendaPage, AutomationList, AutomationPage, RunRedirect } from "./Automations";
 import { Board } from "./Board";
-import { AuthoringChat } from "./automations/AuthoringChat";
-import { AutomationEditor } from "./automations/AutomationEditor";
 import { Dialog } from "./Dialog";
 import { MenuGlyph } from "./Icons";
 import { LoadState } from "./LoadState";
 import { Settings } from "./settings/Settings";
 import { TaskPage } from "./TaskPage";
 import { TaskSwitcher } from "./TaskSwitcher";
+
+// Loaded when first opened: most visits never edit an automation.
+const AutomationEditor = lazy(() => import("./automations/AutomationEditor").then((m) => ({ default: m.AutomationEditor })));
+const AuthoringChat = lazy(() => import("./automations/AuthoringChat").then((m) => ({ default: m.AuthoringChat })));
 
 function useTokenNeeded(): boolean {
   return useSyncExternalStore(onAuthChange, tokenNeeded);
@@ -84,9 +86,13 @@ export function App() {
             ) : route.name === "settings" ? (
               <Settings section={route.section} />
             ) : route.name === "automationEditor" ? (
-              <AutomationEditor automationId={route.automationId} />
+              <Suspense fallback={<LoadState state="loading" what="the editor" />}>
+                <AutomationEditor automationId={route.automationId} />
+              </Suspense>
             ) : route.name === "authoring" ? (
-              <AuthoringChat taskId={route.taskId} />
+              <Suspense fallback={<LoadState state="loading" what="the chat" />}>
+                <AuthoringChat taskId={route.taskId} />
+              </Suspense>
             ) : route.name === "agenda" ? (
               <AgendaPage />
             ) : route.name === "automation" ? (
