@@ -82,6 +82,8 @@ def plain_endpoint(app: Any) -> Route:
         async with state.db.read() as db:
             rows = (await db.execute(query)).all()[:first]
         pending = await services.lookups.pending_actions([row.id for row in rows])
+        # The cards' activity, as the client's page asks for it: the same rows, the same answers.
+        activity = await services.lookups.task_activity([row.id for row in rows])
         nodes = [
             {
                 "id": row.id,
@@ -97,8 +99,17 @@ def plain_endpoint(app: Any) -> Route:
                 "createdAt": row.created_at.isoformat(),
                 "updatedAt": row.updated_at.isoformat(),
                 "blockReason": row.block_reason,
+                "activity": {
+                    "agentProfileId": did.agent_profile_id,
+                    "agentName": did.agent_name,
+                    "lastActivityAt": did.last_activity_at.isoformat() if did.last_activity_at else None,
+                    "preview": did.preview,
+                    "hasRun": did.has_run,
+                    "lastTurnFailed": did.last_turn_failed,
+                    "needsAnswer": did.needs_answer,
+                },
             }
-            for row, action in zip(rows, pending, strict=True)
+            for row, action, did in zip(rows, pending, activity, strict=True)
         ]
         return JSONResponse({"nodes": nodes})
 

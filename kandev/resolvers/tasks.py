@@ -8,6 +8,7 @@ import strawberry
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.activity import NO_ACTIVITY
+from kandev.domain.tasks.activity import TaskActivity as TaskActivityRecord
 from kandev.domain.tasks.service import CreatedTask, TaskFilter
 from kandev.models.enums import PendingAction
 from kandev.models.enums import TaskState as StoredTaskState
@@ -82,9 +83,12 @@ async def tasks(
     pending: list[PendingAction | None] = [None] * len(page.records)
     if page.records and (selects(info, "nodes", "pendingAction") or selects(info, "edges", "node", "pendingAction")):
         pending = list(await services.lookups.pending_actions([r.id for r in page.records]))
+    activity: list[TaskActivityRecord | None] = [None] * len(page.records)
+    if page.records and (selects(info, "nodes", "activity") or selects(info, "edges", "node", "activity")):
+        activity = list(await services.lookups.task_activity([r.id for r in page.records]))
     edges = [
-        TaskEdge(cursor=c, node=Task.of(r, pending=p))
-        for r, c, p in zip(page.records, page.cursors, pending, strict=True)
+        TaskEdge(cursor=c, node=Task.of(r, pending=p, activity=a))
+        for r, c, p, a in zip(page.records, page.cursors, pending, activity, strict=True)
     ]
     return TaskConnection(
         edges=edges,

@@ -126,6 +126,37 @@ class DeferredLaunch:
     agent_profile_id: strawberry.ID | None
 
 
+@strawberry.type(description="A task's agent at a glance: who works on it, when and what it last said.")
+class TaskActivity:
+    agent_profile_id: strawberry.ID | None = strawberry.field(
+        description="The agent profile of the task's newest session; null before it first ran."
+    )
+    agent_name: str | None = strawberry.field(description="That profile's name; null when it was deleted.")
+    last_activity_at: datetime | None = strawberry.field(
+        description="When a session of the task last changed or produced a message; null before it first ran."
+    )
+    preview: str | None = strawberry.field(
+        description="The newest agent message as one line of plain text (markup dropped, at most 140 characters)."
+    )
+    has_run: bool = strawberry.field(description="The task has a session: an agent worked on it before.")
+    last_turn_failed: bool = strawberry.field(
+        description="The newest ended turn failed (as lastTurnError, without reading the error)."
+    )
+    needs_answer: bool = strawberry.field(description="A question or a permission request waits for a person.")
+
+    @classmethod
+    def of(cls, record: ActivityRecord) -> TaskActivity:
+        return cls(
+            agent_profile_id=_id(record.agent_profile_id),
+            agent_name=record.agent_name,
+            last_activity_at=record.last_activity_at,
+            preview=record.preview,
+            has_run=record.has_run,
+            last_turn_failed=record.last_turn_failed,
+            needs_answer=record.needs_answer,
+        )
+
+
 @strawberry.type(description="A unit of work handed to agents.")
 class Task:
     record: strawberry.Private[TaskRecord]
@@ -133,6 +164,7 @@ class Task:
     loaders: strawberry.Private[Loaders | None] = None
     # Known when the page that lists the task read it for the whole page.
     pending: strawberry.Private[PendingAction | None] = None
+    held_activity: strawberry.Private[ActivityRecord | None] = None
 
     def _loaders(self, info: Info) -> Loaders:
         return self.loaders or info.context.loaders
@@ -160,12 +192,20 @@ class Task:
     archived_at: datetime | None
 
     @classmethod
-    def of(cls, record: TaskRecord, *, loaders: Loaders | None = None, pending: PendingAction | None = None) -> Task:
+    def of(
+        cls,
+        record: TaskRecord,
+        *,
+        loaders: Loaders | None = None,
+        pending: PendingAction | None = None,
+        activity: ActivityRecord | None = None,
+    ) -> Task:
         """The task's plain fields copied once, so they resolve as data (no resolver call per field)."""
         return cls(
             record=record,
             loaders=loaders,
             pending=pending,
+            held_activity=activity,
             id=strawberry.ID(record.id),
             workspace_id=strawberry.ID(record.workspace_id),
             title=record.title,
@@ -208,8 +248,17 @@ class Task:
             return None
         return TurnError(message=turn.error or "the turn failed", stop_reason=turn.stop_reason, ended_at=turn.ended_at)
 
-    @described("What the task's agent did last, for its board card; read for the whole page at once.")
-    async def activity(self, info: Info) -> TaskActivity:
+    @described(
+        "What the task's agent did last, for its board card; read for the whole page at once.",
+        graphql_type=TaskActivity,
+    )
+    def activity(self, info: Info) -> TaskActivity | Awaitable[TaskActivity]:
+        # Read with the page when the page listed the task: no coroutine and no loader call per task.
+        if self.held_activity is not None:
+            return TaskActivity.of(self.held_activity)
+        return self._loaded_activity(info)
+
+    async def _loaded_activity(self, info: Info) -> TaskActivity:
         return TaskActivity.of(await self._loaders(info).task_activity.load(self.record.id))
 
     @described("The direct parent task, if any.")
@@ -260,37 +309,6 @@ class Task:
         profile = launch.get("agent_profile_id")
         profile_id = strawberry.ID(profile) if profile else None
         return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
-
-
-@strawberry.type(description="A task's agent at a glance: who works on it, when and what it last said.")
-class TaskActivity:
-    agent_profile_id: strawberry.ID | None = strawberry.field(
-        description="The agent profile of the task's newest session; null before it first ran."
-    )
-    agent_name: str | None = strawberry.field(description="That profile's name; null when it was deleted.")
-    last_activity_at: datetime | None = strawberry.field(
-        description="When a session of the task last changed or produced a message; null before it first ran."
-    )
-    preview: str | None = strawberry.field(
-        description="The newest agent message as one line of plain text (markup dropped, at most 140 characters)."
-    )
-    has_run: bool = strawberry.field(description="The task has a session: an agent worked on it before.")
-    last_turn_failed: bool = strawberry.field(
-        description="The newest ended turn failed (as lastTurnError, without reading the error)."
-    )
-    needs_answer: bool = strawberry.field(description="A question or a permission request waits for a person.")
-
-    @classmethod
-    def of(cls, record: ActivityRecord) -> TaskActivity:
-        return cls(
-            agent_profile_id=_id(record.agent_profile_id),
-            agent_name=record.agent_name,
-            last_activity_at=record.last_activity_at,
-            preview=record.preview,
-            has_run=record.has_run,
-            last_turn_failed=record.last_turn_failed,
-            needs_answer=record.needs_answer,
-        )
 
 
 @strawberry.type(description="Why a task's newest turn failed.")
