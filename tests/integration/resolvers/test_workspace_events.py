@@ -58,7 +58,7 @@ async def test_each_configuration_change_reaches_the_owner_once_and_never_anothe
             await services.workspaces.update(workspace_id, name="Mine, renamed")
             # A refused change is rolled back: nothing is told.
             with pytest.raises(ConflictError):
-                await services.secrets.create(workspace_id, "API_KEY", "again")
+                await services.secrets.create(workspace_id, "API_KEY", "a-second-s3cr3t-value")
             await services.secrets.delete(secret.id)
             # The change Bob can see: the first thing his tab hears, so none of the above reached him.
             bobs_secret = await bob.secrets.create(bob_workspace, "BOBS", "bob-value")
