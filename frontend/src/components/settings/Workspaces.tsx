@@ -25,7 +25,8 @@ export function Workspaces() {
   const createOne = () =>
     create.run(async () => {
       const { workspace } = unwrap((await gql(CREATE_WORKSPACE, { name: newName })).createWorkspace);
-      app.set({ workspaces: [...app.get().workspaces, workspace] });
+      // workspaceEvents may have brought the new workspace already (its refetch can answer first): once only.
+      app.set({ workspaces: [...app.get().workspaces.filter((w) => w.id !== workspace.id), workspace] });
       setNewName("");
       await selectWorkspace(workspace.id);
       setName(workspace.name);
