@@ -51,6 +51,15 @@ export const CRON_CHECK = graphql(`
   }
 `);
 
+graphql(`
+  fragment AutomationSaved on AutomationPayload {
+    webhookSecret
+    automation {
+      ...AutomationEditFields
+    }
+  }
+`);
+
 export const CREATE_AUTOMATION = graphql(`
   mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {
     createAutomation(input: $i) {
@@ -59,12 +68,7 @@ export const CREATE_AUTOMATION = graphql(`
       ... on ValidationError {
         field
       }
-      ... on AutomationPayload {
-        webhookSecret
-        automation {
-          ...AutomationEditFields
-        }
-      }
+      ...AutomationSaved
     }
   }
 `);
@@ -77,12 +81,7 @@ export const UPDATE_AUTOMATION = graphql(`
       ... on ValidationError {
         field
       }
-      ... on AutomationPayload {
-        webhookSecret
-        automation {
-          ...AutomationEditFields
-        }
-      }
+      ...AutomationSaved
     }
   }
 `);

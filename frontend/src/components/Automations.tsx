@@ -9,6 +9,7 @@ import type { AutomationRow, RunRow } from "../api/automationOps";
 import { TERMINAL_SESSION_STATES } from "../api/ops";
 import type { WorkspaceRunsQuery } from "../gql/graphql";
 import { useSession } from "../hooks/useSession";
+import { useNow } from "../hooks/useNow";
 import { useTaskDetail } from "../hooks/useTaskDetail";
 import { linkClick, navigate } from "../router";
 import { app } from "../state/app";
@@ -22,7 +23,6 @@ import {
   loadRuns,
   putAutomation,
   runStatusLabel,
-  useNow,
   when,
 } from "../state/automations";
 import { useStore } from "../state/store";
@@ -108,7 +108,7 @@ export function AgendaPage() {
   const load = useStore(automations, (s) => s.load);
   const error = useStore(automations, (s) => s.error);
   const byId = useStore(automations, (s) => s.byId);
-  const now = useNow();
+  const now = useNow(1000);
   useEffect(() => {
     // /runs is an older link to the agenda.
     if (window.location.pathname.startsWith("/runs")) navigate("/automations", { replace: true });
@@ -317,7 +317,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
   const [runsError, setRunsError] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
   const [busy, setBusy] = useState(false);
-  const now = useNow();
+  const now = useNow(1000);
   const closeDrawer = useRef<HTMLButtonElement | null>(null);
 
   useEffect(() => {

@@ -601,6 +601,8 @@ export type CronCheckQueryVariables = Exact<{
 
 export type CronCheckQuery = { validateCron: { valid: boolean, error: string | null, description: string | null, nextFires: Array<string> } };
 
+export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+
 export type CreateAutomationFromEditorMutationVariables = Exact<{
   i: CreateAutomationInput;
 }>;
@@ -1409,6 +1411,40 @@ export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"AutomationEditFields"}) as unknown as TypedDocumentString<AutomationEditFieldsFragment, unknown>;
+export const AutomationSavedFragmentDoc = new TypedDocumentString(`
+    fragment AutomationSaved on AutomationPayload {
+  webhookSecret
+  automation {
+    ...AutomationEditFields
+  }
+}
+    fragment AutomationEditFields on Automation {
+  id
+  name
+  description
+  prompt
+  titleTemplate
+  agentProfileId
+  destination
+  workflowId
+  workflowStepId
+  context
+  maxConcurrentRuns
+  enabled
+  hasWebhookSecret
+  triggers {
+    id
+    type
+    enabled
+    expression
+    timezone
+    filters
+  }
+  repositories {
+    repositoryId
+    baseBranch
+  }
+}`, {"fragmentName":"AutomationSaved"}) as unknown as TypedDocumentString<AutomationSavedFragment, unknown>;
 export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
     fragment AuthoringDraftFields on AuthoringDraft {
   taskId
@@ -1704,12 +1740,7 @@ export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
     ... on ValidationError {
       field
     }
-    ... on AutomationPayload {
-      webhookSecret
-      automation {
-        ...AutomationEditFields
-      }
-    }
+    ...AutomationSaved
   }
 }
     fragment AutomationEditFields on Automation {
@@ -1737,6 +1768,12 @@ export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
   repositories {
     repositoryId
     baseBranch
+  }
+}
+fragment AutomationSaved on AutomationPayload {
+  webhookSecret
+  automation {
+    ...AutomationEditFields
   }
 }
 fragment ErrorFields on Error {
@@ -1751,12 +1788,7 @@ export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
     ... on ValidationError {
       field
     }
-    ... on AutomationPayload {
-      webhookSecret
-      automation {
-        ...AutomationEditFields
-      }
-    }
+    ...AutomationSaved
   }
 }
     fragment AutomationEditFields on Automation {
@@ -1784,6 +1816,12 @@ export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
   repositories {
     repositoryId
     baseBranch
+  }
+}
+fragment AutomationSaved on AutomationPayload {
+  webhookSecret
+  automation {
+    ...AutomationEditFields
   }
 }
 fragment ErrorFields on Error {

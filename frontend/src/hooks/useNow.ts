@@ -1,30 +1,28 @@
-// One shared clock for "3 min ago" labels: a single timer however many cards show a time.
-import { useSyncExternalStore } from "react";
+// Shared clocks: "3 min ago" labels on the cards tick every 30 s, countdowns and elapsed times every second;
+// one timer per tick length however many components show a time.
+import { useCallback, useSyncExternalStore } from "react";
 
-const TICK_MS = 30_000;
-const listeners = new Set<() => void>();
-let timer: ReturnType<typeof setInterval> | undefined;
+const CARDS_TICK_MS = 30_000;
+const clocks = new Map<number, { listeners: Set<() => void>; timer?: ReturnType<typeof setInterval> }>();
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  if (!timer) {
-    timer = setInterval(() => {
-      for (const l of listeners) l();
-    }, TICK_MS);
-  }
+function subscribeTo(tick: number, listener: () => void): () => void {
+  let clock = clocks.get(tick);
+  if (!clock) clocks.set(tick, (clock = { listeners: new Set() }));
+  const own = clock;
+  own.listeners.add(listener);
+  own.timer ??= setInterval(() => own.listeners.forEach((l) => l()), tick);
   return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0 && timer) {
-      clearInterval(timer);
-      timer = undefined;
+    own.listeners.delete(listener);
+    if (own.listeners.size === 0 && own.timer) {
+      clearInterval(own.timer);
+      own.timer = undefined;
     }
   };
 }
 
-// Rounded to the tick, so every read within one tick agrees (React compares snapshots).
-const snapshot = () => Math.floor(Date.now() / TICK_MS) * TICK_MS;
-
-/** The current time in ms (to 30 s), refreshed every 30 s while anything renders with it. */
-export function useNow(): number {
-  return useSyncExternalStore(subscribe, snapshot);
+/** The current time in ms, rounded to `tick` (so every read within one tick agrees, as React compares
+ * snapshots) and refreshed every `tick` while anything renders with it. */
+export function useNow(tick = CARDS_TICK_MS): number {
+  const subscribe = useCallback((listener: () => void) => subscribeTo(tick, listener), [tick]);
+  return useSyncExternalStore(subscribe, () => Math.floor(Date.now() / tick) * tick);
 }

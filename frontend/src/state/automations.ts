@@ -1,7 +1,7 @@
 // The workspace's automations, their newest runs and the agenda, kept live from automationEvents: the
 // subscription starts first and every SUBSCRIBED message (again after a reconnect) reloads the snapshot,
 // so nothing that happens while it loads is missed.
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { errorText, gql } from "../api/graphql";
 import { subscribe } from "../api/live";
 import { AGENDA, AUTOMATIONS, AUTOMATION_EVENTS, AUTOMATION_RUNS } from "../api/automationOps";
@@ -179,16 +179,6 @@ export function health(row: AutomationRow): { tone: Health; label: string } {
   if (latest?.status === "SUCCEEDED") return { tone: "ok", label: "Last run succeeded" };
   if (latest) return { tone: "ok", label: `Last run ${latest.status.toLowerCase()}` };
   return { tone: "idle", label: "No runs yet" };
-}
-
-/** The current time, ticking every `ms`, for countdowns and elapsed times. */
-export function useNow(ms = 1000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(timer);
-  }, [ms]);
-  return now;
 }
 
 function span(seconds: number): string {
