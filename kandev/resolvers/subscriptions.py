@@ -7,12 +7,11 @@ from functools import partial
 
 import strawberry
 
-from kandev.domain.context import Principal
 from kandev.domain.records import MessageRecord, SessionRecord, TaskRecord, TurnRecord
 from kandev.domain.services import Services
+from kandev.domain.workspace.settings_events import heard_by
 from kandev.events import (
     SessionEventPayload,
-    SettingsEventPayload,
     TaskEventPayload,
     server_settings_channel,
     session_channel,
@@ -60,20 +59,8 @@ async def workspace_events(info: Info, workspace_id: strawberry.ID) -> AsyncGene
     async with services.ctx.bus.subscribe_all(*channels) as events:
         yield WorkspaceEvent(kind=WorkspaceEventKind.SUBSCRIBED)
         async for payload in events:
-            if _tells(payload, principal):
+            if heard_by(payload, principal):
                 yield WorkspaceEvent(kind=WorkspaceEventKind(payload["kind"]), id=strawberry.ID(payload["id"]))
-
-
-def _tells(payload: SettingsEventPayload, principal: Principal) -> bool:
-    """A server-wide message about a new workspace goes only to those who see it (its owner, unless bound to
-    another workspace as an agent session is; the local user with auth off); one about a server-wide profile
-    (no owner) to everyone, who all list it."""
-    owner = payload.get("owner_id")
-    if owner is None:
-        return True
-    if principal.workspace_id is not None:
-        return False
-    return principal.sees_everything or owner == principal.user_id
 
 
 def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from kandev.domain.context import Event, UnitOfWork
+from kandev.domain.context import Event, Principal, UnitOfWork
 from kandev.events import Channel, SettingsEventPayload, server_settings_channel, settings_channel
 from kandev.models import AgentProfile, ExecutorProfile, Repository, Secret, Workflow, WorkflowStep, Workspace
 
@@ -70,3 +70,15 @@ def _emit(uow: UnitOfWork, channel: Channel[SettingsEventPayload], payload: Sett
     """Once per transaction: a mutation flushing a row several times (or a step and its workflow) is one change."""
     if Event(channel, payload) not in uow.events:
         uow.emit(channel, payload)
+
+
+def heard_by(payload: SettingsEventPayload, principal: Principal) -> bool:
+    """A server-wide message about a new workspace goes only to those who see it (its owner, unless bound to
+    another workspace as an agent session is; the local user with auth off); one about a server-wide profile
+    (no owner) to everyone, who all list it."""
+    owner = payload.get("owner_id")
+    if owner is None:
+        return True
+    if principal.workspace_id is not None:
+        return False
+    return principal.sees_everything or owner == principal.user_id
