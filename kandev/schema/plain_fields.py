@@ -4,7 +4,9 @@ graphql-core builds a resolve-info object and calls strawberry's resolver wrappe
 field without a resolver only reads an attribute: on a 500-task board page that is ~6,500 calls which
 cost a sixth of the page. `PlainFieldExecutor` reads such a field's attribute and serializes it itself, as
 it does for a resolver marked `held_in(attribute)` when the object already holds its answer there.
-Anything else (a resolver, arguments, an object or list type, a null, a value that does not serialize)
+A plain field whose attribute is None answers null directly when its type allows null (most of a card's
+fields are null before the task first ran). Anything else (a resolver, arguments, an object or list type,
+a null where the type forbids it or a held answer that is not there, a value that does not serialize)
 takes graphql-core's full path, which also reports the errors.
 """
 
@@ -21,9 +23,10 @@ from strawberry.types.field import StrawberryField
 
 F = TypeVar("F", bound=Callable[..., Any])
 _HELD_IN = "_kandev_held_in"
+_MISSING = object()
 
-# Per schema field: (attribute name, leaf type) when it is plain, else None.
-_plain: dict[int, tuple[str, GraphQLLeafType] | None] = {}
+# Per schema field: (attribute name, leaf type, whether None is its answer) when it is plain, else None.
+_plain: dict[int, tuple[str, GraphQLLeafType, bool] | None] = {}
 
 
 def held_in(attribute: str) -> Callable[[F], F]:
@@ -37,19 +40,21 @@ def held_in(attribute: str) -> Callable[[F], F]:
     return mark
 
 
-def plain_field(field: GraphQLField) -> tuple[str, GraphQLLeafType] | None:
-    """The attribute a schema field reads and its leaf type, when the field has no resolver of its own."""
+def plain_field(field: GraphQLField) -> tuple[str, GraphQLLeafType, bool] | None:
+    """The attribute a schema field reads, its leaf type and whether a None there answers null, when the
+    field has no resolver of its own."""
     key = id(field)
     if key not in _plain:
         _plain[key] = _inspect(field)
     return _plain[key]
 
 
-def _inspect(field: GraphQLField) -> tuple[str, GraphQLLeafType] | None:
+def _inspect(field: GraphQLField) -> tuple[str, GraphQLLeafType, bool] | None:
     definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
     if not isinstance(definition, StrawberryField) or field.args:
         return None
-    if definition.base_resolver is not None:
+    held = definition.base_resolver is not None
+    if held:
         attribute = getattr(definition.base_resolver.wrapped_func, _HELD_IN, None)
     elif definition.is_basic_field and definition.default_resolver is getattr:
         attribute = definition.python_name
@@ -57,10 +62,12 @@ def _inspect(field: GraphQLField) -> tuple[str, GraphQLLeafType] | None:
         attribute = None
     if attribute is None or definition.extensions:
         return None
-    leaf = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+    non_null = isinstance(field.type, GraphQLNonNull)
+    leaf = field.type.of_type if non_null else field.type
     if not is_leaf_type(leaf):
         return None
-    return attribute, leaf
+    # A held answer of None means "not held here": its resolver decides.
+    return attribute, leaf, not non_null and not held
 
 
 def _resolving_middleware(executor: StrawberryGraphQLCoreExecutionContext) -> bool:
@@ -70,6 +77,8 @@ def _resolving_middleware(executor: StrawberryGraphQLCoreExecutionContext) -> bo
 
 
 class PlainFieldExecutor(StrawberryGraphQLCoreExecutionContext):
+    _shortcuts: bool | None = None  # decided on the first field: the middleware does not change mid-operation
+
     def execute_field(
         self,
         parent_type: GraphQLObjectType,
@@ -78,13 +87,17 @@ class PlainFieldExecutor(StrawberryGraphQLCoreExecutionContext):
         path: Any,
         position_context: Any,
     ) -> Any:
+        if self._shortcuts is None:
+            self._shortcuts = not _resolving_middleware(self)
         node = field_details_list[0].node
         field = parent_type.fields.get(node.name.value)
-        plain = plain_field(field) if field is not None and not node.arguments else None
-        if plain is not None and not _resolving_middleware(self):
-            name, leaf = plain
-            value = getattr(source, name, None)
-            if value is not None:
+        plain = plain_field(field) if self._shortcuts and field is not None and not node.arguments else None
+        if plain is not None:
+            name, leaf, none_is_null = plain
+            value = getattr(source, name, _MISSING)
+            if value is None and none_is_null:
+                return None
+            if value is not None and value is not _MISSING:
                 try:
                     coerced = leaf.coerce_output_value(value)
                 except Exception:  # reported, with its path, by the full path below

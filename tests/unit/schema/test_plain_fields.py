@@ -6,6 +6,8 @@ from enum import Enum
 
 import strawberry
 
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
 from kandev.schema.plain_fields import PlainFieldExecutor, held_in, plain_field
 
 calls: list[str] = []
@@ -31,6 +33,12 @@ class Item:
         return self.held if self.held is not None else Mood.BUSY
 
     @strawberry.field
+    @held_in("held")
+    def maybe(self) -> Mood | None:
+        calls.append("maybe")
+        return self.held
+
+    @strawberry.field
     def shout(self, times: int = 1) -> str:
         return self.name.upper() * times
 
@@ -48,6 +56,20 @@ class Query:
 
 fast = strawberry.Schema(query=Query, execution_context_class=PlainFieldExecutor)
 slow = strawberry.Schema(query=Query)
+full_paths: list[str] = []
+
+
+class _CountingFullPath(StrawberryGraphQLCoreExecutionContext):
+    def execute_field(self, parent_type, source, field_details_list, path, position_context):  # noqa: ANN001, ANN201
+        full_paths.append(f"{parent_type.name}.{field_details_list[0].node.name.value}")
+        return super().execute_field(parent_type, source, field_details_list, path, position_context)
+
+
+class _CountedPlainFieldExecutor(PlainFieldExecutor, _CountingFullPath):
+    pass
+
+
+counted = strawberry.Schema(query=Query, execution_context_class=_CountedPlainFieldExecutor)
 
 
 def test_plain_and_held_fields_answer_as_graphql_core_does():
@@ -63,6 +85,22 @@ def test_plain_and_held_fields_answer_as_graphql_core_does():
     assert (calls_without_shortcut, len(calls)) == (2, 1)
 
 
+def test_a_null_in_a_nullable_plain_field_answers_null_without_the_full_path():
+    full_paths.clear()
+    answered = counted.execute_sync("{ items { name count } }")
+    assert answered.errors is None
+    assert answered.data == {"items": [{"name": "a", "count": None}, {"name": "b", "count": 2}]}
+    assert full_paths == ["Query.items"]
+
+
+def test_a_held_field_holding_none_still_asks_its_resolver():
+    calls.clear()
+    full_paths.clear()
+    answered = counted.execute_sync("{ items { maybe } }")
+    assert answered.errors is None and answered.data == {"items": [{"maybe": "CALM"}, {"maybe": None}]}
+    assert calls == ["maybe"] and full_paths == ["Query.items", "Item.maybe"]
+
+
 def test_a_null_in_a_non_null_plain_field_is_still_an_error_at_its_path():
     answered = fast.execute_sync("{ broken { name } }")
     expected = slow.execute_sync("{ broken { name } }")
@@ -73,7 +111,9 @@ def test_a_null_in_a_non_null_plain_field_is_still_an_error_at_its_path():
 
 def test_only_fields_without_arguments_or_unmarked_resolvers_are_plain():
     fields = fast._schema.type_map["Item"].fields
-    assert plain_field(fields["name"]) == ("name", fast._schema.type_map["String"])
+    assert plain_field(fields["name"]) == ("name", fast._schema.type_map["String"], False)
+    assert plain_field(fields["count"]) == ("count", fast._schema.type_map["Int"], True)
+    assert plain_field(fields["maybe"]) == ("held", fast._schema.type_map["Mood"], False)
     assert plain_field(fields["computed"])[0] == "held"
     assert plain_field(fields["shout"]) is None
     assert plain_field(fast._schema.type_map["Query"].fields["items"]) is None
