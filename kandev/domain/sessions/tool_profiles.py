@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access.session_tokens import announce_access_change
 from kandev.domain.context import UnitOfWork
 from kandev.events import ToolsChange, tools_channel
-from kandev.models import Repository, Session, Task, TaskRepository
+from kandev.models import GitlabConnection, Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin
 
@@ -132,6 +132,8 @@ CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capabi
 CAPABILITY_TOOLS[Capability.USER_QUESTION] = ("ask_user_question_kandev",)
 CAPABILITY_TOOLS[Capability.PARENT_QUESTION] = ("ask_parent_question_kandev",)
 CAPABILITY_TOOLS[Capability.TASK_TITLE] = ("set_task_title_kandev",)
+CAPABILITY_TOOLS[Capability.GITHUB_PR] = ("get_task_pr_automation_kandev", "update_task_pr_automation_kandev")
+CAPABILITY_TOOLS[Capability.GITLAB_MR] = ("get_task_mr_automation_kandev", "update_task_mr_automation_kandev")
 
 SESSION_PURPOSE_SURFACE = {
     "task": Surface.KANBAN_TASK,
@@ -208,26 +210,32 @@ def owns_title(task: Task, session: Session) -> bool:
     return task.title_pending and task.title_owner_session_id == session.id
 
 
-def provider_of(remote_url: str | None) -> str | None:
-    """The code host a remote points at, for the provider capability groups."""
+def provider_of(remote_url: str | None, gitlab_host: str | None = None) -> str | None:
+    """The code host a remote points at, for the provider capability groups: github.com, the workspace's
+    GitLab host (its connection's, e.g. a self-managed instance), or any host named like GitLab."""
     if not remote_url:
         return None
     host = remote_url.split("://", 1)[-1].split("@", 1)[-1].split("/", 1)[0].split(":", 1)[0].lower()
     if host == "github.com" or host.endswith(".github.com"):
         return "github"
-    if "gitlab" in host:
+    if "gitlab" in host or (gitlab_host and host == gitlab_host.lower()):
         return "gitlab"
     return None
 
 
 async def task_providers(db: AsyncSession, task_id: str) -> frozenset[str]:
-    """The union of the providers of the task's repositories."""
+    """The union of the providers of the task's repositories (the task's workspace's GitLab host counts)."""
+    gitlab_host = await db.scalar(
+        select(GitlabConnection.host).join(Task, Task.workspace_id == GitlabConnection.workspace_id).where(
+            Task.id == task_id
+        )
+    )
     urls = await db.scalars(
         select(Repository.remote_url)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
         .where(TaskRepository.task_id == task_id)
     )
-    return frozenset(p for p in map(provider_of, urls) if p is not None)
+    return frozenset(p for p in (provider_of(url, gitlab_host) for url in urls) if p is not None)
 
 
 async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool:
