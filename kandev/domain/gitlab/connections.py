@@ -17,6 +17,7 @@ from kandev.config import Settings
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
+from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
 from kandev.domain.workspace.secrets import cipher
 from kandev.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
@@ -178,6 +179,8 @@ class GitlabService:
                 row.secret_id, row.base_url, row.host = secret.id, base, host_of(base)
                 row.username, row.updated_at = user.username, utcnow()
             await uow.db.flush()
+            # The instance's host now counts as GitLab: live sessions with repositories on it get the tools.
+            await refresh_workspace_profiles(uow, workspace_id)
             return GitlabConnectionRecord.of(row)
 
     async def disconnect(self, workspace_id: str) -> bool:
@@ -192,4 +195,6 @@ class GitlabService:
             await uow.db.delete(row)
             if secret is not None:
                 await uow.db.delete(secret)
+            await uow.db.flush()
+            await refresh_workspace_profiles(uow, workspace_id)
             return True
