@@ -282,7 +282,8 @@ class GitHubClient:
             raise GitHubError("GitHub did not give the pull request's node id")
         mutation = "convertPullRequestToDraft" if draft else "markPullRequestReadyForReview"
         document = f"mutation($id: ID!) {{ {mutation}(input: {{pullRequestId: $id}}) {{ pullRequest {{ isDraft }} }} }}"
-        answer = (await self._send("POST", self._graphql_url(), {"query": document, "variables": {"id": node_id}})).json()
+        request = {"query": document, "variables": {"id": node_id}}
+        answer = (await self._send("POST", self._graphql_url(), request)).json()
         if not isinstance(answer, dict) or answer.get("errors"):
             raise GitHubError("GitHub refused to change the pull request's draft state")
 

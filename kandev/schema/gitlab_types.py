@@ -34,8 +34,7 @@ class GitlabConnection:
 class ConnectGitlabInput:
     workspace_id: strawberry.ID = arg(_WORKSPACE, min_length=1)
     token: str = arg(
-        "A GitLab personal, group or project access token; stored encrypted as a workspace secret, never shown "
-        "again.",
+        "A GitLab personal, group or project access token; stored encrypted as a workspace secret, never shown again.",
         min_length=1,
         max_length=rules.MAX_TOKEN_LENGTH,
     )

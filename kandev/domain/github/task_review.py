@@ -26,7 +26,7 @@ from kandev.domain.errors import (
 from kandev.domain.github.connections import workspace_token
 from kandev.github.client import CheckRun, GitHubClient, GitHubError, PullRequest
 from kandev.github.remotes import parse_remote
-from kandev.models import Repository, Task, TaskPullRequest, TaskRepository
+from kandev.models import Repository, TaskPullRequest, TaskRepository
 
 MAX_TITLE = 256
 MAX_BODY = 65_536

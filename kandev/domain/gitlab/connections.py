@@ -17,8 +17,8 @@ from kandev.config import Settings
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
-from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.workspace.secrets import cipher
 from kandev.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
 from kandev.log_redaction import remember_secrets
@@ -132,9 +132,7 @@ class GitlabService:
             raise ValidationError("token must not be empty", field="token")
         token = token.strip()
         if len(token) > MAX_TOKEN_LENGTH or any(c.isspace() or ord(c) < 32 for c in token):
-            raise ValidationError(
-                f"token must be at most {MAX_TOKEN_LENGTH} characters without spaces", field="token"
-            )
+            raise ValidationError(f"token must be at most {MAX_TOKEN_LENGTH} characters without spaces", field="token")
         default = clean_base_url(self.ctx.settings.gitlab_url)
         base = clean_base_url(base_url) if base_url is not None and base_url.strip() else default
         if base != default:

@@ -24,7 +24,15 @@ from kandev.domain.errors import (
     ProviderRefusedError,
     ValidationError,
 )
-from kandev.domain.github.task_review import MAX_BODY, MAX_LABELS, MAX_PEOPLE, MAX_TITLE, agent_task, clean_names, clean_text
+from kandev.domain.github.task_review import (
+    MAX_BODY,
+    MAX_LABELS,
+    MAX_PEOPLE,
+    MAX_TITLE,
+    agent_task,
+    clean_names,
+    clean_text,
+)
 from kandev.domain.gitlab.connections import GitlabCredentials, workspace_gitlab_credentials
 from kandev.gitlab.client import (
     DRAFT_PREFIX,

@@ -66,7 +66,11 @@ register(
         "{repository?, number?, title?: string (1-256), body?: string (Markdown), draft?: bool (true: convert to "
         "draft, false: ready for review), reviewers?: [login] (review requested, added to those already asked), "
         "labels?: [string] (the complete set: replaces the labels, [] clears them)}; at least one field to "
-        "change. " + PR_OUTPUT + " (the pull request after the change) " + _UNTRUSTED + " "
+        "change. "
+        + PR_OUTPUT
+        + " (the pull request after the change) "
+        + _UNTRUSTED
+        + " "
         + _ERRORS.format(p="GitHub", none="NO_LINKED_PR", kind="pull request", which="repository and number"),
         PR_SELECTION,
         _shaped,
@@ -92,7 +96,11 @@ register(
         "{project?, iid?, title?: string (1-256, without a 'Draft:' prefix), description?: string (Markdown), "
         "draft?: bool (GitLab marks drafts by the title's 'Draft: ' prefix), reviewers?: [username] (added to "
         "the current reviewers), labels?: [string] (the complete set: replaces the labels, [] clears them)}; at "
-        "least one field to change. " + MR_OUTPUT + " (the merge request after the change) " + _UNTRUSTED + " "
+        "least one field to change. "
+        + MR_OUTPUT
+        + " (the merge request after the change) "
+        + _UNTRUSTED
+        + " "
         + _ERRORS.format(p="GitLab", none="NO_LINKED_MR", kind="merge request", which="project and iid"),
         MR_SELECTION,
         _shaped,

@@ -76,9 +76,7 @@ async def test_a_refused_token_is_a_typed_error_that_stores_nothing_and_never_ec
     ["ftp://gitlab.example", "https://user:pw-9f3c@gitlab.example", "https://gitlab.example/?x=1", "not a url"],
 )
 async def test_a_bad_base_url_is_refused_by_field_before_anything_is_called(gql, db, workspace_id, gitlab, base_url):
-    answer = (await gql(CONNECT, i={"workspaceId": workspace_id, "token": GOOD, "baseUrl": base_url}))[
-        "connectGitlab"
-    ]
+    answer = (await gql(CONNECT, i={"workspaceId": workspace_id, "token": GOOD, "baseUrl": base_url}))["connectGitlab"]
     assert answer["__typename"] == "ValidationError" and answer["field"] == "baseUrl"
     assert "pw-9f3c" not in json.dumps(answer)
     assert gitlab.requests == [] and await rows(db) == ([], [])

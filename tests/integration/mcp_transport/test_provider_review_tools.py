@@ -94,7 +94,9 @@ async def call(client: Client, tool: str, **arguments: Any) -> tuple[bool, dict[
 
 async def link_pr(services, task_id: str, repository: str, number: int, branch: str) -> None:
     async with services.ctx.unit_of_work() as uow:
-        uow.db.add(TaskPullRequest(task_id=task_id, repository=repository, number=number, state="open", head_branch=branch))
+        uow.db.add(
+            TaskPullRequest(task_id=task_id, repository=repository, number=number, state="open", head_branch=branch)
+        )
 
 
 class TestGithubPullRequestTools:
@@ -115,7 +117,7 @@ class TestGithubPullRequestTools:
         github.pulls["acme/app"][7].reviews = [("monalisa", "CHANGES_REQUESTED"), ("monalisa", "APPROVED")]
         await link_pr(services, task_id, "acme/app", 7, branch)
         async with agent_client(settings, services, session_id) as client:
-            assert PR_TOOLS <= await names(client)
+            assert await names(client) >= PR_TOOLS
             failed, pr = await call(client, "get_task_pr_automation_kandev")
             refused, other = await call(client, "get_task_pr_automation_kandev", repository="acme/other", number=3)
         assert not failed
@@ -208,7 +210,7 @@ class TestGithubPullRequestTools:
         await link_pr(services, task_id, "acme/app", 1, branch)
         await services.github.disconnect(workspace_id)
         async with agent_client(settings, services, session_id) as client:
-            assert PR_TOOLS <= await names(client)  # github.com counts without a connection
+            assert await names(client) >= PR_TOOLS  # github.com counts without a connection
             failed, error = await call(client, "get_task_pr_automation_kandev")
         assert failed and error["code"] == "PROVIDER_NOT_CONNECTED"
         assert GITHUB_TOKEN not in json.dumps(error)
@@ -234,7 +236,7 @@ class TestGitlabMergeRequestTools:
             approvals_required=2,
         )
         async with agent_client(settings, services, session_id) as client:
-            assert MR_TOOLS <= await names(client) and not PR_TOOLS & await names(client)
+            assert await names(client) >= MR_TOOLS and not PR_TOOLS & await names(client)
             failed, mr = await call(client, "get_task_mr_automation_kandev")
             assert not failed
             assert {k: mr[k] for k in ("project", "iid", "state", "draft", "title", "description", "sha")} == {
@@ -254,7 +256,9 @@ class TestGitlabMergeRequestTools:
                 "approvals_left": 1,
                 "approved_by": ["reviewer-ann"],
             }
-            failed, ready = await call(client, "update_task_mr_automation_kandev", draft=False, reviewers=["reviewer-bo"])
+            failed, ready = await call(
+                client, "update_task_mr_automation_kandev", draft=False, reviewers=["reviewer-bo"]
+            )
             assert not failed and ready["draft"] is False and ready["title"] == "Speed up"
             assert ready["reviewers"] == ["reviewer-bo"] and ready["labels"] == ["perf"]
             assert ready["description"] == "Untrusted words"
@@ -278,7 +282,9 @@ class TestGitlabMergeRequestTools:
         gitlab.add_mr("group/svc", 1, source_branch="someone-elses")
         async with agent_client(settings, services, session_id) as client:
             failed, error = await call(client, "get_task_mr_automation_kandev")
-            chosen, other = await call(client, "update_task_mr_automation_kandev", project="group/svc", iid=1, title="x")
+            chosen, other = await call(
+                client, "update_task_mr_automation_kandev", project="group/svc", iid=1, title="x"
+            )
             assert failed and error["code"] == "NO_LINKED_MR" and "no merge request" in error["error"]
             assert chosen and other["code"] == "NO_LINKED_MR" and gitlab.writes == []
             await services.gitlab.disconnect(workspace_id)
@@ -307,6 +313,6 @@ async def test_the_tool_groups_appear_and_disappear_live_with_sources_and_connec
         await heard.settle_at(3)
         after = await names(client)
     assert not (PR_TOOLS | MR_TOOLS) & before
-    assert MR_TOOLS <= with_mr and not PR_TOOLS & with_mr
-    assert (PR_TOOLS | MR_TOOLS) <= with_both
-    assert PR_TOOLS <= after and not MR_TOOLS & after
+    assert with_mr >= MR_TOOLS and not PR_TOOLS & with_mr
+    assert with_both >= (PR_TOOLS | MR_TOOLS)
+    assert after >= PR_TOOLS and not MR_TOOLS & after
