@@ -5,8 +5,10 @@ Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -238,3 +240,29 @@ async def fake_gitlab(fake: FakeGitLab | None = None) -> AsyncIterator[FakeGitLa
     fake.url = f"http://127.0.0.1:{port}"
     async with serving(fake.app(), port):
         yield fake
+
+
+@contextmanager
+def fake_gitlab_in_thread(fake: FakeGitLab | None = None, wait: float = 15.0) -> Iterator[FakeGitLab]:
+    """The fake served from a thread of its own (for synchronous tests, e.g. the browser's)."""
+    fake = fake or FakeGitLab()
+    ready = threading.Event()
+    held: dict[str, object] = {}
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        held["loop"], held["stop"] = asyncio.get_running_loop(), stop
+        async with fake_gitlab(fake):
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), name="fake-gitlab", daemon=True)
+    thread.start()
+    assert ready.wait(wait), "the fake GitLab did not start"
+    try:
+        yield fake
+    finally:
+        loop, stop = held["loop"], held["stop"]
+        assert isinstance(loop, asyncio.AbstractEventLoop) and isinstance(stop, asyncio.Event)
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(wait)
