@@ -32,7 +32,13 @@ async def test_a_forks_merge_request_names_the_source_projects_clone_url_and_col
     )
     async with GitLabClient(gitlab.url, TOKEN) as client:
         mr = await client.merge_request("group/sub/svc", 12)
-    assert (mr.project, mr.iid, mr.state, mr.source_branch, mr.sha) == ("group/sub/svc", 12, "opened", "fix-it", "e" * 40)
+    assert (mr.project, mr.iid, mr.state, mr.source_branch, mr.sha) == (
+        "group/sub/svc",
+        12,
+        "opened",
+        "fix-it",
+        "e" * 40,
+    )
     assert mr.source_clone_url == f"{gitlab.url}/contributor/svc.git"
     assert mr.allow_collaboration is True and mr.source_project_id == fork != mr.target_project_id
 
