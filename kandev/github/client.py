@@ -257,7 +257,7 @@ class GitHubClient:
         data = (await self._get(path)).json()
         return [str(u.get("login")) for u in data.get("users") or () if isinstance(u, dict) and u.get("login")]
 
-    async def review_decision(self, repository: str, number: int) -> str:
+    async def review_decision(self, repository: str, number: int, requested: list[str] | None = None) -> str:
         """approved, changes_requested, review_required (someone is asked and none decided) or none: from each
         reviewer's latest approving or change-requesting review (GitHub's REST API has no reviewDecision)."""
         path = f"repos/{check_repository(repository)}/pulls/{int(number)}/reviews"
@@ -271,7 +271,9 @@ class GitHubClient:
             return "changes_requested"
         if "APPROVED" in latest.values():
             return "approved"
-        return "review_required" if await self.requested_reviewers(repository, number) else "none"
+        if requested is None:
+            requested = await self.requested_reviewers(repository, number)
+        return "review_required" if requested else "none"
 
     async def set_draft(self, repository: str, number: int, draft: bool) -> None:
         """Mark the pull request draft or ready for review: GitHub offers this only in its GraphQL API

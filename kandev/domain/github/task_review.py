@@ -267,8 +267,8 @@ class _Connected:
 async def _view(client: GitHubClient, pr: PullRequest) -> PullRequestView:
     try:
         runs: list[CheckRun] = await client.check_runs(pr.repository, pr.head_sha) if pr.head_sha else []
-        decision = await client.review_decision(pr.repository, pr.number)
         requested = await client.requested_reviewers(pr.repository, pr.number)
+        decision = await client.review_decision(pr.repository, pr.number, requested)
     except GitHubError as error:
         raise ProviderRefusedError(f"GitHub could not be asked: {error.message}") from None
     return PullRequestView(
