@@ -113,7 +113,7 @@ def agent_task(ctx: ServiceContext, tool: str) -> tuple[str, str]:
 
 
 async def _task_repositories(db: AsyncSession, task_id: str, host: str) -> dict[str, set[str]]:
-    """owner/name (lower-case) -> the task's branches of it, for the task's repositories on `host`."""
+    """owner/name (as the remote spells it) -> the task's branches of it, for the task's repositories on `host`."""
     rows = await db.execute(
         select(Repository.remote_url, TaskRepository.branch)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
@@ -123,7 +123,7 @@ async def _task_repositories(db: AsyncSession, task_id: str, host: str) -> dict[
     for remote, branch in rows:
         parsed = parse_remote(remote)
         if parsed is not None and parsed[0] == host:
-            branches = found.setdefault(parsed[1].lower(), set())
+            branches = found.setdefault(parsed[1], set())
             if branch:
                 branches.add(branch)
     return found
@@ -196,7 +196,8 @@ class TaskPullRequestService:
                     .order_by(TaskPullRequest.updated_at.desc())
                 )
             )
-        candidates = _Candidates(repositories, [link for link in links if link.repository.lower() in repositories])
+        names = {name.lower() for name in repositories}
+        candidates = _Candidates(repositories, [link for link in links if link.repository.lower() in names])
         return _Connected(GitHubClient(self.ctx.settings.github_api_url, token), candidates)
 
     async def _resolve(

@@ -92,7 +92,8 @@ async def link_task_merge_request(db: AsyncSession, task_id: str, mr: MergeReque
 
 
 async def _task_projects(db: AsyncSession, task_id: str, credentials: GitlabCredentials) -> dict[str, set[str]]:
-    """project path (lower-case) -> the task's branches of it, for the task's repositories on the GitLab host."""
+    """project path (as the remote spells it) -> the task's branches of it, for the task's repositories on the
+    GitLab host."""
     rows = await db.execute(
         select(Repository.remote_url, TaskRepository.branch)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
@@ -103,7 +104,7 @@ async def _task_projects(db: AsyncSession, task_id: str, credentials: GitlabCred
     for remote, branch in rows:
         parsed = parse_gitlab_remote(remote, base_path)
         if parsed is not None and parsed[0] == credentials.host:
-            branches = found.setdefault(parsed[1].lower(), set())
+            branches = found.setdefault(parsed[1], set())
             if branch:
                 branches.add(branch)
     return found
@@ -178,6 +179,7 @@ class TaskMergeRequestService:
                     provider="gitlab",
                 )
             projects = await _task_projects(db, task_id, credentials)
+            paths = {path.lower() for path in projects}
             links = [
                 link
                 for link in await db.scalars(
@@ -185,7 +187,7 @@ class TaskMergeRequestService:
                     .where(TaskMergeRequest.task_id == task_id)
                     .order_by(TaskMergeRequest.updated_at.desc())
                 )
-                if link.project.lower() in projects
+                if link.project.lower() in paths
             ]
         return credentials, projects, links
 

@@ -201,6 +201,22 @@ class TestGithubPullRequestTools:
         assert not found, pr
         assert pr["number"] == 9
 
+    async def test_several_linked_pull_requests_are_listed_until_one_is_named(
+        self, settings, services, workspace_id, github, tmp_path
+    ):
+        await services.github.connect(workspace_id, GITHUB_TOKEN)
+        task_id, session_id = await launched_task(services, workspace_id)
+        app = await add_repository(services, task_id, tmp_path / "app", f"{github.url}/Acme/App.git")
+        lib = await add_repository(services, task_id, tmp_path / "lib", f"{github.url}/acme/lib.git")
+        github.add_pr("Acme/App", 1, head=app, title="App change")
+        github.add_pr("acme/lib", 2, head=lib, title="Lib change")
+        async with agent_client(settings, services, session_id) as client:
+            ambiguous, error = await call(client, "get_task_pr_automation_kandev")
+            named, pr = await call(client, "get_task_pr_automation_kandev", repository="acme/app", number=1)
+        assert ambiguous and error["code"] == "VALIDATION"
+        assert sorted(error["fields"]["candidates"]) == ["acme/app#1", "acme/lib#2"]
+        assert not named and (pr["repository"], pr["title"]) == ("Acme/App", "App change")
+
     async def test_a_disconnected_workspace_is_a_clear_error_without_the_token(
         self, settings, services, workspace_id, github, tmp_path
     ):
