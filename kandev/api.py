@@ -13,6 +13,7 @@ from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import github as github_resolvers
 from kandev.resolvers import gitlab as gitlab_resolvers
 from kandev.resolvers import profiles as profile_resolvers
+from kandev.resolvers import reviews as review_resolvers
 from kandev.resolvers import runs as run_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
@@ -124,10 +125,10 @@ class Query:
         resolver=gitlab_resolvers.gitlab_connection, description="A workspace's GitLab connection; null: none."
     )
     task_pull_request = strawberry.field(
-        resolver=gitlab_resolvers.task_pull_request, description="Agent only (get_task_pr_automation_kandev)."
+        resolver=review_resolvers.task_pull_request, description="Agent only (get_task_pr_automation_kandev)."
     )
     task_merge_request = strawberry.field(
-        resolver=gitlab_resolvers.task_merge_request, description="Agent only (get_task_mr_automation_kandev)."
+        resolver=review_resolvers.task_merge_request, description="Agent only (get_task_mr_automation_kandev)."
     )
 
 
@@ -348,11 +349,11 @@ class Mutation:
     )
     disconnect_gitlab = strawberry.mutation(resolver=gitlab_resolvers.disconnect_gitlab)
     update_task_pull_request = strawberry.mutation(
-        resolver=gitlab_resolvers.update_task_pull_request,
+        resolver=review_resolvers.update_task_pull_request,
         description="Agent only (update_task_pr_automation_kandev).",
     )
     update_task_merge_request = strawberry.mutation(
-        resolver=gitlab_resolvers.update_task_merge_request,
+        resolver=review_resolvers.update_task_merge_request,
         description="Agent only (update_task_mr_automation_kandev).",
     )
 
