@@ -5,6 +5,7 @@ request, change only the fields given, and fail with typed errors that never car
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -169,8 +170,9 @@ class TestGithubPullRequestTools:
         ]
 
     async def test_a_refused_reviewer_is_a_typed_error_naming_what_was_applied(
-        self, settings, services, workspace_id, github, tmp_path
+        self, settings, services, workspace_id, github, tmp_path, caplog
     ):
+        caplog.set_level(logging.DEBUG)
         await services.github.connect(workspace_id, GITHUB_TOKEN)
         task_id, session_id = await launched_task(services, workspace_id)
         branch = await add_repository(services, task_id, tmp_path / "app", f"{github.url}/acme/app.git")
@@ -183,7 +185,7 @@ class TestGithubPullRequestTools:
             nothing, empty = await call(client, "update_task_pr_automation_kandev")
         assert failed and error["code"] == "PROVIDER_ERROR"
         assert error["fields"]["failed"] == "reviewers" and error["fields"]["applied"] == ["title"]
-        assert GITHUB_TOKEN not in json.dumps(error)
+        assert GITHUB_TOKEN not in json.dumps(error) and GITHUB_TOKEN not in caplog.text
         assert nothing and empty["code"] == "VALIDATION"
 
     async def test_without_a_linked_pr_the_branchs_pr_is_found_and_else_a_clear_error(
