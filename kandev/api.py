@@ -11,7 +11,9 @@ from kandev.resolvers import automations as automation_resolvers
 from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import github as github_resolvers
+from kandev.resolvers import gitlab as gitlab_resolvers
 from kandev.resolvers import profiles as profile_resolvers
+from kandev.resolvers import reviews as review_resolvers
 from kandev.resolvers import runs as run_resolvers
 from kandev.resolvers import sessions as session_resolvers
 from kandev.resolvers import subscriptions as subscription_resolvers
@@ -118,6 +120,15 @@ class Query:
     )
     github_connection = strawberry.field(
         resolver=github_resolvers.github_connection, description="A workspace's GitHub connection; null: none."
+    )
+    gitlab_connection = strawberry.field(
+        resolver=gitlab_resolvers.gitlab_connection, description="A workspace's GitLab connection; null: none."
+    )
+    task_pull_request = strawberry.field(
+        resolver=review_resolvers.task_pull_request, description="Agent only (get_task_pr_automation_kandev)."
+    )
+    task_merge_request = strawberry.field(
+        resolver=review_resolvers.task_merge_request, description="Agent only (get_task_mr_automation_kandev)."
     )
 
 
@@ -331,6 +342,19 @@ class Mutation:
     )
     set_github_app = strawberry.mutation(
         resolver=github_resolvers.set_github_app, description="Set the server-wide GitHub App (admins only)."
+    )
+    connect_gitlab = strawberry.mutation(
+        resolver=gitlab_resolvers.connect_gitlab,
+        description="Connect a workspace to GitLab; the token is verified first and a refused one stores nothing.",
+    )
+    disconnect_gitlab = strawberry.mutation(resolver=gitlab_resolvers.disconnect_gitlab)
+    update_task_pull_request = strawberry.mutation(
+        resolver=review_resolvers.update_task_pull_request,
+        description="Agent only (update_task_pr_automation_kandev).",
+    )
+    update_task_merge_request = strawberry.mutation(
+        resolver=review_resolvers.update_task_merge_request,
+        description="Agent only (update_task_mr_automation_kandev).",
     )
 
 

@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     github_api_url: str = Field(
         default="https://api.github.com", description="base URL of the GitHub REST API (GitHub Enterprise: .../api/v3)"
     )
+    gitlab_url: str = Field(
+        default="https://gitlab.com",
+        description="default base URL of GitLab (a workspace's connection may name another; the API is <url>/api/v4)",
+    )
     github_poll_seconds: float = Field(default=60.0, gt=0, description="how often open pull requests are polled")
     automation_slow_run_minutes: float = Field(
         default=10.0, gt=0, description="after how long a running automation run is flagged 'taking longer than usual'"
@@ -107,7 +111,7 @@ class Settings(BaseSettings):
     def _async_database_url(cls, value: str | None) -> str | None:
         return async_database_url(value) if value else None
 
-    @field_validator("github_api_url")
+    @field_validator("github_api_url", "gitlab_url")
     @classmethod
     def _plain_http_url(cls, value: str) -> str:
         split = urlsplit(value)

@@ -70,3 +70,29 @@ class UnprocessableError(ConflictError):
     HTTP 422."""
 
     code = "UNPROCESSABLE"
+
+
+class ProviderNotConnectedError(ConflictError):
+    """The task's workspace has no connection to the code host a call needs (GitHub, GitLab): a person
+    connects it in the workspace's settings."""
+
+    code = "PROVIDER_NOT_CONNECTED"
+
+
+class NoLinkedPullRequestError(ConflictError):
+    """The task has no GitHub pull request linked (none from its branches either)."""
+
+    code = "NO_LINKED_PR"
+
+
+class NoLinkedMergeRequestError(ConflictError):
+    """The task has no GitLab merge request linked (none from its branches either)."""
+
+    code = "NO_LINKED_MR"
+
+
+class ProviderRefusedError(UnprocessableError):
+    """The code host refused or failed a call (token rights, unknown reviewer, unreachable); the message is the
+    provider client's safe text, never a token or a response body."""
+
+    code = "PROVIDER_ERROR"

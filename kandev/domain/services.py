@@ -10,6 +10,9 @@ from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
+from kandev.domain.github.task_review import TaskPullRequestService
+from kandev.domain.gitlab.connections import GitlabService
+from kandev.domain.gitlab.merge_requests import TaskMergeRequestService
 from kandev.domain.lookups import Lookups
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
@@ -141,6 +144,18 @@ class Services:
     @cached_property
     def github(self) -> GithubService:
         return GithubService(self.ctx)
+
+    @cached_property
+    def gitlab(self) -> GitlabService:
+        return GitlabService(self.ctx)
+
+    @cached_property
+    def task_pull_requests(self) -> TaskPullRequestService:
+        return TaskPullRequestService(self.ctx)
+
+    @cached_property
+    def task_merge_requests(self) -> TaskMergeRequestService:
+        return TaskMergeRequestService(self.ctx)
 
     @cached_property
     def lookups(self) -> Lookups:

@@ -237,9 +237,73 @@ class GitHubClient:
                 raise GitHubUnreachableError("GitHub sent a next page on another origin; not followed")
             response = await self._get(next_url)
 
+    async def update_pull_request(self, repository: str, number: int, changes: Mapping[str, Any]) -> PullRequest:
+        """PATCH title and/or body (GitHub's REST API can not change `draft`: see set_draft)."""
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}"
+        return pull_request_of(repository, (await self._send("PATCH", path, dict(changes))).json())
+
+    async def set_labels(self, repository: str, number: int, labels: list[str]) -> None:
+        """Replace the pull request's labels with exactly these."""
+        path = f"repos/{check_repository(repository)}/issues/{int(number)}/labels"
+        await self._send("PUT", path, {"labels": list(labels)})
+
+    async def request_reviewers(self, repository: str, number: int, reviewers: list[str]) -> None:
+        """Ask these users for a review (added to those already asked)."""
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}/requested_reviewers"
+        await self._send("POST", path, {"reviewers": list(reviewers)})
+
+    async def requested_reviewers(self, repository: str, number: int) -> list[str]:
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}/requested_reviewers"
+        data = (await self._get(path)).json()
+        return [str(u.get("login")) for u in data.get("users") or () if isinstance(u, dict) and u.get("login")]
+
+    async def review_decision(self, repository: str, number: int, requested: list[str] | None = None) -> str:
+        """approved, changes_requested, review_required (someone is asked and none decided) or none: from each
+        reviewer's latest approving or change-requesting review (GitHub's REST API has no reviewDecision)."""
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}/reviews"
+        latest: dict[str, str] = {}
+        async for review in self._pages(path, {"per_page": str(PER_PAGE)}):
+            state = str(review.get("state") or "")
+            login = str((review.get("user") or {}).get("login") or "")
+            if login and state in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED"):
+                latest[login] = state
+        if "CHANGES_REQUESTED" in latest.values():
+            return "changes_requested"
+        if "APPROVED" in latest.values():
+            return "approved"
+        if requested is None:
+            requested = await self.requested_reviewers(repository, number)
+        return "review_required" if requested else "none"
+
+    async def set_draft(self, repository: str, number: int, draft: bool) -> None:
+        """Mark the pull request draft or ready for review: GitHub offers this only in its GraphQL API
+        (convertPullRequestToDraft / markPullRequestReadyForReview), at <api>/graphql (GHE: /api/graphql)."""
+        response = await self._get(f"repos/{check_repository(repository)}/pulls/{int(number)}")
+        node_id = str(response.json().get("node_id") or "")
+        if not node_id:
+            raise GitHubError("GitHub did not give the pull request's node id")
+        mutation = "convertPullRequestToDraft" if draft else "markPullRequestReadyForReview"
+        document = f"mutation($id: ID!) {{ {mutation}(input: {{pullRequestId: $id}}) {{ pullRequest {{ isDraft }} }} }}"
+        request = {"query": document, "variables": {"id": node_id}}
+        answer = (await self._send("POST", self._graphql_url(), request)).json()
+        if not isinstance(answer, dict) or answer.get("errors"):
+            raise GitHubError("GitHub refused to change the pull request's draft state")
+
+    def _graphql_url(self) -> str:
+        base = self._base
+        return base[: -len("/v3")] + "/graphql" if base.endswith("/api/v3") else base + "/graphql"
+
     async def _get(self, path: str, params: Mapping[str, str] | None = None) -> httpx.Response:
+        return await self._request("GET", path, params=params)
+
+    async def _send(self, method: str, path: str, body: Mapping[str, Any]) -> httpx.Response:
+        return await self._request(method, path, json=body)
+
+    async def _request(
+        self, method: str, path: str, *, params: Mapping[str, str] | None = None, json: Any = None
+    ) -> httpx.Response:
         try:
-            response = await self._http.get(path, params=params)
+            response = await self._http.request(method, path, params=params, json=json)
         except httpx.TimeoutException:
             raise GitHubUnreachableError("GitHub did not answer in time") from None
         except httpx.HTTPError:
@@ -255,6 +319,8 @@ class GitHubClient:
             raise GitHubAuthError("the token may not do this on GitHub", status)
         if status == 404:
             raise GitHubNotFoundError("not found on GitHub (or not visible to this token)", status)
+        if status == 422:
+            raise GitHubError("GitHub refused the change (422: e.g. an unknown reviewer or a closed PR)", status)
         if status >= 500:
             raise GitHubUnreachableError(f"GitHub answered {status}", status)
         raise GitHubError(f"GitHub answered {status}", status)

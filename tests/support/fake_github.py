@@ -37,10 +37,14 @@ class FakePullRequest:
     state: str = "open"
     merged_at: str | None = None
     updated_at: str = field(default_factory=_now)
+    requested_reviewers: list[str] = field(default_factory=list)
+    # (login, state) in submission order: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED.
+    reviews: list[tuple[str, str]] = field(default_factory=list)
 
     def json(self, repository: str, origin: str) -> dict[str, Any]:
         return {
             "number": self.number,
+            "node_id": f"PR_{repository}#{self.number}",
             "title": self.title,
             "body": self.body,
             "html_url": f"{origin}/{repository}/pull/{self.number}",
@@ -52,6 +56,7 @@ class FakePullRequest:
             "base": {"ref": self.base},
             "updated_at": self.updated_at,
             "merged_at": self.merged_at,
+            "requested_reviewers": [{"login": login} for login in self.requested_reviewers],
         }
 
 
@@ -65,6 +70,10 @@ class FakeGitHub:
     page_size: int = 100
     rate_limited_until: int | None = None  # epoch seconds: every call answers 403 rate-limited
     requests: list[str] = field(default_factory=list)
+    # Every write as (method, path, JSON body), so tests see exactly what changed.
+    writes: list[tuple[str, str, Any]] = field(default_factory=list)
+    # Logins a review may be requested from (others answer 422 like GitHub).
+    collaborators: set[str] = field(default_factory=lambda: {"octocat", "hubot", "monalisa"})
     url: str = ""
 
     def add_pr(self, repository: str, number: int | None = None, **fields: Any) -> FakePullRequest:
@@ -89,7 +98,15 @@ class FakeGitHub:
             routes=[
                 Route("/user", self._user),
                 Route("/repos/{owner}/{name}/pulls", self._list_pulls),
-                Route("/repos/{owner}/{name}/pulls/{number:int}", self._get_pull),
+                Route("/repos/{owner}/{name}/pulls/{number:int}", self._get_pull, methods=["GET", "PATCH"]),
+                Route(
+                    "/repos/{owner}/{name}/pulls/{number:int}/requested_reviewers",
+                    self._reviewers,
+                    methods=["GET", "POST"],
+                ),
+                Route("/repos/{owner}/{name}/pulls/{number:int}/reviews", self._reviews),
+                Route("/repos/{owner}/{name}/issues/{number:int}/labels", self._labels, methods=["PUT"]),
+                Route("/graphql", self._graphql, methods=["POST"]),
                 Route("/repos/{owner}/{name}/commits/{ref:path}/check-runs", self._check_runs),
             ]
         )
@@ -145,7 +162,73 @@ class FakeGitHub:
         pr = self.pulls.get(repository, {}).get(request.path_params["number"])
         if pr is None:
             return JSONResponse({"message": "Not Found"}, 404)
+        if request.method == "PATCH":
+            body = await request.json()
+            self.writes.append(("PATCH", request.url.path, body))
+            for name in ("title", "body", "state", "base"):
+                if name in body:
+                    setattr(pr, name, body[name])
+            pr.updated_at = _now()
         return JSONResponse(pr.json(repository, self.url))
+
+    def _pr(self, request: Request) -> tuple[str, FakePullRequest | None]:
+        repository = f"{request.path_params['owner']}/{request.path_params['name']}"
+        return repository, self.pulls.get(repository, {}).get(request.path_params["number"])
+
+    async def _reviewers(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        repository, pr = self._pr(request)
+        if pr is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        if request.method == "POST":
+            body = await request.json()
+            self.writes.append(("POST", request.url.path, body))
+            unknown = [login for login in body.get("reviewers", []) if login not in self.collaborators]
+            if unknown:
+                return JSONResponse({"message": "Reviews may only be requested from collaborators."}, 422)
+            pr.requested_reviewers += [r for r in body.get("reviewers", []) if r not in pr.requested_reviewers]
+            return JSONResponse(pr.json(repository, self.url), 201)
+        return JSONResponse({"users": [{"login": login} for login in pr.requested_reviewers], "teams": []})
+
+    async def _reviews(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        _, pr = self._pr(request)
+        if pr is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        reviews = [{"id": i + 1, "user": {"login": who}, "state": state} for i, (who, state) in enumerate(pr.reviews)]
+        return self._page(request, reviews)
+
+    async def _labels(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        _, pr = self._pr(request)
+        if pr is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        body = await request.json()
+        self.writes.append(("PUT", request.url.path, body))
+        pr.labels = list(body.get("labels", []))
+        return JSONResponse([{"name": name} for name in pr.labels])
+
+    async def _graphql(self, request: Request) -> JSONResponse:
+        """Only the two draft mutations, by the PR's node id (as GitHub's GraphQL API offers them)."""
+        if refused := self._refused(request):
+            return refused
+        body = await request.json()
+        self.writes.append(("POST", request.url.path, body))
+        query, node = str(body.get("query", "")), str((body.get("variables") or {}).get("id", ""))
+        for repository, prs in self.pulls.items():
+            for pr in prs.values():
+                if f"PR_{repository}#{pr.number}" == node:
+                    if "convertPullRequestToDraft" in query:
+                        pr.draft = True
+                    elif "markPullRequestReadyForReview" in query:
+                        pr.draft = False
+                    else:
+                        return JSONResponse({"errors": [{"message": "unsupported by the fake"}]})
+                    return JSONResponse({"data": {"x": {"pullRequest": {"isDraft": pr.draft}}}})
+        return JSONResponse({"errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]})
 
     async def _check_runs(self, request: Request) -> JSONResponse:
         if refused := self._refused(request):

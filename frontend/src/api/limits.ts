@@ -60,6 +60,18 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "ConnectGitlabInput": {
+    "baseUrl": {
+      "maxLength": 500
+    },
+    "token": {
+      "maxLength": 1000,
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "CreateAutomationInput": {
     "description": {
       "maxLength": 5000
@@ -144,6 +156,11 @@ export const LIMITS = {
     }
   },
   "DisconnectGithubInput": {
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
+  "DisconnectGitlabInput": {
     "workspaceId": {
       "minLength": 1
     }
@@ -299,6 +316,22 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "TaskMergeRequestInput": {
+    "iid": {
+      "minimum": 1
+    },
+    "project": {
+      "maxLength": 500
+    }
+  },
+  "TaskPullRequestInput": {
+    "number": {
+      "minimum": 1
+    },
+    "repository": {
+      "maxLength": 201
+    }
+  },
   "TaskRepositoryInput": {
     "repositoryId": {
       "minLength": 1
@@ -352,6 +385,52 @@ export const LIMITS = {
     },
     "title": {
       "maxLength": 200,
+      "minLength": 1
+    }
+  },
+  "UpdateTaskMergeRequestInput": {
+    "description": {
+      "maxLength": 65536
+    },
+    "iid": {
+      "minimum": 1
+    },
+    "labels": {
+      "maxItems": 100,
+      "maxLength": 100
+    },
+    "project": {
+      "maxLength": 500
+    },
+    "reviewers": {
+      "maxItems": 15,
+      "maxLength": 255
+    },
+    "title": {
+      "maxLength": 256,
+      "minLength": 1
+    }
+  },
+  "UpdateTaskPullRequestInput": {
+    "body": {
+      "maxLength": 65536
+    },
+    "labels": {
+      "maxItems": 100,
+      "maxLength": 100
+    },
+    "number": {
+      "minimum": 1
+    },
+    "repository": {
+      "maxLength": 201
+    },
+    "reviewers": {
+      "maxItems": 15,
+      "maxLength": 100
+    },
+    "title": {
+      "maxLength": 256,
       "minLength": 1
     }
   },

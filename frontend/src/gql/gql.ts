@@ -37,6 +37,11 @@ type Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": typeof types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": typeof types.WorkspaceRunsDocument,
+    "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n": typeof types.CodeHostConnectionsDocument,
+    "\n  mutation ConnectGithub($i: ConnectGithubInput!) {\n    connectGithub(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ConnectGithubDocument,
+    "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DisconnectGithubDocument,
+    "\n  mutation ConnectGitlab($i: ConnectGitlabInput!) {\n    connectGitlab(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ConnectGitlabDocument,
+    "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DisconnectGitlabDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -124,6 +129,11 @@ const documents: Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": types.WorkspaceRunsDocument,
+    "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n": types.CodeHostConnectionsDocument,
+    "\n  mutation ConnectGithub($i: ConnectGithubInput!) {\n    connectGithub(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ConnectGithubDocument,
+    "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DisconnectGithubDocument,
+    "\n  mutation ConnectGitlab($i: ConnectGitlabInput!) {\n    connectGitlab(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ConnectGitlabDocument,
+    "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DisconnectGitlabDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -277,6 +287,26 @@ export function graphql(source: "\n  mutation ReackAutomation($i: ReackAutomatio
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n"): typeof import('./graphql').WorkspaceRunsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n"): typeof import('./graphql').CodeHostConnectionsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConnectGithub($i: ConnectGithubInput!) {\n    connectGithub(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').ConnectGithubDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DisconnectGithubDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConnectGitlab($i: ConnectGitlabInput!) {\n    connectGitlab(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').ConnectGitlabDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DisconnectGitlabDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

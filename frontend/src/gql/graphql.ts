@@ -117,6 +117,24 @@ export type AutomationTriggerType =
   | 'SCHEDULED'
   | 'WEBHOOK';
 
+/** Connect a workspace to GitHub with a token, verified with GitHub first. */
+export type ConnectGithubInput = {
+  /** A GitHub token (classic or fine-grained); stored encrypted as a workspace secret, never shown again. */
+  token: string;
+  /** The workspace. */
+  workspaceId: string | number;
+};
+
+/** Connect a workspace to GitLab with a token, verified with the instance first. */
+export type ConnectGitlabInput = {
+  /** The GitLab instance, an http(s) URL without credentials. Default: the server's (https://gitlab.com unless configured); another instance needs an admin. */
+  baseUrl?: string | null | undefined;
+  /** A GitLab personal, group or project access token; stored encrypted as a workspace secret, never shown again. */
+  token: string;
+  /** The workspace. */
+  workspaceId: string | number;
+};
+
 /** Only admins set kind ACP, command or env, or create server-wide profiles (workspaceId null); anyone may create a Scripted profile in their workspace. */
 export type CreateAgentProfileInput = {
   command?: Array<string> | null | undefined;
@@ -740,6 +758,65 @@ export type WorkspaceRunsQueryVariables = Exact<{
 
 
 export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
+
+export type CodeHostConnectionsQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type CodeHostConnectionsQuery = { githubConnection: { login: string, host: string, connectedAt: string } | null, gitlabConnection: { username: string, baseUrl: string, host: string, connectedAt: string } | null };
+
+export type ConnectGithubMutationVariables = Exact<{
+  i: ConnectGithubInput;
+}>;
+
+
+export type ConnectGithubMutation = { connectGithub:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ConnectGithubPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DisconnectGithubMutationVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type DisconnectGithubMutation = { disconnectGithub:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DisconnectGithubPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ConnectGitlabMutationVariables = Exact<{
+  i: ConnectGitlabInput;
+}>;
+
+
+export type ConnectGitlabMutation = { connectGitlab:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ConnectGitlabPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DisconnectGitlabMutationVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type DisconnectGitlabMutation = { disconnectGitlab:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DisconnectGitlabPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
@@ -2191,6 +2268,65 @@ export const WorkspaceRunsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
+export const CodeHostConnectionsDocument = new TypedDocumentString(`
+    query CodeHostConnections($w: ID!) {
+  githubConnection(workspaceId: $w) {
+    login
+    host
+    connectedAt
+  }
+  gitlabConnection(workspaceId: $w) {
+    username
+    baseUrl
+    host
+    connectedAt
+  }
+}
+    `) as unknown as TypedDocumentString<CodeHostConnectionsQuery, CodeHostConnectionsQueryVariables>;
+export const ConnectGithubDocument = new TypedDocumentString(`
+    mutation ConnectGithub($i: ConnectGithubInput!) {
+  connectGithub(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ConnectGithubMutation, ConnectGithubMutationVariables>;
+export const DisconnectGithubDocument = new TypedDocumentString(`
+    mutation DisconnectGithub($w: ID!) {
+  disconnectGithub(input: {workspaceId: $w}) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DisconnectGithubMutation, DisconnectGithubMutationVariables>;
+export const ConnectGitlabDocument = new TypedDocumentString(`
+    mutation ConnectGitlab($i: ConnectGitlabInput!) {
+  connectGitlab(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ConnectGitlabMutation, ConnectGitlabMutationVariables>;
+export const DisconnectGitlabDocument = new TypedDocumentString(`
+    mutation DisconnectGitlab($w: ID!) {
+  disconnectGitlab(input: {workspaceId: $w}) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DisconnectGitlabMutation, DisconnectGitlabMutationVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {

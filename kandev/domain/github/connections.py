@@ -17,6 +17,7 @@ from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.workspace.secrets import cipher
 from kandev.github.client import GitHubAuthError, GitHubClient, GitHubError, GitHubRateLimitedError
 from kandev.github.remotes import api_host
@@ -160,6 +161,8 @@ class GithubService:
             else:
                 row.secret_id, row.login, row.host, row.updated_at = secret.id, user.login, host, utcnow()
             await uow.db.flush()
+            # The connection's host (GitHub Enterprise) now counts as GitHub for the live sessions' tools.
+            await refresh_workspace_profiles(uow, workspace_id)
             return ConnectionRecord.of(row)
 
     async def disconnect(self, workspace_id: str) -> bool:
@@ -174,6 +177,8 @@ class GithubService:
             await uow.db.delete(row)
             if secret is not None:
                 await uow.db.delete(secret)
+            await uow.db.flush()
+            await refresh_workspace_profiles(uow, workspace_id)
             return True
 
     async def set_app(self, app_id: str, private_key: str, webhook_secret: str) -> AppRecord:

@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.session_tokens import announce_access_change
 from kandev.domain.context import UnitOfWork
+from kandev.domain.sessions.prompts import is_terminal
 from kandev.events import ToolsChange, tools_channel
-from kandev.models import Repository, Session, Task, TaskRepository
+from kandev.models import GithubConnection, GitlabConnection, Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin
 
@@ -132,6 +133,8 @@ CAPABILITY_TOOLS: dict[Capability, tuple[str, ...]] = {capability: () for capabi
 CAPABILITY_TOOLS[Capability.USER_QUESTION] = ("ask_user_question_kandev",)
 CAPABILITY_TOOLS[Capability.PARENT_QUESTION] = ("ask_parent_question_kandev",)
 CAPABILITY_TOOLS[Capability.TASK_TITLE] = ("set_task_title_kandev",)
+CAPABILITY_TOOLS[Capability.GITHUB_PR] = ("get_task_pr_automation_kandev", "update_task_pr_automation_kandev")
+CAPABILITY_TOOLS[Capability.GITLAB_MR] = ("get_task_mr_automation_kandev", "update_task_mr_automation_kandev")
 
 SESSION_PURPOSE_SURFACE = {
     "task": Surface.KANBAN_TASK,
@@ -208,26 +211,33 @@ def owns_title(task: Task, session: Session) -> bool:
     return task.title_pending and task.title_owner_session_id == session.id
 
 
-def provider_of(remote_url: str | None) -> str | None:
-    """The code host a remote points at, for the provider capability groups."""
+def provider_of(remote_url: str | None, gitlab_host: str | None = None, github_host: str | None = None) -> str | None:
+    """The code host a remote points at, for the provider capability groups: github.com or the host of the
+    workspace's GitHub connection (GitHub Enterprise); the host of the workspace's GitLab connection (a
+    self-managed instance) or any host named like GitLab."""
     if not remote_url:
         return None
     host = remote_url.split("://", 1)[-1].split("@", 1)[-1].split("/", 1)[0].split(":", 1)[0].lower()
-    if host == "github.com" or host.endswith(".github.com"):
+    if host == "github.com" or host.endswith(".github.com") or (github_host and host == github_host.lower()):
         return "github"
-    if "gitlab" in host:
+    if "gitlab" in host or (gitlab_host and host == gitlab_host.lower()):
         return "gitlab"
     return None
 
 
 async def task_providers(db: AsyncSession, task_id: str) -> frozenset[str]:
-    """The union of the providers of the task's repositories."""
+    """The union of the providers of the task's repositories (the hosts of the task's workspace's GitHub and
+    GitLab connections count)."""
+    workspace = select(Task.workspace_id).where(Task.id == task_id).scalar_subquery()
+    gitlab_host = await db.scalar(select(GitlabConnection.host).where(GitlabConnection.workspace_id == workspace))
+    github_host = await db.scalar(select(GithubConnection.host).where(GithubConnection.workspace_id == workspace))
     urls = await db.scalars(
         select(Repository.remote_url)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
         .where(TaskRepository.task_id == task_id)
     )
-    return frozenset(p for p in map(provider_of, urls) if p is not None)
+    found = (provider_of(url, gitlab_host, github_host) for url in urls)
+    return frozenset(p for p in found if p is not None)
 
 
 async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool:
@@ -242,6 +252,22 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     announce_access_change(uow, session.id)
     uow.emit(tools_channel(session.id), ToolsChange(revision=session.mcp_profile_revision))
     return True
+
+
+async def refresh_workspace_profiles(uow: UnitOfWork, workspace_id: str) -> int:
+    """Recompute the profiles of the workspace's launched, live sessions (a GitHub or GitLab connection made
+    or forgotten changes which hosts count as providers); how many changed, each announced once."""
+    rows = await uow.db.execute(
+        select(Session, Task)
+        .join(Task, Task.id == Session.task_id)
+        .where(Task.workspace_id == workspace_id, Task.deleted_at.is_(None))
+        .order_by(Session.id)
+    )
+    changed = 0
+    for session, task in list(rows):
+        if session.mcp_profile and not is_terminal(session) and await refresh_profile(uow, session, task):
+            changed += 1
+    return changed
 
 
 def session_profile(session: Session, task: Task) -> McpProfile:

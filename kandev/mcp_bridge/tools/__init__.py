@@ -5,6 +5,7 @@ from kandev.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     automations,
     dependencies,
     permissions,
+    provider_reviews,
     rich_output,
     sessions,
     tasks,

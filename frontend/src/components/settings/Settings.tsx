@@ -1,9 +1,10 @@
-// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories and secrets,
-// and the user's access tokens.
+// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets,
+// code-host connections and the user's access tokens.
 import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
+import { Connections } from "./Connections";
 import { Executors } from "./Executors";
 import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
@@ -19,6 +20,7 @@ export const SECTIONS = [
   { id: "executors", label: "Executors", view: Executors },
   { id: "repositories", label: "Repositories", view: Repositories },
   { id: "secrets", label: "Secrets", view: Secrets },
+  { id: "connections", label: "Code hosts", view: Connections },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
 

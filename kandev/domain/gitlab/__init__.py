@@ -1,0 +1,1 @@
+"""GitLab: workspace connections and task merge requests."""

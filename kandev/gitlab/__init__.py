@@ -1,0 +1,1 @@
+"""GitLab REST API access."""

@@ -1,0 +1,268 @@
+"""A local fake of the GitLab REST API v4 (the parts Kandev's client uses), served by uvicorn on a free port.
+
+Projects, merge requests, approvals and pipelines live in memory; tests add and change them through the object.
+Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), like GitLab."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from tests.support.server import free_port, serving
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class FakeMergeRequest:
+    iid: int
+    title: str = "A change"
+    description: str = ""
+    author: str = "tanuki"
+    source_branch: str = "feature"
+    target_branch: str = "main"
+    sha: str = "b" * 40
+    state: str = "opened"
+    labels: list[str] = field(default_factory=list)
+    reviewer_ids: list[int] = field(default_factory=list)
+    source_project_id: int | None = None  # None: the target project itself
+    allow_collaboration: bool = False
+    pipeline_status: str | None = None
+    approved_by: list[str] = field(default_factory=list)
+    approvals_required: int = 0
+    merged_at: str | None = None
+    updated_at: str = field(default_factory=_now)
+
+
+@dataclass
+class FakeGitLab:
+    """The fake's state; `tokens` maps each accepted token to its user's username; `users` names ids."""
+
+    tokens: dict[str, str] = field(default_factory=lambda: {"glpat-fake-good-7c1e": "tanuki"})
+    users: dict[str, int] = field(default_factory=lambda: {"tanuki": 1, "reviewer-ann": 2, "reviewer-bo": 3})
+    projects: dict[str, int] = field(default_factory=dict)  # path -> id
+    merge_requests: dict[str, dict[int, FakeMergeRequest]] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+    writes: list[tuple[str, str, Any]] = field(default_factory=list)
+    url: str = ""
+
+    def add_project(self, path: str) -> int:
+        return self.projects.setdefault(path, len(self.projects) + 100)
+
+    def add_mr(self, project: str, iid: int | None = None, **fields: Any) -> FakeMergeRequest:
+        self.add_project(project)
+        mrs = self.merge_requests.setdefault(project, {})
+        iid = iid or (max(mrs, default=0) + 1)
+        mr = FakeMergeRequest(iid=iid, **fields)
+        mrs[iid] = mr
+        return mr
+
+    def _path_of(self, project_id: int) -> str | None:
+        return next((path for path, pid in self.projects.items() if pid == project_id), None)
+
+    def _username(self, user_id: int) -> str:
+        return next((name for name, uid in self.users.items() if uid == user_id), f"user{user_id}")
+
+    def mr_json(self, project: str, mr: FakeMergeRequest) -> dict[str, Any]:
+        target = self.projects[project]
+        pipeline = {"id": 1, "status": mr.pipeline_status} if mr.pipeline_status else None
+        return {
+            "iid": mr.iid,
+            "project_id": target,
+            "title": mr.title,
+            "description": mr.description,
+            "web_url": f"{self.url}/{project}/-/merge_requests/{mr.iid}",
+            "author": {"username": mr.author},
+            "draft": mr.title.lower().startswith(("draft:", "[draft]", "(draft)")),
+            "state": mr.state,
+            "labels": list(mr.labels),
+            "reviewers": [{"id": uid, "username": self._username(uid)} for uid in mr.reviewer_ids],
+            "source_branch": mr.source_branch,
+            "target_branch": mr.target_branch,
+            "sha": mr.sha,
+            "source_project_id": mr.source_project_id if mr.source_project_id is not None else target,
+            "target_project_id": target,
+            "allow_collaboration": mr.allow_collaboration,
+            "head_pipeline": pipeline,
+            "updated_at": mr.updated_at,
+            "merged_at": mr.merged_at,
+        }
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/api/v4/user", self._user),
+                Route("/api/v4/users", self._users),
+                Route("/api/v4/projects/{project:path}/merge_requests", self._list_mrs),
+                Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}", self._mr, methods=["GET", "PUT"]),
+                Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/approvals", self._approvals),
+                Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/pipelines", self._pipelines),
+                Route("/api/v4/projects/{project:path}", self._project),
+            ]
+        )
+
+    def _refused(self, request: Request) -> JSONResponse | None:
+        self.requests.append(request.url.path)
+        token = request.headers.get("private-token") or request.headers.get("authorization", "").partition(" ")[2]
+        if token not in self.tokens:
+            return JSONResponse({"message": "401 Unauthorized"}, 401)
+        return None
+
+    def _project_path(self, request: Request) -> str | None:
+        ref = unquote(request.path_params["project"])
+        if ref.isdigit():
+            return self._path_of(int(ref))
+        return ref if ref in self.projects else None
+
+    def _find(self, request: Request) -> tuple[str, FakeMergeRequest] | None:
+        project = self._project_path(request)
+        mr = self.merge_requests.get(project or "", {}).get(request.path_params["iid"])
+        return (project, mr) if project and mr else None
+
+    async def _user(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        token = request.headers.get("private-token") or request.headers["authorization"].partition(" ")[2]
+        name = self.tokens[token]
+        return JSONResponse({"username": name, "id": self.users.get(name, 99)})
+
+    async def _users(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        wanted = request.query_params.get("username", "")
+        return JSONResponse([{"id": uid, "username": name} for name, uid in self.users.items() if name == wanted])
+
+    async def _project(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        path = self._project_path(request)
+        if path is None:
+            return JSONResponse({"message": "404 Project Not Found"}, 404)
+        return JSONResponse(
+            {"id": self.projects[path], "path_with_namespace": path, "http_url_to_repo": f"{self.url}/{path}.git"}
+        )
+
+    async def _list_mrs(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        project = self._project_path(request)
+        if project is None:
+            return JSONResponse({"message": "404 Project Not Found"}, 404)
+        state = request.query_params.get("state", "all")
+        branch = request.query_params.get("source_branch")
+        found = [
+            self.mr_json(project, mr)
+            for mr in sorted(self.merge_requests.get(project, {}).values(), key=lambda m: -m.iid)
+            if (state == "all" or mr.state == state) and (branch is None or mr.source_branch == branch)
+        ]
+        return JSONResponse(found)
+
+    async def _mr(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        found = self._find(request)
+        if found is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        project, mr = found
+        if request.method == "PUT":
+            body = await request.json()
+            self.writes.append(("PUT", request.url.path, body))
+            if "reviewer_ids" in body and any(uid not in self.users.values() for uid in body["reviewer_ids"]):
+                return JSONResponse({"message": "reviewer not found"}, 400)
+            if "title" in body:
+                mr.title = body["title"]
+            if "description" in body:
+                mr.description = body["description"]
+            if "labels" in body:
+                mr.labels = [label for label in str(body["labels"]).split(",") if label]
+            if "reviewer_ids" in body:
+                mr.reviewer_ids = list(body["reviewer_ids"])
+            mr.updated_at = _now()
+        return JSONResponse(self.mr_json(project, mr))
+
+    async def _approvals(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        found = self._find(request)
+        if found is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        _, mr = found
+        left = max(mr.approvals_required - len(mr.approved_by), 0)
+        return JSONResponse(
+            {
+                "approved": left == 0 and (bool(mr.approved_by) or mr.approvals_required == 0),
+                "approvals_required": mr.approvals_required,
+                "approvals_left": left,
+                "approved_by": [{"user": {"username": name}} for name in mr.approved_by],
+            }
+        )
+
+    async def _pipelines(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        found = self._find(request)
+        if found is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        project, mr = found
+        if not mr.pipeline_status:
+            return JSONResponse([])
+        return JSONResponse(
+            [
+                {
+                    "id": 1,
+                    "status": mr.pipeline_status,
+                    "ref": mr.source_branch,
+                    "sha": mr.sha,
+                    "web_url": f"{self.url}/{project}/-/pipelines/1",
+                }
+            ]
+        )
+
+
+@asynccontextmanager
+async def fake_gitlab(fake: FakeGitLab | None = None) -> AsyncIterator[FakeGitLab]:
+    """The fake served on a free loopback port; `fake.url` is its base URL, valid inside the block."""
+    fake = fake or FakeGitLab()
+    port = free_port()
+    fake.url = f"http://127.0.0.1:{port}"
+    async with serving(fake.app(), port):
+        yield fake
+
+
+@contextmanager
+def fake_gitlab_in_thread(fake: FakeGitLab | None = None, wait: float = 15.0) -> Iterator[FakeGitLab]:
+    """The fake served from a thread of its own (for synchronous tests, e.g. the browser's)."""
+    fake = fake or FakeGitLab()
+    ready = threading.Event()
+    held: dict[str, object] = {}
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        held["loop"], held["stop"] = asyncio.get_running_loop(), stop
+        async with fake_gitlab(fake):
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), name="fake-gitlab", daemon=True)
+    thread.start()
+    assert ready.wait(wait), "the fake GitLab did not start"
+    try:
+        yield fake
+    finally:
+        loop, stop = held["loop"], held["stop"]
+        assert isinstance(loop, asyncio.AbstractEventLoop) and isinstance(stop, asyncio.Event)
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(wait)
