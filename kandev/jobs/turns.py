@@ -18,6 +18,7 @@ from kandev.domain.access.session_tokens import token_is_live
 from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
+from kandev.domain.workspace.contributions import write_preflight
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, prepare_turn, remember_acp_session
@@ -371,6 +372,11 @@ class TurnRunner:
         try:
             self.setup = setup = await prepare_turn(self.ctx, self.claimed)
         except DomainError as error:  # e.g. git could not create the worktree
+            await self._fail_launch(f"the agent can't start: {error.message}")
+            return None
+        try:  # a task on a pull request: can its branch be pushed to? (before any agent runs)
+            await write_preflight(self.ctx, self.claimed.task_id)
+        except DomainError as error:
             await self._fail_launch(f"the agent can't start: {error.message}")
             return None
         self.stream.use_secrets(setup.secrets)

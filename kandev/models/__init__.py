@@ -16,6 +16,7 @@ from kandev.models.github import (
     GithubPendingFiring,
     GithubPrPollState,
     GithubWebhookDelivery,
+    TaskContribution,
     TaskPullRequest,
 )
 from kandev.models.profiles import AgentProfile, ExecutorProfile
@@ -65,6 +66,7 @@ __all__ = [
     "TaskCleanup",
     "TaskDependency",
     "TaskFolder",
+    "TaskContribution",
     "TaskPullRequest",
     "TaskRepository",
     "Turn",

@@ -8,6 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.tasks.dependencies import MAX_BLOCKERS
+from kandev.domain.errors import ValidationError
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice
@@ -25,10 +26,31 @@ TASK_ID_FOR_AGENTS = "The task's id ('self' for the task this session works on).
 TaskIdArgument = Annotated[strawberry.ID, argument("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)]
 
 
-@strawberry.input(description="A repository for a task to work in.")
+@strawberry.input(description="A repository for a task to work in: a repository id, or a pull request URL.")
 class TaskRepositoryInput:
-    repository_id: strawberry.ID = arg("Repository id.", min_length=1)
+    repository_id: strawberry.ID | None = arg("Repository id (or repositoryUrl).", default=None, min_length=1)
     base_branch: str | None = arg("Default: the repository's default branch.", default=None, agent="Base branch.")
+    repository_url: str | None = arg(
+        "Instead of repositoryId: a canonical pull request URL (https://<host>/<owner>/<repo>/pull/<number>) on "
+        "the workspace's connected host. The task works on the PR's exact head and pushes to its branch.",
+        default=None,
+        agent="Instead of repository_id: an open pull request's canonical URL "
+        "(https://<host>/<owner>/<repo>/pull/<number>) on the workspace's connected GitHub host. The task works "
+        "on the PR's head commit, its pushes go to the PR's branch, and the existing PR is linked (no new one). "
+        "The PR's title, body and comments are not copied into the task: give your own title and prompt.",
+        min_length=1,
+        max_length=1000,
+    )
+
+
+def _repository_choice(choice: TaskRepositoryInput, index: int) -> RepositoryChoice:
+    if (choice.repository_id is None) == (choice.repository_url is None):
+        raise ValidationError(
+            "a repository needs exactly one of repositoryId or repositoryUrl", field=f"repositories[{index}]"
+        )
+    if choice.repository_url is not None:
+        return RepositoryChoice(repository_id="", base_branch=choice.base_branch, url=choice.repository_url)
+    return RepositoryChoice(repository_id=str(choice.repository_id), base_branch=choice.base_branch)
 
 
 @strawberry.input
@@ -113,10 +135,7 @@ class CreateTaskInput:
             start_agent=self.start_agent,
             blocked_by=[str(i) for i in self.blocked_by or []],
             start_when_unblocked=self.start_when_unblocked,
-            repositories=[
-                RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch)
-                for r in self.repositories or []
-            ],
+            repositories=[_repository_choice(r, index) for index, r in enumerate(self.repositories or [])],
         )
 
 
