@@ -18,11 +18,11 @@ from kandev.domain.access.session_tokens import token_is_live
 from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
-from kandev.domain.workspace.contributions import write_preflight
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.domain.workspace.contributions import write_preflight
 from kandev.events import WAITING, control_channel
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.worker_loop import WorkerLoop, current_loop

@@ -7,8 +7,8 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.errors import ValidationError
+from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice

@@ -22,6 +22,7 @@ import asyncio
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -87,7 +88,9 @@ class ContributionResolver(Protocol):
     def parse(self, url: str) -> ContributionRef | None:
         """The URL's parts when it is this provider's canonical PR/MR URL form, else None."""
 
-    async def resolve(self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef) -> Contribution:
+    async def resolve(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
+    ) -> Contribution:
         """Ask the provider (the workspace connection's token); ContributionError when unusable."""
 
 
@@ -152,7 +155,9 @@ def _origins(*urls: str) -> list[str]:
     return [origin for origin in (creds.origin_of(url) for url in urls) if origin]
 
 
-def _git(path: str | Path, *args: str, credential: creds.GitCredential | None = None, origins: list[str] | None = None) -> str:
+def _git(
+    path: str | Path, *args: str, credential: creds.GitCredential | None = None, origins: list[str] | None = None
+) -> str:
     """Hardened git in `path` with the credential helper for `origins`; raises ContributionError with
     redacted output (never the token, never a URL's userinfo)."""
     try:
@@ -223,14 +228,30 @@ def prepare_branch(
     )
     if run_git("cat-file", "-e", f"{contribution.head_sha}^{{commit}}", cwd=path).returncode != 0:
         try:  # the branch moved on since: fetch the exact commit itself
-            _git(path, "fetch", "--quiet", "--no-tags", remote, contribution.head_sha, credential=credential, origins=origins)
+            _git(
+                path,
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                remote,
+                contribution.head_sha,
+                credential=credential,
+                origins=origins,
+            )
         except ContributionError:
             raise ContributionError("the contribution's head commit could not be fetched", "no_head") from None
     _git(path, "branch", "--no-track", branch, contribution.head_sha)
     _git(path, "config", "--local", f"branch.{branch}.remote", remote)
     _git(path, "config", "--local", f"branch.{branch}.merge", f"refs/heads/{contribution.source_branch}")
     _git(path, "config", "--local", f"branch.{branch}.pushRemote", remote)
-    _git(path, "config", "--local", "--replace-all", f"remote.{remote}.push", f"refs/heads/{branch}:refs/heads/{contribution.source_branch}")
+    _git(
+        path,
+        "config",
+        "--local",
+        "--replace-all",
+        f"remote.{remote}.push",
+        f"refs/heads/{branch}:refs/heads/{contribution.source_branch}",
+    )
     if credential is not None:
         configure_credentials(path, credential, [contribution.target_clone_url, source])
     return remote, branch
@@ -261,11 +282,13 @@ async def _free_name(db: AsyncSession, workspace_id: str, name: str) -> str:
 
 @dataclass
 class Undo:
-    actions: list[object]
+    """What a create materialized for its contributions, removed again when it fails later."""
+
+    actions: list[Callable[[], object]]
 
     def run(self) -> None:
         for action in reversed(self.actions):
-            action()  # type: ignore[operator]
+            action()
 
 
 async def attach_contribution(

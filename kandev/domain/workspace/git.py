@@ -116,9 +116,7 @@ def git(
     credential_env: dict[str, str] | None = None,
 ) -> str:
     """Run hardened git and return its stdout; raises CalledProcessError with git's stderr."""
-    done = run_git(
-        *args, cwd=cwd, timeout=timeout, credential_args=credential_args, credential_env=credential_env
-    )
+    done = run_git(*args, cwd=cwd, timeout=timeout, credential_args=credential_args, credential_env=credential_env)
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     return done.stdout.strip()

@@ -175,12 +175,19 @@ async def test_a_pr_url_task_works_on_the_exact_head_and_its_pushes_land_on_the_
     git(workdir, "-c", "user.email=a@example.com", "-c", "user.name=A", "commit", "-q", "-m", "follow-up")
     mine = git(workdir, "rev-parse", "HEAD")
     subprocess.run(
-        ["git", "push", "-q"], cwd=workdir, check=True, capture_output=True, env=clean_git_env(KANDEV_GIT_TOKEN_127_0_0_1=TOKEN)
+        ["git", "push", "-q"],
+        cwd=workdir,
+        check=True,
+        capture_output=True,
+        env=clean_git_env(KANDEV_GIT_TOKEN_127_0_0_1=TOKEN),
     )
     assert git(repos["fork"], "rev-parse", "refs/heads/fix-typo") == mine
-    assert subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "refs/heads/fix-typo"], cwd=repos["target"], capture_output=True
-    ).returncode != 0
+    assert (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "refs/heads/fix-typo"], cwd=repos["target"], capture_output=True
+        ).returncode
+        != 0
+    )
     # Without the token in its env the same push is refused: it is not stored anywhere in the repository.
     refused = subprocess.run(["git", "push"], cwd=workdir, capture_output=True, text=True, env=clean_git_env())
     assert refused.returncode != 0
