@@ -115,7 +115,7 @@ async def test_missing_required_fields_are_all_named(surface, external):
         ({"title": "ok", SECRET: "x"}, "unknown field: 1 unnamed field(s)"),
         (
             {"title": "ok", "repositories": [{"base_branch": SECRET}]},
-            "missing required field in 'repositories[0]'",
+            "exactly one of repositoryId or repositoryUrl",
         ),
     ],
 )
