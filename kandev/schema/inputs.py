@@ -7,7 +7,6 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.errors import ValidationError
 from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
@@ -43,14 +42,10 @@ class TaskRepositoryInput:
     )
 
 
-def _repository_choice(choice: TaskRepositoryInput, index: int) -> RepositoryChoice:
-    if (choice.repository_id is None) == (choice.repository_url is None):
-        raise ValidationError(
-            "a repository needs exactly one of repositoryId or repositoryUrl", field=f"repositories[{index}]"
-        )
-    if choice.repository_url is not None:
-        return RepositoryChoice(repository_id="", base_branch=choice.base_branch, url=choice.repository_url)
-    return RepositoryChoice(repository_id=str(choice.repository_id), base_branch=choice.base_branch)
+def _repository_choice(choice: TaskRepositoryInput) -> RepositoryChoice:
+    """Both or neither locator is refused by the service (as the payload's error)."""
+    repository_id = str(choice.repository_id) if choice.repository_id is not None else ""
+    return RepositoryChoice(repository_id=repository_id, base_branch=choice.base_branch, url=choice.repository_url)
 
 
 @strawberry.input
@@ -135,7 +130,7 @@ class CreateTaskInput:
             start_agent=self.start_agent,
             blocked_by=[str(i) for i in self.blocked_by or []],
             start_when_unblocked=self.start_when_unblocked,
-            repositories=[_repository_choice(r, index) for index, r in enumerate(self.repositories or [])],
+            repositories=[_repository_choice(r) for r in self.repositories or []],
         )
 
 

@@ -243,6 +243,11 @@ class TaskService:
     ) -> dict[int, Contribution] | CreatedTask:
         """The pull/merge requests named by URL, resolved with the workspace's connection before anything is
         written (by position among the repositories); an existing task for external_id instead."""
+        for position, choice in enumerate(command.repositories):
+            if bool(choice.repository_id) == (choice.url is not None):
+                raise ValidationError(
+                    "a repository needs exactly one of repositoryId or repositoryUrl", field=f"repositories[{position}]"
+                )
         wanted = {
             position: parse_contribution_url(choice.url, f"repositories[{position}].repository_url")
             for position, choice in enumerate(command.repositories)

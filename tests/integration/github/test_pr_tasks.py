@@ -326,3 +326,50 @@ async def test_a_refused_write_check_fails_the_start_with_its_reason_and_the_age
         kinds = list(await s.scalars(select(Message.kind).where(Message.session_id == started.session.id)))
     assert MessageKind.AGENT not in kinds
     assert all(TOKEN not in text for text in texts)
+
+
+async def test_a_same_repository_pr_through_graphql_reuses_the_workspace_repository_whose_origin_is_its_target(
+    services, gql, db, workspace_id, github, git_server, repos, tmp_path
+):
+    await connect(services, github, workspace_id)
+    # The contributor's branch lives in the target itself this time.
+    subprocess.run(
+        ["git", "push", "-q", str(repos["target"]), f"{repos['head']}:refs/heads/fix-typo"],
+        cwd=repos["fork"],
+        check=True,
+    )
+    github.add_pr(
+        "acme/app",
+        7,
+        body=HOSTILE,
+        head="fix-typo",
+        head_sha=repos["head"],
+        head_clone_url=git_server.repository_url("acme/app"),
+        base_clone_url=git_server.repository_url("acme/app"),
+    )
+    checkout = make_repository(tmp_path / "checkout", remote=git_server.repository_url("acme/app"))
+    existing = await services.repositories.create(workspace_id, "app", str(checkout))
+    made = await gql(
+        "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename ... on Error { code message fields } "
+        "... on CreateTaskPayload { task { id title prompt } } } }",
+        i={"workspaceId": workspace_id, "title": "Same-repo PR", "repositories": [{"repositoryUrl": PR_URL}]},
+    )
+    task = made["createTask"]["task"]
+    assert task["title"] == "Same-repo PR" and task["prompt"] == ""
+    async with db.read() as s:
+        repositories = list(await s.scalars(select(Repository)))
+        [contribution] = list(await s.scalars(select(TaskContribution)))
+    assert [r.id for r in repositories] == [existing.id] and contribution.repository_id == existing.id
+    assert git(checkout, "rev-parse", contribution.local_branch) == repos["head"]
+    assert git(checkout, "config", f"branch.{contribution.local_branch}.pushRemote") == contribution.remote_name
+    assert TOKEN not in git(checkout, "remote", "-v") and TOKEN not in (checkout / ".git" / "config").read_text()
+
+    both = await gql(
+        "mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename ... on Error { code fields } } }",
+        i={
+            "workspaceId": workspace_id,
+            "title": "Both",
+            "repositories": [{"repositoryId": existing.id, "repositoryUrl": PR_URL}],
+        },
+    )
+    assert both["createTask"]["__typename"] != "CreateTaskPayload"
