@@ -20,6 +20,9 @@ import pytest
 from sqlalchemy import func, select
 
 from kandev.domain.github.connections import GithubService
+from kandev.domain.github.links import sync_task_pull_requests
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Repository, Task, TaskContribution, TaskPullRequest
 from kandev.models.enums import MessageKind
@@ -373,3 +376,25 @@ async def test_a_same_repository_pr_through_graphql_reuses_the_workspace_reposit
         },
     )
     assert both["createTask"]["__typename"] != "CreateTaskPayload"
+
+
+async def test_the_linked_fork_pull_request_is_followed_by_number_until_it_merges(
+    services, db, workspace_id, github, git_server, repos
+):
+    await connect(services, github, workspace_id)
+    fork_pr(github, git_server, repos["head"])
+    created = await services.tasks.create(
+        CreateTask(workspace_id=workspace_id, title="Follow it", repositories=[RepositoryChoice("", url=PR_URL)])
+    )
+    assert await sync_task_pull_requests(services.ctx, workspace_id) == []  # linked at create: nothing new
+    github.merge_pr("acme/app", 7)
+    [change] = await sync_task_pull_requests(services.ctx, workspace_id)
+    assert (change.task_id, change.number, change.previous_state, change.state) == (
+        created.task.id,
+        7,
+        "open",
+        "merged",
+    )
+    async with db.read() as s:
+        [link] = list(await s.scalars(select(TaskPullRequest)))
+    assert link.state == "merged"
