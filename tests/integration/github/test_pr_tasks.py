@@ -21,6 +21,8 @@ from sqlalchemy import func, select
 
 from kandev.domain.github.connections import GithubService
 from kandev.domain.github.links import sync_task_pull_requests
+from kandev.domain.sessions.turn_setup import prepare_turn
+from kandev.domain.sessions.turns import claim_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.mcp_bridge.surface import McpCaller
@@ -216,13 +218,14 @@ async def test_a_pr_url_task_works_on_the_exact_head_and_its_pushes_land_on_the_
     [
         ({"state": "closed"}, "not_open"),
         ({"head_repository": None}, "no_head"),
+        ({"head_sha": "b" * 40}, "no_head"),  # found only after the target was cloned: the clone goes again
         ({"can_push": False}, "no_push_permission"),
         ({"maintainer_can_modify": False}, "no_push_permission"),
         ({"head_clone_url": "https://elsewhere.example/contributor/app.git"}, "untrusted_remote"),
     ],
 )
 async def test_an_unusable_pull_request_is_refused_with_its_reason_and_nothing_is_created(
-    services, db, workspace_id, principal, github, git_server, repos, tool_surface, fields, reason
+    services, settings, db, workspace_id, principal, github, git_server, repos, tool_surface, fields, reason
 ):
     await connect(services, github, workspace_id)
     fork_pr(github, git_server, repos["head"], **fields)
@@ -240,6 +243,8 @@ async def test_an_unusable_pull_request_is_refused_with_its_reason_and_nothing_i
     assert TOKEN not in json.dumps(answer)
     assert await counts(db) == before
     assert "refs/heads/pr-7" not in git(repos["target"], "for-each-ref")
+    clones = settings.work_path / "repositories" / workspace_id
+    assert not clones.exists() or list(clones.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -398,3 +403,23 @@ async def test_the_linked_fork_pull_request_is_followed_by_number_until_it_merge
     async with db.read() as s:
         [link] = list(await s.scalars(select(TaskPullRequest)))
     assert link.state == "merged"
+
+
+async def test_the_agent_of_a_pr_url_task_gets_the_token_only_in_its_env_for_the_helper_and_as_a_redacted_secret(
+    services, workspace_id, github, git_server, repos
+):
+    await connect(services, github, workspace_id)
+    fork_pr(github, git_server, repos["head"])
+    made = await services.tasks.create(
+        CreateTask(workspace_id=workspace_id, title="PR task", repositories=[RepositoryChoice("", url=PR_URL)])
+    )
+    plain = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Plain task"))
+    setups = {}
+    for task_id in (made.task.id, plain.task.id):
+        session = (await services.sessions.start_task(task_id, "work", None)).session
+        claimed = await claim_turn(services.ctx, session.id, worker_name="t", job_id=None, lease_seconds=60)
+        setups[task_id] = await prepare_turn(services.ctx, claimed)
+    mine, other = setups[made.task.id], setups[plain.task.id]
+    assert mine.env["KANDEV_GIT_TOKEN_127_0_0_1"] == TOKEN and TOKEN in mine.secrets
+    assert "KANDEV_GIT_TOKEN_127_0_0_1" not in other.env and TOKEN not in other.secrets
+    assert TOKEN not in " ".join(mine.argv) and "hostile-body-5c1f" not in mine.first_prompt("go", loaded=False)
