@@ -194,15 +194,6 @@ def clone_target(contribution: Contribution, target: Path, credential: creds.Git
         raise
 
 
-def configure_credentials(path: str, credential: creds.GitCredential, urls: list[str]) -> None:
-    """The helper in the repository's own config (the agent's git reads it; the token comes from the
-    agent's env): per origin, a reset of other helpers and then ours."""
-    for origin in sorted(set(_origins(*urls))):
-        run_git("config", "--local", "--unset-all", f"credential.{origin}.helper", cwd=path)
-    for key, value in creds.config_entries(credential, _origins(*urls)):
-        _git(path, "config", "--local", "--add", key, value)
-
-
 def prepare_branch(
     path: str, task_id: str, contribution: Contribution, credential: creds.GitCredential | None
 ) -> tuple[str, str]:
@@ -252,8 +243,10 @@ def prepare_branch(
         f"remote.{remote}.push",
         f"refs/heads/{branch}:refs/heads/{contribution.source_branch}",
     )
-    if credential is not None:
-        configure_credentials(path, credential, [contribution.target_clone_url, source])
+    if credential is not None and not creds.configure_repository(
+        path, credential, [contribution.target_clone_url, source]
+    ):
+        raise ContributionError("git could not configure the repository's credential helper", "git_failed")
     return remote, branch
 
 
@@ -368,8 +361,15 @@ async def attach_contribution(
 
 
 async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task) -> list[creds.GitCredential]:
-    """The credentials the task's agent's git needs (its repositories' config names the helper)."""
+    """The credentials the task's agent's git needs (its repositories' config names the helper): for its
+    contributions' hosts and the https hosts of its repositories' origins."""
     hosts = set(await db.scalars(select(TaskContribution.host).where(TaskContribution.task_id == task.id)))
+    remotes = await db.scalars(
+        select(Repository.remote_url)
+        .join(TaskRepository, TaskRepository.repository_id == Repository.id)
+        .where(TaskRepository.task_id == task.id)
+    )
+    hosts |= {host for host in (creds.host_of(remote or "") for remote in remotes) if host}
     found = []
     for host in sorted(hosts):
         credential = await creds.credential_for(db, settings, task.workspace_id, host)

@@ -111,6 +111,20 @@ def command_args(credential: GitCredential | None, origins: Iterable[str]) -> li
     return args
 
 
+def configure_repository(path: str, credential: GitCredential, urls: Iterable[str]) -> bool:
+    """The helper in a repository's own config (the agent's git reads it, with the token from the agent's
+    env): per https origin of `urls`, a reset of other helpers and then ours. False when git refused."""
+    from kandev.domain.workspace.git import run_git
+
+    origins = sorted({origin for origin in (origin_of(url) for url in urls) if origin})
+    for origin in origins:
+        run_git("config", "--local", "--unset-all", f"credential.{origin}.helper", cwd=path)
+    for key, value in config_entries(credential, origins):
+        if run_git("config", "--local", "--add", key, value, cwd=path).returncode != 0:
+            return False
+    return True
+
+
 def redact(text: str, credential: GitCredential | None = None) -> str:
     """Git output made safe to show: known secrets scrubbed, and any `user:password@` in a URL removed."""
     text = scrub(text)

@@ -19,12 +19,14 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from kandev.domain.errors import UnprocessableError
 from kandev.domain.github.connections import GithubService
 from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.sessions.turn_setup import prepare_turn
 from kandev.domain.sessions.turns import claim_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.domain.workspace.sources import SourceRequest
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Repository, Task, TaskContribution, TaskPullRequest
 from kandev.models.enums import MessageKind
@@ -423,3 +425,32 @@ async def test_the_agent_of_a_pr_url_task_gets_the_token_only_in_its_env_for_the
     assert mine.env["KANDEV_GIT_TOKEN_127_0_0_1"] == TOKEN and TOKEN in mine.secrets
     assert "KANDEV_GIT_TOKEN_127_0_0_1" not in other.env and TOKEN not in other.secrets
     assert TOKEN not in " ".join(mine.argv) and "hostile-body-5c1f" not in mine.first_prompt("go", loaded=False)
+
+
+async def test_a_private_remote_source_on_the_connected_host_is_cloned_with_the_token_through_the_helper(
+    services, settings, workspace_id, github, git_server, repos, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Private"))).task
+    url = git_server.repository_url("acme/app")
+    source = SourceRequest(type="repository", remote_url=url)
+    with pytest.raises(UnprocessableError) as refused:  # not connected: the private server refuses git
+        await services.workspace_sources.add(task.id, [source])
+    assert "could not be cloned" in refused.value.message
+    await connect(services, github, workspace_id)
+    added = await services.workspace_sources.add(task.id, [source])
+    [repository] = await services.repositories.list(workspace_id)
+    checkout = Path(repository.path)
+    assert added.sources[0].added and git(checkout, "remote", "get-url", "origin") == url
+    assert TOKEN not in (checkout / ".git" / "config").read_text() and TOKEN not in caplog.text
+    assert all(TOKEN not in path for _, path, _ in git_server.requests)
+    assert any(token == TOKEN for _, _, token in git_server.requests)
+    # The agent's git in that checkout fetches with the token from its env alone.
+    fetched = subprocess.run(
+        ["git", "fetch", "origin"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env=clean_git_env(KANDEV_GIT_TOKEN_127_0_0_1=TOKEN),
+    )
+    assert fetched.returncode == 0, fetched.stderr
