@@ -454,3 +454,30 @@ async def test_a_private_remote_source_on_the_connected_host_is_cloned_with_the_
         env=clean_git_env(KANDEV_GIT_TOKEN_127_0_0_1=TOKEN),
     )
     assert fetched.returncode == 0, fetched.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "rate_limited", "reason"),
+    [
+        ("https://127.0.0.1/acme/app/pull/99", False, "not_found"),
+        ("https://127.0.0.1/acme/app/pull/7", True, "unreachable"),
+    ],
+)
+async def test_a_pull_request_github_does_not_show_is_refused_with_nothing_created(
+    services, db, workspace_id, principal, github, git_server, repos, tool_surface, url, rate_limited, reason
+):
+    await connect(services, github, workspace_id)
+    fork_pr(github, git_server, repos["head"])
+    if rate_limited:
+        github.rate_limited_until = 4_102_444_800
+    before = await counts(db)
+    error, answer = await call_tool(
+        tool_surface,
+        external(principal),
+        "create_task_kandev",
+        workspace_id=workspace_id,
+        title="PR task",
+        repositories=[{"repository_url": url}],
+    )
+    assert error and answer["fields"]["reason"] == reason, answer
+    assert await counts(db) == before
