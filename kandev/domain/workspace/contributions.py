@@ -361,21 +361,29 @@ async def attach_contribution(
 
 
 async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task) -> list[creds.GitCredential]:
-    """The credentials the task's agent's git needs (its repositories' config names the helper): for its
-    contributions' hosts and the https hosts of its repositories' origins."""
+    """The credentials the task's agent's git needs: for its contributions' hosts, and for each of its
+    repositories whose config Kandev gave the credential helper (a remote source cloned through it). A
+    repository merely on a connected host, without the helper, gets no token."""
     hosts = set(await db.scalars(select(TaskContribution.host).where(TaskContribution.task_id == task.id)))
-    remotes = await db.scalars(
-        select(Repository.remote_url)
+    repositories = await db.execute(
+        select(Repository.path, Repository.remote_url)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
         .where(TaskRepository.task_id == task.id)
     )
-    hosts |= {host for host in (creds.host_of(remote or "") for remote in remotes) if host}
-    found = []
+    candidates: list[tuple[str, str]] = [(path, remote) for path, remote in repositories if remote]
+    found: dict[str, creds.GitCredential] = {}
     for host in sorted(hosts):
         credential = await creds.credential_for(db, settings, task.workspace_id, host)
         if credential is not None:
-            found.append(credential)
-    return found
+            found[host] = credential
+    for path, remote in candidates:
+        remote_host = creds.host_of(remote)
+        if remote_host is None or remote_host in found:
+            continue
+        credential = await creds.credential_for(db, settings, task.workspace_id, remote_host)
+        if credential is not None and await asyncio.to_thread(creds.has_helper, path, remote, credential):
+            found[remote_host] = credential
+    return list(found.values())
 
 
 async def write_preflight(ctx: ServiceContext, task_id: str) -> None:

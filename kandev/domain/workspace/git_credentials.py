@@ -125,6 +125,17 @@ def configure_repository(path: str, credential: GitCredential, urls: Iterable[st
     return True
 
 
+def has_helper(path: str, url: str, credential: GitCredential) -> bool:
+    """Whether the repository's config gives `url` Kandev's helper for this credential."""
+    from kandev.domain.workspace.git import run_git
+
+    origin = origin_of(url)
+    if origin is None:
+        return False
+    listed = run_git("config", "--local", "--get-all", f"credential.{origin}.helper", cwd=path)
+    return listed.returncode == 0 and helper(credential) in listed.stdout.splitlines()
+
+
 def redact(text: str, credential: GitCredential | None = None) -> str:
     """Git output made safe to show: known secrets scrubbed, and any `user:password@` in a URL removed."""
     text = scrub(text)

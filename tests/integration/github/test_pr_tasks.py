@@ -454,6 +454,11 @@ async def test_a_private_remote_source_on_the_connected_host_is_cloned_with_the_
         env=clean_git_env(KANDEV_GIT_TOKEN_127_0_0_1=TOKEN),
     )
     assert fetched.returncode == 0, fetched.stderr
+    # ... which the task's agent is given, since Kandev gave that repository the helper.
+    session = (await services.sessions.start_task(task.id, "work", None)).session
+    claimed = await claim_turn(services.ctx, session.id, worker_name="t", job_id=None, lease_seconds=60)
+    setup = await prepare_turn(services.ctx, claimed)
+    assert setup.env["KANDEV_GIT_TOKEN_127_0_0_1"] == TOKEN and TOKEN in setup.secrets
 
 
 @pytest.mark.parametrize(
@@ -481,3 +486,20 @@ async def test_a_pull_request_github_does_not_show_is_refused_with_nothing_creat
     )
     assert error and answer["fields"]["reason"] == reason, answer
     assert await counts(db) == before
+
+
+async def test_a_task_on_a_repository_merely_on_the_connected_host_gives_its_agent_no_token(
+    services, workspace_id, github, git_server, tmp_path
+):
+    await connect(services, github, workspace_id)
+    checkout = make_repository(tmp_path / "plain", remote=git_server.repository_url("acme/app"))
+    repository = await services.repositories.create(workspace_id, "plain", str(checkout))
+    task = (
+        await services.tasks.create(
+            CreateTask(workspace_id=workspace_id, title="Plain", repositories=[RepositoryChoice(repository.id)])
+        )
+    ).task
+    session = (await services.sessions.start_task(task.id, "work", None)).session
+    claimed = await claim_turn(services.ctx, session.id, worker_name="t", job_id=None, lease_seconds=60)
+    setup = await prepare_turn(services.ctx, claimed)
+    assert "KANDEV_GIT_TOKEN_127_0_0_1" not in setup.env and TOKEN not in setup.secrets
