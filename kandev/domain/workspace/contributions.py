@@ -36,10 +36,11 @@ from kandev.domain.errors import UnprocessableError, ValidationError
 from kandev.domain.workspace import git_credentials as creds
 from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.repositories import current_branch
-from kandev.domain.workspace.workdirs import task_directory
+from kandev.domain.workspace.workdirs import executor_kind, task_directory
 from kandev.github.remotes import parse_remote
 from kandev.models import Repository, Task, TaskContribution, TaskPullRequest, TaskRepository
 from kandev.models.base import new_id, utcnow
+from kandev.models.enums import ExecutorKind
 
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]{1,200}(?<![./])$")
@@ -47,7 +48,8 @@ _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]{1,200}(?<
 
 class ContributionError(UnprocessableError):
     """A PR/MR URL that can't become a task; `reason` says why (not_connected, host_mismatch, not_found,
-    not_open, no_head, no_push_permission, untrusted_remote, unreachable, git_failed, write_check_failed);
+    not_open, no_head, no_push_permission, untrusted_remote, unreachable, executor_unsupported, git_failed,
+    write_check_failed);
     code UNPROCESSABLE on every edge."""
 
     def __init__(self, message: str, reason: str, **fields: object) -> None:
@@ -295,6 +297,11 @@ async def attach_contribution(
     """Inside the task's create: the target repository (found or cloned), the branch, the task links. Every
     file-system step is recorded in `undo` for a create that fails later."""
     db = uow.db
+    kind = await executor_kind(db, task.executor_profile_id)
+    if kind != ExecutorKind.WORKTREE:  # the local one would work on the user's checkout, scratch on no repository
+        raise ContributionError(
+            f"a task on a pull request needs the worktree executor, not {kind.value}", "executor_unsupported"
+        )
     credential = await creds.credential_for(db, settings, task.workspace_id, contribution.host)
     repository = await _target_repository(db, task.workspace_id, contribution)
     if repository is None:

@@ -29,7 +29,7 @@ from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.domain.workspace.sources import SourceRequest
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Repository, Task, TaskContribution, TaskPullRequest
-from kandev.models.enums import MessageKind
+from kandev.models.enums import ExecutorKind, MessageKind
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.factories import new_agent_profile
 from tests.support.fake_github import FakeGitHub
@@ -503,3 +503,23 @@ async def test_a_task_on_a_repository_merely_on_the_connected_host_gives_its_age
     claimed = await claim_turn(services.ctx, session.id, worker_name="t", job_id=None, lease_seconds=60)
     setup = await prepare_turn(services.ctx, claimed)
     assert "KANDEV_GIT_TOKEN_127_0_0_1" not in setup.env and TOKEN not in setup.secrets
+
+
+async def test_a_pr_task_on_the_local_executor_is_refused_with_nothing_created(
+    services, db, workspace_id, github, git_server, repos
+):
+    await connect(services, github, workspace_id)
+    fork_pr(github, git_server, repos["head"])
+    local = await services.executor_profiles.create(workspace_id, "Here", ExecutorKind.LOCAL)
+    before = await counts(db)
+    with pytest.raises(UnprocessableError) as refused:
+        await services.tasks.create(
+            CreateTask(
+                workspace_id=workspace_id,
+                title="Local",
+                executor_profile_id=local.id,
+                repositories=[RepositoryChoice("", url=PR_URL)],
+            )
+        )
+    assert refused.value.fields["reason"] == "executor_unsupported"
+    assert await counts(db) == before
