@@ -74,6 +74,13 @@ class PullRequest:
     base_branch: str
     updated_at: datetime | None
     merged_at: datetime | None
+    # Where the head and base live (clone URLs; the head's is "" when its repository is gone), and whether
+    # the token may push to them: `can_push` is the base repository's push permission for this token.
+    head_repository: str = ""
+    head_clone_url: str = ""
+    base_clone_url: str = ""
+    maintainer_can_modify: bool = False
+    can_push: bool = False
 
     @property
     def status(self) -> str:
@@ -109,6 +116,7 @@ def _time(value: object) -> datetime | None:
 
 def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
     head, base, user = item.get("head") or {}, item.get("base") or {}, item.get("user") or {}
+    head_repo, base_repo = head.get("repo") or {}, base.get("repo") or {}
     return PullRequest(
         repository=repository,
         number=int(item["number"]),
@@ -124,6 +132,11 @@ def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
         base_branch=str(base.get("ref") or ""),
         updated_at=_time(item.get("updated_at")),
         merged_at=_time(item.get("merged_at")),
+        head_repository=str(head_repo.get("full_name") or ""),
+        head_clone_url=str(head_repo.get("clone_url") or ""),
+        base_clone_url=str(base_repo.get("clone_url") or ""),
+        maintainer_can_modify=item.get("maintainer_can_modify") is True,
+        can_push=(base_repo.get("permissions") or {}).get("push") is True,
     )
 
 

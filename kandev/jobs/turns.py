@@ -22,6 +22,7 @@ from kandev.domain.sessions.permissions import chosen_option, record_request, wa
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.domain.workspace.contributions import write_preflight
 from kandev.events import WAITING, control_channel
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
@@ -371,6 +372,11 @@ class TurnRunner:
         try:
             self.setup = setup = await prepare_turn(self.ctx, self.claimed)
         except DomainError as error:  # e.g. git could not create the worktree
+            await self._fail_launch(f"the agent can't start: {error.message}")
+            return None
+        try:  # a task on a pull request: can its branch be pushed to? (before any agent runs)
+            await write_preflight(self.ctx, self.claimed.task_id)
+        except DomainError as error:
             await self._fail_launch(f"the agent can't start: {error.message}")
             return None
         self.stream.use_secrets(setup.secrets)

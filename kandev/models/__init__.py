@@ -16,6 +16,7 @@ from kandev.models.github import (
     GithubPendingFiring,
     GithubPrPollState,
     GithubWebhookDelivery,
+    TaskContribution,
     TaskPullRequest,
 )
 from kandev.models.gitlab import GitlabConnection, TaskMergeRequest
@@ -68,6 +69,7 @@ __all__ = [
     "TaskCleanup",
     "TaskDependency",
     "TaskFolder",
+    "TaskContribution",
     "TaskPullRequest",
     "TaskRepository",
     "Turn",

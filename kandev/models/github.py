@@ -124,3 +124,25 @@ class GithubWebhookDelivery(Base):
     delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     event: Mapped[str] = mapped_column(String(50))
     created_at: Mapped[datetime] = created_at_column()
+
+
+class TaskContribution(Base):
+    """A task made from an existing pull request / merge request URL (any provider): its repository keeps
+    the target as origin, and the task's local branch pushes to the contributor's source branch through a
+    remote of its own. Read by the write preflight and to give the agent its git credentials."""
+
+    __tablename__ = "task_contributions"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True)
+    provider: Mapped[str] = mapped_column(String(20))
+    host: Mapped[str] = mapped_column(String(255))
+    target: Mapped[str] = mapped_column(String(300))  # owner/name (GitLab: the project path)
+    number: Mapped[int] = mapped_column(Integer)
+    url: Mapped[str] = mapped_column(String(1000))
+    remote_name: Mapped[str] = mapped_column(String(100))
+    source_clone_url: Mapped[str] = mapped_column(String(1000))
+    source_branch: Mapped[str] = mapped_column(String(255))
+    local_branch: Mapped[str] = mapped_column(String(255))
+    head_sha: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = created_at_column()

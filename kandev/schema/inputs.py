@@ -25,10 +25,27 @@ TASK_ID_FOR_AGENTS = "The task's id ('self' for the task this session works on).
 TaskIdArgument = Annotated[strawberry.ID, argument("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)]
 
 
-@strawberry.input(description="A repository for a task to work in.")
+@strawberry.input(description="A repository for a task to work in: a repository id, or a pull request URL.")
 class TaskRepositoryInput:
-    repository_id: strawberry.ID = arg("Repository id.", min_length=1)
+    repository_id: strawberry.ID | None = arg("Repository id (or repositoryUrl).", default=None, min_length=1)
     base_branch: str | None = arg("Default: the repository's default branch.", default=None, agent="Base branch.")
+    repository_url: str | None = arg(
+        "Instead of repositoryId: a canonical pull request URL (https://<host>/<owner>/<repo>/pull/<number>) on "
+        "the workspace's connected host. The task works on the PR's exact head and pushes to its branch.",
+        default=None,
+        agent="Instead of repository_id: an open pull request's canonical URL "
+        "(https://<host>/<owner>/<repo>/pull/<number>) on the workspace's connected GitHub host. The task works "
+        "on the PR's head commit, its pushes go to the PR's branch, and the existing PR is linked (no new one). "
+        "The PR's title, body and comments are not copied into the task: give your own title and prompt.",
+        min_length=1,
+        max_length=1000,
+    )
+
+
+def _repository_choice(choice: TaskRepositoryInput) -> RepositoryChoice:
+    """Both or neither locator is refused by the service (as the payload's error)."""
+    repository_id = str(choice.repository_id) if choice.repository_id is not None else ""
+    return RepositoryChoice(repository_id=repository_id, base_branch=choice.base_branch, url=choice.repository_url)
 
 
 @strawberry.input
@@ -113,10 +130,7 @@ class CreateTaskInput:
             start_agent=self.start_agent,
             blocked_by=[str(i) for i in self.blocked_by or []],
             start_when_unblocked=self.start_when_unblocked,
-            repositories=[
-                RepositoryChoice(repository_id=str(r.repository_id), base_branch=r.base_branch)
-                for r in self.repositories or []
-            ],
+            repositories=[_repository_choice(r) for r in self.repositories or []],
         )
 
 

@@ -40,8 +40,26 @@ class FakePullRequest:
     requested_reviewers: list[str] = field(default_factory=list)
     # (login, state) in submission order: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED.
     reviews: list[tuple[str, str]] = field(default_factory=list)
+    # Where head and base live: the head's repository (default: the PR's own; a fork's name otherwise, None
+    # when the fork is gone), clone URLs (default: on the fake's origin), and what the token may do.
+    head_repository: str | None = ""
+    head_clone_url: str = ""
+    base_clone_url: str = ""
+    maintainer_can_modify: bool = False
+    can_push: bool = True
 
     def json(self, repository: str, origin: str) -> dict[str, Any]:
+        head_repository = repository if self.head_repository == "" else self.head_repository
+        head_repo = (
+            None
+            if head_repository is None
+            else {"full_name": head_repository, "clone_url": self.head_clone_url or f"{origin}/{head_repository}.git"}
+        )
+        base_repo = {
+            "full_name": repository,
+            "clone_url": self.base_clone_url or f"{origin}/{repository}.git",
+            "permissions": {"admin": False, "push": self.can_push, "pull": True},
+        }
         return {
             "number": self.number,
             "node_id": f"PR_{repository}#{self.number}",
@@ -52,8 +70,9 @@ class FakePullRequest:
             "draft": self.draft,
             "state": self.state,
             "labels": [{"name": name} for name in self.labels],
-            "head": {"ref": self.head, "sha": self.head_sha, "repo": {"full_name": repository}},
-            "base": {"ref": self.base},
+            "head": {"ref": self.head, "sha": self.head_sha, "repo": head_repo},
+            "base": {"ref": self.base, "repo": base_repo},
+            "maintainer_can_modify": self.maintainer_can_modify,
             "updated_at": self.updated_at,
             "merged_at": self.merged_at,
             "requested_reviewers": [{"login": login} for login in self.requested_reviewers],

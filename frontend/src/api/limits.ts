@@ -335,6 +335,10 @@ export const LIMITS = {
   "TaskRepositoryInput": {
     "repositoryId": {
       "minLength": 1
+    },
+    "repositoryUrl": {
+      "maxLength": 1000,
+      "minLength": 1
     }
   },
   "UpdateAutomationInput": {

@@ -457,12 +457,14 @@ export type TaskEventKind =
   | 'SUBSCRIBED'
   | 'UPDATED';
 
-/** A repository for a task to work in. */
+/** A repository for a task to work in: a repository id, or a pull request URL. */
 export type TaskRepositoryInput = {
   /** Default: the repository's default branch. */
   baseBranch?: string | null | undefined;
-  /** Repository id. */
-  repositoryId: string | number;
+  /** Repository id (or repositoryUrl). */
+  repositoryId?: string | number | null | undefined;
+  /** Instead of repositoryId: a canonical pull request URL (https://<host>/<owner>/<repo>/pull/<number>) on the workspace's connected host. The task works on the PR's exact head and pushes to its branch. */
+  repositoryUrl?: string | null | undefined;
 };
 
 /** Where a task is in its lifecycle. */

@@ -29,6 +29,7 @@ from kandev.models import (
     GithubConnection,
     Repository,
     Task,
+    TaskContribution,
     TaskPullRequest,
     TaskRepository,
 )
@@ -92,13 +93,26 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
             parsed = parse_remote(remote)
             if parsed is not None and parsed[0] == connection.host and branch:
                 branches[(parsed[1], branch)].add(task_id)
-        if not branches:
+        # Tasks made from a PR URL: their PR is known by number (a fork's head is not a branch of the target).
+        contributed: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for task_id, target, number in await db.execute(
+            select(TaskContribution.task_id, TaskContribution.target, TaskContribution.number)
+            .join(Task, Task.id == TaskContribution.task_id)
+            .where(
+                Task.workspace_id == workspace_id,
+                Task.deleted_at.is_(None),
+                TaskContribution.provider == "github",
+                TaskContribution.host == connection.host,
+            )
+        ):
+            contributed[(target, number)].add(task_id)
+        if not branches and not contributed:
             return []
         known = {
             (link.task_id, link.repository.lower(), link.number): link
             for link in await db.scalars(
                 select(TaskPullRequest).where(
-                    TaskPullRequest.task_id.in_({t for ids in branches.values() for t in ids})
+                    TaskPullRequest.task_id.in_({t for ids in [*branches.values(), *contributed.values()] for t in ids})
                 )
             )
         }
@@ -112,6 +126,20 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
                 pulls[(repository, branch)] = await client.pull_requests_by_head(repository, branch)
             except GitHubNotFoundError:
                 log.warning("GitHub does not know repository %s (or the token can not see it)", repository)
+        for (target, number), task_ids in contributed.items():
+            if all(
+                known.get((t, target.lower(), number)) and known[(t, target.lower(), number)].state == "merged"
+                for t in task_ids
+            ):
+                continue
+            try:
+                pr = await client.pull_request(target, number)
+            except GitHubNotFoundError:
+                log.warning("GitHub does not know pull request %s#%s (or the token can not see it)", target, number)
+                continue
+            key = (target, f"#{number}")  # not a branch name: one PR, known by number
+            branches[key] = set(task_ids)
+            pulls[key] = [pr]
     try:
         return await _record(ctx, workspace_id, branches, pulls)
     except IntegrityError:

@@ -24,6 +24,7 @@ from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
+from kandev.domain.workspace.contributions import agent_git_credentials
 from kandev.domain.workspace.secrets import resolve_env
 from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
@@ -102,6 +103,10 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
                 missing_command="(the session's agent profile was deleted)",
             )
         env, secrets = await resolve_env(db, ctx.settings.server_key, task.workspace_id, profile.env or {})
+        # The tokens the credential helper in the task's repositories reads (never in a remote URL).
+        for credential in await agent_git_credentials(db, ctx.settings, task):
+            env.update(credential.env())
+            secrets.append(credential.token)
         owner = agent_owner(ctx.settings)
         if session.working_dir and Path(session.working_dir).is_dir():
             workdir = Path(session.working_dir)

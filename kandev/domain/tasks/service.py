@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import and_, func, or_, select
@@ -24,6 +25,13 @@ from kandev.domain.workflow.service import final_step_of, ordered_steps, start_s
 from kandev.domain.workflow.starts import begin_task
 from kandev.domain.workflow.transitions import emit_task_event, move_task
 from kandev.domain.workspace.agent_profiles import usable_in
+from kandev.domain.workspace.contributions import (
+    Contribution,
+    Undo,
+    attach_contribution,
+    parse_contribution_url,
+    resolve_contribution,
+)
 from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
@@ -181,7 +189,11 @@ class TaskService:
         title = clean_title(command.title)
         external_id = clean_external_id(command.external_id)
         check_prompt(command.prompt)
+        contributions = await self._contributions(command, workspace_id, external_id)
+        if isinstance(contributions, CreatedTask):
+            return contributions
         for _ in range(3):
+            undo = Undo([])
             try:
                 async with self.ctx.unit_of_work() as uow:
                     if external_id is not None:
@@ -189,6 +201,8 @@ class TaskService:
                         if existing is not None:
                             return _deduplicated(existing)
                     task = await self._new_task(uow, command, workspace_id, title, external_id)
+                    for position, contribution in contributions.items():
+                        await attach_contribution(self.ctx.settings, uow, task, contribution, position, undo)
                     start = command.start_agent
                     if start is None:
                         start = bool(command.prompt.strip())
@@ -210,7 +224,10 @@ class TaskService:
                         creation_complete=True,
                         blocked_by=[TaskRecord.of(b) for b in blockers],
                     )
-            except IntegrityError:
+            except BaseException as error:
+                await asyncio.to_thread(undo.run)  # a contribution's clone, remote and branch go again
+                if not isinstance(error, IntegrityError):
+                    raise
                 # A concurrent create with the same identity committed first: answer with its task.
                 if external_id is None:
                     raise
@@ -220,6 +237,37 @@ class TaskService:
                     return _deduplicated(existing)
                 # The holder was deleted or released in between: the identity is free again, try anew.
         raise ConflictError("the external_id is being created and released concurrently; retry")
+
+    async def _contributions(
+        self, command: CreateTask, workspace_id: str, external_id: str | None
+    ) -> dict[int, Contribution] | CreatedTask:
+        """The pull/merge requests named by URL, resolved with the workspace's connection before anything is
+        written (by position among the repositories); an existing task for external_id instead."""
+        for position, choice in enumerate(command.repositories):
+            if bool(choice.repository_id) == (choice.url is not None):
+                raise ValidationError(
+                    "a repository needs exactly one of repositoryId or repositoryUrl", field=f"repositories[{position}]"
+                )
+        wanted = {
+            position: parse_contribution_url(choice.url, f"repositories[{position}].repository_url")
+            for position, choice in enumerate(command.repositories)
+            if choice.url is not None
+        }
+        if not wanted:
+            return {}
+        async with self.ctx.read() as db:
+            await load_workspace(db, self.ctx.principal, workspace_id)  # before its token is used
+            if external_id is not None:
+                existing = await self._by_external_id(db, workspace_id, external_id)
+                if existing is not None:
+                    return _deduplicated(existing)
+            resolved = {}
+            for position, ref in wanted.items():
+                resolved[position] = await resolve_contribution(db, self.ctx.settings, workspace_id, ref)
+        repositories = [(c.host, c.target.lower()) for c in resolved.values()]
+        if len(set(repositories)) != len(repositories):
+            raise ValidationError("a repository is listed twice", field="repositories")
+        return resolved
 
     async def create_within(self, uow: UnitOfWork, command: CreateTask) -> Task:
         """create's writes inside the caller's unit of work, without starting anything: for a caller that

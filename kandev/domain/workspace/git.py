@@ -14,7 +14,8 @@ launching a repository never runs code the repository (or its config) brings alo
 
 Config given with `-c` outranks every config file, so a repository's `.git/config` cannot undo these.
 `core.sshCommand`/`credential.helper` from a repository's config only matter for network commands run
-inside that repository, which Kandev never does (clones start from a URL, with git's fresh config)."""
+inside that repository: Kandev runs those (a contribution's fetch, the write preflight) only with
+`credential_args`, whose empty `credential.helper` first resets every helper a config file named."""
 
 from __future__ import annotations
 
@@ -81,23 +82,41 @@ def git_argv(*args: str) -> list[str]:
     return ["git", *HARDENING, *args]
 
 
-def run_git(*args: str, cwd: str | Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run hardened git without raising on a non-zero exit."""
+def run_git(
+    *args: str,
+    cwd: str | Path | None = None,
+    timeout: float = 60,
+    credential_args: list[str] | None = None,
+    credential_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run hardened git without raising on a non-zero exit. `credential_args` (`-c` credential helper
+    config, kandev.domain.workspace.git_credentials) and `credential_env` (the token the helper reads)
+    reach this one git process only."""
     config = _filter_overrides(cwd) if cwd is not None else None
+    env = git_env(config)
+    env.update(credential_env or {})
+    argv = git_argv(*args)
+    argv[1:1] = credential_args or []
     return subprocess.run(
-        git_argv(*args),
+        argv,
         cwd=cwd,
         check=False,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=git_env(config),
+        env=env,
     )
 
 
-def git(*args: str, cwd: str | Path | None = None, timeout: float = 60) -> str:
+def git(
+    *args: str,
+    cwd: str | Path | None = None,
+    timeout: float = 60,
+    credential_args: list[str] | None = None,
+    credential_env: dict[str, str] | None = None,
+) -> str:
     """Run hardened git and return its stdout; raises CalledProcessError with git's stderr."""
-    done = run_git(*args, cwd=cwd, timeout=timeout)
+    done = run_git(*args, cwd=cwd, timeout=timeout, credential_args=credential_args, credential_env=credential_env)
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     return done.stdout.strip()

@@ -24,6 +24,8 @@ from kandev.models.base import new_id
 class RepositoryChoice:
     repository_id: str
     base_branch: str | None = None
+    # A pull/merge request URL instead of an id (repository_id ""): kandev.domain.workspace.contributions.
+    url: str | None = None
 
 
 def remote_url_of(path: str) -> str | None:
@@ -47,6 +49,8 @@ async def attach_repositories(
     """Link the task to repositories of its own workspace (unknown or foreign ids are not found)."""
     seen: set[str] = set()
     for position, choice in enumerate(choices):
+        if choice.url is not None:
+            continue  # attached by its contribution (kandev.domain.workspace.contributions)
         repository = await db.get(Repository, choice.repository_id)
         if repository is None or repository.workspace_id != workspace_id:
             raise NotFoundError("repository", choice.repository_id)

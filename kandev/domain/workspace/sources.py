@@ -39,6 +39,14 @@ from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.transcript import emit_session_event
 from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.git import ALLOWED_PROTOCOLS, git, run_git
+from kandev.domain.workspace.git_credentials import (
+    GitCredential,
+    command_args,
+    configure_repository,
+    credential_for,
+    host_of,
+    origin_of,
+)
 from kandev.domain.workspace.repositories import current_branch, remote_url_of
 from kandev.domain.workspace.source_roots import confine_path, confine_remote, confine_repository, refuse_foreign
 from kandev.domain.workspace.workdirs import (
@@ -512,7 +520,10 @@ class WorkspaceSourceService:
             assert source.remote_url is not None
             remote = source.remote_url
             target = self.ctx.settings.work_path / "repositories" / task.workspace_id / new_id()
-            await asyncio.to_thread(_clone, remote, target, source.index)
+            # On a connected host the connection's token reaches git through the credential helper.
+            host = host_of(remote)
+            credential = await credential_for(db, self.ctx.settings, task.workspace_id, host) if host else None
+            await asyncio.to_thread(_clone, remote, target, source.index, credential)
             undo.actions.append(lambda: shutil.rmtree(target, ignore_errors=True))
             path = str(target)
         default = await asyncio.to_thread(current_branch, path)
@@ -561,10 +572,25 @@ def _has_commit(path: str, branch: str) -> bool:
         return False
 
 
-def _clone(url: str, target: Path, index: int) -> None:
+def _clone(url: str, target: Path, index: int, credential: GitCredential | None = None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
+    origins = [origin] if (origin := origin_of(url)) else []
     try:
-        cloned = run_git("clone", "--quiet", "--", url, str(target), timeout=600).returncode == 0
+        cloned = (
+            run_git(
+                "clone",
+                "--quiet",
+                "--",
+                url,
+                str(target),
+                timeout=600,
+                credential_args=command_args(credential, origins),
+                credential_env=credential.env() if credential else None,
+            ).returncode
+            == 0
+        )
+        if cloned and credential is not None:  # the agent's fetch and push find the helper in its config
+            cloned = configure_repository(str(target), credential, [url])
     except (subprocess.TimeoutExpired, OSError):
         cloned = False
     if not cloned:

@@ -1,6 +1,6 @@
 """GitLab: workspace connections (token as a workspace secret) and task merge-request links
 
-Revision ID: 0020_gitlab
+Revision ID: 0023_gitlab
 Revises: 0022_automation_acks
 Create Date: 2026-12-05
 """
@@ -12,7 +12,7 @@ from alembic import op
 
 import kandev.models.base
 
-revision: str = '0020_gitlab'
+revision: str = '0023_gitlab'
 down_revision: str | None = '0022_automation_acks'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

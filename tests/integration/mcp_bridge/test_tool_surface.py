@@ -114,8 +114,8 @@ async def test_missing_required_fields_are_all_named(surface, external):
         ({"title": "ok", "unexpected_field": SECRET}, "unknown field: unexpected_field"),
         ({"title": "ok", SECRET: "x"}, "unknown field: 1 unnamed field(s)"),
         (
-            {"title": "ok", "repositories": [{"base_branch": SECRET}]},
-            "missing required field in 'repositories[0]'",
+            {"title": "ok", "workspace_id": "w1", "repositories": [{"base_branch": SECRET}]},
+            "exactly one of repositoryId or repositoryUrl",
         ),
     ],
 )

@@ -1,0 +1,81 @@
+"""GitHub pull requests as contributions (kandev.domain.workspace.contributions): the canonical URL
+`https://<connected host>/<owner>/<repo>/pull/<number>`, resolved with the workspace connection's token."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.config import Settings
+from kandev.domain.github.connections import workspace_token
+from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef
+from kandev.github.client import (
+    GitHubAuthError,
+    GitHubClient,
+    GitHubError,
+    GitHubNotFoundError,
+    GitHubRateLimitedError,
+)
+
+_PULL_URL = re.compile(
+    r"https://(?P<host>[a-z0-9.-]+)/(?P<owner>[A-Za-z0-9_.-]{1,100})/(?P<name>[A-Za-z0-9_.-]{1,100})"
+    r"/pull/(?P<number>[1-9][0-9]{0,9})"
+)
+
+
+class GitHubContributions:
+    provider = "github"
+
+    def parse(self, url: str) -> ContributionRef | None:
+        found = _PULL_URL.fullmatch(url)
+        if found is None or ".." in url or found["name"].endswith(".git"):
+            return None
+        target = f"{found['owner']}/{found['name']}"
+        return ContributionRef("github", found["host"], target, int(found["number"]), url)
+
+    async def resolve(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
+    ) -> Contribution:
+        connected = await workspace_token(db, settings, workspace_id)
+        if connected is None:
+            raise ContributionError("the workspace has no GitHub connection", "not_connected")
+        connection, token = connected
+        if ref.host != connection.host.lower():
+            raise ContributionError(
+                "the pull request is not on the workspace's GitHub host", "host_mismatch", host=connection.host
+            )
+        try:
+            async with GitHubClient(settings.github_api_url, token) as client:
+                pr = await client.pull_request(ref.target, ref.number)
+        except GitHubNotFoundError:
+            raise ContributionError("GitHub does not show this pull request to the connection", "not_found") from None
+        except GitHubRateLimitedError as error:
+            raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
+        except GitHubAuthError as error:
+            raise ContributionError(error.message, "not_connected") from None
+        except GitHubError as error:
+            raise ContributionError(error.message, "unreachable") from None
+        if pr.status != "open":
+            raise ContributionError(f"the pull request is {pr.status}, not open", "not_open")
+        if not pr.head_branch or not pr.head_sha or not pr.head_clone_url or not pr.head_repository:
+            raise ContributionError("the pull request has no head branch (its repository may be gone)", "no_head")
+        same = pr.head_repository.lower() == ref.target.lower()
+        if not pr.can_push or not (same or pr.maintainer_can_modify):
+            raise ContributionError(
+                "the connection may not push to the pull request's branch (no push access, or a fork that does "
+                "not allow edits from maintainers)",
+                "no_push_permission",
+            )
+        return Contribution(
+            provider="github",
+            host=ref.host,
+            target=ref.target,
+            number=ref.number,
+            url=ref.url,
+            target_clone_url=pr.base_clone_url,
+            source_clone_url=pr.head_clone_url,
+            source_branch=pr.head_branch,
+            head_sha=pr.head_sha,
+            base_branch=pr.base_branch,
+        )
