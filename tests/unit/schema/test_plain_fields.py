@@ -5,7 +5,6 @@ from __future__ import annotations
 from enum import Enum
 
 import strawberry
-
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from kandev.schema.plain_fields import PlainFieldExecutor, held_in, plain_field
