@@ -53,9 +53,10 @@ def _inspect(field: GraphQLField) -> tuple[str, GraphQLLeafType, bool] | None:
     definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
     if not isinstance(definition, StrawberryField) or field.args:
         return None
-    held = definition.base_resolver is not None
-    if held:
-        attribute = getattr(definition.base_resolver.wrapped_func, _HELD_IN, None)
+    resolver = definition.base_resolver
+    held = resolver is not None
+    if resolver is not None:
+        attribute = getattr(resolver.wrapped_func, _HELD_IN, None)
     elif definition.is_basic_field and definition.default_resolver is getattr:
         attribute = definition.python_name
     else:
@@ -63,7 +64,7 @@ def _inspect(field: GraphQLField) -> tuple[str, GraphQLLeafType, bool] | None:
     if attribute is None or definition.extensions:
         return None
     non_null = isinstance(field.type, GraphQLNonNull)
-    leaf = field.type.of_type if non_null else field.type
+    leaf = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
     if not is_leaf_type(leaf):
         return None
     # A held answer of None means "not held here": its resolver decides.
