@@ -11,6 +11,8 @@ from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
 from kandev.domain.lookups import Lookups
+from kandev.domain.mcp.definitions import McpServerService
+from kandev.domain.mcp.selections import McpSelectionService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -85,6 +87,14 @@ class Services:
     @cached_property
     def repositories(self) -> RepositoryService:
         return RepositoryService(self.ctx)
+
+    @cached_property
+    def mcp_servers(self) -> McpServerService:
+        return McpServerService(self.ctx)
+
+    @cached_property
+    def mcp_selections(self) -> McpSelectionService:
+        return McpSelectionService(self.ctx)
 
     @cached_property
     def secrets(self) -> SecretService:

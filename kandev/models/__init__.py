@@ -18,6 +18,7 @@ from kandev.models.github import (
     GithubWebhookDelivery,
     TaskPullRequest,
 )
+from kandev.models.mcp_servers import McpServer, McpServerSelection
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
@@ -52,6 +53,8 @@ __all__ = [
     "GithubPendingFiring",
     "GithubPrPollState",
     "GithubWebhookDelivery",
+    "McpServer",
+    "McpServerSelection",
     "Message",
     "ParentQuestion",
     "PermissionRequest",
