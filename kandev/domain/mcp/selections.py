@@ -15,7 +15,16 @@ from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.mcp.revisions import effective_servers, refresh_live_sessions, selected_at, session_targets
-from kandev.models import AgentProfile, McpServer, McpServerSelection, Repository, Session, Task, TaskRepository
+from kandev.models import (
+    AgentProfile,
+    McpServer,
+    McpServerSelection,
+    Repository,
+    Session,
+    Task,
+    TaskRepository,
+    Workspace,
+)
 from kandev.models.base import new_id
 from kandev.models.enums import McpScope
 
@@ -170,8 +179,10 @@ async def _inherited_from(db: AsyncSession, server_id: str, scope: McpScope, tar
         task = await db.get(Task, target_id)
         if task is None:
             return None
-        # A task's own profile (or none): its sessions' profiles are their own scope.
-        targets = [(McpScope.PROFILE, task.agent_profile_id)] if task.agent_profile_id else []
+        # The profile the task's sessions run with by default: its own, else the workspace's default.
+        workspace = await db.get(Workspace, task.workspace_id)
+        profile_id = task.agent_profile_id or (workspace.default_agent_profile_id if workspace else None)
+        targets = [(McpScope.PROFILE, profile_id)] if profile_id else []
         repositories = await db.scalars(select(TaskRepository.repository_id).where(TaskRepository.task_id == task.id))
         targets += [(McpScope.REPOSITORY, r) for r in repositories]
         workspace_id = task.workspace_id

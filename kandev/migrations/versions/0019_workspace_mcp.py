@@ -2,7 +2,7 @@
 session's desired and applied MCP server revisions
 
 Revision ID: 0019_workspace_mcp
-Revises: 0018_webhook_deliveries
+Revises: 0022_automation_acks
 Create Date: 2026-12-05
 """
 
@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql
 import kandev.models.base
 
 revision: str = '0019_workspace_mcp'
-down_revision: str | None = '0018_webhook_deliveries'
+down_revision: str | None = '0022_automation_acks'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
