@@ -92,7 +92,17 @@ def materialize(name: str, version: str, cache_root: Path, source: str | None, o
             if not tarball.is_file():
                 raise McpApplyError(f"npm package {name}@{version} is not in the configured package source")
             target = str(tarball)
-        argv = ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", *extra, "--prefix", str(folder), target]
+        argv = [
+            "npm",
+            "install",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            *extra,
+            "--prefix",
+            str(folder),
+            target,
+        ]
         env = minimal_env({"npm_config_cache": str(cache_root / ".npm"), "npm_config_update_notifier": "false"}, owner)
         try:
             done = subprocess.run(
@@ -140,7 +150,8 @@ def deliverable(
             if not (os.path.isfile(command) and os.access(command, os.X_OK)):
                 raise McpApplyError(f"MCP server '{name}': its command is no longer an executable file")
         servers.append(
-            McpServerEntry(name, "stdio", command=command, args=list(entry.get("args") or []), env=env, meta=_meta(entry))
+            McpServerEntry(
+                name, "stdio", command=command, args=list(entry.get("args") or []), env=env, meta=_meta(entry)
+            )
         )
     return servers
-

@@ -461,7 +461,9 @@ class ScriptedAgent:
         self._say(session_id, f"permission {title}: {chosen if chosen else outcome['outcome']}")
 
 
-def _call_tool(turn: _Turn, target: McpTarget | StdioTarget | None, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+def _call_tool(
+    turn: _Turn, target: McpTarget | StdioTarget | None, name: str, arguments: Mapping[str, Any]
+) -> ToolOutcome:
     """Run the MCP call on an event loop of this turn's own; asyncio and the MCP client load only here."""
     import asyncio
     import contextlib

@@ -36,7 +36,9 @@ async def selected_at(
     """The definitions selected at any of `targets` that the workspace may use (its own and server-wide)."""
     if not targets:
         return []
-    where = or_(*(and_(McpServerSelection.scope == scope, McpServerSelection.target_id == tid) for scope, tid in targets))
+    where = or_(
+        *(and_(McpServerSelection.scope == scope, McpServerSelection.target_id == tid) for scope, tid in targets)
+    )
     rows = await db.execute(
         select(McpServer, McpServerSelection.scope, McpServerSelection.target_id)
         .join(McpServerSelection, McpServerSelection.mcp_server_id == McpServer.id)

@@ -53,7 +53,9 @@ class McpSelectionService:
             if existing is None:
                 try:
                     async with uow.db.begin_nested():
-                        uow.db.add(McpServerSelection(id=new_id(), mcp_server_id=server_id, scope=scope, target_id=target_id))
+                        uow.db.add(
+                            McpServerSelection(id=new_id(), mcp_server_id=server_id, scope=scope, target_id=target_id)
+                        )
                 except IntegrityError:  # selected concurrently: the same outcome
                     pass
                 await refresh_live_sessions(uow.db, workspace_id)

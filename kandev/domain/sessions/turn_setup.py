@@ -130,7 +130,10 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
         await refresh_profile(uow, session, task)
         await refresh_desired(db, session, task)
         mcp_secrets = await named_secret_values(
-            db, ctx.settings.server_key, task.workspace_id, _references(session.mcp_servers_desired, session.mcp_servers_applied)
+            db,
+            ctx.settings.server_key,
+            task.workspace_id,
+            _references(session.mcp_servers_desired, session.mcp_servers_applied),
         )
         secrets = [*secrets, *mcp_secrets.values()]
         # Each launch or resume gets a token of its own; a warm agent keeps the one it was launched with.
@@ -170,7 +173,12 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
 
 def _references(*revisions: list[dict[str, Any]] | None) -> set[str]:
     """The secret names the header and env values of these revisions' servers reference."""
-    values = [v for entries in revisions for e in entries or [] for v in [*(e.get("headers") or {}).values(), *(e.get("env") or {}).values()]]
+    values = [
+        v
+        for entries in revisions
+        for e in entries or []
+        for v in [*(e.get("headers") or {}).values(), *(e.get("env") or {}).values()]
+    ]
     return {name for value in values for name in SECRET_REFERENCE.findall(value)}
 
 

@@ -159,7 +159,11 @@ async def test_every_scope_at_once_delivers_a_duplicate_once_with_all_its_origin
         "docs": [{"scope": s.value, "id": t} for s, t in chosen],
         "extra": [{"scope": "SESSION", "id": session_id}],
     }
-    assert after == {"kandev": [], "docs": [{"scope": "TASK", "id": task_id}], "extra": [{"scope": "SESSION", "id": session_id}]}
+    assert after == {
+        "kandev": [],
+        "docs": [{"scope": "TASK", "id": task_id}],
+        "extra": [{"scope": "SESSION", "id": session_id}],
+    }
 
 
 async def test_a_change_during_a_turn_waits_for_the_idle_session_and_the_next_turn_gets_it(

@@ -107,9 +107,7 @@ async def test_names_are_unique_per_workspace_counting_server_wide_ones(services
     [{"kind": "NPM", "package": "@kandev-test/fixture-mcp@1.2.3"}, {"kind": "EXECUTABLE", "command": sys.executable}],
     ids=["npm", "executable"],
 )
-async def test_with_auth_on_a_local_process_server_is_admin_only_and_server_wide(
-    services, bob, bob_workspace, fields
-):
+async def test_with_auth_on_a_local_process_server_is_admin_only_and_server_wide(services, bob, bob_workspace, fields):
     before = await stored(services)
     for workspace in (bob_workspace, None):
         denied = await GraphQLCaller(bob)(CREATE, i={"workspaceId": workspace, "name": "local", **fields})
@@ -129,7 +127,9 @@ async def test_with_auth_on_a_local_process_server_is_admin_only_and_server_wide
     )
 
 
-async def test_another_users_definition_is_not_found_to_select_change_or_delete(services, bob, bob_workspace, workspace_id):
+async def test_another_users_definition_is_not_found_to_select_change_or_delete(
+    services, bob, bob_workspace, workspace_id
+):
     mine = await GraphQLCaller(services)(CREATE, i={"workspaceId": workspace_id, "name": "private", **REMOTE})
     server_id = mine["createMcpServer"]["mcpServer"]["id"]
     bob_task = await bob.tasks.create(CreateTask(workspace_id=bob_workspace, title="Bob's"))
