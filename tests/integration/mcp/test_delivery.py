@@ -20,7 +20,7 @@ from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Message, Session
 from kandev.models.enums import McpScope, McpServerKind, PermissionPolicy
 from tests.support.factories import new_agent_profile, settings_for
-from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_VERSION, pack_fixture, remote_mcp
+from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_PACKAGE, FIXTURE_VERSION, pack_fixture, remote_mcp
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -249,3 +249,23 @@ async def test_a_revision_that_cannot_be_applied_keeps_the_previous_one_and_says
     assert state.applied_revision == applied.applied_revision < state.desired_revision
     notes = await transcript(db, session_id, "SYSTEM")
     assert any("could not be applied" in n and "NOT_DEFINED" in n for n in notes), notes
+
+
+async def test_an_executable_server_is_delivered_as_a_stdio_server_with_its_args_and_env(
+    services, settings, bus, db, workspace_id, tmp_path
+):
+    task_id, _ = await project_task(services, workspace_id, tmp_path)
+    await services.secrets.create(workspace_id, "NPM_TOKEN", NPM_TOKEN)
+    fields = McpServerFields(
+        name="local",
+        kind=McpServerKind.EXECUTABLE,
+        command=str(FIXTURE_PACKAGE / "server.js"),
+        env={"FIXTURE_TOKEN": "prefix-${secret:NPM_TOKEN}"},
+    )
+    server = await services.mcp_servers.create(None, fields)
+    await services.mcp_selections.select(server.id, McpScope.TASK, task_id)
+    with running_worker(settings):
+        session_id = await run(services, bus, db, task_id, "/mcp-servers\n/tool local/whoami {}")
+    assert (await reports(db, session_id))[-1] == {"kandev": [], "local": [{"scope": "TASK", "id": task_id}]}
+    texts = await everything(db, session_id)
+    assert "token=prefix-[REDACTED]" in texts and NPM_TOKEN not in texts
