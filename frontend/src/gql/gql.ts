@@ -37,6 +37,11 @@ type Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": typeof types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": typeof types.WorkspaceRunsDocument,
+    "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n": typeof types.McpServersDocument,
+    "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n": typeof types.McpServerTemplatesDocument,
+    "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateMcpServerDocument,
+    "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateMcpServerDocument,
+    "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -124,6 +129,11 @@ const documents: Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": types.WorkspaceRunsDocument,
+    "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n": types.McpServersDocument,
+    "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n": types.McpServerTemplatesDocument,
+    "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateMcpServerDocument,
+    "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateMcpServerDocument,
+    "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -277,6 +287,26 @@ export function graphql(source: "\n  mutation ReackAutomation($i: ReackAutomatio
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n"): typeof import('./graphql').WorkspaceRunsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n"): typeof import('./graphql').McpServersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n"): typeof import('./graphql').McpServerTemplatesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteMcpServerDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

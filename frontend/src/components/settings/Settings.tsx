@@ -1,10 +1,11 @@
-// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories and secrets,
+// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets, MCP servers
 // and the user's access tokens.
 import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
 import { Executors } from "./Executors";
+import { McpServers } from "./McpServers";
 import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
@@ -19,6 +20,7 @@ export const SECTIONS = [
   { id: "executors", label: "Executors", view: Executors },
   { id: "repositories", label: "Repositories", view: Repositories },
   { id: "secrets", label: "Secrets", view: Secrets },
+  { id: "mcp", label: "MCP servers", view: McpServers },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
 
