@@ -300,7 +300,11 @@ async def test_mcp_servers_reports_the_servers_of_session_new_with_their_origins
     servers: list[Any] = [
         HttpMcpServer(type="http", name="kandev", url="http://127.0.0.1:9/mcp/session", headers=[]),
         HttpMcpServer(
-            type="http", name="docs", url="http://127.0.0.1:9/mcp", headers=[], field_meta={"kandev": {"origins": origins}}
+            type="http",
+            name="docs",
+            url="http://127.0.0.1:9/mcp",
+            headers=[],
+            field_meta={"kandev": {"origins": origins}},
         ),
         McpServerStdio(
             name="fixture",
