@@ -1,5 +1,6 @@
 """The MCP servers settings page in a real headless Chromium against a real `kandev serve`: a remote server added
-from a curated template, refused with a typed error while its header holds a literal, edited and deleted."""
+from a curated template, refused with a typed error while its header holds a literal, selected on an agent profile,
+edited and deleted."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.browser.test_web_client import open_app, unique
 pytestmark = pytest.mark.slow
 
 
-def test_a_template_becomes_a_configured_server_that_is_edited_and_deleted(
+def test_a_template_becomes_a_configured_server_that_is_selected_on_a_profile_edited_and_deleted(
     page: Any, kandev_server: KandevServer
 ) -> None:
     from playwright.sync_api import expect
@@ -37,6 +38,20 @@ def test_a_template_becomes_a_configured_server_that_is_edited_and_deleted(
     form.get_by_test_id("save-mcp-server").click()
     row = page.locator(f'[data-testid="mcp-server"][data-name="{name}"]')
     expect(row).to_contain_text("remote · https://api.githubcopilot.com/mcp/")
+
+    # Selected at the built-in Scripted profile from its form (collapsed until opened); it stays selected.
+    page.get_by_test_id("settings-tab-agents").click()
+    page.locator('[data-testid="profile"][data-name="Scripted"]').get_by_test_id("edit-profile").click()
+    selector = page.get_by_test_id("profile-form").get_by_test_id("mcp-selector")
+    selector.locator("summary").click()
+    box = selector.locator(f'[data-testid="mcp-select"][data-name="{name}"]')
+    box.click()  # saved at once; the box shows the stored selection
+    expect(box).to_be_checked()
+    expect(selector.locator("summary")).to_have_text("MCP servers (1)")
+    page.reload()
+    page.locator('[data-testid="profile"][data-name="Scripted"]').get_by_test_id("edit-profile").click()
+    expect(selector.locator("summary")).to_have_text("MCP servers (1)")
+    page.get_by_test_id("settings-tab-mcp").click()
 
     row.get_by_test_id("edit-mcp-server").click()
     expect(form.get_by_test_id("mcp-kind")).to_be_disabled()

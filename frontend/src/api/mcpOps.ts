@@ -65,3 +65,29 @@ export const DELETE_MCP_SERVER = graphql(`
 
 export type McpServerRow = McpServersQuery["mcpServers"][number];
 export type McpTemplateRow = McpServerTemplatesQuery["mcpServerTemplates"][number];
+
+export const SELECTED_MCP_SERVERS = graphql(`
+  query SelectedMcpServers($s: McpScope!, $t: ID!) {
+    selectedMcpServers(scope: $s, targetId: $t) {
+      id
+    }
+  }
+`);
+
+export const SELECT_MCP_SERVER = graphql(`
+  mutation SelectMcpServer($i: McpSelectionInput!) {
+    selectMcpServer(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const DESELECT_MCP_SERVER = graphql(`
+  mutation DeselectMcpServer($i: McpSelectionInput!) {
+    deselectMcpServer(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);

@@ -42,6 +42,9 @@ type Documents = {
     "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateMcpServerDocument,
     "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateMcpServerDocument,
     "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteMcpServerDocument,
+    "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": typeof types.SelectedMcpServersDocument,
+    "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.SelectMcpServerDocument,
+    "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeselectMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -134,6 +137,9 @@ const documents: Documents = {
     "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateMcpServerDocument,
     "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateMcpServerDocument,
     "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteMcpServerDocument,
+    "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": types.SelectedMcpServersDocument,
+    "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.SelectMcpServerDocument,
+    "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeselectMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -307,6 +313,18 @@ export function graphql(source: "\n  mutation UpdateMcpServer($i: UpdateMcpServe
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n"): typeof import('./graphql').SelectedMcpServersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').SelectMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeselectMcpServerDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

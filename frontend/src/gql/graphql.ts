@@ -291,6 +291,21 @@ export type ImportWorkflowInput = {
   yaml: string;
 };
 
+/** Where a workspace MCP server is selected, widest first. */
+export type McpScope =
+  | 'PROFILE'
+  | 'REPOSITORY'
+  | 'SESSION'
+  | 'TASK';
+
+/** A definition and the scope to select it at (or deselect it from). */
+export type McpSelectionInput = {
+  mcpServerId: string | number;
+  scope: McpScope;
+  /** The agent profile, repository, task or session. */
+  targetId: string | number;
+};
+
 /** REMOTE: an http endpoint; NPM: an exact-version npm package run locally; EXECUTABLE: an existing executable run locally (both local kinds are admin-only). */
 export type McpServerKind =
   | 'EXECUTABLE'
@@ -817,6 +832,40 @@ export type DeleteMcpServerMutationVariables = Exact<{
 
 
 export type DeleteMcpServerMutation = { deleteMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SelectedMcpServersQueryVariables = Exact<{
+  s: McpScope;
+  t: string | number;
+}>;
+
+
+export type SelectedMcpServersQuery = { selectedMcpServers: Array<{ id: string }> };
+
+export type SelectMcpServerMutationVariables = Exact<{
+  i: McpSelectionInput;
+}>;
+
+
+export type SelectMcpServerMutation = { selectMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeselectMcpServerMutationVariables = Exact<{
+  i: McpSelectionInput;
+}>;
+
+
+export type DeselectMcpServerMutation = { deselectMcpServer:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'McpServerPayload' }
     | { __typename: 'NotFoundError', message: string, code: string }
@@ -2339,6 +2388,35 @@ export const DeleteMcpServerDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<DeleteMcpServerMutation, DeleteMcpServerMutationVariables>;
+export const SelectedMcpServersDocument = new TypedDocumentString(`
+    query SelectedMcpServers($s: McpScope!, $t: ID!) {
+  selectedMcpServers(scope: $s, targetId: $t) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<SelectedMcpServersQuery, SelectedMcpServersQueryVariables>;
+export const SelectMcpServerDocument = new TypedDocumentString(`
+    mutation SelectMcpServer($i: McpSelectionInput!) {
+  selectMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SelectMcpServerMutation, SelectMcpServerMutationVariables>;
+export const DeselectMcpServerDocument = new TypedDocumentString(`
+    mutation DeselectMcpServer($i: McpSelectionInput!) {
+  deselectMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeselectMcpServerMutation, DeselectMcpServerMutationVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
