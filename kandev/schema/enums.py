@@ -22,6 +22,12 @@ strawberry.enum(
     ),
 )
 strawberry.enum(
+    m.McpServerKind,
+    description="REMOTE: an http endpoint; NPM: an exact-version npm package run locally; EXECUTABLE: an "
+    "existing executable run locally (both local kinds are admin-only).",
+)
+strawberry.enum(m.McpScope, description="Where a workspace MCP server is selected, widest first.")
+strawberry.enum(
     m.ExecutorKind,
     description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
 )

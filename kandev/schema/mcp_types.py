@@ -8,19 +8,13 @@ from typing import Annotated, Any, TypeAlias, cast
 import strawberry
 from strawberry.scalars import JSON
 
+import kandev.schema.enums  # noqa: F401  # registers McpServerKind and McpScope
 from kandev.domain.mcp.templates import McpTemplate as TemplateRow
 from kandev.models import McpServer as McpServerRow
 from kandev.models import enums as m
 from kandev.schema.columns import column
 from kandev.schema.errors import ExpectedError
 from kandev.schema.fields import described
-
-McpServerKind = strawberry.enum(
-    m.McpServerKind,
-    description="REMOTE: an http endpoint; NPM: an exact-version npm package run locally; EXECUTABLE: an "
-    "existing executable run locally (both local kinds are admin-only).",
-)
-McpScope = strawberry.enum(m.McpScope, description="Where a workspace MCP server is selected, widest first.")
 
 
 @strawberry.type(description="A workspace MCP server definition; header and env values are ${secret:NAME} references.")

@@ -3,8 +3,12 @@ and a narrower scope that can only add (removing an inherited server there is a 
 
 from __future__ import annotations
 
+from sqlalchemy import Select, select
+
 from kandev.domain.tasks.service import CreateTask
+from kandev.models import McpServerSelection
 from tests.conftest import GraphQLCaller
+from tests.support.factories import new_agent_profile
 
 CREATE = """mutation($i: CreateMcpServerInput!) { createMcpServer(input: $i) { __typename
   ... on McpServerPayload { mcpServer { id name } } ... on Error { code message } } }"""
@@ -62,3 +66,20 @@ async def test_a_session_gets_the_union_of_its_scopes_and_cannot_remove_what_it_
     ]
     unknown = (await gql(DESELECT, i=selection(notes, "TASK", task_id)))["deselectMcpServer"]
     assert unknown["__typename"] == "NotFoundError"
+
+
+async def test_deleting_an_agent_profile_removes_its_selections(services, workspace_id):
+
+    gql = GraphQLCaller(services)
+    remote = {"workspaceId": workspace_id, "kind": "REMOTE", "url": "https://mcp.example.test/mcp", "name": "docs"}
+    docs = (await gql(CREATE, i=remote))["createMcpServer"]["mcpServer"]
+    profile = await new_agent_profile(services, workspace_id, "Short-lived")
+    await gql(SELECT, i={"mcpServerId": docs["id"], "scope": "PROFILE", "targetId": profile.id})
+    await services.agent_profiles.delete(profile.id)
+    async with services.ctx.db.read() as db:
+        left = await db.execute(select_target(profile.id))
+        assert left.first() is None
+
+
+def select_target(target_id: str) -> Select[tuple[str]]:
+    return select(McpServerSelection.id).where(McpServerSelection.target_id == target_id)
