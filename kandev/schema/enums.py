@@ -175,6 +175,9 @@ class WorkspaceEventKind(Enum):
     EXECUTOR_PROFILE = "EXECUTOR_PROFILE"
     REPOSITORY = "REPOSITORY"
     SECRET = strawberry.enum_value("SECRET", description="A secret was created, replaced or deleted (never its value).")
+    MCP_SERVER = strawberry.enum_value(
+        "MCP_SERVER", description="A workspace (or server-wide) MCP server definition was created, changed or deleted."
+    )
 
 
 @strawberry.enum(description="What happened in a sessionEvents message.")

@@ -621,6 +621,8 @@ export type UpdateWorkspaceInput = {
 export type WorkspaceEventKind =
   | 'AGENT_PROFILE'
   | 'EXECUTOR_PROFILE'
+  /** A workspace (or server-wide) MCP server definition was created, changed or deleted. */
+  | 'MCP_SERVER'
   | 'REPOSITORY'
   /** A secret was created, replaced or deleted (never its value). */
   | 'SECRET'

@@ -148,3 +148,19 @@ async def test_the_curated_templates_pin_exact_versions_and_bind_secrets_by_refe
             assert template["package"].rsplit("@", 1)[1].count(".") == 2
         for value in template["headers"].values():
             assert "${secret:" in value
+
+
+async def test_a_saved_definition_is_told_on_workspace_events_as_a_kind_and_an_id(settings, services, workspace_id):
+    from tests.integration.resolvers.test_workspace_events import SUBSCRIPTION, _next, _socket
+    from tests.support.server import running_server
+
+    async with running_server(settings) as address:
+        tab = await _socket(address, services, "local")
+        try:
+            await tab.listen(SUBSCRIPTION, ws=workspace_id)
+            created = await GraphQLCaller(services)(CREATE, i={"workspaceId": workspace_id, "name": "docs", **REMOTE})
+            server_id = created["createMcpServer"]["mcpServer"]["id"]
+            heard = await _next(tab)
+        finally:
+            await tab.close()
+    assert heard == {"kind": "MCP_SERVER", "id": server_id}

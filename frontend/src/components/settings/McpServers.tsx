@@ -15,6 +15,7 @@ import type { McpServerKind } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 type Draft = { id: string | null; kind: McpServerKind; name: string; url: string; headers: string; pkg: string; command: string; args: string; env: string };
 
@@ -71,6 +72,7 @@ export function McpServers() {
     [workspaceId],
   );
   useEffect(() => void reload(), [reload]);
+  useConfigChange(["MCP_SERVER"], reload);
   useEffect(() => void gql(MCP_SERVER_TEMPLATES, {}).then((r) => setTemplates(r.mcpServerTemplates)), []);
 
   return (
