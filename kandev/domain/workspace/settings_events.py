@@ -2,8 +2,8 @@
 
 Rather than each mutation remembering to emit, the unit of work watches its own flushes: whatever adds,
 changes or deletes a workflow or step, a profile, a repository, a secret, an MCP server definition or a workspace
-(a mutation, a YAML import, a new workspace's defaults) queues one small event (kind and id, never content: a secret's value
-stays in the database) on the unit of work, so it is published with the others only once committed, and a
+(a mutation, a YAML import, a new workspace's defaults) queues one small event (kind and id, never content: a
+secret's value stays in the database) on the unit of work, so it is published with the others only once committed, and a
 rolled-back change is never told."""
 
 from __future__ import annotations
