@@ -12,6 +12,7 @@ from kandev.resolvers import coordination as coordination_resolvers
 from kandev.resolvers import dependencies as dependency_resolvers
 from kandev.resolvers import github as github_resolvers
 from kandev.resolvers import gitlab as gitlab_resolvers
+from kandev.resolvers import mcp_servers as mcp_resolvers
 from kandev.resolvers import profiles as profile_resolvers
 from kandev.resolvers import reviews as review_resolvers
 from kandev.resolvers import runs as run_resolvers
@@ -64,6 +65,22 @@ class Query:
     )
     repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
+    mcp_servers = strawberry.field(
+        resolver=mcp_resolvers.mcp_servers,
+        description="A workspace's MCP server definitions (delivered to agents) and the server-wide ones.",
+    )
+    selected_mcp_servers = strawberry.field(
+        resolver=mcp_resolvers.selected_mcp_servers,
+        description="The MCP servers selected at exactly this scope (not what it inherits).",
+    )
+    session_mcp_servers = strawberry.field(
+        resolver=mcp_resolvers.session_mcp_servers,
+        description="A session's effective MCP servers with their origins, and its desired and applied revisions.",
+    )
+    mcp_server_templates = strawberry.field(
+        resolver=mcp_resolvers.mcp_server_templates,
+        description="Kandev-curated MCP server templates (the marketplace; no public registry is fetched).",
+    )
     pending_questions = strawberry.field(
         resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
     )
@@ -233,6 +250,23 @@ class Mutation:
         description="Set a new value for a secret (its name stays; the value is never returned).",
     )
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
+    create_mcp_server = strawberry.mutation(
+        resolver=mcp_resolvers.create_mcp_server,
+        description="Define an MCP server for agents; saving starts, downloads and connects to nothing.",
+    )
+    update_mcp_server = strawberry.mutation(
+        resolver=mcp_resolvers.update_mcp_server,
+        description="Change a definition; live sessions using it save a new desired revision.",
+    )
+    delete_mcp_server = strawberry.mutation(resolver=mcp_resolvers.delete_mcp_server)
+    select_mcp_server = strawberry.mutation(
+        resolver=mcp_resolvers.select_mcp_server,
+        description="Select a definition at a scope; it applies to sessions when their turn is idle.",
+    )
+    deselect_mcp_server = strawberry.mutation(
+        resolver=mcp_resolvers.deselect_mcp_server,
+        description="Remove a selection made at this scope; an inherited one can't be removed at a narrower scope.",
+    )
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
     create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)
     update_workflow = strawberry.mutation(resolver=workflow_resolvers.update_workflow)

@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     agent_user: str | None = Field(
         default=None, description="unprivileged OS user that agents run as (root deployments)"
     )
+    mcp_npm_source: str | None = Field(
+        default=None,
+        description="where managed npm MCP server packages are installed from: a registry URL, or a folder of "
+        "`npm pack` tarballs; default: npm's own registry setting",
+    )
     source_roots: str | None = Field(
         default=None,
         description="os.pathsep-separated folders local repositories and folders must lie under; "

@@ -14,6 +14,8 @@ from kandev.domain.github.task_review import TaskPullRequestService
 from kandev.domain.gitlab.connections import GitlabService
 from kandev.domain.gitlab.merge_requests import TaskMergeRequestService
 from kandev.domain.lookups import Lookups
+from kandev.domain.mcp.definitions import McpServerService
+from kandev.domain.mcp.selections import McpSelectionService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -88,6 +90,14 @@ class Services:
     @cached_property
     def repositories(self) -> RepositoryService:
         return RepositoryService(self.ctx)
+
+    @cached_property
+    def mcp_servers(self) -> McpServerService:
+        return McpServerService(self.ctx)
+
+    @cached_property
+    def mcp_selections(self) -> McpSelectionService:
+        return McpSelectionService(self.ctx)
 
     @cached_property
     def secrets(self) -> SecretService:

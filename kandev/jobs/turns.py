@@ -11,7 +11,7 @@ import os
 import socket
 import time
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kandev.config import Settings
 from kandev.domain.access.session_tokens import token_is_live
@@ -20,7 +20,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.sessions.transcript_stream import TranscriptStream
-from kandev.domain.sessions.turn_setup import TurnSetup, prepare_turn, remember_acp_session
+from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.events import WAITING, control_channel
@@ -32,9 +32,11 @@ from kandev.runtime.base import (
     FAILED,
     AgentLaunchError,
     LaunchSpec,
+    McpServerEntry,
     PermissionRequest,
     PromptResult,
 )
+from kandev.runtime.mcp_delivery import McpApplyError, deliverable
 from kandev.state import SYSTEM, provide_services
 
 if TYPE_CHECKING:
@@ -383,6 +385,7 @@ class TurnRunner:
         if setup.missing_command:
             await self._fail_launch(f"the agent can't start: command '{setup.missing_command}' is not on PATH")
             return None
+        mcp_extra = await self._mcp_servers(setup) if setup.supports_mcp else []
         spec = LaunchSpec(
             argv=setup.argv,
             cwd=setup.cwd,
@@ -394,6 +397,7 @@ class TurnRunner:
             secrets=setup.secrets,
             run_as=setup.run_as,
             readable=setup.readable,
+            mcp_extra=mcp_extra,
         )
         self.runtime = AcpRuntime()
         # A fresh binding: an agent still warm elsewhere keeps its own.
@@ -413,7 +417,34 @@ class TurnRunner:
             await self.runtime.set_mode(plan)
             await self.stream.note(MessageKind.SYSTEM, "The agent works in plan mode on this step.", {"mode": plan})
         await remember_acp_session(self.ctx, self.claimed.session_id, info.acp_session_id)
+        if setup.supports_mcp and setup.mcp_revision == setup.mcp_desired_revision:
+            await mark_mcp_applied(self.ctx, self.claimed.session_id, setup.mcp_revision, setup.mcp_desired)
         return info.loaded
+
+    async def _mcp_servers(self, setup: TurnSetup) -> list[McpServerEntry]:
+        """The desired workspace MCP revision as the agent receives it; when it can't be applied (a missing
+        secret, a failed npm install) the applied one stays in use and the transcript says why."""
+        settings = self.ctx.settings
+        cache, source = settings.work_path / "mcp-packages", settings.mcp_npm_source
+
+        def build(entries: list[dict[str, Any]]) -> list[McpServerEntry]:
+            return deliverable(entries, setup.mcp_secrets, cache, source, setup.run_as)
+
+        try:
+            return await asyncio.to_thread(build, setup.mcp_desired)
+        except McpApplyError as exc:
+            reason = str(exc)
+        kept, setup.mcp_revision = setup.mcp_applied_revision, setup.mcp_applied_revision
+        try:
+            servers = await asyncio.to_thread(build, setup.mcp_applied)
+        except McpApplyError:
+            servers = []
+        text = (
+            f"The MCP server change (revision {setup.mcp_desired_revision}) could not be applied: {reason}. "
+            f"Revision {kept} stays in use until it can be."
+        )
+        await self.stream.note(MessageKind.SYSTEM, text, {"mcp_desired_revision": setup.mcp_desired_revision})
+        return servers
 
     async def _fail_launch(self, error: str) -> None:
         await fail_session_launch(self.ctx, self.claimed.turn_id, error)

@@ -20,6 +20,7 @@ from kandev.models.github import (
     TaskPullRequest,
 )
 from kandev.models.gitlab import GitlabConnection, TaskMergeRequest
+from kandev.models.mcp_servers import McpServer, McpServerSelection
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
@@ -56,6 +57,8 @@ __all__ = [
     "GithubWebhookDelivery",
     "GitlabConnection",
     "TaskMergeRequest",
+    "McpServer",
+    "McpServerSelection",
     "Message",
     "ParentQuestion",
     "PermissionRequest",

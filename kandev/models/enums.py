@@ -172,3 +172,18 @@ class RunStatus(StrEnum):
     SKIPPED = "skipped"
     ARCHIVED = "archived"
     CANCELLED = "cancelled"
+
+
+class McpServerKind(StrEnum):
+    REMOTE = "REMOTE"
+    NPM = "NPM"
+    EXECUTABLE = "EXECUTABLE"
+
+
+class McpScope(StrEnum):
+    """Where a workspace MCP definition is selected, widest first (the order origins are listed in)."""
+
+    PROFILE = "PROFILE"
+    REPOSITORY = "REPOSITORY"
+    TASK = "TASK"
+    SESSION = "SESSION"

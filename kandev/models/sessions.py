@@ -31,6 +31,12 @@ class Session(Base):
     acp_session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     mcp_profile: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     mcp_profile_revision: Mapped[int] = mapped_column(Integer, default=0)
+    # Workspace MCP servers: the effective set saved as the desired revision, and the revision an agent was
+    # last launched with (a failed apply leaves the applied one in use).
+    mcp_servers_desired: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list, server_default="[]")
+    mcp_servers_desired_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    mcp_servers_applied: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list, server_default="[]")
+    mcp_servers_applied_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # step_complete_kandev's pending signal:
     # {step_id, turn_id, turn_seq, source, summary, handoff, blockers, signaled_at}.
     pending_signal: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)

@@ -18,10 +18,12 @@ from typing import Any, TypeVar, cast
 import acp
 from acp.schema import (
     ClientCapabilities,
+    EnvVariable,
     FileSystemCapabilities,
     HttpHeader,
     HttpMcpServer,
     Implementation,
+    McpServerStdio,
     SessionModeState,
 )
 
@@ -36,6 +38,7 @@ from kandev.runtime.base import (
     AgentRuntimeError,
     LaunchInfo,
     LaunchSpec,
+    McpServerEntry,
     PermissionHandler,
     PromptResult,
     Redactor,
@@ -74,11 +77,21 @@ def error_text(exc: acp.RequestError, auth_methods: tuple[str, ...] = ()) -> str
 
 
 def mcp_servers(spec: LaunchSpec) -> list[Any]:
-    """The session's kandev MCP server (http, bearer token) when the spec has both URL and token."""
+    """The session's kandev MCP server (http, bearer token) when the spec has both URL and token, then the
+    workspace MCP servers selected for the session (their origins in `_meta.kandev`)."""
     if not (spec.mcp_url and spec.mcp_token):
         return []
     header = HttpHeader(name="Authorization", value=f"Bearer {spec.mcp_token}")
-    return [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
+    servers: list[Any] = [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
+    return servers + [_workspace_server(entry) for entry in spec.mcp_extra]
+
+
+def _workspace_server(entry: McpServerEntry) -> Any:
+    if entry.transport == "http":
+        headers = [HttpHeader(name=k, value=v) for k, v in entry.headers.items()]
+        return HttpMcpServer(type="http", name=entry.name, url=entry.url, headers=headers, field_meta=entry.meta)
+    env = [EnvVariable(name=k, value=v) for k, v in entry.env.items()]
+    return McpServerStdio(name=entry.name, command=entry.command, args=entry.args, env=env, field_meta=entry.meta)
 
 
 def _launch_info(

@@ -24,6 +24,21 @@ CANCELLED = "cancelled"
 
 
 @dataclass(slots=True)
+class McpServerEntry:
+    """A workspace MCP server as an agent receives it beside `kandev`: http (url, headers) or stdio (command,
+    args, env), with secrets already resolved; `meta` goes to the ACP entry's `_meta` (its origins)."""
+
+    name: str
+    transport: Literal["http", "stdio"]
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class LaunchSpec:
     """How to start one agent and which ACP session to open or resume."""
 
@@ -40,6 +55,8 @@ class LaunchSpec:
     # The unprivileged OS user the agent runs as (KANDEV_AGENT_USER), and paths it must be able to read.
     run_as: AgentUser | None = None
     readable: list[str] = field(default_factory=list)
+    # Workspace MCP servers delivered beside `kandev` (when the profile supports MCP).
+    mcp_extra: list[McpServerEntry] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from kandev import __version__
 from kandev.runtime.scripted_directives import Step, load_answer, plan, save_answer
-from kandev.runtime.scripted_tools import McpTarget, ToolOutcome
+from kandev.runtime.scripted_tools import McpTarget, StdioTarget, ToolOutcome
 from kandev.runtime.wire_names import END_TURN, MCP_SERVER_NAME
 
 PROTOCOL_VERSION = 1  # ACP's protocol version (acp.PROTOCOL_VERSION)
@@ -112,11 +112,13 @@ class _Turn:
 
 
 class _Session:
-    __slots__ = ("cwd", "mcp", "mode", "turn")
+    __slots__ = ("cwd", "mcp", "mode", "servers", "turn")
 
-    def __init__(self, cwd: str, mcp: McpTarget | None) -> None:
+    def __init__(self, cwd: str, mcp: McpTarget | None, servers: Any = None) -> None:
         self.cwd = cwd
         self.mcp = mcp
+        # Every MCP server entry of the last session/new or session/load, as received.
+        self.servers: list[dict[str, Any]] = [s for s in servers or [] if isinstance(s, dict)]
         self.mode = "default"
         self.turn: _Turn | None = None
 
@@ -153,6 +155,30 @@ def _kandev_server(servers: Any) -> McpTarget | None:
             headers = {h["name"]: h["value"] for h in server.get("headers") or []}
             return McpTarget(server["url"], headers)
     return None
+
+
+def _server_target(servers: list[dict[str, Any]], name: str) -> McpTarget | StdioTarget | None:
+    """The named server received in session/new: http (url, headers) or stdio (command, args, env)."""
+    for server in servers:
+        if server.get("name") != name:
+            continue
+        if server.get("url"):
+            return McpTarget(server["url"], {h["name"]: h["value"] for h in server.get("headers") or []})
+        if server.get("command"):
+            env = {e["name"]: e["value"] for e in server.get("env") or []}
+            return StdioTarget(server["command"], list(server.get("args") or []), env)
+    return None
+
+
+def mcp_report(servers: list[dict[str, Any]]) -> str:
+    """`/mcp-servers`: the names and origins (Kandev's `_meta.kandev.origins`) received, as JSON."""
+    report = []
+    for server in servers:
+        meta = server.get("_meta")
+        kandev = meta.get("kandev") if isinstance(meta, dict) else None
+        origins = kandev.get("origins") if isinstance(kandev, dict) else None
+        report.append({"name": server.get("name"), "origins": origins if isinstance(origins, list) else []})
+    return json.dumps({"mcp_servers": report}, sort_keys=True)
 
 
 def _modes(current: str) -> dict[str, Any]:
@@ -300,7 +326,7 @@ class ScriptedAgent:
     def new_session(self, cwd: str, mcp_servers: Any) -> dict[str, Any]:
         self._check_signed_in("launch")
         session_id = os.urandom(16).hex()
-        self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers))
+        self._sessions[session_id] = _Session(cwd, _kandev_server(mcp_servers), mcp_servers)
         return {"sessionId": session_id, "modes": _modes("default")}
 
     def load_session(self, cwd: str, session_id: str, mcp_servers: Any) -> dict[str, Any]:
@@ -308,6 +334,7 @@ class ScriptedAgent:
         # A fresh process knows no sessions: an unknown id is simply adopted (nothing to replay).
         session = self._sessions.setdefault(session_id, _Session(cwd, None))
         session.cwd, session.mcp = cwd, _kandev_server(mcp_servers)
+        session.servers = [s for s in mcp_servers or [] if isinstance(s, dict)]
         return {"modes": _modes(session.mode)}
 
     def set_session_mode(self, session_id: str, mode_id: str) -> dict[str, Any]:
@@ -381,6 +408,8 @@ class ScriptedAgent:
             save_answer(session.cwd, step.text)
         elif step.kind == "permission":
             self._permission(turn, session_id, step.text)
+        elif step.kind == "mcp-servers":
+            self._say(session_id, mcp_report(session.servers))
 
     def _say(self, session_id: str, text: str) -> None:
         """One agent message per `/say`: its own messageId tells the client where the message starts."""
@@ -397,6 +426,13 @@ class ScriptedAgent:
         self._update(session_id, {**start, "rawInput": dict(step.arguments), "sessionUpdate": "tool_call"})
         if step.error is not None:
             outcome = ToolOutcome(False, step.error)
+        elif "/" in step.tool:  # SERVER/NAME: a tool of another server received in session/new
+            server, _, tool = step.tool.partition("/")
+            target = _server_target(session.servers, server)
+            if target is None:
+                outcome = ToolOutcome(False, f"no MCP server named {server!r} was given in session/new")
+            else:
+                outcome = _call_tool(turn, target, tool, step.arguments)
         else:
             outcome = _call_tool(turn, session.mcp, step.tool, step.arguments)
         ok, out, raw = outcome
@@ -425,7 +461,9 @@ class ScriptedAgent:
         self._say(session_id, f"permission {title}: {chosen if chosen else outcome['outcome']}")
 
 
-def _call_tool(turn: _Turn, target: McpTarget | None, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+def _call_tool(
+    turn: _Turn, target: McpTarget | StdioTarget | None, name: str, arguments: Mapping[str, Any]
+) -> ToolOutcome:
     """Run the MCP call on an event loop of this turn's own; asyncio and the MCP client load only here."""
     import asyncio
     import contextlib

@@ -17,6 +17,14 @@ class McpTarget(NamedTuple):
     headers: dict[str, str]
 
 
+class StdioTarget(NamedTuple):
+    """A stdio MCP server given in session/new: the command to spawn, its args and env."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+
+
 class ToolOutcome(NamedTuple):
     """A finished tool call: success flag, text for the transcript, raw output as JSON."""
 
@@ -33,7 +41,7 @@ def _leaf(exc: BaseException) -> BaseException:
 
 
 async def call_tool(
-    target: McpTarget | None, name: str, arguments: dict[str, Any], timeout: float = 300.0
+    target: McpTarget | StdioTarget | None, name: str, arguments: dict[str, Any], timeout: float = 300.0
 ) -> ToolOutcome:
     """Call `name` on `target`; every failure becomes a failed outcome with a readable text."""
     if target is None:
@@ -43,6 +51,8 @@ async def call_tool(
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    if isinstance(target, StdioTarget):
+        return await _call_stdio(target, name, arguments, timeout)
     # `legacy` is the initialize handshake every server speaks; `auto` adds a discover probe
     # (about 140 ms per call instead of 60 ms on loopback).
     try:
@@ -54,6 +64,28 @@ async def call_tool(
     except Exception as exc:
         leaf = _leaf(exc)
         return ToolOutcome(False, f"MCP call {name} failed: {type(leaf).__name__}: {leaf}")
+    return _outcome(result)
+
+
+async def _call_stdio(target: StdioTarget, name: str, arguments: dict[str, Any], timeout: float) -> ToolOutcome:
+    """Spawn the stdio server for this one call (its env on top of the agent's PATH and HOME)."""
+    import os
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {k: v for k in ("PATH", "HOME") if (v := os.environ.get(k)) is not None}
+    params = StdioServerParameters(command=target.command, args=target.args, env={**env, **target.env})
+    try:
+        async with Client(params, mode="legacy") as client:
+            result = await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+    except Exception as exc:
+        leaf = _leaf(exc)
+        return ToolOutcome(False, f"MCP call {name} failed: {type(leaf).__name__}: {leaf}")
+    return _outcome(result)
+
+
+def _outcome(result: Any) -> ToolOutcome:
     texts = [str(getattr(block, "text", "")) for block in result.content if getattr(block, "type", "") == "text"]
     raw = result.structured_content if result.structured_content is not None else {"content": texts}
     return ToolOutcome(not result.is_error, "\n".join(texts), raw)

@@ -22,6 +22,12 @@ strawberry.enum(
     ),
 )
 strawberry.enum(
+    m.McpServerKind,
+    description="REMOTE: an http endpoint; NPM: an exact-version npm package run locally; EXECUTABLE: an "
+    "existing executable run locally (both local kinds are admin-only).",
+)
+strawberry.enum(m.McpScope, description="Where a workspace MCP server is selected, widest first.")
+strawberry.enum(
     m.ExecutorKind,
     description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
 )
@@ -169,6 +175,9 @@ class WorkspaceEventKind(Enum):
     EXECUTOR_PROFILE = "EXECUTOR_PROFILE"
     REPOSITORY = "REPOSITORY"
     SECRET = strawberry.enum_value("SECRET", description="A secret was created, replaced or deleted (never its value).")
+    MCP_SERVER = strawberry.enum_value(
+        "MCP_SERVER", description="A workspace (or server-wide) MCP server definition was created, changed or deleted."
+    )
 
 
 @strawberry.enum(description="What happened in a sessionEvents message.")

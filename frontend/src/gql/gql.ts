@@ -42,6 +42,14 @@ type Documents = {
     "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DisconnectGithubDocument,
     "\n  mutation ConnectGitlab($i: ConnectGitlabInput!) {\n    connectGitlab(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ConnectGitlabDocument,
     "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DisconnectGitlabDocument,
+    "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n": typeof types.McpServersDocument,
+    "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n": typeof types.McpServerTemplatesDocument,
+    "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateMcpServerDocument,
+    "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateMcpServerDocument,
+    "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteMcpServerDocument,
+    "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": typeof types.SelectedMcpServersDocument,
+    "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.SelectMcpServerDocument,
+    "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeselectMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -134,6 +142,14 @@ const documents: Documents = {
     "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DisconnectGithubDocument,
     "\n  mutation ConnectGitlab($i: ConnectGitlabInput!) {\n    connectGitlab(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ConnectGitlabDocument,
     "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DisconnectGitlabDocument,
+    "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n": types.McpServersDocument,
+    "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n": types.McpServerTemplatesDocument,
+    "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateMcpServerDocument,
+    "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateMcpServerDocument,
+    "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteMcpServerDocument,
+    "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": types.SelectedMcpServersDocument,
+    "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.SelectMcpServerDocument,
+    "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeselectMcpServerDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -307,6 +323,38 @@ export function graphql(source: "\n  mutation ConnectGitlab($i: ConnectGitlabInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DisconnectGitlab($w: ID!) {\n    disconnectGitlab(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DisconnectGitlabDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpServers($w: ID!) {\n    mcpServers(workspaceId: $w) {\n      id\n      name\n      kind\n      url\n      headers\n      package\n      command\n      args\n      env\n      serverWide\n    }\n  }\n"): typeof import('./graphql').McpServersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpServerTemplates {\n    mcpServerTemplates {\n      key\n      name\n      title\n      description\n      publisher\n      kind\n      url\n      package\n      headers\n      secrets\n    }\n  }\n"): typeof import('./graphql').McpServerTemplatesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateMcpServer($i: CreateMcpServerInput!) {\n    createMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').CreateMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateMcpServer($i: UpdateMcpServerInput!) {\n    updateMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').UpdateMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteMcpServer($id: ID!) {\n    deleteMcpServer(mcpServerId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeleteMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n"): typeof import('./graphql').SelectedMcpServersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').SelectMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeselectMcpServerDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

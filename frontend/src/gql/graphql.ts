@@ -191,6 +191,20 @@ export type CreateExecutorProfileInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+/** REMOTE: name, url, headers. NPM (admins): name, package (name@x.y.z), args, env. EXECUTABLE (admins): name, command (absolute path), args, env. With auth on, local kinds are server-wide (workspaceId null). */
+export type CreateMcpServerInput = {
+  args?: Array<string> | null | undefined;
+  command?: string | null | undefined;
+  env?: unknown;
+  headers?: unknown;
+  kind: McpServerKind;
+  name: string;
+  package?: string | null | undefined;
+  url?: string | null | undefined;
+  /** The workspace; null: a server-wide definition (admins only). */
+  workspaceId?: string | number | null | undefined;
+};
+
 export type CreateRepositoryInput = {
   defaultBranch?: string | null | undefined;
   name: string;
@@ -294,6 +308,27 @@ export type ImportWorkflowInput = {
   /** A document as exportWorkflow writes it. */
   yaml: string;
 };
+
+/** Where a workspace MCP server is selected, widest first. */
+export type McpScope =
+  | 'PROFILE'
+  | 'REPOSITORY'
+  | 'SESSION'
+  | 'TASK';
+
+/** A definition and the scope to select it at (or deselect it from). */
+export type McpSelectionInput = {
+  mcpServerId: string | number;
+  scope: McpScope;
+  /** The agent profile, repository, task or session. */
+  targetId: string | number;
+};
+
+/** REMOTE: an http endpoint; NPM: an exact-version npm package run locally; EXECUTABLE: an existing executable run locally (both local kinds are admin-only). */
+export type McpServerKind =
+  | 'EXECUTABLE'
+  | 'NPM'
+  | 'REMOTE';
 
 /** What a transcript message is. */
 export type MessageKind =
@@ -538,6 +573,18 @@ export type UpdateExecutorProfileInput = {
   name?: string | null | undefined;
 };
 
+/** Only the fields given change; the kind can't. */
+export type UpdateMcpServerInput = {
+  args?: Array<string> | null | undefined;
+  command?: string | null | undefined;
+  env?: unknown;
+  headers?: unknown;
+  mcpServerId: string | number;
+  name?: string | null | undefined;
+  package?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
@@ -594,6 +641,8 @@ export type UpdateWorkspaceInput = {
 export type WorkspaceEventKind =
   | 'AGENT_PROFILE'
   | 'EXECUTOR_PROFILE'
+  /** A workspace (or server-wide) MCP server definition was created, changed or deleted. */
+  | 'MCP_SERVER'
   | 'REPOSITORY'
   /** A secret was created, replaced or deleted (never its value). */
   | 'SECRET'
@@ -815,6 +864,91 @@ export type DisconnectGitlabMutationVariables = Exact<{
 export type DisconnectGitlabMutation = { disconnectGitlab:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'DisconnectGitlabPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type McpServersQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type McpServersQuery = { mcpServers: Array<{ id: string, name: string, kind: McpServerKind, url: string | null, headers: unknown, package: string | null, command: string | null, args: Array<string>, env: unknown, serverWide: boolean }> };
+
+export type McpServerTemplatesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type McpServerTemplatesQuery = { mcpServerTemplates: Array<{ key: string, name: string, title: string, description: string, publisher: string, kind: McpServerKind, url: string | null, package: string | null, headers: unknown, secrets: Array<string> }> };
+
+export type CreateMcpServerMutationVariables = Exact<{
+  i: CreateMcpServerInput;
+}>;
+
+
+export type CreateMcpServerMutation = { createMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateMcpServerMutationVariables = Exact<{
+  i: UpdateMcpServerInput;
+}>;
+
+
+export type UpdateMcpServerMutation = { updateMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteMcpServerMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteMcpServerMutation = { deleteMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SelectedMcpServersQueryVariables = Exact<{
+  s: McpScope;
+  t: string | number;
+}>;
+
+
+export type SelectedMcpServersQuery = { selectedMcpServers: Array<{ id: string }> };
+
+export type SelectMcpServerMutationVariables = Exact<{
+  i: McpSelectionInput;
+}>;
+
+
+export type SelectMcpServerMutation = { selectMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeselectMcpServerMutationVariables = Exact<{
+  i: McpSelectionInput;
+}>;
+
+
+export type DeselectMcpServerMutation = { deselectMcpServer:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -2329,6 +2463,100 @@ export const DisconnectGitlabDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<DisconnectGitlabMutation, DisconnectGitlabMutationVariables>;
+export const McpServersDocument = new TypedDocumentString(`
+    query McpServers($w: ID!) {
+  mcpServers(workspaceId: $w) {
+    id
+    name
+    kind
+    url
+    headers
+    package
+    command
+    args
+    env
+    serverWide
+  }
+}
+    `) as unknown as TypedDocumentString<McpServersQuery, McpServersQueryVariables>;
+export const McpServerTemplatesDocument = new TypedDocumentString(`
+    query McpServerTemplates {
+  mcpServerTemplates {
+    key
+    name
+    title
+    description
+    publisher
+    kind
+    url
+    package
+    headers
+    secrets
+  }
+}
+    `) as unknown as TypedDocumentString<McpServerTemplatesQuery, McpServerTemplatesQueryVariables>;
+export const CreateMcpServerDocument = new TypedDocumentString(`
+    mutation CreateMcpServer($i: CreateMcpServerInput!) {
+  createMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateMcpServerMutation, CreateMcpServerMutationVariables>;
+export const UpdateMcpServerDocument = new TypedDocumentString(`
+    mutation UpdateMcpServer($i: UpdateMcpServerInput!) {
+  updateMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateMcpServerMutation, UpdateMcpServerMutationVariables>;
+export const DeleteMcpServerDocument = new TypedDocumentString(`
+    mutation DeleteMcpServer($id: ID!) {
+  deleteMcpServer(mcpServerId: $id) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteMcpServerMutation, DeleteMcpServerMutationVariables>;
+export const SelectedMcpServersDocument = new TypedDocumentString(`
+    query SelectedMcpServers($s: McpScope!, $t: ID!) {
+  selectedMcpServers(scope: $s, targetId: $t) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<SelectedMcpServersQuery, SelectedMcpServersQueryVariables>;
+export const SelectMcpServerDocument = new TypedDocumentString(`
+    mutation SelectMcpServer($i: McpSelectionInput!) {
+  selectMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SelectMcpServerMutation, SelectMcpServerMutationVariables>;
+export const DeselectMcpServerDocument = new TypedDocumentString(`
+    mutation DeselectMcpServer($i: McpSelectionInput!) {
+  deselectMcpServer(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeselectMcpServerMutation, DeselectMcpServerMutationVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {

@@ -6,6 +6,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -13,6 +14,7 @@ from kandev.agent_host import AgentUser, scripted_requirements
 from kandev.data_dir import prepare_work_dir
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
+from kandev.domain.mcp.revisions import refresh_desired
 from kandev.domain.sessions.agent_context import (
     CLOSE,
     context_block,
@@ -25,7 +27,7 @@ from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
 from kandev.domain.workspace.contributions import agent_git_credentials
-from kandev.domain.workspace.secrets import resolve_env
+from kandev.domain.workspace.secrets import SECRET_REFERENCE, named_secret_values, resolve_env
 from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
@@ -55,6 +57,14 @@ class TurnSetup:
     # What else a warm agent depends on: the session's executor and its MCP tool set.
     executor_profile_id: str | None = None
     tools_revision: int = 0
+    # Workspace MCP servers: the desired revision to apply, the applied one to keep if it can't be, the secret
+    # values their references need, and the revision this agent is (to be) launched with.
+    mcp_desired: list[dict[str, Any]] = field(default_factory=list)
+    mcp_desired_revision: int = 0
+    mcp_applied: list[dict[str, Any]] = field(default_factory=list)
+    mcp_applied_revision: int = 0
+    mcp_secrets: dict[str, str] = field(default_factory=dict)
+    mcp_revision: int = 0
 
     def fingerprint(self) -> str:
         """A digest of everything the agent process was launched with except its token: a warm agent
@@ -69,6 +79,8 @@ class TurnSetup:
             self.mcp_url,
             self.executor_profile_id,
             self.tools_revision,
+            self.mcp_revision,
+            sorted(self.mcp_secrets.items()),
             [user.uid, user.gid] if user is not None else None,
         ]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
@@ -121,6 +133,14 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
+        await refresh_desired(db, session, task)
+        mcp_secrets = await named_secret_values(
+            db,
+            ctx.settings.server_key,
+            task.workspace_id,
+            _references(session.mcp_servers_desired, session.mcp_servers_applied),
+        )
+        secrets = [*secrets, *mcp_secrets.values()]
         # Each launch or resume gets a token of its own; a warm agent keeps the one it was launched with.
         mcp_token = await mint_session_token(uow, session.id) if mint_token else ""
         history = ""
@@ -147,11 +167,38 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             readable=scripted_requirements() if owner and profile.kind in BUILTIN_PROGRAMS else [],
             executor_profile_id=session.executor_profile_id,
             tools_revision=session.mcp_profile_revision,
+            mcp_desired=list(session.mcp_servers_desired or []),
+            mcp_desired_revision=session.mcp_servers_desired_revision,
+            mcp_applied=list(session.mcp_servers_applied or []),
+            mcp_applied_revision=session.mcp_servers_applied_revision,
+            mcp_secrets=mcp_secrets,
+            mcp_revision=session.mcp_servers_desired_revision,
         )
+
+
+def _references(*revisions: list[dict[str, Any]] | None) -> set[str]:
+    """The secret names the header and env values of these revisions' servers reference."""
+    values = [
+        v
+        for entries in revisions
+        for e in entries or []
+        for v in [*(e.get("headers") or {}).values(), *(e.get("env") or {}).values()]
+    ]
+    return {name for value in values for name in SECRET_REFERENCE.findall(value)}
 
 
 async def _context(db: AsyncSession, task: Task, session: Session, step: WorkflowStep | None, extra: list[str]) -> str:
     return context_block(task, session, step, extra=extra, handoff=await step_handoff(db, task))
+
+
+async def mark_mcp_applied(ctx: ServiceContext, session_id: str, revision: int, entries: list[dict[str, Any]]) -> None:
+    """The agent was launched with this revision: it is the applied one now (a later desired one waits)."""
+    async with ctx.unit_of_work() as uow:
+        session = await uow.db.get(Session, session_id)
+        if session is not None and revision > session.mcp_servers_applied_revision:
+            session.mcp_servers_applied = entries
+            session.mcp_servers_applied_revision = revision
+            session.updated_at = utcnow()
 
 
 async def remember_acp_session(ctx: ServiceContext, session_id: str, acp_session_id: str) -> None:

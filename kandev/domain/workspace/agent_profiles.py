@@ -6,7 +6,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,9 +24,9 @@ from kandev.domain.errors import (
 from kandev.domain.sessions.prompts import is_terminal
 from kandev.domain.validation import check_env, clean_name
 from kandev.domain.workspace.secrets import SECRET_REFERENCE
-from kandev.models import AgentProfile, ExecutorProfile, Session, Task, Workspace
+from kandev.models import AgentProfile, ExecutorProfile, McpServerSelection, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import AgentKind, ExecutorKind, PermissionPolicy, TaskState
+from kandev.models.enums import AgentKind, ExecutorKind, McpScope, PermissionPolicy, TaskState
 
 SCRIPTED_PROFILE_NAME = "Scripted"
 AUTHOR_PROFILE_NAME = "Automation author"
@@ -267,6 +267,12 @@ class AgentProfileService:
             if await uow.db.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
             await profile_deleting(uow, self.ctx, profile)
+            # Its MCP server selections go with it (they name it by id, without a foreign key).
+            await uow.db.execute(
+                delete(McpServerSelection).where(
+                    McpServerSelection.scope == McpScope.PROFILE, McpServerSelection.target_id == profile.id
+                )
+            )
             await uow.db.delete(profile)
             return profile
 

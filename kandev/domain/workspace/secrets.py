@@ -46,6 +46,13 @@ async def _decrypt(db: AsyncSession, server_key: bytes, workspace_id: str, names
     return values
 
 
+async def named_secret_values(
+    db: AsyncSession, server_key: bytes, workspace_id: str, names: set[str]
+) -> dict[str, str]:
+    """The named secrets of a workspace that exist, decrypted; missing names are simply absent."""
+    return await _decrypt(db, server_key, workspace_id, names)
+
+
 async def session_secret_values(db: AsyncSession, server_key: bytes, session_id: str) -> list[str]:
     """The secret values a session's agent is given: its profile env's references, in its task's workspace."""
     row = (

@@ -1,9 +1,9 @@
 """workspaceEvents: every change to a workspace's configuration, told once per transaction after its commit.
 
 Rather than each mutation remembering to emit, the unit of work watches its own flushes: whatever adds,
-changes or deletes a workflow or step, a profile, a repository, a secret or a workspace (a mutation, a YAML
-import, a new workspace's defaults) queues one small event (kind and id, never content: a secret's value
-stays in the database) on the unit of work, so it is published with the others only once committed, and a
+changes or deletes a workflow or step, a profile, a repository, a secret, an MCP server definition or a workspace
+(a mutation, a YAML import, a new workspace's defaults) queues one small event (kind and id, never content: a
+secret's value stays in the database) on the unit of work, so it is published with the others only once committed, and a
 rolled-back change is never told."""
 
 from __future__ import annotations
@@ -15,7 +15,16 @@ from sqlalchemy.orm import Session
 
 from kandev.domain.context import Event, Principal, UnitOfWork
 from kandev.events import Channel, SettingsEventPayload, server_settings_channel, settings_channel
-from kandev.models import AgentProfile, ExecutorProfile, Repository, Secret, Workflow, WorkflowStep, Workspace
+from kandev.models import (
+    AgentProfile,
+    ExecutorProfile,
+    McpServer,
+    Repository,
+    Secret,
+    Workflow,
+    WorkflowStep,
+    Workspace,
+)
 
 WORKSPACE = "WORKSPACE"
 WORKFLOW = "WORKFLOW"
@@ -23,8 +32,13 @@ AGENT_PROFILE = "AGENT_PROFILE"
 EXECUTOR_PROFILE = "EXECUTOR_PROFILE"
 REPOSITORY = "REPOSITORY"
 SECRET = "SECRET"
+MCP_SERVER = "MCP_SERVER"
 
-_PROFILES: dict[type[Any], str] = {AgentProfile: AGENT_PROFILE, ExecutorProfile: EXECUTOR_PROFILE}
+_PROFILES: dict[type[Any], str] = {
+    AgentProfile: AGENT_PROFILE,
+    ExecutorProfile: EXECUTOR_PROFILE,
+    McpServer: MCP_SERVER,
+}
 _OWNED: dict[type[Any], str] = {Repository: REPOSITORY, Secret: SECRET, Workflow: WORKFLOW}
 _WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, *_PROFILES, *_OWNED)
 
@@ -51,7 +65,7 @@ def _queue(uow: UnitOfWork, session: Session, row: object) -> None:
             )
         else:
             _emit(uow, settings_channel(row.id), SettingsEventPayload(kind=WORKSPACE, id=row.id))
-    elif isinstance(row, AgentProfile | ExecutorProfile):
+    elif isinstance(row, AgentProfile | ExecutorProfile | McpServer):
         kind = _PROFILES[type(row)]
         if row.workspace_id is None:  # server-wide: listed in every workspace
             _emit(uow, server_settings_channel(), SettingsEventPayload(kind=kind, id=row.id, owner_id=None))

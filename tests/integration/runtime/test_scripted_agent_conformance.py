@@ -4,6 +4,7 @@ answer and update into its typed models (the agent itself is standard library on
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -286,3 +287,48 @@ def test_importing_the_scripted_agent_imports_neither_acp_nor_mcp() -> None:
     done = subprocess.run([sys.executable, "-I", "-c", check], capture_output=True, text=True, timeout=20)
     assert done.returncode == 0, done.stderr
     assert "'acp'" not in done.stdout and "'mcp'" not in done.stdout and "'kandev'" in done.stdout
+
+
+async def test_mcp_servers_reports_the_servers_of_session_new_with_their_origins_and_tool_calls_a_stdio_one(
+    tmp_path: Path,
+) -> None:
+    from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+
+    from tests.support.fake_mcp import FIXTURE_PACKAGE
+
+    origins = [{"scope": "PROFILE", "id": "p1"}, {"scope": "TASK", "id": "t1"}]
+    servers: list[Any] = [
+        HttpMcpServer(type="http", name="kandev", url="http://127.0.0.1:9/mcp/session", headers=[]),
+        HttpMcpServer(
+            type="http",
+            name="docs",
+            url="http://127.0.0.1:9/mcp",
+            headers=[],
+            field_meta={"kandev": {"origins": origins}},
+        ),
+        McpServerStdio(
+            name="fixture",
+            command=str(FIXTURE_PACKAGE / "server.js"),
+            args=[],
+            env=[EnvVariable(name="FIXTURE_TOKEN", value="tok-0c7e5a91d3f2")],
+        ),
+    ]
+    client = RecordingClient()
+    async with scripted(tmp_path, client) as conn:
+        await initialized(conn)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=servers)
+        prompt = [acp.text_block('/mcp-servers\n/tool fixture/whoami {"n": 2}\n/tool nowhere/whoami {}')]
+        answer = await conn.prompt(session_id=session.session_id, prompt=prompt)
+        await client.until(lambda: len(client.of(ToolCallProgress)) == 2)
+    assert answer.stop_reason == "end_turn"
+    [report] = client.texts()
+    assert json.loads(report) == {
+        "mcp_servers": [
+            {"name": "kandev", "origins": []},
+            {"name": "docs", "origins": origins},
+            {"name": "fixture", "origins": []},
+        ]
+    }
+    stdio, unknown = client.of(ToolCallProgress)
+    assert stdio.status == "completed" and stdio.raw_output == {"content": ['token=tok-0c7e5a91d3f2 args={"n":2}']}
+    assert unknown.status == "failed"

@@ -96,3 +96,10 @@ def test_the_answer_is_remembered_in_the_working_directory(tmp_path: Path) -> No
 def test_a_corrupt_state_file_means_no_answer(tmp_path: Path) -> None:
     (tmp_path / STATE_FILE).write_text("{broken")
     assert load_answer(str(tmp_path)) is None
+
+
+def test_mcp_servers_is_a_directive_and_a_tool_may_name_its_server() -> None:
+    assert plan('/mcp-servers\n/tool docs/search {"q": "x"}') == [
+        Step("mcp-servers"),
+        Step("tool", tool="docs/search", arguments={"q": "x"}),
+    ]

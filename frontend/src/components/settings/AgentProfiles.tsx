@@ -8,6 +8,7 @@ import type { AgentKind, PermissionPolicy } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { McpSelector } from "./McpSelector";
 import { useConfigChange } from "../../hooks/useConfigChange";
 
 const KINDS: { value: AgentKind; label: string }[] = [
@@ -208,6 +209,7 @@ function ProfileForm({ workspaceId, profile, onDone }: { workspaceId: string; pr
           Give the agent Kandev's MCP tools (needed for autopilot)
         </label>
       </div>
+      {profile && <McpSelector workspaceId={workspaceId} scope="PROFILE" targetId={profile.id} />}
       <FormError error={save.error} testId="profile-error" />
       <div className="field-row">
         <button className="btn btn-primary" disabled={save.busy || !draft.name.trim()} data-testid="save-profile">

@@ -5,6 +5,7 @@ import { CREATE_REPOSITORY, REPOSITORIES, type RepositoryRow } from "../../api/s
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { McpSelector } from "./McpSelector";
 import { useConfigChange } from "../../hooks/useConfigChange";
 
 export function Repositories() {
@@ -46,6 +47,7 @@ export function Repositories() {
                 <div className="muted">
                   <code>{r.path}</code> · default branch <code>{r.defaultBranch}</code>
                 </div>
+                <McpSelector workspaceId={workspaceId} scope="REPOSITORY" targetId={r.id} />
               </div>
             </li>
           ))}

@@ -1,4 +1,4 @@
-// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets,
+// /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets, MCP servers,
 // code-host connections and the user's access tokens.
 import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
@@ -6,6 +6,7 @@ import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
 import { Connections } from "./Connections";
 import { Executors } from "./Executors";
+import { McpServers } from "./McpServers";
 import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
@@ -21,6 +22,7 @@ export const SECTIONS = [
   { id: "repositories", label: "Repositories", view: Repositories },
   { id: "secrets", label: "Secrets", view: Secrets },
   { id: "connections", label: "Code hosts", view: Connections },
+  { id: "mcp", label: "MCP servers", view: McpServers },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
 

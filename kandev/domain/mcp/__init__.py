@@ -1,0 +1,1 @@
+"""Workspace MCP servers: definitions, their selection at each scope, and the revisions sessions run with."""

@@ -1,0 +1,71 @@
+"""A remote MCP server over Streamable HTTP (the official SDK under uvicorn) for workspace-MCP tests, and the
+locally packed npm fixture package (never the public registry)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+
+FIXTURE_PACKAGE = Path(__file__).parent / "mcp_package"
+FIXTURE_NAME, FIXTURE_VERSION = "@kandev-test/fixture-mcp", "1.2.3"
+
+
+@dataclass
+class RemoteMcp:
+    url: str
+    authorizations: list[str | None] = field(default_factory=list)
+
+
+def _server(recorder: RemoteMcp) -> MCPServer:
+    server = MCPServer("remote-docs")
+
+    @server.tool()
+    def whoami(ctx: Context) -> dict[str, Any]:
+        """Answer with the Authorization header the call carried."""
+        authorization = (ctx.headers or {}).get("authorization")
+        recorder.authorizations.append(authorization)
+        return {"authorization": authorization}
+
+    return server
+
+
+@asynccontextmanager
+async def remote_mcp() -> AsyncIterator[RemoteMcp]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    recorder = RemoteMcp(url=f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
+    server = uvicorn.Server(uvicorn.Config(_server(recorder).streamable_http_app(), log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                if task.done():
+                    task.result()
+                await asyncio.sleep(0.01)
+        yield recorder
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+        sock.close()
+
+
+def pack_fixture(destination: Path) -> Path:
+    """`npm pack` the fixture package into `destination` (the folder KANDEV_MCP_NPM_SOURCE points at)."""
+    destination.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["npm", "pack", str(FIXTURE_PACKAGE), "--pack-destination", str(destination)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd=destination,
+    )
+    return destination
