@@ -18,6 +18,7 @@ from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
 from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
+from kandev.domain.workspace.code_hosts import forget_connection
 from kandev.domain.workspace.secrets import cipher
 from kandev.github.client import GitHubAuthError, GitHubClient, GitHubError, GitHubRateLimitedError
 from kandev.github.remotes import api_host
@@ -170,16 +171,7 @@ class GithubService:
         self._in_person("disconnect GitHub")
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
-            row = await uow.db.scalar(select(GithubConnection).where(GithubConnection.workspace_id == workspace_id))
-            if row is None:
-                return False
-            secret = await uow.db.get(Secret, row.secret_id)
-            await uow.db.delete(row)
-            if secret is not None:
-                await uow.db.delete(secret)
-            await uow.db.flush()
-            await refresh_workspace_profiles(uow, workspace_id)
-            return True
+            return await forget_connection(uow, GithubConnection, workspace_id)
 
     async def set_app(self, app_id: str, private_key: str, webhook_secret: str) -> AppRecord:
         """The server-wide GitHub App (admins only); key and secret encrypted with the server key."""

@@ -24,9 +24,19 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.github.connections import workspace_token
+from kandev.domain.linked_reviews import HostWords, choose_linked
 from kandev.github.client import CheckRun, GitHubClient, GitHubError, PullRequest
 from kandev.github.remotes import parse_remote
 from kandev.models import Repository, TaskPullRequest, TaskRepository
+
+_WORDS = HostWords(
+    request="pull request",
+    place="repository",
+    number="number",
+    open_state="open",
+    mark="#",
+    missing=lambda message: NoLinkedPullRequestError(message, provider="github"),
+)
 
 MAX_TITLE = 256
 MAX_BODY = 65_536
@@ -220,28 +230,8 @@ class TaskPullRequestService:
                     for branch in sorted(branches):
                         for pr in await client.pull_requests_by_head(name, branch):
                             keys.append((pr.repository, pr.number, pr.status))
-            chosen = [
-                key
-                for key in keys
-                if (wanted_repository is None or key[0].lower() == wanted_repository)
-                and (number is None or key[1] == number)
-            ]
-            if not chosen:
-                raise NoLinkedPullRequestError(
-                    "no pull request is linked to this task"
-                    + (" with that repository and number" if repository or number else "")
-                    + ": open one from the task's branch first, or check the task's repositories",
-                    provider="github",
-                )
-            open_ones = [key for key in chosen if key[2] == "open"] or chosen
-            distinct = list(dict.fromkeys((r.lower(), n) for r, n, _ in open_ones))
-            if len(distinct) > 1:
-                raise ValidationError(
-                    "several pull requests are linked to this task: name one with repository and number",
-                    field="number",
-                    candidates=[f"{r}#{n}" for r, n in distinct],
-                )
-            return await client.pull_request(open_ones[0][0], open_ones[0][1])
+            name, found_number, _ = choose_linked(keys, wanted_repository, number, _WORDS)
+            return await client.pull_request(name, found_number)
         except GitHubError as error:
             raise ProviderRefusedError(f"GitHub could not be asked: {error.message}") from None
 

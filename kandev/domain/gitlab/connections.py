@@ -19,6 +19,7 @@ from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
 from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
+from kandev.domain.workspace.code_hosts import forget_connection
 from kandev.domain.workspace.secrets import cipher
 from kandev.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
 from kandev.log_redaction import remember_secrets
@@ -186,13 +187,4 @@ class GitlabService:
         self._in_person("disconnect GitLab")
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
-            row = await uow.db.scalar(select(GitlabConnection).where(GitlabConnection.workspace_id == workspace_id))
-            if row is None:
-                return False
-            secret = await uow.db.get(Secret, row.secret_id)
-            await uow.db.delete(row)
-            if secret is not None:
-                await uow.db.delete(secret)
-            await uow.db.flush()
-            await refresh_workspace_profiles(uow, workspace_id)
-            return True
+            return await forget_connection(uow, GitlabConnection, workspace_id)

@@ -34,6 +34,7 @@ from kandev.domain.github.task_review import (
     clean_text,
 )
 from kandev.domain.gitlab.connections import GitlabCredentials, workspace_gitlab_credentials
+from kandev.domain.linked_reviews import HostWords, choose_linked
 from kandev.gitlab.client import (
     DRAFT_PREFIX,
     Approvals,
@@ -46,6 +47,15 @@ from kandev.gitlab.client import (
 from kandev.gitlab.remotes import parse_gitlab_remote
 from kandev.models import Repository, TaskMergeRequest, TaskRepository
 from kandev.models.base import utcnow
+
+_WORDS = HostWords(
+    request="merge request",
+    place="project",
+    number="iid",
+    open_state="opened",
+    mark="!",
+    missing=lambda message: NoLinkedMergeRequestError(message, provider="gitlab"),
+)
 
 _USERNAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]{0,254}")
 
@@ -216,25 +226,8 @@ class TaskMergeRequestService:
                     for branch in sorted(branches):
                         found += await client.merge_requests_by_source_branch(path, branch)
                 keys = [(mr.project, mr.iid, mr.state) for mr in found]
-            chosen = [
-                key for key in keys if (wanted is None or key[0].lower() == wanted) and (iid is None or key[1] == iid)
-            ]
-            if not chosen:
-                raise NoLinkedMergeRequestError(
-                    "no merge request is linked to this task"
-                    + (" with that project and iid" if project or iid else "")
-                    + ": open one from the task's branch first, or check the task's repositories",
-                    provider="gitlab",
-                )
-            open_ones = [key for key in chosen if key[2] == "opened"] or chosen
-            distinct = list(dict.fromkeys((p.lower(), n) for p, n, _ in open_ones))
-            if len(distinct) > 1:
-                raise ValidationError(
-                    "several merge requests are linked to this task: name one with project and iid",
-                    field="iid",
-                    candidates=[f"{p}!{n}" for p, n in distinct],
-                )
-            mr = await client.merge_request(open_ones[0][0], open_ones[0][1], with_source=False)
+            path, found_iid, _ = choose_linked(keys, wanted, iid, _WORDS)
+            mr = await client.merge_request(path, found_iid, with_source=False)
         except GitLabError as error:
             raise ProviderRefusedError(f"GitLab could not be asked: {error.message}") from None
         if found:
