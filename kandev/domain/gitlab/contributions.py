@@ -83,7 +83,8 @@ class GitLabContributions:
         except GitLabError as error:
             raise ContributionError(error.message, "unreachable") from None
         if mr.state != "opened":
-            raise ContributionError(f"the merge request is {mr.state}, not open", "not_open")
+            state = mr.state if mr.state in ("closed", "merged", "locked") else "not open"
+            raise ContributionError(f"the merge request is {state}, not open", "not_open")
         if not mr.source_branch or not mr.sha or not source_clone or not target.clone_url:
             raise ContributionError(
                 "the merge request has no source branch (its source project may be gone)", "no_head"
