@@ -363,6 +363,7 @@ async def attach_contribution(
             head_sha=contribution.head_sha,
         )
     )
+    _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
     await _RESOLVERS[contribution.provider].link(db, task.id, contribution)
     await db.flush()
     return link
@@ -375,15 +376,10 @@ async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task
     """The credentials the task's agent's git needs: for its contributions' hosts, and for each of its
     repositories whose config Kandev gave the credential helper (a remote source cloned through it). A
     repository merely on a connected host, without the helper, gets no token."""
-    hosts = dict(
-        (
-            await db.execute(
-                select(TaskContribution.host, TaskContribution.provider).where(TaskContribution.task_id == task.id)
-            )
-        )
-        .tuples()
-        .all()
+    rows = await db.execute(
+        select(TaskContribution.host, TaskContribution.provider).where(TaskContribution.task_id == task.id)
     )
+    hosts: dict[str, str] = {host: provider for host, provider in rows}
     repositories = await db.execute(
         select(Repository.path, Repository.remote_url)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
