@@ -79,6 +79,21 @@ class MergeRequest:
 
 
 @dataclass(frozen=True)
+class Project:
+    """A project as the token sees it: its HTTPS clone URL and the token's access level on it (GitLab's
+    numbers: 30 Developer may push, 40 Maintainer, 50 Owner; the higher of project and group access)."""
+
+    id: int | None
+    path: str
+    clone_url: str
+    access_level: int
+
+
+# The lowest access level that may push to a project's (unprotected) branches.
+DEVELOPER = 30
+
+
+@dataclass(frozen=True)
 class Approvals:
     approved: bool
     approvals_required: int
@@ -221,6 +236,22 @@ class GitLabClient:
         """A project's HTTPS clone URL (http_url_to_repo)."""
         data = (await self._call("GET", f"projects/{_project_ref(project)}")).json()
         return str(data.get("http_url_to_repo") or "")
+
+    async def project(self, project: str | int) -> Project:
+        """A project with the token's access level on it."""
+        data = (await self._call("GET", f"projects/{_project_ref(project)}")).json()
+        permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        levels = [
+            _int((permissions.get(kind) or {}).get("access_level")) or 0
+            for kind in ("project_access", "group_access")
+            if isinstance(permissions.get(kind) or {}, dict)
+        ]
+        return Project(
+            id=_int(data.get("id")),
+            path=str(data.get("path_with_namespace") or ""),
+            clone_url=str(data.get("http_url_to_repo") or ""),
+            access_level=max(levels, default=0),
+        )
 
     async def merge_request(self, project: str, iid: int, *, with_source: bool = True) -> MergeRequest:
         """One merge request of the target project, with (by default) its source project's clone URL — what a

@@ -55,6 +55,9 @@ class FakeGitLab:
     users: dict[str, int] = field(default_factory=lambda: {"tanuki": 1, "reviewer-ann": 2, "reviewer-bo": 3})
     projects: dict[str, int] = field(default_factory=dict)  # path -> id
     merge_requests: dict[str, dict[int, FakeMergeRequest]] = field(default_factory=dict)
+    # path -> http_url_to_repo (default: under the fake's own URL), and the tokens' access level on it
+    clone_urls: dict[str, str] = field(default_factory=dict)
+    access_levels: dict[str, int] = field(default_factory=dict)  # default 40 (Maintainer)
     requests: list[str] = field(default_factory=list)
     writes: list[tuple[str, str, Any]] = field(default_factory=list)
     url: str = ""
@@ -152,7 +155,15 @@ class FakeGitLab:
         if path is None:
             return JSONResponse({"message": "404 Project Not Found"}, 404)
         return JSONResponse(
-            {"id": self.projects[path], "path_with_namespace": path, "http_url_to_repo": f"{self.url}/{path}.git"}
+            {
+                "id": self.projects[path],
+                "path_with_namespace": path,
+                "http_url_to_repo": self.clone_urls.get(path, f"{self.url}/{path}.git"),
+                "permissions": {
+                    "project_access": {"access_level": self.access_levels.get(path, 40)},
+                    "group_access": None,
+                },
+            }
         )
 
     async def _list_mrs(self, request: Request) -> JSONResponse:

@@ -17,6 +17,8 @@ from kandev.github.client import (
     GitHubNotFoundError,
     GitHubRateLimitedError,
 )
+from kandev.models import TaskPullRequest
+from kandev.models.base import utcnow
 
 _PULL_URL = re.compile(
     r"https://(?P<host>[a-z0-9.-]+)/(?P<owner>[A-Za-z0-9_.-]{1,100})/(?P<name>[A-Za-z0-9_.-]{1,100})"
@@ -78,4 +80,20 @@ class GitHubContributions:
             source_branch=pr.head_branch,
             head_sha=pr.head_sha,
             base_branch=pr.base_branch,
+        )
+
+    async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:
+        """The pull request linked to the task (followed by number by the link sync)."""
+        db.add(
+            TaskPullRequest(
+                task_id=task_id,
+                repository=contribution.target,
+                number=contribution.number,
+                state="open",
+                head_branch=contribution.source_branch,
+                head_sha=contribution.head_sha,
+                base_branch=contribution.base_branch,
+                url=contribution.url,
+                updated_at=utcnow(),
+            )
         )

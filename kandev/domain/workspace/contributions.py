@@ -14,7 +14,8 @@ never read into it (the resolver keeps only what git needs).
 Before the agent starts, `write_preflight` dry-runs a push of the head to the contributor's branch with
 the connection's credentials; a failure fails the start with the reason.
 
-Providers plug in with `register_resolver` (GitHub here; GitLab's resolver registers the same way)."""
+Providers plug in with `register_resolver` (kandev.domain.github.contributions for GitHub pull requests,
+kandev.domain.gitlab.contributions for GitLab merge requests); each links its PR/MR to the task its own way."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.repositories import current_branch
 from kandev.domain.workspace.workdirs import executor_kind, task_directory
 from kandev.github.remotes import parse_remote
-from kandev.models import Repository, Task, TaskContribution, TaskPullRequest, TaskRepository
-from kandev.models.base import new_id, utcnow
+from kandev.gitlab.remotes import parse_gitlab_remote
+from kandev.models import Repository, Task, TaskContribution, TaskRepository
+from kandev.models.base import new_id
 from kandev.models.enums import ExecutorKind
 
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -82,6 +84,8 @@ class Contribution:
     source_branch: str
     head_sha: str
     base_branch: str
+    # The instance's path prefix (a GitLab served under e.g. /gitlab); "" on GitHub.
+    base_path: str = ""
 
 
 class ContributionResolver(Protocol):
@@ -94,6 +98,9 @@ class ContributionResolver(Protocol):
         self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
     ) -> Contribution:
         """Ask the provider (the workspace connection's token); ContributionError when unusable."""
+
+    async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:
+        """Link the existing PR/MR to the new task (in the create's transaction), so it is reused, not reopened."""
 
 
 _RESOLVERS: dict[str, ContributionResolver] = {}
@@ -108,6 +115,10 @@ def _resolvers() -> list[ContributionResolver]:
         from kandev.domain.github.contributions import GitHubContributions
 
         register_resolver(GitHubContributions())
+    if "gitlab" not in _RESOLVERS:
+        from kandev.domain.gitlab.contributions import GitLabContributions
+
+        register_resolver(GitLabContributions())
     return list(_RESOLVERS.values())
 
 
@@ -120,7 +131,8 @@ def parse_contribution_url(url: str, field: str) -> ContributionRef:
             return ref
     raise ValidationError(
         "repository_url must be a canonical pull request URL (https://<host>/<owner>/<repo>/pull/<number>) "
-        "or merge request URL on the workspace's connected host",
+        "or merge request URL (https://<host>/<group>/<project>/-/merge_requests/<iid>) on the workspace's "
+        "connected host",
         field=field,
         reason="not_canonical",
     )
@@ -149,8 +161,9 @@ def remote_name(task_id: str) -> str:
 
 
 def local_branch(task_id: str, contribution: Contribution) -> str:
-    """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's."""
-    return f"pr-{contribution.number}-{task_id[:8]}"
+    """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's/MR's."""
+    prefix = "mr" if contribution.provider == "gitlab" else "pr"
+    return f"{prefix}-{contribution.number}-{task_id[:8]}"
 
 
 def _origins(*urls: str) -> list[str]:
@@ -258,10 +271,13 @@ def undo_branch(path: str, remote: str, branch: str) -> None:
 
 
 async def _target_repository(db: AsyncSession, workspace_id: str, contribution: Contribution) -> Repository | None:
-    """A workspace repository whose origin is the target (same host and owner/name)."""
+    """A workspace repository whose origin is the target (same host and owner/name, or GitLab project path)."""
     wanted = (contribution.host, contribution.target.lower())
     for repository in await db.scalars(select(Repository).where(Repository.workspace_id == workspace_id)):
-        parsed = parse_remote(repository.remote_url)
+        if contribution.provider == "gitlab":
+            parsed = parse_gitlab_remote(repository.remote_url, contribution.base_path)
+        else:
+            parsed = parse_remote(repository.remote_url)
         if parsed is not None and (parsed[0], parsed[1].lower()) == wanted:
             return repository
     return None
@@ -300,9 +316,10 @@ async def attach_contribution(
     kind = await executor_kind(db, task.executor_profile_id)
     if kind != ExecutorKind.WORKTREE:  # the local one would work on the user's checkout, scratch on no repository
         raise ContributionError(
-            f"a task on a pull request needs the worktree executor, not {kind.value}", "executor_unsupported"
+            f"a task on a pull or merge request needs the worktree executor, not {kind.value}",
+            "executor_unsupported",
         )
-    credential = await creds.credential_for(db, settings, task.workspace_id, contribution.host)
+    credential = await creds.credential_for(db, settings, task.workspace_id, contribution.host, contribution.provider)
     repository = await _target_repository(db, task.workspace_id, contribution)
     if repository is None:
         folder = settings.work_path / "repositories" / task.workspace_id / new_id()
@@ -346,20 +363,8 @@ async def attach_contribution(
             head_sha=contribution.head_sha,
         )
     )
-    if contribution.provider == "github":
-        db.add(
-            TaskPullRequest(
-                task_id=task.id,
-                repository=contribution.target,
-                number=contribution.number,
-                state="open",
-                head_branch=contribution.source_branch,
-                head_sha=contribution.head_sha,
-                base_branch=contribution.base_branch,
-                url=contribution.url,
-                updated_at=utcnow(),
-            )
-        )
+    _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
+    await _RESOLVERS[contribution.provider].link(db, task.id, contribution)
     await db.flush()
     return link
 
@@ -371,7 +376,10 @@ async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task
     """The credentials the task's agent's git needs: for its contributions' hosts, and for each of its
     repositories whose config Kandev gave the credential helper (a remote source cloned through it). A
     repository merely on a connected host, without the helper, gets no token."""
-    hosts = set(await db.scalars(select(TaskContribution.host).where(TaskContribution.task_id == task.id)))
+    rows = await db.execute(
+        select(TaskContribution.host, TaskContribution.provider).where(TaskContribution.task_id == task.id)
+    )
+    hosts: dict[str, str] = {host: provider for host, provider in rows}
     repositories = await db.execute(
         select(Repository.path, Repository.remote_url)
         .join(TaskRepository, TaskRepository.repository_id == Repository.id)
@@ -380,7 +388,7 @@ async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task
     candidates: list[tuple[str, str]] = [(path, remote) for path, remote in repositories if remote]
     found: dict[str, creds.GitCredential] = {}
     for host in sorted(hosts):
-        credential = await creds.credential_for(db, settings, task.workspace_id, host)
+        credential = await creds.credential_for(db, settings, task.workspace_id, host, hosts[host])
         if credential is not None:
             found[host] = credential
     for path, remote in candidates:
@@ -407,7 +415,7 @@ async def write_preflight(ctx: ServiceContext, task_id: str) -> None:
             repository = await db.get(Repository, row.repository_id)
             if repository is None:
                 continue
-            credential = await creds.credential_for(db, ctx.settings, task.workspace_id, row.host)
+            credential = await creds.credential_for(db, ctx.settings, task.workspace_id, row.host, row.provider)
             checks.append((row, repository, credential))
     for row, repository, credential in checks:
         folder = task_directory(ctx.settings.work_path, task_id) / repository.name

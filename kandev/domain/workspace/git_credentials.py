@@ -9,7 +9,8 @@ environment of the git process (or agent process) that needs it. An empty `crede
 resets every helper a global or system config named, so no other helper answers (or stores) for it.
 
 Providers plug in with `register_provider`: a `CredentialProvider` answers `(workspace, host) -> token`
-(GitHub: the workspace's GitHub connection; GitLab: its GitLab connection, registered the same way)."""
+(GitHub: the workspace's GitHub connection, username x-access-token; GitLab: its GitLab connection, username
+oauth2)."""
 
 from __future__ import annotations
 
@@ -57,11 +58,15 @@ def register_provider(name: str, provider: CredentialProvider) -> None:
     _PROVIDERS[name] = provider
 
 
-async def credential_for(db: AsyncSession, settings: Settings, workspace_id: str, host: str) -> GitCredential | None:
-    """The workspace's token for `host` (lower-case, no port), from the first provider that has one."""
+async def credential_for(
+    db: AsyncSession, settings: Settings, workspace_id: str, host: str, provider: str | None = None
+) -> GitCredential | None:
+    """The workspace's token for `host` (lower-case, no port), from the first provider that has one (`provider`
+    asked first: a contribution's host is its provider's, even when another connection shares the host)."""
     _ensure_builtin()
-    for provider in _PROVIDERS.values():
-        found = await provider(db, settings, workspace_id, host.lower())
+    names = sorted(_PROVIDERS, key=lambda name: name != provider)
+    for name in names:
+        found = await _PROVIDERS[name](db, settings, workspace_id, host.lower())
         if found is not None:
             return found
     return None
@@ -153,5 +158,7 @@ def _ensure_builtin() -> None:
         return
     _BUILTIN_LOADED = True
     from kandev.domain.github.git_credentials import github_credential
+    from kandev.domain.gitlab.git_credentials import gitlab_credential
 
     _PROVIDERS.setdefault("github", github_credential)
+    _PROVIDERS.setdefault("gitlab", gitlab_credential)

@@ -98,9 +98,10 @@ register(
         "Create a task (or a subtask with parent_id; 'self' is your own task). It enters the workflow's start "
         "step; with a prompt its agent starts right away unless start_agent is false, or, with blocked_by, once "
         "every task it waits on has completed. Use a subtask to decompose work and blocked_by to order it. Pass "
-        "external_id to make retries safe. To work on an existing GitHub pull request, give its canonical URL as "
-        "repositories[].repository_url: the task starts on the PR's head commit, pushes go to the PR's branch and "
-        "the PR is linked (none is opened).",
+        "external_id to make retries safe. To work on an existing GitHub pull request or GitLab merge request, give "
+        "its canonical URL as repositories[].repository_url (https://<host>/<owner>/<repo>/pull/<n>, or "
+        "https://<host>/<group>/<project>/-/merge_requests/<iid> on the workspace's GitLab): the task starts on its "
+        "head commit, pushes go to its source branch and the PR/MR is linked (none is opened).",
         f"""... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
           task {{ {TASK} blocked_by: blockedBy {{ id }} }} }}""",
         _created,
