@@ -12,6 +12,7 @@ from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
 from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
+from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
@@ -91,6 +92,10 @@ class Services:
     @cached_property
     def mcp_servers(self) -> McpServerService:
         return McpServerService(self.ctx)
+
+    @cached_property
+    def mcp_registry(self) -> McpRegistryService:
+        return McpRegistryService(self.ctx)
 
     @cached_property
     def mcp_selections(self) -> McpSelectionService:
