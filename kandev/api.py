@@ -77,7 +77,7 @@ class Query:
     )
     mcp_server_templates = strawberry.field(
         resolver=mcp_resolvers.mcp_server_templates,
-        description="Kandev-curated MCP server templates (the marketplace; no public registry is fetched).",
+        description="Kandev-curated MCP server templates (the marketplace; registry entries are in mcpRegistry).",
     )
     mcp_registry = strawberry.field(
         resolver=mcp_resolvers.mcp_registry,

@@ -142,7 +142,9 @@ class Settings(BaseSettings):
             return None
         split = urlsplit(value)
         if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
-            raise ValueError("expected an http(s) URL without credentials, e.g. https://registry.modelcontextprotocol.io")
+            raise ValueError(
+                "expected an http(s) URL without credentials, e.g. https://registry.modelcontextprotocol.io"
+            )
         return value.rstrip("/")
 
     @field_validator("redis_url")

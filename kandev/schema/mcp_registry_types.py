@@ -108,5 +108,7 @@ class McpRegistry:
 class AddMcpRegistryEntryInput:
     workspace_id: strawberry.ID
     entry_key: str
-    option: int | None = strawberry.field(default=None, description="The option's index; default the first installable.")
+    option: int | None = strawberry.field(
+        default=None, description="The option's index; default the first installable."
+    )
     name: str | None = strawberry.field(default=None, description="The definition's name; default the suggested name.")

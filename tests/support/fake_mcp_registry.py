@@ -3,14 +3,18 @@ a free port. Tests set `servers` (the wrapped {server, _meta} items) and can mak
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from tests.support.server import free_port, serving
@@ -64,19 +68,24 @@ class FakeMcpRegistry:
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v0/servers", self._list)])
 
-    async def _list(self, request: Request) -> Response:
-        self.requests.append(str(request.url.query))
+    def listing(self, query: str, params: dict[str, str]) -> tuple[int, bytes]:
+        """The status and JSON body of `GET /v0/servers` with these query parameters."""
+        self.requests.append(query)
         if self.failing:
-            return JSONResponse({"error": "unavailable"}, 503)
+            return 503, b'{"error": "unavailable"}'
         if self.raw_body is not None:
-            return Response(self.raw_body, media_type="application/json")
-        limit = min(int(request.query_params.get("limit", "30")), self.page_size)
-        start = int(request.query_params.get("cursor") or 0)
+            return 200, self.raw_body
+        limit = min(int(params.get("limit", "30")), self.page_size)
+        start = int(params.get("cursor") or 0)
         chunk = self.servers[start : start + limit]
         metadata: dict[str, Any] = {"count": len(chunk)}
         if start + limit < len(self.servers):
             metadata["nextCursor"] = str(start + limit)
-        return JSONResponse({"servers": chunk, "metadata": metadata})
+        return 200, json.dumps({"servers": chunk, "metadata": metadata}).encode()
+
+    async def _list(self, request: Request) -> Response:
+        status, body = self.listing(str(request.url.query), dict(request.query_params))
+        return Response(body, status, media_type="application/json")
 
 
 @asynccontextmanager
@@ -87,3 +96,35 @@ async def fake_mcp_registry(fake: FakeMcpRegistry | None = None) -> AsyncIterato
     fake.url = f"http://127.0.0.1:{port}"
     async with serving(fake.app(), port):
         yield fake
+
+
+@contextmanager
+def threaded_fake_mcp_registry(fake: FakeMcpRegistry) -> Iterator[FakeMcpRegistry]:
+    """The fake on a free loopback port in a thread, for synchronous (browser) tests."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802  # http.server's name
+            parts = urlsplit(self.path)
+            if parts.path != "/v0/servers":
+                self.send_error(404)
+                return
+            status, body = fake.listing(parts.query, dict(parse_qsl(parts.query)))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  # quiet
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -66,7 +66,9 @@ class McpRegistryService:
         cache = self._read()
         now = time.time()
         settings = self.ctx.settings
-        due = refresh or not cache.get("fetched_at") or now - cache["fetched_at"] > settings.mcp_registry_max_age_seconds
+        due = (
+            refresh or not cache.get("fetched_at") or now - cache["fetched_at"] > settings.mcp_registry_max_age_seconds
+        )
         if due and now - cache.get("attempted_at", 0) >= settings.mcp_registry_min_refresh_seconds:
             lock = _locks.setdefault(str(self.path), asyncio.Lock())
             async with lock:
@@ -96,7 +98,7 @@ class McpRegistryService:
         if not 0 <= index < len(options) or not options[index].installable:
             raise ValidationError("this registry option can't be added", field="option", reason="not_installable")
         chosen = options[index]
-        kind = McpServerKind(chosen.kind)
+        kind = McpServerKind(chosen.kind or "")
         fields = McpServerFields(name=name or entry.suggested_name(), kind=kind)
         if kind == McpServerKind.REMOTE:
             fields.url = chosen.url

@@ -115,7 +115,9 @@ def _remote(remote: dict[str, Any]) -> RegistryOption:
 
 
 def _package(package: dict[str, Any]) -> RegistryOption:
-    registry_type = plain(package.get("registryType") or package.get("registry_type") or package.get("registry_name"), 40)
+    registry_type = plain(
+        package.get("registryType") or package.get("registry_type") or package.get("registry_name"), 40
+    )
     identifier = plain(package.get("identifier") or package.get("name"), 214)
     version = plain(package.get("version"), 100)
     transport_field = package.get("transport")
@@ -138,9 +140,12 @@ def _package(package: dict[str, Any]) -> RegistryOption:
     return option
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _status(item: dict[str, Any], server: dict[str, Any]) -> str:
-    meta = item.get("_meta") if isinstance(item.get("_meta"), dict) else {}
-    official = meta.get(OFFICIAL_META) if isinstance(meta.get(OFFICIAL_META), dict) else {}
+    official = _object(_object(item.get("_meta")).get(OFFICIAL_META))
     status = official.get("status") or server.get("status") or "active"
     status = status.lower() if isinstance(status, str) else "active"
     return {"active": "ACTIVE", "deprecated": "DEPRECATED"}.get(status, "DELETED")
@@ -150,11 +155,11 @@ def parse_entry(item: Any) -> RegistryEntry | None:
     """One element of `servers` (the wrapped {server, _meta} form, or a bare server); None when unusable."""
     if not isinstance(item, dict):
         return None
-    server = item.get("server") if isinstance(item.get("server"), dict) else item
+    server: dict[str, Any] = item["server"] if isinstance(item.get("server"), dict) else item
     name = plain(server.get("name"), 200)
     if not name:
         return None
-    version = plain(server.get("version") or (server.get("version_detail") or {}).get("version"), 100)
+    version = plain(server.get("version") or _object(server.get("version_detail")).get("version"), 100)
     options: list[RegistryOption] = []
     for remote in (server.get("remotes") or [])[:MAX_OPTIONS] if isinstance(server.get("remotes"), list) else []:
         if isinstance(remote, dict):
@@ -181,6 +186,6 @@ def parse_page(body: Any) -> tuple[list[RegistryEntry], str | None]:
     if not isinstance(body, dict) or not isinstance(body.get("servers"), list):
         raise ValueError("not an MCP Registry server list")
     entries = [e for e in (parse_entry(item) for item in body["servers"][:MAX_ENTRIES]) if e is not None]
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    metadata = _object(body.get("metadata"))
     cursor = metadata.get("nextCursor") or metadata.get("next_cursor")
     return entries, cursor if isinstance(cursor, str) and 0 < len(cursor) <= 500 else None

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from kandev.models import McpServer
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for
-from tests.support.fake_mcp_registry import FakeMcpRegistry, fake_mcp_registry, npm_package, registry_item
+from tests.support.fake_mcp_registry import FakeMcpRegistry, npm_package, registry_item
 from tests.support.server import free_port
 
 REGISTRY = """query($ws: ID!) { mcpRegistry(workspaceId: $ws) { status fetchedAt checkedAt error
@@ -36,7 +36,9 @@ def catalogue() -> list[dict[str, Any]]:
         registry_item("io.example/ranged", packages=[npm_package("ranged-mcp", "^1.0.0")]),
         registry_item(
             "io.example/python",
-            packages=[{"registryType": "pypi", "identifier": "py-mcp", "version": "1.0.0", "transport": {"type": "stdio"}}],
+            packages=[
+                {"registryType": "pypi", "identifier": "py-mcp", "version": "1.0.0", "transport": {"type": "stdio"}}
+            ],
         ),
         registry_item("io.example/plainws", remotes=[{"type": "streamable-http", "url": "ws://w.test/mcp"}]),
         registry_item("io.example/hostile", description=HOSTILE, remotes=[{"type": "sse", "url": "https://h.test/s"}]),
@@ -77,7 +79,11 @@ async def test_registry_entries_are_fetched_across_pages_and_only_exact_npm_and_
     assert len(fake.requests) == 4  # 8 servers, 2 a page, followed by nextCursor
     entries = {e["name"]: e for e in registry["entries"]}
     assert "io.example/old" not in entries and "io.example/gone" not in entries
-    assert {n for n, e in entries.items() if e["installable"]} == {"io.example/docs", "io.example/notes", "io.example/hostile"}
+    assert {n for n, e in entries.items() if e["installable"]} == {
+        "io.example/docs",
+        "io.example/notes",
+        "io.example/hostile",
+    }
     docs, notes = entries["io.example/docs"]["options"][0], entries["io.example/notes"]["options"][0]
     assert (docs["kind"], docs["url"], docs["secrets"]) == ("REMOTE", "https://docs.example.test/mcp", ["X_API_KEY"])
     assert (notes["kind"], notes["package"], notes["secrets"]) == ("NPM", "@example/notes-mcp@1.2.3", ["NOTES_TOKEN"])
@@ -134,7 +140,7 @@ async def test_adding_registry_entries_makes_normal_definitions_and_npm_ones_sta
     fake = FakeMcpRegistry(servers=catalogue())
     async with await served(registry_port, fake):
         await bob_gql(REGISTRY, ws=bob_workspace)
-    remote = (await bob_gql(ADD, i={"workspaceId": bob_workspace, "entryKey": "io.example/docs@1.0.0"}))
+    remote = await bob_gql(ADD, i={"workspaceId": bob_workspace, "entryKey": "io.example/docs@1.0.0"})
     server = remote["addMcpRegistryEntry"]["mcpServer"]
     assert (server["name"], server["kind"], server["url"]) == ("docs", "REMOTE", "https://docs.example.test/mcp")
     assert server["headers"] == {"X-Api-Key": "${secret:X_API_KEY}"} and server["workspaceId"] == bob_workspace
@@ -150,7 +156,9 @@ async def test_adding_registry_entries_makes_normal_definitions_and_npm_ones_sta
     async with services.ctx.db.read() as db:
         assert [s.name for s in await db.scalars(select(McpServer))] == ["docs"]
 
-    added = (await admin_gql(ADD, i={**npm, "workspaceId": workspace_id, "name": "notes"}))["addMcpRegistryEntry"]["mcpServer"]
+    added = (await admin_gql(ADD, i={**npm, "workspaceId": workspace_id, "name": "notes"}))["addMcpRegistryEntry"][
+        "mcpServer"
+    ]
     assert (added["kind"], added["package"], added["serverWide"]) == ("NPM", "@example/notes-mcp@1.2.3", True)
     assert added["env"] == {"NOTES_TOKEN": "${secret:NOTES_TOKEN}"}
 
