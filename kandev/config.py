@@ -54,7 +54,7 @@ class Settings(BaseSettings):
         "shows beside the curated templates; default: none (no registry metadata is fetched)",
     )
     mcp_registry_timeout_seconds: float = Field(
-        default=10.0, gt=0, le=120, description="bound on one MCP Registry fetch page"
+        default=10.0, gt=0, le=120, description="bound on one MCP Registry fetch, all pages together"
     )
     mcp_registry_min_refresh_seconds: float = Field(
         default=60.0, ge=0, description="the least time between two MCP Registry fetches, however often asked"

@@ -50,7 +50,7 @@ def test_a_server_chosen_in_advanced_is_selected_at_the_task_and_the_session_pan
         form = page.get_by_test_id("new-task-dialog").get_by_test_id("task-form")
         title = unique("MCP task")
         form.locator('input[name="title"]').fill(title)
-        form.locator('textarea[name="prompt"]').fill("/say ready")
+        form.locator('textarea[name="prompt"]').fill("/mcp-servers")
         advanced = form.get_by_test_id("task-advanced")
         box = advanced.locator(f'[data-testid="task-mcp-select"][data-name="{task_server}"]')
         expect(box).to_be_hidden()  # collapsed until opened
@@ -66,6 +66,8 @@ def test_a_server_chosen_in_advanced_is_selected_at_the_task_and_the_session_pan
         ]
 
         row.get_by_role("link").click()
+        # The agent's first turn already had it: the scripted agent reports what it received in session/new.
+        expect(page.get_by_test_id("msg-agent").filter(has_text="mcp_servers")).to_contain_text(task_server)
         panel = page.get_by_test_id("session-mcp")
         panel.locator("summary").click()
         task_row = panel.locator(f'[data-testid="session-mcp-server"][data-name="{task_server}"]')

@@ -136,14 +136,18 @@ class McpRegistryService:
         return cache
 
     async def _fetch(self) -> list[RegistryEntry]:
-        timeout = httpx.Timeout(self.ctx.settings.mcp_registry_timeout_seconds)
+        """Every page (bounded in count and size), all within one timeout."""
+        seconds = self.ctx.settings.mcp_registry_timeout_seconds
         entries: dict[str, RegistryEntry] = {}
         cursor: str | None = None
         try:
-            async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+            async with (
+                asyncio.timeout(seconds),
+                httpx.AsyncClient(timeout=httpx.Timeout(seconds), follow_redirects=False) as client,
+            ):
                 for _ in range(MAX_PAGES):
                     params = {"limit": str(PAGE_LIMIT), **({"cursor": cursor} if cursor else {})}
-                    body = await asyncio.wait_for(self._page(client, params), timeout=timeout.read or 10)
+                    body = await self._page(client, params)
                     page, cursor = parse_page(body)
                     for entry in page:
                         entries.setdefault(entry.key, entry)

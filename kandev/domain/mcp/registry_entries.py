@@ -84,17 +84,29 @@ def _secret_name(value: Any) -> str | None:
     return name if name and SECRET_NAME.fullmatch(name) else None
 
 
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,99})\}")
+
+
 def _bind_secrets(option: RegistryOption, items: Any, key: re.Pattern[str]) -> None:
-    """Bind each secret input (header or environment variable) the publisher declares to a workspace secret of
-    the same name, by reference."""
+    """Bind each secret input (header or environment variable) the publisher declares to workspace secrets by
+    reference: a value template's {placeholders} ("Bearer {api_key}") each become ${secret:API_KEY}, else the
+    whole value is the secret named like the input."""
     for item in (items if isinstance(items, list) else [])[:MAX_SECRETS]:
-        if isinstance(item, dict) and (item.get("isSecret") or item.get("is_secret")):
-            raw = plain(item.get("name"), 100)
-            name = _secret_name(raw)
-            if name and key.fullmatch(raw):
-                option.bindings[raw] = f"${{secret:{name}}}"
-                if name not in option.secrets:
-                    option.secrets.append(name)
+        if not isinstance(item, dict) or not (item.get("isSecret") or item.get("is_secret")):
+            continue
+        raw = plain(item.get("name"), 100)
+        if not key.fullmatch(raw):
+            continue
+        template = plain(item.get("value"), 500)
+        names = [n for n in (_secret_name(p) for p in _PLACEHOLDER.findall(template)) if n]
+        if names:
+            value = _PLACEHOLDER.sub(lambda m: f"${{secret:{_secret_name(m.group(1))}}}", template)
+        elif (name := _secret_name(raw)) is not None:
+            names, value = [name], f"${{secret:{name}}}"
+        else:
+            continue
+        option.bindings[raw] = value
+        option.secrets.extend(n for n in names if n not in option.secrets)
 
 
 def _remote(remote: dict[str, Any]) -> RegistryOption:
