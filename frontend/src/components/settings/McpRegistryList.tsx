@@ -32,7 +32,7 @@ export function McpRegistryList({ workspaceId, onAdded }: { workspaceId: string;
     <section data-testid="mcp-registry">
       <h3>MCP Registry</h3>
       <p className="muted">Publisher-supplied metadata, not a Kandev security review: check the publisher, the endpoint or exact version and the secrets before adding.</p>
-      <p className={registry.status === "FRESH" ? "muted" : "warning"} data-testid="mcp-registry-status" data-status={registry.status}>
+      <p className={registry.status === "FRESH" ? "muted" : "notice"} data-testid="mcp-registry-status" data-status={registry.status}>
         {STATUS_TEXT[registry.status]} · fetched {when(registry.fetchedAt)}
         {registry.error && <> · {registry.error}</>}{" "}
         <button type="button" className="btn btn-small" onClick={() => void refresh()} disabled={load.busy} data-testid="refresh-mcp-registry">
