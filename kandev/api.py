@@ -79,7 +79,11 @@ class Query:
     )
     mcp_server_templates = strawberry.field(
         resolver=mcp_resolvers.mcp_server_templates,
-        description="Kandev-curated MCP server templates (the marketplace; no public registry is fetched).",
+        description="Kandev-curated MCP server templates (the marketplace; registry entries are in mcpRegistry).",
+    )
+    mcp_registry = strawberry.field(
+        resolver=mcp_resolvers.mcp_registry,
+        description="Cached MCP Registry metadata (publisher supplied, not a Kandev review) and how current it is.",
     )
     pending_questions = strawberry.field(
         resolver=engine_resolvers.pending_questions, description="Questions agents wait on, oldest first."
@@ -266,6 +270,14 @@ class Mutation:
     deselect_mcp_server = strawberry.mutation(
         resolver=mcp_resolvers.deselect_mcp_server,
         description="Remove a selection made at this scope; an inherited one can't be removed at a narrower scope.",
+    )
+    refresh_mcp_registry = strawberry.mutation(
+        resolver=mcp_resolvers.refresh_mcp_registry,
+        description="Fetch the MCP Registry now (at most once per minimum interval); an outage keeps the cache.",
+    )
+    add_mcp_registry_entry = strawberry.mutation(
+        resolver=mcp_resolvers.add_mcp_registry_entry,
+        description="Add an active registry entry's remote or exact npm package as an MCP server definition.",
     )
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
     create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)

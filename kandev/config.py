@@ -48,6 +48,20 @@ class Settings(BaseSettings):
         description="where managed npm MCP server packages are installed from: a registry URL, or a folder of "
         "`npm pack` tarballs; default: npm's own registry setting",
     )
+    mcp_registry_url: str | None = Field(
+        default=None,
+        description="base URL of an MCP Registry-compatible API (GET /v0/servers) whose entries the marketplace "
+        "shows beside the curated templates; default: none (no registry metadata is fetched)",
+    )
+    mcp_registry_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=120, description="bound on one MCP Registry fetch, all pages together"
+    )
+    mcp_registry_min_refresh_seconds: float = Field(
+        default=60.0, ge=0, description="the least time between two MCP Registry fetches, however often asked"
+    )
+    mcp_registry_max_age_seconds: float = Field(
+        default=6 * 3600.0, gt=0, description="after how long cached MCP Registry metadata is refetched (else stale)"
+    )
     source_roots: str | None = Field(
         default=None,
         description="os.pathsep-separated folders local repositories and folders must lie under; "
@@ -123,6 +137,18 @@ class Settings(BaseSettings):
         if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
             # The value is not echoed: a URL with credentials would leak them into the error.
             raise ValueError("expected an http(s) URL without credentials, e.g. https://api.github.com")
+        return value.rstrip("/")
+
+    @field_validator("mcp_registry_url")
+    @classmethod
+    def _registry_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        split = urlsplit(value)
+        if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
+            raise ValueError(
+                "expected an http(s) URL without credentials, e.g. https://registry.modelcontextprotocol.io"
+            )
         return value.rstrip("/")
 
     @field_validator("redis_url")

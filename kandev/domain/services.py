@@ -15,6 +15,7 @@ from kandev.domain.gitlab.connections import GitlabService
 from kandev.domain.gitlab.merge_requests import TaskMergeRequestService
 from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
+from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
@@ -94,6 +95,10 @@ class Services:
     @cached_property
     def mcp_servers(self) -> McpServerService:
         return McpServerService(self.ctx)
+
+    @cached_property
+    def mcp_registry(self) -> McpRegistryService:
+        return McpRegistryService(self.ctx)
 
     @cached_property
     def mcp_selections(self) -> McpSelectionService:

@@ -12,6 +12,7 @@ from kandev.domain.mcp.templates import TEMPLATES
 from kandev.models.enums import McpScope, McpServerKind
 from kandev.resolvers.common import attempt
 from kandev.schema.context import Info
+from kandev.schema.mcp_registry_types import AddMcpRegistryEntryInput, McpRegistry
 from kandev.schema.mcp_types import (
     CreateMcpServerInput,
     EffectiveMcpServer,
@@ -94,4 +95,18 @@ async def select_mcp_server(info: Info, input: McpSelectionInput) -> McpServerRe
 
 async def deselect_mcp_server(info: Info, input: McpSelectionInput) -> McpServerResult:
     call = info.context.services.mcp_selections.deselect(str(input.mcp_server_id), input.scope, str(input.target_id))
+    return await attempt(call, _payload)
+
+
+async def mcp_registry(info: Info, workspace_id: strawberry.ID) -> McpRegistry:
+    return McpRegistry.of(await info.context.services.mcp_registry.view(str(workspace_id)))
+
+
+async def refresh_mcp_registry(info: Info, workspace_id: strawberry.ID) -> McpRegistry:
+    return McpRegistry.of(await info.context.services.mcp_registry.view(str(workspace_id), refresh=True))
+
+
+async def add_mcp_registry_entry(info: Info, input: AddMcpRegistryEntryInput) -> McpServerResult:
+    registry = info.context.services.mcp_registry
+    call = registry.add(str(input.workspace_id), input.entry_key, input.option, input.name)
     return await attempt(call, _payload)

@@ -91,3 +91,78 @@ export const DESELECT_MCP_SERVER = graphql(`
     }
   }
 `);
+
+export const MCP_REGISTRY = graphql(`
+  query McpRegistry($w: ID!) {
+    mcpRegistry(workspaceId: $w) {
+      ...McpRegistryFields
+    }
+  }
+`);
+
+export const REFRESH_MCP_REGISTRY = graphql(`
+  mutation RefreshMcpRegistry($w: ID!) {
+    refreshMcpRegistry(workspaceId: $w) {
+      ...McpRegistryFields
+    }
+  }
+`);
+
+export const MCP_REGISTRY_FIELDS = graphql(`
+  fragment McpRegistryFields on McpRegistry {
+    status
+    fetchedAt
+    checkedAt
+    error
+    entries {
+      key
+      name
+      title
+      description
+      version
+      publisher
+      websiteUrl
+      suggestedName
+      installable
+      options {
+        index
+        kind
+        label
+        url
+        package
+        transport
+        installable
+        reason
+        secrets
+      }
+    }
+  }
+`);
+
+export const ADD_MCP_REGISTRY_ENTRY = graphql(`
+  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {
+    addMcpRegistryEntry(input: $i) {
+      __typename
+      ...ErrorFields
+    }
+  }
+`);
+
+export const SESSION_MCP_SERVERS = graphql(`
+  query SessionMcpServers($s: ID!) {
+    sessionMcpServers(sessionId: $s) {
+      sessionId
+      desiredRevision
+      appliedRevision
+      servers {
+        id
+        name
+        kind
+        origins {
+          scope
+          id
+        }
+      }
+    }
+  }
+`);

@@ -1,7 +1,8 @@
 // The form behind "New task" and "New subtask". Only the subtask form offers Autopilot: top-level
 // tasks get it through the API, and nothing offers to change it after creation.
-import { useId, useState } from "react";
-import { CREATE_TASK } from "../api/ops";
+import { useEffect, useId, useState } from "react";
+import { CREATE_TASK, START_TASK } from "../api/ops";
+import { MCP_SERVERS, SELECT_MCP_SERVER, type McpServerRow } from "../api/mcpOps";
 import { LIMITS } from "../api/limits";
 import { errorText, gql, unwrap } from "../api/graphql";
 import type { Task } from "../api/ops";
@@ -29,11 +30,17 @@ export function TaskForm(props: {
   const [start, setStart] = useState(true);
   const [autopilot, setAutopilot] = useState(false);
   const [showInfo, setShowInfo] = useState(false);
+  const [mcpServers, setMcpServers] = useState<McpServerRow[]>([]);
+  const [mcpChosen, setMcpChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
   const subtask = Boolean(props.parentId);
   const willStart = start && prompt.trim().length > 0;
+  useEffect(() => {
+    if (workspaceId) void gql(MCP_SERVERS, { w: workspaceId }).then((r) => setMcpServers(r.mcpServers), () => setMcpServers([]));
+  }, [workspaceId]);
+  const toggleMcp = (serverId: string, on: boolean) => setMcpChosen((ids) => (on ? [...ids, serverId] : ids.filter((x) => x !== serverId)));
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -48,7 +55,8 @@ export function TaskForm(props: {
         workspaceId: workspaceId!,
         title: title.trim(),
         prompt: prompt.trim() || null,
-        startAgent: willStart,
+        // With MCP servers chosen, the agent starts once they are selected at the task, so its first turn has them.
+        startAgent: willStart && mcpChosen.length === 0,
         agentProfileId: profileId || null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
@@ -57,7 +65,14 @@ export function TaskForm(props: {
         input.autopilot = autopilot;
       }
       const data = await gql(CREATE_TASK, { i: input });
-      const task = unwrap(data.createTask).task!;
+      let task = unwrap(data.createTask).task!;
+      for (const mcpServerId of mcpChosen) {
+        unwrap((await gql(SELECT_MCP_SERVER, { i: { mcpServerId, scope: "TASK", targetId: task.id } })).selectMcpServer);
+      }
+      if (willStart && mcpChosen.length > 0) {
+        const started = unwrap((await gql(START_TASK, { i: { taskId: task.id, prompt: input.prompt, agentProfileId: input.agentProfileId } })).startTask);
+        task = started.task ?? task;
+      }
       applyTask(task);
       props.onDone(task, willStart);
     } catch (err) {
@@ -153,6 +168,19 @@ export function TaskForm(props: {
           )}
         </div>
       )}
+      <details className="field" data-testid="task-advanced">
+        <summary>Advanced</summary>
+        <fieldset className="field" data-testid="task-mcp-selector">
+          <legend>MCP servers for this task</legend>
+          {mcpServers.length === 0 && <p className="muted">No MCP servers are configured (Settings → MCP servers).</p>}
+          {mcpServers.map((s) => (
+            <label key={s.id} className="check">
+              <input type="checkbox" checked={mcpChosen.includes(s.id)} onChange={(e) => toggleMcp(s.id, e.target.checked)} data-testid="task-mcp-select" data-name={s.name} />
+              <code>{s.name}</code>
+            </label>
+          ))}
+        </fieldset>
+      </details>
       <InlineError error={error} />
       <div className="form-actions">
         <button type="button" className="btn" onClick={props.onCancel}>

@@ -5,6 +5,7 @@ import { ARCHIVE_TASK } from "../api/ops";
 import type { SessionSummary, Task } from "../api/ops";
 import { TERMINAL_SESSION_STATES } from "../api/ops";
 import { useSession } from "../hooks/useSession";
+import { SessionMcpServers } from "./SessionMcpServers";
 import { useTaskDetail } from "../hooks/useTaskDetail";
 import { app, applyTask, moveTask } from "../state/app";
 import { activeSession, completionPending, stateLabel, stepOf } from "../state/derive";
@@ -23,6 +24,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const { detail, load, error, notFound, reload } = useTaskDetail(taskId);
   const live = useStore(app, (s) => s.tasks[taskId]);
   const workflows = useStore(app, (s) => s.workflows);
+  const workspaceId = useStore(app, (s) => s.workspaceId);
   const allTasks = useStore(app, (s) => s.tasks);
   const [chosenSession, setChosenSession] = useState<string | null>(null);
   const [extraSession, setExtraSession] = useState<SessionSummary | null>(null);
@@ -165,6 +167,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
               ))}
             </div>
           )}
+          {selected && workspaceId && <SessionMcpServers key={selected.id} workspaceId={workspaceId} sessionId={selected.id} />}
           {!detail ? (
             <div className="transcript">
               {load === "error" ? (

@@ -50,6 +50,11 @@ type Documents = {
     "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": typeof types.SelectedMcpServersDocument,
     "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.SelectMcpServerDocument,
     "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeselectMcpServerDocument,
+    "\n  query McpRegistry($w: ID!) {\n    mcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n": typeof types.McpRegistryDocument,
+    "\n  mutation RefreshMcpRegistry($w: ID!) {\n    refreshMcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n": typeof types.RefreshMcpRegistryDocument,
+    "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": typeof types.McpRegistryFieldsFragmentDoc,
+    "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AddMcpRegistryEntryDocument,
+    "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": typeof types.SessionMcpServersDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
@@ -150,6 +155,11 @@ const documents: Documents = {
     "\n  query SelectedMcpServers($s: McpScope!, $t: ID!) {\n    selectedMcpServers(scope: $s, targetId: $t) {\n      id\n    }\n  }\n": types.SelectedMcpServersDocument,
     "\n  mutation SelectMcpServer($i: McpSelectionInput!) {\n    selectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.SelectMcpServerDocument,
     "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeselectMcpServerDocument,
+    "\n  query McpRegistry($w: ID!) {\n    mcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n": types.McpRegistryDocument,
+    "\n  mutation RefreshMcpRegistry($w: ID!) {\n    refreshMcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n": types.RefreshMcpRegistryDocument,
+    "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": types.McpRegistryFieldsFragmentDoc,
+    "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AddMcpRegistryEntryDocument,
+    "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": types.SessionMcpServersDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
@@ -355,6 +365,26 @@ export function graphql(source: "\n  mutation SelectMcpServer($i: McpSelectionIn
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeselectMcpServer($i: McpSelectionInput!) {\n    deselectMcpServer(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').DeselectMcpServerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpRegistry($w: ID!) {\n    mcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n"): typeof import('./graphql').McpRegistryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RefreshMcpRegistry($w: ID!) {\n    refreshMcpRegistry(workspaceId: $w) {\n      ...McpRegistryFields\n    }\n  }\n"): typeof import('./graphql').RefreshMcpRegistryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n"): typeof import('./graphql').McpRegistryFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').AddMcpRegistryEntryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SessionMcpServersDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

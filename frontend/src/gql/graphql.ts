@@ -15,6 +15,16 @@ export type AckStatus =
   /** It can run, with a concern (see detail). */
   | 'WARN';
 
+/** Add a registry entry as a workspace MCP definition (npm with auth on: server-wide). */
+export type AddMcpRegistryEntryInput = {
+  entryKey: string;
+  /** The definition's name; default the suggested name. */
+  name?: string | null | undefined;
+  /** The option's index; default the first installable. */
+  option?: number | null | undefined;
+  workspaceId: string | number;
+};
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -308,6 +318,13 @@ export type ImportWorkflowInput = {
   /** A document as exportWorkflow writes it. */
   yaml: string;
 };
+
+/** How current the cached MCP Registry metadata is. */
+export type McpRegistryStatus =
+  | 'DISABLED'
+  | 'FRESH'
+  | 'STALE'
+  | 'UNAVAILABLE';
 
 /** Where a workspace MCP server is selected, widest first. */
 export type McpScope =
@@ -953,6 +970,42 @@ export type DeselectMcpServerMutation = { deselectMcpServer:
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
+
+export type McpRegistryQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type McpRegistryQuery = { mcpRegistry: { status: McpRegistryStatus, fetchedAt: string | null, checkedAt: string | null, error: string | null, entries: Array<{ key: string, name: string, title: string, description: string, version: string, publisher: string, websiteUrl: string | null, suggestedName: string, installable: boolean, options: Array<{ index: number, kind: McpServerKind | null, label: string, url: string | null, package: string | null, transport: string, installable: boolean, reason: string | null, secrets: Array<string> }> }> } };
+
+export type RefreshMcpRegistryMutationVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type RefreshMcpRegistryMutation = { refreshMcpRegistry: { status: McpRegistryStatus, fetchedAt: string | null, checkedAt: string | null, error: string | null, entries: Array<{ key: string, name: string, title: string, description: string, version: string, publisher: string, websiteUrl: string | null, suggestedName: string, installable: boolean, options: Array<{ index: number, kind: McpServerKind | null, label: string, url: string | null, package: string | null, transport: string, installable: boolean, reason: string | null, secrets: Array<string> }> }> } };
+
+export type McpRegistryFieldsFragment = { status: McpRegistryStatus, fetchedAt: string | null, checkedAt: string | null, error: string | null, entries: Array<{ key: string, name: string, title: string, description: string, version: string, publisher: string, websiteUrl: string | null, suggestedName: string, installable: boolean, options: Array<{ index: number, kind: McpServerKind | null, label: string, url: string | null, package: string | null, transport: string, installable: boolean, reason: string | null, secrets: Array<string> }> }> };
+
+export type AddMcpRegistryEntryMutationVariables = Exact<{
+  i: AddMcpRegistryEntryInput;
+}>;
+
+
+export type AddMcpRegistryEntryMutation = { addMcpRegistryEntry:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'McpServerPayload' }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SessionMcpServersQueryVariables = Exact<{
+  s: string | number;
+}>;
+
+
+export type SessionMcpServersQuery = { sessionMcpServers: { sessionId: string, desiredRevision: number, appliedRevision: number, servers: Array<{ id: string, name: string, kind: McpServerKind, origins: Array<{ scope: McpScope, id: string }> }> } };
 
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
@@ -1760,6 +1813,36 @@ fragment NextRunRow on NextRunIndicator {
   slowAfterSeconds
   slow
 }`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
+export const McpRegistryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment McpRegistryFields on McpRegistry {
+  status
+  fetchedAt
+  checkedAt
+  error
+  entries {
+    key
+    name
+    title
+    description
+    version
+    publisher
+    websiteUrl
+    suggestedName
+    installable
+    options {
+      index
+      kind
+      label
+      url
+      package
+      transport
+      installable
+      reason
+      secrets
+    }
+  }
+}
+    `, {"fragmentName":"McpRegistryFields"}) as unknown as TypedDocumentString<McpRegistryFieldsFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   message
@@ -2557,6 +2640,103 @@ export const DeselectMcpServerDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<DeselectMcpServerMutation, DeselectMcpServerMutationVariables>;
+export const McpRegistryDocument = new TypedDocumentString(`
+    query McpRegistry($w: ID!) {
+  mcpRegistry(workspaceId: $w) {
+    ...McpRegistryFields
+  }
+}
+    fragment McpRegistryFields on McpRegistry {
+  status
+  fetchedAt
+  checkedAt
+  error
+  entries {
+    key
+    name
+    title
+    description
+    version
+    publisher
+    websiteUrl
+    suggestedName
+    installable
+    options {
+      index
+      kind
+      label
+      url
+      package
+      transport
+      installable
+      reason
+      secrets
+    }
+  }
+}`) as unknown as TypedDocumentString<McpRegistryQuery, McpRegistryQueryVariables>;
+export const RefreshMcpRegistryDocument = new TypedDocumentString(`
+    mutation RefreshMcpRegistry($w: ID!) {
+  refreshMcpRegistry(workspaceId: $w) {
+    ...McpRegistryFields
+  }
+}
+    fragment McpRegistryFields on McpRegistry {
+  status
+  fetchedAt
+  checkedAt
+  error
+  entries {
+    key
+    name
+    title
+    description
+    version
+    publisher
+    websiteUrl
+    suggestedName
+    installable
+    options {
+      index
+      kind
+      label
+      url
+      package
+      transport
+      installable
+      reason
+      secrets
+    }
+  }
+}`) as unknown as TypedDocumentString<RefreshMcpRegistryMutation, RefreshMcpRegistryMutationVariables>;
+export const AddMcpRegistryEntryDocument = new TypedDocumentString(`
+    mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {
+  addMcpRegistryEntry(input: $i) {
+    __typename
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddMcpRegistryEntryMutation, AddMcpRegistryEntryMutationVariables>;
+export const SessionMcpServersDocument = new TypedDocumentString(`
+    query SessionMcpServers($s: ID!) {
+  sessionMcpServers(sessionId: $s) {
+    sessionId
+    desiredRevision
+    appliedRevision
+    servers {
+      id
+      name
+      kind
+      origins {
+        scope
+        id
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SessionMcpServersQuery, SessionMcpServersQueryVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {

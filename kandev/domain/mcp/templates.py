@@ -1,4 +1,4 @@
-"""Kandev-curated MCP server templates: the marketplace stand-in (no public registry metadata is fetched). Each is
+"""Kandev-curated MCP server templates, shown in the marketplace beside any configured registry's entries. Each is
 a definition to review and add, with exact package versions and the secrets it expects by reference."""
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import type { McpServerKind } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
+import { McpRegistryList } from "./McpRegistryList";
 import { useConfigChange } from "../../hooks/useConfigChange";
 
 type Draft = { id: string | null; kind: McpServerKind; name: string; url: string; headers: string; pkg: string; command: string; args: string; env: string };
@@ -101,7 +102,7 @@ export function McpServers() {
       ) : (
         <div className="panel">
           <h2>Marketplace</h2>
-          <p className="muted">Kandev-curated templates; review the publisher, endpoint or exact version and the secrets before adding one.</p>
+          <p className="muted">Kandev-curated templates, and the MCP Registry's entries when one is configured; review the publisher, endpoint or exact version and the secrets before adding one.</p>
           <ul className="rows" data-testid="mcp-templates">
             {templates.map((t) => (
               <li className="row" key={t.key} data-testid="mcp-template" data-key={t.key}>
@@ -116,6 +117,7 @@ export function McpServers() {
               </li>
             ))}
           </ul>
+          <McpRegistryList workspaceId={workspaceId} onAdded={reload} />
         </div>
       )}
       <McpServerForm key={draft.n} workspaceId={workspaceId} initial={draft.d} onDone={() => (setDraft(EMPTY), void reload())} />
