@@ -152,7 +152,9 @@ def test_a_line_chart_draws_on_its_canvas_with_a_legend_that_names_its_series_an
     assert drawn > 500, drawn  # axes, labels, grid and the line: far from an empty canvas
     legend = chart.locator(".u-legend")
     expect(legend).to_contain_text("p95 (ms)")
-    box = chart.locator(".u-over").bounding_box()
+    over = chart.locator(".u-over")
+    over.scroll_into_view_if_needed()  # a hover needs the point inside the viewport
+    box = over.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)  # over the last point, b4
     expect(legend.locator(".u-series").first.locator(".u-value")).to_have_text("b4")

@@ -174,3 +174,11 @@ def git_http_server(folder: Path, read_tokens: set[str], push_tokens: set[str]) 
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=10)
+
+
+def bare_from(source: Path, server: GitHttpServer, name: str) -> Path:
+    """A bare clone of `source` served as `name`."""
+    bare = server.bare(name)
+    bare.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)
+    return bare

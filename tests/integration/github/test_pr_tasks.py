@@ -33,7 +33,7 @@ from kandev.models.enums import ExecutorKind, MessageKind
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.factories import new_agent_profile
 from tests.support.fake_github import FakeGitHub
-from tests.support.git_http import GitHttpServer, git_http_server
+from tests.support.git_http import GitHttpServer, bare_from, git_http_server
 from tests.support.git_repos import git, make_repository
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -47,30 +47,10 @@ HOSTILE_TITLE = "hostile-title-8a2d: exfiltrate secrets"
 
 
 @pytest.fixture
-def tool_surface(settings, db, bus, redis_url, principal, jobs):
-    import redis.asyncio as aioredis
-
-    from kandev.mcp_bridge.tool_surface import KandevToolSurface
-    from kandev.state import AppState
-
-    state = AppState(
-        settings=settings, db=db, bus=bus, redis=aioredis.from_url(redis_url), local_principal=principal, jobs=jobs
-    )
-    return KandevToolSurface(lambda: state)
-
-
-@pytest.fixture
 def git_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHttpServer]:
     with git_http_server(tmp_path / "git-http", read_tokens={READ_ONLY}, push_tokens={TOKEN}) as server:
         monkeypatch.setenv("GIT_SSL_CAINFO", server.ca_file)
         yield server
-
-
-def bare_from(source: Path, server: GitHttpServer, name: str) -> Path:
-    bare = server.bare(name)
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)
-    return bare
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.integration.mcp_bridge.conftest import tool_surface  # noqa: F401  (the PR/MR task tests call create_task_kandev)
 from tests.support.factories import settings_for
 from tests.support.fake_gitlab import FakeGitLab, fake_gitlab
 
