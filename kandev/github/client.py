@@ -14,6 +14,8 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from kandev.code_host_api import api_time
+
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
 MAX_PAGES = 50  # 5,000 items: a bound on one listing, whatever the server's links say
@@ -104,16 +106,6 @@ def check_repository(full_name: str) -> str:
     return full_name
 
 
-def _time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
     head, base, user = item.get("head") or {}, item.get("base") or {}, item.get("user") or {}
     head_repo, base_repo = head.get("repo") or {}, base.get("repo") or {}
@@ -130,8 +122,8 @@ def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
         head_branch=str(head.get("ref") or ""),
         head_sha=str(head.get("sha") or ""),
         base_branch=str(base.get("ref") or ""),
-        updated_at=_time(item.get("updated_at")),
-        merged_at=_time(item.get("merged_at")),
+        updated_at=api_time(item.get("updated_at")),
+        merged_at=api_time(item.get("merged_at")),
         head_repository=str(head_repo.get("full_name") or ""),
         head_clone_url=str(head_repo.get("clone_url") or ""),
         base_clone_url=str(base_repo.get("clone_url") or ""),

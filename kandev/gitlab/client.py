@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
+
+from kandev.code_host_api import api_time
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
@@ -132,16 +134,6 @@ def undrafted_title(title: str) -> str:
     return _DRAFT.sub("", title, count=1)
 
 
-def _time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -172,8 +164,8 @@ def merge_request_of(project: str, item: Mapping[str, Any], source_clone_url: st
         target_project_id=_int(item.get("target_project_id")),
         allow_collaboration=bool(item.get("allow_collaboration")),
         pipeline_status=str(pipeline["status"]) if isinstance(pipeline, dict) and pipeline.get("status") else None,
-        updated_at=_time(item.get("updated_at")),
-        merged_at=_time(item.get("merged_at")),
+        updated_at=api_time(item.get("updated_at")),
+        merged_at=api_time(item.get("merged_at")),
         source_clone_url=source_clone_url,
     )
 

@@ -105,6 +105,11 @@ def command_tool(
     )
 
 
+def without_typename(payload: dict[str, Any]) -> dict[str, Any]:
+    """A payload member's fields as the tool answers them (GraphQL's `__typename` is for telling members apart)."""
+    return {k: v for k, v in payload.items() if k != "__typename"}
+
+
 def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     """A closed JSON object schema."""
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}

@@ -3,8 +3,6 @@ locally packed npm fixture package (never the public registry)."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+
+from tests.support.server import serving
 
 FIXTURE_PACKAGE = Path(__file__).parent / "mcp_package"
 FIXTURE_NAME, FIXTURE_VERSION = "@kandev-test/fixture-mcp", "1.2.3"
@@ -40,22 +39,10 @@ def _server(recorder: RemoteMcp) -> MCPServer:
 
 @asynccontextmanager
 async def remote_mcp() -> AsyncIterator[RemoteMcp]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    recorder = RemoteMcp(url=f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
-    server = uvicorn.Server(uvicorn.Config(_server(recorder).streamable_http_app(), log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
+    recorder = RemoteMcp(url="")
+    async with serving(_server(recorder).streamable_http_app(), lifespan="on") as address:
+        recorder.url = f"http://{address}/mcp"
         yield recorder
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()
 
 
 def pack_fixture(destination: Path) -> Path:

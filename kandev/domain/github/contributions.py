@@ -17,6 +17,7 @@ from kandev.github.client import (
     GitHubNotFoundError,
     GitHubRateLimitedError,
 )
+from kandev.github.remotes import parse_remote
 from kandev.models import TaskPullRequest
 from kandev.models.base import utcnow
 
@@ -28,6 +29,10 @@ _PULL_URL = re.compile(
 
 class GitHubContributions:
     provider = "github"
+    branch_prefix = "pr"
+
+    def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
+        return parse_remote(remote_url)
 
     def parse(self, url: str) -> ContributionRef | None:
         found = _PULL_URL.fullmatch(url)

@@ -23,6 +23,7 @@ from kandev.gitlab.client import (
     check_project,
     merge_request_of,
 )
+from kandev.gitlab.remotes import parse_gitlab_remote
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}"
 _MR_URL = re.compile(
@@ -47,6 +48,10 @@ def project_of(path: str, base_path: str) -> str | None:
 
 class GitLabContributions:
     provider = "gitlab"
+    branch_prefix = "mr"
+
+    def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
+        return parse_gitlab_remote(remote_url, contribution.base_path)
 
     def parse(self, url: str) -> ContributionRef | None:
         found = _MR_URL.fullmatch(url)

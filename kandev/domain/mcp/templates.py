@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kandev.domain.workspace.secrets import SECRET_REFERENCE
 from kandev.models.enums import McpServerKind
 
 
@@ -21,7 +22,12 @@ class McpTemplate:
     package: str | None = None
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
-    secrets: tuple[str, ...] = ()
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The workspace secrets its headers and env reference, in order of first use."""
+        values = [*self.headers.values(), *self.env.values()]
+        return tuple(dict.fromkeys(name for value in values for name in SECRET_REFERENCE.findall(value)))
 
 
 TEMPLATES: tuple[McpTemplate, ...] = (
@@ -34,7 +40,6 @@ TEMPLATES: tuple[McpTemplate, ...] = (
         kind=McpServerKind.REMOTE,
         url="https://api.githubcopilot.com/mcp/",
         headers={"Authorization": "Bearer ${secret:GITHUB_TOKEN}"},
-        secrets=("GITHUB_TOKEN",),
     ),
     McpTemplate(
         key="context7",
@@ -45,7 +50,6 @@ TEMPLATES: tuple[McpTemplate, ...] = (
         kind=McpServerKind.REMOTE,
         url="https://mcp.context7.com/mcp",
         headers={"CONTEXT7_API_KEY": "${secret:CONTEXT7_API_KEY}"},
-        secrets=("CONTEXT7_API_KEY",),
     ),
     McpTemplate(
         key="memory",

@@ -36,10 +36,8 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import UnprocessableError, ValidationError
 from kandev.domain.workspace import git_credentials as creds
 from kandev.domain.workspace.git import run_git
-from kandev.domain.workspace.repositories import current_branch
+from kandev.domain.workspace.repositories import current_branch, free_repository_name
 from kandev.domain.workspace.workdirs import executor_kind, task_directory
-from kandev.github.remotes import parse_remote
-from kandev.gitlab.remotes import parse_gitlab_remote
 from kandev.models import Repository, Task, TaskContribution, TaskRepository
 from kandev.models.base import new_id
 from kandev.models.enums import ExecutorKind
@@ -90,6 +88,11 @@ class Contribution:
 
 class ContributionResolver(Protocol):
     provider: str
+    # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
+    branch_prefix: str
+
+    def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
+        """(host, owner/name or project path) of a repository's remote on this provider, else None."""
 
     def parse(self, url: str) -> ContributionRef | None:
         """The URL's parts when it is this provider's canonical PR/MR URL form, else None."""
@@ -162,8 +165,7 @@ def remote_name(task_id: str) -> str:
 
 def local_branch(task_id: str, contribution: Contribution) -> str:
     """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's/MR's."""
-    prefix = "mr" if contribution.provider == "gitlab" else "pr"
-    return f"{prefix}-{contribution.number}-{task_id[:8]}"
+    return f"{_RESOLVERS[contribution.provider].branch_prefix}-{contribution.number}-{task_id[:8]}"
 
 
 def _origins(*urls: str) -> list[str]:
@@ -273,22 +275,12 @@ def undo_branch(path: str, remote: str, branch: str) -> None:
 async def _target_repository(db: AsyncSession, workspace_id: str, contribution: Contribution) -> Repository | None:
     """A workspace repository whose origin is the target (same host and owner/name, or GitLab project path)."""
     wanted = (contribution.host, contribution.target.lower())
+    resolver = _RESOLVERS[contribution.provider]
     for repository in await db.scalars(select(Repository).where(Repository.workspace_id == workspace_id)):
-        if contribution.provider == "gitlab":
-            parsed = parse_gitlab_remote(repository.remote_url, contribution.base_path)
-        else:
-            parsed = parse_remote(repository.remote_url)
+        parsed = resolver.remote_target(repository.remote_url, contribution)
         if parsed is not None and (parsed[0], parsed[1].lower()) == wanted:
             return repository
     return None
-
-
-async def _free_name(db: AsyncSession, workspace_id: str, name: str) -> str:
-    taken = set(await db.scalars(select(Repository.name).where(Repository.workspace_id == workspace_id)))
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate, number = f"{name}-{number}", number + 1
-    return candidate
 
 
 @dataclass
@@ -326,7 +318,9 @@ async def attach_contribution(
         await asyncio.to_thread(clone_target, contribution, folder, credential)
         undo.actions.append(lambda: shutil.rmtree(folder, ignore_errors=True))
         default = await asyncio.to_thread(current_branch, str(folder)) or contribution.base_branch
-        name = await _free_name(db, task.workspace_id, re.sub(r"[^\w.-]+", "-", contribution.target.split("/")[-1]))
+        name = await free_repository_name(
+            db, task.workspace_id, re.sub(r"[^\w.-]+", "-", contribution.target.split("/")[-1])
+        )
         repository = Repository(
             id=new_id(),
             workspace_id=task.workspace_id,

@@ -67,6 +67,19 @@ async def attach_repositories(
         )
 
 
+async def free_repository_name(db: AsyncSession, workspace_id: str, name: str) -> str:
+    """`name`, or `name-2`, `name-3`... : the first no repository of the workspace has."""
+    taken = set(
+        await db.scalars(
+            select(Repository.name).where(Repository.workspace_id == workspace_id, Repository.name.like(f"{name}%"))
+        )
+    )
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name}-{number}", number + 1
+    return candidate
+
+
 class RepositoryService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx

@@ -47,7 +47,7 @@ from kandev.domain.workspace.git_credentials import (
     host_of,
     origin_of,
 )
-from kandev.domain.workspace.repositories import current_branch, remote_url_of
+from kandev.domain.workspace.repositories import current_branch, free_repository_name, remote_url_of
 from kandev.domain.workspace.source_roots import confine_path, confine_remote, confine_repository, refuse_foreign
 from kandev.domain.workspace.workdirs import (
     add_worktree,
@@ -529,24 +529,13 @@ class WorkspaceSourceService:
         default = await asyncio.to_thread(current_branch, path)
         if default is None:  # RepositoryService.create's rule, answered as a source that can't be materialized
             raise UnprocessableError(f"source {source.index} is not a git repository with a checked-out branch")
-        name = await self._free_name(uow, task.workspace_id, _repository_name(source))
+        name = await free_repository_name(uow.db, task.workspace_id, _repository_name(source))
         repository = Repository(
             id=new_id(), workspace_id=task.workspace_id, name=name, path=path, default_branch=default, remote_url=remote
         )
         db.add(repository)
         await db.flush()
         return repository
-
-    async def _free_name(self, uow: UnitOfWork, workspace_id: str, name: str) -> str:
-        taken = set(
-            await uow.db.scalars(
-                select(Repository.name).where(Repository.workspace_id == workspace_id, Repository.name.like(f"{name}%"))
-            )
-        )
-        candidate, number = name, 2
-        while candidate in taken:
-            candidate, number = f"{name}-{number}", number + 1
-        return candidate
 
 
 def _location(kind: ExecutorKind, task_dir: Path, repository: Repository) -> str | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kandev.mcp_bridge.catalogue import command_tool, register
+from kandev.mcp_bridge.catalogue import command_tool, register, without_typename
 
 _ACK = """... on AutomationAck { status routed_profile: routedProfile { id name } tools
   credentials { name present outcome } next_run: nextRun summary detail acked_at: ackedAt }"""
@@ -17,7 +17,7 @@ register(
         "Nothing is saved or run. status: OK, WARN (runs, with a concern in detail) or FAILED (a run would fail; "
         "detail says why).",
         _ACK,
-        lambda ack: {k: v for k, v in ack.items() if k != "__typename"},
+        without_typename,
         operation="query",
     ),
 )

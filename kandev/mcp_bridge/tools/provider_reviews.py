@@ -4,9 +4,7 @@ host; the backend still checks, on every call, that the pull/merge request is li
 
 from __future__ import annotations
 
-from typing import Any
-
-from kandev.mcp_bridge.catalogue import command_tool, register
+from kandev.mcp_bridge.catalogue import command_tool, register, without_typename
 
 PR_SELECTION = """... on TaskPullRequestView { repository number url state draft title body author
   head_branch: headBranch head_sha: headSha base_branch: baseBranch labels
@@ -40,10 +38,6 @@ _ERRORS = (
 )
 
 
-def _shaped(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k != "__typename"}
-
-
 register(
     command_tool(
         "get_task_pr_automation_kandev",
@@ -56,7 +50,7 @@ register(
         + " "
         + _ERRORS.format(p="GitHub", none="NO_LINKED_PR", kind="pull request", which="repository and number"),
         PR_SELECTION,
-        _shaped,
+        without_typename,
         operation="query",
     ),
     command_tool(
@@ -73,7 +67,7 @@ register(
         + " "
         + _ERRORS.format(p="GitHub", none="NO_LINKED_PR", kind="pull request", which="repository and number"),
         PR_SELECTION,
-        _shaped,
+        without_typename,
     ),
     command_tool(
         "get_task_mr_automation_kandev",
@@ -86,7 +80,7 @@ register(
         + " "
         + _ERRORS.format(p="GitLab", none="NO_LINKED_MR", kind="merge request", which="project and iid"),
         MR_SELECTION,
-        _shaped,
+        without_typename,
         operation="query",
     ),
     command_tool(
@@ -103,6 +97,6 @@ register(
         + " "
         + _ERRORS.format(p="GitLab", none="NO_LINKED_MR", kind="merge request", which="project and iid"),
         MR_SELECTION,
-        _shaped,
+        without_typename,
     ),
 )
