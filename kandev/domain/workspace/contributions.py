@@ -125,6 +125,10 @@ def _resolvers() -> list[ContributionResolver]:
     return list(_RESOLVERS.values())
 
 
+def _resolver(provider: str) -> ContributionResolver:
+    return next(r for r in _resolvers() if r.provider == provider)
+
+
 def parse_contribution_url(url: str, field: str) -> ContributionRef:
     """The canonical PR/MR URL's parts; a ValidationError (reason not_canonical) for anything else."""
     text = (url or "").strip()
@@ -165,7 +169,7 @@ def remote_name(task_id: str) -> str:
 
 def local_branch(task_id: str, contribution: Contribution) -> str:
     """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's/MR's."""
-    return f"{_RESOLVERS[contribution.provider].branch_prefix}-{contribution.number}-{task_id[:8]}"
+    return f"{_resolver(contribution.provider).branch_prefix}-{contribution.number}-{task_id[:8]}"
 
 
 def _origins(*urls: str) -> list[str]:
@@ -275,7 +279,7 @@ def undo_branch(path: str, remote: str, branch: str) -> None:
 async def _target_repository(db: AsyncSession, workspace_id: str, contribution: Contribution) -> Repository | None:
     """A workspace repository whose origin is the target (same host and owner/name, or GitLab project path)."""
     wanted = (contribution.host, contribution.target.lower())
-    resolver = _RESOLVERS[contribution.provider]
+    resolver = _resolver(contribution.provider)
     for repository in await db.scalars(select(Repository).where(Repository.workspace_id == workspace_id)):
         parsed = resolver.remote_target(repository.remote_url, contribution)
         if parsed is not None and (parsed[0], parsed[1].lower()) == wanted:
@@ -358,7 +362,7 @@ async def attach_contribution(
         )
     )
     _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
-    await _RESOLVERS[contribution.provider].link(db, task.id, contribution)
+    await _resolver(contribution.provider).link(db, task.id, contribution)
     await db.flush()
     return link
 
