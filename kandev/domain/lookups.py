@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import func, literal, select, union_all
+from sqlalchemy import CompoundSelect, bindparam, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
@@ -115,20 +116,8 @@ class Lookups:
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
         """Derived from durable waits; when several hold: PERMISSION, then CLARIFICATION, then
         COMPLETION_PENDING. One statement for the whole batch."""
-        permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
-            PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
-        )
-        question = select(Clarification.task_id.label("task_id"), literal(1).label("rank")).where(
-            Clarification.task_id.in_(task_ids), Clarification.state == "PENDING"
-        )
-        asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank")).where(
-            ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
-        )
-        completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
-            Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
-        )
         async with self.ctx.read() as db:
-            rows = (await db.execute(union_all(permission, question, asked_parent, completion))).all()
+            rows = (await db.execute(_pending_statement(), {"task_ids": list(task_ids)})).all()
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
@@ -193,3 +182,22 @@ class Lookups:
             for task_id, turn in rows.tuples():
                 newest.setdefault(task_id, turn)
         return [t if (t := newest.get(i)) is not None and t.state == TurnState.FAILED else None for i in task_ids]
+
+
+@cache
+def _pending_statement() -> CompoundSelect:
+    """Built once, the ids an expanding parameter: it runs for every page and every live task event."""
+    task_ids = bindparam("task_ids", expanding=True)
+    permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
+        PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
+    )
+    question = select(Clarification.task_id.label("task_id"), literal(1).label("rank")).where(
+        Clarification.task_id.in_(task_ids), Clarification.state == "PENDING"
+    )
+    asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank")).where(
+        ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
+    )
+    completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
+        Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
+    )
+    return union_all(permission, question, asked_parent, completion)

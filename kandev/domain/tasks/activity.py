@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func, or_, select
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Select, bindparam, exists, func, or_, select
 
 from kandev.domain.context import ServiceContext
 from kandev.models import AgentProfile, Clarification, Message, PermissionRequest, Session, Task, Turn
@@ -65,6 +68,27 @@ async def read_activity(ctx: ServiceContext, task_ids: Sequence[str]) -> list[Ta
     subquery per column, each bounded by the task's own sessions). Callers have authorized the tasks."""
     if not task_ids:
         return []
+    async with ctx.read() as db:
+        rows = (await db.execute(_activity_statement(), {"task_ids": list(task_ids)})).tuples().all()
+    found: dict[str, TaskActivity] = {}
+    for task_id, ran, agent_id, agent_name, at_session, at_message, said, ended, asking in rows:
+        moments = [m for m in (at_session, at_message) if m is not None]
+        found[task_id] = TaskActivity(
+            agent_profile_id=agent_id,
+            agent_name=agent_name,
+            last_activity_at=max(moments) if moments else None,
+            preview=preview_line(said) if said else None,
+            has_run=bool(ran),
+            last_turn_failed=ended == TurnState.FAILED,
+            needs_answer=bool(asking),
+        )
+    return [found.get(i, NO_ACTIVITY) for i in task_ids]
+
+
+@cache
+def _activity_statement() -> Select[Any]:
+    """Built once (the ids are an expanding parameter): building it and its cache key took longer than
+    running it, once per board page and once per live task event."""
     newest_first = (Session.created_at.desc(), Session.id.desc())
     has_run = exists().where(Session.task_id == Task.id)
     profile_id = (
@@ -111,21 +135,6 @@ async def read_activity(ctx: ServiceContext, task_ids: Sequence[str]) -> list[Ta
         exists().where(Clarification.task_id == Task.id, Clarification.state == "PENDING"),
         exists().where(PermissionRequest.task_id == Task.id, PermissionRequest.state == "PENDING"),
     )
-    statement = select(
+    return select(
         Task.id, has_run, profile_id, profile_name, session_at, message_at, last_said, last_ended, asks
-    ).where(Task.id.in_(task_ids))
-    async with ctx.read() as db:
-        rows = (await db.execute(statement)).tuples().all()
-    found: dict[str, TaskActivity] = {}
-    for task_id, ran, agent_id, agent_name, at_session, at_message, said, ended, asking in rows:
-        moments = [m for m in (at_session, at_message) if m is not None]
-        found[task_id] = TaskActivity(
-            agent_profile_id=agent_id,
-            agent_name=agent_name,
-            last_activity_at=max(moments) if moments else None,
-            preview=preview_line(said) if said else None,
-            has_run=bool(ran),
-            last_turn_failed=ended == TurnState.FAILED,
-            needs_answer=bool(asking),
-        )
-    return [found.get(i, NO_ACTIVITY) for i in task_ids]
+    ).where(Task.id.in_(bindparam("task_ids", expanding=True)))
