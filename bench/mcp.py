@@ -1,6 +1,7 @@
 """MCP figures: a simple read tool over MCP against the same GraphQL query over HTTP (one run, ratio of
-medians, target 1.2), per protocol era and endpoint, on the wire and through the official Python client; and, with a real worker and scripted agents, the time from a
-child's ask_parent_question_kandev call to the parent's prompt being queued."""
+medians, target 1.2), per protocol era and endpoint, on the wire and through the official Python client;
+and, with a real worker and scripted agents, the time from a child's ask_parent_question_kandev call to
+the parent's prompt being queued."""
 
 from __future__ import annotations
 

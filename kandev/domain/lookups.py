@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import CompoundSelect, bindparam, func, literal, select, union_all
+from sqlalchemy import BindParameter, CompoundSelect, bindparam, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
@@ -185,9 +185,9 @@ class Lookups:
 
 
 @cache
-def _pending_statement() -> CompoundSelect:
+def _pending_statement() -> CompoundSelect[Any]:
     """Built once, the ids an expanding parameter: it runs for every page and every live task event."""
-    task_ids = bindparam("task_ids", expanding=True)
+    task_ids: BindParameter[list[str]] = bindparam("task_ids", expanding=True)
     permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
         PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
     )
