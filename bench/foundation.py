@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import event, text
 
+from bench.backends import backends
 from kandev.config import Settings
-from kandev.migrations import upgrade_to_head
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
 
@@ -120,33 +117,20 @@ async def add_tasks(address: str, ws_id: str, count: int) -> None:
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as folder:
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        server = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            server = start_embedded_redis()
-            redis_url = server.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        upgrade_to_head(database_url)
-        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=Path(folder) / "data")
-        try:
-            async with running_server(settings) as address:
-                app_db = _server_db()
-                latency = await event_latency(settings, address, app_db)
-                ws_id = await _workspace(address)
-                sidebar = {}
-                # EVENTS tasks exist already; top up to 1,000, of which the large page shows the most a
-                # page may hold (500, kandev.domain.validation.PAGE_SIZE_LIMIT).
-                sidebar["10"] = await sidebar_cost(address, app_db, ws_id, 10)
-                await add_tasks(address, ws_id, 1000 - EVENTS)
-                sidebar["500"] = await sidebar_cost(address, app_db, ws_id, 500)
-        finally:
-            if server is not None:
-                server.stop()
+    with backends() as where:
+        settings = Settings(database_url=where.database_url, redis_url=where.redis_url, data_dir=where.folder / "data")
+        async with running_server(settings) as address:
+            app_db = _server_db()
+            latency = await event_latency(settings, address, app_db)
+            ws_id = await _workspace(address)
+            sidebar = {}
+            # EVENTS tasks exist already; top up to 1,000, of which the large page shows the most a
+            # page may hold (500, kandev.domain.validation.PAGE_SIZE_LIMIT).
+            sidebar["10"] = await sidebar_cost(address, app_db, ws_id, 10)
+            await add_tasks(address, ws_id, 1000 - EVENTS)
+            sidebar["500"] = await sidebar_cost(address, app_db, ws_id, 500)
     return {
-        "database": database_url.split(":", 1)[0],
+        "database": where.database,
         "commit_to_subscriber": latency,
         "sidebar": sidebar,
         "sidebar_statements_constant": sidebar["10"]["sql_statements"] == sidebar["500"]["sql_statements"],

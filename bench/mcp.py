@@ -6,11 +6,8 @@ the parent's prompt being queued."""
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
+from bench.backends import backends
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
@@ -29,7 +27,6 @@ from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.events import EventBus
-from kandev.migrations import upgrade_to_head
 from kandev.models import ParentQuestion, QueuedPrompt
 from kandev.state import service_context
 from tests.integration.mcp_transport.conftest import LEGACY, MODERN
@@ -128,20 +125,12 @@ async def parent_question_latency(
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as folder:
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        embedded = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            embedded = start_embedded_redis()
-            redis_url = embedded.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        upgrade_to_head(database_url)
-        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=Path(folder) / "data")
+    with backends() as where:
+        database_url = where.database_url
+        settings = Settings(database_url=database_url, redis_url=where.redis_url, data_dir=where.folder / "data")
         db = Database(database_url)
-        bus = EventBus(aioredis.from_url(redis_url))
-        jobs = RqDispatcher(redis_url, bus, turn_timeout=600)
+        bus = EventBus(aioredis.from_url(where.redis_url))
+        jobs = RqDispatcher(where.redis_url, bus, turn_timeout=600)
         services = Services(service_context(db, bus, jobs, settings, await bootstrap(db, settings)))
         try:
             workspace = (await services.workspaces.list())[0]
@@ -151,7 +140,7 @@ async def run() -> dict[str, Any]:
             session = (await services.sessions.start_task(task.id, "hi", None)).session
             async with services.ctx.unit_of_work() as uow:  # what the session's agent would get at launch
                 token = await mint_session_token(uow, session.id)
-            results: dict[str, Any] = {"database": database_url.split(":", 1)[0], "target_ratio_median": TARGET_RATIO}
+            results: dict[str, Any] = {"database": where.database, "target_ratio_median": TARGET_RATIO}
             async with running_server(settings) as address:
                 for era in (LEGACY, MODERN):
                     results[f"{era}_external"] = await tool_vs_graphql(address, era, "/mcp", None)
@@ -164,5 +153,3 @@ async def run() -> dict[str, Any]:
             jobs.close()
             await bus.close()
             await db.dispose()
-            if embedded is not None:
-                embedded.stop()

@@ -7,15 +7,13 @@ unless KANDEV_BENCH_DATABASE_URL / KANDEV_BENCH_REDIS_URL are set.
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 from sqlalchemy import select
 
+from bench.backends import backends
 from bench.foundation import summary
 from kandev.config import Settings
 from kandev.db import Database
@@ -24,7 +22,6 @@ from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.events import EventBus, session_channel
-from kandev.migrations import upgrade_to_head
 from kandev.models import Turn
 from kandev.state import service_context
 from tests.support.workers import running_worker
@@ -99,19 +96,6 @@ async def measure(settings: Settings) -> dict[str, Any]:
 
 
 async def run() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as folder:
-        redis_url = os.environ.get("KANDEV_BENCH_REDIS_URL")
-        server = None
-        if not redis_url:
-            from kandev.embedded import start_embedded_redis
-
-            server = start_embedded_redis()
-            redis_url = server.url
-        database_url = os.environ.get("KANDEV_BENCH_DATABASE_URL") or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        upgrade_to_head(database_url)
-        settings = Settings(database_url=database_url, redis_url=redis_url, data_dir=Path(folder) / "data")
-        try:
-            return {"database": database_url.split(":", 1)[0], **await measure(settings)}
-        finally:
-            if server is not None:
-                server.stop()
+    with backends() as where:
+        settings = Settings(database_url=where.database_url, redis_url=where.redis_url, data_dir=where.folder / "data")
+        return {"database": where.database, **await measure(settings)}

@@ -15,17 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from redis import Redis
-from rq import Queue
-from rq.job import Job
 from sqlalchemy import select
 
 from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
 from kandev.db import Database
-from kandev.dispatch import DELIVER_WEBHOOKS_JOB
-from kandev.jobs.queues import AUTOMATIONS
 from kandev.models import WebhookDelivery
 
 CONCURRENCY = (8, 16)
@@ -137,20 +132,6 @@ async def delivery_ids(database_url: str, automation_id: str) -> set[str]:
         await database.dispose()
 
 
-def forget_jobs(redis_url: str, ids: set[str]) -> None:
-    """Take the bench's delivery jobs off the automations queue: no worker ran, and a shared Redis (given
-    KANDEV_BENCH_REDIS_URL) must not keep them for another database's worker."""
-    connection = Redis.from_url(redis_url)
-    try:
-        queue = Queue(AUTOMATIONS, connection=connection)
-        for job in Job.fetch_many(queue.get_job_ids(), connection=connection):
-            if job is not None and job.func_name == DELIVER_WEBHOOKS_JOB and job.args and set(job.args[0]) <= ids:
-                queue.remove(job.id)
-                job.delete()
-    finally:
-        connection.close()
-
-
 async def measure(database_url: str, redis_url: str, folder: Path) -> list[dict[str, Any]]:
     rows = []
     with served(database_url, redis_url, folder) as (address, _pid):
@@ -161,7 +142,6 @@ async def measure(database_url: str, redis_url: str, folder: Path) -> list[dict[
             # Every 202 (warm-up included) has its row: at least the measured ones must be there.
             ids = await delivery_ids(database_url, automation_id)
             row["recorded_at_least_accepted"] = len(ids) >= row["accepted"]
-            forget_jobs(redis_url, ids)
             rows.append(row)
     return rows
 
