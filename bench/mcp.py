@@ -13,8 +13,6 @@ from typing import Any
 import httpx
 import httpx2
 import redis.asyncio as aioredis
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
 from bench.backends import backends
@@ -29,7 +27,7 @@ from kandev.domain.tasks.service import CreateTask
 from kandev.events import EventBus
 from kandev.models import ParentQuestion, QueuedPrompt
 from kandev.state import service_context
-from tests.integration.mcp_transport.conftest import LEGACY, MODERN
+from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
 from tests.support.server import running_server
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -57,10 +55,8 @@ async def tool_vs_graphql(address: str, era: str, path: str, token: str | None) 
         if request.method == "POST" and (body := json.loads(request.content)).get("method") == "tools/call":
             sent.append(({k: v for k, v in request.headers.items() if k not in _PER_REQUEST_HEADERS}, body))
 
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=10, event_hooks={"request": [remember_call]}) as sdk_http,
-        Client(streamable_http_client(f"http://{address}{path}", http_client=sdk_http), mode=era) as client,
+        mcp_client(f"http://{address}{path}", era, token, on_request=remember_call) as client,
         httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http,
     ):
         for _ in range(20):  # warm up every path

@@ -152,11 +152,17 @@ class Notifications:
 
 @asynccontextmanager
 async def mcp_client(
-    url: str, era: str, token: str | None = None, notifications: Notifications | None = None
+    url: str,
+    era: str,
+    token: str | None = None,
+    notifications: Notifications | None = None,
+    on_request: Callable[[httpx2.Request], Awaitable[None]] | None = None,
 ) -> AsyncIterator[Client]:
-    """The official client over Streamable HTTP, in one protocol era, with an optional bearer token."""
+    """The official client over Streamable HTTP, in one protocol era, with an optional bearer token (and an
+    optional hook that sees each HTTP request it sends)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(WAIT, read=300)) as http:
+    hooks = {"request": [on_request]} if on_request else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(WAIT, read=300), event_hooks=hooks) as http:
         transport = streamable_http_client(url, http_client=http)
         handler = notifications.handler if notifications else None
         async with Client(transport, mode=era, message_handler=handler, read_timeout_seconds=WAIT) as client:
