@@ -163,7 +163,8 @@ async def healthz(request: Request) -> JSONResponse:
     body: dict[str, Any] = dict(checks)
     if checks["redis"] == "ok":
         try:
-            body.update(await asyncio.wait_for(worker_report(state.redis), timeout=3))
+            async with asyncio.timeout(3):
+                body.update(await worker_report(state.redis))
         except Exception as exc:  # reported, not raised, like the checks
             body["workers"] = f"error: {type(exc).__name__}"
     embedded: EmbeddedChildren | None = request.app.state.embedded
@@ -180,7 +181,8 @@ async def _ping_database(state: AppState) -> None:
 
 async def _check(probe: Any) -> str:
     try:
-        await asyncio.wait_for(probe, timeout=3)
+        async with asyncio.timeout(3):
+            await probe
     except Exception as exc:  # reported, not raised: health must answer even when parts are down
         return f"error: {type(exc).__name__}"
     return "ok"

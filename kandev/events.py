@@ -179,28 +179,31 @@ class EventBus:
     @asynccontextmanager
     async def subscribe(self, channel: Channel[P]) -> AsyncIterator[Subscription[P]]:
         """Yields an iterator of payloads; returns only once Redis has confirmed the subscription."""
-        queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
-        await self._add(channel, queue)
-        try:
-            yield Subscription[P](queue)
-        finally:
-            await self._remove(channel, queue)
+        async with self.subscribe_all(channel) as subscription:
+            yield subscription
 
     @asynccontextmanager
     async def subscribe_all(self, *channels: Channel[P]) -> AsyncIterator[Subscription[P]]:
         """One iterator over the payloads of several channels (same payload type), in arrival order."""
         queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
-        added: list[Channel[P]] = []
         try:
             for channel in channels:
                 await self._add(channel, queue)
-                added.append(channel)
             yield Subscription[P](queue)
         finally:
-            for channel in added:
-                await self._remove(channel, queue)
+            # Shielded like the subscribing: a second cancel must not leave the queue registered.
+            await asyncio.shield(self._remove_all(channels, queue))
 
     async def _add(self, channel: str, queue: asyncio.Queue[Any]) -> None:
+        # redis-py bounds every send with asyncio.wait_for, which on Python 3.11 swallows a cancel that
+        # arrives as the send completes: the subscriber (a turn's cancel listener, cancelled the moment a
+        # quick prompt ended) then waited for ever. The Redis work runs apart, so a cancel lands here; the
+        # caller's `_remove_all`, queued behind it on the lock, undoes it.
+        confirmed = await asyncio.shield(self._register(channel, queue))
+        async with asyncio.timeout(10):
+            await confirmed.wait()
+
+    async def _register(self, channel: str, queue: asyncio.Queue[Any]) -> asyncio.Event:
         async with self._lock:
             if self._pubsub is None:
                 self._pubsub = self._redis.pubsub(ignore_subscribe_messages=False)
@@ -211,20 +214,20 @@ class EventBus:
                 await self._pubsub.subscribe(PREFIX + channel)
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.create_task(self._read_loop(), name="kandev-event-reader")
-            confirmed = self._confirmed[channel]
-        await asyncio.wait_for(confirmed.wait(), timeout=10)
+            return self._confirmed[channel]
 
-    async def _remove(self, channel: str, queue: asyncio.Queue[Any]) -> None:
+    async def _remove_all(self, channels: tuple[str, ...], queue: asyncio.Queue[Any]) -> None:
         async with self._lock:
-            queues = self._queues.get(channel)
-            if queues is None:
-                return
-            queues.discard(queue)
-            if not queues:
-                del self._queues[channel]
-                self._confirmed.pop(channel, None)
-                with contextlib.suppress(Exception):
-                    await self._pubsub.unsubscribe(PREFIX + channel)
+            for channel in channels:
+                queues = self._queues.get(channel)
+                if queues is None or queue not in queues:
+                    continue
+                queues.discard(queue)
+                if not queues:
+                    del self._queues[channel]
+                    self._confirmed.pop(channel, None)
+                    with contextlib.suppress(Exception):
+                        await self._pubsub.unsubscribe(PREFIX + channel)
 
     async def _read_loop(self) -> None:
         while True:

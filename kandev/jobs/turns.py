@@ -141,7 +141,8 @@ async def _follow(worker: WorkerLoop, runner: TurnRunner, task: asyncio.Task[str
     except asyncio.CancelledError:  # the job was stopped (timeout, cold stop): so is its turn
         task.cancel()
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(task), 5.0)
+            async with asyncio.timeout(5.0):
+                await asyncio.shield(task)
         raise
     finally:
         waiting.cancel()
@@ -510,6 +511,7 @@ class TurnRunner:
         self.parked.set()
         # Unanswered for as long as a turn job may run: rejected (the job timeout bounded this wait before).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.answered.wait(), self.ctx.settings.turn_timeout_seconds)
+            async with asyncio.timeout(self.ctx.settings.turn_timeout_seconds):
+                await self.answered.wait()
         self.parked.clear()
         return await chosen_option(self.ctx, request_id)

@@ -190,9 +190,11 @@ class AcpRuntime:
         if self._closing is None and turn is not None and not turn.is_set():
             # A wedged agent may not read its stdin: the notification itself must not block us.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._conn.cancel(session_id=self._client_session()), grace_seconds)
+                async with asyncio.timeout(grace_seconds):
+                    await self._conn.cancel(session_id=self._client_session())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(turn.wait(), grace_seconds)
+                async with asyncio.timeout(grace_seconds):
+                    await turn.wait()
         await self.close()
 
     async def set_mode(self, mode_id: str) -> None:
@@ -277,8 +279,10 @@ class AcpRuntime:
     async def _exit_error(self) -> AgentProcessExited:
         proc = self._proc
         assert proc is not None
+        code: int | None
         try:
-            code: int | None = await asyncio.wait_for(proc.wait(), 2.0)
+            async with asyncio.timeout(2.0):
+                code = await proc.wait()
         except TimeoutError:
             # It closed its stdout but lives on: useless to us, so it goes.
             code = await proc.kill_group()
@@ -300,7 +304,8 @@ class AcpRuntime:
             await self._proc.kill_group()
         if self._conn is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._conn.close(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await self._conn.close()
         if self._client is not None:
             # Updates that arrived before the end still belong in the transcript.
             await self._client.stop(drain_timeout)

@@ -90,7 +90,8 @@ class AcpClient:
         """Deliver what is queued (for up to `drain_timeout`), then stop the pump."""
         if drain_timeout > 0:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._queue.join(), drain_timeout)
+                async with asyncio.timeout(drain_timeout):
+                    await self._queue.join()
         self._pump.cancel()
         while not self._queue.empty():
             self._queue.get_nowait()

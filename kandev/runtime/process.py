@@ -214,7 +214,8 @@ class AgentProcess:
     async def stderr_tail(self, lines: int = 20, settle: float = 0.5) -> list[str]:
         """The last `lines` of stderr, after giving the reader `settle` seconds to reach EOF."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._stderr_task), settle)
+            async with asyncio.timeout(settle):
+                await asyncio.shield(self._stderr_task)
         return list(self._tail)[-lines:]
 
     async def kill_group(self, term_grace: float = 0.5) -> int | None:
@@ -226,12 +227,14 @@ class AgentProcess:
             else:
                 self._signal_group(signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proc.wait(), term_grace)
+                async with asyncio.timeout(term_grace):
+                    await self._proc.wait()
         if self._lifeline is not None:
             # Closing the lifeline makes the keeper SIGKILL every descendant, reap them, then exit.
             self._lifeline.close()
             try:
-                await asyncio.wait_for(self._proc.wait(), _KEEPER_EXIT_SECONDS)
+                async with asyncio.timeout(_KEEPER_EXIT_SECONDS):
+                    await self._proc.wait()
             except TimeoutError:
                 # Only the keeper is safe to signal now (the agent's pid may be reaped and reused);
                 # its death signal takes the agent with it.
@@ -243,7 +246,8 @@ class AgentProcess:
         if self.cgroup is not None:
             await _end_cgroup(self.cgroup)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._stderr_task), 1.0)
+            async with asyncio.timeout(1.0):
+                await asyncio.shield(self._stderr_task)
         self._stderr_task.cancel()
         return code
 
@@ -304,7 +308,8 @@ async def _end_cgroup(path: str) -> None:
 async def _reap(proc: asyncio.subprocess.Process) -> None:
     """Reap a keeper whose lifeline we closed (it kills its tree first); SIGKILL it if it hangs."""
     try:
-        await asyncio.wait_for(proc.wait(), _KEEPER_EXIT_SECONDS)
+        async with asyncio.timeout(_KEEPER_EXIT_SECONDS):
+            await proc.wait()
     except TimeoutError:
         _signal(proc.pid, signal.SIGKILL)
         await proc.wait()

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -223,9 +224,8 @@ async def run_schedules(
                 if sleeping is not None:
                     sleeping.set()
                 while not should_stop() and not woken.is_set() and (left := deadline - time.monotonic()) > 0:
-                    try:
-                        await asyncio.wait_for(woken.wait(), min(left, _POLL_SECONDS))
-                    except TimeoutError:
-                        pass
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(min(left, _POLL_SECONDS)):
+                            await woken.wait()
         finally:
             listener.cancel()

@@ -4,6 +4,7 @@ pause when the wait ends without one."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -128,10 +129,9 @@ class ClarificationService:
                 remaining = deadline - loop.time()
                 if row.state != PENDING or remaining <= 0:
                     return row
-                try:
-                    await asyncio.wait_for(anext(events), timeout=min(remaining, 2.0))
-                except TimeoutError:
-                    pass
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(min(remaining, 2.0)):
+                        await anext(events)
 
     async def wait_for_answer(self, clarification_id: str) -> AnswerWait:
         """The asking agent waits for the user up to the configured time; a wait that ends without an

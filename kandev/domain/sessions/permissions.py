@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from sqlalchemy import select
@@ -70,10 +71,9 @@ async def wait_for_answer(ctx: ServiceContext, request_id: str, poll_seconds: fl
                     return None
                 if row.state == RESOLVED:
                     return row.chosen_option_id
-            try:
-                await asyncio.wait_for(anext(events), timeout=poll_seconds)
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(poll_seconds):
+                    await anext(events)
 
 
 def agent_pending_id(request: PermissionRequest) -> str | None:
