@@ -71,7 +71,33 @@ def run_turn(session_id: str) -> str:
     worker = current_loop()
     if worker is None:
         return asyncio.run(run_turns(Settings(), session_id))
+    handed = _hand_to_warm_owner(worker, session_id)
+    if handed is not None:
+        return f"handed to {handed}, which holds the session's agent"
     return worker.call(run_turns_on(worker, session_id))
+
+
+def _hand_to_warm_owner(worker: WorkerLoop, session_id: str) -> str | None:
+    """Another worker holds the session's agent warm and can take the turn now: the job goes to its own queue
+    (the queue it returns) instead of claiming here and launching the agent afresh. Dispatch routes follow-ups
+    so already; this catches the jobs it could not route, such as the duplicates a starting worker's recovery
+    enqueues for every session with queued prompts."""
+    from rq import get_current_job
+
+    from kandev.dispatch import TURN_JOB, warm_worker_queue
+    from kandev.jobs.queues import enqueue, worker_queue_name
+
+    job = get_current_job()
+    if job is None:
+        return None
+    target = warm_worker_queue(job.connection, session_id)
+    if target is None or target == worker_queue_name(worker.name):
+        return None
+    timeout = job.timeout or worker.ctx.settings.turn_timeout_seconds
+    enqueue(
+        target, TURN_JOB, session_id, job_timeout=int(timeout), connection=job.connection, description=job.description
+    )
+    return target
 
 
 def worker_identity() -> str:

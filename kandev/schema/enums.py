@@ -176,7 +176,9 @@ class WorkspaceEventKind(Enum):
     REPOSITORY = "REPOSITORY"
     SECRET = strawberry.enum_value("SECRET", description="A secret was created, replaced or deleted (never its value).")
     MCP_SERVER = strawberry.enum_value(
-        "MCP_SERVER", description="A workspace (or server-wide) MCP server definition was created, changed or deleted."
+        "MCP_SERVER",
+        description="A workspace (or server-wide) MCP server definition was created, changed or deleted, or "
+        "selected or deselected at a scope (profile, repository, task, session).",
     )
 
 

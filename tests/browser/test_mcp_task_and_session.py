@@ -1,7 +1,8 @@
 """Workspace MCP servers on a task and its session, and MCP Registry entries in the marketplace, in a real headless
 Chromium against a real `kandev serve`: a server chosen in the task form's Advanced section is selected at the new
-task; the session panel lists each effective server with its origins and adds and removes a session-scope one;
-registry entries are publisher-supplied plain text, deprecated ones hidden, and an outage shows the cache as stale."""
+task; the session panel lists each effective server with its origins, adds and removes a session-scope one and
+follows selections made elsewhere; registry entries are publisher-supplied plain text, deprecated ones hidden, and
+an outage shows the cache as stale."""
 
 from __future__ import annotations
 
@@ -83,6 +84,13 @@ def test_a_server_chosen_in_advanced_is_selected_at_the_task_and_the_session_pan
         session_row.get_by_test_id("session-mcp-remove").click()
         expect(session_row).to_have_count(0)
         expect(task_row).to_be_visible()
+
+        # Selected and deselected elsewhere (another tab; here the API): the open panel follows without a reload.
+        elsewhere = {"mcpServerId": profile_id[session_server], "scope": "TASK", "targetId": task_id}
+        kandev_server.mutate(SELECT, "selectMcpServer", i=elsewhere)
+        expect(session_row.get_by_test_id("session-mcp-origins")).to_have_text("from task")
+        kandev_server.mutate(DESELECT, "deselectMcpServer", i=elsewhere)
+        expect(session_row).to_have_count(0)
     finally:
         kandev_server.gql(DESELECT, i=on_profile)
 

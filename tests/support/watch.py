@@ -7,6 +7,7 @@ database on every event (and at least twice a second), so nothing that already h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,10 +28,10 @@ class SessionWatch:
     async def until(self, check: Callable[[], Awaitable[bool]], timeout: float = 30) -> None:
         async with asyncio.timeout(timeout):
             while not await check():
-                try:
-                    await asyncio.wait_for(anext(self._events), timeout=0.5)
-                except TimeoutError:
-                    pass
+                # Not wait_for: on Python 3.11 it can swallow the outer timeout's cancel, and this loop never ends.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.5):
+                        await anext(self._events)
 
     async def turns_ended(self, count: int = 1, timeout: float = 30) -> list[Turn]:
         """Until at least `count` turns of the session have ended; returns its turns in order."""

@@ -6,6 +6,7 @@ import { gql, unwrap } from "../api/graphql";
 import { DESELECT_MCP_SERVER, MCP_SERVERS, SELECT_MCP_SERVER, SESSION_MCP_SERVERS, type McpServerRow } from "../api/mcpOps";
 import type { SessionMcpServersQuery } from "../gql/graphql";
 import { FormError, useAction } from "./settings/useAction";
+import { useConfigChange } from "../hooks/useConfigChange";
 
 type Effective = SessionMcpServersQuery["sessionMcpServers"];
 
@@ -26,6 +27,8 @@ export function SessionMcpServers({ workspaceId, sessionId }: { workspaceId: str
     [workspaceId, sessionId],
   );
   useEffect(() => void reload(), [reload]);
+  // Selected or deselected elsewhere (another tab, or at a scope this one inherits from): the server says MCP_SERVER.
+  useConfigChange(["MCP_SERVER"], reload);
   const change = (serverId: string, on: boolean) =>
     action.run(async () => {
       const i = { mcpServerId: serverId, scope: "SESSION" as const, targetId: sessionId };

@@ -658,7 +658,7 @@ export type UpdateWorkspaceInput = {
 export type WorkspaceEventKind =
   | 'AGENT_PROFILE'
   | 'EXECUTOR_PROFILE'
-  /** A workspace (or server-wide) MCP server definition was created, changed or deleted. */
+  /** A workspace (or server-wide) MCP server definition was created, changed or deleted, or selected or deselected at a scope (profile, repository, task, session). */
   | 'MCP_SERVER'
   | 'REPOSITORY'
   /** A secret was created, replaced or deleted (never its value). */

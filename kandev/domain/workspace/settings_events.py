@@ -1,10 +1,10 @@
 """workspaceEvents: every change to a workspace's configuration, told once per transaction after its commit.
 
 Rather than each mutation remembering to emit, the unit of work watches its own flushes: whatever adds,
-changes or deletes a workflow or step, a profile, a repository, a secret, an MCP server definition or a workspace
-(a mutation, a YAML import, a new workspace's defaults) queues one small event (kind and id, never content: a
-secret's value stays in the database) on the unit of work, so it is published with the others only once committed, and a
-rolled-back change is never told."""
+changes or deletes a workflow or step, a profile, a repository, a secret, an MCP server definition or its
+selection, or a workspace (a mutation, a YAML import, a new workspace's defaults) queues one small event
+(kind and id, never content: a secret's value stays in the database) on the unit of work, so it is published
+with the others only once committed, and a rolled-back change is never told."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from kandev.models import (
     AgentProfile,
     ExecutorProfile,
     McpServer,
+    McpServerSelection,
     Repository,
     Secret,
     Workflow,
@@ -40,7 +41,7 @@ _PROFILES: dict[type[Any], str] = {
     McpServer: MCP_SERVER,
 }
 _OWNED: dict[type[Any], str] = {Repository: REPOSITORY, Secret: SECRET, Workflow: WORKFLOW}
-_WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, *_PROFILES, *_OWNED)
+_WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, McpServerSelection, *_PROFILES, *_OWNED)
 
 
 def watch(uow: UnitOfWork) -> None:
@@ -73,6 +74,12 @@ def _queue(uow: UnitOfWork, session: Session, row: object) -> None:
             _emit(uow, settings_channel(row.workspace_id), SettingsEventPayload(kind=kind, id=row.id))
     elif isinstance(row, Repository | Secret | Workflow):
         _emit(uow, settings_channel(row.workspace_id), SettingsEventPayload(kind=_OWNED[type(row)], id=row.id))
+    elif isinstance(row, McpServerSelection):
+        # Selected or deselected at a scope: told as a change of the definition, so the MCP lists of that
+        # profile, repository, task or session reload. The definition is in the session (both mutations load it).
+        server = session.get(McpServer, row.mcp_server_id)
+        if server is not None:
+            _queue(uow, session, server)
     elif isinstance(row, WorkflowStep):
         # The step's workflow is in the session already (every step mutation loads it); the editor refetches it.
         workflow = session.get(Workflow, row.workflow_id)

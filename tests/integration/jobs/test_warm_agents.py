@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rq import Worker
 
 from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import final_step_of
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.jobs.queues import agent_key
+from kandev.jobs.queues import agent_key, worker_queue_name
 from tests.support.factories import settings_for, started_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
@@ -173,6 +174,33 @@ async def test_follow_up_turns_go_to_the_idle_worker_holding_the_warm_agent(
             turns = await watch.turns_ended(5)
     assert len({t.worker_name for t in turns}) == 1, "every follow-up ran on the worker holding the agent"
     assert len({p["pid"] for p in prompts(log)}) == 1
+
+
+async def test_a_turn_job_taken_by_a_worker_without_the_agent_goes_to_the_idle_worker_holding_it(
+    services, settings, bus, db, workspace_id, tmp_path, monkeypatch
+):
+    """Dispatch routes a follow-up to the warm agent's worker, but not every turn job is routed: a starting
+    worker's recovery enqueues one for every session with queued prompts, and any worker may take it."""
+    log = tmp_path / "prompts.jsonl"
+    session_id = await logged_session(services, workspace_id, log, "/say one")
+    task_id = await task_of(services, session_id)
+    with running_worker(settings) as owner:
+        async with watching(bus, db, session_id) as watch:
+            await watch.turns_ended(1)
+            await until_idle(bus, owner.pid)
+            with running_worker(settings) as other:
+                other_name = (await worker_key(bus, other.pid)).removeprefix(Worker.redis_worker_namespace_prefix)
+                # The follow-up's job lands where only the other worker takes it.
+                route = services.ctx.jobs._enqueue_turn
+                monkeypatch.setattr(
+                    services.ctx.jobs,
+                    "_enqueue_turn",
+                    lambda session, _queue, description: route(session, worker_queue_name(other_name), description),
+                )
+                await services.sessions.send_message(task_id, "/say two")
+                turns = await watch.turns_ended(2)
+    assert turns[1].worker_name == turns[0].worker_name, "the turn ran on the worker holding the agent"
+    assert len({p["pid"] for p in prompts(log)}) == 1, "no agent was launched afresh"
 
 
 async def test_a_follow_up_for_a_busy_workers_agent_launches_fresh_elsewhere_and_the_owner_closes_its_agent(

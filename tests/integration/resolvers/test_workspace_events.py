@@ -12,10 +12,12 @@ import pytest
 from kandev.config import Settings
 from kandev.domain.access.tokens import create_token
 from kandev.domain.errors import ConflictError
+from kandev.domain.mcp.rules import McpServerFields
 from kandev.domain.services import Services
+from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import StepFields
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.models.enums import ExecutorKind
+from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
@@ -77,6 +79,26 @@ async def test_each_configuration_change_reaches_the_owner_once_and_never_anothe
     ]
     assert step.step is not None
     assert bob_heard == {"kind": "SECRET", "id": bobs_secret.id}
+
+
+async def test_selecting_and_deselecting_an_mcp_server_at_a_task_tells_the_workspace_which_server(
+    settings, services, workspace_id
+):
+    """The session and scope MCP panels reload on it: a selection made in another tab shows at once."""
+    server = await services.mcp_servers.create(
+        workspace_id, McpServerFields(name="docs", kind=McpServerKind.REMOTE, url="https://docs.example/mcp")
+    )
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Uses docs"))).task
+    async with running_server(settings) as address:
+        mine = await _socket(address, services, "local")
+        try:
+            await mine.listen(SUBSCRIPTION, ws=workspace_id)
+            await services.mcp_selections.select(server.id, McpScope.TASK, task.id)
+            await services.mcp_selections.deselect(server.id, McpScope.TASK, task.id)
+            heard = [await _next(mine) for _ in range(2)]
+        finally:
+            await mine.close()
+    assert heard == [{"kind": "MCP_SERVER", "id": server.id}] * 2
 
 
 async def test_a_non_member_subscribing_to_someone_elses_workspace_gets_not_found_and_no_events(

@@ -5,6 +5,7 @@ import { gql, unwrap } from "../../api/graphql";
 import { DESELECT_MCP_SERVER, MCP_SERVERS, SELECT_MCP_SERVER, SELECTED_MCP_SERVERS, type McpServerRow } from "../../api/mcpOps";
 import type { McpScope } from "../../gql/graphql";
 import { FormError, useAction } from "./useAction";
+import { useConfigChange } from "../../hooks/useConfigChange";
 
 export function McpSelector({ workspaceId, scope, targetId }: { workspaceId: string; scope: McpScope; targetId: string }) {
   const [servers, setServers] = useState<McpServerRow[]>([]);
@@ -20,6 +21,8 @@ export function McpSelector({ workspaceId, scope, targetId }: { workspaceId: str
     [workspaceId, scope, targetId],
   );
   useEffect(() => void reload(), [reload]);
+  // Selected or deselected elsewhere (another tab, or at a scope this one inherits from): the server says MCP_SERVER.
+  useConfigChange(["MCP_SERVER"], reload);
   const toggle = (server: McpServerRow, on: boolean) =>
     action.run(async () => {
       const i = { mcpServerId: server.id, scope, targetId };
