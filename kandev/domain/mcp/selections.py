@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -192,3 +192,18 @@ async def _inherited_from(db: AsyncSession, server_id: str, scope: McpScope, tar
         return None
     scopes = [found for server, found, _ in await selected_at(db, targets, workspace_id) if server.id == server_id]
     return min(scopes, key=list(McpScope).index) if scopes else None
+
+
+async def forget_task_selections(db: AsyncSession, tasks: ColumnElement[bool]) -> None:
+    """Drop the selections made at the tasks matching `tasks` and at their sessions, as those tasks are deleted:
+    a scope's target has no foreign key to take them with it."""
+    task_ids = select(Task.id).where(tasks)
+    session_ids = select(Session.id).where(Session.task_id.in_(task_ids))
+    await db.execute(
+        delete(McpServerSelection).where(
+            or_(
+                and_(McpServerSelection.scope == McpScope.TASK, McpServerSelection.target_id.in_(task_ids)),
+                and_(McpServerSelection.scope == McpScope.SESSION, McpServerSelection.target_id.in_(session_ids)),
+            )
+        )
+    )

@@ -13,6 +13,7 @@ from kandev.domain.access.scope import load_step, load_task, load_workflow, load
 from kandev.domain.access.session_tokens import revoke_session_tokens
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.mcp.selections import forget_task_selections
 from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
@@ -477,6 +478,7 @@ async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     """The soft delete itself (deleteTask's, and the automation cleanup job's as the system): tokens revoked,
     waits made stale, the DELETED event."""
     task.deleted_at = task.updated_at = utcnow()
+    await forget_task_selections(uow.db, Task.id == task.id)
     for session in await task_sessions(uow.db, task.id):
         await revoke_session_tokens(uow, session.id)
     await make_stale(uow, task_id=task.id, reason="the task was deleted")

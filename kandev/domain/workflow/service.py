@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeGuard, TypeVar
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_workflow, load_workspace
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.mcp.selections import forget_task_selections
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow import yaml_io as workflow_yaml
 from kandev.domain.workflow.rules import (  # noqa: F401 - the step event vocabulary, re-exported
@@ -264,6 +265,7 @@ class WorkflowService:
                     f"{live} task(s) still use this workflow; move, archive and delete them first", tasks=live
                 )
             # Deleted tasks are gone for everyone; only their rows still point here.
+            await forget_task_selections(db, and_(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
             await db.execute(delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
             await db.delete(workflow)
             return workflow
@@ -369,6 +371,7 @@ class WorkflowService:
                     )
             else:
                 await _relocate_tasks(self.ctx, uow, step, target)
+            await forget_task_selections(db, and_(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
             await db.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
             await db.delete(step)
             steps.remove(step)
