@@ -59,8 +59,14 @@ export function Board() {
     return map;
   }, [tasks, workflow?.id]);
 
+  const steps = workflow?.steps ?? [];
+  const shown = steps.find((s) => s.id === shownStep)?.id ?? (steps.find((s) => s.isStartStep) ?? steps[0])?.id;
+  const swipe = useSwipe((direction) => {
+    const next = steps[steps.findIndex((s) => s.id === shown) + direction];
+    if (next) setShownStep(next.id);
+  });
+
   if (!workflow) return <p className="muted pad">This workspace has no workflow.</p>;
-  const shown = workflow.steps.find((s) => s.id === shownStep)?.id ?? (workflow.steps.find((s) => s.isStartStep) ?? workflow.steps[0])?.id;
 
   return (
     <section className="board-page" aria-labelledby="board-title">
@@ -93,7 +99,7 @@ export function Board() {
         <>
           <StepTabs steps={workflow.steps} counts={byStep} shown={shown} onShow={setShownStep} />
           <RequestMove.Provider value={requestMove}>
-            <div className="board" data-testid="board">
+            <div className="board" data-testid="board" {...swipe}>
               {workflow.steps.map((step) => (
                 <Column key={step.id} step={step} steps={workflow.steps} tasks={byStep.get(step.id) ?? []} hiddenOnPhone={step.id !== shown} />
               ))}
@@ -135,10 +141,38 @@ export function Board() {
   );
 }
 
+// How far a finger must travel sideways, and how much more sideways than down, for a swipe: a tap, a scroll
+// down the column or a slightly slanted one never changes the column.
+const SWIPE_PX = 60;
+
+/** On a phone, swiping the board sideways shows the next or previous column, as its tab would. */
+function useSwipe(onSwipe: (direction: 1 | -1) => void) {
+  const start = useRef<{ x: number; y: number } | null>(null);
+  return {
+    onTouchStart: (e: React.TouchEvent) => {
+      const touch = e.touches[0];
+      start.current = e.touches.length === 1 && touch ? { x: touch.clientX, y: touch.clientY } : null;
+    },
+    onTouchEnd: (e: React.TouchEvent) => {
+      const from = start.current;
+      const touch = e.changedTouches[0];
+      start.current = null;
+      if (!from || !touch) return;
+      const dx = touch.clientX - from.x;
+      if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(touch.clientY - from.y)) onSwipe(dx < 0 ? 1 : -1);
+    },
+  };
+}
+
 /** The phone's column picker (hidden on wider screens, where every column shows). */
 function StepTabs(props: { steps: WorkflowStep[]; counts: Map<string, Task[]>; shown: string | undefined; onShow: (id: string) => void }) {
+  const strip = useRef<HTMLDivElement>(null);
+  // A swipe may pick a column whose tab is scrolled out of the strip: bring it in.
+  useEffect(() => {
+    strip.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [props.shown]);
   return (
-    <div className="board-tabs" role="tablist" aria-label="Board columns" data-testid="board-tabs">
+    <div className="board-tabs" role="tablist" aria-label="Board columns" data-testid="board-tabs" ref={strip}>
       {props.steps.map((step) => (
         <button
           key={step.id}
