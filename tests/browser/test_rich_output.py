@@ -1,8 +1,8 @@
 """Rich output in the transcript, in a real headless Chromium against a real `kandev serve`: the scripted agent
 calls show_rich_output_kandev over MCP (`/tool`), and the page draws its charts with uPlot (pixels on the
 canvas, a legend that names the series, shows the hovered values and hides a series on click, remembered across
-reloads for that chart alone), its metrics,
-its chart data as a table, and file blocks whose Preview fetches text or an image, or says why not."""
+reloads for that chart alone), its metrics, its chart data as a table, and file blocks whose Preview fetches text
+or an image, or says why not."""
 
 from __future__ import annotations
 
