@@ -1,7 +1,8 @@
 """Rich output in the transcript, in a real headless Chromium against a real `kandev serve`: the scripted agent
 calls show_rich_output_kandev over MCP (`/tool`), and the page draws its charts with uPlot (pixels on the
-canvas, a legend that names the series, shows the hovered values and hides a series on click), its metrics,
-its chart data as a table, and file blocks whose Preview fetches text or an image, or says why not."""
+canvas, a legend that names the series, shows the hovered values and hides a series on click, remembered across
+reloads for that chart alone), its metrics, its chart data as a table, and file blocks whose Preview fetches text
+or an image, or says why not."""
 
 from __future__ import annotations
 
@@ -198,6 +199,75 @@ def test_a_bar_chart_draws_each_series_and_its_legend_entry_hides_and_shows_that
     entry.locator("th").focus()  # by keyboard too
     page.keyboard.press("Enter")
     page.wait_for_function(f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[handle, list(INTEGRATION_RGB)])
+
+
+HIDDEN_KEY = "kandev.chartHiddenSeries"  # where ChartPlot.tsx keeps the hidden series
+
+
+def hidden_in(chart: Any) -> list[str]:
+    """The series names of the chart's legend entries that are off."""
+    return list(chart.locator(".u-legend .u-series.u-off .u-label").all_inner_texts())
+
+
+def test_a_hidden_series_stays_hidden_after_a_reload_and_only_in_its_own_chart(
+    page: Any, rich_server: tuple[KandevServer, Path]
+) -> None:
+    from playwright.sync_api import expect
+
+    server, _work = rich_server
+    # Two messages, each with the same chart: what one remembers must not reach the other.
+    second = "\n/tool show_rich_output_kandev " + json.dumps(presentation(BARS))
+    task = run_agent(server, rich_prompt(BARS) + second)
+    open_app(page, server, f"/tasks/{task}")
+    expect(page.get_by_test_id("msg-rich")).to_have_count(2)
+    # Garbage where the choices are kept (another version, a hand edit): ignored, every series shown.
+    page.evaluate(f"() => localStorage.setItem({HIDDEN_KEY!r}, '{{not json')")
+    page.reload()
+    first, other = (page.get_by_test_id("msg-rich").nth(i).get_by_test_id("rich-chart") for i in (0, 1))
+    for chart in (first, other):
+        expect(chart.locator("canvas")).to_have_count(1)
+        expect(chart.locator(".u-legend .u-series")).to_have_count(3)
+        assert hidden_in(chart) == []
+    first.locator(".u-legend .u-series").filter(has_text="integration").locator("th").click()
+    expect(first.locator(".u-legend .u-series").filter(has_text="integration")).to_have_class("u-series u-off")
+
+    page.reload()
+    first, other = (page.get_by_test_id("msg-rich").nth(i).get_by_test_id("rich-chart") for i in (0, 1))
+    entry = first.locator(".u-legend .u-series").filter(has_text="integration")
+    expect(entry).to_have_class("u-series u-off")
+    page.wait_for_function(
+        f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[first.element_handle(), list(UNIT_RGB)]
+    )
+    assert count(first, INTEGRATION_RGB) == 0  # not drawn, not merely marked off
+    expect(other.locator(".u-legend .u-series")).to_have_count(3)
+    assert hidden_in(other) == []
+    page.wait_for_function(
+        f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[other.element_handle(), list(INTEGRATION_RGB)]
+    )
+
+    # Shown again, and that is remembered too: after leaving the task and coming back, every series is drawn.
+    entry.locator("th").click()
+    expect(entry).to_have_class("u-series")
+    open_app(page, server, "/")
+    open_app(page, server, f"/tasks/{task}")
+    first = page.get_by_test_id("msg-rich").first.get_by_test_id("rich-chart")
+    expect(first.locator(".u-legend .u-series")).to_have_count(3)
+    assert hidden_in(first) == []
+    page.wait_for_function(
+        f"([el, rgb]) => ({COUNT_COLOR})([el, rgb]) > 100", arg=[first.element_handle(), list(INTEGRATION_RGB)]
+    )
+
+    # The kept choices are bounded: with a reader's 300 charts already there, the oldest goes when one more comes.
+    page.evaluate(
+        "key => localStorage.setItem(key, JSON.stringify(Object.fromEntries("
+        "Array.from({ length: 300 }, (_, i) => [`old-${i}/0`, ['unit']]))))",
+        HIDDEN_KEY,
+    )
+    unit = first.locator(".u-legend .u-series").filter(has_text="unit")
+    unit.locator("th").click()
+    expect(unit).to_have_class("u-series u-off")
+    kept = page.evaluate(f"() => Object.keys(JSON.parse(localStorage.getItem({HIDDEN_KEY!r})))")
+    assert len(kept) == 300 and kept[0] == "old-1/0" and not kept[-1].startswith("old-"), kept[:2] + kept[-2:]
 
 
 def test_file_blocks_preview_text_and_an_image_on_demand_and_say_when_a_file_is_missing(

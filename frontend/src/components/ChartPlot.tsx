@@ -1,7 +1,8 @@
 // A rich-output chart drawn by uPlot on a canvas: a chunk of its own, loaded only when a transcript has a chart.
 // x is the label's index (labels are categories, not numbers or times); the axes name the labels, the legend
 // shows the hovered values and hides or shows a series on click. The canvas is an image to assistive
-// technology, named by the chart's title and summary; its numbers are in the data table beside it.
+// technology, named by the chart's title and summary; its numbers are in the data table beside it. The series a
+// reader hid stay hidden when the chart is drawn again (a reload, a later visit): remembered in localStorage.
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -13,6 +14,38 @@ const HEIGHT = 240;
 const MIN_LABEL_SPACE = 64; // CSS pixels per x label before labels are thinned out
 
 const NUMBER = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 });
+
+// { chart key: names of its hidden series }, the chart changed last at the end; only the latest MAX_REMEMBERED
+// charts are kept, so the entry never outgrows its use. A chart with every series shown has no entry.
+const HIDDEN_KEY = "kandev.chartHiddenSeries";
+const MAX_REMEMBERED = 300;
+
+function remembered(): Record<string, unknown> {
+  try {
+    const all: unknown = JSON.parse(localStorage.getItem(HIDDEN_KEY) ?? "{}");
+    return all && typeof all === "object" && !Array.isArray(all) ? (all as Record<string, unknown>) : {};
+  } catch {
+    return {}; // storage unavailable or garbage in it: every series shown
+  }
+}
+
+function hiddenSeries(chartKey: string): Set<string> {
+  const names = remembered()[chartKey];
+  return new Set(Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : []);
+}
+
+function rememberHidden(chartKey: string, names: string[]): void {
+  const all = remembered();
+  delete all[chartKey]; // re-added at the end: the most recent
+  if (names.length) all[chartKey] = names;
+  const keys = Object.keys(all); // chart keys are never integer-like, so this is insertion order
+  keys.slice(0, Math.max(0, keys.length - MAX_REMEMBERED)).forEach((key) => delete all[key]);
+  try {
+    localStorage.setItem(HIDDEN_KEY, JSON.stringify(all));
+  } catch {
+    // storage unavailable or full: the choice lasts as long as the chart on the page
+  }
+}
 
 /** Bars side by side in each label's slot: series `index` of `count`, 80% of the slot for the group. */
 function groupedBars(index: number, count: number): uPlot.Series.PathBuilder {
@@ -36,10 +69,12 @@ function groupedBars(index: number, count: number): uPlot.Series.PathBuilder {
   };
 }
 
-function options(chart: ChartBlock, width: number, text: string, grid: string): uPlot.Options {
+function options(chart: ChartBlock, chartKey: string | null, width: number, text: string, grid: string): uPlot.Options {
   const n = chart.labels.length;
   const bars = chart.chart_type === "bar";
   const only = chart.series.length === 1 ? chart.series[0].label : undefined;
+  // By name, not position: a series no longer in the chart is simply not found.
+  const hidden = chartKey ? hiddenSeries(chartKey) : new Set<string>();
   const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
   return {
     width,
@@ -68,6 +103,7 @@ function options(chart: ChartBlock, width: number, text: string, grid: string): 
         const color = COLORS[i % COLORS.length];
         return {
           label: s.label,
+          show: !hidden.has(s.label),
           stroke: color,
           width: bars ? 1 : 2,
           fill: bars ? color : undefined,
@@ -79,10 +115,19 @@ function options(chart: ChartBlock, width: number, text: string, grid: string): 
     ],
     legend: { show: true, live: true },
     cursor: { drag: { x: false, y: false } },
+    hooks: {
+      setSeries: [
+        (u, _index, opts) => {
+          if (!chartKey || opts.show === undefined) return; // a hover focusing a series changes nothing kept
+          rememberHidden(chartKey, u.series.slice(1).flatMap((s) => (s.show ? [] : [String(s.label)])));
+        },
+      ],
+    },
   };
 }
 
-export default function ChartPlot({ chart }: { chart: ChartBlock }) {
+/** `chartKey` names the chart across reloads (its message and place in it); null: hidden series are not kept. */
+export default function ChartPlot({ chart, chartKey }: { chart: ChartBlock; chartKey: string | null }) {
   const box = useRef<HTMLDivElement>(null);
   // The transcript re-renders on every new message with a freshly parsed presentation: the plot is redrawn
   // only when the chart itself changes, so a hidden series stays hidden and nothing flickers.
@@ -93,7 +138,7 @@ export default function ChartPlot({ chart }: { chart: ChartBlock }) {
     const style = getComputedStyle(el);
     const data: uPlot.AlignedData = [chart.labels.map((_, i) => i), ...chart.series.map((s) => s.values)];
     const width = () => Math.max(200, Math.floor(el.clientWidth));
-    const plot = new uPlot(options(chart, width(), style.color, "rgba(128,128,128,0.25)"), data, el);
+    const plot = new uPlot(options(chart, chartKey, width(), style.color, "rgba(128,128,128,0.25)"), data, el);
     const canvas = plot.root.querySelector(".u-wrap");
     canvas?.setAttribute("role", "img");
     canvas?.setAttribute("aria-label", `${chart.chart_type === "bar" ? "Bar" : "Line"} chart: ${chart.title}. ${chart.summary}`);
@@ -118,6 +163,6 @@ export default function ChartPlot({ chart }: { chart: ChartBlock }) {
       plot.destroy();
     };
     // `same` stands for `chart`: the chart of the render its content last changed in.
-  }, [same]);
+  }, [same, chartKey]);
   return <div className="rich-plot" ref={box} data-testid="rich-plot" />;
 }

@@ -139,12 +139,12 @@ function ChartTable({ chart }: { chart: ChartBlock }) {
   );
 }
 
-function Chart({ chart }: { chart: ChartBlock }) {
+function Chart({ chart, chartKey }: { chart: ChartBlock; chartKey: string | null }) {
   return (
     <figure className="rich-chart" data-testid="rich-chart">
       <figcaption className="rich-block-title">{chart.title}</figcaption>
       <Suspense fallback={<p className="muted small">Drawing the chart…</p>}>
-        <LazyChartPlot chart={chart} />
+        <LazyChartPlot chart={chart} chartKey={chartKey} />
       </Suspense>
       {chart.summary && <p className="rich-summary">{chart.summary}</p>}
       <details className="rich-data">
@@ -242,7 +242,14 @@ function File({ file, taskId }: { file: FileBlock; taskId: string | null }) {
   );
 }
 
-export function RichOutput({ presentation, taskId }: { presentation: Presentation; taskId: string | null }) {
+interface RichOutputProps {
+  presentation: Presentation;
+  taskId: string | null;
+  /** The message the presentation is in: with a block's place in it, names a chart whose hidden series are kept. */
+  messageId?: string | null;
+}
+
+export function RichOutput({ presentation, taskId, messageId = null }: RichOutputProps) {
   return (
     <section className="rich" aria-label={presentation.title}>
       <div className="rich-title">{presentation.title}</div>
@@ -255,7 +262,7 @@ export function RichOutput({ presentation, taskId }: { presentation: Presentatio
       )}
       {presentation.blocks.map((b, index) =>
         b.type === "chart" ? (
-          <Chart chart={b} key={index} />
+          <Chart chart={b} chartKey={messageId && `${messageId}/${index}`} key={index} />
         ) : b.type === "metrics" ? (
           <Metrics items={b.items} key={index} />
         ) : (

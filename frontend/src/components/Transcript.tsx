@@ -138,7 +138,7 @@ function MessageView({ message, taskId }: { message: Message; taskId: string | n
       return (
         <div className="msg msg-rich" data-testid="msg-rich">
           {presentation ? (
-            <RichOutput presentation={presentation} taskId={taskId} />
+            <RichOutput presentation={presentation} taskId={taskId} messageId={message.id} />
           ) : (
             // A presentation this client doesn't understand (a later version): its plain-text summary.
             message.text && <div className="msg-text">{message.text}</div>
