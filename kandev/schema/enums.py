@@ -178,6 +178,11 @@ class WorkspaceEventKind(Enum):
     MCP_SERVER = strawberry.enum_value(
         "MCP_SERVER", description="A workspace (or server-wide) MCP server definition was created, changed or deleted."
     )
+    ACCESS_TOKEN = strawberry.enum_value(
+        "ACCESS_TOKEN",
+        description="One of the caller's own personal access tokens was issued or revoked (told to its owner only, "
+        "in whatever workspace; never its text or hash).",
+    )
 
 
 @strawberry.enum(description="What happened in a sessionEvents message.")
