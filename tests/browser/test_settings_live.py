@@ -18,6 +18,9 @@ pytestmark = pytest.mark.slow
 
 CREATE_SECRET = """mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename
   ... on SecretPayload { secret { id } } ... on Error { message } } }"""
+CREATE_TOKEN = """mutation($n: String!) { createAccessToken(input: { name: $n }) { __typename
+  ... on CreateAccessTokenPayload { token accessToken { id } } ... on Error { message } } }"""
+REVOKE_TOKEN = """mutation($i: ID!) { revokeAccessToken(id: $i) { __typename ... on Error { message } } }"""
 
 
 @pytest.fixture
@@ -82,10 +85,6 @@ def test_a_step_a_profile_and_a_secret_made_in_one_tab_appear_in_another_without
 
     assert other.evaluate("() => window.__notReloaded === true")
     assert "sk-live-value-never-shown" not in other.content()
-
-CREATE_TOKEN = """mutation($n: String!) { createAccessToken(input: { name: $n }) { __typename
-  ... on CreateAccessTokenPayload { token accessToken { id } } ... on Error { message } } }"""
-REVOKE_TOKEN = """mutation($i: ID!) { revokeAccessToken(id: $i) { __typename ... on Error { message } } }"""
 
 
 def test_an_access_token_issued_and_revoked_through_the_api_shows_on_the_open_tokens_page_without_a_reload(

@@ -63,7 +63,9 @@ def _queue(uow: UnitOfWork, session: Session, row: object) -> None:
     if isinstance(row, AccessToken):
         # Issued, revoked or deleted; a use (last_used_at) is no change to the owner's list worth telling.
         if row in session.new or row in session.deleted or inspect(row).attrs.revoked_at.history.has_changes():
-            _emit(uow, server_settings_channel(), SettingsEventPayload(kind=ACCESS_TOKEN, id=row.id, owner_id=row.user_id))
+            _emit(
+                uow, server_settings_channel(), SettingsEventPayload(kind=ACCESS_TOKEN, id=row.id, owner_id=row.user_id)
+            )
     elif isinstance(row, Workspace):
         if row in session.new:
             # Nobody listens on a workspace that did not exist: its owner's other tabs hear of it server-wide.
@@ -100,8 +102,11 @@ def heard_by(payload: SettingsEventPayload, principal: Principal) -> bool:
     agent session, nor anyone else, whatever they see)."""
     owner = payload.get("owner_id")
     if payload["kind"] == ACCESS_TOKEN:
-        return owner is not None and principal.session_id is None and principal.workspace_id is None and (
-            owner == principal.user_id
+        return (
+            owner is not None
+            and principal.session_id is None
+            and principal.workspace_id is None
+            and owner == principal.user_id
         )
     if owner is None:
         return True
