@@ -114,7 +114,8 @@ def automation_channel(workspace_id: str) -> Channel[AutomationEventPayload]:
 class SettingsEventPayload(TypedDict):
     """workspaceEvents: which part of a workspace's configuration changed (a WorkspaceEventKind value) and the id
     of the workflow, profile, repository, secret or workspace concerned; never its content (clients refetch).
-    On the server-wide channel `owner_id` says whose new workspace it is (None: a server-wide profile)."""
+    On the server-wide channel `owner_id` says whose new workspace or access token it is (None: a server-wide
+    profile)."""
 
     kind: str
     id: str
@@ -127,7 +128,8 @@ def settings_channel(workspace_id: str) -> Channel[SettingsEventPayload]:
 
 
 def server_settings_channel() -> Channel[SettingsEventPayload]:
-    """Changes every workspace lists (server-wide profiles) and new workspaces (told to their owner only)."""
+    """Changes every workspace lists (server-wide profiles), new workspaces and access tokens (told to their owner
+    only)."""
     return Channel("settings:server")
 
 

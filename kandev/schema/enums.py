@@ -180,6 +180,11 @@ class WorkspaceEventKind(Enum):
         description="A workspace (or server-wide) MCP server definition was created, changed or deleted, or "
         "selected or deselected at a scope (profile, repository, task, session).",
     )
+    ACCESS_TOKEN = strawberry.enum_value(
+        "ACCESS_TOKEN",
+        description="One of the caller's own personal access tokens was issued or revoked (told to its owner only, "
+        "in whatever workspace; never its text or hash).",
+    )
 
 
 @strawberry.enum(description="What happened in a sessionEvents message.")

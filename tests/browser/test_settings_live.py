@@ -1,6 +1,7 @@
 """The settings pages are live: in a real headless Chromium against a real `kandev serve`, a workflow step, an
 agent profile, a secret, a step's WIP limit and a workflow's description made in one tab appear in another tab
-without a reload, and a tab whose socket dropped catches up on what changed meanwhile."""
+without a reload, an access token issued or revoked through the API shows on the open tokens page, and a tab
+whose socket dropped catches up on what changed meanwhile."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ pytestmark = pytest.mark.slow
 
 CREATE_SECRET = """mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename
   ... on SecretPayload { secret { id } } ... on Error { message } } }"""
+CREATE_TOKEN = """mutation($n: String!) { createAccessToken(input: { name: $n }) { __typename
+  ... on CreateAccessTokenPayload { token accessToken { id } } ... on Error { message } } }"""
+REVOKE_TOKEN = """mutation($i: ID!) { revokeAccessToken(id: $i) { __typename ... on Error { message } } }"""
 
 
 @pytest.fixture
@@ -81,6 +85,27 @@ def test_a_step_a_profile_and_a_secret_made_in_one_tab_appear_in_another_without
 
     assert other.evaluate("() => window.__notReloaded === true")
     assert "sk-live-value-never-shown" not in other.content()
+
+
+def test_an_access_token_issued_and_revoked_through_the_api_shows_on_the_open_tokens_page_without_a_reload(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    open_live(page, kandev_server, "/settings/tokens")
+    expect(page.get_by_test_id("tokens")).to_be_attached()
+    page.evaluate("() => { window.__notReloaded = true; }")  # gone if the tab reloads
+
+    name = unique("api-laptop")
+    issued = kandev_server.mutate(CREATE_TOKEN, "createAccessToken", n=name)
+    row = page.locator(f'[data-testid="token"][data-name="{name}"]')
+    expect(row.get_by_test_id("revoke-token")).to_be_visible()
+    kandev_server.mutate(REVOKE_TOKEN, "revokeAccessToken", i=issued["accessToken"]["id"])
+    expect(row.get_by_test_id("token-revoked")).to_be_visible()
+    expect(row.get_by_test_id("revoke-token")).to_have_count(0)
+
+    assert page.evaluate("() => window.__notReloaded === true")
+    assert issued["token"] not in page.content()  # the event names the token, the page never shows its text
 
 
 def test_a_tab_whose_socket_dropped_refetches_what_changed_meanwhile(page: Any, kandev_server: KandevServer) -> None:

@@ -656,6 +656,8 @@ export type UpdateWorkspaceInput = {
 
 /** Which part of the workspace's configuration a workspaceEvents message is about; refetch that list. */
 export type WorkspaceEventKind =
+  /** One of the caller's own personal access tokens was issued or revoked (told to its owner only, in whatever workspace; never its text or hash). */
+  | 'ACCESS_TOKEN'
   | 'AGENT_PROFILE'
   | 'EXECUTOR_PROFILE'
   /** A workspace (or server-wide) MCP server definition was created, changed or deleted, or selected or deselected at a scope (profile, repository, task, session). */

@@ -4,18 +4,20 @@ Rather than each mutation remembering to emit, the unit of work watches its own 
 changes or deletes a workflow or step, a profile, a repository, a secret, an MCP server definition or its
 selection, or a workspace (a mutation, a YAML import, a new workspace's defaults) queues one small event
 (kind and id, never content: a secret's value stays in the database) on the unit of work, so it is published
-with the others only once committed, and a rolled-back change is never told."""
+with the others only once committed, and a rolled-back change is never told. A personal access token issued or
+revoked is told server-wide to its owner only (whatever workspace their tabs have open), never its text or hash."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
 from kandev.domain.context import Event, Principal, UnitOfWork
 from kandev.events import Channel, SettingsEventPayload, server_settings_channel, settings_channel
 from kandev.models import (
+    AccessToken,
     AgentProfile,
     ExecutorProfile,
     McpServer,
@@ -34,6 +36,7 @@ EXECUTOR_PROFILE = "EXECUTOR_PROFILE"
 REPOSITORY = "REPOSITORY"
 SECRET = "SECRET"
 MCP_SERVER = "MCP_SERVER"
+ACCESS_TOKEN = "ACCESS_TOKEN"
 
 _PROFILES: dict[type[Any], str] = {
     AgentProfile: AGENT_PROFILE,
@@ -41,7 +44,7 @@ _PROFILES: dict[type[Any], str] = {
     McpServer: MCP_SERVER,
 }
 _OWNED: dict[type[Any], str] = {Repository: REPOSITORY, Secret: SECRET, Workflow: WORKFLOW}
-_WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, McpServerSelection, *_PROFILES, *_OWNED)
+_WATCHED: tuple[type[Any], ...] = (Workspace, WorkflowStep, McpServerSelection, AccessToken, *_PROFILES, *_OWNED)
 
 
 def watch(uow: UnitOfWork) -> None:
@@ -58,7 +61,13 @@ def watch(uow: UnitOfWork) -> None:
 
 
 def _queue(uow: UnitOfWork, session: Session, row: object) -> None:
-    if isinstance(row, Workspace):
+    if isinstance(row, AccessToken):
+        # Issued, revoked or deleted; a use (last_used_at) is no change to the owner's list worth telling.
+        if row in session.new or row in session.deleted or inspect(row).attrs.revoked_at.history.has_changes():
+            _emit(
+                uow, server_settings_channel(), SettingsEventPayload(kind=ACCESS_TOKEN, id=row.id, owner_id=row.user_id)
+            )
+    elif isinstance(row, Workspace):
         if row in session.new:
             # Nobody listens on a workspace that did not exist: its owner's other tabs hear of it server-wide.
             _emit(
@@ -96,8 +105,16 @@ def _emit(uow: UnitOfWork, channel: Channel[SettingsEventPayload], payload: Sett
 def heard_by(payload: SettingsEventPayload, principal: Principal) -> bool:
     """A server-wide message about a new workspace goes only to those who see it (its owner, unless bound to
     another workspace as an agent session is; the local user with auth off); one about a server-wide profile
-    (no owner) to everyone, who all list it."""
+    (no owner) to everyone, who all list it; one about an access token to its owner only, as a person (never an
+    agent session, nor anyone else, whatever they see)."""
     owner = payload.get("owner_id")
+    if payload["kind"] == ACCESS_TOKEN:
+        return (
+            owner is not None
+            and principal.session_id is None
+            and principal.workspace_id is None
+            and owner == principal.user_id
+        )
     if owner is None:
         return True
     if principal.workspace_id is not None:

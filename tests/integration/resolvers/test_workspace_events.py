@@ -1,22 +1,25 @@
 """workspaceEvents over a real WebSocket with KANDEV_AUTH=on: each configuration change of a workspace reaches
-its owner once, after commit, as a kind and an id; another user hears nothing of it."""
+its owner once, after commit, as a kind and an id; another user hears nothing of it. A personal access token
+issued or revoked reaches its owner's tabs, whatever workspace they have open, and nobody else."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kandev.config import Settings
-from kandev.domain.access.tokens import create_token
+from kandev.domain.access.tokens import create_token, hash_token
 from kandev.domain.errors import ConflictError
 from kandev.domain.mcp.rules import McpServerFields
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import StepFields
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.events import server_settings_channel
 from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket
@@ -134,3 +137,44 @@ async def test_a_new_workspace_is_told_only_to_its_owner_and_a_server_wide_profi
             await bobs.close()
     assert bob_heard == [{"kind": "WORKSPACE", "id": created.id}, {"kind": "EXECUTOR_PROFILE", "id": shared.id}]
     assert my_first == {"kind": "EXECUTOR_PROFILE", "id": shared.id}
+
+
+async def test_an_access_token_issued_or_revoked_is_told_to_its_owner_in_every_workspace_and_never_another_user(
+    settings, services, workspace_id, bob, bob_workspace
+):
+    second = await services.workspaces.create("My second")  # told before anyone listens
+    async with running_server(settings) as address:
+        mine = await _socket(address, services, "local")
+        my_other_tab = await _socket(address, services, "local")
+        bobs = await _socket(address, services, "bob")
+        try:
+            await mine.listen(SUBSCRIPTION, ws=workspace_id)
+            await my_other_tab.listen(SUBSCRIPTION, ws=second.id)
+            await bobs.listen(SUBSCRIPTION, ws=bob_workspace)
+
+            issued = await services.access_tokens.create("laptop-7c2e")
+            await services.access_tokens.revoke(issued.info.id)
+            await services.access_tokens.revoke(issued.info.id)  # already revoked: nothing changes, nothing told
+            bobs_token = await bob.access_tokens.create("bobs-laptop-91d4")
+            # Something my tab hears next: Bob's token would have come before it.
+            secret = await services.secrets.create(workspace_id, "API_KEY", "s3cr3t-value-5b1f")
+
+            heard = [await _next(mine) for _ in range(3)]
+            other_tab_heard = [await _next(my_other_tab) for _ in range(2)]
+            bob_heard = await _next(bobs)
+        finally:
+            await mine.close()
+            await my_other_tab.close()
+            await bobs.close()
+    token = {"kind": "ACCESS_TOKEN", "id": issued.info.id}
+    assert heard == [token, token, {"kind": "SECRET", "id": secret.id}]
+    assert other_tab_heard == [token, token]
+    assert bob_heard == {"kind": "ACCESS_TOKEN", "id": bobs_token.info.id}
+
+
+async def test_an_access_token_event_carries_its_kind_id_and_owner_never_its_text_or_hash(services, principal):
+    async with services.ctx.bus.subscribe(server_settings_channel()) as events:
+        issued = await services.access_tokens.create("desktop-0a6d")
+        payload = await asyncio.wait_for(anext(events), timeout=10)
+    assert payload == {"kind": "ACCESS_TOKEN", "id": issued.info.id, "owner_id": principal.user_id}
+    assert issued.token not in json.dumps(payload) and hash_token(issued.token) not in json.dumps(payload)

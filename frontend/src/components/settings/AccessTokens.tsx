@@ -1,7 +1,9 @@
-// Personal access tokens: create one (shown once, here), see when each was last used, revoke one.
+// Personal access tokens: create one (shown once, here), see when each was last used, revoke one; the list is
+// live (a token issued or revoked elsewhere shows without a reload).
 import { useCallback, useEffect, useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
 import { ACCESS_TOKENS, CREATE_ACCESS_TOKEN, REVOKE_ACCESS_TOKEN, type TokenRow } from "../../api/settingsOps";
+import { useConfigChange } from "../../hooks/useConfigChange";
 import { FormError, useAction } from "./useAction";
 
 function when(iso: string | null | undefined): string {
@@ -16,6 +18,8 @@ export function AccessTokens() {
   const create = useAction();
   const reload = useCallback(() => load.run(async () => setTokens((await gql(ACCESS_TOKENS)).accessTokens)), []);
   useEffect(() => void reload(), [reload]);
+  // A token issued or revoked in another tab, or through the API, shows here (told to its owner only).
+  useConfigChange(["ACCESS_TOKEN"], reload);
 
   const submit = () =>
     create.run(async () => {
