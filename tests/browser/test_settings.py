@@ -114,12 +114,27 @@ def test_a_workspace_is_created_switched_to_and_renamed_and_settings_fit_a_phone
     with serve("browser-tests-settings-serve.log") as (base, _env):
         page.goto(base + "/settings/workspace")
         page.get_by_test_id("new-workspace-name").fill("Team B")
+        # The new workspace's details are held back until a new name is typed: the end of that load must not
+        # overwrite what was typed meanwhile.
+        held: list[Any] = []
+        page.route(
+            "**/graphql",
+            lambda route: (
+                held.append(route) if "query Workspace(" in (route.request.post_data or "") else route.continue_()
+            ),
+        )
         page.get_by_test_id("create-workspace").click()
         expect(page.get_by_test_id("workspace-name")).to_have_value("Team B")
         expect(page.locator("header select")).to_have_value(
             page.locator("header select option", has_text="Team B").get_attribute("value")
         )
         page.get_by_test_id("workspace-name").fill("Team Blue")
+        assert held, "the new workspace's load was held"
+        for route in held:
+            route.continue_()
+        page.unroute("**/graphql")
+        page.wait_for_load_state("networkidle")
+        expect(page.get_by_test_id("workspace-name")).to_have_value("Team Blue")
         page.get_by_test_id("rename-workspace").click()
         expect(page.locator("header select option", has_text="Team Blue")).to_have_count(1)
         names = httpx_names(base)

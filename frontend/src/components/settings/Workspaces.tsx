@@ -17,6 +17,13 @@ export function Workspaces() {
   const rename = useAction();
   const create = useAction();
 
+  // selectWorkspace makes the workspace current before it loads the rest: the name field shows its name from that
+  // moment, not after the load, which would overwrite what someone typed meanwhile.
+  const switchTo = (w: { id: string; name: string }) => {
+    const switched = selectWorkspace(w.id);
+    setName(w.name);
+    return switched;
+  };
   const saveName = () =>
     rename.run(async () => {
       const { workspace } = unwrap((await gql(UPDATE_WORKSPACE, { i: { workspaceId: workspaceId!, name } })).updateWorkspace);
@@ -28,8 +35,7 @@ export function Workspaces() {
       // workspaceEvents may have brought the new workspace already (its refetch can answer first): once only.
       app.set({ workspaces: [...app.get().workspaces.filter((w) => w.id !== workspace.id), workspace] });
       setNewName("");
-      await selectWorkspace(workspace.id);
-      setName(workspace.name);
+      await switchTo(workspace);
     });
 
   return (
@@ -57,7 +63,7 @@ export function Workspaces() {
                 {w.id === workspaceId ? (
                   <span className="chip">Current</span>
                 ) : (
-                  <button type="button" className="btn btn-small" onClick={() => void selectWorkspace(w.id).then(() => setName(w.name))}>
+                  <button type="button" className="btn btn-small" onClick={() => void switchTo(w)}>
                     Switch
                   </button>
                 )}
