@@ -84,8 +84,8 @@ def _hand_to_warm_owner(worker: WorkerLoop, session_id: str) -> str | None:
     enqueues for every session with queued prompts."""
     from rq import get_current_job
 
-    from kandev.dispatch import TURN_JOB, warm_worker_queue
-    from kandev.jobs.queues import enqueue, worker_queue_name
+    from kandev.dispatch import warm_worker_queue
+    from kandev.jobs.queues import worker_queue_name
 
     job = get_current_job()
     if job is None:
@@ -93,10 +93,7 @@ def _hand_to_warm_owner(worker: WorkerLoop, session_id: str) -> str | None:
     target = warm_worker_queue(job.connection, session_id)
     if target is None or target == worker_queue_name(worker.name):
         return None
-    timeout = job.timeout or worker.ctx.settings.turn_timeout_seconds
-    enqueue(
-        target, TURN_JOB, session_id, job_timeout=int(timeout), connection=job.connection, description=job.description
-    )
+    worker.call(worker.ctx.jobs.enqueue_turn(session_id, target, description=job.description))
     return target
 
 
