@@ -63,8 +63,10 @@ def test_on_a_phone_the_board_shows_one_column_and_tabs_switch_it(
     swipe(phone, -30)
     swipe(phone, -90, dy=80)
     expect(tabs.nth(review + 1)).to_have_attribute("aria-selected", "true")
-    swipe(phone, 150)
+    board_url = phone.url
+    swipe(phone, 150)  # towards the previous column: the board's, not the browser's back gesture
     expect(columns.filter(visible=True)).to_have_attribute("data-step-id", order[review])
+    assert phone.url == board_url
     no_horizontal_scroll(phone)
 
     open_app(page, kandev_server)  # a desktop: every column, no tabs
