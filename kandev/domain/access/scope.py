@@ -5,6 +5,7 @@ workspace."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,12 +17,29 @@ from kandev.models import Session, Task, Workflow, WorkflowStep, Workspace
 
 
 def visible_workspaces(principal: Principal) -> Select[Workspace]:
+    return _visible_workspaces(principal.workspace_id, None if principal.sees_everything else principal.user_id)
+
+
+def visible_workspaces_in_order(principal: Principal) -> Select[Workspace]:
+    """The workspaces the principal sees, oldest first (the order every list of them shows)."""
+    return _visible_in_order(principal.workspace_id, None if principal.sees_everything else principal.user_id)
+
+
+# Statements are immutable, so one per caller is built once: building the filters cost an agent's
+# list_workspaces_kandev about 0.1 ms a call, more than reading its one row.
+@lru_cache(maxsize=1024)
+def _visible_workspaces(workspace_id: str | None, owner_id: str | None) -> Select[Workspace]:
     query = select(Workspace)
-    if principal.workspace_id is not None:
-        query = query.where(Workspace.id == principal.workspace_id)
-    if not principal.sees_everything:
-        query = query.where(Workspace.owner_id == principal.user_id)
+    if workspace_id is not None:
+        query = query.where(Workspace.id == workspace_id)
+    if owner_id is not None:
+        query = query.where(Workspace.owner_id == owner_id)
     return query
+
+
+@lru_cache(maxsize=1024)
+def _visible_in_order(workspace_id: str | None, owner_id: str | None) -> Select[Workspace]:
+    return _visible_workspaces(workspace_id, owner_id).order_by(Workspace.created_at, Workspace.id)
 
 
 def sees_workspace(principal: Principal, workspace: Workspace) -> bool:

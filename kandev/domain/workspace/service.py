@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace, sees_workspace, visible_workspaces
+from kandev.domain.access.scope import (
+    load_workspace,
+    sees_workspace,
+    visible_workspaces,
+    visible_workspaces_in_order,
+)
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.validation import clean_name
@@ -36,8 +41,7 @@ class WorkspaceService:
 
     async def list(self) -> list[Workspace]:
         async with self.ctx.read() as db:
-            query = visible_workspaces(self.ctx.principal).order_by(Workspace.created_at, Workspace.id)
-            return list(await db.scalars(query))
+            return list(await db.scalars(visible_workspaces_in_order(self.ctx.principal)))
 
     async def get(self, workspace_id: str) -> Workspace:
         async with self.ctx.read() as db:
