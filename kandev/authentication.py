@@ -4,17 +4,18 @@ asks `authenticate` who an `Authorization` value proves; each answers its own re
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal
 
-from redis.exceptions import RedisError
-
-from kandev import session_access
 from kandev.domain.access.session_grants import session_principal
 from kandev.domain.access.session_tokens import claimed_session, is_session_credential
 from kandev.domain.access.tokens import bearer, hash_token, principal_for_token
 from kandev.domain.context import Principal
+from kandev.session_access import AccessWatch
 
 if TYPE_CHECKING:
+    import redis.asyncio as aioredis
+
     from kandev.state import AppState
 
 # "person": a personal access token, or the local user with auth off (/graphql, REST, /mcp).
@@ -23,31 +24,69 @@ Accept = Literal["person", "session"]
 
 
 class SessionCallers:
-    """This process's answers to session token checks, so an agent's every MCP request costs one Redis
-    read instead of a database read. Keyed by the token's hash, so an entry vouches for that token only.
-    Only live sessions are kept, each with the session's access epoch (kandev.session_access) read before
-    the database check; an entry counts only while that epoch is unchanged, so an ending or a new launch's
-    token committed anywhere is honoured before the call that made it even returns."""
+    """This process's kept session token checks, so an agent's MCP calls cost no Redis or database read.
+    Keyed by the token's hash, so an entry vouches for that token only; only live sessions are kept. They
+    answer only while this process's AccessWatch (kandev.session_access) holds its lease, and it forgets a
+    session's entries before any change to that session's access (an ending, a new launch's token, a new
+    profile revision) committed anywhere has returned."""
 
-    TTL_SECONDS = 3600.0  # far below the epoch counters' own expiry
+    TTL_SECONDS = 3600.0
     MAX_ENTRIES = 10_000
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[float, int, Principal]] = {}
+        self._entries: dict[str, tuple[float, str, Principal]] = {}
+        self._by_session: dict[str, set[str]] = {}
+        self.watch: AccessWatch | None = None
 
-    def get(self, token_hash: str, epoch: int) -> Principal | None:
+    def start(self, redis: aioredis.Redis) -> None:
+        """Begins keeping checks; until then (and whenever the watch lapses) every check reads the database."""
+        self.watch = AccessWatch(redis, self.forget)
+        self.watch.start()
+
+    async def stop(self) -> None:
+        if self.watch is not None:
+            await self.watch.stop()
+            self.watch = None
+
+    def mark(self) -> int | None:
+        """Taken before a database check: `put` keeps its answer only if nothing changed meanwhile."""
+        return self.watch.generation if self.watch is not None and self.watch.trusted() else None
+
+    def get(self, token_hash: str) -> Principal | None:
+        if self.watch is None or not self.watch.trusted():
+            return None
         entry = self._entries.get(token_hash)
         if entry is None:
             return None
-        if entry[0] < time.monotonic() or entry[1] != epoch:
-            del self._entries[token_hash]
+        if entry[0] < time.monotonic():
+            self._drop(token_hash)
             return None
         return entry[2]
 
-    def put(self, token_hash: str, principal: Principal, epoch: int) -> None:
+    def put(self, token_hash: str, principal: Principal, mark: int | None) -> None:
+        if mark is None or self.mark() != mark or principal.session_id is None:
+            return
         if len(self._entries) >= self.MAX_ENTRIES:
+            self.forget(None)
+        self._entries[token_hash] = (time.monotonic() + self.TTL_SECONDS, principal.session_id, principal)
+        self._by_session.setdefault(principal.session_id, set()).add(token_hash)
+
+    def forget(self, session_ids: Collection[str] | None) -> None:
+        """Drops the checks of these sessions, or every check."""
+        if session_ids is None:
             self._entries.clear()
-        self._entries[token_hash] = (time.monotonic() + self.TTL_SECONDS, epoch, principal)
+            self._by_session.clear()
+            return
+        for session_id in session_ids:
+            for token_hash in self._by_session.pop(session_id, ()):
+                self._entries.pop(token_hash, None)
+
+    def _drop(self, token_hash: str) -> None:
+        entry = self._entries.pop(token_hash, None)
+        if entry is not None and (hashes := self._by_session.get(entry[1])) is not None:
+            hashes.discard(token_hash)
+            if not hashes:
+                del self._by_session[entry[1]]
 
 
 async def authenticate(
@@ -76,13 +115,12 @@ async def _session(state: AppState, token: str | None, sessions: SessionCallers 
     if token is None or session_id is None:
         return None
     token_hash = hash_token(token)
-    try:
-        epoch: int | None = await session_access.epoch(state.redis, session_id)
-    except RedisError:  # no epoch, no cache: the database answers alone
-        epoch = None
-    if sessions is not None and epoch is not None and (cached := sessions.get(token_hash, epoch)) is not None:
-        return cached
+    if sessions is None:
+        return await session_principal(state.db, session_id, token, state.settings.server_key)
+    if (kept := sessions.get(token_hash)) is not None:
+        return kept
+    mark = sessions.mark()
     principal = await session_principal(state.db, session_id, token, state.settings.server_key)
-    if principal is not None and sessions is not None and epoch is not None:
-        sessions.put(token_hash, principal, epoch)
+    if principal is not None:
+        sessions.put(token_hash, principal, mark)
     return principal

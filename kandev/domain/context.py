@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.db import Database
 from kandev.domain.errors import PermissionDeniedError, ValidationError
 from kandev.events import Channel, P
-from kandev.session_access import bump
+from kandev.session_access import announce
 
 if TYPE_CHECKING:
     from kandev.config import Settings
@@ -97,8 +97,8 @@ class UnitOfWork:
     events: list[Event] = field(default_factory=list)
     # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # Session access epochs to bump once committed (kandev.session_access).
-    access_keys: set[str] = field(default_factory=set)
+    # Sessions whose token checks every process must forget once committed (kandev.session_access).
+    access_changed: set[str] = field(default_factory=set)
     # Work that must happen last inside the transaction, once every change is made (e.g. announcing the
     # pending actions of automation runs); it may still write and emit.
     before_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -190,9 +190,9 @@ class ServiceContext:
             yield uow
             for hook in uow.before_commit:
                 await hook()
-        if uow.access_keys:
+        if uow.access_changed:
             # Before anything is published or returned: from here on no process keeps an old token check.
-            await bump(self.bus.redis, uow.access_keys)
+            await announce(self.bus.redis, uow.access_changed)
         # Published only once the commit succeeded, so subscribers never see a rolled-back change.
         for event in uow.events:
             await self.bus.publish(event.channel, event.payload)

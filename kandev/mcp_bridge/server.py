@@ -107,6 +107,8 @@ class McpBridge:
         }
         self._draining = False
         async with AsyncExitStack() as stack:
+            self.callers.start(self._state().redis)
+            stack.push_async_callback(self.callers.stop)
             for manager in managers.values():
                 await stack.enter_async_context(manager.run())
             self._managers = managers

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import redis.asyncio as aioredis
+
+from kandev.authentication import SessionCallers
 from kandev.db import Database
 from kandev.domain.access.session_tokens import mint_session_token, new_token
 from kandev.domain.access.tokens import hash_token
@@ -23,3 +30,17 @@ async def side_token(db: Database, session_id: str) -> str:
     async with db.transaction() as session:
         session.add(SessionToken(id=new_id(), session_id=session_id, token_hash=hash_token(token)))
     return token
+
+
+@asynccontextmanager
+async def kept_checks(redis: aioredis.Redis) -> AsyncIterator[SessionCallers]:
+    """A serving process's cache of session token checks, its lease held (as `kandev serve` keeps one)."""
+    callers = SessionCallers()
+    callers.start(redis)
+    try:
+        assert callers.watch is not None
+        async with asyncio.timeout(5):
+            await callers.watch.until_trusted()
+        yield callers
+    finally:
+        await callers.stop()

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
 from kandev.db import Database
@@ -46,6 +47,7 @@ CREATE_PROFILE = mutation(
 START_TASK = mutation("startTask", "StartTaskInput", "StartTaskPayload", "session { id }")
 SEND_MESSAGE = mutation("sendMessage", "SendMessageInput", "SendMessagePayload", "task { id }")
 UPDATE_TASK = mutation("updateTask", "UpdateTaskInput", "TaskPayload", "task { id }")
+DELETE_TASK = f"mutation($t: ID!) {{ deleteTask(taskId: $t) {{ {ERRORS} ... on TaskPayload {{ task {{ id }} }} }} }}"
 TRANSCRIPT = """query($id: ID!) { session(id: $id) { state turns { seq state stopReason error }
   messages(first: 500) { nodes { kind text } } } }"""
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?</kandev-context>\s*", re.S)
@@ -122,19 +124,25 @@ async def test_a_task_created_through_one_replica_reaches_a_subscriber_of_the_ot
         await socket.close()
 
 
-async def test_list_changed_reaches_a_session_connected_to_the_other_replica(topology: Topology):
-    task_id = (await asyncio.to_thread(served_task, partial(topology.mutate, 0), topology.workspace_id, "draft"))["id"]
+async def launched_session(topology: Topology, title: str) -> tuple[str, str]:
+    """A task started through the first replica once its agent has spoken (its launch done), and a token for
+    the test to act beside that agent: (task id, token)."""
+    made = await asyncio.to_thread(served_task, partial(topology.mutate, 0), topology.workspace_id, title)
     started = await asyncio.to_thread(
-        topology.mutate, 0, START_TASK, "startTask", i={"taskId": task_id, "prompt": "/say launched"}
+        topology.mutate, 0, START_TASK, "startTask", i={"taskId": made["id"], "prompt": "/say launched"}
     )
     session_id = started["session"]["id"]
-    # The launch stores the session's tool profile, with the title tool its first session owns.
     await asyncio.to_thread(wait_for, lambda: texts(transcript(topology, 1, session_id), "AGENT") == ["launched"])
     db = Database(topology.database_url, pooled=False)
     try:
-        token = await side_token(db, session_id)
+        return made["id"], await side_token(db, session_id)
     finally:
         await db.dispose()
+
+
+async def test_list_changed_reaches_a_session_connected_to_the_other_replica(topology: Topology):
+    # The launch stores the session's tool profile, with the title tool its first session owns.
+    task_id, token = await launched_session(topology, "draft")
     heard = Notifications()
     async with mcp_client(f"{topology.replicas[1]}/mcp/session", MODERN, token, heard) as client:
         async with client.listen(tools_list_changed=True):
@@ -145,6 +153,18 @@ async def test_list_changed_reaches_a_session_connected_to_the_other_replica(top
             await heard.settle_at(1)
             after = {t.name for t in (await client.list_tools()).tools}
     assert "set_task_title_kandev" in before and "set_task_title_kandev" not in after
+
+
+async def test_a_session_whose_task_is_deleted_through_one_replica_is_refused_by_the_other_at_once(
+    topology: Topology,
+):
+    task_id, token = await launched_session(topology, "deleted")
+    async with mcp_client(f"{topology.replicas[1]}/mcp/session", MODERN, token) as client:
+        for _ in range(3):  # the other replica now keeps this token's check
+            assert not (await client.call_tool("list_workspaces_kandev", {})).is_error
+        await asyncio.to_thread(topology.mutate, 0, DELETE_TASK, "deleteTask", t=task_id)
+        with pytest.raises(MCPError):
+            await client.call_tool("list_workspaces_kandev", {})
 
 
 async def test_a_killed_workers_turn_is_reaped_and_the_next_prompt_resumes_on_the_other_worker(

@@ -24,7 +24,8 @@ SESSION_LOGIN = "agent"
 @dataclass(frozen=True)
 class SessionPrincipal(Principal):
     """A session's agent, acting as its workspace owner; carries the session's MCP tool profile as read with the
-    token check, so a tool call needs no second lookup (a profile change bumps the session's access epoch)."""
+    token check, so a tool call needs no second lookup (a profile change makes every process forget the check:
+    kandev.session_access)."""
 
     mcp_profile: McpProfile | None = field(default=None, compare=False, repr=False)
     # The secret values the session's agent was given, so its tool arguments are redacted without a read.

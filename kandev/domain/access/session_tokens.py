@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select, update
 
-from kandev import session_access
 from kandev.domain.access.tokens import bearer, hash_token
 from kandev.models import SessionToken
 from kandev.models.base import new_id, utcnow
@@ -31,7 +30,7 @@ async def mint_session_token(uow: UnitOfWork, session_id: str) -> str:
 
 
 def new_token(session_id: str) -> str:
-    """A fresh token text; the session id in clear lets a check read the session's access epoch first."""
+    """A fresh token text; the session id in clear lets a check go straight to its session."""
     return f"{PREFIX}{session_id}.{secrets.token_urlsafe(32)}"
 
 
@@ -77,4 +76,4 @@ def claimed_session(token: str) -> str | None:
 def announce_access_change(uow: UnitOfWork, session_id: str) -> None:
     """Once committed, no process keeps an earlier token check of this session: it ended, its task was
     deleted, its tokens changed, or its profile changed."""
-    uow.access_keys.add(session_access.session_key(session_id))
+    uow.access_changed.add(session_id)

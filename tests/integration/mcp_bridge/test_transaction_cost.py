@@ -8,11 +8,10 @@ from typing import Any
 
 from sqlalchemy import event
 
-from kandev.authentication import SessionCallers
 from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.auth import resolve_caller
 from tests.integration.mcp_bridge.conftest import call_tool
-from tests.support.session_tokens import launch_token
+from tests.support.session_tokens import kept_checks, launch_token
 
 # The web client's createTask with the task fields its board reads (frontend/src/api/ops.ts).
 WEB_CLIENT_CREATE_TASK = """mutation($input: CreateTaskInput!) { createTask(input: $input) {
@@ -42,17 +41,17 @@ async def test_an_agents_create_task_costs_no_more_transactions_than_the_web_cli
     own = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Mine"))).task
     session = (await services.sessions.start_task(own.id, "hi", None)).session
     token = await launch_token(services.ctx, session.id)
-    callers = SessionCallers()
-    await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)  # a live agent's checks are cached
+    async with kept_checks(surface._state().redis) as callers:
+        await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)  # a live agent's check is kept
 
-    with counted_transactions(db) as web:
-        created = await gql(WEB_CLIENT_CREATE_TASK, input={"workspaceId": workspace_id, "title": "From the web"})
-    assert created["createTask"]["__typename"] == "CreateTaskPayload"
+        with counted_transactions(db) as web:
+            created = await gql(WEB_CLIENT_CREATE_TASK, input={"workspaceId": workspace_id, "title": "From the web"})
+        assert created["createTask"]["__typename"] == "CreateTaskPayload"
 
-    with counted_transactions(db) as agent:
-        caller = await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)
-        assert caller is not None
-        error, made = await call_tool(surface, caller, "create_task_kandev", title="From the agent")
+        with counted_transactions(db) as agent:
+            caller = await resolve_caller(surface._state(), "session", f"Bearer {token}", callers)
+            assert caller is not None
+            error, made = await call_tool(surface, caller, "create_task_kandev", title="From the agent")
     assert not error, made
     print(f"transactions: web createTask {web[0]}, agent create_task_kandev {agent[0]}")
     assert agent[0] <= web[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -103,7 +104,11 @@ class App:
 async def app(settings: Any, surface: FakeSurface, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[App]:
     monkeypatch.setattr(support_server, "create_app", functools.partial(create_app, mcp_surface=surface))
     async with running_server(settings) as address:
-        yield App(address, support_server._last_app[-1].state.mcp_bridge)
+        bridge = support_server._last_app[-1].state.mcp_bridge
+        if bridge.callers.watch is not None:  # its lease taken, so the first call's check is kept
+            async with asyncio.timeout(5):
+                await bridge.callers.watch.until_trusted()
+        yield App(address, bridge)
 
 
 @dataclass

@@ -7,6 +7,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from kandev.domain.access.session_tokens import PREFIX
+from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
 from kandev.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
@@ -100,6 +101,7 @@ async def test_a_terminal_session_is_refused_even_on_an_open_connection(
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         await client.list_tools()
         await client.call_tool("echo", {"text": "cached"})
+        assert app.bridge.callers.get(hash_token(agent.token)) is not None  # kept: the ending must evict it
         if ending == "stop":
             await services.sessions.stop_task(agent.task_id)
         else:

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access.session_tokens import PREFIX
-from kandev.domain.access.tokens import create_token
+from kandev.domain.access.tokens import create_token, hash_token
 from tests.integration.mcp_transport.conftest import ERAS, App, mcp_client, refusal
 from tests.support.factories import settings_for
 from tests.support.session_tokens import launch_token
@@ -70,6 +70,7 @@ async def test_a_new_launchs_token_refuses_the_previous_one_at_once_even_where_i
     agent = await new_session()
     async with mcp_client(app.url("/mcp/session"), era, agent.token) as client:
         await client.call_tool("echo", {"text": "cached"})  # this server process now vouches for the token
+        assert app.bridge.callers.get(hash_token(agent.token)) is not None
         relaunched = await launch_token(services.ctx, agent.session_id)
         with pytest.raises(MCPError):
             await client.call_tool("echo", {"text": "stale"})

@@ -1,0 +1,147 @@
+"""Kept session token checks (kandev.authentication.SessionCallers) and the leases and announcements that
+keep them honest (kandev.session_access): every serving process forgets a session's checks before the
+change that ended it returns, and a process that cannot be sure it heard trusts nothing kept."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from kandev import session_access
+from kandev.authentication import SessionCallers
+from kandev.domain.context import Principal
+from kandev.redis_conn import reconnect_once
+from kandev.session_access import announce
+from tests.support.session_tokens import kept_checks
+
+
+def caller(session_id: str) -> Principal:
+    return Principal(user_id="u", login="agent", session_id=session_id, task_id="t1")
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+def session() -> str:
+    return f"s-{uuid.uuid4().hex}"
+
+
+async def test_a_check_is_kept_for_its_own_token_only(redis):
+    async with kept_checks(redis) as callers:
+        s1 = session()
+        callers.put("hash-a", caller(s1), callers.mark())
+        kept = callers.get("hash-a")
+        assert kept is not None and kept.session_id == s1
+        # Another token of the same session (an older launch's, say) was never checked here.
+        assert callers.get("hash-b") is None
+
+
+async def test_an_announcement_makes_every_watching_process_forget_the_session_before_it_returns(redis):
+    ended, other = session(), session()
+    async with kept_checks(redis) as first, kept_checks(redis) as second:
+        for callers in (first, second):
+            callers.put(f"{ended}-hash", caller(ended), callers.mark())
+            callers.put(f"{other}-hash", caller(other), callers.mark())
+        await announce(redis, [ended])
+        for callers in (first, second):
+            assert callers.get(f"{ended}-hash") is None
+            assert callers.get(f"{other}-hash") is not None
+
+
+async def test_a_check_that_raced_an_announcement_is_not_kept(redis):
+    async with kept_checks(redis) as callers:
+        s1 = session()
+        mark = callers.mark()  # taken before the database check...
+        await announce(redis, [s1])  # ...which a commit elsewhere may have overtaken
+        callers.put("hash-a", caller(s1), mark)
+        assert callers.get("hash-a") is None
+
+
+async def test_nothing_is_kept_or_answered_without_a_held_lease(redis):
+    callers = SessionCallers()
+    assert callers.mark() is None
+    callers.put("hash-a", caller(session()), callers.mark())
+    assert callers.get("hash-a") is None
+    async with kept_checks(redis) as watched:
+        watched.put("hash-a", caller(session()), watched.mark())
+        watch = watched.watch
+        assert watch is not None
+    # Stopped: its lease is given back and everything it kept is gone.
+    assert not watch.trusted()
+    assert watched.get("hash-a") is None
+    assert not await redis.exists(session_access.lease_key(watch.id))
+    assert not await redis.sismember(session_access.WATCHERS, watch.id)
+
+
+async def test_an_announcement_waits_for_a_leased_watcher_until_it_acknowledges(redis):
+    # A process holding a lease that is slow to answer: played by hand here, on the same channel.
+    slow = uuid.uuid4().hex
+    pubsub = redis.pubsub(ignore_subscribe_messages=True)
+    await pubsub.subscribe(session_access.CHANNEL)
+    await redis.set(session_access.lease_key(slow), b"1", px=10_000)
+    await redis.sadd(session_access.WATCHERS, slow)
+    try:
+        ended = session()
+        announcing = asyncio.create_task(announce(redis, [ended]))
+        async with asyncio.timeout(5):
+            while (message := await pubsub.get_message(timeout=1.0)) is None or b"nonce" not in message["data"]:
+                pass
+        heard = json.loads(message["data"])
+        assert heard["sessions"] == [ended]
+        done, _ = await asyncio.wait({announcing}, timeout=0.3)
+        assert not done  # its lease still holds and it has not said it forgot
+        await redis.rpush(session_access.ack_key(heard["nonce"]), slow)
+        async with asyncio.timeout(5):
+            await announcing
+    finally:
+        await pubsub.aclose()
+        await redis.delete(session_access.lease_key(slow))
+        await redis.srem(session_access.WATCHERS, slow)
+
+
+async def test_an_announcement_waits_no_longer_than_a_silent_watchers_lease_and_strikes_it_off(redis):
+    silent = uuid.uuid4().hex
+    await redis.set(session_access.lease_key(silent), b"1", px=400)
+    await redis.sadd(session_access.WATCHERS, silent)
+    started = time.monotonic()
+    async with asyncio.timeout(5):
+        await announce(redis, [session()])
+    assert time.monotonic() - started >= 0.2  # it did wait for the lease...
+    async with asyncio.timeout(5):
+        await announce(redis, [session()])  # ...and the next one finds it gone and strikes it off
+    assert not await redis.sismember(session_access.WATCHERS, silent)
+
+
+@pytest.mark.parametrize("retry", ["reconnecting", "failing"])
+async def test_a_dropped_subscription_forgets_every_kept_check_before_it_trusts_again(redis_url, retry):
+    # The server's client reconnects a dropped connection by itself (AppState builds it so), quietly
+    # resubscribing; without that, the next read fails. Either way what was published meanwhile is lost.
+    options = {"retry": reconnect_once()} if retry == "reconnecting" else {}
+    redis = aioredis.from_url(redis_url, **options)
+    try:
+        async with kept_checks(redis) as callers:
+            watch = callers.watch
+            assert watch is not None and watch._pubsub is not None
+            callers.put("hash-a", caller(session()), callers.mark())
+            # Announcements published while it was away are lost to it, whatever redis-py resubscribes.
+            assert watch._pubsub.connection is not None
+            await watch._pubsub.connection.disconnect()
+            async with asyncio.timeout(10):
+                while callers.get("hash-a") is not None:
+                    await asyncio.sleep(0.05)
+                await watch.until_trusted()
+            assert callers.get("hash-a") is None
+            callers.put("hash-b", caller(session()), callers.mark())
+            assert callers.get("hash-b") is not None  # trusted again on the new subscription
+    finally:
+        await redis.aclose()
