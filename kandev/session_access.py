@@ -182,8 +182,10 @@ class AccessWatch:
 
     async def _renew(self, ended: asyncio.Event) -> None:
         while not ended.is_set():
-            ping = next(self._pings)
-            self._sent[ping] = time.monotonic()  # noted before the lease is written: Redis's expiry is later
+            ping, now = next(self._pings), time.monotonic()
+            # A ping unheard for a lease's length can no longer extend trust: forget it.
+            self._sent = {n: sent for n, sent in self._sent.items() if sent > now - LEASE_SECONDS}
+            self._sent[ping] = now  # noted before the lease is written: Redis's expiry is later
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.set(lease_key(self.id), b"1", px=int(LEASE_SECONDS * 1000))
                 pipe.sadd(WATCHERS, self.id)
@@ -192,6 +194,8 @@ class AccessWatch:
             await asyncio.sleep(RENEW_EVERY_SECONDS)
 
     async def _hear(self, message: dict[str, object]) -> None:
+        if self._reconnected:  # heard on a resubscribed connection: the loop is about to start afresh
+            return
         if message.get("ping") == self.id:
             sent = self._sent.pop(int(message["n"]), None)  # type: ignore[call-overload]
             for older in [n for n in self._sent if n < int(message["n"])]:  # type: ignore[call-overload]
