@@ -197,8 +197,11 @@ class AccessWatch:
         if self._reconnected:  # heard on a resubscribed connection: the loop is about to start afresh
             return
         if message.get("ping") == self.id:
-            sent = self._sent.pop(int(message["n"]), None)  # type: ignore[call-overload]
-            for older in [n for n in self._sent if n < int(message["n"])]:  # type: ignore[call-overload]
+            heard = message.get("n")
+            if not isinstance(heard, int):
+                return
+            sent = self._sent.pop(heard, None)
+            for older in [n for n in self._sent if n < heard]:
                 del self._sent[older]
             if sent is not None:
                 self._trusted_until = max(self._trusted_until, sent + LEASE_SECONDS - LEASE_MARGIN_SECONDS)

@@ -17,12 +17,17 @@ from kandev.models import Session, Task, Workflow, WorkflowStep, Workspace
 
 
 def visible_workspaces(principal: Principal) -> Select[Workspace]:
-    return _visible_workspaces(principal.workspace_id, None if principal.sees_everything else principal.user_id)
+    return _visible_workspaces(*_bounds(principal))
 
 
 def visible_workspaces_in_order(principal: Principal) -> Select[Workspace]:
     """The workspaces the principal sees, oldest first (the order every list of them shows)."""
-    return _visible_in_order(principal.workspace_id, None if principal.sees_everything else principal.user_id)
+    return _visible_in_order(*_bounds(principal))
+
+
+def _bounds(principal: Principal) -> tuple[str | None, str | None]:
+    """The one workspace a principal is bound to, and the owner it is limited to (None: no bound, no limit)."""
+    return principal.workspace_id, None if principal.sees_everything else principal.user_id
 
 
 # Statements are immutable, so one per caller is built once: building the filters cost an agent's

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeGuard, TypeVar
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import ColumnElement, and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_workflow, load_workspace
@@ -265,8 +265,7 @@ class WorkflowService:
                     f"{live} task(s) still use this workflow; move, archive and delete them first", tasks=live
                 )
             # Deleted tasks are gone for everyone; only their rows still point here.
-            await forget_task_selections(db, and_(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
-            await db.execute(delete(Task).where(Task.workflow_id == workflow.id, Task.deleted_at.is_not(None)))
+            await _purge_deleted_tasks(db, Task.workflow_id == workflow.id)
             await db.delete(workflow)
             return workflow
 
@@ -371,8 +370,7 @@ class WorkflowService:
                     )
             else:
                 await _relocate_tasks(self.ctx, uow, step, target)
-            await forget_task_selections(db, and_(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
-            await db.execute(delete(Task).where(Task.workflow_step_id == step.id, Task.deleted_at.is_not(None)))
+            await _purge_deleted_tasks(db, Task.workflow_step_id == step.id)
             await db.delete(step)
             steps.remove(step)
             for index, each in enumerate(steps):
@@ -486,6 +484,14 @@ def _relocation_target(steps: Sequence[WorkflowStep], step: WorkflowStep, target
     if target is None:
         raise NotFoundError("workflow step", target_id)
     return target
+
+
+async def _purge_deleted_tasks(db: AsyncSession, where: ColumnElement[bool]) -> None:
+    """Removes the rows of deleted tasks matching `where` (those still pointing at a workflow or step being
+    deleted), with the MCP selections made at them and their sessions (a scope's target has no foreign key)."""
+    deleted = and_(where, Task.deleted_at.is_not(None))
+    await forget_task_selections(db, deleted)
+    await db.execute(delete(Task).where(deleted))
 
 
 async def _relocate_tasks(ctx: ServiceContext, uow: UnitOfWork, step: WorkflowStep, target: WorkflowStep) -> None:

@@ -105,9 +105,9 @@ async def app(settings: Any, surface: FakeSurface, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(support_server, "create_app", functools.partial(create_app, mcp_surface=surface))
     async with running_server(settings) as address:
         bridge = support_server._last_app[-1].state.mcp_bridge
-        if bridge.callers.watch is not None:  # its lease taken, so the first call's check is kept
-            async with asyncio.timeout(5):
-                await bridge.callers.watch.until_trusted()
+        assert bridge.callers.watch is not None  # started with the app
+        async with asyncio.timeout(5):  # its lease taken, so the first call's check is kept
+            await bridge.callers.watch.until_trusted()
         yield App(address, bridge)
 
 
