@@ -30,7 +30,10 @@ class SessionCallers:
     session's entries before any change to that session's access (an ending, a new launch's token, a new
     profile revision) committed anywhere has returned."""
 
-    TTL_SECONDS = 3600.0
+    # A check outlives its session's access only if an announcement could not be made at all (Redis refused
+    # the announcer every try while the watchers' leases held): this bounds how long, at one database check
+    # per token per period.
+    TTL_SECONDS = 30.0
     MAX_ENTRIES = 10_000
 
     def __init__(self) -> None:

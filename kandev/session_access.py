@@ -40,6 +40,10 @@ RENEW_EVERY_SECONDS = 0.4
 # the watch notes the time, so Redis's expiry is later still).
 LEASE_MARGIN_SECONDS = 0.25
 RECONNECT_SECONDS = 0.5
+# An announcement Redis refused is made again (a new nonce: watchers forget and acknowledge once more) before
+# the change's caller is told it failed; between tries, a pause that grows.
+ANNOUNCE_TRIES = 3
+ANNOUNCE_PAUSE_SECONDS = 0.1
 
 
 # A watcher is struck off only while it holds no lease, atomically: one renewing meanwhile must stay listed.
@@ -57,9 +61,23 @@ def ack_key(nonce: str) -> str:
 
 
 async def announce(redis: aioredis.Redis, session_ids: Iterable[str]) -> None:
-    """Returns once no process trusts a check of these sessions made before the caller's commit."""
+    """Returns once no process trusts a check of these sessions made before the caller's commit; raises
+    RedisError when Redis refused every try (kept checks then age out: `SessionCallers.TTL_SECONDS`)."""
+    sessions = sorted(session_ids)
+    for attempt in range(1, ANNOUNCE_TRIES + 1):
+        try:
+            await _announce_once(redis, sessions)
+            return
+        except RedisError:
+            if attempt == ANNOUNCE_TRIES:
+                raise
+            log.warning("announcing an access change failed (try %d of %d)", attempt, ANNOUNCE_TRIES, exc_info=True)
+            await asyncio.sleep(ANNOUNCE_PAUSE_SECONDS * attempt)
+
+
+async def _announce_once(redis: aioredis.Redis, sessions: list[str]) -> None:
     nonce = uuid.uuid4().hex
-    message = json.dumps({"nonce": nonce, "sessions": sorted(session_ids)})
+    message = json.dumps({"nonce": nonce, "sessions": sessions})
     async with redis.pipeline(transaction=False) as pipe:
         pipe.publish(CHANNEL, message)
         pipe.smembers(WATCHERS)  # read after publishing: a lease written later belongs to a later ping

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from kandev import session_access
 from kandev.authentication import SessionCallers
@@ -65,6 +66,57 @@ async def test_a_check_that_raced_an_announcement_is_not_kept(redis):
         await announce(redis, [s1])  # ...which a commit elsewhere may have overtaken
         callers.put("hash-a", caller(s1), mark)
         assert callers.get("hash-a") is None
+
+
+async def test_a_kept_check_is_answered_only_for_its_time_to_live(redis, monkeypatch):
+    # What bounds an ended session's kept check when no announcement could be made at all.
+    async with kept_checks(redis) as callers:
+        callers.put("hash-kept", caller(session()), callers.mark())
+        monkeypatch.setattr(SessionCallers, "TTL_SECONDS", -1.0)
+        callers.put("hash-aged", caller(session()), callers.mark())
+        assert callers.get("hash-kept") is not None
+        assert callers.get("hash-aged") is None
+
+
+async def test_an_announcement_redis_refused_is_made_again_before_it_returns(redis, redis_url, monkeypatch):
+    ended = session()
+    announcer = aioredis.from_url(redis_url)
+    real = announcer.pipeline
+    refusals = iter(["first try"])
+
+    def flaky_pipeline(*args, **kwargs):
+        if (refusal := next(refusals, None)) is not None:
+            raise RedisConnectionError(refusal)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(announcer, "pipeline", flaky_pipeline)
+    try:
+        async with kept_checks(redis) as callers:
+            callers.put("hash-a", caller(ended), callers.mark())
+            async with asyncio.timeout(5):
+                await announce(announcer, [ended])
+            assert next(refusals, None) is None  # the first try was refused
+            assert callers.get("hash-a") is None
+    finally:
+        await announcer.aclose()
+
+
+async def test_an_announcement_redis_keeps_refusing_fails_after_its_tries(redis_url, monkeypatch):
+    announcer = aioredis.from_url(redis_url)
+    tries = []
+
+    def refusing_pipeline(*args, **kwargs):
+        tries.append(1)
+        raise RedisConnectionError("refused")
+
+    monkeypatch.setattr(announcer, "pipeline", refusing_pipeline)
+    try:
+        with pytest.raises(RedisConnectionError):
+            async with asyncio.timeout(5):
+                await announce(announcer, [session()])
+        assert len(tries) == session_access.ANNOUNCE_TRIES
+    finally:
+        await announcer.aclose()
 
 
 async def test_nothing_is_kept_or_answered_without_a_held_lease(redis):
