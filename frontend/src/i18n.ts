@@ -13,6 +13,7 @@ const en = {
   reconnecting: "Reconnecting…",
   connecting: "Connecting…",
   live: "Live",
+  signedOut: "Signed out",
   waitingOnParent: "Waiting on the parent task",
   // A card's status, as a person would say it (derive.ts cardStatus picks one).
   statusNotStarted: "Not started",
@@ -45,23 +46,55 @@ const en = {
 
 export type StringKey = keyof typeof en;
 
-const catalogs: Record<string, Partial<Record<StringKey, string>>> = {
+// Every catalogue names every key: a new English string without its German fails the type check.
+const catalogs: Record<string, Record<StringKey, string>> = {
   en,
   de: {
     autopilot: "Autopilot",
     autopilotMode: "Autopilot-Modus",
+    autopilotInfo:
+      "Im Autopilot arbeitet die Unteraufgabe selbstständig: Sie trifft sichere, umkehrbare Annahmen und fragt ihre übergeordnete Aufgabe nur, wenn eine kritische Entscheidung sie blockiert. Sie fragt nie dich direkt. Das wird beim Anlegen der Unteraufgabe festgelegt.",
+    questionPending: "Frage wartet auf Antwort",
+    permissionPending: "Berechtigung angefragt",
     completionPending: "Abschluss ausstehend",
+    completionPendingHint: "Der Agent hat aufgehört, ohne zu melden, dass dieser Schritt erledigt ist.",
     markComplete: "Als erledigt markieren & weiter",
+    markCompleteDisabled: "Beantworte zuerst die offene Frage",
     reconnecting: "Verbindung wird wiederhergestellt…",
+    connecting: "Verbinde…",
+    live: "Live",
+    signedOut: "Abgemeldet",
+    waitingOnParent: "Wartet auf die übergeordnete Aufgabe",
+    statusNotStarted: "Nicht gestartet",
+    statusStarting: "Startet",
     statusWorking: "Agent arbeitet",
     statusWaiting: "Wartet auf dich",
     statusNeedsAnswer: "Braucht Antwort",
+    statusNeedsApproval: "Braucht deine Freigabe",
     statusFailed: "Fehlgeschlagen",
+    statusBlocked: "Blockiert",
+    statusDone: "Erledigt",
+    statusStopped: "Angehalten",
+    justNow: "gerade eben",
+    minutesAgo: "vor {n} Min.",
+    hoursAgo: "vor {n} Std.",
+    daysAgo: "vor {n} T.",
+    moveTo: "Verschieben nach…",
+    confirmMoveTitle: "Agent erneut starten?",
+    confirmMoveText: "„{task}“ lief schon einmal. Das Verschieben nach {step} startet seinen Agenten erneut.",
+    confirmMove: "Verschieben und starten",
     cancel: "Abbrechen",
+    shortcuts: "Tastenkürzel",
+    shortcutHelp: "Diese Liste zeigen",
+    shortcutMoveCard: "Die ausgewählte Karte in den vorigen oder nächsten Schritt verschieben",
+    shortcutSend: "Die Nachricht im Eingabefeld senden",
+    shortcutClose: "Einen Dialog oder den Aufgabenwechsler schließen",
+    close: "Schließen",
+    ctrlEnterSends: "Strg+Enter sendet",
   },
 };
 
-function catalog(): Partial<Record<StringKey, string>> {
+function catalog(): Record<StringKey, string> {
   const lang = (navigator.language || "en").toLowerCase().split("-")[0];
   return catalogs[lang] ?? en;
 }

@@ -226,8 +226,8 @@ def browser(chromium: str) -> Iterator[Any]:
             instance.close()
 
 
-def _new_page(browser: Any, **context_options: Any) -> Iterator[Any]:
-    context = browser.new_context(locale="en-US", **context_options)
+def _new_page(browser: Any, locale: str = "en-US", **context_options: Any) -> Iterator[Any]:
+    context = browser.new_context(locale=locale, **context_options)
     context.set_default_timeout(UI_TIMEOUT_MS)
     page = context.new_page()
     errors: list[str] = []
@@ -243,6 +243,12 @@ def _new_page(browser: Any, **context_options: Any) -> Iterator[Any]:
 def page(browser: Any) -> Iterator[Any]:
     """A desktop-sized page in its own browser context (fresh storage)."""
     yield from _new_page(browser, viewport={"width": 1280, "height": 800})
+
+
+@pytest.fixture
+def german_page(browser: Any) -> Iterator[Any]:
+    """A desktop-sized page whose browser asks for German."""
+    yield from _new_page(browser, locale="de-DE", viewport={"width": 1280, "height": 800})
 
 
 @pytest.fixture

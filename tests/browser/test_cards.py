@@ -173,3 +173,22 @@ def test_the_ctrl_enter_hint_shows_with_a_keyboard_and_not_on_a_touch_phone(
     expect(page.get_by_test_id("send-hint")).to_have_text("Ctrl+Enter sends")
     expect(phone.get_by_test_id("send-message")).to_be_visible()
     expect(phone.get_by_test_id("send-hint")).not_to_contain_text("Ctrl")
+
+
+def test_a_german_browser_reads_card_statuses_times_and_the_shortcuts_dialog_in_german(
+    german_page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    page = german_page
+    open_app(page, kandev_server)
+    fresh = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Neu"))
+    ran = ran_once(kandev_server, "Gelaufen", "/say fertig")
+    expect(card_of(page, fresh).get_by_test_id("card-status")).to_have_text("Nicht gestartet")
+    card = card_of(page, ran)
+    expect(card.get_by_test_id("card-status")).to_have_text("Wartet auf dich")
+    expect(card.get_by_test_id("card-time")).to_have_text(re.compile(r"gerade eben|vor \d+ Min\."))
+    page.get_by_test_id("open-shortcuts").click()
+    dialog = page.get_by_test_id("shortcuts")
+    expect(dialog).to_contain_text("Tastenkürzel")
+    expect(dialog).to_contain_text("Die Nachricht im Eingabefeld senden")
