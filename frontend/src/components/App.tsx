@@ -199,7 +199,7 @@ function ConnectionBadge() {
   // "live" once the server confirmed workspaceEvents listens: settings changes elsewhere now reach this tab.
   const config = useStore(app, (s) => (s.configLive ? "live" : "waiting"));
   const label =
-    state === "connected" ? t("live") : state === "reconnecting" ? t("reconnecting") : state === "connecting" ? t("connecting") : "Signed out";
+    state === "connected" ? t("live") : state === "reconnecting" ? t("reconnecting") : state === "connecting" ? t("connecting") : t("signedOut");
   return (
     <span className={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection" data-state={state} data-tasks={tasks} data-config={config}>
       <span className="conn-dot" aria-hidden="true" />
