@@ -50,10 +50,13 @@ class _NoRedis:
 
 
 @asynccontextmanager
-async def provide_services(settings: Settings, principal: Principal) -> AsyncIterator[Services]:
-    """Services for one job, worker or CLI command. Each opens its own engine without a pool: RQ runs each
-    job on a new event loop, so pooled connections must never cross jobs."""
-    db = Database(settings.resolved_database_url(), pooled=False)
+async def provide_services(
+    settings: Settings, principal: Principal, *, pooled: bool = False
+) -> AsyncIterator[Services]:
+    """Services for one job, worker or CLI command, on an engine of their own. Without a pool unless the
+    caller's event loop outlives every use (a worker's loop): RQ runs a lone job on a new event loop, so
+    pooled connections must never cross jobs."""
+    db = Database(settings.resolved_database_url(), pooled=pooled)
     if settings.redis_url is None:
         offline = cast(Any, _NoRedis())
         try:

@@ -139,8 +139,10 @@ class WorkerLoop:
         from kandev.state import SYSTEM, provide_services
 
         self.stopping = asyncio.Event()
-        # One set of services for the worker's life: the loop is shared, so its connections never cross loops.
-        self._ctx = (await self._stack.enter_async_context(provide_services(self.settings, SYSTEM))).ctx
+        # One set of services for the worker's life, its connections pooled: the loop is shared, so they never
+        # cross loops, and a turn's transactions no longer open a PostgreSQL connection each.
+        services = provide_services(self.settings, SYSTEM, pooled=True)
+        self._ctx = (await self._stack.enter_async_context(services)).ctx
         self._pool = AgentPool(self._ctx, self.name)
         await self._pool.start()
 
