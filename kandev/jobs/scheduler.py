@@ -69,7 +69,8 @@ async def _schedules(settings: Settings, should_stop: Callable[[], bool]) -> Non
     clock = clock_of(settings)
     while not should_stop():
         try:
-            async with provide_services(settings, SYSTEM) as services:
+            # Pooled: this loop lives as long as the schedule thread, so its connections never cross loops.
+            async with provide_services(settings, SYSTEM, pooled=True) as services:
                 await run_schedules(
                     services.ctx, clock, should_stop=should_stop, max_sleep=settings.schedule_max_sleep_seconds
                 )
