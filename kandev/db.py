@@ -97,8 +97,10 @@ def _install_sqlite_hooks(engine: AsyncEngine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
-    """An async engine; pass pooled=False inside RQ jobs, which each run on a fresh event loop."""
+def create_engine(url: str, *, pooled: bool = True, ping_after: float | None = None) -> AsyncEngine:
+    """An async engine; pass pooled=False inside RQ jobs, which each run on a fresh event loop. A pooled
+    PostgreSQL connection idle `ping_after` seconds (IDLE_PING_SECONDS unless given; 0: at every checkout)
+    is pinged before use."""
     url = async_database_url(url)
     kwargs: dict[str, Any] = {}
     if not pooled:
@@ -113,11 +115,11 @@ def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
     if is_sqlite(url):
         _install_sqlite_hooks(engine)
     elif pooled:
-        _ping_when_idle(engine)
+        _ping_when_idle(engine, ping_after)
     return engine
 
 
-def _ping_when_idle(engine: AsyncEngine) -> None:
+def _ping_when_idle(engine: AsyncEngine, after: float | None) -> None:
     """Check a pooled connection that sat idle (the database may have restarted meanwhile) before handing
     it out; a dead one is replaced. A connection that breaks in use makes SQLAlchemy recycle the whole pool."""
     dialect = engine.sync_engine.dialect
@@ -129,7 +131,8 @@ def _ping_when_idle(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "checkout")
     def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         idle_since = record.info.get("idle_since")
-        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_SECONDS:
+        limit = IDLE_PING_SECONDS if after is None else after
+        if idle_since is None or time.monotonic() - idle_since < limit:
             return
         try:
             alive = dialect.do_ping(dbapi_connection)
@@ -149,9 +152,9 @@ def dialect_insert(session: AsyncSession, model: Any) -> Any:
 class Database:
     """One engine plus the two session kinds: reads, and write transactions that commit on exit."""
 
-    def __init__(self, url: str, *, pooled: bool = True) -> None:
+    def __init__(self, url: str, *, pooled: bool = True, ping_after: float | None = None) -> None:
         self.url = url
-        self.engine = create_engine(url, pooled=pooled)
+        self.engine = create_engine(url, pooled=pooled, ping_after=ping_after)
         writer = self.engine.execution_options(**{_IMMEDIATE: True})
         # PostgreSQL reads run at READ COMMITTED, where every statement takes its own snapshot anyway:
         # autocommit saves the BEGIN and ROLLBACK round trips. SQLite reads keep their transaction, which
