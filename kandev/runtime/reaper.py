@@ -176,11 +176,13 @@ def _start_agent(
 ) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
+    go_r, go_w = os.pipe()  # the keeper's word that the child is in the agent's cgroup
     keeper = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(report_r)
+            os.close(go_w)
             os.setsid()
             for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
@@ -194,16 +196,21 @@ def _start_agent(
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != keeper:
                 os._exit(1)
+            # Not before the keeper has moved us into the agent's cgroup: a keeper starved of CPU after the
+            # fork let the agent start and fork its helpers outside it.
+            if not os.read(go_r, 1):
+                os._exit(1)
             os.execvpe(argv[0], argv, env)  # PATH is looked up in the agent's environment
         except OSError as exc:
             os.write(report_w, str(exc.errno or errno.EIO).encode())
         finally:
             os._exit(127)
     os.close(report_w)
+    os.close(go_r)
     if cgroup is not None:
-        # At once, while the child is still on its way to exec: nothing it forks can be outside. (A
-        # migration waits for an RCU grace period, so it overlaps the exec rather than preceding it.)
-        join_cgroup(cgroup, pid)
+        join_cgroup(cgroup, pid)  # the child waits for it before exec: nothing it forks can be outside
+    os.write(go_w, b"1")
+    os.close(go_w)
     with os.fdopen(report_r, "rb") as report:
         failure = report.read()
     if failure:
