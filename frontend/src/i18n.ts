@@ -103,6 +103,6 @@ const active = catalog();
 
 /** The string for `key`, with `{name}` placeholders filled from `values`. */
 export function t(key: StringKey, values?: Record<string, string | number>): string {
-  const text: string = active[key] ?? en[key];
+  const text: string = active[key];
   return values ? text.replace(/\{(\w+)\}/g, (whole, name: string) => String(values[name] ?? whole)) : text;
 }

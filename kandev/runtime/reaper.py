@@ -209,7 +209,10 @@ def _start_agent(
     os.close(go_r)
     if cgroup is not None:
         join_cgroup(cgroup, pid)  # the child waits for it before exec: nothing it forks can be outside
-    os.write(go_w, b"1")
+    try:
+        os.write(go_w, b"1")
+    except BrokenPipeError:
+        pass  # the child failed before exec (its identity switch, say) and exited: its report says why
     os.close(go_w)
     with os.fdopen(report_r, "rb") as report:
         failure = report.read()

@@ -226,6 +226,9 @@ def browser(chromium: str) -> Iterator[Any]:
             instance.close()
 
 
+DESKTOP = {"width": 1280, "height": 800}
+
+
 def _new_page(browser: Any, locale: str = "en-US", **context_options: Any) -> Iterator[Any]:
     context = browser.new_context(locale=locale, **context_options)
     context.set_default_timeout(UI_TIMEOUT_MS)
@@ -242,13 +245,13 @@ def _new_page(browser: Any, locale: str = "en-US", **context_options: Any) -> It
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     """A desktop-sized page in its own browser context (fresh storage)."""
-    yield from _new_page(browser, viewport={"width": 1280, "height": 800})
+    yield from _new_page(browser, viewport=DESKTOP)
 
 
 @pytest.fixture
 def german_page(browser: Any) -> Iterator[Any]:
     """A desktop-sized page whose browser asks for German."""
-    yield from _new_page(browser, locale="de-DE", viewport={"width": 1280, "height": 800})
+    yield from _new_page(browser, locale="de-DE", viewport=DESKTOP)
 
 
 @pytest.fixture

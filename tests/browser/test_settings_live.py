@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import KandevServer, _new_page
+from tests.browser.conftest import DESKTOP, KandevServer, _new_page
 from tests.browser.test_web_client import open_app, unique
 from tests.browser.test_workflow_editor import open_step, step_row
 
@@ -26,7 +26,7 @@ REVOKE_TOKEN = """mutation($i: ID!) { revokeAccessToken(id: $i) { __typename ...
 @pytest.fixture
 def other(browser: Any) -> Iterator[Any]:
     """A second tab, in its own browser context: what it shows can only come from the server."""
-    yield from _new_page(browser, viewport={"width": 1280, "height": 800})
+    yield from _new_page(browser, viewport=DESKTOP)
 
 
 def open_live(page: Any, server: KandevServer, path: str) -> None:
