@@ -77,6 +77,8 @@ def limit_extensions() -> list[Any]:
 # state of their own (graphql-core instantiates them per validation), so they are built once here.
 _DEPTH_RULE = query_depth_limiter.create_validator(MAX_DEPTH, None, None)
 _ALIAS_RULE = max_aliases.create_validator(MAX_ALIASES)
+# What validation adds to graphql-core's own rules (for callers that validate a document themselves).
+LIMIT_RULES = (_DEPTH_RULE, _ALIAS_RULE)
 
 
 class DepthLimit(AddValidationRules):
@@ -105,12 +107,18 @@ class OperationLimits(SchemaExtension):
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is not None and context.pre_execution_errors is None:
-            checker = _Checker(context.schema._schema, context.graphql_document, context.variables or {})
-            errors = checker.errors()
+            errors = operation_problems(context.schema._schema, context.graphql_document, context.variables or {})
             if errors:
                 # Set before validation runs, so strawberry skips it (and its fragment-expanding rules).
                 context.pre_execution_errors = errors
         yield
+
+
+def operation_problems(
+    schema: GraphQLSchema, document: DocumentNode, variables: Mapping[str, Any]
+) -> list[GraphQLError]:
+    """The cost, page-size and text problems of running `document` with `variables` (none: it may run)."""
+    return _Checker(schema, document, variables).errors()
 
 
 class _Checker:
