@@ -278,7 +278,8 @@ async def run(context: Any, document: str, variables: dict[str, Any]) -> dict[st
     The schema, its resolvers and the cost checks on the variables are the HTTP endpoint's; strawberry's
     per-request machinery around them is not: its extensions parse, validate and mask for callers whose
     documents we have never seen, while these documents are our own (parsed and validated once each) and
-    the callers translate errors themselves. It costs about 0.2 ms a call, a tenth of a simple MCP tool's.
+    the callers translate errors themselves. That machinery costs about 0.2 ms a call, a tenth of a simple MCP
+    tool's.
     """
     prepared = _prepared(document)
     problems = operation_problems(schema._schema, prepared, variables)
