@@ -34,6 +34,7 @@ from strawberry.execution import optimized_is_awaitable
 
 from kandev.api import schema
 from kandev.domain.errors import DomainError
+from kandev.schema.caching import CACHED_DOCUMENTS
 from kandev.schema.declare import Declared, declared
 from kandev.schema.error_text import value_free
 from kandev.schema.limits import LIMIT_RULES, operation_problems
@@ -304,7 +305,7 @@ async def run(context: Any, document: str, variables: dict[str, Any]) -> dict[st
     return data
 
 
-@lru_cache(maxsize=256)  # the tools' and REST handlers' documents: a few dozen texts
+@lru_cache(maxsize=CACHED_DOCUMENTS)  # the tools' and REST handlers' documents: a few dozen texts
 def _prepared(document: str) -> DocumentNode:
     parsed = parse(document)
     errors = validate(schema._schema, parsed, [*specified_rules, *LIMIT_RULES])
