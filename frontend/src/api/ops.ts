@@ -318,7 +318,8 @@ export const ARCHIVE_TASK = graphql(`
     archiveTask(taskId: $id) {
       __typename
       ...ErrorFields
-      ... on TaskPayload {
+      ... on ArchiveTaskPayload {
+        alreadyArchived
         task {
           ...TaskFields
         }

@@ -75,7 +75,7 @@ type Documents = {
     "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.CreateTaskDocument,
     "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.MoveTaskDocument,
     "\n  mutation UpdateTask($i: UpdateTaskInput!) {\n    updateTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateTaskDocument,
-    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.ArchiveTaskDocument,
+    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ArchiveTaskPayload {\n        alreadyArchived\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.ArchiveTaskDocument,
     "\n  mutation StartTask($i: StartTaskInput!) {\n    startTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          ...TaskFields\n        }\n        session {\n          ...SessionFields\n        }\n      }\n    }\n  }\n": typeof types.StartTaskDocument,
     "\n  mutation SendMessage($i: SendMessageInput!) {\n    sendMessage(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendMessagePayload {\n        session {\n          ...SessionFields\n        }\n        queuedPromptId\n      }\n    }\n  }\n": typeof types.SendMessageDocument,
     "\n  mutation StopTask($id: ID!) {\n    stopTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on StopTaskPayload {\n        status\n      }\n    }\n  }\n": typeof types.StopTaskDocument,
@@ -180,7 +180,7 @@ const documents: Documents = {
     "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.CreateTaskDocument,
     "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.MoveTaskDocument,
     "\n  mutation UpdateTask($i: UpdateTaskInput!) {\n    updateTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.UpdateTaskDocument,
-    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.ArchiveTaskDocument,
+    "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ArchiveTaskPayload {\n        alreadyArchived\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.ArchiveTaskDocument,
     "\n  mutation StartTask($i: StartTaskInput!) {\n    startTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          ...TaskFields\n        }\n        session {\n          ...SessionFields\n        }\n      }\n    }\n  }\n": types.StartTaskDocument,
     "\n  mutation SendMessage($i: SendMessageInput!) {\n    sendMessage(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendMessagePayload {\n        session {\n          ...SessionFields\n        }\n        queuedPromptId\n      }\n    }\n  }\n": types.SendMessageDocument,
     "\n  mutation StopTask($id: ID!) {\n    stopTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on StopTaskPayload {\n        status\n      }\n    }\n  }\n": types.StopTaskDocument,
@@ -468,7 +468,7 @@ export function graphql(source: "\n  mutation UpdateTask($i: UpdateTaskInput!) {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ArchiveTaskDocument;
+export function graphql(source: "\n  mutation ArchiveTask($id: ID!) {\n    archiveTask(taskId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ArchiveTaskPayload {\n        alreadyArchived\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ArchiveTaskDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1167,10 +1167,10 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -3195,7 +3195,8 @@ export const ArchiveTaskDocument = new TypedDocumentString(`
   archiveTask(taskId: $id) {
     __typename
     ...ErrorFields
-    ... on TaskPayload {
+    ... on ArchiveTaskPayload {
+      alreadyArchived
       task {
         ...TaskFields
       }

@@ -73,6 +73,12 @@ class CreatedTask:
     blocked_by: list[TaskRecord] | None = None
 
 
+@dataclass(frozen=True)
+class Archived:
+    task: TaskRecord
+    already_archived: bool  # it was archived before this call, which changed nothing
+
+
 @dataclass
 class TaskFilter:
     workflow_step_id: str | None = None
@@ -454,16 +460,18 @@ class TaskService:
             await move_task(self.ctx, uow, task, step, trigger=TransitionTrigger.MANUAL)
             return TaskRecord.of(task)
 
-    async def archive(self, task_id: str) -> TaskRecord:
+    async def archive(self, task_id: str) -> Archived:
+        """Archive the task; one already archived is reported as such and left unchanged."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
             await _check_bound_archive(uow.db, self.ctx.principal, task.id)
-            if task.archived_at is None:
+            already = task.archived_at is not None
+            if not already:
                 task.archived_at = task.updated_at = utcnow()
                 await make_stale(uow, task_id=task.id, reason="the task was archived")
                 await parent_gone(self.ctx, uow, task.id, "the parent task was archived")
                 emit_task_event(uow, "ARCHIVED", task)
-            return TaskRecord.of(task)
+            return Archived(TaskRecord.of(task), already)
 
     async def delete(self, task_id: str) -> TaskRecord:
         """Soft delete: the task disappears everywhere and frees its external id."""
