@@ -15,7 +15,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -202,16 +202,6 @@ async def routed_profile(db: AsyncSession, automation: AutomationRecord) -> Agen
         return None
     profile = await db.get(AgentProfile, automation.agent_profile_id)
     return profile if profile is not None and usable_in(profile.workspace_id, automation.workspace_id) else None
-
-
-def acked_inputs(automation: AutomationRecord) -> str:
-    """The saved settings a change of which re-acks on update: prompt, agent profile, executor, repositories,
-    triggers (enabling or renaming does not)."""
-    return fingerprint(_with_enabled(automation))
-
-
-def _with_enabled(automation: AutomationRecord) -> AutomationRecord:
-    return replace(automation, enabled=True)
 
 
 async def check(db: AsyncSession, settings: Settings, automation: AutomationRecord, now: datetime) -> Ack:

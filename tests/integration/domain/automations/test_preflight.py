@@ -234,3 +234,37 @@ async def test_a_dry_run_answers_the_ack_of_an_unsaved_definition_and_stores_not
     assert webhook.next_run == "/api/v1/automations/webhook/{id}"
     async with db.read() as session:
         assert await session.scalar(select(func.count()).select_from(Automation)) == 0
+
+
+async def test_enabling_or_disabling_an_automation_or_its_trigger_writes_a_new_ack_and_thread_entry(
+    services, db, workspace_id
+):
+    """The stored ack stays current: the badge (lastAck) and the next-run indicator never disagree."""
+    automation_id = await saved(services, workspace_id)
+    assert await check_and_store(services.ctx, automation_id) == "OK"
+    trigger_id = (await services.automations.get(automation_id)).triggers[0].id
+
+    async def acks() -> list[str]:
+        page = await services.automations.thread(automation_id)
+        return [e.text for e in page.entries if e.kind == "preflight_ack"]
+
+    steps = [
+        (lambda: services.automations.set_enabled(automation_id, False), "WARN", "disabled"),
+        (lambda: services.automations.set_enabled(automation_id, True), "OK", "09:00:00+00:00"),
+        (lambda: services.automations.set_trigger_enabled(trigger_id, False), "WARN", "manual only"),
+        (lambda: services.automations.set_trigger_enabled(trigger_id, True), "OK", "09:00:00+00:00"),
+    ]
+    for change, status, next_run in steps:
+        written = len(await acks())
+        answered = await change()
+        assert answered.last_ack is not None and answered.last_ack["status"] == "PENDING"
+        assert (await stored(db, automation_id)).last_ack == PENDING.to_json()
+        assert await check_and_store(services.ctx, automation_id) == status
+        ack = (await stored(db, automation_id)).last_ack
+        assert ack is not None and ack["next_run"].endswith(next_run)
+        record = await services.automations.get(automation_id)
+        indicator = services.automations.indicator(record, None)
+        assert (indicator.state == "disabled") == (ack["next_run"] == "disabled")
+        assert (indicator.state == "manual") == (ack["next_run"] == "manual only")
+        entries = await acks()
+        assert len(entries) == written + 1 and entries[-1].startswith(f"Pre-flight check: {status}.")
