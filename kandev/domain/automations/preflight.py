@@ -385,10 +385,12 @@ def announce(uow: UnitOfWork, workspace_id: str, automation_id: str, ack: Ack) -
     )
 
 
-async def ack_recorded(uow: UnitOfWork, automation: Automation, ack: Ack) -> None:
-    """A check's result was stored: announced, and told in the automation's thread (PREFLIGHT_ACK)."""
+async def ack_recorded(uow: UnitOfWork, automation: Automation, ack: Ack, now: datetime) -> None:
+    """A check's result was stored: announced, and told in the automation's thread (PREFLIGHT_ACK), followed
+    by the plan when it is not the thread's last one (a new automation's first plan comes after its ack)."""
     announce(uow, automation.workspace_id, automation.id, ack)
     await thread.post(uow, automation.workspace_id, automation.id, ThreadKind.PREFLIGHT_ACK, ack_text(ack))
+    await thread.note_plan(uow, (await records(uow.db, [automation]))[0], now)
 
 
 def ack_text(ack: Ack) -> str:
@@ -471,5 +473,5 @@ async def _store(ctx: ServiceContext, automation_id: str, ack: Ack, inputs: str 
         automation.last_ack = ack.to_json()
         automation.ack_fingerprint = inputs
         flag_modified(automation, "updated_at")  # an ack is no edit of the automation
-        await ack_recorded(uow, automation, ack)
+        await ack_recorded(uow, automation, ack, clock_of(ctx.settings).now())
     return ack.status.value

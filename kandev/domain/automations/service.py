@@ -297,7 +297,7 @@ class AutomationService:
             await refresh_next_fires(uow, automation, self.now())
             mark_pending(uow, self.ctx, automation)
             saved = (await records(db, [automation]))[0]
-            await thread.note_created(uow, saved, self.ctx.principal.actor, self.now())
+            await thread.note_created(uow, saved, self.ctx.principal.actor)
             return SavedAutomation(saved, secret)
 
     async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:

@@ -3,19 +3,26 @@
 Its own system messages (creation intent, acknowledgements, next-run markers, updates, disable, delete)
 interleave with each run's request and outcome, which link to that run and its task's own conversation. An
 entry is written in the transaction of what it records, so a run and its entry commit together (nothing lost
-on a crash) and a per-entry key keeps a retried step from writing it twice. A run's entries name the trigger
-type and the prompt template, never the trigger's data: a webhook payload can carry anything.
+on a crash) and a per-entry key keeps a retried step from writing it twice. An entry that can't be written
+is logged and left out (its own savepoint rolls back): the thread never fails the run, launch, settle or save
+it records. A run's entries name the trigger type and the prompt template, never the trigger's data: a
+webhook payload can carry anything.
+
+A new automation's thread reads its creation intent, then its first acknowledgement, then the plan (the
+next-run marker is written when an ack is stored and the plan differs from the thread's last one).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, desc, or_, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import dialect_insert
@@ -29,6 +36,8 @@ from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun, AutomationThreadMessage, Message
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, ThreadKind, TriggerType
+
+log = logging.getLogger("kandev.automations.thread")
 
 # A run's response is the agent's last message of the run's turn, kept whole up to this many characters.
 RESPONSE_LIMIT = 4_000
@@ -77,7 +86,7 @@ async def post(
     at: datetime | None = None,
 ) -> None:
     """Add an entry, published on automationEvents (THREAD_MESSAGE) after commit; one with a `key` the thread
-    already holds is left out (no error, nothing written or sent)."""
+    already holds is left out (no error, nothing written or sent), and so is one the database refuses (logged)."""
     entry = ThreadEntry(new_id(), automation_id, kind.value, text, run_id, task_id, at or utcnow())
     db = uow.db
     statement = dialect_insert(db, AutomationThreadMessage).values(
@@ -92,7 +101,18 @@ async def post(
     )
     if key is not None:
         statement = statement.on_conflict_do_nothing(index_elements=["automation_id", "dedup_key"])
-    if await db.scalar(statement.returning(AutomationThreadMessage.id)) is None:
+    try:
+        async with db.begin_nested():
+            written = await db.scalar(statement.returning(AutomationThreadMessage.id))
+    except SQLAlchemyError:
+        log.warning(
+            "the %s entry of automation %s could not be written to its thread; what it records stands",
+            kind.value,
+            automation_id,
+            exc_info=True,
+        )
+        return
+    if written is None:
         return
     payload = AutomationEventPayload(kind="THREAD_MESSAGE", automation_id=automation_id, run=None)
     payload["thread_message"] = entry_json(entry)
@@ -191,9 +211,25 @@ _PLANS = {
 }
 
 
-async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str, now: datetime) -> None:
+async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str) -> None:
+    """The creation intent; its acknowledgement and then its plan follow when the check is stored."""
     await _creation_intent(uow, automation, actor)
-    await post(uow, automation.workspace_id, automation.id, ThreadKind.NEXT_RUN_MARKER, next_run_text(automation, now))
+
+
+async def note_plan(uow: UnitOfWork, automation: AutomationRecord, now: datetime) -> None:
+    """The next-run marker, when the plan differs from the thread's last one (or there is none yet)."""
+    plan = next_run_text(automation, now)
+    last = await uow.db.scalar(
+        select(AutomationThreadMessage.text)
+        .where(
+            AutomationThreadMessage.automation_id == automation.id,
+            AutomationThreadMessage.kind == ThreadKind.NEXT_RUN_MARKER,
+        )
+        .order_by(AutomationThreadMessage.created_at.desc(), AutomationThreadMessage.id.desc())
+        .limit(1)
+    )
+    if last != plan:
+        await post(uow, automation.workspace_id, automation.id, ThreadKind.NEXT_RUN_MARKER, plan)
 
 
 async def note_updated(
