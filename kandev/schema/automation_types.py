@@ -262,7 +262,13 @@ class AckCredential:
 )
 class AutomationAck:
     status: AckStatus
-    routed_profile: AckProfile | None = strawberry.field(description="Null when no usable profile is chosen.")
+    routed_profile: AckProfile | None = strawberry.field(
+        description="The profile runs launch with: the automation's own, or the workspace default when it names "
+        "none; null when neither is usable."
+    )
+    follows_default: bool = strawberry.field(
+        description="The automation names no agent profile: runs use the workspace default (routedProfile)."
+    )
     tools: list[str] = strawberry.field(description="The MCP tool names the run's session gets.")
     credentials: list[AckCredential]
     next_run: str | None = strawberry.field(
@@ -281,6 +287,7 @@ class AutomationAck:
         return cls(
             status=AckStatus(ack.status.value),
             routed_profile=profile,
+            follows_default=ack.follows_default,
             tools=list(ack.tools),
             credentials=[AckCredential(name=c.name, present=c.present, outcome=c.outcome) for c in ack.credentials],
             next_run=ack.next_run,

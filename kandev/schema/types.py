@@ -40,10 +40,19 @@ class Workspace:
     id: strawberry.ID
     name: str
     default_workflow_id: strawberry.ID | None
+    default_agent_profile_id: strawberry.ID | None = strawberry.field(
+        description="What tasks and automations naming no agent profile run on."
+    )
 
     @classmethod
     def of(cls, row: WorkspaceRow) -> Workspace:
-        return cls(row=row, id=strawberry.ID(row.id), name=row.name, default_workflow_id=_id(row.default_workflow_id))
+        return cls(
+            row=row,
+            id=strawberry.ID(row.id),
+            name=row.name,
+            default_workflow_id=_id(row.default_workflow_id),
+            default_agent_profile_id=_id(row.default_agent_profile_id),
+        )
 
 
 @strawberry.type(description="One column of a workflow.")

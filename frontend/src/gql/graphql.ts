@@ -649,6 +649,8 @@ export type UpdateWorkflowStepInput = {
 };
 
 export type UpdateWorkspaceInput = {
+  /** The agent profile tasks and automations naming none run on (the workspace's own or a server-wide one); omitted: unchanged. The automations that follow it are acknowledged again. */
+  defaultAgentProfileId?: string | number | null | undefined;
   /** New name; omitted: unchanged. */
   name?: string | null | undefined;
   workspaceId: string | number;

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.domain.automations.firing import context_of
+from kandev.domain.automations.references import routed_profile
 from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.templates import render
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -52,9 +53,12 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 automation.prompt,
                 context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data or {}),
             )
+            # The pre-flight ack's rule: its own profile, else the workspace default (none usable: not found).
+            routed = await routed_profile(uow.db, automation.workspace_id, automation.agent_profile_id)
+            profile_id = routed.id if routed is not None else automation.agent_profile_id
             continued = None
             if automation.context == AutomationContext.CONTINUE_SESSION:
-                continued, note = await _continuation(uow, automation)
+                continued, note = await _continuation(uow, automation, profile_id)
                 run.continuation_note = note
             if continued is not None:
                 task, session = continued
@@ -63,9 +67,9 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 )
                 emit_session_event(uow, "PROMPT_QUEUED", session)
             else:
-                task = await _new_task(ctx, uow, automation, run)
+                task = await _new_task(ctx, uow, automation, run, profile_id)
                 session, _ = await start_agent(
-                    ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=automation.agent_profile_id
+                    ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=profile_id
                 )
             run.task_id, run.session_id = task.id, session.id
             run.status = RunStatus.TASK_CREATED
@@ -100,7 +104,9 @@ async def _fail(uow: UnitOfWork, run: AutomationRun, automation: Automation, rea
     await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt)
 
 
-async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation, run: AutomationRun) -> Task:
+async def _new_task(
+    ctx: ServiceContext, uow: UnitOfWork, automation: Automation, run: AutomationRun, profile_id: str | None
+) -> Task:
     hidden = automation.destination == AutomationDestination.HIDDEN
     pairs = await uow.db.scalars(
         select(AutomationRepository)
@@ -112,7 +118,7 @@ async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation
         title=run.title_snapshot or automation.name,
         workflow_id=automation.workflow_id,
         workflow_step_id=automation.workflow_step_id,
-        agent_profile_id=automation.agent_profile_id,
+        agent_profile_id=profile_id,
         executor_profile_id=automation.executor_profile_id,
         origin=TaskOrigin.AUTOMATION_RUN if hidden else TaskOrigin.AUTOMATION,
         repositories=[RepositoryChoice(p.repository_id, p.base_branch) for p in pairs],
@@ -120,7 +126,9 @@ async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation
     return await TaskService(ctx).create_within(uow, command)
 
 
-async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[Task, Session] | None, str | None]:
+async def _continuation(
+    uow: UnitOfWork, automation: Automation, profile_id: str | None
+) -> tuple[tuple[Task, Session] | None, str | None]:
     """The previous run's task and primary session when a new turn there is still compatible with the
     automation's settings; otherwise None and why a new task replaces it (None when there was no run)."""
     previous = await uow.db.scalar(
@@ -143,7 +151,7 @@ async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[
     if not sessions:
         return None, "the previous run's session has ended; a new task continues the automation"
     session = sessions[0]
-    if automation.agent_profile_id is not None and session.agent_profile_id != automation.agent_profile_id:
+    if profile_id is not None and session.agent_profile_id != profile_id:
         return None, "the automation's agent profile changed; a new task continues the automation"
     if automation.executor_profile_id is not None and task.executor_profile_id != automation.executor_profile_id:
         return None, "the automation's executor profile changed; a new task continues the automation"

@@ -30,7 +30,7 @@ from kandev.config import Settings
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
-from kandev.domain.automations.references import records
+from kandev.domain.automations.references import records, routed_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
@@ -96,6 +96,8 @@ class Ack:
     # What the check read from the routed profile (ProfileState): its digest and the command missing from PATH.
     profile_fingerprint: str | None = None
     profile_missing: str | None = None
+    # The automation names no profile: its runs use the workspace's default, the routed one.
+    follows_default: bool = False
 
     def to_json(self) -> dict[str, Any]:
         values = asdict(self)
@@ -122,6 +124,7 @@ class Ack:
             acked_at=datetime.fromisoformat(at) if at else None,
             profile_fingerprint=values.get("profile_fingerprint"),
             profile_missing=values.get("profile_missing"),
+            follows_default=bool(values.get("follows_default")),
         )
 
 
@@ -196,14 +199,6 @@ def ack_inputs(automation: AutomationRecord, profile: ProfileState | None) -> st
     return hashlib.sha256(f"{own}:{profile.fingerprint if profile else ''}".encode()).hexdigest()
 
 
-async def routed_profile(db: AsyncSession, automation: AutomationRecord) -> AgentProfile | None:
-    """The automation's agent profile when it is there and usable in its workspace."""
-    if automation.agent_profile_id is None:
-        return None
-    profile = await db.get(AgentProfile, automation.agent_profile_id)
-    return profile if profile is not None and usable_in(profile.workspace_id, automation.workspace_id) else None
-
-
 async def check(db: AsyncSession, settings: Settings, automation: AutomationRecord, now: datetime) -> Ack:
     """The acknowledgement of a saved or unsaved automation (an unsaved one has an empty id). Reads only;
     raises PreflightUnreachable when GitHub does not answer."""
@@ -217,6 +212,7 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
     await _github(db, settings, automation, found)
     next_run = _next_run(automation, now, found)
     state = profile_state(profile) if profile is not None else None
+    follows_default = automation.agent_profile_id is None and profile is not None
     return Ack(
         status=found.status(),
         routed_profile_id=profile.id if profile is not None else None,
@@ -224,21 +220,22 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         tools=tools,
         credentials=tuple(found.credentials),
         next_run=next_run,
-        summary=summary(automation, profile.name if profile is not None else None),
+        summary=summary(automation, profile.name if profile is not None else None, follows_default),
         detail=found.detail(),
         acked_at=now,
         profile_fingerprint=state.fingerprint if state is not None else None,
         profile_missing=state.missing if state is not None else None,
+        follows_default=follows_default,
     )
 
 
 async def _profile(db: AsyncSession, automation: AutomationRecord, found: _Findings) -> AgentProfile | None:
-    if automation.agent_profile_id is None:
-        found.blockers.append("no agent profile is chosen: a run can't start")
-        return None
-    profile = await routed_profile(db, automation)
+    profile = await routed_profile(db, automation.workspace_id, automation.agent_profile_id)
     if profile is None:
-        found.blockers.append(f"agent profile {automation.agent_profile_id} does not exist in this workspace")
+        if automation.agent_profile_id is None:
+            found.blockers.append("no agent profile is chosen and the workspace has no default: a run can't start")
+        else:
+            found.blockers.append(f"agent profile {automation.agent_profile_id} does not exist in this workspace")
         return None
     missing = missing_command(profile)
     if missing is not None:
@@ -342,10 +339,9 @@ def _next_run(automation: AutomationRecord, now: datetime, found: _Findings) -> 
     return "never"
 
 
-def summary(automation: AutomationRecord, profile_name: str | None) -> str:
+def summary(automation: AutomationRecord, profile_name: str | None, follows_default: bool = False) -> str:
     """Plain English from templates: when it runs, who runs it, what it is asked, where."""
     when = _when(automation)
-    who = f"agent profile '{profile_name}'" if profile_name else "no agent profile yet"
     prompt = " ".join(automation.prompt.split())
     if len(prompt) > _PROMPT_WORDS:
         prompt = prompt[: _PROMPT_WORDS - 1] + "…"
@@ -354,6 +350,9 @@ def summary(automation: AutomationRecord, profile_name: str | None) -> str:
         if automation.repositories
         else "in a scratch directory"
     )
+    if follows_default:
+        return f"{when}, it runs on the workspace default, {profile_name}, {where}: “{prompt}”."
+    who = f"agent profile '{profile_name}'" if profile_name else "no agent profile yet"
     return f"{when}, {who} is asked, {where}: “{prompt}”."
 
 
@@ -398,7 +397,8 @@ def ack_text(ack: Ack) -> str:
     lines = [f"Pre-flight check: {ack.status.value}."]
     if ack.detail:
         lines.append(ack.detail)
-    lines.append(f"Agent profile: {ack.routed_profile_name or 'none usable'}")
+    default = " (the workspace default)" if ack.follows_default else ""
+    lines.append(f"Agent profile: {ack.routed_profile_name or 'none usable'}{default}")
     lines.append(f"Tools: {', '.join(ack.tools) or 'none'}")
     credentials = [f"{c.name} ({c.outcome})" for c in ack.credentials]
     lines.append(f"Credentials: {', '.join(credentials) or 'none needed'}")
@@ -446,7 +446,7 @@ async def _attempt(ctx: ServiceContext, automation_id: str) -> str:
         if automation is None or automation.deleted_at is not None:
             return "gone"
         record = (await records(db, [automation]))[0]
-        profile = await routed_profile(db, record)
+        profile = await routed_profile(db, record.workspace_id, record.agent_profile_id)
         inputs = ack_inputs(record, profile_state(profile) if profile is not None else None)
         stored = Ack.from_json(automation.last_ack)
         if stored is not None and stored.status != AckStatus.PENDING and automation.ack_fingerprint == inputs:

@@ -277,7 +277,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
           <label className="field">
             <span>Agent</span>
             <select className="input" value={draft.agentProfileId} onChange={(e) => set({ agentProfileId: e.target.value })} data-testid="automation-agent">
-              <option value="">None yet (runs cannot start)</option>
+              <option value="">The workspace default</option>
               {profiles.map((p) => (
                 <option key={p.id} value={p.id}>
                   {p.name}
