@@ -1,8 +1,9 @@
 """`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
 own `X-Webhook-Secret` rather than a personal access token (the HTTP guard lets it through without an Origin
 or a JSON content type, and has already refused a body over 1 MiB with 413). The handler only verifies,
-records and enqueues (the process's WebhookIntake, which batches concurrent deliveries); it answers 202
-with the delivery's id.
+records and admits (the process's WebhookIntake, which batches concurrent deliveries); it answers 202 with
+the delivery's id and what it came to: `admission` fired, skipped (the concurrency cap; `reason` says why)
+or deduplicated (a repeated key; the first delivery's id and run), so a sender knows whether it runs.
 
 The secret is never logged and never part of an answer; neither is the body."""
 
@@ -47,4 +48,11 @@ async def automation_webhook(request: Request) -> Response:
     except Exception:
         log.exception("webhook delivery for automation %s failed", request.path_params["automation_id"][:36])
         return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")
-    return JSONResponse({"delivery_id": receipt.delivery_id, "deduplicated": receipt.deduplicated}, status_code=202)
+    answer = {
+        "delivery_id": receipt.delivery_id,
+        "deduplicated": receipt.deduplicated,
+        "admission": receipt.admission,
+        "reason": receipt.reason,
+        "run_id": receipt.run_id,
+    }
+    return JSONResponse(answer, status_code=202)

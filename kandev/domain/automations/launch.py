@@ -51,7 +51,7 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 return "failed"
             prompt = render(
                 automation.prompt,
-                context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data or {}),
+                context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data),
             )
             # The pre-flight ack's rule: its own profile, else the workspace default (none usable: not found).
             routed = await routed_profile(uow.db, automation.workspace_id, automation.agent_profile_id)

@@ -1,11 +1,14 @@
 """Accepting webhook deliveries with group commit: what the HTTP handler calls.
 
 Each delivery is verified (the automation and its `X-Webhook-Secret`, in constant time), recorded and
-enqueued before it is answered 202, exactly as if alone. But deliveries that arrive while a batch is being
-written wait for the next batch and go together: one read finds their automations, one transaction records
-them (`INSERT … ON CONFLICT DO NOTHING RETURNING`, so a repeated idempotency key is answered with the
-delivery that holds it) and one Redis round trip enqueues their jobs. A burst then costs a statement, a
-commit and a round trip per batch instead of per delivery, and a lone delivery is written at once.
+admitted before it is answered 202, exactly as if alone: in the transaction that records it, its firing is
+admitted by fire's rules (firing.new_run): a triggered run while the automation has a free slot, else a
+skipped run with the reason, so the answer tells a sender whether its delivery runs. Deliveries that arrive
+while a batch is being written wait for the next batch and go together: one read finds their automations,
+one transaction records them (`INSERT … ON CONFLICT DO NOTHING RETURNING`, so a repeated idempotency key is
+answered with the delivery that holds it, deduplicated), counts their automations' active runs once and
+admits them, and the fired runs' launch jobs are enqueued after commit (recovery launches a triggered run
+whose job was lost). A burst then costs a few statements and a commit per batch instead of per delivery.
 
 The secret is never logged, stored in clear or echoed; refusals name no secret and no stored value.
 """
@@ -20,17 +23,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import select, tuple_
+from sqlalchemy import func, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import dialect_insert
+from kandev.domain.automations.firing import Admission, deduplicated_reason, new_run
+from kandev.domain.automations.run_events import emit_run_event
+from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.workspace.secrets import cipher
-from kandev.models import Automation, AutomationTrigger, WebhookDelivery
+from kandev.models import Automation, AutomationRun, AutomationTrigger, WebhookDelivery
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import TriggerType
+from kandev.models.enums import RunStatus, RunTriggerType, TriggerType
 
 log = logging.getLogger("kandev.webhooks")
 IDEMPOTENCY_KEY_LIMIT = 255
@@ -47,10 +53,18 @@ class _Arrival:
     automation_id: str
     secret: str | None
     key: str | None
-    payload: dict[str, Any]
+    payload: Any  # the trigger data: any JSON value (webhooks.trigger_data)
     answer: asyncio.Future[Receipt] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     delivery_id: str = field(default_factory=new_id)
     trigger_id: str | None = None
+    # Its firing, once admitted: the run written and whether it was triggered or skipped (and why).
+    run: AutomationRun | None = None
+
+    def receipt(self) -> Receipt:
+        assert self.run is not None
+        skipped = self.run.status == RunStatus.SKIPPED
+        admission = Admission.SKIPPED if skipped else Admission.FIRED
+        return Receipt(self.delivery_id, False, admission.value, self.run.reason if skipped else None, self.run.id)
 
     def settle(self, receipt: Receipt | None = None, refused: BaseException | None = None) -> None:
         if self.answer.done():  # its caller went away (a closed connection); the outcome stands anyway
@@ -74,8 +88,8 @@ class WebhookIntake:
     async def receive(
         self, automation_id: str, secret: str | None, body: bytes, idempotency_key: str | None
     ) -> Receipt:
-        """Verify and record one delivery, then enqueue its job. Raises WebhookRefused: UNKNOWN before the
-        secret is looked at (an unknown id reveals nothing a 401 would not), UNAUTHENTICATED before anything
+        """Verify, record and admit one delivery, then enqueue its run's launch. Raises WebhookRefused: UNKNOWN
+        before the secret is looked at (an unknown id reveals nothing a 401 would not), UNAUTHENTICATED before anything
         about the automation's state, DISABLED and BAD_KEY only for a caller who holds the secret."""
         if not _ID.fullmatch(automation_id):
             raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
@@ -88,7 +102,7 @@ class WebhookIntake:
 
     async def _write_while_waiting(self) -> None:
         """Record batch after batch while deliveries wait. A batch's enqueue overlaps the next batch's
-        writes (at most one enqueue in flight, so batches are enqueued in the order they were recorded)."""
+        writes (at most one enqueue in flight, so batches are launched in the order they were recorded)."""
         enqueuing: asyncio.Task[None] | None = None
         try:
             while self._waiting or enqueuing is not None:
@@ -119,32 +133,35 @@ class WebhookIntake:
             return []
 
     async def _enqueue(self, fresh: list[_Arrival]) -> None:
-        """Enqueue the recorded deliveries' jobs, then answer them 202."""
+        """Enqueue the launch of the recorded deliveries' triggered runs, then answer them 202."""
+        fired = [a.run.id for a in fresh if a.run is not None and a.run.status == RunStatus.TRIGGERED]
         try:
-            await self.ctx.jobs.enqueue_webhook_deliveries([a.delivery_id for a in fresh])
+            for run_id in fired:
+                await self.ctx.jobs.enqueue_automation_run(run_id)
         except Exception:
-            # Recorded is what 202 promises; recovery enqueues them again.
-            log.warning("%d webhook deliveries recorded but not enqueued; recovery enqueues them", len(fresh))
+            # Admitted is what 202 promises; recovery launches a triggered run whose job was lost.
+            log.warning("%d webhook runs admitted but not all enqueued; recovery launches them", len(fired))
         for arrival in fresh:
-            arrival.settle(Receipt(arrival.delivery_id, False))
+            arrival.settle(arrival.receipt())
 
     async def _verified_and_recorded(self, batch: list[_Arrival]) -> tuple[list[_Arrival], set[str]]:
         """Verify the batch and insert what may be recorded, in one transaction (one round of BEGIN and
         COMMIT per batch); the others are answered with their refusal. Returns (accepted, recorded ids)."""
         accepted: list[_Arrival] = []
         try:
-            async with self.ctx.db.transaction() as db:
-                found = await self._webhook_automations(db, {a.automation_id for a in batch})
+            async with self.ctx.unit_of_work() as uow:
+                found = await self._webhook_automations(uow.db, {a.automation_id for a in batch})
                 accepted = self._verified(batch, found)
-                return accepted, await self._insert(db, accepted) if accepted else set()
+                return accepted, await self._record(uow, accepted) if accepted else set()
         except IntegrityError:
             # Only an automation removed between the read and the insert gets here (PostgreSQL; a repeated
             # key does not conflict into an error): record one by one, so the others are not refused with it.
             recorded: set[str] = set()
             for arrival in accepted:
+                arrival.run = None
                 try:
-                    async with self.ctx.db.transaction() as db:
-                        recorded |= await self._insert(db, [arrival])
+                    async with self.ctx.unit_of_work() as uow:
+                        recorded |= await self._record(uow, [arrival])
                 except IntegrityError:
                     arrival.settle(refused=WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id"))
             return accepted, recorded
@@ -211,6 +228,61 @@ class WebhookIntake:
                 self._secrets[ciphertext] = None
         return self._secrets[ciphertext]
 
+    async def _record(self, uow: UnitOfWork, arrivals: list[_Arrival]) -> set[str]:
+        """Insert the deliveries and admit the fresh ones' firings; the ids actually written."""
+        recorded = await self._insert(uow.db, arrivals)
+        fresh = [a for a in arrivals if a.delivery_id in recorded]
+        if fresh:
+            await self._admit(uow, fresh)
+        return recorded
+
+    async def _admit(self, uow: UnitOfWork, fresh: list[_Arrival]) -> None:
+        """Admit the fresh deliveries as `fire` admits a firing (its rules: firing.new_run), in their recording
+        transaction: in arrival order, a triggered run while the automation has a free slot (the batch's own
+        runs counted), else a skipped run with the reason; each delivery records what it came to."""
+        db = uow.db
+        ids = sorted({a.automation_id for a in fresh})
+        if not self.ctx.db.is_sqlite:
+            # Held to the commit, as fire holds it: concurrent firings of an automation count each other.
+            await db.execute(select(Automation.id).where(Automation.id.in_(ids)).with_for_update())
+        automations = {row.id: row for row in await db.scalars(select(Automation).where(Automation.id.in_(ids)))}
+        counted = select(AutomationRun.automation_id, func.count()).where(
+            AutomationRun.automation_id.in_(ids), active_sql()
+        )
+        active: dict[str, int] = {
+            row[0]: row[1] for row in await db.execute(counted.group_by(AutomationRun.automation_id))
+        }
+        now = utcnow()
+        for arrival in fresh:
+            automation = automations[arrival.automation_id]
+            key = f"webhook:{arrival.delivery_id}"
+            run = new_run(
+                automation,
+                arrival.trigger_id,
+                RunTriggerType.WEBHOOK,
+                now,
+                arrival.payload,
+                key,
+                active.get(automation.id, 0),
+                now,
+            )
+            if run.status == RunStatus.TRIGGERED:
+                active[automation.id] = active.get(automation.id, 0) + 1
+            arrival.run = run
+            db.add(run)
+        await db.flush()
+        await db.execute(
+            update(WebhookDelivery),
+            [
+                {"id": a.delivery_id, "processed_at": now, "run_id": a.run.id, "outcome": a.receipt().admission}
+                for a in fresh
+                if a.run is not None
+            ],
+        )
+        for arrival in fresh:
+            assert arrival.run is not None
+            await emit_run_event(uow, "RUN_CREATED", arrival.run, automations[arrival.automation_id].workspace_id)
+
     async def _insert(self, db: AsyncSession, arrivals: list[_Arrival]) -> set[str]:
         """Insert the deliveries; the ids actually written (a repeated key writes nothing: the unique
         constraint decides, so concurrent repeats across processes record one delivery)."""
@@ -240,17 +312,25 @@ class WebhookIntake:
         pairs = {(a.automation_id, a.key) for a in repeats}
         async with self.ctx.read() as db:
             rows = await db.execute(
-                select(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key, WebhookDelivery.id).where(
-                    tuple_(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key).in_(pairs)
-                )
+                select(
+                    WebhookDelivery.automation_id,
+                    WebhookDelivery.idempotency_key,
+                    WebhookDelivery.id,
+                    WebhookDelivery.outcome,
+                    WebhookDelivery.run_id,
+                ).where(tuple_(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key).in_(pairs))
             )
-            holders = {(row[0], row[1]): row[2] for row in rows}
+            holders = {(row[0], row[1]): (row[2], row[3], row[4]) for row in rows}
         for arrival in repeats:
             held = holders.get((arrival.automation_id, arrival.key))
             if held is None:  # the automation was deleted (cascade) in between
                 arrival.settle(refused=WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id"))
-            else:
-                arrival.settle(Receipt(held, True))
+                continue
+            delivery_id, outcome, run_id = held
+            reason = deduplicated_reason(f"webhook:{delivery_id}")
+            if outcome not in (None, Admission.FIRED):
+                reason = f"already received for this delivery, which was {outcome}"
+            arrival.settle(Receipt(delivery_id, True, Admission.DEDUPLICATED.value, reason, run_id))
 
 
 async def _finished(task: asyncio.Task[None] | None) -> None:
