@@ -90,6 +90,8 @@ class AutomationRun(Base):
     __table_args__ = (
         UniqueConstraint("automation_id", "dedup_key"),
         Index("ix_automation_runs_automation_created", "automation_id", "created_at", "id"),
+        # What admission counts (the open runs of an automation), without reading its whole history.
+        Index("ix_automation_runs_automation_status", "automation_id", "status"),
     )
 
     id: Mapped[str] = id_column()

@@ -311,10 +311,39 @@ async def note_run(uow: UnitOfWork, workspace_id: str, run: AutomationRun, promp
         await post(uow, workspace_id, automation_id, kind, text, run_id=run.id, task_id=run.task_id, key=key, at=at)
 
 
+async def note_skipped(uow: UnitOfWork, workspace_id: str, runs: list[AutomationRun]) -> None:
+    """note_run for firings skipped together (a batch of webhook deliveries at the cap): their entries in one
+    statement, logged and left out together if the database refuses them."""
+    entries = [
+        ThreadEntry(new_id(), r.automation_id, ThreadKind.RUN_ERROR.value, _skipped_text(r), r.id, None, r.created_at)
+        for r in runs
+    ]
+    if not entries:
+        return
+    statement = dialect_insert(uow.db, AutomationThreadMessage).on_conflict_do_nothing(
+        index_elements=["automation_id", "dedup_key"]
+    )
+    rows = [{**entry_json(e), "created_at": e.created_at, "dedup_key": f"run:{e.run_id}:outcome"} for e in entries]
+    try:
+        async with uow.db.begin_nested():
+            await uow.db.execute(statement, rows)
+    except SQLAlchemyError:
+        log.warning("%d skipped runs could not be written to their threads", len(entries), exc_info=True)
+        return
+    for entry in entries:
+        payload = AutomationEventPayload(kind="THREAD_MESSAGE", automation_id=entry.automation_id, run=None)
+        payload["thread_message"] = entry_json(entry)
+        uow.emit(automation_channel(workspace_id), payload)
+
+
+def _skipped_text(run: AutomationRun) -> str:
+    fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
+    return f"A run fired by {fired_by} was skipped: {run.reason}."
+
+
 async def _outcome(db: AsyncSession, run: AutomationRun) -> tuple[ThreadKind, str] | None:
     if run.status == RunStatus.SKIPPED:
-        fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
-        return ThreadKind.RUN_ERROR, f"A run fired by {fired_by} was skipped: {run.reason}."
+        return ThreadKind.RUN_ERROR, _skipped_text(run)
     if run.status == RunStatus.TRIGGERED and run.stopped_at is not None:
         return ThreadKind.RUN_ERROR, "The run was stopped before it started."
     if run.status == RunStatus.SUCCEEDED:

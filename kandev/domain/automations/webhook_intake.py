@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import func, select, tuple_, update
+from sqlalchemy import func, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import dialect_insert
 from kandev.domain.automations.firing import Admission, deduplicated_reason, new_run
-from kandev.domain.automations.run_events import emit_run_event
+from kandev.domain.automations.run_events import emit_runs_created
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -269,8 +269,10 @@ class WebhookIntake:
             if run.status == RunStatus.TRIGGERED:
                 active[automation.id] = active.get(automation.id, 0) + 1
             arrival.run = run
-            db.add(run)
-        await db.flush()
+        # One statement for the batch's runs (Core: the ORM's per-object bookkeeping would cost more).
+        columns = [c.key for c in AutomationRun.__table__.columns]
+        runs = [{name: getattr(a.run, name) for name in columns} for a in fresh if a.run is not None]
+        await db.execute(insert(AutomationRun), runs)
         await db.execute(
             update(WebhookDelivery),
             [
@@ -279,9 +281,12 @@ class WebhookIntake:
                 if a.run is not None
             ],
         )
+        by_workspace: dict[str, list[AutomationRun]] = {}
         for arrival in fresh:
             assert arrival.run is not None
-            await emit_run_event(uow, "RUN_CREATED", arrival.run, automations[arrival.automation_id].workspace_id)
+            by_workspace.setdefault(automations[arrival.automation_id].workspace_id, []).append(arrival.run)
+        for workspace_id, admitted in by_workspace.items():
+            await emit_runs_created(uow, admitted, workspace_id)
 
     async def _insert(self, db: AsyncSession, arrivals: list[_Arrival]) -> set[str]:
         """Insert the deliveries; the ids actually written (a repeated key writes nothing: the unique
