@@ -30,6 +30,7 @@ from kandev.config import Settings
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
+from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.automations.references import records, routed_profile
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
@@ -47,6 +48,8 @@ GITHUB_CONNECTION = "GitHub connection"
 _GITHUB_TRIGGERS = frozenset(
     {TriggerType.GITHUB_PR, TriggerType.GITHUB_PR_MERGED, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI}
 )
+# The conditions an empty repository list leaves unevaluated (the merged-PR one reads it as every repository).
+_LISTED_TRIGGERS = frozenset({TriggerType.GITHUB_PR, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI})
 _GITHUB_EVENTS = {
     TriggerType.GITHUB_PR: "a pull request opens or changes",
     TriggerType.GITHUB_PR_MERGED: "a pull request is merged",
@@ -292,6 +295,12 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
     """A GitHub trigger needs the workspace's connection (a blocker without it); repositories hosted on GitHub
     are a concern without it. A connection is verified with GET /user where GitHub answers."""
     triggers = any(t.type in _GITHUB_TRIGGERS for t in automation.triggers if t.enabled)
+    for trigger in automation.triggers:
+        unlisted = not trigger.config.get("repositories") and not trigger.config.get(ALL_REPOSITORIES)
+        if trigger.enabled and trigger.type in _LISTED_TRIGGERS and unlisted:
+            found.concerns.append(
+                "the GitHub condition lists no repository, so it is not evaluated: list repositories or choose all"
+            )
     hosted = "github" in {provider_of(url) for url in await _repository_urls(db, automation)}
     if not (triggers or hosted):
         return

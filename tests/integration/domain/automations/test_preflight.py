@@ -314,3 +314,17 @@ async def test_enabling_or_disabling_an_automation_or_its_trigger_writes_a_new_a
         assert (indicator.state == "manual") == (ack["next_run"] == "manual only")
         entries = await acks()
         assert len(entries) == written + 1 and entries[-1].startswith(f"Pre-flight check: {status}.")
+
+
+async def test_a_github_condition_without_repositories_is_acked_warn_saying_it_is_not_evaluated(
+    services, db, workspace_id
+):
+    await services.github.connect(workspace_id, "good-token")
+    unlisted = [TriggerFields(type=TriggerType.GITHUB_PUSH, config={})]
+    every = [TriggerFields(type=TriggerType.GITHUB_PUSH, config={"all_repositories": True})]
+    automation_id = await saved(services, workspace_id, triggers=unlisted)
+    assert await check_and_store(services.ctx, automation_id) == "WARN"
+    ack = (await stored(db, automation_id)).last_ack
+    assert ack is not None and "lists no repository, so it is not evaluated" in ack["detail"]
+    chosen = await saved(services, workspace_id, name="Every push", triggers=every)
+    assert await check_and_store(services.ctx, chosen) == "OK"
