@@ -449,6 +449,9 @@ class AuthoringDraft:
     name: str | None
     prompt: str | None
     triggers: list[AuthoringDraftTrigger]
+    automation_id: strawberry.ID | None = strawberry.field(
+        description="The automation the chat created (its page is the confirmation's link); null until then."
+    )
 
     @classmethod
     def of(cls, record: DraftRecord) -> AuthoringDraft:
@@ -470,4 +473,5 @@ class AuthoringDraft:
             name=draft.definition()["name"] or None,
             prompt=draft.prompt,
             triggers=triggers,
+            automation_id=strawberry.ID(record.automation_id) if record.automation_id else None,
         )

@@ -96,6 +96,7 @@ graphql(`
     operatorMessages
     name
     prompt
+    automationId
     triggers {
       type
       expression

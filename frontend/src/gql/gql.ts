@@ -21,7 +21,7 @@ type Documents = {
     "\n  fragment AutomationSaved on AutomationPayload {\n    webhookSecret\n    automation {\n      ...AutomationEditFields\n    }\n  }\n": typeof types.AutomationSavedFragmentDoc,
     "\n  mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {\n    createAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ...AutomationSaved\n    }\n  }\n": typeof types.CreateAutomationFromEditorDocument,
     "\n  mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {\n    updateAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ...AutomationSaved\n    }\n  }\n": typeof types.UpdateAutomationFromEditorDocument,
-    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": typeof types.AuthoringDraftFieldsFragmentDoc,
+    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    automationId\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": typeof types.AuthoringDraftFieldsFragmentDoc,
     "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": typeof types.StartAutomationAuthoringDocument,
     "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringChatDocument,
     "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": typeof types.AuthoringDraftDocument,
@@ -126,7 +126,7 @@ const documents: Documents = {
     "\n  fragment AutomationSaved on AutomationPayload {\n    webhookSecret\n    automation {\n      ...AutomationEditFields\n    }\n  }\n": types.AutomationSavedFragmentDoc,
     "\n  mutation CreateAutomationFromEditor($i: CreateAutomationInput!) {\n    createAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ...AutomationSaved\n    }\n  }\n": types.CreateAutomationFromEditorDocument,
     "\n  mutation UpdateAutomationFromEditor($i: UpdateAutomationInput!) {\n    updateAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ValidationError {\n        field\n      }\n      ...AutomationSaved\n    }\n  }\n": types.UpdateAutomationFromEditorDocument,
-    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": types.AuthoringDraftFieldsFragmentDoc,
+    "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    automationId\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n": types.AuthoringDraftFieldsFragmentDoc,
     "\n  mutation StartAutomationAuthoring($i: StartAutomationAuthoringInput!) {\n    startAutomationAuthoring(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on StartTaskPayload {\n        task {\n          id\n        }\n        session {\n          id\n        }\n      }\n    }\n  }\n": types.StartAutomationAuthoringDocument,
     "\n  query AuthoringChat($task: ID!) {\n    task(id: $task) {\n      id\n      sessions {\n        id\n      }\n    }\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringChatDocument,
     "\n  query AuthoringDraft($task: ID!) {\n    authoringDraft(taskId: $task) {\n      ...AuthoringDraftFields\n    }\n  }\n": types.AuthoringDraftDocument,
@@ -252,7 +252,7 @@ export function graphql(source: "\n  mutation UpdateAutomationFromEditor($i: Upd
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n"): typeof import('./graphql').AuthoringDraftFieldsFragmentDoc;
+export function graphql(source: "\n  fragment AuthoringDraftFields on AuthoringDraft {\n    taskId\n    state\n    operatorMessages\n    name\n    prompt\n    automationId\n    triggers {\n      type\n      expression\n      timezone\n      filters\n    }\n  }\n"): typeof import('./graphql').AuthoringDraftFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

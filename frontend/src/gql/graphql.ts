@@ -40,9 +40,9 @@ export type AnswerClarificationInput = {
 export type AuthoringDraftState =
   /** The agent is asking what is missing. */
   | 'COLLECTING'
-  /** The operator said yes: the agent creates it. */
+  /** The operator said yes and the chat created the automation (automationId). */
   | 'CONFIRMED'
-  /** The full definition is shown, awaiting a yes. */
+  /** The full definition is shown, awaiting a yes (or a yes held while a credential is missing). */
   | 'CONFIRMING'
   /** No viable definition after five messages: the form takes over with the draft. */
   | 'HANDED_OFF';
@@ -719,7 +719,7 @@ export type UpdateAutomationFromEditorMutation = { updateAutomation:
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
 
-export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
+export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
 
 export type StartAutomationAuthoringMutationVariables = Exact<{
   i: StartAutomationAuthoringInput;
@@ -739,14 +739,14 @@ export type AuthoringChatQueryVariables = Exact<{
 }>;
 
 
-export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 export type AuthoringDraftQueryVariables = Exact<{
   task: string | number;
 }>;
 
 
-export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 export type RunRowFragment = { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null };
 
@@ -1722,6 +1722,7 @@ export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression
@@ -2165,6 +2166,7 @@ export const AuthoringChatDocument = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression
@@ -2184,6 +2186,7 @@ export const AuthoringDraftDocument = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression

@@ -30,8 +30,8 @@ from kandev.config import Settings
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
-from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.automations.references import records, routed_profile
+from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
