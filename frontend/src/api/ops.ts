@@ -175,6 +175,15 @@ export const TASK = graphql(`
         message
         endedAt
       }
+      repositories {
+        repositoryId
+        name
+        baseBranch
+        branch
+        sourceBranch
+        pullRequest
+        url
+      }
       sessions {
         ...SessionFields
       }

@@ -27,6 +27,7 @@ import {
 } from "../state/automations";
 import { useStore } from "../state/store";
 import { toast } from "../state/toasts";
+import { Checkouts } from "./Checkouts";
 import { Composer } from "./Composer";
 import { LoadState } from "./LoadState";
 import { Transcript } from "./Transcript";
@@ -288,6 +289,7 @@ function RunConversation({ run }: { run: RunRow }) {
   if (!detail) return load === "error" ? <LoadState state="error" what="the run" error={error} onRetry={reload} /> : <LoadState state="loading" what="the run" />;
   return (
     <div className="run-conversation" data-testid="run-conversation" data-run-id={run.id}>
+      <Checkouts repositories={detail.repositories} />
       {view.load === "error" ? (
         <LoadState state="error" what="the transcript" error={view.error} onRetry={view.reload} />
       ) : view.load === "loading" && view.messages.length === 0 && session ? (

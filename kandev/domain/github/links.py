@@ -104,6 +104,7 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
                 Task.deleted_at.is_(None),
                 TaskContribution.provider == "github",
                 TaskContribution.host == connection.host,
+                TaskContribution.number > 0,  # an event's branch, not a pull request
             )
         ):
             contributed[(target, number)].add(task_id)

@@ -33,7 +33,7 @@ from kandev.domain.workspace.contributions import (
     parse_contribution_url,
     resolve_contribution,
 )
-from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
+from kandev.domain.workspace.repositories import RepositoryChoice, TaskCheckout, attach_repositories, task_checkouts
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import HIDDEN_ORIGINS, RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
@@ -121,6 +121,12 @@ class TaskService:
     async def get(self, task_id: str) -> TaskRecord:
         async with self.ctx.read() as db:
             return TaskRecord.of(await load_task(db, self.ctx.principal, task_id))
+
+    async def checkouts(self, task_id: str) -> list[TaskCheckout]:
+        """The repositories the task works in, in order, with their branches."""
+        async with self.ctx.read() as db:
+            await load_task(db, self.ctx.principal, task_id)
+            return await task_checkouts(db, task_id)
 
     async def list(
         self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None, count: bool = True
