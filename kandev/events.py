@@ -178,7 +178,7 @@ class EventBus:
     async def publish(self, channel: Channel[P], payload: P) -> None:
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
 
-    async def publish_all(self, events: Sequence[tuple[str, Any]]) -> None:
+    async def publish_all(self, events: Sequence[tuple[Channel[Any], Any]]) -> None:
         """Publish (channel, payload) pairs in order, in one round trip (a transaction's events)."""
         if len(events) == 1:
             await self.publish(*events[0])

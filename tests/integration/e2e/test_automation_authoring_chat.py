@@ -136,9 +136,7 @@ async def test_a_missing_credential_is_asked_for_and_the_automation_waits_for_it
     pointing to the settings page that adds it, and creates nothing until a new check finds it, unless the
     operator says to save it anyway."""
     waiting = await services.automations.start_authoring(workspace_id, "on each push to main run the linters", None)
-    forced = await services.automations.start_authoring(
-        workspace_id, "when a pull request is opened, review it", None
-    )
+    forced = await services.automations.start_authoring(workspace_id, "when a pull request is opened, review it", None)
     async with watching(bus, db, waiting.session.id) as first, watching(bus, db, forced.session.id) as second:
         await first.next_turn_end(timeout=60)
         await second.next_turn_end(timeout=60)
