@@ -90,10 +90,10 @@ export function AutomationsSettings() {
                       className="btn btn-small"
                       onClick={() => void runNow(row.id, row.name)}
                       disabled={busy !== null || !row.enabled}
-                      aria-label={`Run ${row.name} now`}
+                      aria-label={`Run now: ${row.name}`}
                       data-testid="settings-run-now"
                     >
-                      ▶ Run now
+                      <span aria-hidden="true">▶ </span>Run now
                     </button>
                   </td>
                 </tr>
