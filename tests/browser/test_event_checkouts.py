@@ -18,7 +18,7 @@ from tests.browser.conftest import KandevServer, serve
 from tests.browser.test_web_client import open_app
 from tests.support.fake_github import FakeGitHub, fake_github
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server
-from tests.support.git_repos import git, make_repository
+from tests.support.git_repos import with_branch_ahead
 from tests.support.server import served_in_thread
 
 pytestmark = pytest.mark.slow
@@ -53,13 +53,7 @@ def _workspace(base: str) -> str:
 
 
 def _acme_app(folder: Path, github: FakeGitHub, server: GitHttpServer) -> dict[str, str]:
-    work = make_repository(folder / "app")
-    git(work, "checkout", "-q", "-b", "feature")
-    (work / "feature.txt").write_text("new\n")
-    git(work, "add", ".")
-    git(work, "commit", "-q", "-m", "a feature")
-    head = git(work, "rev-parse", "HEAD")
-    git(work, "checkout", "-q", "main")
+    work, head, _ = with_branch_ahead(folder / "app")
     bare_from(work, server, "acme/app")
     github.tokens[TOKEN] = "maintainer"
     github.clone_urls["acme/app"] = server.repository_url("acme/app")

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -35,6 +37,21 @@ _PULL_URL = re.compile(
 )
 
 
+@asynccontextmanager
+async def _asking(what: str) -> AsyncIterator[None]:
+    """GitHub's refusals as the contribution's (not_found, unreachable, not_connected)."""
+    try:
+        yield
+    except GitHubNotFoundError:
+        raise ContributionError(f"GitHub does not show this {what} to the connection", "not_found") from None
+    except GitHubRateLimitedError as error:
+        raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
+    except GitHubAuthError as error:
+        raise ContributionError(error.message, "not_connected") from None
+    except GitHubError as error:
+        raise ContributionError(error.message, "unreachable") from None
+
+
 class GitHubContributions:
     provider = "github"
     branch_prefix = "pr"
@@ -60,17 +77,8 @@ class GitHubContributions:
             raise ContributionError(
                 "the pull request is not on the workspace's GitHub host", "host_mismatch", host=connection.host
             )
-        try:
-            async with GitHubClient(settings.github_api_url, token) as client:
-                pr = await client.pull_request(ref.target, ref.number)
-        except GitHubNotFoundError:
-            raise ContributionError("GitHub does not show this pull request to the connection", "not_found") from None
-        except GitHubRateLimitedError as error:
-            raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
-        except GitHubAuthError as error:
-            raise ContributionError(error.message, "not_connected") from None
-        except GitHubError as error:
-            raise ContributionError(error.message, "unreachable") from None
+        async with _asking("pull request"), GitHubClient(settings.github_api_url, token) as client:
+            pr = await client.pull_request(ref.target, ref.number)
         if pr.status != "open":
             raise ContributionError(f"the pull request is {pr.status}, not open", "not_open")
         if not pr.head_branch or not pr.head_sha or not pr.head_clone_url or not pr.head_repository:
@@ -117,17 +125,8 @@ class GitHubContributions:
         known = await target_repository(db, workspace_id, probe)
         clone = known.remote_url if known is not None and known.remote_url and origin_of(known.remote_url) else None
         if clone is None:
-            try:
-                async with GitHubClient(settings.github_api_url, token) as client:
-                    clone = await client.clone_url(checkout.repository)
-            except GitHubNotFoundError:
-                raise ContributionError("GitHub does not show this repository to the connection", "not_found") from None
-            except GitHubRateLimitedError as error:
-                raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
-            except GitHubAuthError as error:
-                raise ContributionError(error.message, "not_connected") from None
-            except GitHubError as error:
-                raise ContributionError(error.message, "unreachable") from None
+            async with _asking("repository"), GitHubClient(settings.github_api_url, token) as client:
+                clone = await client.clone_url(checkout.repository)
         return Contribution(
             provider="github",
             host=host,

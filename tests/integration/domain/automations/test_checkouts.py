@@ -30,7 +30,7 @@ from kandev.models.enums import AgentKind, TriggerType
 from tests.support.factories import settings_for
 from tests.support.fake_github import FakeGitHub, fake_github
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server
-from tests.support.git_repos import git, make_repository
+from tests.support.git_repos import git, with_branch_ahead
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 
@@ -64,15 +64,8 @@ def git_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GitH
 @pytest.fixture
 def app_repo(tmp_path: Path, git_server: GitHttpServer) -> dict[str, Any]:
     """acme/app on the git server: main, and `feature` one commit ahead (its head is what events name)."""
-    work = make_repository(tmp_path / "app")
-    git(work, "checkout", "-q", "-b", "feature")
-    (work / "feature.txt").write_text("new\n")
-    git(work, "add", ".")
-    git(work, "commit", "-q", "-m", "a feature")
-    head = git(work, "rev-parse", "HEAD")
-    git(work, "checkout", "-q", "main")
-    bare = bare_from(work, git_server, "acme/app")
-    return {"head": head, "main": git(work, "rev-parse", "main"), "bare": bare}
+    work, head, main = with_branch_ahead(tmp_path / "app")
+    return {"head": head, "main": main, "bare": bare_from(work, git_server, "acme/app")}
 
 
 async def scripted(services: Any, workspace_id: str) -> str:
