@@ -452,7 +452,7 @@ class TurnRunner:
         cache, source = settings.work_path / "mcp-packages", settings.mcp_npm_source
 
         def build(entries: list[dict[str, Any]]) -> list[McpServerEntry]:
-            return deliverable(entries, setup.mcp_secrets, cache, source, setup.run_as)
+            return deliverable(entries, setup.mcp_secrets, cache, source)
 
         try:
             return await asyncio.to_thread(build, setup.mcp_desired)

@@ -34,12 +34,13 @@ from kandev.models.sessions import (
     Turn,
 )
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
-from kandev.models.users import AccessToken, User
+from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
 
 __all__ = [
     "AccessToken",
+    "AgentIdentity",
     "AgentProfile",
     "Automation",
     "AutomationRepository",
