@@ -197,6 +197,9 @@ def _start_agent(
                 os.setgroups(groups)
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
+                # What it creates anywhere (a shared /tmp included) is its own to read: other identities' agents
+                # must not read what this one leaves behind.
+                os.umask(0o077)
             # Entered as the agent: the path is the agent's, and so are the rights it is followed with.
             try:
                 os.chdir(cwd)

@@ -96,6 +96,8 @@ def own_work() -> dict:
     for folder in (os.getcwd(), os.environ.get("HOME", "")):
         written[folder] = outcome(lambda folder=folder: write_into(folder))
     written["token"] = outcome(keep_token)
+    shared = f"/tmp/probe-{os.getuid()}-{os.getpid()}"  # a shared folder: what it leaves there stays its own
+    written["shared"] = outcome(lambda: write_into(shared) if os.makedirs(shared, exist_ok=True) is None else "")
     return {
         "pid": os.getpid(),
         "uid": os.getuid(),

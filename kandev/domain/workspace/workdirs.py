@@ -19,6 +19,8 @@ import errno
 import os
 import re
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import select
@@ -105,22 +107,34 @@ def clone_folder(work_path: Path, workspace_id: str, clone_id: str, owner: Agent
     return root / workspace_id / clone_id
 
 
+@contextmanager
+def _refused_as_conflict(what: str) -> Iterator[None]:
+    """A folder the server would have had to reach through a link (or could not make) fails the launch with a
+    reason, not a traceback."""
+    try:
+        yield
+    except OSError as error:
+        raise ConflictError(f"{what} could not be prepared: {error.strerror or error}") from None
+
+
 def prepare_home(work_path: Path, user: AgentUser) -> None:
     """A numeric identity's HOME and TMPDIR under the work dir, its own (an account's home is the system's)."""
     if user.tmpdir is None:
         return
-    root = _work_root(work_path, HOMES, True)
-    with opened_dir(root) as parent:
-        make_dir(parent, str(user.uid), OWN_MODE, _owned_by(user))
-        with opened_dir(str(user.uid), dir_fd=parent) as home:
-            make_dir(home, Path(user.tmpdir).name, OWN_MODE, _owned_by(user))
+    with _refused_as_conflict("the agent's home"):
+        root = _work_root(work_path, HOMES, True)
+        with opened_dir(root) as parent:
+            make_dir(parent, str(user.uid), OWN_MODE, _owned_by(user))
+            with opened_dir(str(user.uid), dir_fd=parent) as home:
+                make_dir(home, Path(user.tmpdir).name, OWN_MODE, _owned_by(user))
 
 
 def add_worktree(repository: Repository, folder: Path, branch: str, base: str, owner: AgentUser | None = None) -> bool:
     """Check `branch` out at `folder` (a new name in the task directory, given to `owner` when set), created
     from `base` when it does not exist yet; True when it was created here."""
     work_path, task_id = folder.parents[2], folder.parent.name  # <work>/worktrees/<task id>/<name>
-    prepare_task_directory(work_path, task_id, owner)
+    with _refused_as_conflict("the task's directory"):
+        prepare_task_directory(work_path, task_id, owner)
     if os.path.lexists(folder):
         raise ConflictError(f"the task directory already has an entry named {folder.name}")
     created = not branch_exists(repository.path, branch)
@@ -132,10 +146,11 @@ def add_worktree(repository: Repository, folder: Path, branch: str, base: str, o
     except subprocess.CalledProcessError as error:
         raise ConflictError(f"git could not create the worktree: {(error.stderr or '').strip()[:500]}") from None
     if owner is not None:
-        # Read while the worktree is still the server's: afterwards its `.git` file is the agent's to rewrite.
-        admin = _admin_dir(repository, folder)
-        give_tree(admin, _owned_by(owner))
-        give_tree(folder, _owned_by(owner), top_mode=OWN_MODE)
+        with _refused_as_conflict("the worktree"):
+            # Read while the worktree is still the server's: afterwards its `.git` file is the agent's to rewrite.
+            admin = _admin_dir(repository, folder)
+            give_tree(admin, _owned_by(owner))
+            give_tree(folder, _owned_by(owner), top_mode=OWN_MODE)
     return created
 
 
@@ -253,18 +268,21 @@ async def prepare_workdir(
     )
     kind = await executor_kind(db, executor_id)
     if not links or kind == ExecutorKind.SCRATCH:
-        return _scratch(work_path, task.id, owner)
+        with _refused_as_conflict("the task's scratch directory"):
+            return _scratch(work_path, task.id, owner)
     repositories = [await db.get(Repository, link.repository_id) for link in links]
     if kind == ExecutorKind.LOCAL:
         assert repositories[0] is not None
         return Path(repositories[0].path)
-    prepare_task_directory(work_path, task.id, owner)
-    workdirs = []
-    for repository, link in zip(repositories, links, strict=True):
-        assert repository is not None
-        workdirs.append(materialize_repository(work_path, task, repository, link, owner))
-    for row in await db.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)):
-        link_folder(task_directory(work_path, task.id), row)
+    folders = list(await db.scalars(select(TaskFolder).where(TaskFolder.task_id == task.id)))
+    with _refused_as_conflict("the task's directory"):
+        prepare_task_directory(work_path, task.id, owner)
+        workdirs = []
+        for repository, link in zip(repositories, links, strict=True):
+            assert repository is not None
+            workdirs.append(materialize_repository(work_path, task, repository, link, owner))
+        for row in folders:
+            link_folder(task_directory(work_path, task.id), row)
     return workdirs[0]
 
 

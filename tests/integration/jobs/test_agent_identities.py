@@ -103,7 +103,11 @@ class Agent:
         return {
             "pids": [self.report["pid"]],
             "dirs": [self.report["cwd"], home, str(Path(home) / ".tmp")],
-            "files": [str(Path(home) / ".probe-token"), str(Path(self.report["cwd"]) / f"probe-{self.report['uid']}")],
+            "files": [
+                str(Path(home) / ".probe-token"),
+                str(Path(self.report["cwd"]) / f"probe-{self.report['uid']}"),
+                self.report["written"]["shared"]["value"],  # left in a shared /tmp
+            ],
         }
 
     def token(self) -> str:
@@ -192,6 +196,8 @@ async def test_two_users_agents_cannot_reach_each_others_process_files_token_or_
         assert not [token for token in outcome["harvest"] if victim.session_id in token]
         assert victim.secret not in json.dumps(outcome)
     assert after == before
+    for agent in (alice, robert):
+        shutil.rmtree(Path(agent.report["written"]["shared"]["value"]).parent, ignore_errors=True)
 
 
 async def test_a_shared_agent_user_is_refused_once_a_second_user_exists_with_auth_on(services, settings):
