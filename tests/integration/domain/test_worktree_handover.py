@@ -16,7 +16,7 @@ import pytest
 
 from kandev.agent_host import numeric_identity
 from kandev.domain.errors import ConflictError
-from kandev.domain.workspace.workdirs import add_worktree, prepare_task_directory, remove_worktree
+from kandev.domain.workspace.workdirs import add_worktree, clone_folder, prepare_task_directory, remove_worktree
 from kandev.models import Repository
 from tests.support.git_repos import make_repository
 
@@ -152,3 +152,12 @@ def test_a_worktree_is_not_created_over_an_entry_already_in_the_task_directory(b
     with pytest.raises(ConflictError, match="already has an entry named project"):
         add_worktree(row, task_dir / "project", "kandev/task-1", "main", owner)
     assert base.lstat().st_uid == 0
+
+
+def test_a_workspaces_clones_are_reachable_only_by_its_owners_agents(base: Path) -> None:
+    owner = numeric_identity(AGENT_UID, base / "work")
+    target = clone_folder(base / "work", "workspace-1", "clone-1", owner)
+    assert target == base / "work" / "repositories" / "workspace-1" / "clone-1" and not target.exists()
+    workspace, root = target.parent.lstat(), target.parent.parent.lstat()
+    assert (workspace.st_uid, workspace.st_gid, stat.S_IMODE(workspace.st_mode)) == (0, owner.gid, 0o750)
+    assert (root.st_uid, stat.S_IMODE(root.st_mode)) == (0, 0o711)

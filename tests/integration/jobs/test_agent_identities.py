@@ -22,11 +22,13 @@ from kandev.domain.access.agent_identities import SHARED_AGENT_USER, agent_ident
 from kandev.domain.errors import ConflictError
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Message
 from kandev.models.enums import AgentKind
 from kandev.runtime.mcp_delivery import deliverable
 from tests.support.factories import settings_for
 from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_VERSION, pack_fixture
+from tests.support.git_repos import make_repository
 from tests.support.users import services_as
 from tests.support.watch import watching
 from tests.support.workers import running_worker
@@ -75,9 +77,12 @@ class Agent:
         self.task_id = self.session_id = ""
         self.report: dict[str, Any] = {}
 
-    async def start(self, profile_id: str, prompt: str) -> None:
+    async def start(self, profile_id: str, prompt: str, repository_id: str | None = None) -> None:
         await self.services.secrets.create(self.workspace_id, "PROBE_SECRET", self.secret)
-        created = await self.services.tasks.create(CreateTask(workspace_id=self.workspace_id, title="Probe"))
+        repositories = [RepositoryChoice(repository_id)] if repository_id else []
+        created = await self.services.tasks.create(
+            CreateTask(workspace_id=self.workspace_id, title="Probe", repositories=repositories)
+        )
         self.task_id = created.task.id
         self.session_id = (await self.services.sessions.start_task(self.task_id, prompt, profile_id)).session.id
 
@@ -102,7 +107,8 @@ class Agent:
         home = self.report["env"]["HOME"]
         return {
             "pids": [self.report["pid"]],
-            "dirs": [self.report["cwd"], home, str(Path(home) / ".tmp")],
+            # Its working directory, the task directory around it (a worktree's), its HOME and TMPDIR.
+            "dirs": [self.report["cwd"], str(Path(self.report["cwd"]).parent), home, str(Path(home) / ".tmp")],
             "files": [
                 str(Path(home) / ".probe-token"),
                 str(Path(self.report["cwd"]) / f"probe-{self.report['uid']}"),
@@ -142,6 +148,7 @@ async def test_two_users_agents_cannot_reach_each_others_process_files_token_or_
             env={"PROBE_SECRET": "${secret:PROBE_SECRET}"},
         ),
     )
+    repository = await services.repositories.create(workspace_id, "project", str(make_repository(base / "project")))
     cache = settings.work_path / "mcp-packages"
     [package] = deliverable(
         [{"id": "d", "name": "fixture", "kind": "NPM", "package": FIXTURE_NAME, "version": FIXTURE_VERSION}],
@@ -155,7 +162,7 @@ async def test_two_users_agents_cannot_reach_each_others_process_files_token_or_
     report = 'PROBE {"report": true}'
     env = {"KANDEV_AGENT_UIDS": UIDS, "KANDEV_AUTH": "on"}
     with running_worker(settings, **env):
-        await alice.start(profile.id, report)
+        await alice.start(profile.id, report, repository.id)
         alice.report = await alice.turn(bus, db, 1)
         await robert.start(profile.id, report)
         robert.report = await robert.turn(bus, db, 1)
@@ -163,9 +170,11 @@ async def test_two_users_agents_cannot_reach_each_others_process_files_token_or_
             Path(a.report["env"]["HOME"]) for a in (alice, robert)
         ]
         before = snapshot([settings.data_path, settings.work_path], skip=own)
+        roots = [str(settings.work_path / name) for name in ("worktrees", "scratch", "homes")]
         attacks = {}
         for attacker, victim, number in ((alice, robert, 2), (robert, alice, 2)):
             wanted = {**victim.targets(), "cached_file": cached_file}
+            wanted["dirs"] = [*wanted["dirs"], *roots]  # listing the work dir's roots finds no one's tasks
             attacks[attacker.secret] = await attacker.turn(bus, db, number, f"PROBE {json.dumps({'attack': wanted})}")
         after = snapshot([settings.data_path, settings.work_path], skip=own)
 
@@ -185,7 +194,7 @@ async def test_two_users_agents_cannot_reach_each_others_process_files_token_or_
         for key in (
             f"environ {pid}",
             f"mem {pid}",
-            *(f"{verb} {d}" for d in victim.targets()["dirs"] for verb in ("list", "write")),
+            *(f"{verb} {d}" for d in victim.targets()["dirs"] + roots for verb in ("list", "write")),
             *(f"read {f}" for f in victim.targets()["files"]),
         ):
             assert refused(outcome[key]), (key, outcome[key])
