@@ -1,10 +1,11 @@
 """A stdlib-only ACP agent that plays a hostile agent next to another user's: `python probe_agent.py`.
 
-Each prompt carries one line `PROBE {...}`. With `{"report": true}` it writes a file into its working directory and
-its HOME (its own work), keeps the session token it was given in `session/new` in `$HOME/.probe-token` (the
-transcript would redact it), and answers its pid, ids, working directory and environment. With `{"attack": {...}}` it tries, and reports per attempt {"ok": bool, "error": ...}:
-reading /proc/<pid>/environ and /proc/<pid>/mem of the given pids, listing and writing into the given folders,
-reading the given files, rewriting, replacing and adding to the given cached package, and it harvests every
+Each prompt carries one line `PROBE {...}`. With `{"report": true}` it does its own work (a file in its working
+directory, its HOME and a shared /tmp folder), keeps the session token it was given in `session/new` in
+`$HOME/.probe-token` (the transcript would redact it), and answers its pid, ids, working directory and
+environment. With `{"attack": {...}}` it tries, and reports per attempt {"ok": bool, "error": ...}: reading
+/proc/<pid>/environ and /proc/<pid>/mem of the given pids, listing and writing into the given folders, reading
+the given files, rewriting, replacing and adding to the given cached package; and it harvests every
 session-token-shaped text (`kst_...`) it can read anywhere it was pointed at or in any process's environment.
 It stays alive between turns (a warm agent), so the other user's agent can be attacked while it runs.
 """
@@ -44,6 +45,11 @@ def read_mem(pid: int) -> str:
         return mem.read(16).hex()
 
 
+def append(path: str, text: str) -> int:
+    with open(path, "a") as file:
+        return file.write(text)
+
+
 def write_into(folder: str) -> str:
     path = os.path.join(folder, f"probe-{os.getuid()}")
     with open(path, "w") as file:
@@ -77,7 +83,7 @@ def attack(wanted: dict) -> dict:
         report[f"read {path}"] = outcome(lambda path=path: read(path).decode("utf-8", "replace"))
     if cached := wanted.get("cached_file"):
         folder = os.path.dirname(cached)
-        report["rewrite cached"] = outcome(lambda: open(cached, "a").write("// changed by an agent"))
+        report["rewrite cached"] = outcome(lambda: append(cached, "// changed by an agent"))
         report["replace cached"] = outcome(lambda: os.rename(cached, cached + ".gone"))
         report["add to cache"] = outcome(lambda: os.symlink("/etc/passwd", os.path.join(folder, "planted")))
     report["harvest"] = harvest(wanted.get("dirs", []))
