@@ -112,6 +112,8 @@ export type AutomationTriggerInput = {
   expression?: string | null | undefined;
   /** A GitHub condition's filters. */
   filters?: unknown;
+  /** WEBHOOK: true takes only signed deliveries: X-Kandev-Timestamp (Unix seconds) and X-Kandev-Signature (sha256=<hex HMAC-SHA256 of '<timestamp>.<raw body>' keyed with the webhook's secret), within 5 minutes of the server's time, each signature accepted once. Default false (X-Webhook-Secret, or a signature). */
+  requireSignature?: boolean | null | undefined;
   /** SCHEDULED: IANA time zone such as Europe/Berlin; empty: UTC. */
   timezone?: string | null | undefined;
   /** What the trigger listens to. */
