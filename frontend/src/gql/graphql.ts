@@ -674,14 +674,14 @@ export type WorkspaceEventKind =
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
 
-export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
+export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
 export type AutomationForEditQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CronCheckQueryVariables = Exact<{
   e: string;
@@ -691,7 +691,7 @@ export type CronCheckQueryVariables = Exact<{
 
 export type CronCheckQuery = { validateCron: { valid: boolean, error: string | null, description: string | null, nextFires: Array<string> } };
 
-export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CreateAutomationFromEditorMutationVariables = Exact<{
   i: CreateAutomationInput;
@@ -699,7 +699,7 @@ export type CreateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type CreateAutomationFromEditorMutation = { createAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -712,7 +712,7 @@ export type UpdateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type UpdateAutomationFromEditorMutation = { updateAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1674,6 +1674,7 @@ export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -1709,6 +1710,7 @@ export const AutomationSavedFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2016,6 +2018,7 @@ export const AutomationForEditDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2064,6 +2067,7 @@ export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2112,6 +2116,7 @@ export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
