@@ -29,7 +29,6 @@ from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
-from kandev.migrations import upgrade_to_head
 from kandev.models import Automation, AutomationRun, Task, Workspace
 from kandev.models.base import utcnow
 from kandev.models.enums import RunStatus, TriggerType
@@ -37,7 +36,7 @@ from kandev.state import SYSTEM, AppState, service_context
 from tests.conftest import GraphQLCaller
 from tests.integration.mcp_bridge.conftest import call_tool, token_caller
 from tests.integration.rest.conftest import rest_client
-from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url, sqlite_url
+from tests.support.databases import BACKENDS, database_on
 from tests.support.factories import new_task, settings_for
 from tests.support.users import services_as
 
@@ -262,36 +261,14 @@ async def test_a_schedule_firing_more_often_than_the_quota_is_refused_on_create_
 @asynccontextmanager
 async def two_replicas(backend: str, database_url: str, redis_url: str, tmp_path: Path) -> AsyncIterator[Any]:
     """(settings, [two Database pools on one database], the local principal)."""
-    url = database_url
-    if backend == "sqlite" and not url.startswith("sqlite"):  # the suite runs on PostgreSQL: a SQLite of its own
-        url = sqlite_url(tmp_path / "replicas.db")
-        await asyncio.to_thread(upgrade_to_head, url)
-    if backend == "postgres":
-        server = postgres_server_url()
-        assert server is not None
-        url = await create_postgres_database(server)
-        await asyncio.to_thread(upgrade_to_head, url)
-    settings = settings_for(url, redis_url, tmp_path, auth="on", **LIMITS)
-    pools = [Database(url), Database(url)]
-    try:
-        yield settings, pools, await bootstrap(pools[0], settings)
-    finally:
-        for pool in pools:
-            await pool.dispose()
-        if backend == "postgres":
-            await drop_postgres_database(str(postgres_server_url()), url)
-
-
-BACKENDS = [
-    "sqlite",
-    pytest.param(
-        "postgres",
-        marks=[
-            pytest.mark.postgres,
-            pytest.mark.skipif(postgres_server_url() is None, reason="KANDEV_TEST_POSTGRES_URL is not set"),
-        ],
-    ),
-]
+    async with database_on(backend, database_url, tmp_path) as url:
+        settings = settings_for(url, redis_url, tmp_path, auth="on", **LIMITS)
+        pools = [Database(url), Database(url)]
+        try:
+            yield settings, pools, await bootstrap(pools[0], settings)
+        finally:
+            for pool in pools:
+                await pool.dispose()
 
 
 async def outcomes(attempts: list[Any]) -> list[str]:

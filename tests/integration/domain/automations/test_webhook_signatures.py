@@ -8,8 +8,6 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,13 +20,12 @@ from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.webhook_signatures import KEPT, forget_stale, signature_of
 from kandev.domain.services import Services
-from kandev.migrations import upgrade_to_head
 from kandev.models import WebhookDelivery, WebhookSignature
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
 from kandev.state import service_context
 from tests.integration.rest.conftest import rest_client
-from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url
+from tests.support.databases import BACKENDS, database_on
 from tests.support.factories import settings_for
 
 SIGNED_ONLY = [TriggerFields(type=TriggerType.WEBHOOK, config={"require_signature": True})]
@@ -166,38 +163,11 @@ async def test_a_replay_is_refused_after_a_restart_and_at_a_second_replica(
     assert (replay.status_code, replay.json()["code"]) == (409, "REPLAYED")
 
 
-@asynccontextmanager
-async def database_for(backend: str, database_url: str, tmp_path: Path) -> AsyncIterator[str]:
-    if backend == "sqlite":
-        yield database_url
-        return
-    server = postgres_server_url()
-    assert server is not None
-    url = await create_postgres_database(server)
-    try:
-        await asyncio.to_thread(upgrade_to_head, url)
-        yield url
-    finally:
-        await drop_postgres_database(server, url)
-
-
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "sqlite",
-        pytest.param(
-            "postgres",
-            marks=[
-                pytest.mark.postgres,
-                pytest.mark.skipif(postgres_server_url() is None, reason="KANDEV_TEST_POSTGRES_URL is not set"),
-            ],
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", BACKENDS)
 async def test_two_replicas_given_the_same_signed_delivery_at_once_accept_it_once(
     backend, database_url, redis_url, tmp_path, bus, jobs
 ):
-    async with database_for(backend, database_url, tmp_path) as url:
+    async with database_on(backend, database_url, tmp_path) as url:
         settings: Settings = settings_for(url, redis_url, tmp_path)
         pools = [Database(url), Database(url)]
         try:
