@@ -69,11 +69,17 @@ async def test_a_signed_delivery_is_accepted_once_and_its_replay_is_refused(http
     replay = await post(http, automation_id, body, headers)
     # The same signature with another Idempotency-Key is still the same signature.
     rekeyed = await post(http, automation_id, body, {**headers, "Idempotency-Key": "fresh"})
+    # The same digest written in capitals is the same signature.
+    shouted = {**headers, "X-Kandev-Signature": headers["X-Kandev-Signature"].upper()}
+    recased = await post(http, automation_id, body, shouted)
+    other_id, _ = await signed_webhook(services, workspace_id)
+    elsewhere = await post(http, other_id, body, headers)  # another webhook: another secret
     resigned = await post(http, automation_id, body, signed(secret, body, time.time() + 1))
 
     assert first.status_code == 202, first.text
-    assert (replay.status_code, replay.json()["code"]) == (409, "REPLAYED")
-    assert (rekeyed.status_code, rekeyed.json()["code"]) == (409, "REPLAYED")
+    for answer in (replay, rekeyed, recased):
+        assert (answer.status_code, answer.json()["code"]) == (409, "REPLAYED")
+    assert (elsewhere.status_code, elsewhere.json()["code"]) == (401, "UNAUTHENTICATED")
     assert resigned.status_code == 202  # signed anew (another timestamp): a new delivery
     assert await recorded(db, automation_id) == 2
 
