@@ -217,7 +217,7 @@ function WebhookSigning(props: { automationId: string | null }) {
       </p>
       <pre>{`ts=$(date +%s); body='{"version":"1.2.3"}'
 sig=$(printf '%s.%s' "$ts" "$body" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.* //')
-curl -X POST ${url} -H "X-Kandev-Timestamp: $ts" \\
+curl -X POST "${url}" -H "X-Kandev-Timestamp: $ts" \\
   -H "X-Kandev-Signature: sha256=$sig" --data "$body"`}</pre>
     </div>
   );
