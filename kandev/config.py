@@ -128,6 +128,35 @@ class Settings(BaseSettings):
         description="how often the scheduler re-checks the agent profiles of enabled automations (a command "
         "installed or removed re-acks them)",
     )
+    quota_workspaces: int = Field(
+        default=20, ge=0, description="workspaces a user may own (0: no limit; admins are exempt)"
+    )
+    quota_automations: int = Field(
+        default=100,
+        ge=0,
+        description="live automations a user may have across their workspaces (0: no limit; admins are exempt)",
+    )
+    quota_tasks_per_hour: int = Field(
+        default=500,
+        ge=0,
+        description="tasks created in a user's workspaces in any hour, by every surface, their agents and "
+        "automations included (0: no limit; an admin's own creates are exempt, not their agents' or automations')",
+    )
+    quota_min_schedule_seconds: int = Field(
+        default=300,
+        ge=0,
+        description="the shortest interval between two fires of an automation's schedule (0: the 1-minute floor; "
+        "admins are exempt)",
+    )
+    webhook_failure_limit: int = Field(
+        default=20,
+        ge=1,
+        description="wrong secrets or signatures one source address may send one webhook within "
+        "webhook_failure_window_seconds before its further wrong ones get 429 (a right one always passes)",
+    )
+    webhook_failure_window_seconds: int = Field(
+        default=300, ge=1, le=86400, description="the window webhook_failure_limit counts in"
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )

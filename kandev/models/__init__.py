@@ -7,6 +7,7 @@ from kandev.models.automations import (
     AutomationThreadMessage,
     AutomationTrigger,
     WebhookDelivery,
+    WebhookSignature,
 )
 from kandev.models.base import Base
 from kandev.models.github import (
@@ -81,5 +82,6 @@ __all__ = [
     "Workflow",
     "WorkflowStep",
     "WebhookDelivery",
+    "WebhookSignature",
     "Workspace",
 ]
