@@ -1,8 +1,8 @@
 """webhook signatures seen (a signed delivery's signature is refused the second time), and GitHub deliveries
 deduplicated by the digest of their signed body
 
-Revision ID: 0029_webhook_signatures
-Revises: 0025_workspace_mcp
+Revision ID: 0027_webhook_signatures
+Revises: 0026_agent_identities
 Create Date: 2026-12-07
 """
 
@@ -13,8 +13,8 @@ from alembic import op
 
 import kandev.models.base
 
-revision: str = '0029_webhook_signatures'
-down_revision: str | None = '0025_workspace_mcp'
+revision: str = '0027_webhook_signatures'
+down_revision: str | None = '0026_agent_identities'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
