@@ -4,8 +4,8 @@ A path is judged after resolving symlinks: it must lie under an allowed root (KA
 default, with auth off, the server user's home and the system temp dir; with auth on, none until an admin
 sets it), and it is never `/`, inside `/etc`, `/proc` or `/sys`, inside or around the data or work dir
 (which hold the server's key, database and every task's worktrees), nor inside or around a repository
-registered in a workspace of another user (that would hand their checkout to the caller's agent). For a
-repository the same holds for where git really reads it from: its git dir (a `.git` file can point
+registered in a workspace of another user or a folder attached to another user's task (that would hand their
+files to the caller's agent), whichever was there first. For a repository the same holds for where git really reads it from: its git dir (a `.git` file can point
 anywhere), its common dir and its object alternates."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from kandev.config import Settings
 from kandev.domain.context import Principal
 from kandev.domain.errors import ValidationError
 from kandev.domain.workspace.git import run_git
-from kandev.models import Repository, Workspace
+from kandev.models import Repository, Task, TaskFolder, Workspace
 
 SETTING = "KANDEV_SOURCE_ROOTS"
 _SYSTEM = ("/etc", "/proc", "/sys")
@@ -132,16 +132,22 @@ def confine_remote(settings: Settings, url: str, field: str) -> list[Path]:
 
 
 async def refuse_foreign(db: AsyncSession, principal: Principal, path: Path, field: str) -> None:
-    """Refuse a path inside or around a repository registered in another user's workspace."""
+    """Refuse a path inside or around another user's registered repository or attached folder (of a task not
+    deleted); the refusal names neither them nor their path."""
     if principal.sees_everything:
         return
-    rows = await db.scalars(
-        select(Repository.path)
-        .join(Workspace, Workspace.id == Repository.workspace_id)
-        .where(Workspace.owner_id != principal.user_id)
+    foreign = Workspace.owner_id != principal.user_id
+    repositories = await db.scalars(
+        select(Repository.path).join(Workspace, Workspace.id == Repository.workspace_id).where(foreign)
     )
-    for registered in rows:
-        if _related(path, Path(registered)) or _related(path, _real(registered)):
+    folders = await db.scalars(
+        select(TaskFolder.path)
+        .join(Task, Task.id == TaskFolder.task_id)
+        .join(Workspace, Workspace.id == Task.workspace_id)
+        .where(foreign, Task.deleted_at.is_(None))
+    )
+    for taken in (*repositories, *folders):
+        if _related(path, Path(taken)) or _related(path, _real(taken)):
             raise ValidationError(f"{_leaf(field)} is not an allowed source location", field=field)
 
 
