@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     mcp_allowed_hosts: str = Field(
         default="",
         description="comma-separated host names (or addresses) a non-admin's outbound URLs (remote MCP servers, "
-        "code hosts, notification targets) may name although they resolve to this machine or a private network",
+        "https/ssh clone remotes) may name although they resolve to this machine or a private network",
     )
     source_roots: str | None = Field(
         default=None,
