@@ -117,17 +117,23 @@ def serve(
             settings.host,
         )
     _prepare_dirs(settings)
-    if settings.agent_user and settings.embedded_redis:
+    if settings.confines_agents and settings.embedded_redis:
         # RQ jobs are code the worker runs: a Redis any local process can reach would undo the confinement.
+        setting = "KANDEV_AGENT_UIDS" if settings.agent_uids else "KANDEV_AGENT_USER"
         typer.echo(
-            "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL (a password-protected Redis): "
-            "the embedded Redis accepts any local connection, the agent user's too",
+            f"error: {setting} needs KANDEV_REDIS_URL (a password-protected Redis): "
+            "the embedded Redis accepts any local connection, the agents' too",
             err=True,
         )
         raise typer.Exit(2)
-    if settings.auth == "on" and not settings.agent_user:
+    if settings.auth == "on" and not settings.confines_agents:
         log.warning(
-            "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights and can read its files"
+            "KANDEV_AUTH=on without KANDEV_AGENT_UIDS: agents run with this server's rights and can read its files"
+        )
+    elif settings.auth == "on" and settings.agent_user:
+        log.warning(
+            "KANDEV_AGENT_USER runs every user's agents as one OS user: agents are refused once a second Kandev "
+            "user exists; set KANDEV_AGENT_UIDS (e.g. 61000-61999) for a server with several users"
         )
     _ensure_web_client()
     if settings.embedded_database:
@@ -471,10 +477,14 @@ def _is_terminal() -> bool:
 
 
 def _require_agent_user(settings: Settings) -> None:
-    from kandev.agent_host import AgentUserError, resolve_agent_user
+    from kandev.agent_host import AgentUserError, check_uid_range, resolve_agent_user
 
     try:
+        if settings.agent_user and settings.agent_uids:
+            raise AgentUserError("set KANDEV_AGENT_UIDS or KANDEV_AGENT_USER, not both")
         resolve_agent_user(settings.agent_user)
+        if (ids := settings.agent_uid_range) is not None:
+            check_uid_range(ids)
     except AgentUserError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

@@ -458,7 +458,7 @@ class TurnRunner:
         def build(entries: list[dict[str, Any]]) -> list[McpServerEntry]:
             # A non-admin's remote URL is checked again now: DNS may answer otherwise than when it was saved.
             outward, left_out = outward_entries(entries, setup.mcp_checked, policy)
-            servers = deliverable(outward, setup.mcp_secrets, cache, source, setup.run_as)
+            servers = deliverable(outward, setup.mcp_secrets, cache, source)
             refused[:] = left_out  # of the revision delivered
             return servers
 

@@ -3,7 +3,6 @@ client connected and what name it kept; its certificate, when TLS, is for a name
 
 from __future__ import annotations
 
-import datetime
 import ssl
 import threading
 from collections.abc import Iterator
@@ -12,10 +11,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from tests.support.git_http import certificate_for
 
 
 @dataclass
@@ -24,32 +20,6 @@ class EchoServer:
     ca_file: str = ""
     hosts: list[str] = field(default_factory=list)
     tls_names: list[str | None] = field(default_factory=list)
-
-
-def certificate_for(folder: Path, name: str) -> tuple[str, str]:
-    """A self-signed certificate (and key) valid for the DNS name `name` only."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return str(cert_file), str(key_file)
 
 
 @contextmanager
@@ -74,6 +44,7 @@ def echo_server(tls_for: str | None = None, folder: Path | None = None) -> Itera
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if tls_for is not None:
         assert folder is not None
+        folder.mkdir(parents=True, exist_ok=True)
         cert, key = certificate_for(folder, tls_for)
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert, key)

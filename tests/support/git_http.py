@@ -44,7 +44,8 @@ class GitHttpServer:
         return self.root / f"{name}.git"
 
 
-def _certificate(folder: Path, host: str = "127.0.0.1") -> tuple[str, str]:
+def certificate_for(folder: Path, host: str = "127.0.0.1") -> tuple[str, str]:
+    """A self-signed certificate (and key) in `folder` valid for `host` only (an address or a DNS name)."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
     try:
@@ -167,7 +168,7 @@ def git_http_server(
     root = folder / "served"
     root.mkdir(parents=True)
     server = GitHttpServer(root=root, read_tokens=read_tokens, push_tokens=push_tokens)
-    cert, key = _certificate(folder, host)
+    cert, key = certificate_for(folder, host)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)

@@ -112,6 +112,8 @@ export type AutomationTriggerInput = {
   expression?: string | null | undefined;
   /** A GitHub condition's filters. */
   filters?: unknown;
+  /** WEBHOOK: true takes only signed deliveries: X-Kandev-Timestamp (Unix seconds) and X-Kandev-Signature (sha256=<hex HMAC-SHA256 of '<timestamp>.<raw body>' keyed with the webhook's secret), within 5 minutes of the server's time, each signature accepted once. Default false (X-Webhook-Secret, or a signature). */
+  requireSignature?: boolean | null | undefined;
   /** SCHEDULED: IANA time zone such as Europe/Berlin; empty: UTC. */
   timezone?: string | null | undefined;
   /** What the trigger listens to. */
@@ -672,14 +674,14 @@ export type WorkspaceEventKind =
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
 
-export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
+export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
 export type AutomationForEditQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CronCheckQueryVariables = Exact<{
   e: string;
@@ -689,7 +691,7 @@ export type CronCheckQueryVariables = Exact<{
 
 export type CronCheckQuery = { validateCron: { valid: boolean, error: string | null, description: string | null, nextFires: Array<string> } };
 
-export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CreateAutomationFromEditorMutationVariables = Exact<{
   i: CreateAutomationInput;
@@ -697,7 +699,7 @@ export type CreateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type CreateAutomationFromEditorMutation = { createAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -710,7 +712,7 @@ export type UpdateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type UpdateAutomationFromEditorMutation = { updateAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1672,6 +1674,7 @@ export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -1707,6 +1710,7 @@ export const AutomationSavedFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2014,6 +2018,7 @@ export const AutomationForEditDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2062,6 +2067,7 @@ export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2110,6 +2116,7 @@ export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId

@@ -12,6 +12,7 @@ from kandev.domain.access.scope import (
 )
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.quotas import check_workspaces
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.domain.workspace.agent_profiles import add_builtin_profiles
@@ -78,6 +79,7 @@ class WorkspaceService:
             # An agent session acts only within its task's workspace; a new one would be outside it.
             raise PermissionDeniedError("an agent session cannot create workspaces")
         async with self.ctx.unit_of_work() as uow:
+            await check_workspaces(uow.db, self.ctx, self.ctx.principal.user_id)
             return await add_workspace(uow.db, self.ctx.principal.user_id, name)
 
     async def update(self, workspace_id: str, *, name: str | None = None) -> Workspace:

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from kandev.domain.access.agent_identities import task_agent_identity, workspace_agent_identity
 from kandev.domain.access.scope import load_task
 from kandev.domain.access.users import is_admin
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -60,8 +61,8 @@ from kandev.domain.workspace.source_roots import (
 )
 from kandev.domain.workspace.workdirs import (
     add_worktree,
-    agent_owner,
     branch_name,
+    clone_folder,
     executor_kind,
     link_folder,
     remove_worktree,
@@ -473,7 +474,7 @@ class WorkspaceSourceService:
                 folder = task_dir / repository.name
                 branch = source.branch or branch_name(task)
                 try:
-                    owner = agent_owner(self.ctx.settings)
+                    owner = await task_agent_identity(db, self.ctx.settings, task)
                     created = await asyncio.to_thread(add_worktree, repository, folder, branch, base, owner)
                 except ConflictError as error:
                     raise UnprocessableError(error.message) from None
@@ -541,7 +542,10 @@ class WorkspaceSourceService:
         else:
             assert source.remote_url is not None
             remote = source.remote_url
-            target = self.ctx.settings.work_path / "repositories" / task.workspace_id / new_id()
+            owner = await workspace_agent_identity(db, self.ctx.settings, task.workspace_id)
+            target = await asyncio.to_thread(
+                clone_folder, self.ctx.settings.work_path, task.workspace_id, new_id(), owner
+            )
             # On a connected host the connection's token reaches git through the credential helper.
             host = host_of(remote)
             credential = await credential_for(db, self.ctx.settings, task.workspace_id, host) if host else None

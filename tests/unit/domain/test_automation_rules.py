@@ -87,3 +87,25 @@ def test_a_branch_is_one_word_of_bounded_length():
     for bad in ("two words", "-flag", "x" * 201):
         with pytest.raises(ValidationError):
             rules.check_branch(bad, "repositories[0].baseBranch")
+
+
+def test_a_webhook_stores_only_whether_it_takes_signed_deliveries_only():
+    assert rules.check_trigger(WEBHOOK, 0) == {}
+    assert rules.check_trigger(TriggerFields(TriggerType.WEBHOOK, config={"require_signature": False}), 0) == {}
+    signed = TriggerFields(TriggerType.WEBHOOK, config={"require_signature": True})
+    assert rules.check_trigger(signed, 0) == {"require_signature": True}
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"require_signature": "yes"}, "triggers[0].requireSignature"),
+        ({"require_signature": 1}, "triggers[0].requireSignature"),
+        ({"secret": "mine"}, "triggers[0].config"),
+    ],
+)
+def test_a_webhook_setting_other_than_a_true_or_false_requirement_is_refused(config, field):
+    with pytest.raises(ValidationError) as refused:
+        rules.check_trigger(TriggerFields(TriggerType.WEBHOOK, config=config), 0)
+    assert refused.value.field == field
+    assert "mine" not in refused.value.message

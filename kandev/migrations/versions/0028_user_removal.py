@@ -1,7 +1,7 @@
 """A user can be removed (`kandev user remove`): removed_at
 
-Revision ID: 0027_user_removal
-Revises: 0025_workspace_mcp
+Revision ID: 0028_user_removal
+Revises: 0027_webhook_signatures
 Create Date: 2026-12-12
 """
 
@@ -12,8 +12,8 @@ from alembic import op
 
 import kandev.models.base
 
-revision: str = '0027_user_removal'
-down_revision: str | None = '0025_workspace_mcp'
+revision: str = '0028_user_removal'
+down_revision: str | None = '0027_webhook_signatures'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
