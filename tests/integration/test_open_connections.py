@@ -24,7 +24,7 @@ from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
-from tests.integration.mcp_transport.conftest import mcp_client
+from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import serving
@@ -179,21 +179,33 @@ async def test_an_admin_only_mutation_over_a_socket_opened_as_admin_is_refused_o
     assert socket.connection.close_code is None  # downgraded, not closed: what a non-admin may do still works
 
 
+@pytest.mark.parametrize("era", [LEGACY, MODERN])
 async def test_an_mcp_session_on_mcp_is_refused_and_ended_within_a_second_after_its_token_is_revoked(
-    db, apps, replicas
+    db, apps, replicas, era
 ):
     mine, spare = await person(db, "alice", tokens=2)
-    sessions = apps[0].state.mcp_bridge._managers["external"]._server_instances
-    with contextlib.suppress(BaseException):  # the client's goodbye carries the revoked token too
-        async with mcp_client(f"http://{replicas[0]}/mcp", "legacy", mine.token) as client:
-            assert (await client.list_tools()).tools and len(sessions) == 1
-            await post(replicas[1], spare.token, REVOKE, id=mine.info.id)
-            revoked_at = time.monotonic()
-            # Ended on its replica, not only refused at its next request: no other credential can pick it up.
-            async with asyncio.timeout(WITHIN):
-                while sessions:
-                    await asyncio.sleep(0.01)
-            with pytest.raises(MCPError):
-                await client.list_tools()
-            assert time.monotonic() - revoked_at < WITHIN
-    assert sessions == {}
+    bridge = apps[0].state.mcp_bridge
+    sessions = bridge._managers["external"]._server_instances
+    stack = AsyncExitStack()
+    try:
+        client = await stack.enter_async_context(mcp_client(f"http://{replicas[0]}/mcp", era, mine.token))
+        assert (await client.list_tools()).tools
+        if era == MODERN:  # a listen stream; the handshake era's client opens its GET stream itself
+            await stack.enter_async_context(client.listen(tools_list_changed=True))
+        async with asyncio.timeout(10):
+            while bridge.open_streams(None) != 1:
+                await asyncio.sleep(0.01)
+        await post(replicas[1], spare.token, REVOKE, id=mine.info.id)
+        revoked_at = time.monotonic()
+        # Its streams end on its replica and a handshake-era session is ended, not only refused at its next
+        # request: no other credential of hers can pick it up.
+        async with asyncio.timeout(WITHIN):
+            while bridge.open_streams(None) or sessions:
+                await asyncio.sleep(0.01)
+        with pytest.raises(MCPError):
+            await client.list_tools()
+        assert time.monotonic() - revoked_at < WITHIN
+    finally:
+        with contextlib.suppress(BaseException):  # the client's goodbye carries the revoked token too
+            await stack.aclose()
+    assert sessions == {} and bridge.open_streams(None) == 0
