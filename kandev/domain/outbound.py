@@ -29,6 +29,7 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Sequence[str]]
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_PLAIN_HOST = re.compile(r"[a-z0-9._-]+|[0-9a-f:.]+")  # a name, or an IPv6 address without a zone
 _NUMERIC_V4 = re.compile(r"[0-9a-fx.]+")  # what inet_aton reads as IPv4: 127.1, 0x7f000001, 017700000001
 
 
@@ -115,6 +116,10 @@ class OutboundPolicy:
             host, port = parts.hostname, parts.port
         except ValueError:
             raise ValidationError(f"{_leaf(field)} is not a valid URL", field=field) from None
+        # Only plain names and addresses: what another parser (a WHATWG one, in Node or a browser) would read
+        # differently — a backslash ending the host, a percent-encoded host — is no URL to connect to.
+        if "\\" in parts.netloc or (host and not _PLAIN_HOST.fullmatch(host)):
+            raise ValidationError(f"{_leaf(field)} is not a valid URL", field=field)
         if parts.scheme not in schemes or not host:
             raise ValidationError(f"{_leaf(field)} must be a {' or '.join(schemes)} URL with a host", field=field)
         return self.check_host(host, port or DEFAULT_PORTS.get(parts.scheme, 443), field)

@@ -116,6 +116,22 @@ def test_an_allowed_host_passes_wherever_it_resolves_and_only_that_host(dns):
             allowing.check_url(url, "url")
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1\\@mcp.example/",  # Python reads mcp.example; a WHATWG parser (Node) reads 127.0.0.1
+        "http://%31%32%37.0.0.1/",  # a WHATWG parser decodes it to 127.0.0.1
+        "http://0/",
+        "http://[fe80::1%25eth0]/",
+        "http://127.0.0.1#@mcp.example/",
+        "http://mcp.example@127.0.0.1/",
+    ],
+)
+def test_urls_that_parsers_read_differently_are_refused(dns, url):
+    with pytest.raises(ValidationError):
+        policy(dns).check_url(url, "url")
+
+
 @pytest.mark.parametrize("url", ["ftp://mcp.example/", "file:///etc/passwd", "https:///path", "http://[::1/"])
 def test_what_is_no_http_url_is_refused(dns, url):
     with pytest.raises(ValidationError) as refused:
