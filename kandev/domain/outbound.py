@@ -5,7 +5,7 @@ The one rule every such URL passes when it is saved and again when it is used: i
 allowed (KANDEV_MCP_ALLOWED_HOSTS), or every address it resolves to must be globally reachable — no loopback,
 link-local, private, shared, unique-local, site-local, unspecified, reserved or multicast address, nor such an
 IPv4 address wrapped in IPv6 (mapped, compatible, 6to4, NAT64, Teredo). A check answers the addresses it
-validated, and the server's own connections go to one of them (kandev.outbound_http, git's pinned clone), so DNS
+validated, and the server's own connections go to one of them (kandev.domain.outbound_http, a pinned clone), so DNS
 cannot answer one thing at the check and another at the connect. Refusals are typed, name the field and echo
 neither the URL (it may carry a secret) nor what its host resolved to."""
 
