@@ -69,6 +69,11 @@ class Settings(BaseSettings):
     mcp_registry_max_age_seconds: float = Field(
         default=6 * 3600.0, gt=0, description="after how long cached MCP Registry metadata is refetched (else stale)"
     )
+    mcp_allowed_hosts: str = Field(
+        default="",
+        description="comma-separated host names (or addresses) a non-admin's outbound URLs (remote MCP servers, "
+        "https/ssh clone remotes) may name although they resolve to this machine or a private network",
+    )
     source_roots: str | None = Field(
         default=None,
         description="os.pathsep-separated folders local repositories and folders must lie under; "

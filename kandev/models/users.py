@@ -19,6 +19,9 @@ class User(Base):
     # Admins decide what the machine runs: agent commands and env, executors, local MCP servers.
     admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     created_at: Mapped[datetime] = created_at_column()
+    # Removed (`kandev user remove`): none of the user's tokens, nor their agents' session tokens, works any more;
+    # the login stays taken and their workspaces stay for an admin to look at.
+    removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class AccessToken(Base):

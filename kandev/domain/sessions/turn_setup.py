@@ -16,6 +16,7 @@ from kandev.data_dir import prepare_work_dir
 from kandev.domain.access.agent_identities import task_agent_identity
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
+from kandev.domain.mcp.outbound import checked_definitions
 from kandev.domain.mcp.revisions import refresh_desired
 from kandev.domain.sessions.agent_context import (
     CLOSE,
@@ -67,6 +68,8 @@ class TurnSetup:
     mcp_applied_revision: int = 0
     mcp_secrets: dict[str, str] = field(default_factory=dict)
     mcp_revision: int = 0
+    # The remote definitions whose URL passes the outbound rule again at launch (a non-admin's).
+    mcp_checked: frozenset[str] = frozenset()
 
     def fingerprint(self) -> str:
         """A digest of everything the agent process was launched with except its token: a warm agent
@@ -177,6 +180,9 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             mcp_applied_revision=session.mcp_servers_applied_revision,
             mcp_secrets=mcp_secrets,
             mcp_revision=session.mcp_servers_desired_revision,
+            mcp_checked=await checked_definitions(
+                db, task.workspace_id, [*(session.mcp_servers_desired or []), *(session.mcp_servers_applied or [])]
+            ),
         )
 
 
