@@ -38,9 +38,10 @@ from kandev.log_redaction import install_log_redaction
 from kandev.mcp_bridge.server import McpBridge
 from kandev.mcp_bridge.surface import ToolSurface
 from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.open_connections import OpenConnections
 from kandev.rest import routes as rest_routes
 from kandev.schema.context import Context
-from kandev.schema.fanout import SharingTransportWSHandler, next_message_text
+from kandev.schema.fanout import RELEASE_KEY, SharingTransportWSHandler, next_message_text
 from kandev.state import AppState
 from kandev.static_assets import favicon, graphiql_asset, graphiql_response
 
@@ -55,9 +56,10 @@ ANONYMOUS = Principal(user_id="", login="anonymous")
 class KandevGraphQL(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = SharingTransportWSHandler
 
-    def __init__(self, state_getter: Any) -> None:
+    def __init__(self, state_getter: Any, connections: OpenConnections) -> None:
         super().__init__(schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL], keep_alive=True)
         self._state = state_getter
+        self._connections = connections
 
     def serves_ide(self, request: Request) -> bool:
         """A browser's GET for the GraphiQL page, which needs no caller (its queries carry their own)."""
@@ -93,11 +95,23 @@ class KandevGraphQL(GraphQL[Context, None]):
         return Context.for_services(state.services(principal), request=request)
 
     async def on_ws_connect(self, context: Context) -> Any:
+        """Authenticates the connection_init, and holds the socket for as long as its token does: revoked (or its
+        user removed) the socket is closed with 4403; a withdrawn admin flag applies to its next operation."""
         state: AppState = self._state()
+        mark = self._connections.mark()
         principal = await authenticate(state, ws_authorization(context.connection_params))
         if principal is None:
             raise ConnectionRejectionError({"message": "a valid personal access token is required"})
         context.act_as(state.services(principal))
+        websocket = context.request
+
+        async def close() -> None:
+            await websocket.close(code=4403, reason="Forbidden: access revoked")
+
+        def recall(now: Principal) -> None:
+            context.act_as(state.services(now))
+
+        context.extras[RELEASE_KEY] = self._connections.open(principal, close, recall, mark)
         return UNSET
 
 
@@ -257,8 +271,12 @@ def create_app(
             await app.state.kandev.close()
 
     app: Starlette
-    graphql = KandevGraphQL(lambda: app.state.kandev)
-    mcp = McpBridge(mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev)
+    # The WebSockets and MCP sessions people hold open, closed or downgraded as their access changes.
+    connections = OpenConnections()
+    graphql = KandevGraphQL(lambda: app.state.kandev, connections)
+    mcp = McpBridge(
+        mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev, connections=connections
+    )
     routes: list[Any] = [
         Route("/healthz", healthz),
         Route("/metrics", RequireToken(request_response(metrics_endpoint), lambda: app.state.kandev), methods=["GET"]),

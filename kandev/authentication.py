@@ -4,14 +4,14 @@ asks `authenticate` who an `Authorization` value proves; each answers its own re
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Literal
 
 from kandev.domain.access.session_grants import session_principal
 from kandev.domain.access.session_tokens import claimed_session, is_session_credential
 from kandev.domain.access.tokens import bearer, hash_token, principal_for_token
 from kandev.domain.context import Principal
-from kandev.session_access import AccessWatch
+from kandev.session_access import AccessWatch, PersonChange
 
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
@@ -41,9 +41,10 @@ class SessionCallers:
         self._by_session: dict[str, set[str]] = {}
         self.watch: AccessWatch | None = None
 
-    def start(self, redis: aioredis.Redis) -> None:
-        """Begins keeping checks; until then (and whenever the watch lapses) every check reads the database."""
-        self.watch = AccessWatch(redis, self.forget)
+    def start(self, redis: aioredis.Redis, people: Callable[[list[PersonChange] | None], None] | None = None) -> None:
+        """Begins keeping checks; until then (and whenever the watch lapses) every check reads the database. The
+        watch also tells `people` of people's access changes (kandev.open_connections)."""
+        self.watch = AccessWatch(redis, self.forget, people)
         self.watch.start()
 
     async def stop(self) -> None:

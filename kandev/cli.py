@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from kandev.config import Settings
-from kandev.data_dir import prepare_data_dir, prepare_work_dir
+from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE, prepare_data_dir, prepare_work_dir, read_embedded_redis_port
 from kandev.db import Database
 from kandev.preflight import load_settings, require_database, require_port, require_reachable_redis, require_services
 
 if TYPE_CHECKING:
     from kandev.domain.services import Services
+    from kandev.session_access import PersonChange
 
 T = TypeVar("T")
 
@@ -116,17 +117,23 @@ def serve(
             settings.host,
         )
     _prepare_dirs(settings)
-    if settings.agent_user and settings.embedded_redis:
+    if settings.confines_agents and settings.embedded_redis:
         # RQ jobs are code the worker runs: a Redis any local process can reach would undo the confinement.
+        setting = "KANDEV_AGENT_UIDS" if settings.agent_uids else "KANDEV_AGENT_USER"
         typer.echo(
-            "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL (a password-protected Redis): "
-            "the embedded Redis accepts any local connection, the agent user's too",
+            f"error: {setting} needs KANDEV_REDIS_URL (a password-protected Redis): "
+            "the embedded Redis accepts any local connection, the agents' too",
             err=True,
         )
         raise typer.Exit(2)
-    if settings.auth == "on" and not settings.agent_user:
+    if settings.auth == "on" and not settings.confines_agents:
         log.warning(
-            "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights and can read its files"
+            "KANDEV_AUTH=on without KANDEV_AGENT_UIDS: agents run with this server's rights and can read its files"
+        )
+    elif settings.auth == "on" and settings.agent_user:
+        log.warning(
+            "KANDEV_AGENT_USER runs every user's agents as one OS user: agents are refused once a second Kandev "
+            "user exists; set KANDEV_AGENT_UIDS (e.g. 61000-61999) for a server with several users"
         )
     _ensure_web_client()
     if settings.embedded_database:
@@ -230,22 +237,18 @@ def dashboard(
     embedded Redis of a running `kandev serve`. With KANDEV_AUTH=on, sign in with any user name and an admin's
     personal access token as the password."""
     from kandev.dashboard import dashboard_app, serve_dashboard, token_verifier
-    from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE, read_embedded_redis_port
 
     settings = load_settings()
-    if settings.redis_url:
-        redis_url, source = settings.redis_url, "KANDEV_REDIS_URL"
-    else:
-        port_file = settings.data_path / EMBEDDED_REDIS_PORT_FILE
-        embedded_port = read_embedded_redis_port(settings.data_path)
-        if embedded_port is None:
-            typer.echo(
-                f"error: no embedded Redis to inspect: `kandev serve` records its port in {port_file} while it "
-                "runs; start it (same KANDEV_DATA_DIR), or set KANDEV_REDIS_URL",
-                err=True,
-            )
-            raise typer.Exit(2)
-        redis_url, source = f"redis://127.0.0.1:{embedded_port}/0", f"the embedded Redis, from {port_file}"
+    running = _running_redis(settings)
+    if running is None:
+        typer.echo(
+            f"error: no embedded Redis to inspect: `kandev serve` records its port in "
+            f"{settings.data_path / EMBEDDED_REDIS_PORT_FILE} while it runs; start it (same KANDEV_DATA_DIR), or set "
+            "KANDEV_REDIS_URL",
+            err=True,
+        )
+        raise typer.Exit(2)
+    redis_url, source = running
     require_reachable_redis(redis_url, source)
     require_port("127.0.0.1", port, "--port", "--port")
     verify = None
@@ -329,11 +332,25 @@ def user_update(
     login: str = typer.Argument(..., metavar="LOGIN", help="The user's login."),
     admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
 ) -> None:
-    """Grant (--admin) or withdraw (--no-admin) admin; it applies from the user's next request."""
+    """Grant (--admin) or withdraw (--no-admin) admin; open connections of the user follow at once."""
     from kandev.domain.access.users import update_user
 
-    user = _run(lambda db: update_user(db, login, admin=admin))
+    user, changes = _run(lambda db: update_user(db, login, admin=admin))
     typer.echo(f"user {user.login} is {'an admin' if user.admin else 'not an admin'}")
+    _tell_servers(changes)
+
+
+@user_app.command("remove")
+def user_remove(
+    login: str = typer.Argument(..., metavar="LOGIN", help="The user's login."),
+) -> None:
+    """Remove a user: their tokens are revoked and their open connections and agents' sessions refused at once;
+    their workspaces stay, and the login is never given to anyone else."""
+    from kandev.domain.access.users import remove_user  # lazy: start-up cost
+
+    user, changes, sessions = _run(lambda db: remove_user(db, login))
+    typer.echo(f"removed user {user.login}")
+    _tell_servers(changes, sessions)
 
 
 @token_app.command("create")
@@ -375,11 +392,12 @@ def token_list(
 def token_revoke(
     token_id: str = typer.Argument(..., metavar="TOKEN_ID", help="The token's id, from `kandev token list`."),
 ) -> None:
-    """Revoke a token: every later request presenting it is refused."""
-    from kandev.domain.access.tokens import revoke_token
+    """Revoke a token: every later request presenting it is refused, and what it holds open is closed at once."""
+    from kandev.domain.access.tokens import revoke_token, revoked  # lazy: start-up cost
 
     row = _run(lambda db: revoke_token(db, token_id))
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
+    _tell_servers([revoked(row.id)])
 
 
 @export_app.command("automations")
@@ -415,6 +433,43 @@ def export_automations(
     stdout.flush()
 
 
+def _running_redis(settings: Settings) -> tuple[str, str] | None:
+    """The Redis the servers use (URL, and where it came from): KANDEV_REDIS_URL, or the embedded Redis of a
+    running `kandev serve`; None when neither is there."""
+    if settings.redis_url:
+        return settings.redis_url, "KANDEV_REDIS_URL"
+    port = read_embedded_redis_port(settings.data_path)
+    if port is None:
+        return None
+    return f"redis://127.0.0.1:{port}/0", f"the embedded Redis, from {settings.data_path / EMBEDDED_REDIS_PORT_FILE}"
+
+
+def _tell_servers(people: list[PersonChange], sessions: list[str] | None = None) -> None:
+    """Announce an access change to every running server, which closes or downgrades what it holds open for it
+    before this returns. No server running: nobody to tell. Redis unreachable: exit status 1, saying so."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    from kandev.session_access import announce_at  # lazy: start-up cost
+
+    settings = load_settings()
+    running = _running_redis(settings)
+    if running is None:
+        return
+    try:
+        asyncio.run(announce_at(running[0], sessions or [], people))
+    except (RedisError, OSError) as error:
+        if not settings.redis_url:
+            return  # the embedded Redis of a server that no longer runs: no connection is open
+        typer.echo(
+            f"warning: the change is saved, but running servers could not be told ({type(error).__name__}); "
+            "they close what it held open within 30 s",
+            err=True,
+        )
+        raise typer.Exit(1) from None
+
+
 def _is_terminal() -> bool:
     import sys
 
@@ -422,10 +477,14 @@ def _is_terminal() -> bool:
 
 
 def _require_agent_user(settings: Settings) -> None:
-    from kandev.agent_host import AgentUserError, resolve_agent_user
+    from kandev.agent_host import AgentUserError, check_uid_range, resolve_agent_user
 
     try:
+        if settings.agent_user and settings.agent_uids:
+            raise AgentUserError("set KANDEV_AGENT_UIDS or KANDEV_AGENT_USER, not both")
         resolve_agent_user(settings.agent_user)
+        if (ids := settings.agent_uid_range) is not None:
+            check_uid_range(ids)
     except AgentUserError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

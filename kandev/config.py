@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kandev.agent_host import parse_uid_range
 from kandev.data_dir import KEY_FILE, PRIVATE_FILE, private_dir
 from kandev.db import async_database_url
 
@@ -41,7 +42,13 @@ class Settings(BaseSettings):
         default=None, description="where agents' working trees live; default: <data dir>-work (outside the data dir)"
     )
     agent_user: str | None = Field(
-        default=None, description="unprivileged OS user that agents run as (root deployments)"
+        default=None,
+        description="unprivileged OS user that every agent runs as (root deployments with one Kandev user)",
+    )
+    agent_uids: str | None = Field(
+        default=None,
+        description="a range of unused numeric ids, e.g. 61000-61999: each Kandev user's agents run as an OS "
+        "identity of their own from it (root deployments; no accounts needed)",
     )
     mcp_npm_source: str | None = Field(
         default=None,
@@ -61,6 +68,11 @@ class Settings(BaseSettings):
     )
     mcp_registry_max_age_seconds: float = Field(
         default=6 * 3600.0, gt=0, description="after how long cached MCP Registry metadata is refetched (else stale)"
+    )
+    mcp_allowed_hosts: str = Field(
+        default="",
+        description="comma-separated host names (or addresses) a non-admin's outbound URLs (remote MCP servers, "
+        "https/ssh clone remotes) may name although they resolve to this machine or a private network",
     )
     source_roots: str | None = Field(
         default=None,
@@ -121,6 +133,35 @@ class Settings(BaseSettings):
         description="how often the scheduler re-checks the agent profiles of enabled automations (a command "
         "installed or removed re-acks them)",
     )
+    quota_workspaces: int = Field(
+        default=20, ge=0, description="workspaces a user may own (0: no limit; admins are exempt)"
+    )
+    quota_automations: int = Field(
+        default=100,
+        ge=0,
+        description="live automations a user may have across their workspaces (0: no limit; admins are exempt)",
+    )
+    quota_tasks_per_hour: int = Field(
+        default=500,
+        ge=0,
+        description="tasks created in a user's workspaces in any hour, by every surface, their agents and "
+        "automations included (0: no limit; an admin's own creates are exempt, not their agents' or automations')",
+    )
+    quota_min_schedule_seconds: int = Field(
+        default=300,
+        ge=0,
+        description="the shortest interval between two fires of an automation's schedule (0: the 1-minute floor; "
+        "admins are exempt)",
+    )
+    webhook_failure_limit: int = Field(
+        default=20,
+        ge=1,
+        description="wrong secrets or signatures one source address may send one webhook within "
+        "webhook_failure_window_seconds before its further wrong ones get 429 (a right one always passes)",
+    )
+    webhook_failure_window_seconds: int = Field(
+        default=300, ge=1, le=86400, description="the window webhook_failure_limit counts in"
+    )
     embedded_redis_port: int = Field(
         default=0, ge=0, le=65535, description="loopback port of the embedded Redis-protocol server; 0 picks one"
     )
@@ -151,6 +192,14 @@ class Settings(BaseSettings):
             )
         return value.rstrip("/")
 
+    @field_validator("agent_uids")
+    @classmethod
+    def _uid_range(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        first, last = parse_uid_range(value)
+        return f"{first}-{last}"
+
     @field_validator("redis_url")
     @classmethod
     def _plain_redis_url(cls, value: str | None) -> str | None:
@@ -179,6 +228,19 @@ class Settings(BaseSettings):
             return self.work_dir.expanduser()
         data = self.data_path
         return data.with_name(f"{data.name}-work")
+
+    @property
+    def agent_uid_range(self) -> range | None:
+        """KANDEV_AGENT_UIDS as the ids it names, or None when unset."""
+        if not self.agent_uids:
+            return None
+        first, last = parse_uid_range(self.agent_uids)
+        return range(first, last + 1)
+
+    @property
+    def confines_agents(self) -> bool:
+        """Agents run as OS identities other than the server's (KANDEV_AGENT_USER or KANDEV_AGENT_UIDS)."""
+        return bool(self.agent_user or self.agent_uids)
 
     @property
     def embedded_database(self) -> bool:

@@ -71,7 +71,7 @@ def prepare_work_dir(settings: Settings) -> Path:
     user; an existing one keeps the modes its operator gave it (it may be a shared folder)."""
     path = settings.work_path
     if not path.is_dir():
-        private_dir(path, SHARED_WORK_DIR if settings.agent_user else PRIVATE_DIR)
+        private_dir(path, SHARED_WORK_DIR if settings.confines_agents else PRIVATE_DIR)
     return path
 
 

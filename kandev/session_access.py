@@ -1,10 +1,13 @@
-"""Forgetting session token checks everywhere before an access change returns.
+"""Forgetting session token checks, and closing what a revoked credential opened, everywhere before an access
+change returns.
 
 A process that serves `/mcp/session` keeps its token checks (`SessionCallers`) so an agent's calls cost
 no Redis or database read. When something a check depends on changes (the session ended, its task was
 deleted, its tokens or its profile changed), the unit of work that committed it calls `announce` before
 returning: it publishes the sessions on one channel and waits until every process that may be using kept
-checks has said it forgot them.
+checks has said it forgot them. A person's access changes the same way (a token revoked, the admin flag
+withdrawn, the user removed): every serving process has closed or downgraded the connections that credential
+holds open (kandev.open_connections) before `announce` returns.
 
 "May be using" is a lease. An `AccessWatch` (one per serving process) renews a Redis key with a short
 expiry and then publishes a ping on the same channel; hearing its own ping proves its subscription is live
@@ -24,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Iterable
 from itertools import count
+from typing import TypedDict, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
@@ -52,6 +56,16 @@ if redis.call('exists', KEYS[2]) == 0 then redis.call('srem', KEYS[1], ARGV[1]) 
 """
 
 
+class PersonChange(TypedDict, total=False):
+    """One person's access change: a revoked token (`token`, its id), a removed user (`user`, `removed`), or a
+    user's admin flag now (`user`, `admin`)."""
+
+    token: str
+    user: str
+    removed: bool
+    admin: bool
+
+
 def lease_key(watch_id: str) -> str:
     return f"{PREFIX}lease:{watch_id}"
 
@@ -60,13 +74,14 @@ def ack_key(nonce: str) -> str:
     return f"{PREFIX}ack:{nonce}"
 
 
-async def announce(redis: aioredis.Redis, session_ids: Iterable[str]) -> None:
-    """Returns once no process trusts a check of these sessions made before the caller's commit; raises
-    RedisError when Redis refused every try (kept checks then age out: `SessionCallers.TTL_SECONDS`)."""
+async def announce(redis: aioredis.Redis, session_ids: Iterable[str], people: Collection[PersonChange] = ()) -> None:
+    """Returns once no process trusts a check of these sessions made before the caller's commit, nor keeps a
+    connection open as these people had it; raises RedisError when Redis refused every try (kept checks then age
+    out: `SessionCallers.TTL_SECONDS`; open connections are checked again: `OpenConnections.RECHECK_SECONDS`)."""
     sessions = sorted(session_ids)
     for attempt in range(1, ANNOUNCE_TRIES + 1):
         try:
-            await _announce_once(redis, sessions)
+            await _announce_once(redis, sessions, list(people))
             return
         except RedisError:
             if attempt == ANNOUNCE_TRIES:
@@ -75,9 +90,18 @@ async def announce(redis: aioredis.Redis, session_ids: Iterable[str]) -> None:
             await asyncio.sleep(ANNOUNCE_PAUSE_SECONDS * attempt)
 
 
-async def _announce_once(redis: aioredis.Redis, sessions: list[str]) -> None:
+async def announce_at(url: str, session_ids: Iterable[str], people: Collection[PersonChange] = ()) -> None:
+    """`announce` over a connection of its own to the Redis at `url` (for a command outside any server)."""
+    client = aioredis.from_url(url, socket_connect_timeout=5)
+    try:
+        await announce(client, session_ids, people)
+    finally:
+        await client.aclose()
+
+
+async def _announce_once(redis: aioredis.Redis, sessions: list[str], people: list[PersonChange]) -> None:
     nonce = uuid.uuid4().hex
-    message = json.dumps({"nonce": nonce, "sessions": sessions})
+    message = json.dumps({"nonce": nonce, "sessions": sessions, "people": people})
     async with redis.pipeline(transaction=False) as pipe:
         pipe.publish(CHANNEL, message)
         pipe.smembers(WATCHERS)  # read after publishing: a lease written later belongs to a later ping
@@ -113,13 +137,20 @@ async def _announce_once(redis: aioredis.Redis, sessions: list[str]) -> None:
 class AccessWatch:
     """One process's lease and subscription: `trusted()` says whether kept checks may answer now, and
     `generation` changes whenever kept checks may have gone stale, so a check that raced a change is not
-    kept. `forget(sessions)` is called with the sessions to drop, or None for everything."""
+    kept. `forget(sessions)` is called with the sessions to drop, or None for everything; `people(changes)`
+    with people's access changes, or None when some may have been missed."""
 
-    def __init__(self, redis: aioredis.Redis, forget: Callable[[Collection[str] | None], None]) -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        forget: Callable[[Collection[str] | None], None],
+        people: Callable[[list[PersonChange] | None], None] | None = None,
+    ) -> None:
         self.id = uuid.uuid4().hex
         self.generation = 0
         self._redis = redis
         self._forget = forget
+        self._people = people
         self._trusted_until = 0.0
         self._pings = count()
         self._sent: dict[int, float] = {}
@@ -231,6 +262,9 @@ class AccessWatch:
             return
         self.generation += 1
         self._forget([str(s) for s in sessions])
+        people = message.get("people")
+        if isinstance(people, list) and people and self._people is not None:
+            self._people([cast(PersonChange, change) for change in people if isinstance(change, dict)])
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.rpush(ack_key(nonce), self.id)
             pipe.expire(ack_key(nonce), int(LEASE_SECONDS) + 5)
@@ -246,6 +280,8 @@ class AccessWatch:
         self._sent.clear()
         self.generation += 1
         self._forget(None)
+        if self._people is not None:
+            self._people(None)
 
 
 def _text(value: bytes | str) -> str:

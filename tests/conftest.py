@@ -18,6 +18,7 @@ from kandev.api import schema
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.dispatch import RqDispatcher
+from kandev.domain import outbound
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
@@ -26,6 +27,7 @@ from kandev.schema.context import Context
 from kandev.state import service_context
 from tests.support import databases
 from tests.support.factories import settings_for
+from tests.support.fake_dns import FakeDns
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
 
@@ -143,3 +145,11 @@ def gql(services: Services) -> GraphQLCaller:
 @pytest.fixture
 async def workspace_id(services: Services) -> str:
     return (await services.workspaces.list())[0].id
+
+
+@pytest.fixture(autouse=True)
+def dns(monkeypatch: pytest.MonkeyPatch) -> FakeDns:
+    """The outbound rule's resolver in this process: the test's, never the system's."""
+    fake = FakeDns()
+    monkeypatch.setattr(outbound, "system_resolver", fake)
+    return fake

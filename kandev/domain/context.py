@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.db import Database
 from kandev.domain.errors import PermissionDeniedError, ValidationError
 from kandev.events import Channel, P
-from kandev.session_access import announce
+from kandev.session_access import PersonChange, announce
 
 if TYPE_CHECKING:
     from kandev.config import Settings
@@ -37,6 +37,8 @@ class Principal:
     task_id: str | None = None
     workspace_id: str | None = None
     admin: bool = False
+    # The personal access token that proved this caller (its id), so revoking it reaches what it opened.
+    credential: str | None = None
 
     @property
     def actor(self) -> str:
@@ -99,6 +101,9 @@ class UnitOfWork:
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     # Sessions whose token checks every process must forget once committed (kandev.session_access).
     access_changed: set[str] = field(default_factory=set)
+    # People whose open connections every process must close or downgrade once committed (revoked tokens,
+    # withdrawn admin flags, removed users): kandev.session_access.PersonChange.
+    people_changed: list[PersonChange] = field(default_factory=list)
     # Work that must happen last inside the transaction, once every change is made (e.g. announcing the
     # pending actions of automation runs); it may still write and emit.
     before_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -190,9 +195,10 @@ class ServiceContext:
             yield uow
             for hook in uow.before_commit:
                 await hook()
-        if uow.access_changed:
-            # Before anything is published or returned: from here on no process keeps an old token check.
-            await announce(self.bus.redis, uow.access_changed)
+        if uow.access_changed or uow.people_changed:
+            # Before anything is published or returned: from here on no process keeps an old token check, nor
+            # an open connection on a revoked credential.
+            await announce(self.bus.redis, uow.access_changed, uow.people_changed)
         # Published only once the commit succeeded, so subscribers never see a rolled-back change.
         if uow.events:
             await self.bus.publish_all([(event.channel, event.payload) for event in uow.events])

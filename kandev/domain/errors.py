@@ -96,3 +96,24 @@ class ProviderRefusedError(UnprocessableError):
     provider client's safe text, never a token or a response body."""
 
     code = "PROVIDER_ERROR"
+
+
+class QuotaExceededError(ConflictError):
+    """A per-user quota (kandev.domain.quotas) is spent: `quota` names it, `limit` is its size and, for a
+    quota over time, `retry_after_seconds` says when the next one fits. HTTP 429 (with Retry-After) for a
+    quota over time, else 409."""
+
+    code = "QUOTA_EXCEEDED"
+
+    def __init__(self, message: str, *, quota: str, limit: int, retry_after_seconds: int | None = None) -> None:
+        super().__init__(message, quota=quota, limit=limit, retry_after_seconds=retry_after_seconds)
+        self.quota = quota
+        self.limit = limit
+        self.retry_after_seconds = retry_after_seconds
+
+
+class ScheduleTooFrequentError(ValidationError):
+    """A schedule fires more often than KANDEV_QUOTA_MIN_SCHEDULE_SECONDS allows; `field` names the
+    expression, `limit` is the shortest interval in seconds."""
+
+    code = "SCHEDULE_TOO_FREQUENT"

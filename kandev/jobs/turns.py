@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from kandev.domain.access.session_tokens import token_is_live
 from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
+from kandev.domain.mcp.outbound import outward_entries, refusal_note
+from kandev.domain.outbound import outbound_policy
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepare_turn, remember_acp_session
@@ -450,10 +453,24 @@ class TurnRunner:
         secret, a failed npm install) the applied one stays in use and the transcript says why."""
         settings = self.ctx.settings
         cache, source = settings.work_path / "mcp-packages", settings.mcp_npm_source
+        policy, refused = outbound_policy(settings), list[str]()
 
         def build(entries: list[dict[str, Any]]) -> list[McpServerEntry]:
-            return deliverable(entries, setup.mcp_secrets, cache, source, setup.run_as)
+            # A non-admin's remote URL is checked again now: DNS may answer otherwise than when it was saved.
+            outward, left_out = outward_entries(entries, setup.mcp_checked, policy)
+            servers = deliverable(outward, setup.mcp_secrets, cache, source)
+            refused[:] = left_out  # of the revision delivered
+            return servers
 
+        servers = await self._mcp_revision(setup, build)
+        if refused:
+            await self.stream.note(MessageKind.SYSTEM, refusal_note(refused), {"mcp_refused": refused})
+        return servers
+
+    async def _mcp_revision(
+        self, setup: TurnSetup, build: Callable[[list[dict[str, Any]]], list[McpServerEntry]]
+    ) -> list[McpServerEntry]:
+        """The desired revision as built, or else the applied one (the transcript says why)."""
         try:
             return await asyncio.to_thread(build, setup.mcp_desired)
         except McpApplyError as exc:

@@ -30,9 +30,11 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from kandev.domain.access.tokens import live_credentials
 from kandev.mcp_bridge.auth import SessionCallers, caller_identity, resolve_caller, unauthorized
 from kandev.mcp_bridge.notifications import ToolsChangedFanout, listener_key
 from kandev.mcp_bridge.surface import Endpoint, McpCaller, ToolSurface
+from kandev.open_connections import OpenConnections
 
 if TYPE_CHECKING:
     from kandev.state import AppState
@@ -41,6 +43,7 @@ log = logging.getLogger("kandev.mcp_bridge")
 
 SERVER_NAME = "kandev"
 CALLER_SCOPE_KEY = "kandev.mcp_caller"
+MARK_SCOPE_KEY = "kandev.access_mark"
 ENDPOINT_PATHS: dict[Endpoint, str] = {"external": "/mcp", "session": "/mcp/session"}
 TOOL_FAILED = "The tool failed unexpectedly and did nothing you can rely on. Try again later, or report it."
 _TRACKED = "kandev.tools_changed"
@@ -61,9 +64,17 @@ class _KandevServer(Server[Any]):
 
 
 class McpBridge:
-    """Routes, lifespan and handlers around any ToolSurface; the surface decides what each caller gets."""
+    """Routes, lifespan and handlers around any ToolSurface; the surface decides what each caller gets. A person's
+    MCP sessions and listen streams on /mcp are held in `connections`, so revoking what opened them ends them."""
 
-    def __init__(self, surface: ToolSurface, state_getter: Callable[[], AppState], *, name: str = SERVER_NAME) -> None:
+    def __init__(
+        self,
+        surface: ToolSurface,
+        state_getter: Callable[[], AppState],
+        *,
+        name: str = SERVER_NAME,
+        connections: OpenConnections | None = None,
+    ) -> None:
         self.surface = surface
         self._state = state_getter
         self.fanout = ToolsChangedFanout(lambda: self._state().bus)
@@ -84,6 +95,7 @@ class McpBridge:
         self._open_streams: Counter[str] = Counter()
         self._draining = False
         self.callers = SessionCallers()
+        self.connections = connections if connections is not None else OpenConnections()
 
     def routes(self) -> list[Route]:
         """Exact routes (a Mount would answer `POST /mcp` with a redirect that MCP clients refuse)."""
@@ -107,8 +119,12 @@ class McpBridge:
         }
         self._draining = False
         async with AsyncExitStack() as stack:
-            self.callers.start(self._state().redis)
+            state = self._state()
+            self.callers.start(state.redis, people=self.connections.apply)
             stack.push_async_callback(self.callers.stop)
+            assert self.callers.watch is not None
+            self.connections.start(self.callers.watch, lambda tokens: live_credentials(state.db, tokens))
+            stack.push_async_callback(self.connections.stop)
             for manager in managers.values():
                 await stack.enter_async_context(manager.run())
             self._managers = managers
@@ -161,8 +177,10 @@ class McpBridge:
     async def _listen(
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        """A 2026-era listen stream gets the changes of its caller's session only."""
-        key = listener_key(_caller(ctx).session_id)
+        """A 2026-era listen stream gets the changes of its caller's session only, for as long as its credential
+        holds."""
+        caller = _caller(ctx)
+        key = listener_key(caller.session_id)
         async with self.fanout.listening(key) as bus:
             if self._draining:
                 raise MCPError(INTERNAL_ERROR, "the server is shutting down; listen again")
@@ -170,9 +188,15 @@ class McpBridge:
             handler = ListenHandler(bus, max_subscriptions=1)
             self._listen_handlers.add(handler)
             self._open_streams[key] += 1
+
+            async def close() -> None:
+                handler.close()
+
+            release = self.connections.open(caller.principal, close, mark=_scope_mark(ctx))
             try:
                 return await handler(ctx, params)
             finally:
+                release()
                 self._open_streams[key] -= 1
                 self._listen_handlers.discard(handler)
 
@@ -190,18 +214,33 @@ class McpBridge:
             raise MCPError(INTERNAL_ERROR, "Internal server error") from None
 
     async def _track(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """A handshake-era session: held open for its opener's credential, and told of tool list changes."""
         connection = _connection_of(ctx)
         caller = _scope_caller(ctx)
         if connection is None or caller is None or connection.session_id is None or _TRACKED in connection.state:
             return
         key = listener_key(caller.session_id)
         connection.state[_TRACKED] = key
+        session_id = connection.session_id
+
+        async def close() -> None:
+            await self._terminate(caller.endpoint, session_id)
+
+        connection.exit_stack.callback(self.connections.open(caller.principal, close, mark=_scope_mark(ctx)))
         try:
             await self.fanout.attach(key, connection)
         except Exception:  # the connection still works; it just won't hear about tool changes
             log.warning("MCP connection for %s gets no tools/list_changed", key, exc_info=True)
             return
         connection.exit_stack.push_async_callback(self.fanout.detach, key, connection)
+
+    async def _terminate(self, endpoint: Endpoint, session_id: str) -> None:
+        """End an MCP session: its streams close and its id answers 404 from now on."""
+        manager = self._managers.get(endpoint)
+        # The SDK offers no public way to end a session from the server side; its transport's terminate is.
+        transport = manager._server_instances.get(session_id) if manager is not None else None
+        if transport is not None:
+            await transport.terminate()
 
     async def _serve_get_stream(
         self, manager: StreamableHTTPSessionManager, key: str, scope: Scope, receive: Receive, send: Send
@@ -236,6 +275,7 @@ class _Endpoint:
             await PlainTextResponse("MCP is not running", status_code=503)(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        scope[MARK_SCOPE_KEY] = self.bridge.connections.mark()  # before the check: see OpenConnections.open
         caller = await resolve_caller(
             self.bridge._state(), self.endpoint, headers.get("authorization"), self.bridge.callers
         )
@@ -261,6 +301,12 @@ def _scope_caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller | None:
     request = ctx.request
     caller = getattr(request, "scope", {}).get(CALLER_SCOPE_KEY) if request is not None else None
     return caller if isinstance(caller, McpCaller) else None
+
+
+def _scope_mark(ctx: ServerRequestContext[Any, Any]) -> int | None:
+    request = ctx.request
+    mark = getattr(request, "scope", {}).get(MARK_SCOPE_KEY) if request is not None else None
+    return mark if isinstance(mark, int) else None
 
 
 def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:

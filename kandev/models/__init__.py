@@ -7,6 +7,7 @@ from kandev.models.automations import (
     AutomationThreadMessage,
     AutomationTrigger,
     WebhookDelivery,
+    WebhookSignature,
 )
 from kandev.models.base import Base
 from kandev.models.github import (
@@ -34,12 +35,13 @@ from kandev.models.sessions import (
     Turn,
 )
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
-from kandev.models.users import AccessToken, User
+from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
 
 __all__ = [
     "AccessToken",
+    "AgentIdentity",
     "AgentProfile",
     "Automation",
     "AutomationRepository",
@@ -80,5 +82,6 @@ __all__ = [
     "Workflow",
     "WorkflowStep",
     "WebhookDelivery",
+    "WebhookSignature",
     "Workspace",
 ]

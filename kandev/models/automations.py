@@ -144,6 +144,18 @@ class WebhookDelivery(Base):
     outcome: Mapped[str | None] = mapped_column(String(20), nullable=True)
 
 
+class WebhookSignature(Base):
+    """A signature a signed webhook delivery was accepted with (kandev.domain.automations.webhook_signatures):
+    the same signature again is a replay and refused, whichever server process or replica gets it, and after a
+    restart. Kept until its signed timestamp is outside the window, when the timestamp alone refuses it."""
+
+    __tablename__ = "webhook_signatures"
+
+    automation_id: Mapped[str] = mapped_column(ForeignKey("automations.id", ondelete="CASCADE"), primary_key=True)
+    signature: Mapped[str] = mapped_column(String(64), primary_key=True)  # the HMAC's hex digest
+    signed_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
 class AutomationThreadMessage(Base):
     """One entry of an automation's thread (kandev.domain.automations.thread): its own system messages and
     each run's request and outcome. Rows outlive the automation's soft delete, and a run's deletion (run_id

@@ -117,12 +117,15 @@ class GithubInstallation(Base):
 
 
 class GithubWebhookDelivery(Base):
-    """A webhook delivery already handled (`X-GitHub-Delivery`): GitHub's redelivery of it does nothing."""
+    """A webhook delivery already handled: GitHub's redelivery of it (its `X-GitHub-Delivery`) does nothing, and
+    neither does its signed body sent again under another delivery id (`body_digest`, SHA-256 of the body)."""
 
     __tablename__ = "github_webhook_deliveries"
 
+    # The X-GitHub-Delivery id, or `sha256:<body digest>` for a delivery without one.
     delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     event: Mapped[str] = mapped_column(String(50))
+    body_digest: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
     created_at: Mapped[datetime] = created_at_column()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, String, text
+from sqlalchemy import Boolean, ForeignKey, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, UTCDateTime, created_at_column, id_column
@@ -19,6 +19,9 @@ class User(Base):
     # Admins decide what the machine runs: agent commands and env, executors, local MCP servers.
     admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     created_at: Mapped[datetime] = created_at_column()
+    # Removed (`kandev user remove`): none of the user's tokens, nor their agents' session tokens, works any more;
+    # the login stays taken and their workspaces stay for an admin to look at.
+    removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class AccessToken(Base):
@@ -31,3 +34,14 @@ class AccessToken(Base):
     created_at: Mapped[datetime] = created_at_column()
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class AgentIdentity(Base):
+    """The OS id (from KANDEV_AGENT_UIDS) a user's agents run as. An id is never given to anyone else, even
+    after its user is removed: files its agents left behind must not become a new user's."""
+
+    __tablename__ = "agent_identities"
+
+    uid: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), unique=True, nullable=True)
+    created_at: Mapped[datetime] = created_at_column()

@@ -14,11 +14,13 @@ from starlette.responses import JSONResponse, Response
 from kandev.arguments import argument_errors
 from kandev.authentication import authenticate
 from kandev.contract import TASK_QUERY, Refused, run
+from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.errors import (
     ConflictError,
     DomainError,
     NotFoundError,
     PermissionDeniedError,
+    QuotaExceededError,
     UnprocessableError,
     ValidationError,
 )
@@ -56,7 +58,26 @@ def domain_error(error: DomainError) -> JSONResponse:
     """The error's status, with its code and structured fields (never a submitted value)."""
     status = next((s for kind, s in STATUS.items() if isinstance(error, kind)), 400)
     field = error.field if isinstance(error, ValidationError) else None
-    return error_response(status, error.message, error.code, field=field, fields=error.wire_fields())
+    return _answer(status, error.message, error.code, field, error.wire_fields())
+
+
+def _answer(status: int, message: str, code: str, field: str | None, fields: dict[str, Any]) -> JSONResponse:
+    """A quota over time is 429 with Retry-After (when the next one fits); a quota of things held stays 409."""
+    response = error_response(status, message, code, field=field, fields=fields)
+    retry_after = fields.get("retry_after_seconds")
+    if code == QuotaExceededError.code and isinstance(retry_after, int):
+        response.status_code = 429
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+def webhook_refusal(refused: WebhookRefused, statuses: dict[Refusal, tuple[int, str]]) -> JSONResponse:
+    """A webhook endpoint's refusal as its status and code; a rate limit says when to try again."""
+    status, code = statuses[refused.refusal]
+    response = error_response(status, refused.message, code)
+    if refused.retry_after is not None:
+        response.headers["Retry-After"] = str(refused.retry_after)
+    return response
 
 
 async def services_for(request: Request) -> Services:
@@ -126,4 +147,4 @@ async def task_json(services: Services, task_id: str) -> dict[str, Any]:
 def refusal(error: Refused) -> JSONResponse:
     """A mutation's error member as the status its domain error would get."""
     status = _STATUS_BY_CODE.get(error.code) or _STATUS_BY_TYPE.get(error.typename, 400)
-    return error_response(status, error.message, error.code, field=error.field, fields=error.fields)
+    return _answer(status, error.message, error.code, error.field, error.fields)

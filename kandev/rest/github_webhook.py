@@ -1,7 +1,9 @@
 """POST /api/v1/github/webhook: the GitHub App's deliveries (push, check_run). No personal access token: the
 `X-Hub-Signature-256` HMAC of the raw body under the App's webhook secret is the credential, checked before
-the body is parsed. 404 without an App, 401 on a bad or missing signature, 413 over 1 MiB (also refused
-earlier by the HTTP guard), 400 on a body that is not a JSON object, 202 otherwise."""
+the body is parsed. 404 without an App, 401 on a bad or missing signature (429 with Retry-After once one
+address sent too many: kandev.domain.automations.wrong_secrets), 413 over 1 MiB (also refused earlier by the
+HTTP guard), 400 on a body that is not a JSON object, 202 otherwise (`duplicate` for a delivery id or a body
+handled before)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,14 @@ from starlette.responses import JSONResponse, Response
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.github.webhooks import receive_delivery
 from kandev.http_guard import WEBHOOK_BODY_LIMIT
-from kandev.rest.common import error_response
+from kandev.rest.common import error_response, webhook_refusal
 from kandev.state import SYSTEM, AppState
 
 log = logging.getLogger("kandev.github.webhooks")
 _STATUS = {
     Refusal.UNKNOWN: (404, "NOT_FOUND"),
     Refusal.UNAUTHENTICATED: (401, "BAD_SIGNATURE"),
+    Refusal.RATE_LIMITED: (429, "RATE_LIMITED"),
     Refusal.BAD_BODY: (400, "VALIDATION"),
 }
 
@@ -37,10 +40,10 @@ async def github_webhook(request: Request) -> Response:
             headers.get("x-hub-signature-256"),
             headers.get("x-github-event", ""),
             headers.get("x-github-delivery"),
+            source=request.client.host if request.client else None,
         )
     except WebhookRefused as refused:
-        status, code = _STATUS[refused.refusal]
-        return error_response(status, refused.message, code)
+        return webhook_refusal(refused, _STATUS)
     except Exception:
         log.exception("a GitHub webhook delivery failed")
         return error_response(500, "the delivery failed unexpectedly; the error was logged", "INTERNAL")

@@ -1,9 +1,11 @@
 """`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
-own `X-Webhook-Secret` rather than a personal access token (the HTTP guard lets it through without an Origin
-or a JSON content type, and has already refused a body over 1 MiB with 413). The handler only verifies,
-records and admits (the process's WebhookIntake, which batches concurrent deliveries); it answers 202 with
-the delivery's id and what it came to: `admission` fired, skipped (the concurrency cap; `reason` says why)
-or deduplicated (a repeated key; the first delivery's id and run), so a sender knows whether it runs.
+own `X-Webhook-Secret`, or by a signature made with it (`X-Kandev-Timestamp`, `X-Kandev-Signature`: see
+kandev.domain.automations.webhook_signatures), rather than a personal access token (the HTTP guard lets it
+through without an Origin or a JSON content type, and has already refused a body over 1 MiB with 413). The
+handler only verifies, records and admits (the process's WebhookIntake, which batches concurrent
+deliveries); it answers 202 with the delivery's id and what it came to: `admission` fired, skipped (the
+concurrency cap; `reason` says why) or deduplicated (a repeated key; the first delivery's id and run), so a
+sender knows whether it runs.
 
 The secret is never logged and never part of an answer; neither is the body."""
 
@@ -14,15 +16,19 @@ import logging
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kandev.domain.automations.webhook_signatures import Signed
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.http_guard import WEBHOOK_BODY_LIMIT
-from kandev.rest.common import error_response
+from kandev.rest.common import error_response, webhook_refusal
 from kandev.state import AppState
 
 log = logging.getLogger("kandev.rest.webhooks")
 _STATUS = {
     Refusal.UNKNOWN: (404, "NOT_FOUND"),
     Refusal.UNAUTHENTICATED: (401, "UNAUTHENTICATED"),
+    Refusal.STALE: (401, "STALE_SIGNATURE"),
+    Refusal.REPLAYED: (409, "REPLAYED"),
+    Refusal.RATE_LIMITED: (429, "RATE_LIMITED"),
     Refusal.DISABLED: (409, "DISABLED"),
     Refusal.BAD_KEY: (400, "VALIDATION"),
 }
@@ -41,10 +47,12 @@ async def automation_webhook(request: Request) -> Response:
             headers.get("x-webhook-secret"),
             body,
             key,
+            signed=Signed(headers.get("x-kandev-timestamp"), headers.get("x-kandev-signature")),
+            # The peer's address, never X-Forwarded-For: a header any sender can write.
+            source=request.client.host if request.client else None,
         )
     except WebhookRefused as refused:
-        status, code = _STATUS[refused.refusal]
-        return error_response(status, refused.message, code)
+        return webhook_refusal(refused, _STATUS)
     except Exception:
         log.exception("webhook delivery for automation %s failed", request.path_params["automation_id"][:36])
         return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")

@@ -124,7 +124,9 @@ class AgentProcess:
     ) -> AgentProcess:
         environment = env_payload(env)
         ours, theirs = socket.socketpair()
-        keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno())]
+        # The keeper runs as us in "/": the agent enters its working directory only once it is the agent's
+        # identity, so a link the agent planted on the way is followed with the agent's rights, never ours.
+        keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno()), "--cwd", cwd]
         if user is not None:
             keeper += ["--user", str(user.uid), str(user.gid), ",".join(map(str, user.groups))]
         try:
@@ -136,7 +138,7 @@ class AgentProcess:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env={},  # the keeper runs as us: the agent's env (LD_PRELOAD...) is sent to it instead
-                cwd=cwd,
+                cwd="/",
                 start_new_session=True,
                 pass_fds=(theirs.fileno(),),
                 limit=_STREAM_LIMIT,
@@ -162,7 +164,8 @@ class AgentProcess:
         await _reap(proc)
         if reply.startswith(b"!"):
             code = int(reply[1:])
-            raise OSError(code, os.strerror(code), argv[0])
+            # Negative: the agent could not enter its working directory; positive: exec failed.
+            raise OSError(abs(code), os.strerror(abs(code)), cwd if code < 0 else argv[0])
         assert proc.stderr is not None
         last_words = (await proc.stderr.read(4096)).decode("utf-8", "replace").strip().splitlines()[-1:]
         raise OSError(f"the agent's keeper did not start: {' '.join(last_words) or 'no output'}")

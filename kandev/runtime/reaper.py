@@ -1,4 +1,5 @@
-"""The agent's keeper: `python -I -S reaper.py FD [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib only).
+"""The agent's keeper: `python -I -S reaper.py FD --cwd DIR [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib
+only).
 
 It starts with an empty environment and reads the agent's from FD (`SIZE\n` then `NAME=VALUE\0`...):
 it runs as the worker's user, so loader variables meant for the agent (LD_PRELOAD, LD_LIBRARY_PATH,
@@ -172,7 +173,11 @@ def remove_cgroup(path: str) -> bool:
 
 
 def _start_agent(
-    argv: list[str], env: dict[bytes, bytes], identity: tuple[int, int, list[int]] | None, cgroup: str | None
+    argv: list[str],
+    env: dict[bytes, bytes],
+    cwd: str,
+    identity: tuple[int, int, list[int]] | None,
+    cgroup: str | None,
 ) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
@@ -192,6 +197,15 @@ def _start_agent(
                 os.setgroups(groups)
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
+                # What it creates anywhere (a shared /tmp included) is its own to read: other identities' agents
+                # must not read what this one leaves behind.
+                os.umask(0o077)
+            # Entered as the agent: the path is the agent's, and so are the rights it is followed with.
+            try:
+                os.chdir(cwd)
+            except OSError as exc:
+                os.write(report_w, f"-{exc.errno or errno.EIO}".encode())  # negative: the directory failed
+                os._exit(127)
             # Armed after the uid switch (which would clear it): the agent dies if its keeper is killed.
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != keeper:
@@ -268,6 +282,9 @@ def main(args: list[str]) -> None:
     lifeline = int(args[0])
     os.set_inheritable(lifeline, False)
     rest = args[1:]
+    cwd = "/"
+    if rest[0] == "--cwd":
+        cwd, rest = rest[1], rest[2:]
     identity = None
     if rest[0] == "--user":
         identity = (int(rest[1]), int(rest[2]), [int(g) for g in rest[3].split(",") if g])
@@ -284,7 +301,7 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     cgroup = make_cgroup()
-    agent, failure = _start_agent(argv, env, identity, cgroup)
+    agent, failure = _start_agent(argv, env, cwd, identity, cgroup)
     os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent} {cgroup or ''}\n".encode())
     if failure:
         if cgroup is not None:

@@ -87,13 +87,19 @@ class AutomationTriggerInput:
         max_length=rules.MAX_TIMEZONE_LENGTH,
     )
     filters: JSON | None = arg("A GitHub condition's filters.", default=None, json_schema=_FILTERS_SHAPE)
+    require_signature: bool | None = arg(
+        "WEBHOOK: true takes only signed deliveries: X-Kandev-Timestamp (Unix seconds) and X-Kandev-Signature "
+        "(sha256=<hex HMAC-SHA256 of '<timestamp>.<raw body>' keyed with the webhook's secret), within 5 minutes "
+        "of the server's time, each signature accepted once. Default false (X-Webhook-Secret, or a signature).",
+        default=None,
+    )
 
     def to_fields(self) -> TriggerFields:
         kind = stored.TriggerType(self.type.value)
         config: dict[str, Any] = dict(self.filters) if isinstance(self.filters, dict) else {}
         if self.filters is not None and not isinstance(self.filters, dict):
             config = {"filters": self.filters}  # refused by the rules, which name the field
-        for name in ("expression", "timezone"):
+        for name in ("expression", "timezone", "require_signature"):
             value = getattr(self, name)
             if value is not None:
                 config[name] = value
@@ -251,7 +257,10 @@ class DeleteAutomationPayload:
     automation_id: strawberry.ID
 
 
-@strawberry.type(description="A webhook secret: send it as X-Webhook-Secret. Keep it out of URLs and logs.")
+@strawberry.type(
+    description="A webhook secret: send it as X-Webhook-Secret, or sign deliveries with it (AutomationTrigger."
+    "requireSignature). Keep it out of URLs and logs."
+)
 class WebhookSecretPayload:
     automation_id: strawberry.ID
     secret: str

@@ -50,6 +50,11 @@ class AutomationTrigger:
     expression: str | None = strawberry.field(description="SCHEDULED: the cron or @-expression; null otherwise.")
     timezone: str | None = strawberry.field(description="SCHEDULED: the IANA zone (empty: UTC); null otherwise.")
     filters: JSON | None = strawberry.field(description="A GitHub condition's filters; null otherwise.")
+    require_signature: bool | None = strawberry.field(
+        description="WEBHOOK: only deliveries signed with the secret are taken (X-Kandev-Timestamp and "
+        "X-Kandev-Signature: sha256=<hex HMAC-SHA256 of '<timestamp>.<raw body>'), within 5 minutes, each "
+        "signature once; null for other trigger types."
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -67,6 +72,9 @@ class AutomationTrigger:
             expression=record.config.get("expression", "") if scheduled else None,
             timezone=record.config.get("timezone", "") if scheduled else None,
             filters=cast(JSON, dict(record.config)) if github else None,
+            require_signature=bool(record.config.get("require_signature"))
+            if record.type == AutomationTriggerType.WEBHOOK
+            else None,
             created_at=record.created_at,
             updated_at=record.updated_at,
         )

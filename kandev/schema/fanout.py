@@ -68,16 +68,29 @@ class _Serving:
         self.key: tuple[int, str] | None = None
 
 
+# The Context.extras entry a connection's end calls: it lets go of what holds it open (kandev.open_connections).
+RELEASE_KEY = "kandev.release"
+
 # What the running graphql-transport-ws operation task serves (set in that task only).
 _serving: ContextVar[_Serving | None] = ContextVar("kandev_ws_operation", default=None)
 
 
 class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
-    """strawberry's graphql-transport-ws handler, telling a subscription which operation it serves."""
+    """strawberry's graphql-transport-ws handler, telling a subscription which operation it serves, and letting
+    go of the connection when it ends."""
 
     async def run_operation(self, operation: Operation[Any, Any]) -> None:
         _serving.set(_Serving(operation))
         await super().run_operation(operation)
+
+    async def shutdown(self) -> None:
+        try:
+            await super().shutdown()
+        finally:
+            extras = getattr(self.context, "extras", None)
+            release = extras.pop(RELEASE_KEY, None) if isinstance(extras, dict) else None
+            if release is not None:
+                release()
 
 
 async def sent_shared(event: object, info: Info[Any, Any]) -> bool:

@@ -4,7 +4,10 @@ refusal shown without saving anything, a webhook's one-time secret that works, e
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +140,42 @@ def test_a_webhook_automation_shows_its_url_and_secret_once_and_the_secret_works
     page.reload()  # once: a reload shows no secret
     expect(page.get_by_test_id("automation-name")).to_be_visible()
     expect(page.get_by_test_id("webhook-secret")).to_have_count(0)
+
+
+def test_a_webhook_taking_signed_deliveries_only_shows_how_to_sign_and_refuses_the_bare_secret(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    open_app(page, kandev_server, "/automations/new")
+    form = page.get_by_test_id("automation-form")
+    form.get_by_test_id("automation-name").fill(unique("Signed hook"))
+    form.get_by_test_id("automation-prompt").fill("Deploy {{data.version}}")
+    form.get_by_test_id("mode-webhook").check()
+    form.get_by_test_id("webhook-signed-only").check()
+    form.get_by_test_id("save-automation").click()
+    automation_id = saved_id(page)
+    url = page.get_by_test_id("webhook-url").inner_text()
+    secret = page.get_by_test_id("webhook-secret-value").inner_text()
+    scheme = page.get_by_test_id("webhook-signing").inner_text()
+    for words in ("X-Kandev-Timestamp", "X-Kandev-Signature", "sha256=", "HMAC-SHA256", "<timestamp>.<body>", url):
+        assert words in scheme, words
+    saved = kandev_server.gql(AUTOMATION.replace("filters", "filters requireSignature"), id=automation_id)
+    assert saved["automation"]["triggers"] == [
+        {"type": "WEBHOOK", "expression": None, "timezone": None, "filters": None, "requireSignature": True}
+    ]
+
+    # A sender following the page: signed as it says, accepted once; the bare secret and a replay refused.
+    body = b'{"version":"1.2.3"}'
+    timestamp = str(int(time.time()))
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    headers = {"X-Kandev-Timestamp": timestamp, "X-Kandev-Signature": f"sha256={digest}"}
+    assert httpx.post(url, content=body, headers=headers, timeout=10).status_code == 202
+    assert httpx.post(url, content=body, headers=headers, timeout=10).status_code == 409
+    assert httpx.post(url, content=body, headers={"X-Webhook-Secret": secret}, timeout=10).status_code == 401
+
+    page.reload()  # the setting reads back into the editor
+    expect(page.get_by_test_id("webhook-signed-only")).to_be_checked()
 
 
 def test_the_editor_fits_a_phone(phone: Any, kandev_server: KandevServer, screenshots: Path) -> None:

@@ -71,6 +71,41 @@ def test_serve_refuses_an_agent_user_with_the_embedded_redis_which_any_local_pro
     assert "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"KANDEV_AGENT_UIDS": "61000"}, "KANDEV_AGENT_UIDS"),
+        ({"KANDEV_AGENT_UIDS": "100-200"}, "between 1000 and"),
+        ({"KANDEV_AGENT_UIDS": "61000-61999", "KANDEV_AGENT_USER": "nobody"}, "not both"),
+        ({"KANDEV_AGENT_UIDS": "65530-65539"}, "65534, an account or group of this machine"),
+    ],
+)
+def test_the_commands_refuse_an_unusable_agent_uid_range(tmp_path: Path, settings: dict[str, str], words: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("agent identities need a root server (CI runs the suite as root)")
+    for command in (["worker"], ["serve", "--port", str(free_port())]):
+        env = kandev_env(tmp_path / "data", KANDEV_REDIS_URL="redis://127.0.0.1:1", **settings)
+        done = subprocess.run(
+            [sys.executable, "-m", "kandev.cli", *command], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 2, done.stderr
+        assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_refuses_agent_identities_with_the_embedded_redis(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("agent identities need a root server (CI runs the suite as root)")
+    done = subprocess.run(
+        [sys.executable, "-m", "kandev.cli", "serve", "--port", str(free_port())],
+        env=kandev_env(tmp_path / "data", KANDEV_AGENT_UIDS="61000-61999"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "error: KANDEV_AGENT_UIDS needs KANDEV_REDIS_URL" in done.stderr
+
+
 @pytest.mark.slow
 def test_serve_with_auth_on_and_no_agent_user_warns_that_agents_run_with_its_rights(tmp_path: Path) -> None:
     process = subprocess.Popen(
@@ -90,7 +125,7 @@ def test_serve_with_auth_on_and_no_agent_user_warns_that_agents_run_with_its_rig
                 line = process.stdout.readline().decode()
                 if not line:
                     break
-                if "KANDEV_AGENT_USER" in line:
+                if "KANDEV_AGENT_UIDS" in line:
                     warning = line
     finally:
         # The whole group: serve may be building the web client or running its children already.
@@ -102,4 +137,4 @@ def test_serve_with_auth_on_and_no_agent_user_warns_that_agents_run_with_its_rig
             process.wait(timeout=10)
     assert warning is not None, "no warning about agents running with the server's rights"
     assert "WARNING" in warning
-    assert "KANDEV_AUTH=on without KANDEV_AGENT_USER: agents run with this server's rights" in warning
+    assert "KANDEV_AUTH=on without KANDEV_AGENT_UIDS: agents run with this server's rights" in warning

@@ -6,8 +6,11 @@ import asyncio
 import os
 import shutil
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
@@ -72,3 +75,38 @@ async def truncate_all(url: str) -> None:
 
 def run(coro):  # noqa: ANN001, ANN201 - tiny sync bridge for session fixtures
     return asyncio.run(coro)
+
+
+# Both database kinds a race test runs on: SQLite always, PostgreSQL when KANDEV_TEST_POSTGRES_URL names a server.
+BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "postgres",
+        marks=[
+            pytest.mark.postgres,
+            pytest.mark.skipif(postgres_server_url() is None, reason="KANDEV_TEST_POSTGRES_URL is not set"),
+        ],
+    ),
+]
+
+
+@asynccontextmanager
+async def database_on(backend: str, database_url: str, folder: Path) -> AsyncIterator[str]:
+    """A migrated database of the kind: the test's own SQLite (a new one when the suite runs on PostgreSQL),
+    or a new PostgreSQL database, dropped afterwards."""
+    if backend == "sqlite":
+        if database_url.startswith("sqlite"):
+            yield database_url
+            return
+        url = sqlite_url(folder / "own.db")
+        await asyncio.to_thread(upgrade_to_head, url)
+        yield url
+        return
+    server = postgres_server_url()
+    assert server is not None
+    url = await create_postgres_database(server)
+    try:
+        await asyncio.to_thread(upgrade_to_head, url)
+        yield url
+    finally:
+        await drop_postgres_database(server, url)

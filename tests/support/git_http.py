@@ -3,7 +3,8 @@ served by `git http-backend` (CGI) in a thread. Tokens in `read_tokens` may fetc
 may also push; every request's URL and whether it carried a token is recorded, so a test can prove the
 token travelled in the Authorization header (from a credential helper), never in a URL.
 
-`GIT_SSL_CAINFO=server.ca_file` makes git trust it (a self-signed certificate for 127.0.0.1)."""
+`GIT_SSL_CAINFO=server.ca_file` makes git trust it (a self-signed certificate for 127.0.0.1, or the name the
+test serves it under)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,14 @@ class GitHttpServer:
         return self.root / f"{name}.git"
 
 
-def _certificate(folder: Path) -> tuple[str, str]:
+def certificate_for(folder: Path, host: str = "127.0.0.1") -> tuple[str, str]:
+    """A self-signed certificate (and key) in `folder` valid for `host` only (an address or a DNS name)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    try:
+        alternative: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(host))
+    except ValueError:
+        alternative = x509.DNSName(host)
     now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
@@ -55,7 +61,7 @@ def _certificate(folder: Path) -> tuple[str, str]:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.SubjectAlternativeName([alternative]), False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
         .sign(key, hashes.SHA256())
     )
@@ -155,16 +161,19 @@ def _handler(server: GitHttpServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def git_http_server(folder: Path, read_tokens: set[str], push_tokens: set[str]) -> Iterator[GitHttpServer]:
+def git_http_server(
+    folder: Path, read_tokens: set[str], push_tokens: set[str], host: str = "127.0.0.1"
+) -> Iterator[GitHttpServer]:
+    """Serving on 127.0.0.1 for the block, under the name `host` (its certificate's and its URLs')."""
     root = folder / "served"
     root.mkdir(parents=True)
     server = GitHttpServer(root=root, read_tokens=read_tokens, push_tokens=push_tokens)
-    cert, key = _certificate(folder)
+    cert, key = certificate_for(folder, host)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-    server.url = f"https://127.0.0.1:{httpd.server_address[1]}"
+    server.url = f"https://{host}:{httpd.server_address[1]}"
     server.ca_file = cert
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

@@ -49,7 +49,7 @@ def test_compose_workers_have_distinct_names_and_share_the_working_trees():
     workers = by_command(kandev_services(), "worker")
     names = [w["environment"]["KANDEV_WORKER_NAME"] for w in workers.values()]
     assert len(set(names)) == len(names) == 2
-    assert all(w["environment"].get("KANDEV_AGENT_USER") for w in workers.values())
+    assert all(w["environment"].get("KANDEV_AGENT_UIDS") for w in workers.values())
     work_dir = {w["environment"]["KANDEV_WORK_DIR"] for w in workers.values()}
     assert len(work_dir) == 1 and all(f"work:{next(iter(work_dir))}" in w["volumes"] for w in workers.values())
 

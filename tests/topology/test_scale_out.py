@@ -167,6 +167,27 @@ async def test_a_session_whose_task_is_deleted_through_one_replica_is_refused_by
             await client.call_tool("list_workspaces_kandev", {})
 
 
+CREATE_TOKEN = f"""mutation {{ createAccessToken(input: {{name: "revoked soon"}}) {{ {ERRORS}
+  ... on CreateAccessTokenPayload {{ token accessToken {{ id }} }} }} }}"""
+REVOKE_TOKEN = (
+    f"mutation($id: ID!) {{ revokeAccessToken(id: $id) {{ {ERRORS} ... on AccessTokenPayload {{ __typename }} }} }}"
+)
+
+
+async def test_a_token_revoked_through_one_replica_closes_its_socket_on_the_other_within_a_second(
+    topology: Topology,
+):
+    made = await asyncio.to_thread(topology.mutate, 0, CREATE_TOKEN, "createAccessToken")
+    socket = await GraphQLWebSocket.open(
+        topology.replicas[1].removeprefix("http://"), {"Authorization": f"Bearer {made['token']}"}
+    )
+    await socket.listen(TASK_EVENTS, timeout=15, w=topology.workspace_id)
+    await asyncio.to_thread(topology.mutate, 0, REVOKE_TOKEN, "revokeAccessToken", id=made["accessToken"]["id"])
+    async with asyncio.timeout(1.0):
+        await socket.connection.wait_closed()
+    assert socket.connection.close_code == 4403
+
+
 async def test_a_killed_workers_turn_is_reaped_and_the_next_prompt_resumes_on_the_other_worker(
     topology: Topology, tmp_path: Path
 ):

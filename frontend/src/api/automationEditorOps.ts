@@ -24,6 +24,7 @@ graphql(`
       expression
       timezone
       filters
+      requireSignature
     }
     repositories {
       repositoryId

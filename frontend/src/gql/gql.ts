@@ -15,7 +15,7 @@ import * as types from './graphql';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": typeof types.AutomationEditFieldsFragmentDoc,
+    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n      requireSignature\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": typeof types.AutomationEditFieldsFragmentDoc,
     "\n  query AutomationForEdit($id: ID!) {\n    automation(id: $id) {\n      ...AutomationEditFields\n    }\n  }\n": typeof types.AutomationForEditDocument,
     "\n  query CronCheck($e: String!, $tz: String!) {\n    validateCron(expression: $e, timezone: $tz, count: 5) {\n      valid\n      error\n      description\n      nextFires\n    }\n  }\n": typeof types.CronCheckDocument,
     "\n  fragment AutomationSaved on AutomationPayload {\n    webhookSecret\n    automation {\n      ...AutomationEditFields\n    }\n  }\n": typeof types.AutomationSavedFragmentDoc,
@@ -120,7 +120,7 @@ type Documents = {
     "\n  mutation ImportWorkflow($i: ImportWorkflowInput!) {\n    importWorkflow(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on WorkflowPayload {\n        workflow {\n          id\n        }\n      }\n    }\n  }\n": typeof types.ImportWorkflowDocument,
 };
 const documents: Documents = {
-    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": types.AutomationEditFieldsFragmentDoc,
+    "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n      requireSignature\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n": types.AutomationEditFieldsFragmentDoc,
     "\n  query AutomationForEdit($id: ID!) {\n    automation(id: $id) {\n      ...AutomationEditFields\n    }\n  }\n": types.AutomationForEditDocument,
     "\n  query CronCheck($e: String!, $tz: String!) {\n    validateCron(expression: $e, timezone: $tz, count: 5) {\n      valid\n      error\n      description\n      nextFires\n    }\n  }\n": types.CronCheckDocument,
     "\n  fragment AutomationSaved on AutomationPayload {\n    webhookSecret\n    automation {\n      ...AutomationEditFields\n    }\n  }\n": types.AutomationSavedFragmentDoc,
@@ -228,7 +228,7 @@ const documents: Documents = {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n"): typeof import('./graphql').AutomationEditFieldsFragmentDoc;
+export function graphql(source: "\n  fragment AutomationEditFields on Automation {\n    id\n    name\n    description\n    prompt\n    titleTemplate\n    agentProfileId\n    destination\n    workflowId\n    workflowStepId\n    context\n    maxConcurrentRuns\n    enabled\n    hasWebhookSecret\n    triggers {\n      id\n      type\n      enabled\n      expression\n      timezone\n      filters\n      requireSignature\n    }\n    repositories {\n      repositoryId\n      baseBranch\n    }\n  }\n"): typeof import('./graphql').AutomationEditFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

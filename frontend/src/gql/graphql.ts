@@ -112,6 +112,8 @@ export type AutomationTriggerInput = {
   expression?: string | null | undefined;
   /** A GitHub condition's filters. */
   filters?: unknown;
+  /** WEBHOOK: true takes only signed deliveries: X-Kandev-Timestamp (Unix seconds) and X-Kandev-Signature (sha256=<hex HMAC-SHA256 of '<timestamp>.<raw body>' keyed with the webhook's secret), within 5 minutes of the server's time, each signature accepted once. Default false (X-Webhook-Secret, or a signature). */
+  requireSignature?: boolean | null | undefined;
   /** SCHEDULED: IANA time zone such as Europe/Berlin; empty: UTC. */
   timezone?: string | null | undefined;
   /** What the trigger listens to. */
@@ -674,14 +676,14 @@ export type WorkspaceEventKind =
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
 
-export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
+export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
 export type AutomationForEditQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationForEditQuery = { automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CronCheckQueryVariables = Exact<{
   e: string;
@@ -691,7 +693,7 @@ export type CronCheckQueryVariables = Exact<{
 
 export type CronCheckQuery = { validateCron: { valid: boolean, error: string | null, description: string | null, nextFires: Array<string> } };
 
-export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
+export type AutomationSavedFragment = { webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } };
 
 export type CreateAutomationFromEditorMutationVariables = Exact<{
   i: CreateAutomationInput;
@@ -699,7 +701,7 @@ export type CreateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type CreateAutomationFromEditorMutation = { createAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -712,7 +714,7 @@ export type UpdateAutomationFromEditorMutationVariables = Exact<{
 
 
 export type UpdateAutomationFromEditorMutation = { updateAutomation:
-    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
+    | { __typename: 'AutomationPayload', webhookSecret: string | null, automation: { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1674,6 +1676,7 @@ export const AutomationEditFieldsFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -1709,6 +1712,7 @@ export const AutomationSavedFragmentDoc = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2017,6 +2021,7 @@ export const AutomationForEditDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2065,6 +2070,7 @@ export const CreateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId
@@ -2113,6 +2119,7 @@ export const UpdateAutomationFromEditorDocument = new TypedDocumentString(`
     expression
     timezone
     filters
+    requireSignature
   }
   repositories {
     repositoryId

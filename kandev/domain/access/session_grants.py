@@ -1,5 +1,5 @@
-"""What a session token proves: the rule ("a revoked or foreign token, a terminal session or a deleted task is
-refused") and the principal it grants, bound to the session, its task and the task's workspace."""
+"""What a session token proves: the rule ("a revoked or foreign token, a terminal session, a deleted task or a
+removed owner is refused") and the principal it grants, bound to the session, its task and the task's workspace."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface, profile_from_columns
 from kandev.domain.workspace.secrets import session_secret_values
-from kandev.models import Session, SessionToken, Task, Workspace
+from kandev.models import Session, SessionToken, Task, User, Workspace
 from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
@@ -65,10 +65,12 @@ async def session_principal(
                 .join(SessionToken, SessionToken.session_id == Session.id)
                 .join(Task, Task.id == Session.task_id)
                 .join(Workspace, Workspace.id == Task.workspace_id)
+                .join(User, User.id == Workspace.owner_id)
                 .where(
                     Session.id == session_id,
                     SessionToken.token_hash == hash_token(token),
                     SessionToken.revoked_at.is_(None),
+                    User.removed_at.is_(None),
                 )
             )
         ).first()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +21,7 @@ from kandev.domain.errors import NotFoundError, PermissionDeniedError, Validatio
 from kandev.domain.validation import clean_name
 from kandev.models import AccessToken, User
 from kandev.models.base import new_id, utcnow
+from kandev.session_access import PersonChange
 
 PREFIX = "kdv_"
 
@@ -87,7 +89,8 @@ async def list_tokens(database: Database, login: str | None = None) -> list[Toke
 
 
 async def revoke_token(database: Database, token_id: str) -> TokenInfo:
-    """Revoke a token by id; revoking twice keeps the first revocation time."""
+    """Revoke a token by id; revoking twice keeps the first revocation time. What the token holds open is closed
+    by announcing `revoked(token_id)` (kandev.session_access)."""
     async with database.transaction() as db:
         row = await db.get(AccessToken, token_id)
         if row is None:
@@ -97,8 +100,26 @@ async def revoke_token(database: Database, token_id: str) -> TokenInfo:
         return _info(row, user.login if user else "")
 
 
+def revoked(token_id: str) -> PersonChange:
+    return {"token": token_id}
+
+
+async def live_credentials(database: Database, token_ids: Collection[str]) -> dict[str, bool]:
+    """The tokens among these that still prove someone (unrevoked, their user not removed), with that user's
+    admin flag now."""
+    if not token_ids:
+        return {}
+    async with database.read() as db:
+        rows = await db.execute(
+            select(AccessToken.id, User.admin)
+            .join(User, User.id == AccessToken.user_id)
+            .where(AccessToken.id.in_(list(token_ids)), AccessToken.revoked_at.is_(None), User.removed_at.is_(None))
+        )
+        return {token_id: bool(admin) for token_id, admin in rows.tuples()}
+
+
 async def principal_for_token(database: Database, token: str | None) -> Principal | None:
-    """The token's owner, or None for a missing, unknown or revoked token."""
+    """The token's owner, or None for a missing, unknown or revoked token or a removed user."""
     if not token or not token.startswith(PREFIX):
         return None
     async with database.transaction() as db:
@@ -108,10 +129,10 @@ async def principal_for_token(database: Database, token: str | None) -> Principa
         if row is None:
             return None
         user = await db.get(User, row.user_id)
-        if user is None:
+        if user is None or user.removed_at is not None:
             return None
         row.last_used_at = utcnow()
-        return Principal(user_id=user.id, login=user.login, admin=user.admin)
+        return Principal(user_id=user.id, login=user.login, admin=user.admin, credential=row.id)
 
 
 def bearer(value: str | None) -> str | None:
@@ -161,4 +182,5 @@ class AccessTokenService:
             if row is None or row.user_id != principal.user_id:
                 raise NotFoundError("access token", token_id)
             row.revoked_at = row.revoked_at or utcnow()
+            uow.people_changed.append(revoked(row.id))
             return _info(row, principal.login)

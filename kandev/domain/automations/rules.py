@@ -150,7 +150,8 @@ def check_layout(triggers: Sequence[TriggerFields]) -> None:
 
 def check_trigger(trigger: TriggerFields, index: int) -> dict[str, Any]:
     """The trigger's stored config: {expression, timezone} for a schedule, the filters of a GitHub
-    condition (with their defaults), {} for a webhook."""
+    condition (with their defaults), {} for a webhook or {"require_signature": true} for one that takes
+    signed deliveries only."""
     path = f"triggers[{index}]"
     config = trigger.config or {}
     if not isinstance(config, dict):
@@ -159,10 +160,18 @@ def check_trigger(trigger: TriggerFields, index: int) -> dict[str, Any]:
     if trigger.type == TriggerType.SCHEDULED:
         return _scheduled(config, path)
     if trigger.type == TriggerType.WEBHOOK:
-        if config:
-            raise ValidationError("a webhook trigger takes no settings", field=f"{path}.config")
-        return {}
+        return _webhook(config, path)
     return _filters(trigger.type, config, path)
+
+
+def _webhook(config: dict[str, Any], path: str) -> dict[str, Any]:
+    unknown = sorted(set(config) - {"require_signature"})
+    if unknown:
+        raise ValidationError("a webhook trigger's only setting is require_signature", field=f"{path}.config")
+    required = config.get("require_signature")
+    if required is not None and not isinstance(required, bool):
+        raise ValidationError("require_signature must be true or false", field=f"{path}.requireSignature")
+    return {"require_signature": True} if required else {}
 
 
 def _scheduled(config: dict[str, Any], path: str) -> dict[str, Any]:

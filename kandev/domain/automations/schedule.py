@@ -168,6 +168,14 @@ class Schedule:
                 high = middle
         return self.next_after(low)
 
+    def shortest_interval(self) -> timedelta:
+        """The shortest time between two fires, on the wall clock (a daylight-saving jump may shorten one gap
+        a year by an hour): what a per-user floor on how often a schedule fires is compared with."""
+        if self._every is not None:
+            return self._every
+        assert self._cron is not None
+        return _shortest_cron_interval(self._cron)
+
     def describe(self) -> str:
         """Plain English, e.g. "At 09:00, Monday through Friday (Europe/Berlin)" or "Every 90 minutes"."""
         if self._every is not None:
@@ -312,6 +320,40 @@ def _check_term(spec: _Field, term: str) -> None:
         raise _invalid(f"a range in the {spec.name} field must go from low to high")
     if match["step"] is not None and not 1 <= int(match["step"]) <= spec.high:
         raise _invalid(f"a step in the {spec.name} field must be between 1 and {spec.high}")
+
+
+def _shortest_cron_interval(cron: str) -> timedelta:
+    """The least gap between two fires of a valid cron text: between the times of one firing day, or from a
+    firing day's last time to the next firing day's first (the day fields decide how far apart those days
+    can be: found over _DAY_SCAN of calendar, which holds every leap-year and weekday pattern that matters)."""
+    fields = CronSim(cron, _DAY_SCAN_START)
+    times = sorted(hour * 60 + minute for hour in fields.hours for minute in fields.minutes)
+    within = min((b - a for a, b in zip(times, times[1:], strict=False)), default=None)
+    wrap = 1440 - times[-1] + times[0]  # from the last fire of a day to the first of the next day
+    if within is not None and within <= wrap:
+        return timedelta(minutes=within)  # days further apart only lengthen the wrap
+    days_apart = _fewest_days_between_firing_days(" ".join(["0", "0", *cron.split()[2:]]))
+    across = (days_apart - 1) * 1440 + wrap
+    return timedelta(minutes=across if within is None else min(within, across))
+
+
+_DAY_SCAN_START = datetime(2000, 1, 1, tzinfo=UTC)
+_DAY_SCAN = timedelta(days=366 * 9)
+
+
+def _fewest_days_between_firing_days(daily: str) -> int:
+    """The fewest days between two consecutive days a midnight cron text fires on (1: neighbouring days)."""
+    end = _DAY_SCAN_START + _DAY_SCAN
+    fewest, previous = _DAY_SCAN.days, None
+    for fire in CronSim(daily, _DAY_SCAN_START):
+        if fire > end:
+            break
+        if previous is not None:
+            fewest = min(fewest, (fire - previous).days)
+            if fewest == 1:
+                break
+        previous = fire
+    return fewest
 
 
 def _describe_cron(cron: str) -> str:

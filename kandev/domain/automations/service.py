@@ -44,11 +44,12 @@ from kandev.domain.automations.references import (
     load_automation,
     records,
 )
-from kandev.domain.automations.schedule import CronCheck, check
+from kandev.domain.automations.schedule import CronCheck, Schedule, check
 from kandev.domain.automations.scheduling import refresh_next_fires
 from kandev.domain.automations.thread import ThreadPage
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.quotas import check_automations, check_schedule_intervals
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.validation import check_first
 from kandev.domain.workspace.secrets import cipher
@@ -158,13 +159,23 @@ _Exported = tuple[list[AutomationRecord], Names]
 Wanted = list[tuple[TriggerFields, dict[str, Any]]]
 
 
-def _checked_triggers(triggers: list[TriggerFields]) -> Wanted:
+def _checked_triggers(ctx: ServiceContext, triggers: list[TriggerFields]) -> Wanted:
+    """The triggers with their checked configs; a schedule firing more often than the caller's quota allows
+    is refused."""
     rules.check_layout(triggers)
     checked = []
     for index, trigger in enumerate(triggers):
         if not isinstance(trigger.enabled, bool):
             raise ValidationError("enabled must be true or false", field=f"triggers[{index}].enabled")
         checked.append((trigger, rules.check_trigger(trigger, index)))
+    check_schedule_intervals(
+        ctx,
+        (
+            (index, Schedule.parse(config["expression"], config["timezone"]).shortest_interval())
+            for index, (trigger, config) in enumerate(checked)
+            if trigger.type == TriggerType.SCHEDULED
+        ),
+    )
     return checked
 
 
@@ -269,13 +280,14 @@ class AutomationService:
 
     async def create(self, workspace_id: str, command: AutomationFields) -> SavedAutomation:
         draft = _applied(_Draft.defaults(), command, creating=True)
-        triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
+        triggers = _checked_triggers(self.ctx, command.triggers) if given(command.triggers) else []
         created_via = command.created_via if given(command.created_via) else AutomationCreatedVia.FORM
         if self.ctx.principal.authors_automations:
             created_via = AutomationCreatedVia.CHAT
         async with self.ctx.unit_of_work() as uow:
             db = uow.db
-            await load_workspace(db, self.ctx.principal, workspace_id)
+            workspace = await load_workspace(db, self.ctx.principal, workspace_id)
+            await check_automations(db, self.ctx, workspace.owner_id)
             await self._check(db, workspace_id, draft)
             pairs = await check_repositories(
                 db, workspace_id, command.repositories if given(command.repositories) else []
@@ -303,7 +315,7 @@ class AutomationService:
     async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:
         """Only the given fields change; given triggers or repositories replace the whole set (so switching
         between the scheduled and the webhook layout deletes the other layout's triggers)."""
-        triggers = _checked_triggers(command.triggers) if given(command.triggers) else None
+        triggers = _checked_triggers(self.ctx, command.triggers) if given(command.triggers) else None
         async with self.ctx.unit_of_work() as uow:
             db = uow.db
             automation = await load_automation(db, self.ctx.principal, automation_id)
@@ -341,7 +353,7 @@ class AutomationService:
         definition is checked as a create is (a bad cron is an error); a missing or unusable profile is the
         ack's FAILED, not an error. GitHub not answering is a FAILED ack here (nothing retries it)."""
         draft = _applied(_Draft.defaults(), command, creating=True)
-        triggers = _checked_triggers(command.triggers) if given(command.triggers) else []
+        triggers = _checked_triggers(self.ctx, command.triggers) if given(command.triggers) else []
         now = self.now()
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)

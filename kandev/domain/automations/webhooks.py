@@ -35,17 +35,21 @@ UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 class Refusal(StrEnum):
     UNKNOWN = "unknown"  # no such live automation, or it has no webhook trigger
-    UNAUTHENTICATED = "unauthenticated"  # a missing or wrong secret
+    UNAUTHENTICATED = "unauthenticated"  # a missing or wrong secret or signature
+    STALE = "stale"  # a signature that verifies, made outside the 5-minute window
+    REPLAYED = "replayed"  # a signature that verifies and was accepted before
+    RATE_LIMITED = "rate_limited"  # another wrong secret from a source that sent too many (wrong_secrets)
     DISABLED = "disabled"  # the automation or its webhook trigger is disabled
     BAD_KEY = "bad_key"  # an idempotency key longer than IDEMPOTENCY_KEY_LIMIT
     BAD_BODY = "bad_body"  # a verified body that is not what the endpoint takes
 
 
 class WebhookRefused(Exception):
-    def __init__(self, refusal: Refusal, message: str) -> None:
+    def __init__(self, refusal: Refusal, message: str, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.refusal = refusal
         self.message = message
+        self.retry_after = retry_after  # RATE_LIMITED: seconds until wrong secrets are counted afresh
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 triggers of the workspaces the delivery's installation is routed to (github_installations).
 
 The signature (`X-Hub-Signature-256`, HMAC-SHA256 of the raw body with the App's webhook secret) is the
-only credential and is checked, in constant time, before the body is parsed. A delivery is handled once
-(`X-GitHub-Delivery`); the firings it decides are recorded in the same transaction as the delivery id
-(kandev.domain.github.firings), then fired.
+only credential and is checked, in constant time, before the body is parsed. A delivery is handled once: by
+its `X-GitHub-Delivery` id, and by the SHA-256 of its signed body, so a captured delivery sent again under a
+made-up id is a duplicate too (the signature signs the body only, never the id). The firings it decides are
+recorded in the same transaction as the delivery (kandev.domain.github.firings), then fired.
 
 - Push: a branch push (`refs/heads/...`) to a listed repository whose branch matches a `branches` glob (none:
   any branch). Deletions are ignored. Deduplicated per repository by branch and head SHA.
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -36,6 +37,7 @@ from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import ALL_REPOSITORIES, evaluated_repositories
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
+from kandev.domain.automations.wrong_secrets import count_wrong_secret
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
@@ -199,15 +201,28 @@ async def _record(db: AsyncSession, workspace_ids: Sequence[str], firing: _Firin
 
 
 async def receive_delivery(
-    ctx: ServiceContext, body: bytes, signature: str | None, event: str, delivery_id: str | None
+    ctx: ServiceContext,
+    body: bytes,
+    signature: str | None,
+    event: str,
+    delivery_id: str | None,
+    *,
+    source: str | None = None,
 ) -> DeliveryOutcome:
     """A GitHub App delivery: verified against the App's webhook secret before anything is parsed, then handled.
-    Raises WebhookRefused: UNKNOWN without an App, UNAUTHENTICATED on a bad or missing signature, BAD_BODY when
-    the verified body is not a JSON object."""
+    Raises WebhookRefused: UNKNOWN without an App, UNAUTHENTICATED on a bad or missing signature (RATE_LIMITED
+    once `source` sent too many), BAD_BODY when the verified body is not a JSON object."""
     secret = await webhook_secret(ctx)
     if secret is None:
         raise WebhookRefused(Refusal.UNKNOWN, "no GitHub App is configured on this server")
     if not signature_ok(secret, body, signature):
+        retry_after = await count_wrong_secret(ctx, "github", source)
+        if retry_after is not None:
+            raise WebhookRefused(
+                Refusal.RATE_LIMITED,
+                "too many bad signatures from this address; a right one is still accepted",
+                retry_after=retry_after,
+            )
         raise WebhookRefused(Refusal.UNAUTHENTICATED, "the delivery's X-Hub-Signature-256 does not verify")
     try:
         payload = json.loads(body)
@@ -215,13 +230,14 @@ async def receive_delivery(
         payload = None
     if not isinstance(payload, dict):
         raise WebhookRefused(Refusal.BAD_BODY, "the body must be a JSON object")
-    return await handle_delivery(ctx, event, delivery_id, payload)
+    return await handle_delivery(ctx, event, delivery_id, payload, hashlib.sha256(body).hexdigest())
 
 
 async def handle_delivery(
-    ctx: ServiceContext, event: str, delivery_id: str | None, payload: Mapping[str, Any]
+    ctx: ServiceContext, event: str, delivery_id: str | None, payload: Mapping[str, Any], body_digest: str
 ) -> DeliveryOutcome:
-    """Evaluate one verified delivery: record its firings with its delivery id, then fire them."""
+    """Evaluate one verified delivery: record its firings with its delivery id and body digest, then fire
+    them; a delivery whose id or body was handled before is a duplicate."""
     outcome = DeliveryOutcome(event=event)
     if event not in EVENTS:
         outcome.ignored = "not a push or check_run event"
@@ -237,14 +253,20 @@ async def handle_delivery(
     if isinstance(decided, str):
         outcome.ignored = decided
         return outcome
-    delivery = (delivery_id or "").strip()[:MAX_DELIVERY_ID]
+    delivery = (delivery_id or "").strip()[:MAX_DELIVERY_ID] or f"sha256:{body_digest}"
     try:
         async with ctx.unit_of_work() as uow:
-            if delivery:
-                if await uow.db.get(GithubWebhookDelivery, delivery) is not None:
-                    outcome.duplicate = True
-                    return outcome
-                uow.db.add(GithubWebhookDelivery(delivery_id=delivery, event=event))
+            seen = await uow.db.scalar(
+                select(GithubWebhookDelivery.delivery_id)
+                .where(
+                    or_(GithubWebhookDelivery.delivery_id == delivery, GithubWebhookDelivery.body_digest == body_digest)
+                )
+                .limit(1)
+            )
+            if seen is not None:
+                outcome.duplicate = True
+                return outcome
+            uow.db.add(GithubWebhookDelivery(delivery_id=delivery, event=event, body_digest=body_digest))
             workspace_ids = list(
                 await uow.db.scalars(
                     select(GithubInstallation.workspace_id)
@@ -256,7 +278,7 @@ async def handle_delivery(
                 outcome.ignored = "the installation is not routed to a workspace"
             outcome.recorded = await _record(uow.db, workspace_ids, decided, repository)
     except IntegrityError:
-        # A concurrent (re)delivery of the same id, or of the same firing, committed first.
+        # A concurrent (re)delivery of the same id or body, or of the same firing, committed first.
         outcome.duplicate = True
         return outcome
     for workspace_id in workspace_ids if outcome.recorded else []:

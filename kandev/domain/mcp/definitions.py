@@ -1,15 +1,18 @@
 """Workspace MCP server definitions: CRUD and who may define what. Remote endpoints belong to a workspace and any
-member may define them; a definition that runs a local process (npm package, executable) is an admin's, and with
-auth on it is server-wide. Saving starts, downloads and connects to nothing."""
+member may define them, though a non-admin's URL may not point inward (kandev.domain.outbound: checked here and
+again at launch); a definition that runs a local process (npm package, executable) is an admin's, and with auth on
+it is server-wide. Saving starts, downloads and connects to nothing (it resolves a non-admin's URL's host)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin
+from kandev.domain.access.users import ensure_admin, is_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.mcp.revisions import refresh_live_sessions
@@ -25,6 +28,7 @@ from kandev.domain.mcp.rules import (
     inapplicable,
     split_package,
 )
+from kandev.domain.outbound import outbound_policy
 from kandev.models import McpServer
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import McpServerKind
@@ -56,6 +60,7 @@ class McpServerService:
         self._check_rights(workspace_id, kind)
         server = McpServer(id=new_id(), workspace_id=workspace_id, kind=kind, headers={}, args=[], env={})
         _apply(server, fields, kind, creating=True)
+        await self._outward(server.url)
         try:
             async with self.ctx.unit_of_work() as uow:
                 if workspace_id is not None:
@@ -69,6 +74,7 @@ class McpServerService:
 
     async def update(self, server_id: str, fields: McpServerFields) -> McpServer:
         """A changed definition becomes a new desired revision of every live session that selects it."""
+        await self._outward(fields.url)
         try:
             async with self.ctx.unit_of_work() as uow:
                 server = await self._load(uow.db, server_id)
@@ -93,6 +99,11 @@ class McpServerService:
             await uow.db.flush()
             await refresh_live_sessions(uow.db, server.workspace_id)
             return server
+
+    async def _outward(self, url: str | None) -> None:
+        """A non-admin's remote URL must not point inward; an admin's is theirs to choose."""
+        if url is not None and not is_admin(self.ctx.principal):
+            await asyncio.to_thread(outbound_policy(self.ctx.settings).check_url, check_url(url), "url")
 
     def _check_rights(self, workspace_id: str | None, kind: McpServerKind) -> None:
         if kind in LOCAL_PROCESS_KINDS:

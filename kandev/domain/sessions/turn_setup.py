@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.agent_host import AgentUser, scripted_requirements
 from kandev.data_dir import prepare_work_dir
+from kandev.domain.access.agent_identities import task_agent_identity
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
+from kandev.domain.mcp.outbound import checked_definitions
 from kandev.domain.mcp.revisions import refresh_desired
 from kandev.domain.sessions.agent_context import (
     CLOSE,
@@ -28,7 +31,7 @@ from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
 from kandev.domain.workspace.contributions import agent_git_credentials
 from kandev.domain.workspace.secrets import SECRET_REFERENCE, named_secret_values, resolve_env
-from kandev.domain.workspace.workdirs import agent_owner, prepare_workdir
+from kandev.domain.workspace.workdirs import prepare_home, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
 
@@ -65,6 +68,8 @@ class TurnSetup:
     mcp_applied_revision: int = 0
     mcp_secrets: dict[str, str] = field(default_factory=dict)
     mcp_revision: int = 0
+    # The remote definitions whose URL passes the outbound rule again at launch (a non-admin's).
+    mcp_checked: frozenset[str] = frozenset()
 
     def fingerprint(self) -> str:
         """A digest of everything the agent process was launched with except its token: a warm agent
@@ -119,8 +124,10 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
         for credential in await agent_git_credentials(db, ctx.settings, task):
             env.update(credential.env())
             secrets.append(credential.token)
-        owner = agent_owner(ctx.settings)
-        if session.working_dir and Path(session.working_dir).is_dir():
+        owner = await task_agent_identity(db, ctx.settings, task)
+        if owner is not None:
+            prepare_home(ctx.settings.work_path, owner)
+        if session.working_dir and _kept(Path(session.working_dir), owner):
             workdir = Path(session.working_dir)
         else:
             prepare_work_dir(ctx.settings)
@@ -173,7 +180,20 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             mcp_applied_revision=session.mcp_servers_applied_revision,
             mcp_secrets=mcp_secrets,
             mcp_revision=session.mcp_servers_desired_revision,
+            mcp_checked=await checked_definitions(
+                db, task.workspace_id, [*(session.mcp_servers_desired or []), *(session.mcp_servers_applied or [])]
+            ),
         )
+
+
+def _kept(workdir: Path, owner: AgentUser | None) -> bool:
+    """The session's working directory can be used as it is: it exists and belongs to the identity its agent
+    runs as (after a change of KANDEV_AGENT_USER or KANDEV_AGENT_UIDS it is prepared again, and taken over)."""
+    try:
+        info = workdir.lstat()
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and (owner is None or info.st_uid == owner.uid)
 
 
 def _references(*revisions: list[dict[str, Any]] | None) -> set[str]:

@@ -15,6 +15,7 @@ from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.mcp.selections import forget_task_selections
 from kandev.domain.pagination import decode_cursor, encode_cursor
+from kandev.domain.quotas import check_tasks
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
 from kandev.domain.sessions.prompts import task_sessions
@@ -318,6 +319,7 @@ class TaskService:
     ) -> Task:
         db, principal = uow.db, self.ctx.principal
         workspace = await load_workspace(db, principal, workspace_id)
+        await check_tasks(db, self.ctx, workspace.owner_id)
         step = await self._initial_step(db, command, workspace.default_workflow_id)
         if command.parent_id is not None:
             parent = await db.get(Task, command.parent_id)

@@ -37,12 +37,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.config import Settings
+from kandev.domain.access.agent_identities import workspace_agent_identity
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import UnprocessableError, ValidationError
 from kandev.domain.workspace import git_credentials as creds
 from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.repositories import current_branch, free_repository_name
-from kandev.domain.workspace.workdirs import executor_kind, task_directory
+from kandev.domain.workspace.workdirs import clone_folder, executor_kind
 from kandev.models import Repository, Task, TaskContribution, TaskRepository
 from kandev.models.base import new_id
 from kandev.models.enums import ExecutorKind
@@ -366,7 +367,8 @@ async def attach_contribution(
     credential = await creds.credential_for(db, settings, task.workspace_id, contribution.host, contribution.provider)
     repository = await target_repository(db, task.workspace_id, contribution)
     if repository is None:
-        folder = settings.work_path / "repositories" / task.workspace_id / new_id()
+        owner = await workspace_agent_identity(db, settings, task.workspace_id)
+        folder = await asyncio.to_thread(clone_folder, settings.work_path, task.workspace_id, new_id(), owner)
         await asyncio.to_thread(clone_target, contribution, folder, credential)
         undo.actions.append(lambda: shutil.rmtree(folder, ignore_errors=True))
         default = await asyncio.to_thread(current_branch, str(folder)) or contribution.base_branch
@@ -469,12 +471,12 @@ async def write_preflight(ctx: ServiceContext, task_id: str) -> None:
             credential = await creds.credential_for(db, ctx.settings, task.workspace_id, row.host, row.provider)
             checks.append((row, repository, credential))
     for row, repository, credential in checks:
-        folder = task_directory(ctx.settings.work_path, task_id) / repository.name
-        where = str(folder) if folder.is_dir() else repository.path
         try:
+            # In the repository, never in the task's worktree: its `.git` file is the agent's, and could point
+            # git at a config of the agent's making. The branch and its remote live in the repository anyway.
             await asyncio.to_thread(
                 _git,
-                where,
+                repository.path,
                 "push",
                 "--dry-run",
                 "--porcelain",

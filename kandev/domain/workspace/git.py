@@ -6,7 +6,7 @@ launching a repository never runs code the repository (or its config) brings alo
   file only when we asked for it, not when git follows a submodule URL; `-c` config reaches the git
   processes git itself starts, through GIT_CONFIG_PARAMETERS (GIT_ALLOW_PROTOCOL is not used: it would
   force file to `always`);
-- submodules are never recursed into;
+- submodules are never recursed into, and no automatic gc runs (it would prune worktrees through links);
 - filter drivers the repository's config defines (clean/smudge/process, which a checkout or a status
   would run) are emptied, passed as GIT_CONFIG_KEY_n/VALUE_n so no driver name can smuggle a value;
 - variables that would point git at another repository or inject config are dropped from its env, and it
@@ -42,6 +42,14 @@ HARDENING: tuple[str, ...] = (
     # may not, so a repository cannot pull another checkout on this machine in behind the source rules.
     "-c",
     "protocol.file.allow=user",
+    # No automatic gc: it prunes worktrees, and git's own removal of a worktree's folder in the repository
+    # follows a link its agent swapped in (kandev.domain.workspace.workdirs.prune_worktrees does it safely).
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
+    "-c",
+    "gc.worktreePruneExpire=never",
 )
 
 # Inherited variables that would redirect git to another repository or smuggle config past HARDENING.

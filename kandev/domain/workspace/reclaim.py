@@ -6,15 +6,14 @@ kept, so no commit is ever lost; a later turn checks the branch out again (workd
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.workspace.git import run_git
-from kandev.domain.workspace.workdirs import scratch_directory, task_directory
+from kandev.domain.workspace.workdirs import prune_worktrees, scratch_directory, task_directory
+from kandev.handover import remove_tree
 from kandev.models import Repository, TaskRepository
 
 # Ids are ours (uuid4); anything else never names a directory to delete.
@@ -51,14 +50,8 @@ def reclaim_task_directories(work_path: Path, task_id: str, repository_paths: It
     for path in repository_paths:
         if Path(path).is_dir():
             # Forget the worktrees whose directories went (the branch is then free to be checked out again).
-            run_git("worktree", "prune", cwd=path)
+            prune_worktrees(path)
     return removed
-
-
-def _gone_is_fine(function: object, path: str, exc_info: tuple[type[BaseException], BaseException, object]) -> None:
-    """A file another reclaim removed first is what we wanted; anything else fails the reclaim."""
-    if not isinstance(exc_info[1], FileNotFoundError):
-        raise exc_info[1]
 
 
 def _remove(folder: Path) -> bool:
@@ -74,10 +67,8 @@ def _remove(folder: Path) -> bool:
         # Attached folders are links: removed as links, first, so nothing below walks into their targets.
         if entry.is_symlink():
             entry.unlink()
-    if not shutil.rmtree.avoids_symlink_attacks:
-        raise ReclaimError("this platform cannot remove a tree without following links")
     try:
-        shutil.rmtree(folder, onerror=_gone_is_fine)
+        remove_tree(folder)
     except OSError as error:
         raise ReclaimError(f"could not remove {folder}: {error.strerror or error}") from None
     return True

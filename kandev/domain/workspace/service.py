@@ -13,6 +13,7 @@ from kandev.domain.access.scope import (
 from kandev.domain.automations.profile_checks import default_changed, default_text
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.quotas import check_workspaces
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.domain.workspace.agent_profiles import add_builtin_profiles, usable_in
@@ -79,6 +80,7 @@ class WorkspaceService:
             # An agent session acts only within its task's workspace; a new one would be outside it.
             raise PermissionDeniedError("an agent session cannot create workspaces")
         async with self.ctx.unit_of_work() as uow:
+            await check_workspaces(uow.db, self.ctx, self.ctx.principal.user_id)
             return await add_workspace(uow.db, self.ctx.principal.user_id, name)
 
     async def update(

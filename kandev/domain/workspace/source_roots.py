@@ -4,14 +4,16 @@ A path is judged after resolving symlinks: it must lie under an allowed root (KA
 default, with auth off, the server user's home and the system temp dir; with auth on, none until an admin
 sets it), and it is never `/`, inside `/etc`, `/proc` or `/sys`, inside or around the data or work dir
 (which hold the server's key, database and every task's worktrees), nor inside or around a repository
-registered in a workspace of another user (that would hand their checkout to the caller's agent). For a
-repository the same holds for where git really reads it from: its git dir (a `.git` file can point
+registered in a workspace of another user or a folder attached to another user's task (that would hand their
+files to the caller's agent), whichever was there first. An ssh remote naming this machine is such a path too.
+For a repository the same holds for where git really reads it from: its git dir (a `.git` file can point
 anywhere), its common dir and its object alternates."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -19,10 +21,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.config import Settings
+from kandev.domain import outbound
 from kandev.domain.context import Principal
 from kandev.domain.errors import ValidationError
+from kandev.domain.outbound import OutboundPolicy, Target
 from kandev.domain.workspace.git import run_git
-from kandev.models import Repository, Workspace
+from kandev.domain.workspace.remote_hosts import ssh_host, ssh_target, this_machine
+from kandev.models import Repository, Task, TaskFolder, Workspace
 
 SETTING = "KANDEV_SOURCE_ROOTS"
 _SYSTEM = ("/etc", "/proc", "/sys")
@@ -118,30 +123,59 @@ def local_remote(url: str) -> str | None:
     return None
 
 
-def confine_remote(settings: Settings, url: str, field: str) -> list[Path]:
-    """A `file://` or plain-path remote passes the repository check, both as written and as git may
-    decode it; returns the resolved locations (none for a network URL). Blocking: runs git."""
+@dataclass(frozen=True)
+class CheckedRemote:
+    """A remote as checked: the local locations git would read (all confined), and the address its clone must
+    connect to (None: wherever DNS says, for an admin's network remote)."""
+
+    locations: list[Path]
+    pin: Target | None = None
+    key_alias: str | None = None
+
+
+def confine_remote(settings: Settings, url: str, field: str, outward: OutboundPolicy | None = None) -> CheckedRemote:
+    """A `file://` or plain-path remote passes the repository check, both as written and as git may decode it,
+    and so does an ssh remote naming this machine; a non-admin's other network remote (`outward` given) passes
+    the outbound rule. Blocking: runs git and ssh -G, resolves hosts."""
     path = local_remote(url)
-    if path is None:
-        return []
-    if url[:7].lower() == "file://" and urlsplit(url).netloc not in ("", "localhost"):
-        raise ValidationError(f"{_leaf(field)} must name a path on this machine", field=field)
-    raw = url[7:].split("?", 1)[0].split("#", 1)[0] if url[:7].lower() == "file://" else url
-    confine_path(settings, raw.removeprefix("localhost") or "/", field)
-    return confine_repository(settings, path, field)
+    if path is not None:
+        if url[:7].lower() == "file://" and urlsplit(url).netloc not in ("", "localhost"):
+            raise ValidationError(f"{_leaf(field)} must name a path on this machine", field=field)
+        raw = url[7:].split("?", 1)[0].split("#", 1)[0] if url[:7].lower() == "file://" else url
+        confine_path(settings, raw.removeprefix("localhost") or "/", field)
+        return CheckedRemote(confine_repository(settings, path, field))
+    resolver = outward.resolver if outward is not None else outbound.system_resolver
+    ssh = ssh_target(url)
+    if ssh is not None:
+        host, key_alias = ssh_host(ssh[0])
+        local = this_machine(host, resolver)
+        if local is not None:  # a local path in disguise, which ssh would read as whoever it logs in as
+            if not ssh[1].startswith("/"):
+                raise ValidationError(f"{_leaf(field)} must name an absolute path on this machine", field=field)
+            return CheckedRemote(confine_repository(settings, ssh[1], field), Target(host, 22, local), key_alias)
+        if outward is None:
+            return CheckedRemote([])
+        return CheckedRemote([], outward.check_host(host, 22, field), key_alias)
+    return CheckedRemote([], outward.check_url(url, field, ("https",)) if outward is not None else None)
 
 
 async def refuse_foreign(db: AsyncSession, principal: Principal, path: Path, field: str) -> None:
-    """Refuse a path inside or around a repository registered in another user's workspace."""
+    """Refuse a path inside or around another user's registered repository or attached folder (of a task not
+    deleted); the refusal names neither them nor their path."""
     if principal.sees_everything:
         return
-    rows = await db.scalars(
-        select(Repository.path)
-        .join(Workspace, Workspace.id == Repository.workspace_id)
-        .where(Workspace.owner_id != principal.user_id)
+    foreign = Workspace.owner_id != principal.user_id
+    repositories = await db.scalars(
+        select(Repository.path).join(Workspace, Workspace.id == Repository.workspace_id).where(foreign)
     )
-    for registered in rows:
-        if _related(path, Path(registered)) or _related(path, _real(registered)):
+    folders = await db.scalars(
+        select(TaskFolder.path)
+        .join(Task, Task.id == TaskFolder.task_id)
+        .join(Workspace, Workspace.id == Task.workspace_id)
+        .where(foreign, Task.deleted_at.is_(None))
+    )
+    for taken in (*repositories, *folders):
+        if _related(path, Path(taken)) or _related(path, _real(taken)):
             raise ValidationError(f"{_leaf(field)} is not an allowed source location", field=field)
 
 

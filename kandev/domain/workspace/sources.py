@@ -24,7 +24,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from kandev.domain.access.agent_identities import task_agent_identity, workspace_agent_identity
 from kandev.domain.access.scope import load_task
+from kandev.domain.access.users import is_admin
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import (
     ConflictError,
@@ -33,6 +35,7 @@ from kandev.domain.errors import (
     UnprocessableError,
     ValidationError,
 )
+from kandev.domain.outbound import outbound_policy
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.prompts import is_terminal, task_sessions
 from kandev.domain.sessions.tool_profiles import refresh_profile
@@ -47,12 +50,19 @@ from kandev.domain.workspace.git_credentials import (
     host_of,
     origin_of,
 )
+from kandev.domain.workspace.remote_hosts import pinned
 from kandev.domain.workspace.repositories import current_branch, free_repository_name, remote_url_of
-from kandev.domain.workspace.source_roots import confine_path, confine_remote, confine_repository, refuse_foreign
+from kandev.domain.workspace.source_roots import (
+    CheckedRemote,
+    confine_path,
+    confine_remote,
+    confine_repository,
+    refuse_foreign,
+)
 from kandev.domain.workspace.workdirs import (
     add_worktree,
-    agent_owner,
     branch_name,
+    clone_folder,
     executor_kind,
     link_folder,
     remove_worktree,
@@ -247,10 +257,10 @@ class WorkspaceSourceService:
         wanted = parse_sources(requests)
         async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
             task = await self._target(uow, task_id)
-            await self._confine(uow, wanted)
+            remotes = await self._confine(uow, wanted)
             kind = await self._executor(uow, task)
             await self._require_idle(uow, task)
-            adopted = await self._adopt(uow, task, kind, wanted, undo)
+            adopted = await self._adopt(uow, task, kind, wanted, undo, remotes)
             if any(source.added for source in adopted):
                 await self._announce(uow, task)
             return SourcesResult(TaskRecord.of(task), adopted, self._files_root(task, kind))
@@ -263,14 +273,14 @@ class WorkspaceSourceService:
             raise ValidationError("add a repository, not a folder", field="sources[0].type")
         async with _undone_on_failure() as undo, self.ctx.unit_of_work() as uow:
             task = await self._target(uow, task_id)
-            await self._confine(uow, [wanted])
+            remotes = await self._confine(uow, [wanted])
             kind = await self._executor(uow, task)
             if kind != ExecutorKind.WORKTREE:
                 raise UnprocessableError(
                     "adding a branch during a turn needs the worktree executor; use "
                     "add_workspace_sources_kandev on an idle task instead"
                 )
-            (adopted,) = await self._adopt(uow, task, kind, [wanted], undo)
+            (adopted,) = await self._adopt(uow, task, kind, [wanted], undo, remotes)
             if adopted.added:
                 await self._announce(uow, task)
             root = self._files_root(task, kind) if adopted.path else None
@@ -311,11 +321,14 @@ class WorkspaceSourceService:
 
     # --- rules shared by the three -----------------------------------------------------------
 
-    async def _confine(self, uow: UnitOfWork, wanted: list[_Repo | _Folder]) -> None:
-        """Every local path of the batch (folders, local paths, file or plain-path remotes) lies under an
-        allowed root and is no other user's repository, nor is any place git reads a repository from;
-        checked before anything is written."""
+    async def _confine(self, uow: UnitOfWork, wanted: list[_Repo | _Folder]) -> dict[int, CheckedRemote]:
+        """Every local path of the batch (folders, local paths, file or plain-path remotes, ssh remotes naming this
+        machine) lies under an allowed root and is no other user's repository or folder, nor is any place git reads
+        a repository from; a non-admin's network remote does not point inward. Checked before anything is written;
+        answers the checked remotes, whose clones connect where they were checked."""
         settings = self.ctx.settings
+        outward = None if is_admin(self.ctx.principal) else outbound_policy(settings)
+        remotes: dict[int, CheckedRemote] = {}
         for source in wanted:
             where = f"sources[{source.index}]"
             if isinstance(source, _Folder):
@@ -326,11 +339,13 @@ class WorkspaceSourceService:
                 locations = await asyncio.to_thread(confine_repository, settings, source.local_path, field_name)
             elif source.remote_url is not None:
                 field_name = f"{where}.remote_url"
-                locations = await asyncio.to_thread(confine_remote, settings, source.remote_url, field_name)
+                checked = await asyncio.to_thread(confine_remote, settings, source.remote_url, field_name, outward)
+                remotes[source.index], locations = checked, checked.locations
             else:
                 continue
             for location in locations:
                 await refuse_foreign(uow.db, self.ctx.principal, location, field_name)
+        return remotes
 
     async def _target(self, uow: UnitOfWork, task_id: str | None) -> Task:
         """Operators name any task they can see; an agent its own task (the default) or its direct child
@@ -382,7 +397,13 @@ class WorkspaceSourceService:
                 await refresh_profile(uow, session, task)
 
     async def _adopt(
-        self, uow: UnitOfWork, task: Task, kind: ExecutorKind, wanted: list[_Repo | _Folder], undo: _Undo
+        self,
+        uow: UnitOfWork,
+        task: Task,
+        kind: ExecutorKind,
+        wanted: list[_Repo | _Folder],
+        undo: _Undo,
+        remotes: dict[int, CheckedRemote],
     ) -> list[AdoptedSource]:
         db = uow.db
         links = {
@@ -411,7 +432,7 @@ class WorkspaceSourceService:
                 seen_folders[source.path] = source
                 adopted.append(await self._adopt_folder(uow, task, source, folders, names, materialize, undo))
                 continue
-            repository = await self._resolve_repository(uow, task, source, undo)
+            repository = await self._resolve_repository(uow, task, source, undo, remotes.get(source.index))
             earlier_repo = seen_repos.get(repository.id)
             if earlier_repo is not None:
                 if (earlier_repo.base_branch, earlier_repo.branch) != (source.base_branch, source.branch):
@@ -453,7 +474,7 @@ class WorkspaceSourceService:
                 folder = task_dir / repository.name
                 branch = source.branch or branch_name(task)
                 try:
-                    owner = agent_owner(self.ctx.settings)
+                    owner = await task_agent_identity(db, self.ctx.settings, task)
                     created = await asyncio.to_thread(add_worktree, repository, folder, branch, base, owner)
                 except ConflictError as error:
                     raise UnprocessableError(error.message) from None
@@ -498,7 +519,9 @@ class WorkspaceSourceService:
             path = str(link)
         return AdoptedSource("folder", row.path, row.name, True, path)
 
-    async def _resolve_repository(self, uow: UnitOfWork, task: Task, source: _Repo, undo: _Undo) -> Repository:
+    async def _resolve_repository(
+        self, uow: UnitOfWork, task: Task, source: _Repo, undo: _Undo, checked: CheckedRemote | None
+    ) -> Repository:
         """A saved repository of the task's workspace: by id, by local path or remote URL (registered,
         and for a URL cloned, when the workspace does not have it yet)."""
         db = uow.db
@@ -519,11 +542,14 @@ class WorkspaceSourceService:
         else:
             assert source.remote_url is not None
             remote = source.remote_url
-            target = self.ctx.settings.work_path / "repositories" / task.workspace_id / new_id()
+            owner = await workspace_agent_identity(db, self.ctx.settings, task.workspace_id)
+            target = await asyncio.to_thread(
+                clone_folder, self.ctx.settings.work_path, task.workspace_id, new_id(), owner
+            )
             # On a connected host the connection's token reaches git through the credential helper.
             host = host_of(remote)
             credential = await credential_for(db, self.ctx.settings, task.workspace_id, host) if host else None
-            await asyncio.to_thread(_clone, remote, target, source.index, credential)
+            await asyncio.to_thread(_clone, remote, target, source.index, credential, checked)
             undo.actions.append(lambda: shutil.rmtree(target, ignore_errors=True))
             path = str(target)
         default = await asyncio.to_thread(current_branch, path)
@@ -561,9 +587,12 @@ def _has_commit(path: str, branch: str) -> bool:
         return False
 
 
-def _clone(url: str, target: Path, index: int, credential: GitCredential | None = None) -> None:
+def _clone(
+    url: str, target: Path, index: int, credential: GitCredential | None = None, checked: CheckedRemote | None = None
+) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     origins = [origin] if (origin := origin_of(url)) else []
+    pin_args, pin_env = pinned(url, checked.pin, checked.key_alias) if checked and checked.pin else ([], {})
     try:
         cloned = (
             run_git(
@@ -573,8 +602,8 @@ def _clone(url: str, target: Path, index: int, credential: GitCredential | None 
                 url,
                 str(target),
                 timeout=600,
-                credential_args=command_args(credential, origins),
-                credential_env=credential.env() if credential else None,
+                credential_args=[*pin_args, *command_args(credential, origins)],
+                credential_env={**pin_env, **(credential.env() if credential else {})},
             ).returncode
             == 0
         )

@@ -3,11 +3,17 @@ session, its task and the task's workspace, with the session's tool profile; any
 
 from __future__ import annotations
 
+import pytest
+
 from kandev.domain.access.session_grants import SESSION_LOGIN, SessionPrincipal, session_principal
+from kandev.domain.access.tokens import create_token
+from kandev.domain.access.users import create_user, remove_user
+from kandev.domain.errors import ConflictError, NotFoundError
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface
 from kandev.domain.tasks.service import CreateTask
 from kandev.models.enums import TaskOrigin
 from tests.support.session_tokens import launch_token
+from tests.support.users import services_as
 
 
 async def live_session(services, workspace_id: str) -> tuple[str, str, str]:
@@ -70,3 +76,18 @@ async def test_the_session_of_an_automation_runs_hidden_task_is_granted_the_coor
     tools = granted.mcp_profile.tool_names()
     assert "archive_task_kandev" in tools and "message_task_kandev" in tools
     assert not {"delete_task_kandev", "update_task_kandev", "step_complete_kandev"} & set(tools)
+
+
+async def test_a_removed_users_agents_are_granted_nothing_and_their_sessions_are_named_for_announcing(
+    services, db, settings
+):
+    mallory = await services_as(services, "mallory")
+    workspace = await mallory.workspaces.create("Mallory's")
+    _, session_id, token = await live_session(mallory, workspace.id)
+    user, changes, sessions = await remove_user(db, "mallory")
+    assert await session_principal(db, session_id, token, settings.server_key) is None
+    assert changes == [{"user": user.id, "removed": True}] and sessions == [session_id]
+    with pytest.raises(NotFoundError):  # no new token for them either
+        await create_token(db, name="again", login="mallory")
+    with pytest.raises(ConflictError):  # and the login is not given to anyone else
+        await create_user(db, "mallory")

@@ -1,8 +1,9 @@
 """Local sources are confined: allowed roots only, never system folders, the data or work dir, or another
-user's repository; refused sources create nothing."""
+user's repository or attached folder, whichever came first; refused sources create nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Repository, TaskFolder, TaskRepository, User
 from kandev.models.base import new_id
 from tests.support.git_repos import make_repository
+from tests.support.users import services_as
 
 
 def configured(services: Services, **settings: Any) -> Services:
@@ -228,3 +230,73 @@ async def test_a_branch_added_during_a_turn_is_confined_too(services, db, worksp
             )
         assert refused.value.field == "sources[0].local_path"
     assert await counts(db) == (0, 0, 0)
+
+
+async def person(services: Services, db: Any, tmp_path: Path, login: str) -> tuple[Services, str]:
+    """A user of a server with auth on and the tmp dir as its root, with a workspace of their own."""
+    confined = configured(services, auth="on", source_roots=str(tmp_path))
+    someone = await services_as(confined, login)
+    async with db.transaction() as s:
+        workspace = await add_workspace(s, someone.ctx.principal.user_id, f"{login}'s")
+    return someone, workspace.id
+
+
+async def take(services: Services, workspace_id: str, kind: str, path: Path) -> str:
+    """Register `path` as a repository, or attach it as a folder to a new task; returns the task (or "")."""
+    if kind == "repository":
+        await services.repositories.create(workspace_id, "taken", str(path))
+        return ""
+    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Mine"))).task
+    await services.workspace_sources.add(task.id, [SourceRequest(type="folder", path=str(path))])
+    return task.id
+
+
+@pytest.mark.parametrize("first", ("folder", "repository"))
+async def test_another_users_attached_folder_or_repository_is_refused_inside_around_and_as_itself(
+    services, db, tmp_path, first
+):
+    # Whichever came first, the other user's folder attachment or repository registration, the second
+    # user can neither attach nor register it, anything inside it, or anything around it.
+    shared = make_repository(tmp_path / "shared")
+    taken = make_repository(shared / "alices")
+    (taken / "deep").mkdir()
+    inner = make_repository(taken / "deep" / "inner")
+    alice, hers = await person(services, db, tmp_path, "alice")
+    await take(alice, hers, first, taken)
+    mallory, mine = await person(services, db, tmp_path, "mallory")
+    for path in (taken, taken / "deep", inner, shared):
+        for kind in SURFACES:
+            before = await counts(db)
+            refusal = await try_source(mallory, mine, kind, str(path))
+            assert refusal.message == f"{FIELDS[kind].split('.')[-1]} is not an allowed source location"
+            # Typed, and naming neither the other user nor where her files are.
+            wire = json.dumps({"message": refusal.message, **refusal.wire_fields()})
+            assert "alice" not in wire and str(tmp_path) not in wire and refusal.code == "VALIDATION"
+            assert await counts(db) == before, (path, kind)
+    # Her own next to it is hers to take, and Alice keeps using hers.
+    await take(mallory, mine, "folder", make_repository(tmp_path / "mallorys"))
+    await take(alice, hers, "folder", inner)
+
+
+async def test_a_folder_of_a_deleted_task_no_longer_holds_its_place(services, db, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    alice, hers = await person(services, db, tmp_path, "alice")
+    task_id = await take(alice, hers, "folder", notes)
+    mallory, mine = await person(services, db, tmp_path, "mallory")
+    await try_source(mallory, mine, "folder", str(notes))
+    await alice.tasks.delete(task_id)
+    assert await take(mallory, mine, "folder", notes)
+
+
+async def test_a_symlink_to_another_users_folder_is_refused(services, db, tmp_path):
+    notes = tmp_path / "alice" / "notes"
+    notes.mkdir(parents=True)
+    alice, hers = await person(services, db, tmp_path, "alice")
+    await take(alice, hers, "folder", notes)
+    mallory, mine = await person(services, db, tmp_path, "mallory")
+    (tmp_path / "innocent").symlink_to(notes, target_is_directory=True)
+    (tmp_path / "around").symlink_to(tmp_path / "alice", target_is_directory=True)
+    for link in ("innocent", "around"):
+        for kind in ("folder", "repository", "local_path"):
+            await try_source(mallory, mine, kind, str(tmp_path / link))

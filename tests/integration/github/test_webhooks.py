@@ -5,6 +5,7 @@ check-run id), and X-GitHub-Delivery dedup."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -229,6 +230,44 @@ async def test_a_redelivery_is_handled_once(http, db, services, workspace_id, ap
     again = await deliver(http, "push", push("main", sha="f" * 40), delivery="delivery-1")
     assert again.status_code == 202 and again.json()["duplicate"] is True
     assert len(await runs_of(db, target)) == 1
+
+
+async def test_a_signed_body_sent_again_under_another_delivery_id_or_none_is_a_duplicate(
+    http, db, services, workspace_id, app
+):
+    target = await automation(services, workspace_id, TriggerType.GITHUB_CI, repositories=["acme/widgets"])
+    captured = json.dumps(check_run(7)).encode()
+
+    first = await deliver(http, "check_run", captured, delivery="delivery-a")
+    # An attacker who captured it replays the same signed bytes under made-up ids, or none.
+    replays = [await deliver(http, "check_run", captured, delivery=f"forged-{n}") for n in range(3)]
+    unnamed = await http.post(
+        PATH,
+        content=captured,
+        headers={"X-GitHub-Event": "check_run", "X-Hub-Signature-256": signature_of(SECRET, captured)},
+    )
+
+    assert first.json()["duplicate"] is False and first.json()["recorded"] == 1
+    for replay in [*replays, unnamed]:
+        assert replay.status_code == 202 and replay.json()["duplicate"] is True
+        assert replay.json()["recorded"] == 0
+    assert len(await runs_of(db, target)) == 1
+    async with db.read() as session:
+        assert [d.delivery_id for d in await session.scalars(select(GithubWebhookDelivery))] == ["delivery-a"]
+    # A body differing by one byte is another delivery.
+    assert (await deliver(http, "check_run", captured + b" ")).json()["duplicate"] is False
+
+
+async def test_one_signed_body_sent_at_once_under_many_delivery_ids_is_handled_once(
+    http, db, services, workspace_id, app
+):
+    await automation(services, workspace_id, TriggerType.GITHUB_PUSH, repositories=["acme/widgets"])
+    captured = json.dumps(push("main", sha="c" * 40)).encode()
+
+    answers = await asyncio.gather(*(deliver(http, "push", captured, delivery=f"id-{n}") for n in range(8)))
+
+    assert sorted(a.json()["duplicate"] for a in answers) == [False] + [True] * 7
+    assert sum(a.json()["fired"] for a in answers) == 1
 
 
 ROUTE = (

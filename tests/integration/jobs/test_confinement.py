@@ -169,14 +169,19 @@ async def test_an_agent_user_that_cannot_reach_the_agent_command_fails_the_turn_
     assert f"the permissions of {private} keep it out" in turn.error
 
 
-def test_a_worktree_created_for_the_agent_user_is_owned_by_it_but_its_repository_is_not(base, tmp_path):
+def test_a_worktree_created_for_the_agent_user_is_owned_by_it_but_its_task_directory_and_repository_are_not(
+    base, tmp_path
+):
     account = agent_user()
     owner = resolve_agent_user(AGENT_USER)
     repository = make_repository(tmp_path / "project")
     folder = base / "data-work" / "worktrees" / "task-1" / "project"
     row = Repository(id="r1", workspace_id="w1", name="project", path=str(repository), default_branch="main")
     assert add_worktree(row, folder, "kandev/task-1", "main", owner)
-    owned = [folder.parent, folder, folder / "README", repository / ".git" / "worktrees" / "project" / "HEAD"]
+    owned = [folder, folder / "README", repository / ".git" / "worktrees" / "project" / "HEAD"]
     assert [p.stat().st_uid for p in owned] == [account.pw_uid] * len(owned)
+    assert mode(folder) == 0o700
+    # The task directory is the server's: the agent may look in (its group), never add or swap an entry.
+    assert (folder.parent.stat().st_uid, folder.parent.stat().st_gid, mode(folder.parent)) == (0, account.pw_gid, 0o750)
     assert (repository / ".git").stat().st_uid == os.geteuid()
     assert (repository / "README").stat().st_uid == os.geteuid()

@@ -19,6 +19,7 @@ from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Message, Session
 from kandev.models.enums import McpScope, McpServerKind, PermissionPolicy
+from kandev.runtime.mcp_delivery import package_folder
 from tests.support.factories import new_agent_profile, settings_for
 from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_PACKAGE, FIXTURE_VERSION, pack_fixture, remote_mcp
 from tests.support.git_repos import make_repository
@@ -215,8 +216,10 @@ async def test_an_npm_server_is_materialized_from_a_packed_tarball_outside_the_r
     with running_worker(settings, KANDEV_MCP_NPM_SOURCE=str(npm_source)):
         session_id = await run(services, bus, db, task_id, '/mcp-servers\n/tool fixture/whoami {"q": 1}')
     assert (await reports(db, session_id))[-1] == {"kandev": [], "fixture": [{"scope": "TASK", "id": task_id}]}
-    installed = cache / f"{FIXTURE_NAME.replace('/', '+')}@{FIXTURE_VERSION}" / "node_modules" / FIXTURE_NAME
-    assert json.loads((installed / "package.json").read_text())["version"] == FIXTURE_VERSION
+    # One install of that version, kept under the integrity hash of what it was installed from.
+    [install] = [p for p in package_folder(cache, FIXTURE_NAME, FIXTURE_VERSION).iterdir() if p.is_dir()]
+    manifest = install / "node_modules" / FIXTURE_NAME / "package.json"
+    assert json.loads(manifest.read_text())["version"] == FIXTURE_VERSION
     texts = await everything(db, session_id)
     assert 'args={\\"q\\":1}' in texts and "token=[REDACTED]" in texts, texts
     assert NPM_TOKEN not in texts

@@ -1,4 +1,4 @@
-"""Revision 0028: a pull-request condition saved with no repository evaluated every connected repository; an
+"""Revision 0029: a pull-request condition saved with no repository evaluated every connected repository; an
 empty list now evaluates none, so such conditions become the explicit `all_repositories` and keep firing.
 Listed ones, and other condition types, are left as they were."""
 
@@ -25,8 +25,8 @@ STAGED = {
 
 
 async def configs_after_upgrade(url: str) -> dict[str, dict[str, object]]:
-    """Stage triggers on a database at 0025, upgrade to head; each trigger's config by its label."""
-    await asyncio.to_thread(command.upgrade, alembic_config(url), "0025_workspace_mcp")
+    """Stage triggers on a database at 0028, upgrade to head; each trigger's config by its label."""
+    await asyncio.to_thread(command.upgrade, alembic_config(url), "0028_user_removal")
     db = Database(url)
     ids: dict[str, str] = {}
     try:

@@ -106,3 +106,25 @@ def test_an_empty_repository_list_evaluates_nothing_and_all_repositories_every_c
     assert rules.evaluated_repositories({}, connected) == []
     assert rules.evaluated_repositories({"all_repositories": True}, connected) == ["acme/app", "acme/Web"]
     assert rules.evaluated_repositories({"repositories": ["r2", "acme/WEB", "x/y"]}, connected) == ["acme/WEB", "x/y"]
+
+
+def test_a_webhook_stores_only_whether_it_takes_signed_deliveries_only():
+    assert rules.check_trigger(WEBHOOK, 0) == {}
+    assert rules.check_trigger(TriggerFields(TriggerType.WEBHOOK, config={"require_signature": False}), 0) == {}
+    signed = TriggerFields(TriggerType.WEBHOOK, config={"require_signature": True})
+    assert rules.check_trigger(signed, 0) == {"require_signature": True}
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"require_signature": "yes"}, "triggers[0].requireSignature"),
+        ({"require_signature": 1}, "triggers[0].requireSignature"),
+        ({"secret": "mine"}, "triggers[0].config"),
+    ],
+)
+def test_a_webhook_setting_other_than_a_true_or_false_requirement_is_refused(config, field):
+    with pytest.raises(ValidationError) as refused:
+        rules.check_trigger(TriggerFields(TriggerType.WEBHOOK, config=config), 0)
+    assert refused.value.field == field
+    assert "mine" not in refused.value.message

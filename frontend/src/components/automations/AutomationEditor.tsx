@@ -96,20 +96,29 @@ interface Draft {
   maxConcurrentRuns: number;
   enabled: boolean;
   mode: Mode;
+  /** A webhook that takes signed deliveries only. */
+  signedOnly: boolean;
   schedule: { on: boolean; expression: string; timezone: string };
   github: { on: boolean; type: GithubType; filters: Record<string, unknown> };
   repositories: { repositoryId: string; baseBranch: string }[];
 }
 
-type TriggerLike = { type: AutomationTriggerType; expression?: string | null; timezone?: string | null; filters?: unknown };
+type TriggerLike = {
+  type: AutomationTriggerType;
+  expression?: string | null;
+  timezone?: string | null;
+  filters?: unknown;
+  requireSignature?: boolean | null;
+};
 
 /** When it runs, read from a trigger set (a saved automation's, or what a chat captured). */
-function whenOf(triggers: readonly TriggerLike[], fresh: boolean): Pick<Draft, "mode" | "schedule" | "github"> {
+function whenOf(triggers: readonly TriggerLike[], fresh: boolean): Pick<Draft, "mode" | "signedOnly" | "schedule" | "github"> {
   const scheduled = triggers.find((t) => t.type === "SCHEDULED");
   const github = triggers.find((t) => t.type.startsWith("GITHUB_"));
-  const webhook = triggers.some((t) => t.type === "WEBHOOK");
+  const webhook = triggers.find((t) => t.type === "WEBHOOK");
   return {
     mode: webhook ? "WEBHOOK" : scheduled || github || fresh ? "EVENTS" : "MANUAL",
+    signedOnly: Boolean(webhook?.requireSignature),
     schedule: {
       on: Boolean(scheduled) || (fresh && !github),
       expression: scheduled?.expression ?? "0 9 * * 1-5",
@@ -148,7 +157,7 @@ function draftFromChat(chat: Authoring, defaultProfile: string): Draft {
 }
 
 function triggersOf(d: Draft): AutomationTriggerInput[] {
-  if (d.mode === "WEBHOOK") return [{ type: "WEBHOOK" }];
+  if (d.mode === "WEBHOOK") return [{ type: "WEBHOOK", requireSignature: d.signedOnly }];
   if (d.mode === "MANUAL") return [];
   const triggers: AutomationTriggerInput[] = [];
   if (d.schedule.on) triggers.push({ type: "SCHEDULED", expression: d.schedule.expression, timezone: d.schedule.timezone.trim() });
@@ -183,25 +192,53 @@ function settingsOf(d: Draft) {
   };
 }
 
+function webhookUrl(automationId: string): string {
+  return `${window.location.origin}/api/v1/automations/webhook/${encodeURIComponent(automationId)}`;
+}
+
 /** A webhook's address and its secret, shown once (after the save that created it). */
-export function WebhookSecret(props: { automationId: string; secret: string }) {
-  const url = `${window.location.origin}/api/v1/automations/webhook/${encodeURIComponent(props.automationId)}`;
+export function WebhookSecret(props: { automationId: string; secret: string; signedOnly: boolean }) {
   return (
     <div className="notice" role="status" data-testid="webhook-secret">
       <p>
-        <strong>Copy the secret now:</strong> it is not shown again (Details can reveal it later). Send it as the{" "}
-        <code>X-Webhook-Secret</code> header, never in the URL.
+        <strong>Copy the secret now:</strong> it is not shown again (Details can reveal it later).{" "}
+        {props.signedOnly ? (
+          <>Sign every delivery with it as shown under “When it runs”; never send it.</>
+        ) : (
+          <>
+            Send it as the <code>X-Webhook-Secret</code> header, never in the URL, or sign deliveries with it.
+          </>
+        )}
       </p>
       <dl className="kv">
         <dt>URL</dt>
         <dd>
-          <code data-testid="webhook-url">{url}</code>
+          <code data-testid="webhook-url">{webhookUrl(props.automationId)}</code>
         </dd>
         <dt>Secret</dt>
         <dd>
           <code data-testid="webhook-secret-value">{props.secret}</code>
         </dd>
       </dl>
+    </div>
+  );
+}
+
+/** How a sender signs a delivery (kandev.domain.automations.webhook_signatures): what the server checks. */
+function WebhookSigning(props: { automationId: string | null }) {
+  const url = props.automationId ? webhookUrl(props.automationId) : "<the webhook URL>";
+  return (
+    <div className="muted webhook-signing" data-testid="webhook-signing">
+      <p>
+        A signed delivery carries two headers: <code>X-Kandev-Timestamp</code>, the Unix time in whole seconds, and{" "}
+        <code>X-Kandev-Signature</code>: <code>sha256=</code> and the hex HMAC-SHA256, keyed with the secret, of the
+        timestamp, a dot and the raw body (<code>{"<timestamp>.<body>"}</code>). One signed more than 5 minutes from the
+        server’s clock is refused, and so is a signature used before: sign each delivery, and each retry, anew.
+      </p>
+      <pre>{`ts=$(date +%s); body='{"version":"1.2.3"}'
+sig=$(printf '%s.%s' "$ts" "$body" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.* //')
+curl -X POST "${url}" -H "X-Kandev-Timestamp: $ts" \\
+  -H "X-Kandev-Signature: sha256=$sig" --data "$body"`}</pre>
     </div>
   );
 }
@@ -272,7 +309,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
         )}
       </div>
       {/* The same editor stays mounted from /automations/new to the new automation's page: the secret shows there. */}
-      {secret && secret.automationId === props.automationId && <WebhookSecret {...secret} />}
+      {secret && secret.automationId === props.automationId && <WebhookSecret {...secret} signedOnly={draft.signedOnly} />}
       <form className="form" onSubmit={submit} data-testid="automation-form">
         <label className="field">
           <span>Name</span>
@@ -330,11 +367,23 @@ export function AutomationEditor(props: { automationId: string | null }) {
             </label>
           ))}
           {draft.mode === "WEBHOOK" && (
-            <p className="muted">
-              {props.automationId && draft.mode === "WEBHOOK" && secret === null
-                ? "The webhook keeps its secret when saved again."
-                : "Saving shows the webhook's URL and its secret once."}
-            </p>
+            <>
+              <p className="muted">
+                {props.automationId && secret === null
+                  ? "The webhook keeps its secret when saved again."
+                  : "Saving shows the webhook's URL and its secret once."}
+              </p>
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={draft.signedOnly}
+                  onChange={(e) => set({ signedOnly: e.target.checked })}
+                  data-testid="webhook-signed-only"
+                />
+                <span>Signed deliveries only (the secret itself is then refused)</span>
+              </label>
+              <WebhookSigning automationId={props.automationId} />
+            </>
           )}
         </fieldset>
 

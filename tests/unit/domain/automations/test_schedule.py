@@ -597,3 +597,41 @@ def test_check_never_raises_on_random_input():
         result = check(expression, timezone, rng.randint(1, 5), NOW)
         assert result.valid == (result.error is None)
         assert all(fire > NOW and fire.tzinfo is UTC for fire in result.next_fires)
+
+
+# -- the shortest interval (what a per-user floor on schedule frequency compares with) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "shortest"),
+    [
+        ("* * * * *", timedelta(minutes=1)),
+        ("*/15 9-17 * * 1-5", timedelta(minutes=15)),
+        ("1,58 * * * *", timedelta(minutes=3)),  # across each hour's turn
+        ("0 23,0 * * *", timedelta(hours=1)),  # across midnight
+        ("0 9 * * 1-5", timedelta(days=1)),
+        ("0 9 * * 1,3,5", timedelta(days=2)),
+        ("0 9 * * 1", timedelta(days=7)),
+        ("0 0 28,1 2,3 *", timedelta(days=1)),  # 28 February and 1 March, in a year that is not a leap year
+        ("0 0 1 1 *", timedelta(days=365)),
+        ("0 0 29 2 *", timedelta(days=366 + 365 * 3)),
+        ("@hourly", timedelta(hours=1)),
+        ("@every 90s", timedelta(seconds=90)),
+        ("@every 1h30m", timedelta(minutes=90)),
+    ],
+)
+def test_the_shortest_interval_is_the_least_gap_between_two_fires(expression, shortest):
+    assert Schedule.parse(expression).shortest_interval() == shortest
+
+
+def test_the_shortest_interval_is_never_longer_than_a_gap_the_schedule_really_fires_with():
+    # Longer would let a schedule past a frequency floor that it breaks.
+    rng = random.Random("shortest-interval")
+    for _ in range(150):
+        day = utc(2026, rng.randint(1, 12), rng.randint(1, 28))
+        cron = random_cron(rng, day)
+        schedule = Schedule.parse(cron.text)
+        fires = schedule.next_fires(day - timedelta(days=rng.randint(0, 400)), 400)
+        observed = min((b - a for a, b in zip(fires, fires[1:], strict=False)), default=None)
+        if observed is not None:
+            assert schedule.shortest_interval() <= observed, cron.text

@@ -2,8 +2,8 @@
 not evaluated (the spec), so those are stored as the explicit choice `all_repositories` and keep firing. And
 an index on an automation's runs by status, which admission counts on every firing and webhook batch
 
-Revision ID: 0028_explicit_all_repositories
-Revises: 0025_workspace_mcp
+Revision ID: 0029_explicit_all_repositories
+Revises: 0028_user_removal
 Create Date: 2026-12-07
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0028_explicit_all_repositories'
-down_revision: str | None = '0025_workspace_mcp'
+revision: str = '0029_explicit_all_repositories'
+down_revision: str | None = '0028_user_removal'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
