@@ -9,6 +9,8 @@ tests), with a real worker running the scripted agent in the checked-out worktre
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -158,7 +160,9 @@ async def test_a_push_or_ci_run_works_on_the_events_branch_at_its_commit_and_pus
             "check_run",
             {"action": "completed", "check_run": {**check, "check_suite": {"head_branch": "feature"}}},
         )
-    delivered = await handle_delivery(services.ctx, event, new_id(), {**payload, **common})
+    body = {**payload, **common}
+    digest = hashlib.sha256(json.dumps(body).encode()).hexdigest()
+    delivered = await handle_delivery(services.ctx, event, new_id(), body, digest)
     [fired] = delivered.fired
     assert fired.fired and fired.run_id
 
