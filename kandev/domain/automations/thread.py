@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -102,7 +103,7 @@ async def post(
     if key is not None:
         statement = statement.on_conflict_do_nothing(index_elements=["automation_id", "dedup_key"])
     try:
-        async with db.begin_nested():
+        async with _contained(db):
             written = await db.scalar(statement.returning(AutomationThreadMessage.id))
     except SQLAlchemyError:
         log.warning(
@@ -117,6 +118,18 @@ async def post(
     payload = AutomationEventPayload(kind="THREAD_MESSAGE", automation_id=automation_id, run=None)
     payload["thread_message"] = entry_json(entry)
     uow.emit(automation_channel(workspace_id), payload)
+
+
+@asynccontextmanager
+async def _contained(db: AsyncSession) -> AsyncIterator[None]:
+    """A thread write whose failure leaves the transaction usable: PostgreSQL aborts a transaction on a failed
+    statement, so there it gets a savepoint; SQLite undoes only the failed statement, so the two round trips
+    of a savepoint are spared."""
+    if db.get_bind().dialect.name == "sqlite":
+        yield
+        return
+    async with db.begin_nested():
+        yield
 
 
 def entry_json(entry: ThreadEntry) -> dict[str, Any]:
@@ -325,7 +338,7 @@ async def note_skipped(uow: UnitOfWork, workspace_id: str, runs: list[Automation
     )
     rows = [{**entry_json(e), "created_at": e.created_at, "dedup_key": f"run:{e.run_id}:outcome"} for e in entries]
     try:
-        async with uow.db.begin_nested():
+        async with _contained(uow.db):
             await uow.db.execute(statement, rows)
     except SQLAlchemyError:
         log.warning("%d skipped runs could not be written to their threads", len(entries), exc_info=True)

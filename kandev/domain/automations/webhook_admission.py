@@ -37,11 +37,17 @@ async def admit(uow: UnitOfWork, deliveries: list[Admitted], sqlite: bool) -> di
     if not sqlite:
         # Held to the commit, as fire holds it: concurrent firings of an automation count each other.
         await db.execute(select(Automation.id).where(Automation.id.in_(ids)).with_for_update())
-    automations = {row.id: row for row in await db.scalars(select(Automation).where(Automation.id.in_(ids)))}
-    counted = select(AutomationRun.automation_id, func.count()).where(
-        AutomationRun.automation_id.in_(ids), active_sql()
+    # The automations and their active runs in one statement (a batch's statements are its latency).
+    active_count = (
+        select(func.count())
+        .select_from(AutomationRun)
+        .where(AutomationRun.automation_id == Automation.id, active_sql())
+        .correlate(Automation)
+        .scalar_subquery()
     )
-    active: dict[str, int] = {row[0]: row[1] for row in await db.execute(counted.group_by(AutomationRun.automation_id))}
+    rows = (await db.execute(select(Automation, active_count).where(Automation.id.in_(ids)))).all()
+    automations = {automation.id: automation for automation, _ in rows}
+    active: dict[str, int] = {automation.id: count or 0 for automation, count in rows}
     now = utcnow()
     runs: dict[str, AutomationRun] = {}
     for delivery in deliveries:
