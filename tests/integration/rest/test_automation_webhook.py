@@ -518,3 +518,31 @@ async def test_a_burst_is_accepted_durably_and_a_real_worker_launches_every_deli
     fired = await runs(db, automation_id)
     assert sorted(r.trigger_data["i"] for r in fired) == list(range(40))
     assert {d.outcome for d in await deliveries(db, automation_id)} == {"fired"}
+
+
+@pytest.mark.parametrize(
+    ("content", "template", "rendered"),
+    [
+        (
+            b'[{"name": "first"}, {"name": "second"}]',
+            "/say {{webhook.1.name}} after {{webhook.0.name}}",
+            "second after first",
+        ),
+        (b'"deploy"', "/say {{webhook}} / {{data}}", "deploy / deploy"),
+        (b"42", "/say {{webhook.body}}", "42"),
+    ],
+)
+async def test_any_valid_json_body_is_the_trigger_data_so_an_array_index_resolves(
+    http, services, db, workspace_id, content, template, rendered
+):
+    """A JSON array or scalar body is the run's data as it is, not {"body": text}: `{{webhook.0.x}}` reads it."""
+    automation_id, secret = await webhook_automation(services, workspace_id, prompt=template)
+    response = await post(http, automation_id, secret, content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 202 and response.json()["admission"] == "fired"
+    [run] = await runs(db, automation_id)
+    assert run.trigger_data == json.loads(content)
+    assert await launch_run(services.ctx, run.id) == "launched"
+    [run] = await runs(db, automation_id)
+    async with db.read() as session:
+        prompt = await session.scalar(select(QueuedPrompt.text).where(QueuedPrompt.session_id == run.session_id))
+    assert prompt == f"/say {rendered}"
