@@ -49,7 +49,7 @@ class HttpRefusal(HTTPException):
 def answer_type(accept: str | None) -> str:
     """RESPONSE_TYPE when Accept names it and ranks it no lower than application/json; else JSON_TYPE, also
     for `*/*` and no Accept at all (older clients)."""
-    if not accept or RESPONSE_TYPE not in accept.lower() or True:  # TEMPORARY REGRESSION
+    if not accept or RESPONSE_TYPE not in accept.lower():
         return JSON_TYPE
     quality: dict[str, float] = {}
     for item in accept.lower().split(","):
