@@ -244,8 +244,12 @@ class WebClient(StaticFiles):
         return response
 
 
-async def metrics_endpoint(request: Request) -> PlainTextResponse:
-    """Prometheus text: counters kept in Redis, so every server and worker process is counted."""
+async def metrics_endpoint(request: Request) -> Response:
+    """Prometheus text: counters kept in Redis, so every server and worker process is counted. Admins only:
+    its labels name every user's agent profiles."""
+    principal: Principal = request.scope["kandev.principal"]
+    if not principal.admin:
+        return JSONResponse({"error": "metrics are for admins only", "code": "PERMISSION_DENIED"}, status_code=403)
     state: AppState = request.app.state.kandev
     return PlainTextResponse(await metrics.render(state.redis), media_type="text/plain; version=0.0.4")
 
