@@ -64,6 +64,11 @@ def answer_type(accept: str | None) -> str:
     return RESPONSE_TYPE if wanted > 0 and wanted >= older else JSON_TYPE
 
 
+def content_type(media_type: str) -> str:
+    """The answer's Content-Type, naming its encoding as the spec asks (JSON is always UTF-8 here)."""
+    return f"{media_type}; charset=utf-8"
+
+
 def refusal_response(refusal: HTTPException, media_type: str) -> Response:
     """A refusal as a GraphQL response with only `errors`: its message and code (and extensions)."""
     if isinstance(refusal, HttpRefusal):
@@ -72,7 +77,9 @@ def refusal_response(refusal: HTTPException, media_type: str) -> Response:
     else:
         extensions, headers = {"code": _CODES.get(refusal.status_code, "BAD_REQUEST")}, {}
     body = json.dumps({"errors": [{"message": refusal.reason, "extensions": extensions}]})
-    return Response(body, status_code=refusal.status_code, media_type=media_type, headers=headers)
+    return Response(
+        body, status_code=refusal.status_code, headers={**headers, "content-type": content_type(media_type)}
+    )
 
 
 def _request_error(result: ExecutionResult) -> bool:
@@ -160,7 +167,7 @@ class GraphQLOverHttp(GraphQL[Any, None]):
         self, response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse], sub_response: Response
     ) -> Response:
         response = super().create_response(response_data, sub_response)
-        response.headers["content-type"] = sub_response.media_type or JSON_TYPE
+        response.headers["content-type"] = content_type(sub_response.media_type or JSON_TYPE)
         if isinstance(response_data, dict) and "data" not in response_data:
             # Only a request error under RESPONSE_TYPE loses its `data`: 400, or 500 when it was our fault.
             errors = [error for error in response_data.get("errors") or [] if isinstance(error, dict)]

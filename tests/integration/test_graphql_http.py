@@ -56,7 +56,7 @@ def only_error(response: httpx.Response) -> dict[str, Any]:
 async def test_a_client_that_accepts_graphql_response_json_gets_it(http):
     response = await post(http, "{ __typename }", accept=RESPONSE_TYPE)
     assert response.status_code == 200
-    assert response.headers["content-type"] == RESPONSE_TYPE
+    assert response.headers["content-type"] == f"{RESPONSE_TYPE}; charset=utf-8"
     assert response.json() == {"data": {"__typename": "Query"}}
 
 
@@ -66,7 +66,7 @@ async def test_a_request_error_under_graphql_response_json_is_a_400_without_data
     before = await row_counts(db)
     response = await post(http, query, variables, accept=f"{RESPONSE_TYPE}, application/json;q=0.9")
     assert response.status_code == 400
-    assert response.headers["content-type"] == RESPONSE_TYPE
+    assert response.headers["content-type"] == f"{RESPONSE_TYPE}; charset=utf-8"
     assert "data" not in response.json()
     assert only_error(response)["extensions"]["code"] == code
     assert await row_counts(db) == before
@@ -77,7 +77,7 @@ async def test_application_json_keeps_200_and_a_null_data_for_request_errors(htt
     query, variables, code = REQUEST_ERRORS[kind]
     response = await post(http, query, variables, accept="application/json")
     assert response.status_code == 200
-    assert response.headers["content-type"] == "application/json"
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
     assert response.json()["data"] is None
     assert only_error(response)["extensions"]["code"] == code
 
@@ -145,5 +145,5 @@ async def test_methods_graphql_does_not_take_are_405_allowing_get_and_post(http,
 async def test_strawberrys_own_refusals_are_typed_json(http):
     response = await http.post("/graphql", json={"variables": {}})
     assert response.status_code == 400
-    assert response.headers["content-type"] == "application/json"
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
     assert only_error(response)["extensions"]["code"] == "BAD_REQUEST"
