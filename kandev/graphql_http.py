@@ -22,7 +22,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from kandev.domain.errors import ValidationError
-from kandev.json_body import decode_json_body
+from kandev.domain.validation import decode_json
 
 RESPONSE_TYPE = "application/graphql-response+json"
 JSON_TYPE = "application/json"
@@ -116,7 +116,7 @@ class GraphQLOverHttp(GraphQL[Any, None]):
     def parse_json(self, data: str | bytes) -> Any:
         # The body, and GET's `variables` and `extensions`: a JSON object, else a typed 400.
         try:
-            value = decode_json_body(data)
+            value = decode_json(data)
         except ValidationError as error:
             raise HttpRefusal(400, error.message, error.code, field=error.field, fields=error.wire_fields()) from None
         if not isinstance(value, dict):

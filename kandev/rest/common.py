@@ -24,8 +24,7 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.services import Services
-from kandev.domain.validation import check_tree
-from kandev.json_body import decode_json_body
+from kandev.domain.validation import check_tree, decode_json
 from kandev.schema.context import Context
 from kandev.state import AppState
 
@@ -117,7 +116,7 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
 
 async def json_object(request: Request) -> dict[str, Any]:
-    body = decode_json_body(await request.body() or b"null")
+    body = decode_json(await request.body() or b"null")
     if not isinstance(body, dict):
         raise ValidationError("the body must be a JSON object", field="body")
     check_tree(body, "")
