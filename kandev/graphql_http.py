@@ -3,7 +3,8 @@ negotiated (application/graphql-response+json for a client that asks for it, app
 under the new type a request error (a document that does not parse or validate, variables that do not
 coerce) is a 400 without `data`; every refusal is a JSON error with a code instead of strawberry's plain
 text; a mutation over GET is 405 (Allow: POST), a subscription over plain HTTP a typed 400 that names the
-WebSocket, and any other method 405 (Allow: GET, POST)."""
+WebSocket, and any other method 405 (Allow: GET, POST). WebSocket messages are read by the same JSON
+decoder."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from kandev.domain.errors import ValidationError
-from kandev.domain.validation import decode_json
+from kandev.domain.validation import decode_json as json_value
 
 RESPONSE_TYPE = "application/graphql-response+json"
 JSON_TYPE = "application/json"
@@ -116,12 +117,20 @@ class GraphQLOverHttp(GraphQL[Any, None]):
     def parse_json(self, data: str | bytes) -> Any:
         # The body, and GET's `variables` and `extensions`: a JSON object, else a typed 400.
         try:
-            value = decode_json(data)
+            value = json_value(data)
         except ValidationError as error:
             raise HttpRefusal(400, error.message, error.code, field=error.field, fields=error.wire_fields()) from None
         if not isinstance(value, dict):
             raise HttpRefusal(400, "the request body must be a JSON object", ValidationError.code, field="body")
         return value
+
+    def decode_json(self, data: str | bytes) -> object:
+        # A WebSocket message. One too deep to walk (or not UTF-8) is answered like one that is not JSON (4400),
+        # instead of a RecursionError that ends the connection with a traceback.
+        try:
+            return json_value(data, field="message")
+        except ValidationError as error:
+            raise json.JSONDecodeError(error.message, "", 0) from None
 
     async def execute_single(  # noqa: PLR0917 - strawberry's signature
         self,
