@@ -97,7 +97,7 @@ def _wrong_transport(operation: OperationType) -> HttpRefusal:
 
 
 class GraphQLOverHttp(GraphQL[Any, None]):
-    """Strawberry's view with the HTTP rules above; WebSockets pass through unchanged."""
+    """Strawberry's view with the HTTP rules above; WebSocket messages read by the same JSON decoder."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
