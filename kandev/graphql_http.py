@@ -32,7 +32,7 @@ SUBSCRIPTION_NEEDS_WEBSOCKET = (
     "subscriptions are served over the WebSocket at /graphql (subprotocol graphql-transport-ws), not plain HTTP"
 )
 # Strawberry's own refusals (a missing query, an unknown operation name, a bad parameter), by status.
-_CODES = {400: "BAD_REQUEST", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+_CODES = {400: "BAD_REQUEST", 405: "METHOD_NOT_ALLOWED"}
 
 
 class HttpRefusal(HTTPException):
