@@ -8,7 +8,6 @@ restarted between commit and enqueue) is found by `unprocessed_deliveries` and e
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from sqlalchemy import select, update
 
 from kandev.domain.automations.firing import Admission, fire
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import NotFoundError
+from kandev.domain.errors import NotFoundError, ValidationError
+from kandev.domain.validation import decode_json
 from kandev.models import WebhookDelivery
 from kandev.models.base import utcnow
 from kandev.models.enums import RunTriggerType
@@ -61,17 +61,13 @@ def trigger_data(body: bytes) -> dict[str, Any]:
     """A JSON object body as it is; anything else (empty, not JSON, a JSON array or scalar, invalid UTF-8)
     as {"body": <the raw text, decoded as UTF-8 with replacement>}."""
     try:
-        parsed = json.loads(body, parse_constant=_no_constant) if body.strip() else None
-    except (ValueError, RecursionError):
+        parsed = decode_json(body) if body.strip() else None
+    except ValidationError:  # not UTF-8, not JSON, or too deep to walk
         parsed = None
     if isinstance(parsed, dict):
         data: dict[str, Any] = _storable(parsed)
         return data
     return {"body": UNSTORABLE.sub("\ufffd", body.decode("utf-8", errors="replace"))}
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _storable(value: Any) -> Any:
