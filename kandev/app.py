@@ -6,10 +6,10 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from cross_web import HTTPException as GraphQLHTTPException
 from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,7 +20,6 @@ from starlette.routing import Mount, Route, WebSocketRoute, request_response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET
@@ -32,6 +31,7 @@ from kandev.config import Settings
 from kandev.domain.access.session_tokens import is_session_credential
 from kandev.domain.access.tokens import bearer
 from kandev.domain.context import Principal
+from kandev.graphql_http import GraphQLOverHttp
 from kandev.http_guard import HttpGuard
 from kandev.jobs.liveness import worker_report
 from kandev.log_redaction import install_log_redaction
@@ -53,11 +53,17 @@ FRONTEND_DIST = Path(__file__).resolve().parent.parent / "frontend" / "dist"
 ANONYMOUS = Principal(user_id="", login="anonymous")
 
 
-class KandevGraphQL(GraphQL[Context, None]):
+class KandevGraphQL(GraphQLOverHttp):
     graphql_transport_ws_handler_class = SharingTransportWSHandler
 
-    def __init__(self, state_getter: Any, connections: OpenConnections) -> None:
-        super().__init__(schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL], keep_alive=True)
+    def __init__(self, state_getter: Any, connections: OpenConnections, init_timeout: float) -> None:
+        super().__init__(
+            schema,
+            subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL],
+            keep_alive=True,
+            # A socket that has not proved who it is by then is closed (4408).
+            connection_init_wait_timeout=timedelta(seconds=init_timeout),
+        )
         self._state = state_getter
         self._connections = connections
 
@@ -80,13 +86,6 @@ class KandevGraphQL(GraphQL[Context, None]):
     def encode_json(self, data: object) -> str | bytes:
         shared = next_message_text(data) if isinstance(data, dict) else None
         return shared if shared is not None else super().encode_json(data)
-
-    def parse_json(self, data: str | bytes) -> Any:
-        # A body (or GET `variables`) that is valid JSON but not an object is the caller's mistake: 400, not 500.
-        value = super().parse_json(data)
-        if not isinstance(value, dict):
-            raise GraphQLHTTPException(400, "the request body must be a JSON object")
-        return value
 
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:
         state: AppState = self._state()
@@ -245,8 +244,12 @@ class WebClient(StaticFiles):
         return response
 
 
-async def metrics_endpoint(request: Request) -> PlainTextResponse:
-    """Prometheus text: counters kept in Redis, so every server and worker process is counted."""
+async def metrics_endpoint(request: Request) -> Response:
+    """Prometheus text: counters kept in Redis, so every server and worker process is counted. Admins only:
+    its labels name every user's agent profiles."""
+    principal: Principal = request.scope["kandev.principal"]
+    if not principal.admin:
+        return JSONResponse({"error": "metrics are for admins only", "code": "PERMISSION_DENIED"}, status_code=403)
     state: AppState = request.app.state.kandev
     return PlainTextResponse(await metrics.render(state.redis), media_type="text/plain; version=0.0.4")
 
@@ -273,18 +276,15 @@ def create_app(
     app: Starlette
     # The WebSockets and MCP sessions people hold open, closed or downgraded as their access changes.
     connections = OpenConnections()
-    graphql = KandevGraphQL(lambda: app.state.kandev, connections)
+    graphql = KandevGraphQL(lambda: app.state.kandev, connections, settings.ws_init_timeout_seconds)
     mcp = McpBridge(
         mcp_surface or KandevToolSurface(lambda: app.state.kandev), lambda: app.state.kandev, connections=connections
     )
     routes: list[Any] = [
         Route("/healthz", healthz),
         Route("/metrics", RequireToken(request_response(metrics_endpoint), lambda: app.state.kandev), methods=["GET"]),
-        Route(
-            "/graphql",
-            RequireToken(graphql, lambda: app.state.kandev, public=graphql.serves_ide),
-            methods=["GET", "POST"],
-        ),
+        # Every method: the view answers those it does not take with 405 and its own Allow.
+        Route("/graphql", RequireToken(graphql, lambda: app.state.kandev, public=graphql.serves_ide)),
         WebSocketRoute("/graphql", graphql),
         Route("/graphiql/{name}", graphiql_asset),
         Route("/favicon.ico", favicon),

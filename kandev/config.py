@@ -38,6 +38,18 @@ class Settings(BaseSettings):
     allowed_origins: str = Field(
         default="", description="comma-separated browser origins accepted besides the server's own"
     )
+    max_body_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1024,
+        description="the largest request body /graphql and the REST endpoints (webhooks too) take; a larger one "
+        "gets 413 before the rest of it is read",
+    )
+    ws_init_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=600,
+        description="how long a GraphQL WebSocket may wait before its connection_init; then it is closed (4408)",
+    )
     work_dir: Path | None = Field(
         default=None, description="where agents' working trees live; default: <data dir>-work (outside the data dir)"
     )

@@ -1,6 +1,6 @@
 """One ASGI middleware in front of every HTTP and WebSocket route: known Host only (421, no DNS rebinding),
 same-site Origin only (403), JSON bodies for state changes (415), no session token outside /mcp/session
-(401), and the webhook endpoints' body cap (413)."""
+(401), and a cap on /graphql and REST bodies, the webhooks' included (413, before the rest is read)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kandev.config import Settings
 from kandev.domain.access.session_tokens import is_session_credential as is_session_token
 
-WEBHOOK_BODY_LIMIT = 1024 * 1024
+MIB = 1024 * 1024
+# Bodies KANDEV_MAX_BODY_BYTES caps: GraphQL's and every REST endpoint's (the MCP SDK caps its own).
+_CAPPED = re.compile(r"/graphql|/api/v1/.+")
 # Authenticated by their own secret or signature, posted by services that send no browser Origin and
 # whatever content type they like.
 _WEBHOOKS = re.compile(r"/api/v1/automations/webhook/[^/]+|/api/v1/github/webhook")
@@ -84,6 +86,7 @@ class HttpGuard:
         if self._public_origin is not None:
             self._hosts.add(self._public_origin.host)
         self._origins = set(filter(None, map(_Origin.parse, _listed(settings.allowed_origins))))
+        self._max_body = settings.max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -100,8 +103,8 @@ class HttpGuard:
         if refusal is not None:
             await _refuse(scope, receive, send, *refusal)
             return
-        if webhook:
-            await _capped(self.app, scope, receive, send)
+        if scope["type"] == "http" and _CAPPED.fullmatch(path):
+            await _capped(self.app, scope, receive, send, self._max_body)
             return
         await self.app(scope, receive, send)
 
@@ -156,7 +159,7 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, messa
     if path == "/mcp" or path.startswith("/mcp/"):
         body: dict[str, Any] = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
     elif path == "/graphql":
-        body = {"errors": [{"message": message}]}
+        body = {"errors": [{"message": message, "extensions": {"code": _CODES[status]}}]}
     else:
         body = {"error": message, "code": _CODES[status]}
     payload = json.dumps(body).encode()
@@ -184,12 +187,18 @@ _CODES = {
 }
 
 
-async def _capped(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
-    """Reads a webhook body up to WEBHOOK_BODY_LIMIT as it arrives (a declared length is not trusted
-    either way), answers 413 beyond it, else replays it to the route."""
+def too_large(limit: int) -> str:
+    """The refusal of a body over `limit` bytes, in the unit the limit was set in."""
+    size = f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit} bytes"
+    return f"the body is larger than {size}"
+
+
+async def _capped(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    """Reads a body up to `limit` bytes as it arrives (a declared length is not trusted either way), answers
+    413 as soon as it is beyond (the rest is never read), else replays it to the route."""
     declared = Headers(scope=scope).get("content-length", "")
-    if declared.isdigit() and int(declared) > WEBHOOK_BODY_LIMIT:
-        await _refuse(scope, receive, send, 413, "the body is larger than 1 MiB")
+    if declared.isdigit() and int(declared) > limit:
+        await _refuse(scope, receive, send, 413, too_large(limit))
         return
     chunks: deque[Message] = deque()
     size = 0
@@ -199,8 +208,8 @@ async def _capped(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> N
         if message["type"] != "http.request":
             break
         size += len(message.get("body", b""))
-        if size > WEBHOOK_BODY_LIMIT:
-            await _refuse(scope, receive, send, 413, "the body is larger than 1 MiB")
+        if size > limit:
+            await _refuse(scope, receive, send, 413, too_large(limit))
             return
         if not message.get("more_body", False):
             break

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from kandev.domain.errors import ValidationError
 
@@ -133,3 +135,50 @@ def check_env(env: dict[str, str] | None, field: str = "env") -> None:
                 f"{field} values must be at most {MAX_ENV_VALUE_BYTES} bytes (32 KiB) each",
                 field=f"{field}.{_shown(name)}",
             )
+
+
+# -- JSON that arrives as bytes (request bodies, GET parameters, webhook deliveries) ---------------
+
+# The deepest real input, a rich-output presentation inside a GraphQL request's variables, nests under 10
+# levels; 64 leaves room and keeps every recursive walk over the value (text checks, coercion, storage)
+# far from Python's recursion limit, which a deeper value would hit as an unexpected error.
+MAX_JSON_DEPTH = 64
+
+
+def decode_json(raw: bytes | str, field: str = "body") -> Any:
+    """The JSON value of `raw`; a ValidationError on `field` with reason `invalid_utf8`, `invalid_json` (NaN
+    and Infinity included, which JSON does not have) or `too_deep` when it can't be one."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise ValidationError(f"the {field} is not valid UTF-8", field=field, reason="invalid_utf8") from None
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise _too_deep(field) from None
+    except ValueError:
+        raise ValidationError(f"the {field} is not valid JSON", field=field, reason="invalid_json") from None
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise _too_deep(field)
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _too_deep(field: str) -> ValidationError:
+    message = f"the {field} nests deeper than {MAX_JSON_DEPTH} levels"
+    return ValidationError(message, field=field, reason="too_deep", limit=MAX_JSON_DEPTH)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects in `value` nest more than `limit` levels (walked without recursion)."""
+    pending: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False

@@ -30,6 +30,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from kandev import __version__
 from kandev.domain.access.tokens import live_credentials
 from kandev.mcp_bridge.auth import SessionCallers, caller_identity, resolve_caller, unauthorized
 from kandev.mcp_bridge.notifications import ToolsChangedFanout, listener_key
@@ -80,6 +81,7 @@ class McpBridge:
         self.fanout = ToolsChangedFanout(lambda: self._state().bus)
         self.server = _KandevServer(
             name,
+            version=__version__,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self._listen,
@@ -168,6 +170,8 @@ class McpBridge:
             result = await self.surface.call_tool(caller, params.name, params.arguments)
             if not isinstance(result, types.CallToolResult):
                 raise TypeError(f"surface returned {type(result).__name__}, not CallToolResult")
+        except MCPError:
+            raise  # the surface's protocol errors (an unknown tool) reach the caller as they are
         except Exception:
             # The surface answers expected failures itself; this is the last line of defence.
             log.exception("tool %s failed for %s", params.name, caller.principal.actor)

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp import types
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from kandev.arguments import ArgumentClash, argument_errors, resolve_aliases
 from kandev.contract import OperationFailed, Refused, run
@@ -70,9 +72,9 @@ class KandevToolSurface:
 
     async def call_tool(self, caller: McpCaller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         if name not in (await self.profile(caller)).tool_names() or name not in CATALOGUE:
-            return tool_error(
-                f"unknown tool '{name}' for this session" if _plain(name) else "unknown tool", "UNKNOWN_TOOL"
-            )
+            # The spec's tool error handling names an unknown tool a protocol error, not a tool result.
+            message = f"unknown tool '{name}' for this session" if _plain(name) else "unknown tool"
+            raise MCPError(INVALID_PARAMS, message, data={"code": "UNKNOWN_TOOL"})
         spec = CATALOGUE[name]
         args = dict(arguments or {})
         if caller.principal.session_id is not None:

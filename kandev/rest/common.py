@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from functools import wraps
@@ -25,7 +24,7 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.services import Services
-from kandev.domain.validation import check_tree
+from kandev.domain.validation import check_tree, decode_json
 from kandev.schema.context import Context
 from kandev.state import AppState
 
@@ -117,10 +116,7 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
 
 async def json_object(request: Request) -> dict[str, Any]:
-    try:
-        body = json.loads(await request.body() or b"null")
-    except (ValueError, UnicodeDecodeError):
-        raise ValidationError("the body must be a JSON object", field="body") from None
+    body = decode_json(await request.body() or b"null")
     if not isinstance(body, dict):
         raise ValidationError("the body must be a JSON object", field="body")
     check_tree(body, "")

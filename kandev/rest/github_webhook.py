@@ -1,9 +1,9 @@
 """POST /api/v1/github/webhook: the GitHub App's deliveries (push, check_run). No personal access token: the
 `X-Hub-Signature-256` HMAC of the raw body under the App's webhook secret is the credential, checked before
 the body is parsed. 404 without an App, 401 on a bad or missing signature (429 with Retry-After once one
-address sent too many: kandev.domain.automations.wrong_secrets), 413 over 1 MiB (also refused earlier by the
-HTTP guard), 400 on a body that is not a JSON object, 202 otherwise (`duplicate` for a delivery id or a body
-handled before)."""
+address sent too many: kandev.domain.automations.wrong_secrets), 413 over KANDEV_MAX_BODY_BYTES (1 MiB;
+refused first by the HTTP guard), 400 on a body that is not a JSON object, 202 otherwise (`duplicate` for a
+delivery id or a body handled before)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.github.webhooks import receive_delivery
-from kandev.http_guard import WEBHOOK_BODY_LIMIT
+from kandev.http_guard import too_large
 from kandev.rest.common import error_response, webhook_refusal
 from kandev.state import SYSTEM, AppState
 
@@ -30,8 +30,8 @@ _STATUS = {
 async def github_webhook(request: Request) -> Response:
     state: AppState = request.app.state.kandev
     body = await request.body()
-    if len(body) > WEBHOOK_BODY_LIMIT:
-        return error_response(413, "the body is larger than 1 MiB", "BODY_TOO_LARGE")
+    if len(body) > state.settings.max_body_bytes:  # the guard refuses these first
+        return error_response(413, too_large(state.settings.max_body_bytes), "BODY_TOO_LARGE")
     headers = request.headers
     try:
         outcome = await receive_delivery(

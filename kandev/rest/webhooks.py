@@ -1,11 +1,11 @@
 """`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
 own `X-Webhook-Secret`, or by a signature made with it (`X-Kandev-Timestamp`, `X-Kandev-Signature`: see
 kandev.domain.automations.webhook_signatures), rather than a personal access token (the HTTP guard lets it
-through without an Origin or a JSON content type, and has already refused a body over 1 MiB with 413). The
-handler only verifies, records and admits (the process's WebhookIntake, which batches concurrent
-deliveries); it answers 202 with the delivery's id and what it came to: `admission` fired, skipped (the
-concurrency cap; `reason` says why) or deduplicated (a repeated key; the first delivery's id and run), so a
-sender knows whether it runs.
+through without an Origin or a JSON content type, and has already refused a body over KANDEV_MAX_BODY_BYTES
+with 413). The handler only verifies, records and admits (the process's WebhookIntake, which batches
+concurrent deliveries); it answers 202 with the delivery's id and what it came to: `admission` fired, skipped
+(the concurrency cap; `reason` says why) or deduplicated (a repeated key; the first delivery's id and run), so
+a sender knows whether it runs.
 
 The secret is never logged and never part of an answer; neither is the body."""
 
@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from kandev.domain.automations.webhook_signatures import Signed
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
-from kandev.http_guard import WEBHOOK_BODY_LIMIT
+from kandev.http_guard import too_large
 from kandev.rest.common import error_response, webhook_refusal
 from kandev.state import AppState
 
@@ -37,8 +37,8 @@ _STATUS = {
 async def automation_webhook(request: Request) -> Response:
     state: AppState = request.app.state.kandev
     body = await request.body()
-    if len(body) > WEBHOOK_BODY_LIMIT:  # the guard refuses these first; kept should the route move
-        return error_response(413, "the body is larger than 1 MiB", "BODY_TOO_LARGE")
+    if len(body) > state.settings.max_body_bytes:  # the guard refuses these first
+        return error_response(413, too_large(state.settings.max_body_bytes), "BODY_TOO_LARGE")
     headers = request.headers
     key = headers.get("idempotency-key") or headers.get("x-github-delivery")
     try:

@@ -173,6 +173,11 @@ class _Checker:
         """The estimated cost of a selection set on `parent` (None when the type is unknown)."""
         if selection_set is None:
             return 0
+        if not selection_set.selections:
+            # graphql-core parses `{}`, which the released GraphQL spec does not allow and strawberry's depth
+            # rule fails on (as an unexpected error): refused here, before validation runs.
+            self.problems.append(GraphQLError("a selection set must select at least one field", selection_set))
+            return 0
         total = 0
         for selection in selection_set.selections:
             if isinstance(selection, FieldNode):

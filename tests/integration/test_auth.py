@@ -3,15 +3,20 @@ and /mcp, all through one door."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import select
+from starlette.routing import WebSocketRoute
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from kandev.app import create_app
 from kandev.config import Settings
 from kandev.db import Database
 from kandev.domain.access.tokens import create_token, revoke_token
@@ -63,6 +68,26 @@ async def test_a_websocket_must_present_a_token_in_connection_init(settings, db:
             assert closed.value.rcvd.code == 4403
         socket = await GraphQLWebSocket.open(address, {"Authorization": f"Bearer {token}"})
         await socket.close()
+
+
+async def test_a_websocket_that_never_sends_connection_init_is_closed_4408_after_the_setting(
+    database_url, redis_url, tmp_path
+):
+    settings = settings_for(database_url, redis_url, tmp_path, auth="on", ws_init_timeout_seconds=0.5)
+    async with running_server(settings) as address:
+        async with connect(f"ws://{address}/graphql", subprotocols=[PROTOCOL], open_timeout=10) as ws:
+            started = time.monotonic()
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), timeout=10)
+            waited = time.monotonic() - started
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4408
+    assert 0.4 < waited < 5
+
+
+def test_the_connection_init_wait_is_10_seconds_by_default(settings):
+    app = create_app(settings)
+    [view] = [route.app for route in app.routes if isinstance(route, WebSocketRoute) and route.path == "/graphql"]
+    assert view.connection_init_wait_timeout == timedelta(seconds=10)
 
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}

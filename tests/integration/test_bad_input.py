@@ -10,6 +10,7 @@ rules and come back as the mutation's ValidationError.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -165,3 +166,66 @@ async def test_a_lone_surrogate_escape_in_a_json_body_is_refused_naming_the_fiel
     [error] = response.json()["errors"]
     assert error["extensions"] == {"code": "VALIDATION", "field": "input.title", "fields": {"field": "input.title"}}
     assert await row_counts(db) == before
+
+
+DEEP = 100_000
+EMPTY_SELECTIONS = ["{}", "query { }", "{ workspaces { } }", "query { ...F } fragment F on Query { }"]
+RESPONSE_TYPE = "application/graphql-response+json"
+NOT_UTF_8 = b'{"query": "{ __typename \xff\xfe }"}'
+
+
+def errors_logged(caplog: Any) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("query", EMPTY_SELECTIONS)
+async def test_an_empty_selection_set_is_a_typed_validation_error_logged_nowhere(
+    settings, db, bus, redis_url, principal, jobs, query, caplog
+):
+    caplog.set_level(logging.INFO)
+    async with rest_client(settings, db, bus, redis_url, principal, jobs) as http:
+        legacy = await http.post("/graphql", json={"query": query})
+        modern = await http.post("/graphql", json={"query": query}, headers={"Accept": RESPONSE_TYPE})
+    # GraphQL over HTTP: a validation failure is 400 under its own media type, 200 under application/json.
+    assert (legacy.status_code, modern.status_code) == (200, 400)
+    assert legacy.json()["data"] is None and "data" not in modern.json()
+    for answer in (legacy, modern):
+        [error] = answer.json()["errors"]
+        assert error["extensions"] == {"code": "GRAPHQL_VALIDATION_FAILED"}
+        assert error["message"] == "a selection set must select at least one field"
+    assert errors_logged(caplog) == []
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("accept", ["application/json", RESPONSE_TYPE])
+async def test_json_nested_100000_deep_or_not_utf_8_is_a_typed_400_logged_nowhere(
+    settings, db, bus, redis_url, principal, jobs, accept, caplog
+):
+    caplog.set_level(logging.INFO)
+    before = await row_counts(db)
+    json_body = {"Content-Type": "application/json", "Accept": accept}
+    deep = '{"query": "{ __typename }", "variables": {"v": ' + nested(DEEP) + "}}"
+    async with rest_client(settings, db, bus, redis_url, principal, jobs) as http:
+        answers = {
+            "deep": await http.post("/graphql", content=deep, headers=json_body),
+            "deep GET variables": await http.get(
+                # A URL holds less: 5,000 levels are still far past what Python's recursion allows.
+                "/graphql",
+                params={"query": "{ __typename }", "variables": nested(5_000)},
+                headers=json_body,
+            ),
+            "not UTF-8": await http.post("/graphql", content=NOT_UTF_8, headers=json_body),
+        }
+    reasons = {}
+    for name, answer in answers.items():
+        assert answer.status_code == 400, name
+        assert answer.headers["content-type"].startswith(accept), name
+        [error] = answer.json()["errors"]
+        assert (error["extensions"]["code"], error["extensions"]["field"]) == ("VALIDATION", "body"), name
+        reasons[name] = error["extensions"]["fields"]["reason"]
+    assert reasons == {"deep": "too_deep", "deep GET variables": "too_deep", "not UTF-8": "invalid_utf8"}
+    assert await row_counts(db) == before
+    assert errors_logged(caplog) == []

@@ -7,6 +7,7 @@ import redis.asyncio as aioredis
 
 from kandev import metrics
 from kandev.domain.access.tokens import create_token
+from kandev.domain.access.users import create_user
 from tests.support.factories import settings_for
 from tests.support.server import running_server
 
@@ -36,3 +37,25 @@ async def test_with_auth_on_metrics_needs_a_personal_access_token(database_url, 
     assert (missing.status_code, wrong.status_code) == (401, 401)
     assert "step_completion_signal" not in missing.text + wrong.text
     assert scraped.status_code == 200 and "# TYPE step_completion_signal_received_total counter" in scraped.text
+
+
+async def test_with_auth_on_metrics_are_for_admins_only(database_url, redis_url, tmp_path, db):
+    # A counter's labels name agent profiles, whoever's they are.
+    client = aioredis.from_url(redis_url)
+    await metrics.increment(client, "step_completion_signal_fallback_used_total", agent="Alice's secret project")
+    await client.aclose()
+    settings = settings_for(database_url, redis_url, tmp_path, auth="on")
+    async with running_server(settings) as address:
+        await create_user(db, "bob")
+        await create_user(db, "carol", admin=True)
+        tokens = {login: (await create_token(db, name="scrape", login=login)).token for login in ("bob", "carol")}
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            answers = {
+                login: await http.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+                for login, token in tokens.items()
+            }
+    refused, scraped = answers["bob"], answers["carol"]
+    assert refused.status_code == 403
+    assert refused.json() == {"error": "metrics are for admins only", "code": "PERMISSION_DENIED"}
+    assert "Alice" not in refused.text
+    assert scraped.status_code == 200 and 'agent="Alice\'s secret project"' in scraped.text

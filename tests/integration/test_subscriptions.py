@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
 
 from tests.support.factories import started_task
 from tests.support.graphql_ws import GraphQLWebSocket
@@ -79,3 +82,16 @@ async def test_every_subscription_first_says_it_listens_so_a_client_loads_its_sn
         "session": {"id": started.session_id, "state": state},
         "message": None,
     }
+
+
+async def test_a_websocket_message_nested_100000_deep_is_closed_4400_and_logs_no_error(settings, caplog):
+    caplog.set_level(logging.INFO)
+    nested = "[" * 100_000 + "]" * 100_000
+    message = '{"type": "subscribe", "id": "1", "payload": {"query": "{ __typename }", "variables": {"v": %s}}}'
+    async with running_server(settings) as address:
+        socket = await GraphQLWebSocket.open(address)
+        await socket.connection.send(message % nested)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(socket.connection.recv(), timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

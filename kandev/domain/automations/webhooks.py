@@ -9,7 +9,6 @@ finds such deliveries with `unprocessed_deliveries`.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -21,7 +20,8 @@ from sqlalchemy import select, update
 
 from kandev.domain.automations.firing import Admission, fire
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import NotFoundError
+from kandev.domain.errors import NotFoundError, ValidationError
+from kandev.domain.validation import decode_json
 from kandev.models import WebhookDelivery
 from kandev.models.base import utcnow
 from kandev.models.enums import RunTriggerType
@@ -65,18 +65,14 @@ class Receipt:
 
 def trigger_data(body: bytes) -> Any:
     """Any valid JSON body as it is (an object, an array or a scalar: `{{webhook.0.x}}` reads an array's first
-    item); anything else (empty, not JSON, invalid UTF-8) as {"body": <the raw text, decoded as UTF-8 with
-    replacement>}."""
+    item); anything else (empty, not UTF-8, not JSON, too deep to walk) as {"body": <the raw text, decoded as
+    UTF-8 with replacement>}."""
     if body.strip():
         try:
-            return _storable(json.loads(body, parse_constant=_no_constant))
-        except (ValueError, RecursionError):
+            return _storable(decode_json(body))
+        except ValidationError:
             pass
     return {"body": UNSTORABLE.sub("\ufffd", body.decode("utf-8", errors="replace"))}
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _storable(value: Any) -> Any:

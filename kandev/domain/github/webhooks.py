@@ -22,7 +22,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import hmac
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,9 +38,11 @@ from kandev.domain.automations.rules import ALL_REPOSITORIES, evaluated_reposito
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.automations.wrong_secrets import count_wrong_secret
 from kandev.domain.context import ServiceContext
+from kandev.domain.errors import ValidationError
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
 from kandev.domain.github.repositories import connected_repositories
+from kandev.domain.validation import decode_json
 from kandev.github.remotes import parse_remote
 from kandev.models import (
     GithubConnection,
@@ -225,8 +226,8 @@ async def receive_delivery(
             )
         raise WebhookRefused(Refusal.UNAUTHENTICATED, "the delivery's X-Hub-Signature-256 does not verify")
     try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        payload = decode_json(body)
+    except ValidationError:
         payload = None
     if not isinstance(payload, dict):
         raise WebhookRefused(Refusal.BAD_BODY, "the body must be a JSON object")

@@ -129,8 +129,10 @@ async def test_a_bad_or_missing_signature_is_401_and_nothing_is_parsed_or_stored
     assert odd.status_code == 401
     async with db.read() as session:
         assert list(await session.scalars(select(GithubWebhookDelivery))) == []
-    # Signed, but not a JSON object: 400 once the signature verified.
+    # Signed, but not a JSON object: 400 once the signature verified (nested too deep to walk safely, too).
     assert (await deliver(http, "push", b"[1]")).status_code == 400
+    deep = await deliver(http, "push", b'{"a":' * 600 + b"1" + b"}" * 600)
+    assert (deep.status_code, deep.json()["code"]) == (400, "VALIDATION")
     # A personal access token is not needed; a good signature is enough.
     assert (await deliver(http, "ping", {"zen": "hi"})).status_code == 202
 

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from kandev.domain.access.session_grants import session_principal
 from kandev.domain.context import Principal
@@ -63,6 +65,13 @@ async def call_tool(
     result = await surface.call_tool(caller, tool, arguments)
     assert json.loads(result.content[0].text) == result.structured_content
     return bool(result.is_error), result.structured_content
+
+
+async def unknown_tool(surface: KandevToolSurface, caller: McpCaller, tool: str, /, **arguments: Any) -> None:
+    """Assert `caller` has no tool `tool`: the MCP protocol error (Invalid params) with the UNKNOWN_TOOL code."""
+    with pytest.raises(MCPError) as refused:
+        await surface.call_tool(caller, tool, arguments)
+    assert (refused.value.code, refused.value.error.data) == (INVALID_PARAMS, {"code": "UNKNOWN_TOOL"})
 
 
 async def run_session_caller(services: Any, db: Any, settings: Any, workspace_id: str) -> tuple[str, str, McpCaller]:

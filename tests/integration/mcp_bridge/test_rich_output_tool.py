@@ -16,7 +16,7 @@ from kandev.mcp_bridge.catalogue import CATALOGUE
 from kandev.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Session
 from tests.conftest import GraphQLCaller
-from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.integration.mcp_bridge.conftest import agent_on, call_tool, unknown_tool
 from tests.support.factories import new_task
 
 SECRET = "sk-live-SECRET-VALUE-4242"
@@ -171,8 +171,7 @@ async def test_a_csv_error_names_the_row_and_column(tool_surface, db, agent, tmp
 
 async def test_only_an_agent_session_may_show_rich_output(tool_surface, services, principal, agent):
     external = McpCaller(principal=principal, endpoint="external")
-    error, payload = await call_tool(tool_surface, external, "show_rich_output_kandev", **CSV_CHART)
-    assert error and payload["code"] == "UNKNOWN_TOOL"
+    await unknown_tool(tool_surface, external, "show_rich_output_kandev", **CSV_CHART)
     operator = GraphQLCaller(services)
     answer = await operator(
         "mutation($p: JSON!) { showRichOutput(presentation: $p) { __typename ... on Error { code } } }",

@@ -60,7 +60,7 @@ class FakeSurface:
         if name == "boom":
             raise SurfaceFailure("database password is hunter2")
         if name not in self.names(caller):
-            return _result({"error": "unknown tool", "code": "UNKNOWN_TOOL"}, error=True)
+            raise MCPError(types.INVALID_PARAMS, "unknown tool", data={"code": "UNKNOWN_TOOL"})
         if name == "whoami":
             principal = caller.principal
             return _result(

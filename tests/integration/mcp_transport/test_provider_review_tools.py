@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
 from kandev.domain.sessions.tool_profiles import refresh_profile
@@ -306,10 +307,11 @@ class TestGitlabMergeRequestTools:
             assert failed and error["code"] == "NO_LINKED_MR" and "no merge request" in error["error"]
             assert chosen and other["code"] == "NO_LINKED_MR" and gitlab.writes == []
             await services.gitlab.disconnect(workspace_id)
-            gone, disconnected = await call(client, "get_task_mr_automation_kandev")
+            with pytest.raises(MCPError) as disconnected:
+                await call(client, "get_task_mr_automation_kandev")
         # Disconnecting forgets the instance's host: the session no longer has the tools.
-        assert gone and disconnected["code"] == "UNKNOWN_TOOL"
-        assert GITLAB_TOKEN not in json.dumps([error, other, disconnected])
+        assert disconnected.value.error.data == {"code": "UNKNOWN_TOOL"}
+        assert GITLAB_TOKEN not in json.dumps([error, other]) + str(disconnected.value)
 
 
 async def test_the_tool_groups_appear_and_disappear_live_with_sources_and_connections(

@@ -36,6 +36,7 @@ from tests.support.factories import settings_for
 from tests.support.workers import running_worker
 
 WEBHOOK = [TriggerFields(type=TriggerType.WEBHOOK)]
+DEEP_OBJECT = b'{"a":' * 600 + b"1" + b"}" * 600
 SCHEDULE = [TriggerFields(type=TriggerType.SCHEDULED, config={"expression": "0 9 * * *", "timezone": "UTC"})]
 
 
@@ -277,6 +278,8 @@ async def test_a_body_over_1_mib_is_413_and_nothing_is_recorded_or_enqueued(http
         (b'{"a": NaN}', "application/json", {"body": '{"a": NaN}'}, '{"a": NaN}'),
         (b"caf\xc3\xa9 \xff\x00!", "application/octet-stream", {"body": "café \ufffd\ufffd!"}, "café \ufffd\ufffd!"),
         (b'{"k": "a\\u0000b\\ud800"}', "application/json", {"k": "a\ufffdb\ufffd"}, None),
+        # An object nested deeper than a body may be is kept as text, like anything else that is not one.
+        (DEEP_OBJECT, "application/json", {"body": DEEP_OBJECT.decode()}, DEEP_OBJECT.decode()),
     ],
 )
 async def test_bodies_reach_the_run_trigger_data_and_its_prompt(

@@ -4,10 +4,12 @@ unstorable strings in bodies, paths and query strings, and oversized prompts; no
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
 from kandev.domain.validation import MAX_PROMPT_BYTES
+from tests.integration.rest.conftest import rest_client
 from tests.support.counts import row_counts
 from tests.support.factories import new_task
 
@@ -75,9 +77,44 @@ async def test_a_nul_in_a_path_or_query_parameter_gets_400_naming_it(http, db, w
     assert await row_counts(db) == before
 
 
-async def test_a_prompt_over_one_mib_gets_400_naming_it(http, db, workspace_id):
+async def test_a_prompt_over_one_mib_gets_400_naming_it_where_the_body_cap_lets_it_through(
+    settings, db, bus, redis_url, principal, jobs, workspace_id
+):
+    roomy = settings.model_copy(update={"max_body_bytes": 2 * MAX_PROMPT_BYTES})
+    before = await row_counts(db)
+    body = {"workspace_id": workspace_id, "title": "t", "prompt": "x" * (MAX_PROMPT_BYTES + 1)}
+    async with rest_client(roomy, db, bus, redis_url, principal, jobs) as http:
+        response = await http.post("/api/v1/tasks", json=body)
+    assert response.status_code == 400 and response.json()["field"] == "prompt"
+    assert await row_counts(db) == before
+
+
+async def test_with_the_default_body_cap_a_prompt_over_one_mib_is_refused_as_a_413(http, db, workspace_id):
     before = await row_counts(db)
     body = {"workspace_id": workspace_id, "title": "t", "prompt": "x" * (MAX_PROMPT_BYTES + 1)}
     response = await http.post("/api/v1/tasks", json=body)
-    assert response.status_code == 400 and response.json()["field"] == "prompt"
+    assert response.status_code == 413 and response.json()["code"] == "BODY_TOO_LARGE"
     assert await row_counts(db) == before
+
+
+BAD_BODIES = {
+    "too_deep": b'{"workspace_id": "w", "title": "t", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "invalid_utf8": b'{"workspace_id": "w", "title": "\xff\xfe"}',
+    "invalid_json": b'{"workspace_id": ',
+}
+
+
+@pytest.mark.parametrize("reason", sorted(BAD_BODIES))
+async def test_a_body_nested_100000_deep_not_utf_8_or_not_json_gets_a_typed_400_logged_nowhere(
+    http, db, services, workspace_id, reason, caplog
+):
+    caplog.set_level(logging.INFO)
+    task_id = await new_task(services, workspace_id, "Sources")
+    before = await row_counts(db)
+    for path in ("/api/v1/tasks", f"/api/v1/tasks/{task_id}/workspace-sources"):
+        response = await http.post(path, content=BAD_BODIES[reason], headers={"content-type": "application/json"})
+        assert response.status_code == 400, path
+        body = response.json()
+        assert (body["code"], body["field"], body["fields"]["reason"]) == ("VALIDATION", "body", reason), path
+    assert await row_counts(db) == before
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

@@ -1,4 +1,5 @@
-"""The shared input rules: unstorable text is named by its path, prompts and env are bounded."""
+"""The shared input rules: unstorable text is named by its path, prompts and env are bounded, JSON bytes decode
+with a reason for each refusal."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from kandev.domain.errors import ValidationError
 from kandev.domain.validation import (
     MAX_ENV_ENTRIES,
     MAX_ENV_VALUE_BYTES,
+    MAX_JSON_DEPTH,
     MAX_PROMPT_BYTES,
     check_env,
     check_prompt,
+    decode_json,
     text_problem,
     tree_problems,
 )
@@ -53,3 +56,37 @@ def test_env_beyond_its_bounds_is_refused_naming_the_field(env, field):
 
 def test_env_at_its_bounds_is_accepted():
     check_env({f"K{i}": "v" * MAX_ENV_VALUE_BYTES for i in range(MAX_ENV_ENTRIES)})
+
+
+def nested(depth: int) -> str:
+    return '{"a":' * (depth - 1) + "[]" + "}" * (depth - 1)
+
+
+def test_decode_json_takes_values_nested_up_to_the_limit_and_refuses_deeper_ones_by_reason():
+    assert decode_json(nested(MAX_JSON_DEPTH).encode()) is not None
+    with pytest.raises(ValidationError) as deeper:
+        decode_json(nested(MAX_JSON_DEPTH + 1))
+    with pytest.raises(ValidationError) as recursing:
+        decode_json("[" * 100_000 + "]" * 100_000)
+    for refused in (deeper.value, recursing.value):
+        assert (refused.field, refused.fields["reason"], refused.fields["limit"]) == (
+            "body",
+            "too_deep",
+            MAX_JSON_DEPTH,
+        )
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b'{"a": "\xff"}', "invalid_utf8"),
+        (b'{"a": ', "invalid_json"),
+        (b'{"a": NaN}', "invalid_json"),
+        (b"", "invalid_json"),
+    ],
+)
+def test_decode_json_names_why_bytes_are_no_json_value(raw, reason):
+    with pytest.raises(ValidationError) as refused:
+        decode_json(raw, field="variables")
+    assert (refused.value.field, refused.value.fields["reason"]) == ("variables", reason)
+    assert "variables" in refused.value.message
