@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Hashable, Mapping
+from collections.abc import AsyncIterator, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 
@@ -177,6 +177,16 @@ class EventBus:
 
     async def publish(self, channel: Channel[P], payload: P) -> None:
         await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
+
+    async def publish_all(self, events: Sequence[tuple[Channel[Any], Any]]) -> None:
+        """Publish (channel, payload) pairs in order, in one round trip (a transaction's events)."""
+        if len(events) == 1:
+            await self.publish(*events[0])
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, payload in events:
+                pipe.publish(PREFIX + channel, json.dumps(payload, default=str))
+            await pipe.execute()
 
     @asynccontextmanager
     async def subscribe(self, channel: Channel[P]) -> AsyncIterator[Subscription[P]]:

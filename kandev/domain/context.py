@@ -200,8 +200,8 @@ class ServiceContext:
             # an open connection on a revoked credential.
             await announce(self.bus.redis, uow.access_changed, uow.people_changed)
         # Published only once the commit succeeded, so subscribers never see a rolled-back change.
-        for event in uow.events:
-            await self.bus.publish(event.channel, event.payload)
+        if uow.events:
+            await self.bus.publish_all([(event.channel, event.payload) for event in uow.events])
         for action in uow.after_commit:
             await action()
 

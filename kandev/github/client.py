@@ -195,6 +195,11 @@ class GitHubClient:
         params = {"state": "open", "sort": "created", "direction": "asc", "per_page": str(PER_PAGE)}
         return [pull_request_of(repository, item) async for item in self._pages(path, params)]
 
+    async def clone_url(self, repository: str) -> str:
+        """The https clone URL of `owner/name` (GitHub's own answer, not one a payload offered)."""
+        response = await self._get(f"repos/{check_repository(repository)}")
+        return str(response.json().get("clone_url") or "")
+
     async def pull_request(self, repository: str, number: int) -> PullRequest:
         response = await self._get(f"repos/{check_repository(repository)}/pulls/{int(number)}")
         return pull_request_of(repository, response.json())

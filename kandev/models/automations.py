@@ -90,6 +90,8 @@ class AutomationRun(Base):
     __table_args__ = (
         UniqueConstraint("automation_id", "dedup_key"),
         Index("ix_automation_runs_automation_created", "automation_id", "created_at", "id"),
+        # What admission counts (the open runs of an automation), without reading its whole history.
+        Index("ix_automation_runs_automation_status", "automation_id", "status"),
     )
 
     id: Mapped[str] = id_column()
@@ -106,7 +108,8 @@ class AutomationRun(Base):
     session_id: Mapped[str | None] = mapped_column(ForeignKey("sessions.id", ondelete="SET NULL"), nullable=True)
     turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id", ondelete="SET NULL"), nullable=True)
     title_snapshot: Mapped[str] = mapped_column(String(200), default="")
-    trigger_data: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    # Any JSON value: an object for every trigger but a webhook, whose JSON array or scalar body is kept as it is.
+    trigger_data: Mapped[Any] = mapped_column(JSONType, default=dict)
     # The moment the trigger names ({{trigger.timestamp}}): a schedule's occurrence, else when it fired.
     occurred_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # Why a continue-session run started a new task instead (the previous one was missing or incompatible).
@@ -133,7 +136,7 @@ class WebhookDelivery(Base):
         ForeignKey("automation_triggers.id", ondelete="SET NULL"), nullable=True
     )
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    payload: Mapped[Any] = mapped_column(JSONType, default=dict)  # any JSON value (webhooks.trigger_data)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime())
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     run_id: Mapped[str | None] = mapped_column(ForeignKey("automation_runs.id", ondelete="SET NULL"), nullable=True)

@@ -48,6 +48,10 @@ async def create_workspace(info: Info, input: CreateWorkspaceInput) -> CreateWor
 
 async def update_workspace(info: Info, input: UpdateWorkspaceInput) -> UpdateWorkspaceResult:
     return await attempt(
-        info.context.services.workspaces.update(str(input.workspace_id), name=input.name),
+        info.context.services.workspaces.update(
+            str(input.workspace_id),
+            name=input.name,
+            default_agent_profile_id=str(input.default_agent_profile_id) if input.default_agent_profile_id else None,
+        ),
         lambda w: WorkspacePayload(workspace=Workspace.of(w)),
     )

@@ -78,7 +78,10 @@ async def agenda(info: Info, workspace_id: strawberry.ID) -> Agenda:
 
 
 # Generous bounds on what is parsed at all; the schedule's own limits answer valid: false with the reason.
-_EXPRESSION = "A five-field cron expression, an @-name (@hourly, @daily, ...) or @every D (30m, 1h30m, 7d)."
+_EXPRESSION = (
+    "A five-field cron expression, an @-name (@hourly, @daily, ...) or @every D, D a Go duration (30m, 1.5h, "
+    "1h30m, 90000ms) or days (7d)."
+)
 _TIMEZONE = "An IANA zone such as Europe/Berlin; empty: UTC."
 
 

@@ -19,6 +19,7 @@ from kandev.schema.enums import TaskState
 from kandev.schema.file_preview_types import FilePreviewResult, file_preview_of
 from kandev.schema.inputs import CreateTaskInput, MoveTaskInput, TaskIdArgument, UpdateTaskInput
 from kandev.schema.payloads import (
+    ArchiveTaskPayload,
     ArchiveTaskResult,
     CreateTaskPayload,
     CreateTaskResult,
@@ -137,7 +138,10 @@ async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:
 
 
 async def archive_task(info: Info, task_id: TaskIdArgument) -> ArchiveTaskResult:
-    return await attempt(info.context.services.tasks.archive(str(task_id)), _task_payload)
+    return await attempt(
+        info.context.services.tasks.archive(str(task_id)),
+        lambda archived: ArchiveTaskPayload(task=Task.of(archived.task), already_archived=archived.already_archived),
+    )
 
 
 async def delete_task(info: Info, task_id: TaskIdArgument) -> DeleteTaskResult:

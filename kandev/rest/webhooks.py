@@ -2,8 +2,10 @@
 own `X-Webhook-Secret`, or by a signature made with it (`X-Kandev-Timestamp`, `X-Kandev-Signature`: see
 kandev.domain.automations.webhook_signatures), rather than a personal access token (the HTTP guard lets it
 through without an Origin or a JSON content type, and has already refused a body over KANDEV_MAX_BODY_BYTES
-with 413). The handler only verifies, records and enqueues (the process's WebhookIntake, which batches
-concurrent deliveries); it answers 202 with the delivery's id.
+with 413). The handler only verifies, records and admits (the process's WebhookIntake, which batches
+concurrent deliveries); it answers 202 with the delivery's id and what it came to: `admission` fired, skipped
+(the concurrency cap; `reason` says why) or deduplicated (a repeated key; the first delivery's id and run), so
+a sender knows whether it runs.
 
 The secret is never logged and never part of an answer; neither is the body."""
 
@@ -54,4 +56,11 @@ async def automation_webhook(request: Request) -> Response:
     except Exception:
         log.exception("webhook delivery for automation %s failed", request.path_params["automation_id"][:36])
         return error_response(500, "the request failed unexpectedly; the error was logged", "INTERNAL")
-    return JSONResponse({"delivery_id": receipt.delivery_id, "deduplicated": receipt.deduplicated}, status_code=202)
+    answer = {
+        "delivery_id": receipt.delivery_id,
+        "deduplicated": receipt.deduplicated,
+        "admission": receipt.admission,
+        "reason": receipt.reason,
+        "run_id": receipt.run_id,
+    }
+    return JSONResponse(answer, status_code=202)

@@ -5,7 +5,10 @@ program's JSON-RPC loop) and answers each operator message by the rules of kande
 asks what is missing, checks the schedule with validate_cron and the whole definition with dry_run_preflight,
 shows the definition and creates it with create_automation only after a yes, and hands over to the form after
 five messages without a viable definition. It never invents a credential: it only names the agent profile it
-found with list_available_agents. Every check is a real MCP call on the session's `kandev` server, visible
+found with list_available_agents, and when the pre-flight check finds a credential missing (the GitHub
+connection, a secret the agent's profile references) it asks for it, pointing to the settings page that adds
+it, and creates nothing until a new check finds it, unless the operator says to save it anyway. Every check
+is a real MCP call on the session's `kandev` server, visible
 in the chat's transcript as a tool call.
 
 The conversation survives a restart of the agent process: it is kept in `.kandev-author.json` in the session's
@@ -26,6 +29,9 @@ from kandev.runtime.scripted import ScriptedAgent, Step, _Session, _Turn
 from kandev.runtime.scripted_directives import CONTEXT_BLOCK
 
 STATE_FILE = ".kandev-author.json"
+# Where a person adds what a pre-flight check found missing (the web client's settings sections).
+CONNECTIONS_PAGE = "Settings → Code hosts (/settings/connections)"
+SECRETS_PAGE = "Settings → Secrets (/settings/secrets)"
 AUTHOR_KIND = "AUTHOR"
 _TASK = re.compile(r"^You are working on Kandev task (\S+):", re.M)
 _WORKSPACE = re.compile(r"^Workspace: (\S+)$", re.M)
@@ -70,6 +76,18 @@ def _save(cwd: str, chat: _Chat) -> None:
     spare.replace(path)  # atomic: a crash leaves the previous conversation, never half of one
 
 
+def missing_lines(ack: dict[str, Any]) -> list[str]:
+    """What a pre-flight answer found missing, each with the settings page that adds it (never a value)."""
+    lines = []
+    for credential in ack.get("credentials") or []:
+        if credential.get("present"):
+            continue
+        name = str(credential.get("name"))
+        page = CONNECTIONS_PAGE if name == "GitHub connection" else SECRETS_PAGE
+        lines.append(f"Missing: {name}. Add it in {page}; I won't invent it.")
+    return lines
+
+
 def choose_agent(agents: list[dict[str, Any]], mentions: list[str]) -> dict[str, Any] | None:
     """The profile the automation will run: an available one the operator named, else the first available
     ACP agent, else the first available one (never this authoring agent itself)."""
@@ -111,7 +129,7 @@ class AuthorAgent(ScriptedAgent):
         if reply.confirm is not None:
             return self._confirmation(turn, session_id, session, chat, reply)
         if reply.create is not None:
-            return self._create(turn, session_id, session, chat, reply.create)
+            return self._create(turn, session_id, session, chat, reply.create, reply.anyway)
         if reply.handoff is not None:
             return [*reply.messages, "Open the form: it is filled in with what I captured."]
         return reply.messages
@@ -141,10 +159,23 @@ class AuthorAgent(ScriptedAgent):
         if ack:  # why it would not run fine (WARN, FAILED), else what it will do
             said = ack.get("summary") if ack.get("status") == "OK" else ack.get("detail") or ack.get("summary")
             lines.append(f"Pre-flight: {ack.get('status')} — {said or ''}".rstrip(" —"))
+            lines += missing_lines(ack)
         return [*lines, reply.messages[-1]]
 
-    def _create(self, turn: _Turn, session_id: str, session: _Session, chat: _Chat, draft: Draft) -> list[str]:
+    def _create(
+        self, turn: _Turn, session_id: str, session: _Session, chat: _Chat, draft: Draft, anyway: bool
+    ) -> list[str]:
         definition = self._definition(chat, draft)
+        if not anyway:
+            ack = self._call(turn, session_id, session, "dry_run_preflight", definition)
+            asked = missing_lines(ack or {})
+            if asked:
+                chat.conversation.hold()
+                return [
+                    "I haven't created it yet.",
+                    *asked,
+                    "Tell me once it is added and I'll check again, or say 'save it anyway' to create it without it.",
+                ]
         outcome = self._tool(turn, session_id, session, Step("tool", tool="create_automation", arguments=definition))
         if not outcome.ok:
             return [f"I couldn't create it: {outcome.text}", "Open the form to finish it there."]

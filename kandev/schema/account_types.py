@@ -51,6 +51,11 @@ class CreateWorkspaceInput:
 class UpdateWorkspaceInput:
     workspace_id: strawberry.ID
     name: str | None = strawberry.field(default=None, description="New name; omitted: unchanged.")
+    default_agent_profile_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="The agent profile tasks and automations naming none run on (the workspace's own or a "
+        "server-wide one); omitted: unchanged. The automations that follow it are acknowledged again.",
+    )
 
 
 @strawberry.type

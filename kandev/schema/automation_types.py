@@ -270,7 +270,13 @@ class AckCredential:
 )
 class AutomationAck:
     status: AckStatus
-    routed_profile: AckProfile | None = strawberry.field(description="Null when no usable profile is chosen.")
+    routed_profile: AckProfile | None = strawberry.field(
+        description="The profile runs launch with: the automation's own, or the workspace default when it names "
+        "none; null when neither is usable."
+    )
+    follows_default: bool = strawberry.field(
+        description="The automation names no agent profile: runs use the workspace default (routedProfile)."
+    )
     tools: list[str] = strawberry.field(description="The MCP tool names the run's session gets.")
     credentials: list[AckCredential]
     next_run: str | None = strawberry.field(
@@ -289,6 +295,7 @@ class AutomationAck:
         return cls(
             status=AckStatus(ack.status.value),
             routed_profile=profile,
+            follows_default=ack.follows_default,
             tools=list(ack.tools),
             credentials=[AckCredential(name=c.name, present=c.present, outcome=c.outcome) for c in ack.credentials],
             next_run=ack.next_run,
@@ -450,6 +457,9 @@ class AuthoringDraft:
     name: str | None
     prompt: str | None
     triggers: list[AuthoringDraftTrigger]
+    automation_id: strawberry.ID | None = strawberry.field(
+        description="The automation the chat created (its page is the confirmation's link); null until then."
+    )
 
     @classmethod
     def of(cls, record: DraftRecord) -> AuthoringDraft:
@@ -471,4 +481,5 @@ class AuthoringDraft:
             name=draft.definition()["name"] or None,
             prompt=draft.prompt,
             triggers=triggers,
+            automation_id=strawberry.ID(record.automation_id) if record.automation_id else None,
         )

@@ -132,8 +132,13 @@ class AckStatus(Enum):
 @strawberry.enum(description="How far a 'describe an automation' chat has come.")
 class AuthoringDraftState(Enum):
     COLLECTING = strawberry.enum_value("COLLECTING", description="The agent is asking what is missing.")
-    CONFIRMING = strawberry.enum_value("CONFIRMING", description="The full definition is shown, awaiting a yes.")
-    CONFIRMED = strawberry.enum_value("CONFIRMED", description="The operator said yes: the agent creates it.")
+    CONFIRMING = strawberry.enum_value(
+        "CONFIRMING",
+        description="The full definition is shown, awaiting a yes (or a yes held while a credential is missing).",
+    )
+    CONFIRMED = strawberry.enum_value(
+        "CONFIRMED", description="The operator said yes and the chat created the automation (automationId)."
+    )
     HANDED_OFF = strawberry.enum_value(
         "HANDED_OFF", description="No viable definition after five messages: the form takes over with the draft."
     )

@@ -24,10 +24,18 @@ class TaskPayload:
     task: Task
 
 
+@strawberry.type
+class ArchiveTaskPayload:
+    task: Task
+    already_archived: bool = strawberry.field(
+        description="True when the task was archived already: the call changed nothing."
+    )
+
+
 CreateTaskResult: TypeAlias = Annotated[CreateTaskPayload | ExpectedError, strawberry.union("CreateTaskResult")]
 UpdateTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("UpdateTaskResult")]
 MoveTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("MoveTaskResult")]
-ArchiveTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("ArchiveTaskResult")]
+ArchiveTaskResult: TypeAlias = Annotated[ArchiveTaskPayload | ExpectedError, strawberry.union("ArchiveTaskResult")]
 DeleteTaskResult: TypeAlias = Annotated[TaskPayload | ExpectedError, strawberry.union("DeleteTaskResult")]
 
 

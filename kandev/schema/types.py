@@ -16,6 +16,7 @@ from kandev.domain.tasks.activity import TaskActivity as ActivityRecord
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
+from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
@@ -40,10 +41,19 @@ class Workspace:
     id: strawberry.ID
     name: str
     default_workflow_id: strawberry.ID | None
+    default_agent_profile_id: strawberry.ID | None = strawberry.field(
+        description="What tasks and automations naming no agent profile run on."
+    )
 
     @classmethod
     def of(cls, row: WorkspaceRow) -> Workspace:
-        return cls(row=row, id=strawberry.ID(row.id), name=row.name, default_workflow_id=_id(row.default_workflow_id))
+        return cls(
+            row=row,
+            id=strawberry.ID(row.id),
+            name=row.name,
+            default_workflow_id=_id(row.default_workflow_id),
+            default_agent_profile_id=_id(row.default_agent_profile_id),
+        )
 
 
 @strawberry.type(description="One column of a workflow.")
@@ -301,6 +311,14 @@ class Task:
         records = await self._loaders(info).dependents_by_task.load(self.record.id)
         return [Task.of(r, loaders=self.loaders) for r in records]
 
+    @described(
+        "The repositories the task works in, in order, with the branch each is on. Read for one task at a time "
+        "(a task page), not for a list."
+    )
+    async def repositories(self, info: Info) -> list[TaskCheckout]:
+        records = await info.context.services.tasks.checkouts(self.record.id)
+        return [TaskCheckout.of(r) for r in records]
+
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
         launch = self.record.deferred_launch
@@ -309,6 +327,32 @@ class Task:
         profile = launch.get("agent_profile_id")
         profile_id = strawberry.ID(profile) if profile else None
         return DeferredLaunch(prompt=launch.get("prompt"), agent_profile_id=profile_id)
+
+
+@strawberry.type(description="A repository a task works in and the branches it is on.")
+class TaskCheckout:
+    repository_id: strawberry.ID
+    name: str
+    base_branch: str | None = strawberry.field(description="What its changes are diffed against.")
+    branch: str | None = strawberry.field(description="The task's local branch; null until its worktree is made.")
+    source_branch: str | None = strawberry.field(
+        description="Where its pushes go: a pull request's head branch, or the branch a push or CI event named "
+        "(the task's branch starts at the event's commit); null for a task's own new branch."
+    )
+    pull_request: int | None = strawberry.field(description="The pull request it works on, by number.")
+    url: str | None = strawberry.field(description="The pull request's (or the event branch's) page.")
+
+    @classmethod
+    def of(cls, record: TaskCheckoutRecord) -> TaskCheckout:
+        return cls(
+            repository_id=strawberry.ID(record.repository_id),
+            name=record.name,
+            base_branch=record.base_branch,
+            branch=record.branch,
+            source_branch=record.source_branch,
+            pull_request=record.pull_request,
+            url=record.url,
+        )
 
 
 @strawberry.type(description="Why a task's newest turn failed.")

@@ -24,7 +24,17 @@ SCAN = """async () => {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
 }"""
-SETTINGS = ("workspace", "workflows", "agents", "executors", "repositories", "secrets", "connections", "tokens")
+SETTINGS = (
+    "workspace",
+    "workflows",
+    "agents",
+    "executors",
+    "repositories",
+    "secrets",
+    "connections",
+    "automations",
+    "tokens",
+)
 # Rich output with every block kind: a chart (canvas and legend), metrics and a file block.
 RICH = {
     "version": 1,

@@ -45,7 +45,7 @@ def reply(page: Any, text: str, answers: int) -> None:
     expect(page.get_by_test_id("msg-agent")).to_have_count(answers, timeout=30_000)
 
 
-def test_an_automation_described_in_chat_is_confirmed_on_its_card_and_created(
+def test_an_automation_described_in_chat_is_confirmed_on_its_card_created_and_linked_to_its_page(
     page: Any, kandev_server: KandevServer, screenshots: Path
 ) -> None:
     from playwright.sync_api import expect
@@ -70,6 +70,10 @@ def test_an_automation_described_in_chat_is_confirmed_on_its_card_and_created(
     [automation] = [a for a in made["automations"] if a["prompt"] == what]
     assert automation["createdVia"] == "CHAT"
     assert automation["triggers"] == [{"type": "SCHEDULED", "expression": "0 9 * * 1-5", "timezone": "Europe/Berlin"}]
+    # The confirmation card's deep link (FR-015) opens the new automation's own page.
+    page.get_by_test_id("authoring-open-automation").click()
+    expect(page).to_have_url(re.compile(rf"/automations/{automation['id']}$"))
+    expect(page.get_by_test_id("automation-page")).to_have_attribute("data-automation-id", automation["id"])
 
 
 def test_a_chat_that_hands_over_opens_the_form_filled_in_with_what_it_captured(

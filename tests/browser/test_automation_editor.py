@@ -188,3 +188,32 @@ def test_the_editor_fits_a_phone(phone: Any, kandev_server: KandevServer, screen
     no_horizontal_scroll(phone)
     assert serious_violations(phone) == []
     phone.screenshot(path=str(screenshots / "mobile-automation-editor.png"), full_page=True)
+
+
+def test_the_form_says_an_empty_repository_list_is_not_evaluated_and_saves_all_repositories_explicitly(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    """The spec's rule for GitHub conditions: no repository means not evaluated; "All repositories on <host>"
+    is its own choice, stored as such."""
+    from playwright.sync_api import expect
+
+    open_app(page, kandev_server, "/automations/new")
+    form = page.get_by_test_id("automation-form")
+    form.get_by_test_id("automation-name").fill(unique("Every PR"))
+    form.get_by_test_id("automation-prompt").fill("Review {{pr.url}}")
+    form.get_by_test_id("github-on").check()
+    for kind in ("GITHUB_PR", "GITHUB_PUSH", "GITHUB_CI"):
+        form.get_by_test_id("github-type").select_option(kind)
+        field = form.get_by_test_id("github-field")
+        expect(field).to_contain_text("empty: none: the condition is not evaluated")
+        expect(field).to_contain_text("All repositories on the connected GitHub host")
+    form.get_by_test_id("github-type").select_option("GITHUB_PR")
+    form.get_by_test_id("github-repositories").fill("acme/api")
+    form.get_by_test_id("github-all_repositories").check()
+    expect(form.get_by_test_id("github-repositories")).to_be_disabled()
+    expect(form.get_by_test_id("github-repositories")).to_have_value("")
+    form.get_by_test_id("save-automation").click()
+
+    saved = kandev_server.gql(AUTOMATION, id=saved_id(page))["automation"]
+    [github] = [t for t in saved["triggers"] if t["type"] == "GITHUB_PR"]
+    assert github["filters"]["all_repositories"] is True and not github["filters"].get("repositories")

@@ -271,3 +271,65 @@ def test_on_a_phone_the_automation_pages_fit_375_px_and_the_runs_rail_is_a_drawe
         automation["name"]
     )
     phone.screenshot(path=str(screenshots / "automations-agenda-phone.png"), full_page=True)
+
+
+def downloaded(page: Any, button: Any, tmp_path: Path) -> tuple[str, bytes]:
+    """(suggested file name, bytes) of the download a click starts."""
+    with page.expect_download() as download_info:
+        button.click()
+    download = download_info.value
+    target = tmp_path / download.suggested_filename
+    download.save_as(target)
+    return download.suggested_filename, target.read_bytes()
+
+
+def test_settings_automations_lists_the_workspace_with_run_now_new_and_both_exports(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    """Settings → Automations at /settings/automations: the workspace's automations in a table with a Run now
+    action, New automation, and Export as one YAML document or a zip of YAML files."""
+    from playwright.sync_api import expect
+
+    automation = create_automation(kandev_server, "/say from the settings table")
+    open_app(page, kandev_server, "/settings/automations")
+    expect(page.get_by_test_id("settings-tab-automations")).to_have_attribute("aria-current", "page")
+    row = page.locator(f'[data-testid="settings-automation"][data-automation-id="{automation["id"]}"]')
+    expect(row).to_contain_text(automation["name"])
+    expect(row.get_by_test_id("ack-badge")).to_be_visible()
+
+    row.get_by_test_id("settings-run-now").click()
+    kandev_server.wait_for(RUNS, lambda d: len(d["automationRuns"]["nodes"]) == 1, id=automation["id"])
+    assert [r["triggerType"] for r in runs_of(kandev_server, automation["id"])] == ["MANUAL"]
+
+    name, body = downloaded(page, page.get_by_test_id("export-yaml"), tmp_path)
+    assert name == "automations.yaml" and automation["name"] in body.decode()
+    name, body = downloaded(page, page.get_by_test_id("export-zip"), tmp_path)
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        assert name == "automations.zip"
+        assert any(automation["name"] in archive.read(n).decode() for n in archive.namelist())
+
+    page.get_by_test_id("settings-new-automation").click()
+    expect(page).to_have_url(re.compile(r"/automations/new$"))
+    expect(page.get_by_test_id("automation-form")).to_be_visible()
+
+
+def test_an_empty_workspace_still_exports_an_empty_yaml_document_and_an_empty_zip(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    empty = kandev_server.mutate(
+        "mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { __typename "
+        "... on WorkspacePayload { workspace { id } } } }",
+        "createWorkspace",
+        i={"name": unique("Empty")},
+    )["workspace"]["id"]
+    page.add_init_script(f"localStorage.setItem('kandev.workspace', '{empty}')")
+    open_app(page, kandev_server, "/settings/automations")
+    expect(page.get_by_test_id("settings-no-automations")).to_be_visible()
+
+    name, body = downloaded(page, page.get_by_test_id("export-yaml"), tmp_path)
+    assert name == "automations.yaml" and "automations: []" in body.decode()
+    name, body = downloaded(page, page.get_by_test_id("export-zip"), tmp_path)
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        assert name == "automations.zip" and archive.namelist() == []

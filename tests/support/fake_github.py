@@ -86,6 +86,8 @@ class FakeGitHub:
     tokens: dict[str, str] = field(default_factory=lambda: {"good-token": "octocat"})
     pulls: dict[str, dict[int, FakePullRequest]] = field(default_factory=dict)
     check_runs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    # owner/name -> clone URL, for GET /repos/{owner}/{name} (default: on the fake's origin)
+    clone_urls: dict[str, str] = field(default_factory=dict)
     page_size: int = 100
     rate_limited_until: int | None = None  # epoch seconds: every call answers 403 rate-limited
     requests: list[str] = field(default_factory=list)
@@ -116,6 +118,7 @@ class FakeGitHub:
         return Starlette(
             routes=[
                 Route("/user", self._user),
+                Route("/repos/{owner}/{name}", self._repository),
                 Route("/repos/{owner}/{name}/pulls", self._list_pulls),
                 Route("/repos/{owner}/{name}/pulls/{number:int}", self._get_pull, methods=["GET", "PATCH"]),
                 Route(
@@ -156,6 +159,13 @@ class FakeGitHub:
             return refused
         token = request.headers["authorization"].partition(" ")[2]
         return JSONResponse({"login": self.tokens[token], "id": 1})
+
+    async def _repository(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        repository = f"{request.path_params['owner']}/{request.path_params['name']}"
+        clone_url = self.clone_urls.get(repository, f"{self.url}/{repository}.git")
+        return JSONResponse({"full_name": repository, "clone_url": clone_url})
 
     async def _list_pulls(self, request: Request) -> JSONResponse:
         if refused := self._refused(request):

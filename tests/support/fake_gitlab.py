@@ -5,8 +5,6 @@ Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), 
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -19,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from tests.support.server import free_port, serving
+from tests.support.server import free_port, served_in_thread, serving
 
 
 def _now() -> str:
@@ -256,24 +254,5 @@ async def fake_gitlab(fake: FakeGitLab | None = None) -> AsyncIterator[FakeGitLa
 @contextmanager
 def fake_gitlab_in_thread(fake: FakeGitLab | None = None, wait: float = 15.0) -> Iterator[FakeGitLab]:
     """The fake served from a thread of its own (for synchronous tests, e.g. the browser's)."""
-    fake = fake or FakeGitLab()
-    ready = threading.Event()
-    held: dict[str, object] = {}
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        held["loop"], held["stop"] = asyncio.get_running_loop(), stop
-        async with fake_gitlab(fake):
-            ready.set()
-            await stop.wait()
-
-    thread = threading.Thread(target=lambda: asyncio.run(main()), name="fake-gitlab", daemon=True)
-    thread.start()
-    assert ready.wait(wait), "the fake GitLab did not start"
-    try:
-        yield fake
-    finally:
-        loop, stop = held["loop"], held["stop"]
-        assert isinstance(loop, asyncio.AbstractEventLoop) and isinstance(stop, asyncio.Event)
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(wait)
+    with served_in_thread(lambda: fake_gitlab(fake), "fake-gitlab", wait) as served:
+        yield served

@@ -24,3 +24,16 @@ def make_repository(folder: Path, *, remote: str | None = None, branches: tuple[
     if remote:
         git(folder, "remote", "add", "origin", remote)
     return folder
+
+
+def with_branch_ahead(folder: Path, branch: str = "feature") -> tuple[Path, str, str]:
+    """A repository on `main` and `branch` one commit ahead of it, back on main: (its folder, the branch's head,
+    main's head), for a provider event to name that branch."""
+    work = make_repository(folder)
+    git(work, "checkout", "-q", "-b", branch)
+    (work / f"{branch}.txt").write_text("new\n")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", f"work on {branch}")
+    head = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "-q", "main")
+    return work, head, git(work, "rev-parse", "main")

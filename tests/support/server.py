@@ -4,14 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from typing import Any, TypeVar
 
 import uvicorn
 
 from kandev.app import create_app
 from kandev.config import Settings
+
+_T = TypeVar("_T")
+
+
+@contextmanager
+def served_in_thread(
+    serve: Callable[[], AbstractAsyncContextManager[_T]], name: str, wait: float = 15.0
+) -> Iterator[_T]:
+    """An async fake (`serve()`, e.g. fake_github()) run in a thread and event loop of its own, for synchronous
+    tests such as the browser's; what it yields, until the block ends."""
+    ready = threading.Event()
+    held: dict[str, Any] = {}
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        held["loop"], held["stop"] = asyncio.get_running_loop(), stop
+        async with serve() as served:
+            held["served"] = served
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), name=name, daemon=True)
+    thread.start()
+    assert ready.wait(wait), f"{name} did not start"
+    try:
+        yield held["served"]
+    finally:
+        held["loop"].call_soon_threadsafe(held["stop"].set)
+        thread.join(wait)
 
 
 def free_port() -> int:

@@ -97,6 +97,7 @@ graphql(`
     operatorMessages
     name
     prompt
+    automationId
     triggers {
       type
       expression

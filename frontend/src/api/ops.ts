@@ -175,6 +175,15 @@ export const TASK = graphql(`
         message
         endedAt
       }
+      repositories {
+        repositoryId
+        name
+        baseBranch
+        branch
+        sourceBranch
+        pullRequest
+        url
+      }
       sessions {
         ...SessionFields
       }
@@ -318,7 +327,8 @@ export const ARCHIVE_TASK = graphql(`
     archiveTask(taskId: $id) {
       __typename
       ...ErrorFields
-      ... on TaskPayload {
+      ... on ArchiveTaskPayload {
+        alreadyArchived
         task {
           ...TaskFields
         }

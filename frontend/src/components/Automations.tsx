@@ -27,6 +27,7 @@ import {
 } from "../state/automations";
 import { useStore } from "../state/store";
 import { toast } from "../state/toasts";
+import { Checkouts } from "./Checkouts";
 import { Composer } from "./Composer";
 import { LoadState } from "./LoadState";
 import { Transcript } from "./Transcript";
@@ -39,7 +40,7 @@ function byName(rows: Record<string, AutomationRow>): AutomationRow[] {
   return Object.values(rows).sort((a, b) => a.name.localeCompare(b.name));
 }
 
-function HealthDot({ row }: { row: AutomationRow }) {
+export function HealthDot({ row }: { row: AutomationRow }) {
   const { tone, label } = health(row);
   return (
     <span className="auto-health" data-testid="automation-health" data-health={tone}>
@@ -166,15 +167,16 @@ export function AgendaPage() {
   );
 }
 
-async function downloadExport(workspaceId: string): Promise<void> {
-  const response = await fetch(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/automations/export/zip`, {
-    headers: { ...authHeaders() },
-  });
+/** Download the workspace's automations: one YAML document, or a zip of one YAML file each (empty: an empty
+ * document or zip, never an error). */
+export async function downloadExport(workspaceId: string, kind: "yaml" | "zip" = "zip"): Promise<void> {
+  const path = `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/automations/export${kind === "zip" ? "/zip" : ""}`;
+  const response = await fetch(path, { headers: { ...authHeaders() } });
   if (!response.ok) throw new Error(`The export failed (${response.status}).`);
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement("a");
   link.href = url;
-  link.download = "automations.zip";
+  link.download = kind === "zip" ? "automations.zip" : "automations.yaml";
   document.body.append(link);
   link.click();
   link.remove();
@@ -183,7 +185,7 @@ async function downloadExport(workspaceId: string): Promise<void> {
 
 const ACK_LABEL: Record<string, string> = { OK: "Ack OK", WARN: "Ack warn", FAILED: "Ack failed", PENDING: "Ack pending" };
 
-function AckBadge({ row }: { row: AutomationRow }) {
+export function AckBadge({ row }: { row: AutomationRow }) {
   const [busy, setBusy] = useState(false);
   const status = row.lastAck?.status ?? null;
   const reack = async () => {
@@ -287,6 +289,7 @@ function RunConversation({ run }: { run: RunRow }) {
   if (!detail) return load === "error" ? <LoadState state="error" what="the run" error={error} onRetry={reload} /> : <LoadState state="loading" what="the run" />;
   return (
     <div className="run-conversation" data-testid="run-conversation" data-run-id={run.id}>
+      <Checkouts repositories={detail.repositories} />
       {view.load === "error" ? (
         <LoadState state="error" what="the transcript" error={view.error} onRetry={view.reload} />
       ) : view.load === "loading" && view.messages.length === 0 && session ? (
@@ -305,6 +308,21 @@ function RunConversation({ run }: { run: RunRow }) {
 
 function chosenRun(): string | null {
   return new URLSearchParams(window.location.search).get("run");
+}
+
+/** Run now (a manual firing): the run it admitted, or null with a toast saying why nothing runs. */
+export async function runAutomationNow(automationId: string): Promise<RunRow | null> {
+  const data = await gql(RUN_AUTOMATION_NOW, { i: { automationId } });
+  const payload = unwrap(data.runAutomationNow);
+  if (payload.admission !== "FIRED") toast(`Not run: ${payload.reason ?? payload.admission.toLowerCase()}`, "info");
+  const run = payload.run;
+  if (!run) return null;
+  // The answer is the run as it was admitted: an event may already have brought it further (its task).
+  automations.set((s) => {
+    const held = s.runs[automationId] ?? [];
+    return held.some((r) => r.id === run.id) ? {} : { runs: { ...s.runs, [automationId]: [run, ...held] } };
+  });
+  return payload.admission === "FIRED" ? run : null;
 }
 
 /** /automations/<id>: the automation's conversation, opening on its newest run. */
@@ -364,18 +382,8 @@ export function AutomationPage({ automationId }: { automationId: string }) {
   };
   const runNow = () =>
     act(async () => {
-      const data = await gql(RUN_AUTOMATION_NOW, { i: { automationId } });
-      const payload = unwrap(data.runAutomationNow);
-      if (payload.admission !== "FIRED") toast(`Not run: ${payload.reason ?? payload.admission.toLowerCase()}`, "info");
-      if (payload.run) {
-        const run = payload.run;
-        // The answer is the run as it was admitted: an event may already have brought it further (its task).
-        automations.set((s) => {
-          const held = s.runs[automationId] ?? [];
-          return held.some((r) => r.id === run.id) ? {} : { runs: { ...s.runs, [automationId]: [run, ...held] } };
-        });
-        if (payload.admission === "FIRED") setPicked(run.id);
-      }
+      const fired = await runAutomationNow(automationId);
+      if (fired) setPicked(fired.id);
     });
   const stop = (run: RunRow) =>
     act(async () => {

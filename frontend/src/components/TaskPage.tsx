@@ -7,6 +7,7 @@ import { TERMINAL_SESSION_STATES } from "../api/ops";
 import { useSession } from "../hooks/useSession";
 import { SessionMcpServers } from "./SessionMcpServers";
 import { useTaskDetail } from "../hooks/useTaskDetail";
+import { Checkouts } from "./Checkouts";
 import { app, applyTask, moveTask } from "../state/app";
 import { activeSession, completionPending, stateLabel, stepOf } from "../state/derive";
 import { useStore } from "../state/store";
@@ -111,6 +112,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </h1>
           <TaskMarkers task={task} completion={completion} />
         </div>
+        <Checkouts repositories={detail?.repositories} />
         <div className="task-actions">
           {workflow && (
             <label className="field-inline">

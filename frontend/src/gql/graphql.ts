@@ -40,9 +40,9 @@ export type AnswerClarificationInput = {
 export type AuthoringDraftState =
   /** The agent is asking what is missing. */
   | 'COLLECTING'
-  /** The operator said yes: the agent creates it. */
+  /** The operator said yes and the chat created the automation (automationId). */
   | 'CONFIRMED'
-  /** The full definition is shown, awaiting a yes. */
+  /** The full definition is shown, awaiting a yes (or a yes held while a credential is missing). */
   | 'CONFIRMING'
   /** No viable definition after five messages: the form takes over with the draft. */
   | 'HANDED_OFF';
@@ -651,6 +651,8 @@ export type UpdateWorkflowStepInput = {
 };
 
 export type UpdateWorkspaceInput = {
+  /** The agent profile tasks and automations naming none run on (the workspace's own or a server-wide one); omitted: unchanged. The automations that follow it are acknowledged again. */
+  defaultAgentProfileId?: string | number | null | undefined;
   /** New name; omitted: unchanged. */
   name?: string | null | undefined;
   workspaceId: string | number;
@@ -719,7 +721,7 @@ export type UpdateAutomationFromEditorMutation = { updateAutomation:
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
 
-export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
+export type AuthoringDraftFieldsFragment = { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> };
 
 export type StartAutomationAuthoringMutationVariables = Exact<{
   i: StartAutomationAuthoringInput;
@@ -739,14 +741,14 @@ export type AuthoringChatQueryVariables = Exact<{
 }>;
 
 
-export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+export type AuthoringChatQuery = { task: { id: string, sessions: Array<{ id: string }> }, authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 export type AuthoringDraftQueryVariables = Exact<{
   task: string | number;
 }>;
 
 
-export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
+export type AuthoringDraftQuery = { authoringDraft: { taskId: string, state: AuthoringDraftState, operatorMessages: number, name: string | null, prompt: string | null, automationId: string | null, triggers: Array<{ type: AutomationTriggerType, expression: string | null, timezone: string | null, filters: unknown }> } };
 
 export type RunRowFragment = { id: string, automationId: string, triggerType: AutomationRunTriggerType, status: AutomationRunStatus, reason: string | null, taskId: string | null, sessionId: string | null, turnId: string | null, titleSnapshot: string, createdAt: string, finishedAt: string | null, stoppedAt: string | null };
 
@@ -1076,7 +1078,7 @@ export type TaskQueryVariables = Exact<{
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1169,10 +1171,10 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1724,6 +1726,7 @@ export const AuthoringDraftFieldsFragmentDoc = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression
@@ -2170,6 +2173,7 @@ export const AuthoringChatDocument = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression
@@ -2189,6 +2193,7 @@ export const AuthoringDraftDocument = new TypedDocumentString(`
   operatorMessages
   name
   prompt
+  automationId
   triggers {
     type
     expression
@@ -2849,6 +2854,15 @@ export const TaskDocument = new TypedDocumentString(`
       message
       endedAt
     }
+    repositories {
+      repositoryId
+      name
+      baseBranch
+      branch
+      sourceBranch
+      pullRequest
+      url
+    }
     sessions {
       ...SessionFields
     }
@@ -3202,7 +3216,8 @@ export const ArchiveTaskDocument = new TypedDocumentString(`
   archiveTask(taskId: $id) {
     __typename
     ...ErrorFields
-    ... on TaskPayload {
+    ... on ArchiveTaskPayload {
+      alreadyArchived
       task {
         ...TaskFields
       }

@@ -1,7 +1,8 @@
 """The built-in authoring agent's understanding: common phrasings of an automation turned into a draft, and
 the conversation rules around it (at most three follow-up questions in a row, then a recap that asks nothing;
-the full definition confirmed before anything is created; a hand-off to the form after five operator messages
-without a viable draft).
+the full definition confirmed before anything is created; a credential the pre-flight check finds missing asked
+for, and the automation held until it is there, unless the operator says to save it anyway; a hand-off to the
+form after five operator messages without a viable draft).
 
 Pure and deterministic (no model, no I/O): the ACP program around it (kandev.runtime.author) calls the
 authoring tools. Phrasings understood, anywhere in a message:
@@ -12,8 +13,8 @@ authoring tools. Phrasings understood, anywhere in a message:
     every 15 minutes / every 2 hours / every day   -> @every 15m / @every 2h / @daily
     hourly / daily / weekly                        -> @hourly / @daily / @weekly
     in Europe/Berlin                               -> the schedule's timezone
-    on each push to main                           -> a GitHub push trigger on branch main
-    when a pull request is opened                  -> a GitHub pull-request trigger (opened)
+    on each push to main                           -> a GitHub push trigger on branch main (all repositories)
+    when a pull request is opened                  -> a GitHub pull-request trigger (opened, all repositories)
     webhook                                        -> a webhook trigger
 """
 
@@ -32,6 +33,7 @@ _UNITS = {"minute": "m", "min": "m", "hour": "h", "day": "d"}
 _NAMED = {"hourly": "@hourly", "daily": "@daily", "weekly": "@weekly", "every hour": "@hourly", "every day": "@daily"}
 _YES = re.compile(r"^\s*(yes|yep|yeah|y|ok|okay|sure|confirm(ed)?|create it|go ahead|looks good|do it)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope|cancel|stop|never mind)\b", re.I)
+_ANYWAY = re.compile(r"\b(save|create|make)\s+it\s+anyway\b|\banyway\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,9 @@ def describe(trigger: dict[str, Any] | None, timezone: str | None) -> str:
     if kind == "scheduled":
         return f"on the schedule {trigger['expression']} ({timezone or 'UTC'})"
     if kind == "github_push":
-        return f"on each push to {', '.join(trigger['filters']['branches'])}"
+        return f"on each push to {', '.join(trigger['filters']['branches'])}, in every repository on the connected host"
     if kind == "github_pr":
-        return "when a pull request is opened"
+        return "when a pull request is opened, in every repository on the connected host"
     return "when its webhook is called"
 
 
@@ -107,11 +109,11 @@ def _trigger(text: str) -> tuple[dict[str, Any] | None, str]:
         (r"\b(hourly|daily|weekly|every hour|every day)\b", lambda m: _scheduled(_NAMED[m[1].lower()])),
         (
             r"\bon\s+(?:each|every|a)?\s*push(?:es)?\s+to\s+([\w./*-]+)",
-            lambda m: {"type": "github_push", "filters": {"branches": [m[1]]}},
+            lambda m: {"type": "github_push", "filters": {"branches": [m[1]], "all_repositories": True}},
         ),
         (
             r"\bwhen(?:ever)?\s+an?\s+(?:pull request|pr)\s+is\s+opened\b",
-            lambda m: {"type": "github_pr", "filters": {"events": ["opened"]}},
+            lambda m: {"type": "github_pr", "filters": {"events": ["opened"], "all_repositories": True}},
         ),
         (r"\b(?:on|via|from|with)\s+an?\s+webhook\b|\bwebhook\b", lambda m: {"type": "webhook"}),
     ]
@@ -159,6 +161,8 @@ class Conversation:
     operator_messages: int = 0
     follow_ups_in_a_row: int = 0
     awaiting_confirmation: bool = False
+    # A yes was held: the pre-flight check found a credential missing (see `hold`).
+    awaiting_credential: bool = False
     done: bool = False
 
     def hear(self, text: str) -> Reply:
@@ -166,9 +170,17 @@ class Conversation:
         if self.done:
             return Reply(["This chat is finished; start a new one to describe another automation."])
         self.operator_messages += 1
-        if self.awaiting_confirmation and _YES.match(text):
+        if self.awaiting_credential and not _NO.match(text):
+            # Any word back ("done", "added it") checks again; "save it anyway" creates without it.
+            self.done, self.awaiting_credential = True, False
+            return Reply([], create=self.draft, anyway=bool(_ANYWAY.search(text)))
+        if self.awaiting_confirmation and (_YES.match(text) or _ANYWAY.search(text)):
             self.done = True
-            return Reply([], create=self.draft)
+            return Reply([], create=self.draft, anyway=bool(_ANYWAY.search(text)))
+        if self.awaiting_credential:
+            self.awaiting_credential = False
+            self.awaiting_confirmation = False
+            return self._ask("What should change?")
         if self.awaiting_confirmation and _NO.match(text):
             self.awaiting_confirmation = False
             return self._ask("What should change?")
@@ -188,6 +200,11 @@ class Conversation:
             )
         return self._ask("What should the agent do on each run?")
 
+    def hold(self) -> None:
+        """The operator's yes found a credential missing: nothing is created; their next message checks again,
+        unless it says to save it anyway (or no)."""
+        self.done, self.awaiting_confirmation, self.awaiting_credential = False, True, True
+
     def _ask(self, question: str) -> Reply:
         """A follow-up question, unless three came in a row: then a recap that asks nothing, so the operator
         can say it their own way (the streak starts again after it)."""
@@ -202,6 +219,7 @@ class Conversation:
 @dataclass(frozen=True)
 class Reply:
     messages: list[str]
-    create: Draft | None = None  # the operator confirmed: create it
+    create: Draft | None = None  # the operator confirmed: create it (once the pre-flight finds its credentials)
+    anyway: bool = False  # the operator said to save it anyway, missing credential or not
     confirm: Draft | None = None  # shown for confirmation
     handoff: Draft | None = None  # handed over to the form with what was captured

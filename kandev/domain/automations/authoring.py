@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import select
+from sqlalchemy import literal, select
 
 from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.automations.author_draft import Conversation, Draft
@@ -19,8 +19,8 @@ from kandev.domain.tasks.service import CreateTask, TaskService
 from kandev.domain.validation import check_prompt
 from kandev.domain.workflow.starts import start_agent
 from kandev.domain.workspace.agent_profiles import author_profile
-from kandev.models import Message, Session
-from kandev.models.enums import MessageKind, TaskOrigin
+from kandev.models import Automation, Message, Session
+from kandev.models.enums import AutomationCreatedVia, MessageKind, TaskOrigin
 
 TITLE = "Describe an automation"
 
@@ -49,8 +49,8 @@ async def start_authoring(
 
 class DraftState(StrEnum):
     COLLECTING = "COLLECTING"  # still asking what is missing
-    CONFIRMING = "CONFIRMING"  # the full definition is shown, awaiting a yes
-    CONFIRMED = "CONFIRMED"  # the operator said yes: the agent creates it
+    CONFIRMING = "CONFIRMING"  # the full definition is shown, awaiting a yes (or a held yes: a credential missing)
+    CONFIRMED = "CONFIRMED"  # the operator said yes and the chat created it (automation_id)
     HANDED_OFF = "HANDED_OFF"  # no viable definition: the form takes over with what was captured
 
 
@@ -60,12 +60,14 @@ class AuthoringDraft:
     state: DraftState
     operator_messages: int
     draft: Draft
+    automation_id: str | None = None  # what the chat created, for its confirmation card's link
 
 
 async def authoring_draft(ctx: ServiceContext, task_id: str) -> AuthoringDraft:
     """What the chat has captured, for the form to take over: the built-in authoring agent's conversation
     replayed over the operator's messages (it is deterministic, so this is exactly what it understood; with
-    another agent it is what those rules read in the operator's words)."""
+    another agent it is what those rules read in the operator's words). It is CONFIRMED once the chat's agent
+    has created the automation: a yes it held (a credential missing) reads CONFIRMING."""
     async with ctx.read() as db:
         task = await load_task(db, ctx.principal, task_id)
         if task.origin != TaskOrigin.AUTOMATION_AUTHORING:
@@ -85,4 +87,17 @@ async def authoring_draft(ctx: ServiceContext, task_id: str) -> AuthoringDraft:
                 state = DraftState.CONFIRMED
             elif not conversation.done:
                 state = DraftState.CONFIRMING if conversation.awaiting_confirmation else DraftState.COLLECTING
-        return AuthoringDraft(task_id, state, conversation.operator_messages, conversation.draft)
+        created = await db.scalar(
+            select(Automation.id)
+            .where(
+                Automation.created_via == AutomationCreatedVia.CHAT,
+                Automation.created_by.in_(
+                    select(literal("session:") + Session.id).where(Session.task_id == task_id).scalar_subquery()
+                ),
+            )
+            .order_by(Automation.created_at)
+            .limit(1)
+        )
+        if state == DraftState.CONFIRMED and created is None:
+            state = DraftState.CONFIRMING
+        return AuthoringDraft(task_id, state, conversation.operator_messages, conversation.draft, created)

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy import func, null, select
 from sqlalchemy.exc import IntegrityError
@@ -37,11 +36,63 @@ class Admission(StrEnum):
     REFUSED = "refused"  # the automation or the trigger is disabled (or the trigger is gone): nothing written
 
 
+# What a dedup key names, by its prefix (scheduling, webhooks, GitHub firings): why a repeat does not run.
+_ALREADY = {
+    "scheduled": "already fired for this minute",
+    "webhook": "already fired for this delivery",
+    "github_pr": "already fired for this pull request event",
+    "github_pr_merged": "already fired for this merged pull request",
+    "github_push": "already fired for this push",
+    "github_ci": "already fired for this check run",
+}
+
+
+def deduplicated_reason(dedup_key: str) -> str:
+    """Why a firing whose key already fired does not run, in words."""
+    return _ALREADY.get(dedup_key.partition(":")[0], "already fired for this key")
+
+
+def cap_reason(active: int, allowed: int) -> str:
+    return f"{active} run(s) still active; the automation allows {allowed} at once"
+
+
+def new_run(
+    automation: Automation,
+    trigger_id: str | None,
+    trigger_type: RunTriggerType,
+    occurred: datetime,
+    payload: object,
+    dedup_key: str | None,
+    active: int,
+    now: datetime,
+) -> AutomationRun:
+    """The run a firing admits: triggered (holding its dedup key) while fewer than the cap are active, else
+    skipped with the reason (the key not consumed, so a later attempt may still fire)."""
+    title = render(automation.title_template or automation.name, context_of(trigger_type, occurred, payload))
+    run = AutomationRun(
+        id=new_id(),
+        automation_id=automation.id,
+        trigger_id=trigger_id,
+        trigger_type=trigger_type,
+        status=RunStatus.TRIGGERED,
+        trigger_data=payload,
+        occurred_at=occurred,
+        title_snapshot=(title.strip() or automation.name)[:TITLE_LIMIT],
+        created_at=now,
+    )
+    if active >= automation.max_concurrent_runs:
+        run.status, run.finished_at = RunStatus.SKIPPED, now
+        run.reason = cap_reason(active, automation.max_concurrent_runs)
+    else:
+        run.dedup_key = dedup_key
+    return run
+
+
 @dataclass(frozen=True)
 class FireOutcome:
     admission: Admission
     run_id: str | None = None  # the run written (FIRED, SKIPPED) or the one holding the key (DEDUPLICATED)
-    reason: str | None = None  # in words, for SKIPPED and REFUSED
+    reason: str | None = None  # in words, for SKIPPED, DEDUPLICATED and REFUSED
 
     @property
     def fired(self) -> bool:
@@ -55,7 +106,7 @@ async def fire(
     trigger_id: str | None,
     trigger_type: RunTriggerType | str,
     occurrence: datetime | None = None,
-    data: Mapping[str, Any] | None = None,
+    data: object = None,
     dedup_key: str | None = None,
 ) -> FireOutcome:
     """Admit one firing of the automation, in one transaction.
@@ -63,10 +114,11 @@ async def fire(
     - `trigger_id`: the trigger row that fired (None for Run now); a disabled or missing trigger refuses.
     - `trigger_type`: a RunTriggerType value (`scheduled`, `webhook`, `github_pr`, …, `manual`).
     - `occurrence`: the moment `{{trigger.timestamp}}` names (a schedule's due minute); default now.
-    - `data`: the trigger data (`{{data.*}}`; the webhook payload; `{"pr": {...}}` for PR runs). Stored on
-      the run; never chooses credentials, repositories or commands.
+    - `data`: the trigger data (`{{data.*}}`; the webhook payload, any JSON value; `{"pr": {...}}` for PR
+      runs); None: {}. Stored on the run; never chooses credentials, repositories or commands.
     - `dedup_key`: unique per automation (None: never deduplicated). A key that already fired answers
-      DEDUPLICATED and writes nothing, even under concurrent callers on SQLite and PostgreSQL. A cap skip
+      DEDUPLICATED with the reason ("already fired for this minute / delivery / pull request event …") and
+      writes nothing, even under concurrent callers on SQLite and PostgreSQL. A cap skip
       does not consume the key, so a later attempt of the same key may still fire.
 
     A deleted, unknown or (for the principal) invisible automation raises NotFoundError. Everything else is
@@ -75,7 +127,7 @@ async def fire(
     enqueued after commit, and an automationEvents RUN_CREATED is published).
     """
     trigger_type = RunTriggerType(trigger_type)
-    payload = dict(data or {})
+    payload = {} if data is None else dict(data) if isinstance(data, Mapping) else data
     try:
         async with ctx.unit_of_work() as uow:
             db = uow.db
@@ -103,29 +155,10 @@ async def fire(
             )
             holder, active = (await db.execute(select(holder_id, active_count))).one()
             if holder is not None:
-                return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
+                assert dedup_key is not None
+                return FireOutcome(Admission.DEDUPLICATED, run_id=holder, reason=deduplicated_reason(dedup_key))
             now = utcnow()
-            occurred = occurrence or now
-            title = render(automation.title_template or automation.name, context_of(trigger_type, occurred, payload))
-            run = AutomationRun(
-                id=new_id(),
-                automation_id=automation.id,
-                trigger_id=trigger_id,
-                trigger_type=trigger_type,
-                status=RunStatus.TRIGGERED,
-                trigger_data=payload,
-                occurred_at=occurred,
-                title_snapshot=(title.strip() or automation.name)[:TITLE_LIMIT],
-                created_at=now,
-            )
-            if (active or 0) >= automation.max_concurrent_runs:
-                run.status = RunStatus.SKIPPED
-                run.finished_at = now
-                run.reason = (
-                    f"{active} run(s) still active; the automation allows {automation.max_concurrent_runs} at once"
-                )
-            else:
-                run.dedup_key = dedup_key
+            run = new_run(automation, trigger_id, trigger_type, occurrence or now, payload, dedup_key, active or 0, now)
             db.add(run)
             await db.flush()
             await emit_run_event(uow, "RUN_CREATED", run, automation.workspace_id)
@@ -144,7 +177,7 @@ async def fire(
                     AutomationRun.automation_id == automation_id, AutomationRun.dedup_key == dedup_key
                 )
             )
-        return FireOutcome(Admission.DEDUPLICATED, run_id=holder)
+        return FireOutcome(Admission.DEDUPLICATED, run_id=holder, reason=deduplicated_reason(dedup_key))
 
 
 def _refusal(automation: Automation, trigger_id: str | None, trigger: AutomationTrigger | None) -> str | None:
@@ -160,14 +193,15 @@ def _refusal(automation: Automation, trigger_id: str | None, trigger: Automation
     return None
 
 
-def context_of(trigger_type: str, occurred: datetime, data: Mapping[str, Any]) -> TemplateContext:
+def context_of(trigger_type: str, occurred: datetime, data: object) -> TemplateContext:
     """What a run's templates may read: the trigger data, plus the PR fields or the webhook payload."""
-    pr = data.get("pr") if trigger_type in (TriggerType.GITHUB_PR, TriggerType.GITHUB_PR_MERGED) else None
+    fields = data if isinstance(data, Mapping) else {}
+    pr = fields.get("pr") if trigger_type in (TriggerType.GITHUB_PR, TriggerType.GITHUB_PR_MERGED) else None
     webhook: object | None = None
     body: str | None = None
     if trigger_type == TriggerType.WEBHOOK:
         webhook = data
-        raw = data.get("body") if set(data) == {"body"} else None
+        raw = fields.get("body") if set(fields) == {"body"} else None
         body = raw if isinstance(raw, str) else _json(data)
     return TemplateContext(
         trigger_type=str(trigger_type),

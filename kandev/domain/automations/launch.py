@@ -1,14 +1,18 @@
 """Launching an admitted run: its task (new, or the continued one) and its first prompt, bound to the run in
-the same transaction, so a retried launch job finds the run bound and does nothing twice."""
+the same transaction, so a retried launch job finds the run bound and does nothing twice. A provider event's
+run works on the checkout its event names (kandev.domain.automations.checkouts)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from sqlalchemy import select
 
+from kandev.domain.automations.checkouts import event_checkout, event_contribution
 from kandev.domain.automations.firing import context_of
+from kandev.domain.automations.references import routed_profile
 from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.templates import render
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -17,6 +21,13 @@ from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, is_termin
 from kandev.domain.sessions.transcript import emit_session_event
 from kandev.domain.tasks.service import CreateTask, TaskService
 from kandev.domain.workflow.starts import start_agent
+from kandev.domain.workspace.contributions import (
+    Contribution,
+    EventCheckout,
+    Undo,
+    attach_contribution,
+    target_repository,
+)
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Automation, AutomationRepository, AutomationRun, Session, Task, TaskRepository
 from kandev.models.base import utcnow
@@ -36,7 +47,9 @@ def prompt_key(run_id: str) -> str:
 async def launch_run(ctx: ServiceContext, run_id: str) -> str:
     """Create (or continue) the run's task and queue its prompt; a launch that can't happen fails the run
     with the reason. Returns what happened, for the job's result."""
+    undo = Undo([])
     try:
+        event = await event_contribution(ctx, run_id)
         async with ctx.unit_of_work() as uow:
             run = await uow.db.get(AutomationRun, run_id, with_for_update=True)
             if run is None or run.status != RunStatus.TRIGGERED or run.task_id is not None:
@@ -50,11 +63,14 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 return "failed"
             prompt = render(
                 automation.prompt,
-                context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data or {}),
+                context_of(run.trigger_type, run.occurred_at or run.created_at, run.trigger_data),
             )
+            # The pre-flight ack's rule: its own profile, else the workspace default (none usable: not found).
+            routed = await routed_profile(uow.db, automation.workspace_id, automation.agent_profile_id)
+            profile_id = routed.id if routed is not None else automation.agent_profile_id
             continued = None
             if automation.context == AutomationContext.CONTINUE_SESSION:
-                continued, note = await _continuation(uow, automation)
+                continued, note = await _continuation(uow, automation, profile_id, event[0] if event else None)
                 run.continuation_note = note
             if continued is not None:
                 task, session = continued
@@ -63,16 +79,20 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 )
                 emit_session_event(uow, "PROMPT_QUEUED", session)
             else:
-                task = await _new_task(ctx, uow, automation, run)
+                task = await _new_task(ctx, uow, automation, run, profile_id, event[1] if event else None, undo)
                 session, _ = await start_agent(
-                    ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=automation.agent_profile_id
+                    ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=profile_id
                 )
             run.task_id, run.session_id = task.id, session.id
             run.status = RunStatus.TASK_CREATED
             await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt)
             return "launched"
-    except DomainError as error:
-        # No usable profile, a workflow gone, …: the run says why; nothing of the attempt was kept.
+    except BaseException as error:
+        await asyncio.to_thread(undo.run)  # an event checkout's clone, remote and branch go again
+        if not isinstance(error, DomainError):
+            raise
+        # No usable profile, a workflow gone, a checkout GitHub refused, …: the run says why; nothing of the
+        # attempt was kept.
         async with ctx.unit_of_work() as uow:
             run = await uow.db.get(AutomationRun, run_id, with_for_update=True)
             automation = await uow.db.get(Automation, run.automation_id) if run else None
@@ -100,29 +120,50 @@ async def _fail(uow: UnitOfWork, run: AutomationRun, automation: Automation, rea
     await emit_run_event(uow, "RUN_UPDATED", run, automation.workspace_id, prompt_template=automation.prompt)
 
 
-async def _new_task(ctx: ServiceContext, uow: UnitOfWork, automation: Automation, run: AutomationRun) -> Task:
+async def _new_task(
+    ctx: ServiceContext,
+    uow: UnitOfWork,
+    automation: Automation,
+    run: AutomationRun,
+    profile_id: str | None,
+    contribution: Contribution | None,
+    undo: Undo,
+) -> Task:
+    """The run's task in its repositories: the event's checkout first when it names one (the automation's
+    pair for that repository gives way to it), then the automation's other pairs in their order."""
     hidden = automation.destination == AutomationDestination.HIDDEN
     pairs = await uow.db.scalars(
         select(AutomationRepository)
         .where(AutomationRepository.automation_id == automation.id)
         .order_by(AutomationRepository.position)
     )
+    choices = [RepositoryChoice(p.repository_id, p.base_branch) for p in pairs]
+    if contribution is not None:
+        known = await target_repository(uow.db, automation.workspace_id, contribution)
+        others = [c for c in choices if known is None or c.repository_id != known.id]
+        choices = [RepositoryChoice("", url=contribution.url), *others]
     command = CreateTask(
         workspace_id=automation.workspace_id,
         title=run.title_snapshot or automation.name,
         workflow_id=automation.workflow_id,
         workflow_step_id=automation.workflow_step_id,
-        agent_profile_id=automation.agent_profile_id,
+        agent_profile_id=profile_id,
         executor_profile_id=automation.executor_profile_id,
         origin=TaskOrigin.AUTOMATION_RUN if hidden else TaskOrigin.AUTOMATION,
-        repositories=[RepositoryChoice(p.repository_id, p.base_branch) for p in pairs],
+        repositories=choices,
     )
-    return await TaskService(ctx).create_within(uow, command)
+    task = await TaskService(ctx).create_within(uow, command)
+    if contribution is not None:
+        await attach_contribution(ctx.settings, uow, task, contribution, 0, undo)
+    return task
 
 
-async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[Task, Session] | None, str | None]:
+async def _continuation(
+    uow: UnitOfWork, automation: Automation, profile_id: str | None, checkout: EventCheckout | None
+) -> tuple[tuple[Task, Session] | None, str | None]:
     """The previous run's task and primary session when a new turn there is still compatible with the
-    automation's settings; otherwise None and why a new task replaces it (None when there was no run)."""
+    automation's settings (and, for a run whose event names a checkout, on that same checkout); otherwise None
+    and why a new task replaces it (None when there was no run)."""
     previous = await uow.db.scalar(
         select(AutomationRun)
         .where(AutomationRun.automation_id == automation.id, AutomationRun.task_id.is_not(None))
@@ -143,12 +184,17 @@ async def _continuation(uow: UnitOfWork, automation: Automation) -> tuple[tuple[
     if not sessions:
         return None, "the previous run's session has ended; a new task continues the automation"
     session = sessions[0]
-    if automation.agent_profile_id is not None and session.agent_profile_id != automation.agent_profile_id:
+    if profile_id is not None and session.agent_profile_id != profile_id:
         return None, "the automation's agent profile changed; a new task continues the automation"
     if automation.executor_profile_id is not None and task.executor_profile_id != automation.executor_profile_id:
         return None, "the automation's executor profile changed; a new task continues the automation"
     if automation.destination == AutomationDestination.NORMAL and task.workflow_id != automation.workflow_id:
         return None, "the automation's workflow changed; a new task continues the automation"
+    if checkout is not None:
+        before = event_checkout(previous.trigger_type, previous.trigger_data)
+        if before is None or before.key != checkout.key:
+            return None, f"the event names another checkout ({checkout.key}); a new task works on it"
+        return (task, session), None
     if await _pairs(uow, AutomationRepository, automation.id) != await _pairs(uow, TaskRepository, task.id):
         return None, "the automation's repositories changed; a new task continues the automation"
     return (task, session), None

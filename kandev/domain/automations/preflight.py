@@ -15,7 +15,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -30,7 +30,8 @@ from kandev.config import Settings
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
-from kandev.domain.automations.references import records
+from kandev.domain.automations.references import records, routed_profile
+from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
@@ -47,6 +48,8 @@ GITHUB_CONNECTION = "GitHub connection"
 _GITHUB_TRIGGERS = frozenset(
     {TriggerType.GITHUB_PR, TriggerType.GITHUB_PR_MERGED, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI}
 )
+# The conditions an empty repository list leaves unevaluated (the merged-PR one reads it as every repository).
+_LISTED_TRIGGERS = frozenset({TriggerType.GITHUB_PR, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI})
 _GITHUB_EVENTS = {
     TriggerType.GITHUB_PR: "a pull request opens or changes",
     TriggerType.GITHUB_PR_MERGED: "a pull request is merged",
@@ -96,6 +99,8 @@ class Ack:
     # What the check read from the routed profile (ProfileState): its digest and the command missing from PATH.
     profile_fingerprint: str | None = None
     profile_missing: str | None = None
+    # The automation names no profile: its runs use the workspace's default, the routed one.
+    follows_default: bool = False
 
     def to_json(self) -> dict[str, Any]:
         values = asdict(self)
@@ -122,6 +127,7 @@ class Ack:
             acked_at=datetime.fromisoformat(at) if at else None,
             profile_fingerprint=values.get("profile_fingerprint"),
             profile_missing=values.get("profile_missing"),
+            follows_default=bool(values.get("follows_default")),
         )
 
 
@@ -196,24 +202,6 @@ def ack_inputs(automation: AutomationRecord, profile: ProfileState | None) -> st
     return hashlib.sha256(f"{own}:{profile.fingerprint if profile else ''}".encode()).hexdigest()
 
 
-async def routed_profile(db: AsyncSession, automation: AutomationRecord) -> AgentProfile | None:
-    """The automation's agent profile when it is there and usable in its workspace."""
-    if automation.agent_profile_id is None:
-        return None
-    profile = await db.get(AgentProfile, automation.agent_profile_id)
-    return profile if profile is not None and usable_in(profile.workspace_id, automation.workspace_id) else None
-
-
-def acked_inputs(automation: AutomationRecord) -> str:
-    """The saved settings a change of which re-acks on update: prompt, agent profile, executor, repositories,
-    triggers (enabling or renaming does not)."""
-    return fingerprint(_with_enabled(automation))
-
-
-def _with_enabled(automation: AutomationRecord) -> AutomationRecord:
-    return replace(automation, enabled=True)
-
-
 async def check(db: AsyncSession, settings: Settings, automation: AutomationRecord, now: datetime) -> Ack:
     """The acknowledgement of a saved or unsaved automation (an unsaved one has an empty id). Reads only;
     raises PreflightUnreachable when GitHub does not answer."""
@@ -227,6 +215,7 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
     await _github(db, settings, automation, found)
     next_run = _next_run(automation, now, found)
     state = profile_state(profile) if profile is not None else None
+    follows_default = automation.agent_profile_id is None and profile is not None
     return Ack(
         status=found.status(),
         routed_profile_id=profile.id if profile is not None else None,
@@ -234,21 +223,22 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         tools=tools,
         credentials=tuple(found.credentials),
         next_run=next_run,
-        summary=summary(automation, profile.name if profile is not None else None),
+        summary=summary(automation, profile.name if profile is not None else None, follows_default),
         detail=found.detail(),
         acked_at=now,
         profile_fingerprint=state.fingerprint if state is not None else None,
         profile_missing=state.missing if state is not None else None,
+        follows_default=follows_default,
     )
 
 
 async def _profile(db: AsyncSession, automation: AutomationRecord, found: _Findings) -> AgentProfile | None:
-    if automation.agent_profile_id is None:
-        found.blockers.append("no agent profile is chosen: a run can't start")
-        return None
-    profile = await routed_profile(db, automation)
+    profile = await routed_profile(db, automation.workspace_id, automation.agent_profile_id)
     if profile is None:
-        found.blockers.append(f"agent profile {automation.agent_profile_id} does not exist in this workspace")
+        if automation.agent_profile_id is None:
+            found.blockers.append("no agent profile is chosen and the workspace has no default: a run can't start")
+        else:
+            found.blockers.append(f"agent profile {automation.agent_profile_id} does not exist in this workspace")
         return None
     missing = missing_command(profile)
     if missing is not None:
@@ -305,6 +295,12 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
     """A GitHub trigger needs the workspace's connection (a blocker without it); repositories hosted on GitHub
     are a concern without it. A connection is verified with GET /user where GitHub answers."""
     triggers = any(t.type in _GITHUB_TRIGGERS for t in automation.triggers if t.enabled)
+    for trigger in automation.triggers:
+        unlisted = not trigger.config.get("repositories") and not trigger.config.get(ALL_REPOSITORIES)
+        if trigger.enabled and trigger.type in _LISTED_TRIGGERS and unlisted:
+            found.concerns.append(
+                "the GitHub condition lists no repository, so it is not evaluated: list repositories or choose all"
+            )
     hosted = "github" in {provider_of(url) for url in await _repository_urls(db, automation)}
     if not (triggers or hosted):
         return
@@ -352,10 +348,9 @@ def _next_run(automation: AutomationRecord, now: datetime, found: _Findings) -> 
     return "never"
 
 
-def summary(automation: AutomationRecord, profile_name: str | None) -> str:
+def summary(automation: AutomationRecord, profile_name: str | None, follows_default: bool = False) -> str:
     """Plain English from templates: when it runs, who runs it, what it is asked, where."""
     when = _when(automation)
-    who = f"agent profile '{profile_name}'" if profile_name else "no agent profile yet"
     prompt = " ".join(automation.prompt.split())
     if len(prompt) > _PROMPT_WORDS:
         prompt = prompt[: _PROMPT_WORDS - 1] + "…"
@@ -364,6 +359,9 @@ def summary(automation: AutomationRecord, profile_name: str | None) -> str:
         if automation.repositories
         else "in a scratch directory"
     )
+    if follows_default:
+        return f"{when}, it runs on the workspace default, {profile_name}, {where}: “{prompt}”."
+    who = f"agent profile '{profile_name}'" if profile_name else "no agent profile yet"
     return f"{when}, {who} is asked, {where}: “{prompt}”."
 
 
@@ -395,10 +393,12 @@ def announce(uow: UnitOfWork, workspace_id: str, automation_id: str, ack: Ack) -
     )
 
 
-async def ack_recorded(uow: UnitOfWork, automation: Automation, ack: Ack) -> None:
-    """A check's result was stored: announced, and told in the automation's thread (PREFLIGHT_ACK)."""
+async def ack_recorded(uow: UnitOfWork, automation: Automation, ack: Ack, now: datetime) -> None:
+    """A check's result was stored: announced, and told in the automation's thread (PREFLIGHT_ACK), followed
+    by the plan when it is not the thread's last one (a new automation's first plan comes after its ack)."""
     announce(uow, automation.workspace_id, automation.id, ack)
     await thread.post(uow, automation.workspace_id, automation.id, ThreadKind.PREFLIGHT_ACK, ack_text(ack))
+    await thread.note_plan(uow, (await records(uow.db, [automation]))[0], now)
 
 
 def ack_text(ack: Ack) -> str:
@@ -406,7 +406,8 @@ def ack_text(ack: Ack) -> str:
     lines = [f"Pre-flight check: {ack.status.value}."]
     if ack.detail:
         lines.append(ack.detail)
-    lines.append(f"Agent profile: {ack.routed_profile_name or 'none usable'}")
+    default = " (the workspace default)" if ack.follows_default else ""
+    lines.append(f"Agent profile: {ack.routed_profile_name or 'none usable'}{default}")
     lines.append(f"Tools: {', '.join(ack.tools) or 'none'}")
     credentials = [f"{c.name} ({c.outcome})" for c in ack.credentials]
     lines.append(f"Credentials: {', '.join(credentials) or 'none needed'}")
@@ -454,7 +455,7 @@ async def _attempt(ctx: ServiceContext, automation_id: str) -> str:
         if automation is None or automation.deleted_at is not None:
             return "gone"
         record = (await records(db, [automation]))[0]
-        profile = await routed_profile(db, record)
+        profile = await routed_profile(db, record.workspace_id, record.agent_profile_id)
         inputs = ack_inputs(record, profile_state(profile) if profile is not None else None)
         stored = Ack.from_json(automation.last_ack)
         if stored is not None and stored.status != AckStatus.PENDING and automation.ack_fingerprint == inputs:
@@ -481,5 +482,5 @@ async def _store(ctx: ServiceContext, automation_id: str, ack: Ack, inputs: str 
         automation.last_ack = ack.to_json()
         automation.ack_fingerprint = inputs
         flag_modified(automation, "updated_at")  # an ack is no edit of the automation
-        await ack_recorded(uow, automation, ack)
+        await ack_recorded(uow, automation, ack, clock_of(ctx.settings).now())
     return ack.status.value

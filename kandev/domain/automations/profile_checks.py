@@ -3,8 +3,9 @@ is no longer what it checked.
 
 - On a profile's save (kandev.domain.workspace.agent_profiles), in the saving transaction: when anything the
   ack reads from it changed (name, kind, command, MCP support, secrets its env references, its command being
-  on PATH), or it was deleted, every live automation using it gets a PENDING ack, a thread message saying
-  what changed, and (after commit) the pre-flight job.
+  on PATH), or it was deleted, every live automation using it (by name, or following its workspace's default
+  when that is it) gets a PENDING ack, a thread message saying what changed, and (after commit) the
+  pre-flight job. A change of a workspace's default does the same for the automations that follow it.
 - `recheck_profiles`, which the scheduler runs every KANDEV_PROFILE_RECHECK_SECONDS, catches what changes
   outside Kandev (a command installed or removed): it compares each enabled automation's stored ack with its
   profile as it is now and re-acks those that differ. Each re-ack is claimed by a compare-and-set on the
@@ -19,13 +20,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, func, or_, select, update
 
 from kandev.domain.automations import thread
 from kandev.domain.automations.preflight import PENDING, Ack, AckStatus, ProfileState, announce, profile_state
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.workspace.agent_profiles import usable_in
-from kandev.models import AgentProfile, Automation
+from kandev.models import AgentProfile, Automation, Workspace
 from kandev.models.enums import ThreadKind
 
 log = logging.getLogger("kandev.automations.profile_checks")
@@ -49,7 +50,12 @@ def change_text(before: ProfileState, after: ProfileState) -> str:
 
 
 def deleted_text(name: str) -> str:
-    return f"Agent profile '{name}' was deleted: a run can't start until another profile is chosen."
+    return f"Agent profile '{name}' was deleted: runs use the workspace default until another profile is chosen."
+
+
+def default_text(before: str | None, after: str) -> str:
+    was = f" (was '{before}')" if before else ""
+    return f"The workspace's default agent profile is now '{after}'{was}: runs use it. The pre-flight check runs again."
 
 
 async def _reack(
@@ -83,13 +89,39 @@ async def _reack(
 
 
 async def _users(uow: UnitOfWork, profile_id: str) -> list[tuple[str, str]]:
-    """(workspace id, automation id) of the live automations whose agent profile this is."""
+    """(workspace id, automation id) of the live automations whose runs use this agent profile: naming it, or
+    following a workspace default that is it."""
+    defaults = select(Workspace.id).where(Workspace.default_agent_profile_id == profile_id)
     rows = await uow.db.execute(
         select(Automation.workspace_id, Automation.id)
-        .where(Automation.agent_profile_id == profile_id, Automation.deleted_at.is_(None))
+        .where(
+            or_(
+                Automation.agent_profile_id == profile_id,
+                and_(Automation.agent_profile_id.is_(None), Automation.workspace_id.in_(defaults)),
+            ),
+            Automation.deleted_at.is_(None),
+        )
         .order_by(Automation.id)
     )
     return [(row[0], row[1]) for row in rows.all()]
+
+
+async def default_changed(uow: UnitOfWork, ctx: ServiceContext, workspace_id: str, text: str) -> int:
+    """In the transaction that changed the workspace's default agent profile: re-ack the automations that follow
+    it; how many."""
+    ids = await uow.db.scalars(
+        select(Automation.id)
+        .where(
+            Automation.workspace_id == workspace_id,
+            Automation.agent_profile_id.is_(None),
+            Automation.deleted_at.is_(None),
+        )
+        .order_by(Automation.id)
+    )
+    reacked = 0
+    for automation_id in list(ids):
+        reacked += await _reack(uow, ctx, workspace_id, automation_id, text)
+    return reacked
 
 
 async def profile_saved(uow: UnitOfWork, ctx: ServiceContext, profile: AgentProfile, before: ProfileState) -> int:
@@ -132,7 +164,11 @@ async def recheck_profiles(ctx: ServiceContext) -> int:
             select(
                 Automation.workspace_id, Automation.id, Automation.last_ack, Automation.ack_fingerprint, AgentProfile
             )
-            .join(AgentProfile, AgentProfile.id == Automation.agent_profile_id)
+            .join(Workspace, Workspace.id == Automation.workspace_id)
+            .join(
+                AgentProfile,
+                AgentProfile.id == func.coalesce(Automation.agent_profile_id, Workspace.default_agent_profile_id),
+            )
             .where(
                 Automation.enabled.is_(True),
                 Automation.deleted_at.is_(None),

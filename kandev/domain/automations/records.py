@@ -169,7 +169,7 @@ class RunRecord:
     session_id: str | None
     turn_id: str | None
     title_snapshot: str
-    trigger_data: dict[str, Any]
+    trigger_data: Any  # a JSON value: an object, or a webhook's array or scalar body
     created_at: datetime
     finished_at: datetime | None
     stopped_at: datetime | None

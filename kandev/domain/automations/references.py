@@ -50,6 +50,17 @@ def live_triggers(trigger_type: TriggerType, workspace_id: str | None = None) ->
     return query if workspace_id is None else query.where(Automation.workspace_id == workspace_id)
 
 
+async def routed_profile(db: AsyncSession, workspace_id: str, agent_profile_id: str | None) -> AgentProfile | None:
+    """The agent profile an automation's runs launch with, the one rule its pre-flight ack and its launch both
+    follow: its own when it names one, else the workspace's default (the form may save no choice); None when
+    that is missing or not usable in the workspace."""
+    if agent_profile_id is None:
+        workspace = await db.get(Workspace, workspace_id)
+        agent_profile_id = workspace.default_agent_profile_id if workspace is not None else None
+    profile = await db.get(AgentProfile, agent_profile_id) if agent_profile_id is not None else None
+    return profile if profile is not None and usable_in(profile.workspace_id, workspace_id) else None
+
+
 async def load_automation(
     db: AsyncSession, principal: Principal, automation_id: str, *, deleted: bool = False
 ) -> Automation:

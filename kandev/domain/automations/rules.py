@@ -36,10 +36,14 @@ CHECK_CONCLUSIONS = (
     "action_required",
     "stale",
 )
-# Each GitHub condition's filters: name -> "list" (of strings) or "bool".
+# Each GitHub condition's filters: name -> "list" (of strings) or "bool". An empty repository list is not
+# evaluated (the spec); `all_repositories` is the explicit choice of every repository of the workspace on the
+# connected host, stored as such (never inferred from an empty list).
+ALL_REPOSITORIES = "all_repositories"
 FILTERS: dict[TriggerType, dict[str, str]] = {
     TriggerType.GITHUB_PR: {
         "repositories": "list",
+        ALL_REPOSITORIES: "bool",
         "base_branches": "list",
         "authors": "list",
         "labels": "list",
@@ -47,9 +51,10 @@ FILTERS: dict[TriggerType, dict[str, str]] = {
         "exclude_drafts": "bool",
     },
     TriggerType.GITHUB_PR_MERGED: {"repositories": "list", "base_branches": "list"},
-    TriggerType.GITHUB_PUSH: {"repositories": "list", "branches": "list"},
+    TriggerType.GITHUB_PUSH: {"repositories": "list", ALL_REPOSITORIES: "bool", "branches": "list"},
     TriggerType.GITHUB_CI: {
         "repositories": "list",
+        ALL_REPOSITORIES: "bool",
         "conclusions": "list",
         "check_names": "list",
         "head_branches": "list",
@@ -215,7 +220,23 @@ def _filters(kind: TriggerType, config: dict[str, Any], path: str) -> dict[str, 
         items = _string_list(name, value, where)
         # An empty list of a filter with a default means the default (CI checks: failure).
         stored[name] = items if items or name not in stored else stored[name]
+    if stored.get(ALL_REPOSITORIES) and stored.get("repositories"):
+        raise ValidationError(
+            "choose all repositories or a list of them, not both", field=f"{path}.config.{ALL_REPOSITORIES}"
+        )
     return stored
+
+
+def evaluated_repositories(config: dict[str, Any], connected: dict[str, str]) -> list[str]:
+    """The `owner/name` repositories a GitHub condition evaluates: its list (an item may be a workspace
+    repository id), every connected one when it chose all repositories, none for an empty list. Deduplicated
+    case-insensitively, in order."""
+    chosen = config.get("repositories") or []
+    if config.get(ALL_REPOSITORIES):
+        items = sorted(connected.values(), key=str.lower)
+    else:
+        items = [connected.get(item, item) for item in chosen if isinstance(item, str)]
+    return list({item.lower(): item for item in items if "/" in item}.values())
 
 
 def _string_list(name: str, value: Any, where: str) -> list[str]:

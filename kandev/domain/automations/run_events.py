@@ -7,10 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from kandev.domain.automations.records import RunRecord
-from kandev.domain.automations.thread import note_run
+from kandev.domain.automations.thread import note_run, note_skipped
 from kandev.domain.context import UnitOfWork
 from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun
+from kandev.models.enums import RunStatus
 
 _DATES = ("created_at", "finished_at", "stopped_at", "occurred_at")
 
@@ -47,6 +48,18 @@ async def emit_run_event(
     )
     await note_run(uow, workspace_id, run, prompt_template)
     return record
+
+
+async def emit_runs_created(uow: UnitOfWork, runs: list[AutomationRun], workspace_id: str) -> None:
+    """RUN_CREATED for runs admitted together (none bound to a task yet), their skips noted in one statement."""
+    for run in runs:
+        uow.emit(
+            automation_channel(workspace_id),
+            AutomationEventPayload(
+                kind="RUN_CREATED", automation_id=run.automation_id, run=run_json(RunRecord.of_unbound(run))
+            ),
+        )
+    await note_skipped(uow, workspace_id, [r for r in runs if r.status == RunStatus.SKIPPED])
 
 
 def emit_next_fire(uow: UnitOfWork, workspace_id: str, automation_id: str, next_fire: datetime | None) -> None:

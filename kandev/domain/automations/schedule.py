@@ -9,8 +9,10 @@ Three forms, each read in an IANA timezone (empty means UTC):
 - the @-names of cron: `@hourly`, `@daily` (and `@midnight`), `@weekly`, `@monthly`, `@yearly` (and
   `@annually`), all of them, not just the three the issue names, because a user pasting a crontab line
   expects them; `@reboot` is refused (there is no boot to fire on).
-- `@every D`, D a Go-style duration of whole numbers with units d, h, m and s (`30m`, `1h30m`, `7d`, `90s`),
-  from 1 minute to 31 days. It fires at anchor + k*D for k >= 1, the anchor being the automation's last save.
+- `@every D`, D a Go duration as Go's time.ParseDuration reads it (decimal numbers with optional fractions and
+  units ns, us/µs, ms, s, m, h: `1.5h`, `1h30m`, `90000ms`; a leading `+`), plus the unit d (a day) as a
+  superset, from 1 minute to 31 days. Like the original system's scheduler it counts whole seconds (a fraction
+  of a second is dropped). It fires at anchor + k*D for k >= 1, the anchor being the automation's last save.
 
 Cron runs on `cronsim`, which follows Debian cron across daylight-saving changes: a job whose minute and hour
 fields are both fixed (neither starts with `*`) is matched against wall-clock time, so a wall-clock minute
@@ -78,11 +80,22 @@ _FIELDS = (
     _Field("day-of-week", 0, 7, _DAYS),
 )
 _TERM = re.compile(r"(?P<base>\*|(?P<start>[0-9A-Za-z]+)(?:-(?P<end>[0-9A-Za-z]+))?)(?:/(?P<step>[0-9]+))?")
-_EVERY_PART = re.compile(r"([0-9]+)([dhms])")
-_EVERY_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+# Go's duration grammar: [+]?(number unit)+, number = digits with an optional fraction, either side may be empty.
+_EVERY_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|µs|μs|ms|s|m|h|d)")
+_EVERY_NANOSECONDS = {
+    "ns": 1,
+    "us": 10**3,
+    "µs": 10**3,
+    "μs": 10**3,
+    "ms": 10**6,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3600 * 10**9,
+    "d": 86400 * 10**9,
+}
 # Aliases of the host's own zone, not IANA names: a schedule must not change with the machine it runs on.
 _HOST_ZONES = {"localtime", "posixrules"}
-_EVERY_HELP = "use whole numbers with units d, h, m or s, such as 30m, 1h30m or 7d"
+_EVERY_HELP = "use a Go duration with units h, m, s or ms (and d), such as 30m, 1.5h, 1h30m or 90000ms"
 
 
 @dataclass(frozen=True)
@@ -247,14 +260,29 @@ def _parse_every(text: str) -> timedelta:
         raise _invalid(f"@every needs a duration: {_EVERY_HELP}")
     if text.startswith("-"):
         raise _invalid("the @every duration must be positive")
-    if not re.fullmatch(r"(?:[0-9]+[dhms])+", text) or len(text) > 40:
+    nanoseconds = _go_duration(text.removeprefix("+"))
+    if nanoseconds is None or len(text) > 40:
         raise _invalid(f"the @every duration is not one: {_EVERY_HELP}")
-    seconds = sum(int(number) * _EVERY_UNITS[unit] for number, unit in _EVERY_PART.findall(text))
+    seconds = nanoseconds // 10**9  # whole seconds, as the original scheduler counted them
     if seconds < MIN_EVERY.total_seconds():
         raise _invalid("the @every duration must be at least 1 minute")
     if seconds > MAX_EVERY.total_seconds():
         raise _invalid("the @every duration must be at most 31 days")
     return timedelta(seconds=seconds)
+
+
+def _go_duration(text: str) -> int | None:
+    """Nanoseconds of a Go duration (exactly: fractions are kept as integers), or None when it is not one."""
+    total, position = 0, 0
+    while position < len(text):
+        part = _EVERY_PART.match(text, position)
+        if part is None or not (part[1] or part[2]):
+            return None
+        whole, fraction, unit = part[1] or "0", part[2] or "", part[3]
+        scale = _EVERY_NANOSECONDS[unit]
+        total += int(whole) * scale + (int(fraction) * scale // 10 ** len(fraction) if fraction else 0)
+        position = part.end()
+    return total if text else None
 
 
 def _parse_cron(expression: str) -> str:

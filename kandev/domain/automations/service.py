@@ -24,7 +24,7 @@ from kandev.domain.automations.cleanup import AUTOMATION_DELETED, capture_cleanu
 from kandev.domain.automations.export import Names, names_for, workspace_yaml, workspace_zip
 from kandev.domain.automations.history import RunFilter, run_page
 from kandev.domain.automations.indicator import NextRun, next_run
-from kandev.domain.automations.preflight import Ack, AckStatus, PreflightUnreachable, acked_inputs, mark_pending
+from kandev.domain.automations.preflight import Ack, AckStatus, PreflightUnreachable, fingerprint, mark_pending
 from kandev.domain.automations.preflight import check as preflight_check
 from kandev.domain.automations.records import (
     AutomationFields,
@@ -47,7 +47,7 @@ from kandev.domain.automations.references import (
 from kandev.domain.automations.schedule import CronCheck, Schedule, check
 from kandev.domain.automations.scheduling import refresh_next_fires
 from kandev.domain.automations.thread import ThreadPage
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.quotas import check_automations, check_schedule_intervals
 from kandev.domain.sessions.service import Delivery
@@ -309,7 +309,7 @@ class AutomationService:
             await refresh_next_fires(uow, automation, self.now())
             mark_pending(uow, self.ctx, automation)
             saved = (await records(db, [automation]))[0]
-            await thread.note_created(uow, saved, self.ctx.principal.actor, self.now())
+            await thread.note_created(uow, saved, self.ctx.principal.actor)
             return SavedAutomation(saved, secret)
 
     async def update(self, automation_id: str, command: AutomationFields) -> SavedAutomation:
@@ -320,7 +320,7 @@ class AutomationService:
             db = uow.db
             automation = await load_automation(db, self.ctx.principal, automation_id)
             before = (await records(db, [automation]))[0]
-            acked_before = acked_inputs(before)
+            acked_before = fingerprint(before)
             draft = _applied(_Draft.of(automation), command, creating=False)
             await self._check(db, automation.workspace_id, draft)
             if given(command.repositories):
@@ -333,9 +333,8 @@ class AutomationService:
             await db.flush()
             await refresh_next_fires(uow, automation, self.now())
             saved = (await records(db, [automation]))[0]
-            if acked_inputs(saved) != acked_before:
-                mark_pending(uow, self.ctx, automation)
-                saved = replace(saved, last_ack=automation.last_ack)
+            if fingerprint(saved) != acked_before:
+                saved = self._reacked(uow, automation, saved)
             in_chat = self.ctx.principal.authors_automations
             await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now(), in_chat=in_chat)
             return SavedAutomation(saved, secret)
@@ -398,7 +397,7 @@ class AutomationService:
             automation.enabled = enabled
             automation.updated_at = utcnow()
             await refresh_next_fires(uow, automation, self.now())
-            saved = (await records(uow.db, [automation]))[0]
+            saved = self._reacked(uow, automation, (await records(uow.db, [automation]))[0])
             await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
             return saved
 
@@ -420,7 +419,7 @@ class AutomationService:
             automation.updated_at = utcnow()
             await uow.db.flush()
             await refresh_next_fires(uow, automation, self.now())
-            saved = (await records(uow.db, [automation]))[0]
+            saved = self._reacked(uow, automation, (await records(uow.db, [automation]))[0])
             await thread.note_updated(uow, before, saved, self.ctx.principal.actor, self.now())
             return saved
 
@@ -473,6 +472,12 @@ class AutomationService:
             return secret
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _reacked(self, uow: UnitOfWork, automation: Automation, saved: AutomationRecord) -> AutomationRecord:
+        """A change of what the ack reads (enabling and disabling included: the badge and the next-run
+        indicator must agree) makes it PENDING and enqueues a check, whose result the thread records."""
+        mark_pending(uow, self.ctx, automation)
+        return replace(saved, last_ack=automation.last_ack)
 
     def _ensure_person(self, action: str) -> None:
         if self.ctx.principal.session_id is not None:

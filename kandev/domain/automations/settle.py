@@ -1,11 +1,16 @@
 """A run follows its turn: bound when a worker claims the run's prompt, settled when that turn ends, failed
-when its agent asks for a permission (a run never waits on a person). Small hooks the turn path calls."""
+when its agent asks for a permission (a run never waits on a person), stopped with its session. Small hooks
+the turn and session paths call.
+
+A run stopped from outside it (its task stopped from the task page, its turn cancelled) reads cancelled as a
+stopRun makes it: its stopped_at is set, from which every view derives the status."""
 
 from __future__ import annotations
 
 from sqlalchemy import select
 
 from kandev.domain.automations.run_events import emit_run_event
+from kandev.domain.automations.runs import OPEN_STATUSES
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.models import Automation, AutomationRun, QueuedPrompt, Turn
 from kandev.models.base import utcnow
@@ -47,6 +52,8 @@ async def settle_run(ctx: ServiceContext, uow: UnitOfWork, turn: Turn) -> None:
     if turn.state == TurnState.COMPLETED:
         run.status = RunStatus.SUCCEEDED
     else:
+        if turn.state == TurnState.CANCELLED and run.stopped_at is None:
+            run.stopped_at = utcnow()
         run.status = RunStatus.FAILED
         run.reason = turn.error or (
             "the turn was cancelled" if turn.state == TurnState.CANCELLED else "the turn failed"
@@ -55,6 +62,24 @@ async def settle_run(ctx: ServiceContext, uow: UnitOfWork, turn: Turn) -> None:
     await _emit(uow, run)
     automation_id = run.automation_id
     uow.then(lambda: ctx.jobs.enqueue_worktree_retention(automation_id))
+
+
+async def stop_session_runs(uow: UnitOfWork, session_id: str) -> None:
+    """The session was stopped (stopTask): its open runs are stopped as stopRun stops one. A run whose turn
+    never started is finished here, as no turn of it will ever end; one whose turn runs is settled when the
+    cancelled turn ends."""
+    runs = await uow.db.scalars(
+        select(AutomationRun).where(
+            AutomationRun.session_id == session_id,
+            AutomationRun.status.in_(OPEN_STATUSES),
+            AutomationRun.stopped_at.is_(None),
+        )
+    )
+    for run in list(runs):
+        run.stopped_at = utcnow()
+        if run.turn_id is None:
+            run.finished_at = run.stopped_at
+        await _emit(uow, run)
 
 
 async def fail_run_on_permission(ctx: ServiceContext, turn_id: str, title: str) -> bool:

@@ -41,7 +41,7 @@ class TemplateContext:
 
     trigger_type: str
     trigger_timestamp: datetime
-    data: Mapping[str, object]
+    data: object  # any JSON value (a webhook's array or scalar body included)
     pr: Mapping[str, object] | None = None
     webhook_body: str | None = None
     webhook: object | None = None

@@ -3,19 +3,27 @@
 Its own system messages (creation intent, acknowledgements, next-run markers, updates, disable, delete)
 interleave with each run's request and outcome, which link to that run and its task's own conversation. An
 entry is written in the transaction of what it records, so a run and its entry commit together (nothing lost
-on a crash) and a per-entry key keeps a retried step from writing it twice. A run's entries name the trigger
-type and the prompt template, never the trigger's data: a webhook payload can carry anything.
+on a crash) and a per-entry key keeps a retried step from writing it twice. An entry that can't be written
+is logged and left out (its own savepoint rolls back): the thread never fails the run, launch, settle or save
+it records. A run's entries name the trigger type and the prompt template, never the trigger's data: a
+webhook payload can carry anything.
+
+A new automation's thread reads its creation intent, then its first acknowledgement, then the plan (the
+next-run marker is written when an ack is stored and the plan differs from the thread's last one).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, desc, or_, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import dialect_insert
@@ -29,6 +37,8 @@ from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun, AutomationThreadMessage, Message
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, ThreadKind, TriggerType
+
+log = logging.getLogger("kandev.automations.thread")
 
 # A run's response is the agent's last message of the run's turn, kept whole up to this many characters.
 RESPONSE_LIMIT = 4_000
@@ -77,7 +87,7 @@ async def post(
     at: datetime | None = None,
 ) -> None:
     """Add an entry, published on automationEvents (THREAD_MESSAGE) after commit; one with a `key` the thread
-    already holds is left out (no error, nothing written or sent)."""
+    already holds is left out (no error, nothing written or sent), and so is one the database refuses (logged)."""
     entry = ThreadEntry(new_id(), automation_id, kind.value, text, run_id, task_id, at or utcnow())
     db = uow.db
     statement = dialect_insert(db, AutomationThreadMessage).values(
@@ -92,11 +102,34 @@ async def post(
     )
     if key is not None:
         statement = statement.on_conflict_do_nothing(index_elements=["automation_id", "dedup_key"])
-    if await db.scalar(statement.returning(AutomationThreadMessage.id)) is None:
+    try:
+        async with _contained(db):
+            written = await db.scalar(statement.returning(AutomationThreadMessage.id))
+    except SQLAlchemyError:
+        log.warning(
+            "the %s entry of automation %s could not be written to its thread; what it records stands",
+            kind.value,
+            automation_id,
+            exc_info=True,
+        )
+        return
+    if written is None:
         return
     payload = AutomationEventPayload(kind="THREAD_MESSAGE", automation_id=automation_id, run=None)
     payload["thread_message"] = entry_json(entry)
     uow.emit(automation_channel(workspace_id), payload)
+
+
+@asynccontextmanager
+async def _contained(db: AsyncSession) -> AsyncIterator[None]:
+    """A thread write whose failure leaves the transaction usable: PostgreSQL aborts a transaction on a failed
+    statement, so there it gets a savepoint; SQLite undoes only the failed statement, so the two round trips
+    of a savepoint are spared."""
+    if db.get_bind().dialect.name == "sqlite":
+        yield
+        return
+    async with db.begin_nested():
+        yield
 
 
 def entry_json(entry: ThreadEntry) -> dict[str, Any]:
@@ -191,9 +224,25 @@ _PLANS = {
 }
 
 
-async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str, now: datetime) -> None:
+async def note_created(uow: UnitOfWork, automation: AutomationRecord, actor: str) -> None:
+    """The creation intent; its acknowledgement and then its plan follow when the check is stored."""
     await _creation_intent(uow, automation, actor)
-    await post(uow, automation.workspace_id, automation.id, ThreadKind.NEXT_RUN_MARKER, next_run_text(automation, now))
+
+
+async def note_plan(uow: UnitOfWork, automation: AutomationRecord, now: datetime) -> None:
+    """The next-run marker, when the plan differs from the thread's last one (or there is none yet)."""
+    plan = next_run_text(automation, now)
+    last = await uow.db.scalar(
+        select(AutomationThreadMessage.text)
+        .where(
+            AutomationThreadMessage.automation_id == automation.id,
+            AutomationThreadMessage.kind == ThreadKind.NEXT_RUN_MARKER,
+        )
+        .order_by(AutomationThreadMessage.created_at.desc(), AutomationThreadMessage.id.desc())
+        .limit(1)
+    )
+    if last != plan:
+        await post(uow, automation.workspace_id, automation.id, ThreadKind.NEXT_RUN_MARKER, plan)
 
 
 async def note_updated(
@@ -275,10 +324,39 @@ async def note_run(uow: UnitOfWork, workspace_id: str, run: AutomationRun, promp
         await post(uow, workspace_id, automation_id, kind, text, run_id=run.id, task_id=run.task_id, key=key, at=at)
 
 
+async def note_skipped(uow: UnitOfWork, workspace_id: str, runs: list[AutomationRun]) -> None:
+    """note_run for firings skipped together (a batch of webhook deliveries at the cap): their entries in one
+    statement, logged and left out together if the database refuses them."""
+    entries = [
+        ThreadEntry(new_id(), r.automation_id, ThreadKind.RUN_ERROR.value, _skipped_text(r), r.id, None, r.created_at)
+        for r in runs
+    ]
+    if not entries:
+        return
+    statement = dialect_insert(uow.db, AutomationThreadMessage).on_conflict_do_nothing(
+        index_elements=["automation_id", "dedup_key"]
+    )
+    rows = [{**entry_json(e), "created_at": e.created_at, "dedup_key": f"run:{e.run_id}:outcome"} for e in entries]
+    try:
+        async with _contained(uow.db):
+            await uow.db.execute(statement, rows)
+    except SQLAlchemyError:
+        log.warning("%d skipped runs could not be written to their threads", len(entries), exc_info=True)
+        return
+    for entry in entries:
+        payload = AutomationEventPayload(kind="THREAD_MESSAGE", automation_id=entry.automation_id, run=None)
+        payload["thread_message"] = entry_json(entry)
+        uow.emit(automation_channel(workspace_id), payload)
+
+
+def _skipped_text(run: AutomationRun) -> str:
+    fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
+    return f"A run fired by {fired_by} was skipped: {run.reason}."
+
+
 async def _outcome(db: AsyncSession, run: AutomationRun) -> tuple[ThreadKind, str] | None:
     if run.status == RunStatus.SKIPPED:
-        fired_by = _TRIGGERS.get(run.trigger_type, run.trigger_type)
-        return ThreadKind.RUN_ERROR, f"A run fired by {fired_by} was skipped: {run.reason}."
+        return ThreadKind.RUN_ERROR, _skipped_text(run)
     if run.status == RunStatus.TRIGGERED and run.stopped_at is not None:
         return ThreadKind.RUN_ERROR, "The run was stopped before it started."
     if run.status == RunStatus.SUCCEEDED:

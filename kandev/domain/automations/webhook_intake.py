@@ -1,12 +1,15 @@
 """Accepting webhook deliveries with group commit: what the HTTP handler calls.
 
 Each delivery is verified (the automation and its `X-Webhook-Secret`, or its signature: webhook_signatures,
-in constant time), recorded and enqueued before it is answered 202, exactly as if alone. But deliveries that
-arrive while a batch is being written wait for the next batch and go together: one read finds their
-automations, one transaction records them (`INSERT … ON CONFLICT DO NOTHING RETURNING`, so a repeated
-idempotency key is answered with the delivery that holds it) and one Redis round trip enqueues their jobs. A
-burst then costs a statement, a commit and a round trip per batch instead of per delivery, and a lone delivery
-is written at once.
+in constant time), recorded and admitted before it is answered 202, exactly as if alone: in the transaction
+that records it, its firing is admitted by fire's rules (firing.new_run), a triggered run while the automation
+has a free slot, else a skipped run with the reason, so the answer tells a sender whether its delivery runs.
+Deliveries that arrive while a batch is being written wait for the next batch and go together: one read finds
+their automations, one transaction records them (`INSERT … ON CONFLICT DO NOTHING RETURNING`, so a repeated
+idempotency key is answered with the delivery that holds it, deduplicated), counts their automations' active
+runs once and admits them, and the fired runs' launch jobs are enqueued after commit (recovery launches a
+triggered run whose job was lost). A burst then costs a few statements and a commit per batch instead of per
+delivery, and a lone delivery is written at once.
 
 The secret is never logged, stored in clear or echoed; refusals name no secret and no stored value. Wrong
 secrets are counted per source address, and past a limit answered 429 (wrong_secrets).
@@ -29,14 +32,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.db import dialect_insert
+from kandev.domain.automations.firing import Admission, deduplicated_reason
+from kandev.domain.automations.webhook_admission import Admitted, admit, outcome_of
 from kandev.domain.automations.webhook_signatures import Seen, Signed, first_seen, forget_stale, verified
 from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
 from kandev.domain.automations.wrong_secrets import count_wrong_secret
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.workspace.secrets import cipher
-from kandev.models import Automation, AutomationTrigger, WebhookDelivery
+from kandev.models import Automation, AutomationRun, AutomationTrigger, WebhookDelivery
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import TriggerType
+from kandev.models.enums import RunStatus, TriggerType
 
 log = logging.getLogger("kandev.webhooks")
 IDEMPOTENCY_KEY_LIMIT = 255
@@ -57,13 +62,20 @@ class _Arrival:
     automation_id: str
     secret: str | None
     key: str | None
-    payload: dict[str, Any]
+    payload: Any  # the trigger data: any JSON value (webhooks.trigger_data)
     body: bytes
     signed: Signed
     answer: asyncio.Future[Receipt] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     delivery_id: str = field(default_factory=new_id)
     trigger_id: str | None = None
     seen: Seen | None = None  # its signature, verified
+    # Its firing, once admitted: the run written and whether it was triggered or skipped (and why).
+    run: AutomationRun | None = None
+
+    def receipt(self) -> Receipt:
+        assert self.run is not None
+        skipped = self.run.status == RunStatus.SKIPPED
+        return Receipt(self.delivery_id, False, outcome_of(self.run), self.run.reason if skipped else None, self.run.id)
 
     def settle(self, receipt: Receipt | None = None, refused: BaseException | None = None) -> None:
         if self.answer.done():  # its caller went away (a closed connection); the outcome stands anyway
@@ -95,10 +107,10 @@ class WebhookIntake:
         signed: Signed | None = None,
         source: str | None = None,
     ) -> Receipt:
-        """Verify and record one delivery, then enqueue its job. Raises WebhookRefused: UNKNOWN before the
-        secret is looked at (an unknown id reveals nothing a 401 would not), UNAUTHENTICATED (RATE_LIMITED once
-        `source` sent too many) before anything about the automation's state, STALE, REPLAYED, DISABLED and
-        BAD_KEY only for a caller who holds the secret."""
+        """Verify, record and admit one delivery, then enqueue its run's launch. Raises WebhookRefused:
+        UNKNOWN before the secret is looked at (an unknown id reveals nothing a 401 would not), UNAUTHENTICATED
+        (RATE_LIMITED once `source` sent too many) before anything about the automation's state, STALE,
+        REPLAYED, DISABLED and BAD_KEY only for a caller who holds the secret."""
         if not _ID.fullmatch(automation_id):
             raise WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id")
         key = idempotency_key.strip() if idempotency_key else None
@@ -127,7 +139,7 @@ class WebhookIntake:
 
     async def _write_while_waiting(self) -> None:
         """Record batch after batch while deliveries wait. A batch's enqueue overlaps the next batch's
-        writes (at most one enqueue in flight, so batches are enqueued in the order they were recorded)."""
+        writes (at most one enqueue in flight, so batches are launched in the order they were recorded)."""
         enqueuing: asyncio.Task[None] | None = None
         try:
             while self._waiting or enqueuing is not None:
@@ -158,25 +170,27 @@ class WebhookIntake:
             return []
 
     async def _enqueue(self, fresh: list[_Arrival]) -> None:
-        """Enqueue the recorded deliveries' jobs, then answer them 202."""
+        """Enqueue the launch of the recorded deliveries' triggered runs, then answer them 202."""
+        fired = [a.run.id for a in fresh if a.run is not None and a.run.status == RunStatus.TRIGGERED]
         try:
-            await self.ctx.jobs.enqueue_webhook_deliveries([a.delivery_id for a in fresh])
+            for run_id in fired:
+                await self.ctx.jobs.enqueue_automation_run(run_id)
         except Exception:
-            # Recorded is what 202 promises; recovery enqueues them again.
-            log.warning("%d webhook deliveries recorded but not enqueued; recovery enqueues them", len(fresh))
+            # Admitted is what 202 promises; recovery launches a triggered run whose job was lost.
+            log.warning("%d webhook runs admitted but not all enqueued; recovery launches them", len(fired))
         for arrival in fresh:
-            arrival.settle(Receipt(arrival.delivery_id, False))
+            arrival.settle(arrival.receipt())
 
     async def _verified_and_recorded(self, batch: list[_Arrival]) -> tuple[list[_Arrival], set[str]]:
         """Verify the batch and insert what may be recorded, in one transaction (one round of BEGIN and
         COMMIT per batch); the others are answered with their refusal. Returns (accepted, recorded ids)."""
         accepted: list[_Arrival] = []
         try:
-            async with self.ctx.db.transaction() as db:
-                found = await self._webhook_automations(db, {a.automation_id for a in batch})
+            async with self.ctx.unit_of_work() as uow:
+                found = await self._webhook_automations(uow.db, {a.automation_id for a in batch})
                 accepted = self._verified(batch, found, utcnow())
-                await self._forget_stale_signatures(db)
-                return accepted, await self._insert(db, accepted) if accepted else set()
+                await self._forget_stale_signatures(uow.db)
+                return accepted, await self._record(uow, accepted) if accepted else set()
         except IntegrityError:
             # Only an automation removed between the read and the insert gets here (PostgreSQL; a repeated
             # key does not conflict into an error): record one by one, so the others are not refused with it.
@@ -184,9 +198,10 @@ class WebhookIntake:
             for arrival in accepted:
                 if arrival.answer.done():  # refused as a replay
                     continue
+                arrival.run = None
                 try:
-                    async with self.ctx.db.transaction() as db:
-                        recorded |= await self._insert(db, [arrival])
+                    async with self.ctx.unit_of_work() as uow:
+                        recorded |= await self._record(uow, [arrival])
                 except IntegrityError:
                     arrival.settle(refused=WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id"))
             return accepted, recorded
@@ -286,6 +301,23 @@ class WebhookIntake:
                 arrival.settle(refused=WebhookRefused(Refusal.REPLAYED, "this signature was accepted before"))
         return kept
 
+    async def _record(self, uow: UnitOfWork, arrivals: list[_Arrival]) -> set[str]:
+        """Insert the deliveries and admit the fresh ones' firings; the ids actually written."""
+        recorded = await self._insert(uow.db, arrivals)
+        fresh = [a for a in arrivals if a.delivery_id in recorded]
+        if fresh:
+            await self._admit(uow, fresh)
+        return recorded
+
+    async def _admit(self, uow: UnitOfWork, fresh: list[_Arrival]) -> None:
+        runs = await admit(
+            uow,
+            [Admitted(a.delivery_id, a.automation_id, a.trigger_id, a.payload) for a in fresh],
+            self.ctx.db.is_sqlite,
+        )
+        for arrival in fresh:
+            arrival.run = runs[arrival.delivery_id]
+
     async def _insert(self, db: AsyncSession, arrivals: list[_Arrival]) -> set[str]:
         """Record the signatures, then insert the deliveries but the replays; the ids actually written (a
         repeated key writes nothing: the unique constraint decides, so concurrent repeats across processes
@@ -315,21 +347,30 @@ class WebhookIntake:
         return set((await connection.execute(statement, rows)).scalars())
 
     async def _answer_repeats(self, repeats: list[_Arrival]) -> None:
-        """A repeated key is answered with the delivery that holds it, and nothing is enqueued."""
+        """A repeated key is answered with the delivery that holds it (deduplicated, with the reason), and
+        nothing is enqueued."""
         pairs = {(a.automation_id, a.key) for a in repeats}
         async with self.ctx.read() as db:
             rows = await db.execute(
-                select(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key, WebhookDelivery.id).where(
-                    tuple_(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key).in_(pairs)
-                )
+                select(
+                    WebhookDelivery.automation_id,
+                    WebhookDelivery.idempotency_key,
+                    WebhookDelivery.id,
+                    WebhookDelivery.outcome,
+                    WebhookDelivery.run_id,
+                ).where(tuple_(WebhookDelivery.automation_id, WebhookDelivery.idempotency_key).in_(pairs))
             )
-            holders = {(row[0], row[1]): row[2] for row in rows}
+            holders = {(row[0], row[1]): (row[2], row[3], row[4]) for row in rows}
         for arrival in repeats:
             held = holders.get((arrival.automation_id, arrival.key))
             if held is None:  # the automation was deleted (cascade) in between
                 arrival.settle(refused=WebhookRefused(Refusal.UNKNOWN, "no webhook automation has that id"))
-            else:
-                arrival.settle(Receipt(held, True))
+                continue
+            delivery_id, outcome, run_id = held
+            reason = deduplicated_reason(f"webhook:{delivery_id}")
+            if outcome not in (None, Admission.FIRED):
+                reason = f"already received for this delivery, which was {outcome}"
+            arrival.settle(Receipt(delivery_id, True, Admission.DEDUPLICATED.value, reason, run_id))
 
 
 async def _finished(task: asyncio.Task[None] | None) -> None:

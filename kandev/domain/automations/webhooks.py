@@ -1,9 +1,10 @@
-"""Webhook deliveries: `POST /api/v1/automations/webhook/{automation_id}` verified, recorded and fanned out.
+"""Webhook deliveries: `POST /api/v1/automations/webhook/{automation_id}` verified, recorded and admitted.
 
-The HTTP handler only hands the delivery to the process's intake (webhook_intake: verify, record, enqueue).
-The job (`deliver`) fires the automation with the delivery's payload as trigger data, once: its dedup key is
-the delivery's id, and the delivery records what the firing came to. A delivery whose job was lost (Redis
-restarted between commit and enqueue) is found by `unprocessed_deliveries` and enqueued again by recovery.
+The HTTP handler only hands the delivery to the process's intake (webhook_intake), which verifies it, records
+it and admits its firing in one transaction, so the answer says what it came to (fired, skipped at the cap,
+or deduplicated by its key). The job (`deliver`) remains for deliveries recorded before they were admitted at
+intake: it fires the automation once (its dedup key is the delivery's id) and records the outcome; recovery
+finds such deliveries with `unprocessed_deliveries`.
 """
 
 from __future__ import annotations
@@ -53,20 +54,24 @@ class WebhookRefused(Exception):
 
 @dataclass(frozen=True)
 class Receipt:
+    """What a delivery came to: its firing's admission (fired, skipped, deduplicated) and why it did not run."""
+
     delivery_id: str
     deduplicated: bool
+    admission: str
+    reason: str | None = None
+    run_id: str | None = None
 
 
-def trigger_data(body: bytes) -> dict[str, Any]:
-    """A JSON object body as it is; anything else (empty, not JSON, a JSON array or scalar, invalid UTF-8)
-    as {"body": <the raw text, decoded as UTF-8 with replacement>}."""
-    try:
-        parsed = decode_json(body) if body.strip() else None
-    except ValidationError:  # not UTF-8, not JSON, or too deep to walk
-        parsed = None
-    if isinstance(parsed, dict):
-        data: dict[str, Any] = _storable(parsed)
-        return data
+def trigger_data(body: bytes) -> Any:
+    """Any valid JSON body as it is (an object, an array or a scalar: `{{webhook.0.x}}` reads an array's first
+    item); anything else (empty, not UTF-8, not JSON, too deep to walk) as {"body": <the raw text, decoded as
+    UTF-8 with replacement>}."""
+    if body.strip():
+        try:
+            return _storable(decode_json(body))
+        except ValidationError:
+            pass
     return {"body": UNSTORABLE.sub("\ufffd", body.decode("utf-8", errors="replace"))}
 
 

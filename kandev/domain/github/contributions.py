@@ -4,12 +4,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.config import Settings
 from kandev.domain.github.connections import workspace_token
-from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef
+from kandev.domain.workspace.contributions import (
+    NO_CONNECTION,
+    Contribution,
+    ContributionError,
+    ContributionRef,
+    EventCheckout,
+    target_repository,
+)
+from kandev.domain.workspace.git_credentials import origin_of
 from kandev.github.client import (
     GitHubAuthError,
     GitHubClient,
@@ -25,6 +35,21 @@ _PULL_URL = re.compile(
     r"https://(?P<host>[a-z0-9.-]+)/(?P<owner>[A-Za-z0-9_.-]{1,100})/(?P<name>[A-Za-z0-9_.-]{1,100})"
     r"/pull/(?P<number>[1-9][0-9]{0,9})"
 )
+
+
+@asynccontextmanager
+async def _asking(what: str) -> AsyncIterator[None]:
+    """GitHub's refusals as the contribution's (not_found, unreachable, not_connected)."""
+    try:
+        yield
+    except GitHubNotFoundError:
+        raise ContributionError(f"GitHub does not show this {what} to the connection", "not_found") from None
+    except GitHubRateLimitedError as error:
+        raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
+    except GitHubAuthError as error:
+        raise ContributionError(error.message, "not_connected") from None
+    except GitHubError as error:
+        raise ContributionError(error.message, "unreachable") from None
 
 
 class GitHubContributions:
@@ -52,17 +77,8 @@ class GitHubContributions:
             raise ContributionError(
                 "the pull request is not on the workspace's GitHub host", "host_mismatch", host=connection.host
             )
-        try:
-            async with GitHubClient(settings.github_api_url, token) as client:
-                pr = await client.pull_request(ref.target, ref.number)
-        except GitHubNotFoundError:
-            raise ContributionError("GitHub does not show this pull request to the connection", "not_found") from None
-        except GitHubRateLimitedError as error:
-            raise ContributionError(error.message, "unreachable", reset_at=error.reset_at) from None
-        except GitHubAuthError as error:
-            raise ContributionError(error.message, "not_connected") from None
-        except GitHubError as error:
-            raise ContributionError(error.message, "unreachable") from None
+        async with _asking("pull request"), GitHubClient(settings.github_api_url, token) as client:
+            pr = await client.pull_request(ref.target, ref.number)
         if pr.status != "open":
             raise ContributionError(f"the pull request is {pr.status}, not open", "not_open")
         if not pr.head_branch or not pr.head_sha or not pr.head_clone_url or not pr.head_repository:
@@ -85,6 +101,43 @@ class GitHubContributions:
             source_branch=pr.head_branch,
             head_sha=pr.head_sha,
             base_branch=pr.base_branch,
+        )
+
+    async def resolve_event(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
+    ) -> Contribution:
+        """A pull request event's PR, asked of GitHub afresh (its head branch and commit, its base); a push or a
+        check run's branch at the event's commit, cloned from the workspace's repository of that name or from
+        the clone URL GitHub gives (never one from the payload)."""
+        connected = await workspace_token(db, settings, workspace_id)
+        if connected is None:  # no configured repository access: the run works as its automation says
+            raise ContributionError("the workspace has no GitHub connection", NO_CONNECTION)
+        connection, token = connected
+        host = connection.host.lower()
+        if checkout.number:
+            url = f"https://{host}/{checkout.repository}/pull/{checkout.number}"
+            return await self.resolve(
+                db, settings, workspace_id, ContributionRef("github", host, checkout.repository, checkout.number, url)
+            )
+        if not checkout.sha:
+            raise ContributionError("the event names no commit", "no_head")
+        probe = Contribution("github", host, checkout.repository, 0, "", "", "", checkout.branch, checkout.sha, "")
+        known = await target_repository(db, workspace_id, probe)
+        clone = known.remote_url if known is not None and known.remote_url and origin_of(known.remote_url) else None
+        if clone is None:
+            async with _asking("repository"), GitHubClient(settings.github_api_url, token) as client:
+                clone = await client.clone_url(checkout.repository)
+        return Contribution(
+            provider="github",
+            host=host,
+            target=checkout.repository,
+            number=0,
+            url=f"https://{host}/{checkout.repository}/tree/{checkout.branch}",
+            target_clone_url=clone,
+            source_clone_url=clone,
+            source_branch=checkout.branch,
+            head_sha=checkout.sha,
+            base_branch=checkout.base_branch,
         )
 
     async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:

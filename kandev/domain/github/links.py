@@ -18,10 +18,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.references import live_triggers
+from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
-from kandev.domain.github.repositories import chosen_repositories, connected_repositories
+from kandev.domain.github.repositories import connected_repositories
 from kandev.events import TaskPullRequestPayload, task_pull_request_channel
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.github.remotes import parse_remote
@@ -103,6 +104,7 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
                 Task.deleted_at.is_(None),
                 TaskContribution.provider == "github",
                 TaskContribution.host == connection.host,
+                TaskContribution.number > 0,  # an event's branch, not a pull request
             )
         ):
             contributed[(target, number)].add(task_id)
@@ -224,7 +226,7 @@ async def record_merged_firings(db: AsyncSession, change: TaskPullRequestChange)
                     select(GithubConnection).where(GithubConnection.workspace_id == change.workspace_id)
                 )
                 connected = await connected_repositories(db, change.workspace_id, connection.host) if connection else {}
-            names = {name.lower() for name in chosen_repositories(chosen, connected)}
+            names = {name.lower() for name in evaluated_repositories({"repositories": chosen}, connected)}
             if change.repository.lower() not in names:
                 continue
         bases = trigger.config.get("base_branches") or []

@@ -28,10 +28,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from kandev.domain.automations.references import live_triggers
+from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
-from kandev.domain.github.repositories import chosen_repositories, connected_repositories
+from kandev.domain.github.repositories import connected_repositories
 from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.models import AutomationTrigger, GithubPrPollState
 from kandev.models.enums import TriggerType
@@ -150,7 +151,7 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
     triggers = await _pr_triggers(ctx, workspace_id)
     if not triggers:
         return []
-    plan = {t.id: chosen_repositories(t.config.get("repositories") or [], connected) for t in triggers}
+    plan = {t.id: evaluated_repositories(t.config, connected) for t in triggers}
     open_prs: dict[str, list[PullRequest]] = {}
     async with GitHubClient(ctx.settings.github_api_url, token) as client:
         for repository in dict.fromkeys(r for repos in plan.values() for r in repos):

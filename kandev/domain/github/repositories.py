@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,10 +18,3 @@ async def connected_repositories(db: AsyncSession, workspace_id: str, host: str)
         if parsed is not None and parsed[0] == host.lower():
             found[repository_id] = parsed[1]
     return found
-
-
-def chosen_repositories(chosen: Iterable[str], connected: dict[str, str]) -> list[str]:
-    """The `owner/name` list a trigger evaluates: its own list (an item may also be a workspace repository
-    id), or, when empty, every connected repository. Deduplicated case-insensitively, in order."""
-    items = [connected.get(item, item) for item in chosen] or sorted(connected.values(), key=str.lower)
-    return list({item.lower(): item for item in items if "/" in item}.values())

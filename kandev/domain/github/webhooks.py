@@ -13,7 +13,8 @@ recorded in the same transaction as the delivery (kandev.domain.github.firings),
   matches a `check_names` glob and whose head branch matches a `head_branches` glob (none: any).
   Deduplicated per repository by check-run id.
 
-An empty repository list is not evaluated (the spec's rule for webhook-driven conditions).
+An empty repository list is not evaluated (the spec's rule for webhook-driven conditions); all_repositories,
+chosen explicitly, evaluates every repository of the workspace on its GitHub connection's host.
 """
 
 from __future__ import annotations
@@ -33,15 +34,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
+from kandev.domain.automations.rules import ALL_REPOSITORIES, evaluated_repositories
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.automations.wrong_secrets import count_wrong_secret
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ValidationError
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
+from kandev.domain.github.repositories import connected_repositories
 from kandev.domain.validation import decode_json
 from kandev.github.remotes import parse_remote
 from kandev.models import (
+    GithubConnection,
     GithubInstallation,
     GithubWebhookDelivery,
     Repository,
@@ -159,8 +163,13 @@ def matches(config: Mapping[str, Any], firing: _Firing) -> bool:
     )
 
 
-async def _workspace_repositories(db: AsyncSession, workspace_id: str) -> dict[str, str]:
-    """Workspace repository id -> `owner/name` (any host): a trigger may list a repository by its id."""
+async def _workspace_repositories(db: AsyncSession, workspace_id: str, every: bool) -> dict[str, str]:
+    """Workspace repository id -> `owner/name`: on any host (a trigger may list a repository by its id), or,
+    for a trigger that chose all repositories, those on the workspace's GitHub connection's host (none
+    without a connection)."""
+    if every:
+        host = await db.scalar(select(GithubConnection.host).where(GithubConnection.workspace_id == workspace_id))
+        return await connected_repositories(db, workspace_id, host) if host else {}
     rows = await db.execute(select(Repository.id, Repository.remote_url).where(Repository.workspace_id == workspace_id))
     return {rid: parsed[1] for rid, remote in rows if (parsed := parse_remote(remote)) is not None}
 
@@ -169,14 +178,14 @@ async def _record(db: AsyncSession, workspace_ids: Sequence[str], firing: _Firin
     recorded = 0
     for workspace_id in workspace_ids:
         triggers = await db.scalars(live_triggers(firing.trigger_type, workspace_id))
-        known: dict[str, str] | None = None
+        known: dict[bool, dict[str, str]] = {}
         for trigger in list(triggers):
-            chosen = _globs(trigger.config, "repositories")
-            if not chosen:
+            every = bool(trigger.config.get(ALL_REPOSITORIES))
+            if not every and not _globs(trigger.config, "repositories"):
                 continue  # an empty repository list is not evaluated
-            if known is None:
-                known = await _workspace_repositories(db, workspace_id)
-            if repository.lower() not in {known.get(item, item).lower() for item in chosen}:
+            if every not in known:
+                known[every] = await _workspace_repositories(db, workspace_id, every)
+            if repository.lower() not in {r.lower() for r in evaluated_repositories(trigger.config, known[every])}:
                 continue
             if not matches(trigger.config, firing):
                 continue

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.config import Settings
 from kandev.domain.gitlab.connections import workspace_gitlab_credentials
 from kandev.domain.gitlab.merge_requests import link_task_merge_request
-from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef
+from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef, EventCheckout
 from kandev.gitlab.client import (
     DEVELOPER,
     GitLabAuthError,
@@ -52,6 +52,12 @@ class GitLabContributions:
 
     def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
         return parse_gitlab_remote(remote_url, contribution.base_path)
+
+    async def resolve_event(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
+    ) -> Contribution:
+        """No automation trigger fires on GitLab events yet: nothing names a GitLab checkout."""
+        raise ContributionError("GitLab events do not choose a checkout", "unsupported")
 
     def parse(self, url: str) -> ContributionRef | None:
         found = _MR_URL.fullmatch(url)

@@ -9,6 +9,7 @@ from sqlalchemy.engine import CursorResult
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
 from kandev.domain.automations.pending import pending_changed
+from kandev.domain.automations.settle import stop_session_runs
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
@@ -96,6 +97,8 @@ async def end_session(
     await after_session_ended(ctx, uow, session, reason=why)
     await cancel_clarifications(uow, session.id, ctx.principal.actor)
     await cancel_running_turn(ctx, uow, session.id, note=note)
+    if state == SessionState.CANCELLED:
+        await stop_session_runs(uow, session.id)
     session.state = state
     session.ended_at = session.updated_at = utcnow()
     emit_session_event(uow, "STATE_CHANGED", session)

@@ -34,7 +34,7 @@ from kandev.domain.workspace.contributions import (
     parse_contribution_url,
     resolve_contribution,
 )
-from kandev.domain.workspace.repositories import RepositoryChoice, attach_repositories
+from kandev.domain.workspace.repositories import RepositoryChoice, TaskCheckout, attach_repositories, task_checkouts
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import HIDDEN_ORIGINS, RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
@@ -72,6 +72,12 @@ class CreatedTask:
     creation_complete: bool
     # A new task's predecessors, known from its create (None for a deduplicated one: not read).
     blocked_by: list[TaskRecord] | None = None
+
+
+@dataclass(frozen=True)
+class Archived:
+    task: TaskRecord
+    already_archived: bool  # it was archived before this call, which changed nothing
 
 
 @dataclass
@@ -116,6 +122,12 @@ class TaskService:
     async def get(self, task_id: str) -> TaskRecord:
         async with self.ctx.read() as db:
             return TaskRecord.of(await load_task(db, self.ctx.principal, task_id))
+
+    async def checkouts(self, task_id: str) -> list[TaskCheckout]:
+        """The repositories the task works in, in order, with their branches."""
+        async with self.ctx.read() as db:
+            await load_task(db, self.ctx.principal, task_id)
+            return await task_checkouts(db, task_id)
 
     async def list(
         self, workspace_id: str, filters: TaskFilter, *, first: int = 50, after: str | None = None, count: bool = True
@@ -456,16 +468,18 @@ class TaskService:
             await move_task(self.ctx, uow, task, step, trigger=TransitionTrigger.MANUAL)
             return TaskRecord.of(task)
 
-    async def archive(self, task_id: str) -> TaskRecord:
+    async def archive(self, task_id: str) -> Archived:
+        """Archive the task; one already archived is reported as such and left unchanged."""
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
             await _check_bound_archive(uow.db, self.ctx.principal, task.id)
-            if task.archived_at is None:
+            already = task.archived_at is not None
+            if not already:
                 task.archived_at = task.updated_at = utcnow()
                 await make_stale(uow, task_id=task.id, reason="the task was archived")
                 await parent_gone(self.ctx, uow, task.id, "the parent task was archived")
                 emit_task_event(uow, "ARCHIVED", task)
-            return TaskRecord.of(task)
+            return Archived(TaskRecord.of(task), already)
 
     async def delete(self, task_id: str) -> TaskRecord:
         """Soft delete: the task disappears everywhere and frees its external id."""

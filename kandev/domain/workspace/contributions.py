@@ -11,6 +11,11 @@ whose `git push` goes to the contributor's existing source branch through a remo
 Only the caller's title and prompt enter the task: the provider's title, body, comments and diff are
 never read into it (the resolver keeps only what git needs).
 
+A provider event an automation fires on names its checkout the same way (`resolve_event_checkout`): a pull
+request is resolved as above; a branch (a push, a check run's head) becomes a contribution without a number
+whose local branch starts at the event's commit and pushes back to that branch. Neither runs a write
+preflight (a pull request's task keeps it); only a pull request is linked.
+
 Before the agent starts, `write_preflight` dry-runs a push of the head to the contributor's branch with
 the connection's credentials; a failure fails the start with the reason.
 
@@ -87,6 +92,28 @@ class Contribution:
     base_path: str = ""
 
 
+# resolve_event's reason when the workspace has no connection to the event's code host.
+NO_CONNECTION = "no_connection"
+
+
+@dataclass(frozen=True)
+class EventCheckout:
+    """What a provider event names to work on: a pull request (`number`) or a branch at a commit."""
+
+    provider: str
+    repository: str  # owner/name (GitLab: the project path)
+    branch: str
+    sha: str | None = None
+    number: int | None = None
+    base_branch: str = ""  # a branch's diff base ("": the repository's default); a pull request has its own
+
+    @property
+    def key(self) -> str:
+        """Two events with one key name the same checkout (a continued session may stay on it)."""
+        where = f"#{self.number}" if self.number else f"@{self.branch}"
+        return f"{self.provider}:{self.repository.lower()}{where}"
+
+
 class ContributionResolver(Protocol):
     provider: str
     # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
@@ -102,6 +129,12 @@ class ContributionResolver(Protocol):
         self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
     ) -> Contribution:
         """Ask the provider (the workspace connection's token); ContributionError when unusable."""
+
+    async def resolve_event(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
+    ) -> Contribution:
+        """The contribution a provider event names, with the workspace connection's token; ContributionError
+        (not_connected without a connection) when unusable."""
 
     async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:
         """Link the existing PR/MR to the new task (in the create's transaction), so it is reused, not reopened."""
@@ -150,9 +183,21 @@ async def resolve_contribution(
     db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
 ) -> Contribution:
     resolver = _RESOLVERS[ref.provider]
-    found = await resolver.resolve(db, settings, workspace_id, ref)
+    return _trusted(await resolver.resolve(db, settings, workspace_id, ref), ref.host)
+
+
+async def resolve_event_checkout(
+    db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
+) -> Contribution:
+    """The contribution an automation's provider event names (see the module's docstring)."""
+    found = await _resolver(checkout.provider).resolve_event(db, settings, workspace_id, checkout)
+    return _trusted(found, found.host)
+
+
+def _trusted(found: Contribution, host: str) -> Contribution:
+    """Clone URLs only over https on the connected host; a valid branch and an exact head commit."""
     for url in (found.target_clone_url, found.source_clone_url):
-        if creds.host_of(url) != ref.host:
+        if creds.host_of(url) != host:
             raise ContributionError(
                 "the provider named a clone URL that is not https on the connected host", "untrusted_remote"
             )
@@ -169,7 +214,10 @@ def remote_name(task_id: str) -> str:
 
 
 def local_branch(task_id: str, contribution: Contribution) -> str:
-    """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's/MR's."""
+    """Outside `kandev/`: a generated title renames only Kandev-made branches, and this one is the PR's/MR's
+    (or, for a branch an event named, that branch's)."""
+    if not contribution.number:
+        return f"{contribution.source_branch}-{task_id[:8]}"
     return f"{_resolver(contribution.provider).branch_prefix}-{contribution.number}-{task_id[:8]}"
 
 
@@ -277,7 +325,7 @@ def undo_branch(path: str, remote: str, branch: str) -> None:
     run_git("remote", "remove", remote, cwd=path)
 
 
-async def _target_repository(db: AsyncSession, workspace_id: str, contribution: Contribution) -> Repository | None:
+async def target_repository(db: AsyncSession, workspace_id: str, contribution: Contribution) -> Repository | None:
     """A workspace repository whose origin is the target (same host and owner/name, or GitLab project path)."""
     wanted = (contribution.host, contribution.target.lower())
     resolver = _resolver(contribution.provider)
@@ -317,7 +365,7 @@ async def attach_contribution(
             "executor_unsupported",
         )
     credential = await creds.credential_for(db, settings, task.workspace_id, contribution.host, contribution.provider)
-    repository = await _target_repository(db, task.workspace_id, contribution)
+    repository = await target_repository(db, task.workspace_id, contribution)
     if repository is None:
         owner = await workspace_agent_identity(db, settings, task.workspace_id)
         folder = await asyncio.to_thread(clone_folder, settings.work_path, task.workspace_id, new_id(), owner)
@@ -363,8 +411,9 @@ async def attach_contribution(
             head_sha=contribution.head_sha,
         )
     )
-    _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
-    await _resolver(contribution.provider).link(db, task.id, contribution)
+    if contribution.number:  # a pull/merge request; an event's branch has nothing to link
+        _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
+        await _resolver(contribution.provider).link(db, task.id, contribution)
     await db.flush()
     return link
 
@@ -409,7 +458,11 @@ async def write_preflight(ctx: ServiceContext, task_id: str) -> None:
         task = await db.get(Task, task_id)
         if task is None:
             return
-        rows = list(await db.scalars(select(TaskContribution).where(TaskContribution.task_id == task_id)))
+        rows = list(
+            await db.scalars(
+                select(TaskContribution).where(TaskContribution.task_id == task_id, TaskContribution.number > 0)
+            )
+        )
         checks = []
         for row in rows:
             repository = await db.get(Repository, row.repository_id)

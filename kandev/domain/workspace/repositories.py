@@ -16,7 +16,7 @@ from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.validation import clean_name
 from kandev.domain.workspace.git import git
 from kandev.domain.workspace.source_roots import confine_repository, refuse_foreign
-from kandev.models import Repository, TaskRepository
+from kandev.models import Repository, TaskContribution, TaskRepository
 from kandev.models.base import new_id
 
 
@@ -26,6 +26,47 @@ class RepositoryChoice:
     base_branch: str | None = None
     # A pull/merge request URL instead of an id (repository_id ""): kandev.domain.workspace.contributions.
     url: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskCheckout:
+    """A repository a task works in: the branch it is on (None until its worktree is made), the base its
+    changes are diffed against, and, for a pull request or a branch a provider event named, the branch its
+    pushes go to (`source_branch`) and the pull request's number."""
+
+    repository_id: str
+    name: str
+    base_branch: str | None
+    branch: str | None
+    source_branch: str | None = None
+    pull_request: int | None = None
+    url: str | None = None
+
+
+async def task_checkouts(db: AsyncSession, task_id: str) -> list[TaskCheckout]:
+    rows = await db.execute(
+        select(
+            TaskRepository.repository_id,
+            Repository.name,
+            TaskRepository.base_branch,
+            TaskRepository.branch,
+            TaskContribution.source_branch,
+            TaskContribution.number,
+            TaskContribution.url,
+        )
+        .join(Repository, Repository.id == TaskRepository.repository_id)
+        .outerjoin(
+            TaskContribution,
+            (TaskContribution.task_id == TaskRepository.task_id)
+            & (TaskContribution.repository_id == TaskRepository.repository_id),
+        )
+        .where(TaskRepository.task_id == task_id)
+        .order_by(TaskRepository.position)
+    )
+    return [
+        TaskCheckout(rid, name, base, branch, source, number or None, url)
+        for rid, name, base, branch, source, number, url in rows
+    ]
 
 
 def remote_url_of(path: str) -> str | None:

@@ -10,13 +10,14 @@ from kandev.domain.access.scope import (
     visible_workspaces,
     visible_workspaces_in_order,
 )
+from kandev.domain.automations.profile_checks import default_changed, default_text
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.quotas import check_workspaces
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
-from kandev.domain.workspace.agent_profiles import add_builtin_profiles
-from kandev.models import Workspace
+from kandev.domain.workspace.agent_profiles import add_builtin_profiles, usable_in
+from kandev.models import AgentProfile, Workspace
 from kandev.models.base import new_id, utcnow
 
 DEFAULT_SETTINGS = {"agent_generated_titles": True}
@@ -82,13 +83,27 @@ class WorkspaceService:
             await check_workspaces(uow.db, self.ctx, self.ctx.principal.user_id)
             return await add_workspace(uow.db, self.ctx.principal.user_id, name)
 
-    async def update(self, workspace_id: str, *, name: str | None = None) -> Workspace:
-        """Change the given fields of a workspace the caller may see (another user's is not found)."""
+    async def update(
+        self, workspace_id: str, *, name: str | None = None, default_agent_profile_id: str | None = None
+    ) -> Workspace:
+        """Change the given fields of a workspace the caller may see (another user's is not found). A new default
+        agent profile re-acks the automations that follow it (those naming no profile)."""
         new_name = None if name is None else clean_name(name, "name")
         async with self.ctx.unit_of_work() as uow:
             workspace = await load_workspace(uow.db, self.ctx.principal, workspace_id)
             if new_name is not None and new_name != workspace.name:
                 workspace.name = new_name
                 workspace.updated_at = utcnow()
-                await uow.db.flush()
+            wanted = default_agent_profile_id
+            if wanted is not None and wanted != workspace.default_agent_profile_id:
+                profile = await uow.db.get(AgentProfile, wanted)
+                if profile is None or not usable_in(profile.workspace_id, workspace.id):
+                    raise NotFoundError("agent profile", wanted)
+                before = await uow.db.get(AgentProfile, workspace.default_agent_profile_id or "")
+                workspace.default_agent_profile_id = profile.id
+                workspace.updated_at = utcnow()
+                await default_changed(
+                    uow, self.ctx, workspace.id, default_text(before.name if before else None, profile.name)
+                )
+            await uow.db.flush()
             return workspace

@@ -50,8 +50,8 @@ register(
         name="validate_cron",
         description=(
             "Check a schedule without saving it: a five-field cron expression, an @-name (@hourly, @daily, "
-            "@weekly) or `@every D` (1 minute to 31 days, e.g. 15m, 1h30m), in an IANA timezone (empty: UTC). "
-            "Answers valid (or why not), its meaning in words and its next fires."
+            "@weekly) or `@every D`, D a Go duration from 1 minute to 31 days (e.g. 15m, 1.5h, 1h30m, 90000ms), "
+            "in an IANA timezone (empty: UTC). Answers valid (or why not), its meaning in words and its next fires."
         ),
         input_schema=obj(
             {

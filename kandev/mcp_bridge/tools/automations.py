@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kandev.mcp_bridge.catalogue import command_tool, register, without_typename
 
-_ACK = """... on AutomationAck { status routed_profile: routedProfile { id name } tools
+_ACK = """... on AutomationAck { status routed_profile: routedProfile { id name } follows_default: followsDefault tools
   credentials { name present outcome } next_run: nextRun summary detail acked_at: ackedAt }"""
 
 register(

@@ -126,9 +126,10 @@ register(
     command_tool(
         "archive_task_kandev",
         "archiveTask",
-        "Archive a task: it leaves boards and lists but keeps its history and external id.",
-        TASK_PAYLOAD,
-        _task,
+        "Archive a task: it leaves boards and lists but keeps its history and external id. A task already "
+        "archived is left as it is and answered with already_archived true.",
+        f"... on ArchiveTaskPayload {{ already_archived: alreadyArchived task {{ {TASK} }} }}",
+        lambda payload: {**payload["task"], "already_archived": payload["already_archived"]},
     ),
     command_tool(
         "delete_task_kandev",

@@ -4,19 +4,24 @@ messages without a viable definition hands over to the form with what it capture
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 
+from kandev.config import Settings
 from kandev.domain.automations.authoring import DraftState
 from kandev.models import Automation, Message
 from kandev.models.enums import AgentKind, AutomationCreatedVia
 from tests.conftest import GraphQLCaller
+from tests.support.factories import settings_for
+from tests.support.fake_github import FakeGitHub, fake_github
 from tests.support.watch import watching
 
 DRAFT = """query($task: ID!) { authoringDraft(taskId: $task) { taskId state operatorMessages name prompt
-    triggers { type expression timezone filters } } }"""
+    automationId triggers { type expression timezone filters } } }"""
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +82,7 @@ async def test_the_authoring_agent_asks_checks_confirms_and_creates_the_automati
     scripted = [p for p in await services.agent_profiles.list(workspace_id) if p.kind == AgentKind.SCRIPTED]
     assert record.agent_profile_id == scripted[0].id
     draft = (await GraphQLCaller(services)(DRAFT, task=task_id))["authoringDraft"]
-    assert (draft["state"], draft["operatorMessages"]) == ("CONFIRMED", 3)
+    assert (draft["state"], draft["operatorMessages"], draft["automationId"]) == ("CONFIRMED", 3, automation.id)
     assert draft["triggers"] == [
         {"type": "SCHEDULED", "expression": "0 9 * * 1-5", "timezone": "Europe/Berlin", "filters": None}
     ]
@@ -108,5 +113,66 @@ async def test_after_five_messages_without_a_viable_definition_it_hands_over_to_
         "operatorMessages": 5,
         "name": "Still thinking",
         "prompt": "still thinking",
+        "automationId": None,
         "triggers": [],
     }
+
+
+@pytest.fixture
+async def github() -> AsyncIterator[FakeGitHub]:
+    async with fake_github() as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path, github: FakeGitHub) -> Settings:
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, github_api_url=github.url)
+
+
+async def test_a_missing_credential_is_asked_for_and_the_automation_waits_for_it_unless_saved_anyway(
+    live, services, bus, db, workspace_id
+):
+    """Story 4, scenario 3: the pre-flight check finds the GitHub connection missing; the chat asks for it,
+    pointing to the settings page that adds it, and creates nothing until a new check finds it, unless the
+    operator says to save it anyway."""
+    waiting = await services.automations.start_authoring(workspace_id, "on each push to main run the linters", None)
+    forced = await services.automations.start_authoring(workspace_id, "when a pull request is opened, review it", None)
+    async with watching(bus, db, waiting.session.id) as first, watching(bus, db, forced.session.id) as second:
+        await first.next_turn_end(timeout=60)
+        await second.next_turn_end(timeout=60)
+        shown = (await said(db, waiting.session.id, "AGENT"))[-1].text
+        assert "Pre-flight: FAILED — the workspace has no GitHub connection" in shown
+        asked = "Missing: GitHub connection. Add it in Settings → Code hosts (/settings/connections)"
+        assert asked in shown
+
+        for chat, watch in ((waiting, first), (forced, second)):
+            await services.sessions.send_message(chat.task.id, "yes")
+            await watch.next_turn_end(timeout=60)
+            held = (await said(db, chat.session.id, "AGENT"))[-1].text
+            assert held.startswith("I haven't created it yet.") and asked in held and "save it anyway" in held
+            assert (await services.automations.authoring_draft(chat.task.id)).state == DraftState.CONFIRMING
+        assert await automations_of(db, workspace_id) == []
+
+        await services.sessions.send_message(forced.task.id, "save it anyway")
+        await second.next_turn_end(timeout=60)
+        [saved_anyway] = await automations_of(db, workspace_id)
+        assert saved_anyway.prompt == "review it"
+
+        await services.sessions.send_message(waiting.task.id, "done, I added it")
+        await first.next_turn_end(timeout=60)
+        assert len(await automations_of(db, workspace_id)) == 1  # still missing: asked again, nothing created
+        assert (await said(db, waiting.session.id, "AGENT"))[-1].text.startswith("I haven't created it yet.")
+
+        await services.github.connect(workspace_id, "good-token")
+        await services.sessions.send_message(waiting.task.id, "done, it is connected now")
+        await first.next_turn_end(timeout=60)
+
+    created = next(a for a in await automations_of(db, workspace_id) if a.id != saved_anyway.id)
+    assert created.prompt == "run the linters"
+    assert (await said(db, waiting.session.id, "AGENT"))[-1].text == (
+        f"Created the automation '{created.name}' ({created.id})."
+    )
+    draft = await services.automations.authoring_draft(waiting.task.id)
+    assert (draft.state, draft.automation_id) == (DraftState.CONFIRMED, created.id)
+    record = await services.automations.get(created.id)
+    assert record.triggers[0].config["all_repositories"] is True

@@ -52,7 +52,8 @@ START = f"""mutation($input: StartTaskInput!) {{ startTask(input: $input) {{ {ER
   ... on StartTaskPayload {{ session {{ id }} }} }} }}"""
 SEND = f"""mutation($input: SendMessageInput!) {{ sendMessage(input: $input) {{ {ERRORS}
   ... on SendMessagePayload {{ queuedPromptId session {{ id }} }} }} }}"""
-ARCHIVE = f"""mutation($id: ID!) {{ archiveTask(taskId: $id) {{ {ERRORS} ... on TaskPayload {{ task {{ id }} }} }} }}"""
+ARCHIVE = f"""mutation($id: ID!) {{ archiveTask(taskId: $id) {{ {ERRORS}
+  ... on ArchiveTaskPayload {{ task {{ id }} }} }} }}"""
 TASK = """query($id: ID!) { task(id: $id) { id autopilot pendingAction
   pendingParentQuestion { id status questions } sessions { id state mcpTools } } }"""
 LIST = """query($ws: ID!, $parent: ID) { tasks(workspaceId: $ws, parentId: $parent) {

@@ -136,14 +136,25 @@ async def test_a_closed_and_reopened_pr_is_reopened_not_opened_again(services, w
     assert [f.event for f in await poll_pull_requests(services.ctx, workspace_id)] == ["reopened"]
 
 
-async def test_all_repositories_evaluates_every_repository_on_the_connected_host(services, db, workspace_id, github):
+async def test_all_repositories_is_an_explicit_choice_and_an_empty_list_is_not_evaluated(
+    services, db, workspace_id, github
+):
+    """The spec: an empty repository list produces no PR runs; "All repositories on <host>" is its own stored
+    choice, evaluating every workspace repository on the connected host."""
     await connect(services, workspace_id)
     await add_repository(db, workspace_id, "acme/widgets")
     await add_repository(db, workspace_id, "acme/gadgets")
     await add_repository(db, workspace_id, "acme/elsewhere", host="gitlab.example.com")
-    await pr_automation(services, workspace_id)  # no repositories: all of them
+    empty = await pr_automation(services, workspace_id, name="Empty")
     for repository in ("acme/widgets", "acme/gadgets", "acme/elsewhere"):
         github.add_pr(repository, 1)
+    assert await poll_pull_requests(services.ctx, workspace_id) == []
+    assert not any("/pulls" in path for path in github.requests)  # nothing was even listed
+    stored = (await services.automations.get(empty)).triggers[0].config
+    assert stored.get("repositories", []) == [] and not stored.get("all_repositories")
+
+    every = await pr_automation(services, workspace_id, name="Every", all_repositories=True)
+    assert (await services.automations.get(every)).triggers[0].config["all_repositories"] is True
     assert seen(await poll_pull_requests(services.ctx, workspace_id)) == [
         ("acme/gadgets", 1, "opened"),
         ("acme/widgets", 1, "opened"),

@@ -200,7 +200,7 @@ async def test_a_merged_pr_run_archives_only_its_task_and_itself(services, db, w
     async with db.read() as session:
         assert (await session.get(Task, other)).archived_at is None
     archived = await as_agent.tasks.archive(task_id)
-    assert archived.id == task_id
+    assert archived.task.id == task_id and not archived.already_archived
     async with db.read() as session:
         assert (await session.get(Task, task_id)).archived_at is not None
     # A run whose data names no task may archive nothing.
@@ -210,6 +210,6 @@ async def test_a_merged_pr_run_archives_only_its_task_and_itself(services, db, w
     with pytest.raises(PermissionDeniedError):
         await as_agent.tasks.archive(task_id)
     # Its own run task it may always archive: that is how a run says it is done.
-    assert (await as_agent.tasks.archive(run_task)).id == run_task
+    assert (await as_agent.tasks.archive(run_task)).task.id == run_task
     # Outside a merged-PR run (a person, or another session) archiving is unchanged.
     await services.tasks.archive(other)

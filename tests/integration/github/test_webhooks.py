@@ -18,6 +18,7 @@ from kandev.models import AutomationRun, GithubInstallation, GithubWebhookDelive
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
 from tests.conftest import GraphQLCaller
+from tests.integration.github.test_poller import add_repository
 from tests.integration.rest.conftest import rest_client
 from tests.support.factories import settings_for
 from tests.support.users import services_as
@@ -203,6 +204,25 @@ async def test_ci_fires_by_conclusion_check_name_and_branch_and_dedups_by_check_
     assert (await deliver(http, "check_run", in_progress)).json()["ignored"] == "the check run is not completed"
     assert [r.trigger_data["check_run_id"] for r in await runs_of(db, failures)] == [1, 4]
     assert [r.trigger_data["check_run_id"] for r in await runs_of(db, lint)] == [3]
+
+
+@pytest.mark.parametrize("kind", [TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI])
+async def test_all_repositories_is_explicit_for_push_and_ci_and_an_empty_list_fires_nothing(
+    http, db, services, workspace_id, app, kind
+):
+    """ "All repositories on <host>" evaluates every workspace repository on the GitHub connection's host; an
+    empty list evaluates none."""
+    await services.github.connect(workspace_id, "good-token")
+    await add_repository(db, workspace_id, "acme/widgets")
+    await add_repository(db, workspace_id, "acme/elsewhere", host="gitlab.example.com")
+    every = await automation(services, workspace_id, kind, all_repositories=True)
+    empty = await automation(services, workspace_id, kind)
+    event, payload = ("push", push) if kind == TriggerType.GITHUB_PUSH else ("check_run", check_run)
+    assert (await deliver(http, event, payload(repository="acme/widgets"))).json()["fired"] == 1
+    assert (await deliver(http, event, payload(repository="acme/elsewhere"))).json()["fired"] == 0
+    assert (await deliver(http, event, payload(repository="acme/unregistered"))).json()["fired"] == 0
+    assert [r.trigger_data["repository"] for r in await runs_of(db, every)] == ["acme/widgets"]
+    assert await runs_of(db, empty) == []
 
 
 async def test_a_redelivery_is_handled_once(http, db, services, workspace_id, app):

@@ -79,13 +79,12 @@ async def test_it_checks_a_schedule_lists_agents_creates_in_chat_reauthors_runs_
 
     entries = (await services.automations.thread(automation_id)).entries
     assert [e.kind for e in entries] == [
-        ThreadKind.CREATION_INTENT,
-        ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.CREATION_INTENT,  # its ack and plan come when the check runs (no worker here)
         ThreadKind.REAUTHORED,
         ThreadKind.DELETED,  # the run it fired never launched (no worker): its request would come with that
     ]
     assert entries[0].text.startswith("Created in a chat by session:")
-    assert entries[2].text.startswith("Re-authored in chat by session:") and "Name: CI check → CI" in entries[2].text
+    assert entries[1].text.startswith("Re-authored in chat by session:") and "Name: CI check → CI" in entries[1].text
 
 
 async def test_only_a_person_starts_an_authoring_chat_and_a_plain_agent_has_no_authoring_tool(

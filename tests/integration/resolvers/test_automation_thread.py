@@ -10,6 +10,7 @@ from typing import Any
 from kandev.api import schema
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.models.enums import TriggerType
 from kandev.schema.context import Context
@@ -59,13 +60,14 @@ async def test_the_indicator_says_when_it_fires_what_webhook_it_waits_on_disable
 
 async def test_a_deleted_automations_thread_stays_readable_page_by_page(gql, services, workspace_id):
     automation_id = await automation(services, workspace_id)
+    await check_and_store(services.ctx, automation_id)
     await services.automations.delete(automation_id)
 
     assert (await gql.raw(AUTOMATION, id=automation_id)).errors[0].extensions["code"] == "NOT_FOUND"
     first = (await gql(THREAD, id=automation_id, first=2))["automationThread"]
     rest = (await gql(THREAD, id=automation_id, first=10, after=first["pageInfo"]["endCursor"]))["automationThread"]
     entries = first["nodes"] + rest["nodes"]
-    assert [e["kind"] for e in entries] == ["CREATION_INTENT", "NEXT_RUN_MARKER", "DELETED"]
+    assert [e["kind"] for e in entries] == ["CREATION_INTENT", "PREFLIGHT_ACK", "NEXT_RUN_MARKER", "DELETED"]
     assert first["pageInfo"]["hasNextPage"] and not rest["pageInfo"]["hasNextPage"]
 
 
@@ -95,4 +97,4 @@ async def test_another_user_cannot_read_the_thread_of_a_workspace_they_cannot_se
     automation_id = await automation(services, workspace_id)
     refused = await GraphQLCaller(bob).raw(THREAD, id=automation_id, first=5)
     assert refused.errors[0].extensions["code"] == "NOT_FOUND" and refused.data is None
-    assert len((await gql(THREAD, id=automation_id, first=5))["automationThread"]["nodes"]) == 2
+    assert len((await gql(THREAD, id=automation_id, first=5))["automationThread"]["nodes"]) == 1

@@ -1,7 +1,9 @@
 """POST /api/v1/automations/webhook/{id} over HTTP: every status (401, 404 unknown and deleted and without a
-webhook trigger, 409 disabled automation and trigger, 413 with nothing recorded, 202), bodies of every kind
-reaching the run's trigger data and prompt, dedup by Idempotency-Key and X-GitHub-Delivery, rotation, the
-secret kept out of logs and answers, the delivery job firing once, recovery, and a burst."""
+webhook trigger, 409 disabled automation and trigger, 413 with nothing recorded, 202), the answer saying what
+the delivery came to (fired, skipped at the cap, deduplicated, with the reason), bodies of every kind (any
+valid JSON) reaching the run's trigger data and prompt, dedup by Idempotency-Key and X-GitHub-Delivery,
+rotation, the secret kept out of logs and answers, the delivery job of a delivery recorded before admission
+at intake firing once, recovery, and a burst."""
 
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.automations.webhooks import deliver, deliver_all, unprocessed_deliveries
 from kandev.domain.services import Services
 from kandev.jobs.recovery import recover
-from kandev.models import Automation, AutomationRun, QueuedPrompt, WebhookDelivery
-from kandev.models.base import utcnow
+from kandev.models import Automation, AutomationRun, AutomationTrigger, QueuedPrompt, WebhookDelivery
+from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TriggerType
 from tests.integration.rest.conftest import rest_client
 from tests.support.factories import settings_for
@@ -92,6 +94,36 @@ class Enqueued(list[str]):
     calls = 0
 
 
+async def legacy_delivery(db: Any, automation_id: str, payload: Any) -> str:
+    """A delivery recorded but not admitted, as deliveries were before admission moved into the intake: what
+    the delivery job and recovery still process."""
+    async with db.transaction() as session:
+        trigger_id = await session.scalar(
+            select(AutomationTrigger.id).where(
+                AutomationTrigger.automation_id == automation_id, AutomationTrigger.type == TriggerType.WEBHOOK
+            )
+        )
+        delivery = WebhookDelivery(
+            id=new_id(), automation_id=automation_id, trigger_id=trigger_id, payload=payload, received_at=utcnow()
+        )
+        session.add(delivery)
+    return delivery.id
+
+
+@pytest.fixture
+def launched(monkeypatch) -> list[str]:
+    """The run ids whose launch every RqDispatcher of this process enqueues."""
+    ids: list[str] = []
+    real = RqDispatcher.enqueue_automation_run
+
+    async def recording(self: RqDispatcher, run_id: str) -> None:
+        await real(self, run_id)
+        ids.append(run_id)
+
+    monkeypatch.setattr(RqDispatcher, "enqueue_automation_run", recording)
+    return ids
+
+
 @pytest.fixture
 def enqueued(monkeypatch) -> Enqueued:
     """The delivery ids every RqDispatcher of this process enqueues (the recovery's own too), and in how many
@@ -109,19 +141,60 @@ def enqueued(monkeypatch) -> Enqueued:
     return ids
 
 
-async def test_a_valid_delivery_is_recorded_enqueued_and_answered_202(http, services, db, enqueued, workspace_id):
+async def test_a_valid_delivery_is_recorded_admitted_and_answered_202_with_its_run(
+    http, services, db, enqueued, launched, workspace_id
+):
     automation_id, secret = await webhook_automation(services, workspace_id)
 
     response = await post(http, automation_id, secret, json={"ref": "main"})
 
     assert response.status_code == 202, response.text
     body = response.json()
-    assert body["deduplicated"] is False
     [delivery] = await deliveries(db, automation_id)
-    assert (delivery.id, delivery.payload, delivery.processed_at) == (body["delivery_id"], {"ref": "main"}, None)
-    assert enqueued == [delivery.id]
+    [run] = await runs(db, automation_id)
+    assert body == {
+        "delivery_id": delivery.id,
+        "deduplicated": False,
+        "admission": "fired",
+        "reason": None,
+        "run_id": run.id,
+    }
+    assert (delivery.payload, delivery.outcome, delivery.run_id) == ({"ref": "main"}, "fired", run.id)
+    assert delivery.processed_at is not None
+    assert (run.status, run.dedup_key, run.trigger_data) == ("triggered", f"webhook:{delivery.id}", {"ref": "main"})
+    assert launched == [run.id] and enqueued == []  # admitted at intake: no delivery job
     assert DELIVER_WEBHOOKS_JOB == "kandev.jobs.automations.deliver_webhooks"
     assert "access-control-allow-origin" not in response.headers
+
+
+async def test_a_webhook_call_that_is_skipped_says_so_in_its_answer(http, services, db, launched, workspace_id):
+    """A CI sender learns from the answer whether its delivery runs: fired, skipped at the concurrency cap
+    (with the run that explains it), or deduplicated by its key (with the reason)."""
+    automation_id, secret = await webhook_automation(services, workspace_id)  # at most 1 run at once
+
+    first = await post(http, automation_id, secret, json={"n": 1}, headers={"Idempotency-Key": "build-1"})
+    second = await post(http, automation_id, secret, json={"n": 2}, headers={"Idempotency-Key": "build-2"})
+    again = await post(http, automation_id, secret, json={"n": 1}, headers={"Idempotency-Key": "build-1"})
+    skipped_again = await post(http, automation_id, secret, json={"n": 2}, headers={"Idempotency-Key": "build-2"})
+
+    assert [r.status_code for r in (first, second, again, skipped_again)] == [202] * 4
+    fired, skipped = first.json(), second.json()
+    assert (fired["admission"], fired["reason"]) == ("fired", None)
+    assert skipped["admission"] == "skipped" and not skipped["deduplicated"]
+    assert skipped["reason"] == "1 run(s) still active; the automation allows 1 at once"
+    assert again.json() == {
+        "delivery_id": fired["delivery_id"],
+        "deduplicated": True,
+        "admission": "deduplicated",
+        "reason": "already fired for this delivery",
+        "run_id": fired["run_id"],
+    }
+    assert skipped_again.json()["admission"] == "deduplicated"
+    assert skipped_again.json()["reason"] == "already received for this delivery, which was skipped"
+    by_id = {r.id: r for r in await runs(db, automation_id)}
+    assert by_id[skipped["run_id"]].status == "skipped" and by_id[fired["run_id"]].status == "triggered"
+    assert by_id[skipped["run_id"]].reason == skipped["reason"]
+    assert launched == [fired["run_id"]]
 
 
 async def test_a_wrong_or_missing_secret_is_401_and_records_nothing(http, services, db, workspace_id):
@@ -187,7 +260,7 @@ async def test_a_body_over_1_mib_is_413_and_nothing_is_recorded_or_enqueued(http
     assert (declared.status_code, undeclared.status_code, at_limit.status_code) == (413, 413, 202)
     [kept] = await deliveries(db, automation_id)
     assert kept.payload == {"body": "y" * limit}
-    assert enqueued == [kept.id]
+    assert [r.id for r in await runs(db, automation_id)] == [kept.run_id] and enqueued == []
 
 
 @pytest.mark.parametrize(
@@ -197,7 +270,11 @@ async def test_a_body_over_1_mib_is_413_and_nothing_is_recorded_or_enqueued(http
         (b'{"service": "api"}', "text/plain", {"service": "api"}, None),
         (b"deploy now", "text/plain", {"body": "deploy now"}, "deploy now"),
         (b"", "", {"body": ""}, ""),
-        (b"[1, 2]", "application/json", {"body": "[1, 2]"}, "[1, 2]"),
+        (b"[1, 2]", "application/json", [1, 2], None),
+        (b'[{"name": "first"}]', "application/json", [{"name": "first"}], None),
+        (b'"deploy"', "application/json", "deploy", None),
+        (b"42", "text/plain", 42, None),
+        (b"true", "application/json", True, None),
         (b'{"a": NaN}', "application/json", {"body": '{"a": NaN}'}, '{"a": NaN}'),
         (b"caf\xc3\xa9 \xff\x00!", "application/octet-stream", {"body": "café \ufffd\ufffd!"}, "café \ufffd\ufffd!"),
         (b'{"k": "a\\u0000b\\ud800"}', "application/json", {"k": "a\ufffdb\ufffd"}, None),
@@ -214,11 +291,11 @@ async def test_bodies_reach_the_run_trigger_data_and_its_prompt(
     headers = {"Content-Type": content_type} if content_type else {}
     response = await post(http, automation_id, secret, content=content, headers=headers)
     assert response.status_code == 202, response.text
+    assert response.json()["admission"] == "fired"
 
-    assert await deliver(services.ctx, response.json()["delivery_id"]) == "fired"
     [run] = await runs(db, automation_id)
     assert (run.trigger_type, run.trigger_data) == ("webhook", data)
-    assert run.title_snapshot == (f"T {data['service']}" if "service" in data else "T")
+    assert run.title_snapshot == (f"T {data['service']}" if isinstance(data, dict) and "service" in data else "T")
     assert await launch_run(services.ctx, run.id) == "launched"
     [run] = await runs(db, automation_id)
     async with db.read() as session:
@@ -244,10 +321,11 @@ async def test_a_repeated_key_answers_the_original_delivery_and_enqueues_nothing
     too_long = await post(http, automation_id, secret, json={}, headers={header: "k" * 256})
 
     assert [r.status_code for r in (first, again, fresh, elsewhere, stranger, too_long)] == [202] * 4 + [401, 400]
-    assert again.json() == {"delivery_id": first.json()["delivery_id"], "deduplicated": True}
+    assert again.json()["delivery_id"] == first.json()["delivery_id"] and again.json()["deduplicated"] is True
+    assert again.json()["run_id"] == first.json()["run_id"] and again.json()["admission"] == "deduplicated"
     assert fresh.json()["deduplicated"] is False and elsewhere.json()["deduplicated"] is False
     assert [d.payload for d in await deliveries(db, automation_id)] == [{"n": 1}, {"n": 3}]
-    assert len(enqueued) == 3 and again.json()["delivery_id"] not in enqueued[1:]
+    assert len(await runs(db, automation_id)) == 2 and enqueued == []  # the repeat wrote no run
 
 
 async def test_concurrent_repeats_of_one_key_record_one_delivery(http, services, db, workspace_id):
@@ -263,10 +341,10 @@ async def test_concurrent_repeats_of_one_key_record_one_delivery(http, services,
     assert len(await deliveries(db, automation_id)) == 1
 
 
-async def test_deliveries_arriving_together_are_recorded_and_enqueued_together_each_with_its_own_answer(
-    http, services, db, enqueued, workspace_id
+async def test_deliveries_arriving_together_are_recorded_and_admitted_together_each_with_its_own_answer(
+    http, services, db, launched, workspace_id
 ):
-    automation_id, secret = await webhook_automation(services, workspace_id)
+    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=100)
     valid = [post(http, automation_id, secret, json={"i": i}, headers={"Idempotency-Key": f"k{i}"}) for i in range(20)]
     repeats = [
         post(http, automation_id, secret, json={"again": i}, headers={"Idempotency-Key": f"k{i}"}) for i in (0, 1)
@@ -279,15 +357,17 @@ async def test_deliveries_arriving_together_are_recorded_and_enqueued_together_e
     recorded = await deliveries(db, automation_id)
     assert sorted(d.payload["i"] for d in recorded) == list(range(20))
     by_key = {d.idempotency_key: d.id for d in recorded}
-    assert [r.json() for r in answers[20:22]] == [
-        {"delivery_id": by_key[k], "deduplicated": True} for k in ("k0", "k1")
+    assert [(r.json()["delivery_id"], r.json()["deduplicated"]) for r in answers[20:22]] == [
+        (by_key[k], True) for k in ("k0", "k1")
     ]
-    assert sorted(enqueued) == sorted(by_key.values())  # each fresh delivery once, no repeat, no stranger
-    assert enqueued.calls < 20  # batched: deliveries that waited together were enqueued together
+    admitted = await runs(db, automation_id)
+    assert sorted(launched) == sorted(r.id for r in admitted)  # each fresh delivery once, no repeat, no stranger
+    assert sorted(r.json()["run_id"] for r in answers[:20]) == sorted(launched)
+    assert len({r.created_at for r in admitted}) < 20  # batched: deliveries that waited together went together
 
 
 async def test_a_delivery_whose_automation_vanishes_before_its_insert_is_404_and_spares_its_batch(
-    http, services, db, enqueued, workspace_id, monkeypatch
+    http, services, db, launched, workspace_id, monkeypatch
 ):
     doomed_id, doomed_secret = await webhook_automation(services, workspace_id)
     kept_id, kept_secret = await webhook_automation(services, workspace_id, name="Kept")
@@ -306,14 +386,14 @@ async def test_a_delivery_whose_automation_vanishes_before_its_insert_is_404_and
 
     assert (doomed.status_code, kept.status_code) == (404, 202)
     assert [d.payload for d in await deliveries(db, kept_id)] == [{"b": 2}]
-    assert enqueued == [kept.json()["delivery_id"]]
+    assert launched == [kept.json()["run_id"]]
 
 
 async def test_one_failing_delivery_of_a_job_neither_stops_nor_repeats_the_others(
     http, services, db, workspace_id, monkeypatch
 ):
-    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
-    ids = [(await post(http, automation_id, secret, json={"i": i})).json()["delivery_id"] for i in range(3)]
+    automation_id, _ = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
+    ids = [await legacy_delivery(db, automation_id, {"i": i}) for i in range(3)]
     real = webhooks.deliver
 
     async def failing_second(ctx: Any, delivery_id: str) -> str:
@@ -378,9 +458,9 @@ async def test_the_route_needs_no_access_token_with_auth_on_and_opens_nothing_el
     assert "access-control-allow-origin" not in accepted.headers
 
 
-async def test_the_delivery_job_fires_once_even_when_run_twice(http, services, db, workspace_id):
-    automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
-    delivery_id = (await post(http, automation_id, secret, json={"n": 1})).json()["delivery_id"]
+async def test_the_delivery_job_fires_once_even_when_run_twice(services, db, workspace_id):
+    automation_id, _ = await webhook_automation(services, workspace_id, max_concurrent_runs=5)
+    delivery_id = await legacy_delivery(db, automation_id, {"n": 1})
 
     outcomes = await asyncio.gather(deliver(services.ctx, delivery_id), deliver(services.ctx, delivery_id))
     later = await deliver(services.ctx, delivery_id)
@@ -393,9 +473,9 @@ async def test_the_delivery_job_fires_once_even_when_run_twice(http, services, d
     assert delivery.processed_at is not None
 
 
-async def test_a_delivery_refused_at_fire_time_is_recorded_without_a_run(http, services, db, workspace_id):
-    automation_id, secret = await webhook_automation(services, workspace_id)
-    delivery_id = (await post(http, automation_id, secret, json={})).json()["delivery_id"]
+async def test_a_delivery_refused_at_fire_time_is_recorded_without_a_run(services, db, workspace_id):
+    automation_id, _ = await webhook_automation(services, workspace_id)
+    delivery_id = await legacy_delivery(db, automation_id, {})
     await services.automations.set_enabled(automation_id, False)
 
     assert await deliver(services.ctx, delivery_id) == "refused"
@@ -403,10 +483,10 @@ async def test_a_delivery_refused_at_fire_time_is_recorded_without_a_run(http, s
     assert (await deliveries(db, automation_id))[0].processed_at is not None
 
 
-async def test_recovery_enqueues_an_unprocessed_delivery_again(http, services, db, settings, enqueued, workspace_id):
-    automation_id, secret = await webhook_automation(services, workspace_id)
-    delivery_id = (await post(http, automation_id, secret, json={"n": 1})).json()["delivery_id"]
-    # Its job is taken as lost (no worker runs here): only recovery may enqueue it again.
+async def test_recovery_enqueues_an_unprocessed_delivery_again(services, db, settings, enqueued, workspace_id):
+    automation_id, _ = await webhook_automation(services, workspace_id)
+    delivery_id = await legacy_delivery(db, automation_id, {"n": 1})
+    # Recorded before admission moved into the intake, its job lost: only recovery may enqueue it.
     assert await unprocessed_deliveries(services.ctx) == []  # still within its grace period
     async with db.transaction() as session:
         await session.execute(
@@ -418,13 +498,13 @@ async def test_recovery_enqueues_an_unprocessed_delivery_again(http, services, d
     counts = await recover(settings)
 
     assert counts["deliveries"] == 1
-    assert enqueued.count(delivery_id) == 2  # on receipt, and by recovery
+    assert enqueued.count(delivery_id) == 1  # by recovery
     await deliver(services.ctx, delivery_id)
     assert await unprocessed_deliveries(services.ctx, utcnow()) == []
 
 
 @pytest.mark.slow
-async def test_a_burst_is_accepted_durably_and_a_real_worker_fires_every_delivery(
+async def test_a_burst_is_accepted_durably_and_a_real_worker_launches_every_delivery(
     http, services, db, settings, workspace_id
 ):
     automation_id, secret = await webhook_automation(services, workspace_id, max_concurrent_runs=100, prompt="/end")
@@ -434,9 +514,38 @@ async def test_a_burst_is_accepted_durably_and_a_real_worker_fires_every_deliver
         assert {r.status_code for r in answers} == {202}
         assert len({r.json()["delivery_id"] for r in answers}) == 40
         assert len(await deliveries(db, automation_id)) == 40
+        assert {r.json()["admission"] for r in answers} == {"fired"}
         async with asyncio.timeout(20):
-            while any(d.processed_at is None for d in await deliveries(db, automation_id)):
+            while any(r.task_id is None for r in await runs(db, automation_id)):
                 await asyncio.sleep(0.2)
     fired = await runs(db, automation_id)
     assert sorted(r.trigger_data["i"] for r in fired) == list(range(40))
     assert {d.outcome for d in await deliveries(db, automation_id)} == {"fired"}
+
+
+@pytest.mark.parametrize(
+    ("content", "template", "rendered"),
+    [
+        (
+            b'[{"name": "first"}, {"name": "second"}]',
+            "/say {{webhook.1.name}} after {{webhook.0.name}}",
+            "second after first",
+        ),
+        (b'"deploy"', "/say {{webhook}} / {{data}}", "deploy / deploy"),
+        (b"42", "/say {{webhook.body}}", "42"),
+    ],
+)
+async def test_any_valid_json_body_is_the_trigger_data_so_an_array_index_resolves(
+    http, services, db, workspace_id, content, template, rendered
+):
+    """A JSON array or scalar body is the run's data as it is, not {"body": text}: `{{webhook.0.x}}` reads it."""
+    automation_id, secret = await webhook_automation(services, workspace_id, prompt=template)
+    response = await post(http, automation_id, secret, content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 202 and response.json()["admission"] == "fired"
+    [run] = await runs(db, automation_id)
+    assert run.trigger_data == json.loads(content)
+    assert await launch_run(services.ctx, run.id) == "launched"
+    [run] = await runs(db, automation_id)
+    async with db.read() as session:
+        prompt = await session.scalar(select(QueuedPrompt.text).where(QueuedPrompt.session_id == run.session_id))
+    assert prompt == f"/say {rendered}"

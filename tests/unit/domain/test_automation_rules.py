@@ -89,6 +89,25 @@ def test_a_branch_is_one_word_of_bounded_length():
             rules.check_branch(bad, "repositories[0].baseBranch")
 
 
+@pytest.mark.parametrize("kind", [TriggerType.GITHUB_PR, TriggerType.GITHUB_PUSH, TriggerType.GITHUB_CI])
+def test_all_repositories_is_stored_as_its_own_choice_and_never_beside_a_list(kind):
+    every = rules.check_trigger(TriggerFields(type=kind, config={"all_repositories": True}), 0)
+    assert every["all_repositories"] is True and not every.get("repositories")
+    listed = rules.check_trigger(TriggerFields(type=kind, config={"repositories": ["acme/app"]}), 0)
+    assert "all_repositories" not in listed
+    with pytest.raises(ValidationError) as refused:
+        rules.check_trigger(TriggerFields(type=kind, config={"all_repositories": True, "repositories": ["a/b"]}), 0)
+    assert refused.value.field == "triggers[0].config.all_repositories"
+
+
+def test_an_empty_repository_list_evaluates_nothing_and_all_repositories_every_connected_one():
+    connected = {"r1": "acme/app", "r2": "acme/Web"}
+    assert rules.evaluated_repositories({"repositories": []}, connected) == []
+    assert rules.evaluated_repositories({}, connected) == []
+    assert rules.evaluated_repositories({"all_repositories": True}, connected) == ["acme/app", "acme/Web"]
+    assert rules.evaluated_repositories({"repositories": ["r2", "acme/WEB", "x/y"]}, connected) == ["acme/WEB", "x/y"]
+
+
 def test_a_webhook_stores_only_whether_it_takes_signed_deliveries_only():
     assert rules.check_trigger(WEBHOOK, 0) == {}
     assert rules.check_trigger(TriggerFields(TriggerType.WEBHOOK, config={"require_signature": False}), 0) == {}

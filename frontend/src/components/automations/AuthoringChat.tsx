@@ -11,6 +11,7 @@ import { app } from "../../state/app";
 import { useStore } from "../../state/store";
 import { FormError, useAction } from "../settings/useAction";
 import { Transcript } from "../Transcript";
+import { automationPath } from "../Automations";
 import { GITHUB } from "./AutomationEditor";
 
 export function authoringPath(taskId: string): string {
@@ -164,11 +165,11 @@ function DraftCard(props: { draft: Authoring; working: boolean; onYes: () => voi
           </button>
         </div>
       )}
-      {draft.state === "CONFIRMED" && (
+      {draft.state === "CONFIRMED" && draft.automationId && (
         <p role="status" data-testid="authoring-confirmed">
-          Confirmed: the agent creates it.{" "}
-          <a href="/automations" onClick={linkClick("/automations")}>
-            See the automations
+          Created.{" "}
+          <a href={automationPath(draft.automationId)} onClick={linkClick(automationPath(draft.automationId))} data-testid="authoring-open-automation">
+            Open {draft.name ? `“${draft.name}”` : "the automation"}
           </a>
         </p>
       )}

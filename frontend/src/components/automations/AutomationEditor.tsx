@@ -3,6 +3,7 @@
 // how runs relate to each other. The server checks everything again on save; its refusal is shown as is.
 import { useEffect, useId, useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
+import { CODE_HOST_CONNECTIONS } from "../../api/connectionOps";
 import { REPOSITORIES } from "../../api/settingsOps";
 import {
   AUTHORING_DRAFT,
@@ -28,16 +29,34 @@ import { ScheduleField } from "./ScheduleField";
 
 type Mode = "MANUAL" | "EVENTS" | "WEBHOOK";
 type GithubType = Extract<AutomationTriggerType, `GITHUB_${string}`>;
-type Filter = { name: string; label: string; kind: "list" | "bool"; choices?: string[]; hint?: string; fallback?: string };
+type Filter = {
+  name: string;
+  label: string;
+  kind: "list" | "bool";
+  choices?: string[];
+  hint?: string;
+  fallback?: string;
+  // What an empty list means (default: any).
+  empty?: string;
+};
 
 const PR_EVENTS = ["opened", "reopened", "synchronize", "ready_for_review", "edited", "labeled"];
 const CONCLUSIONS = ["success", "failure", "neutral", "cancelled", "skipped", "timed_out", "action_required", "stale"];
-const REPOS: Filter = { name: "repositories", label: "Repositories (owner/name)", kind: "list", hint: "acme/api, acme/web" };
+// An empty list is not evaluated (the spec); every repository is the explicit choice below it.
+const REPOS: Filter = {
+  name: "repositories",
+  label: "Repositories (owner/name)",
+  kind: "list",
+  hint: "acme/api, acme/web",
+  empty: "none: the condition is not evaluated",
+};
+const ALL_REPOS: Filter = { name: "all_repositories", label: "All repositories on", kind: "bool" };
 export const GITHUB: Record<GithubType, { label: string; filters: Filter[] }> = {
   GITHUB_PR: {
     label: "A pull request is opened or updated",
     filters: [
       REPOS,
+      ALL_REPOS,
       { name: "base_branches", label: "Base branches", kind: "list", hint: "main, release/*" },
       { name: "authors", label: "Authors (GitHub logins)", kind: "list" },
       { name: "events", label: "Events", kind: "list", choices: PR_EVENTS, fallback: "opened" },
@@ -46,16 +65,17 @@ export const GITHUB: Record<GithubType, { label: string; filters: Filter[] }> = 
   },
   GITHUB_PR_MERGED: {
     label: "A pull request is merged",
-    filters: [REPOS, { name: "base_branches", label: "Base branches", kind: "list", hint: "main, release/*" }],
+    filters: [{ ...REPOS, empty: "every repository" }, { name: "base_branches", label: "Base branches", kind: "list", hint: "main, release/*" }],
   },
   GITHUB_PUSH: {
     label: "Commits are pushed",
-    filters: [REPOS, { name: "branches", label: "Branches", kind: "list", hint: "main, release/*" }],
+    filters: [REPOS, ALL_REPOS, { name: "branches", label: "Branches", kind: "list", hint: "main, release/*" }],
   },
   GITHUB_CI: {
     label: "A CI check completes",
     filters: [
       REPOS,
+      ALL_REPOS,
       { name: "conclusions", label: "Conclusions", kind: "list", choices: CONCLUSIONS, fallback: "failure" },
       { name: "check_names", label: "Check names", kind: "list" },
       { name: "head_branches", label: "Head branches", kind: "list" },
@@ -229,6 +249,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
   const workflows = useStore(app, (s) => s.workflows);
   const [draft, setDraft] = useState<Draft | null>(props.automationId ? null : draftOf(null, profiles.find((p) => p.available)?.id ?? ""));
   const [repositories, setRepositories] = useState<RepositoriesQuery["repositories"]>([]);
+  const [githubHost, setGithubHost] = useState("the connected GitHub host");
   const [secret, setSecret] = useState<{ automationId: string; secret: string } | null>(null);
   const load = useAction();
   const save = useAction();
@@ -249,7 +270,9 @@ export function AutomationEditor(props: { automationId: string | null }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.automationId]);
   useEffect(() => {
-    if (workspaceId) void gql(REPOSITORIES, { w: workspaceId }).then((data) => setRepositories(data.repositories));
+    if (!workspaceId) return;
+    void gql(REPOSITORIES, { w: workspaceId }).then((data) => setRepositories(data.repositories));
+    void gql(CODE_HOST_CONNECTIONS, { w: workspaceId }).then((data) => setGithubHost(data.githubConnection?.host ?? "the connected GitHub host"));
   }, [workspaceId]);
 
   if (!draft) return <div className="pad">{load.error ? <FormError error={load.error} testId="automation-load-error" /> : <p className="muted">Loading…</p>}</div>;
@@ -314,7 +337,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
           <label className="field">
             <span>Agent</span>
             <select className="input" value={draft.agentProfileId} onChange={(e) => set({ agentProfileId: e.target.value })} data-testid="automation-agent">
-              <option value="">None yet (runs cannot start)</option>
+              <option value="">The workspace default</option>
               {profiles.map((p) => (
                 <option key={p.id} value={p.id}>
                   {p.name}
@@ -391,7 +414,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
               />
               <span>On a GitHub event</span>
             </label>
-            {draft.github.on && <GithubField value={draft.github} onChange={(github) => set({ github })} />}
+            {draft.github.on && <GithubField value={draft.github} onChange={(github) => set({ github })} host={githubHost} />}
           </>
         )}
 
@@ -525,9 +548,10 @@ export function AutomationEditor(props: { automationId: string | null }) {
   );
 }
 
-function GithubField(props: { value: Draft["github"]; onChange: (value: Draft["github"]) => void }) {
+function GithubField(props: { value: Draft["github"]; onChange: (value: Draft["github"]) => void; host: string }) {
   const id = useId();
   const { type, filters } = props.value;
+  const every = filters.all_repositories === true;
   const setFilter = (name: string, value: unknown) => props.onChange({ ...props.value, filters: { ...filters, [name]: value } });
   const list = (name: string): string[] => (Array.isArray(filters[name]) ? (filters[name] as string[]) : []);
   return (
@@ -546,8 +570,17 @@ function GithubField(props: { value: Draft["github"]; onChange: (value: Draft["g
       {GITHUB[type].filters.map((f) =>
         f.kind === "bool" ? (
           <label key={f.name} className="check">
-            <input type="checkbox" checked={filters[f.name] === true} onChange={(e) => setFilter(f.name, e.target.checked)} />
-            <span>{f.label}</span>
+            <input
+              type="checkbox"
+              checked={filters[f.name] === true}
+              onChange={(e) =>
+                f === ALL_REPOS
+                  ? props.onChange({ ...props.value, filters: { ...filters, all_repositories: e.target.checked, repositories: [] } })
+                  : setFilter(f.name, e.target.checked)
+              }
+              data-testid={`github-${f.name}`}
+            />
+            <span>{f === ALL_REPOS ? `${f.label} ${props.host}` : f.label}</span>
           </label>
         ) : f.choices ? (
           <fieldset key={f.name} className="fieldset fieldset-inline">
@@ -569,13 +602,14 @@ function GithubField(props: { value: Draft["github"]; onChange: (value: Draft["g
         ) : (
           <label key={f.name} className="field">
             <span>
-              {f.label} <span className="muted">(comma-separated; empty: any)</span>
+              {f.label} <span className="muted">(comma-separated; empty: {f.empty ?? "any"})</span>
             </span>
             <input
               className="input"
               value={typeof filters[f.name] === "string" ? (filters[f.name] as string) : list(f.name).join(", ")}
               placeholder={f.hint}
               onChange={(e) => setFilter(f.name, e.target.value)}
+              disabled={f === REPOS && every}
               data-testid={`github-${f.name}`}
             />
           </label>

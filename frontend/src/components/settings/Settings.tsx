@@ -1,9 +1,10 @@
 // /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets, MCP servers,
-// code-host connections and the user's access tokens.
+// code-host connections, automations and the user's access tokens.
 import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
 import { AccessTokens } from "./AccessTokens";
+import { AutomationsSettings } from "./AutomationsSettings";
 import { Connections } from "./Connections";
 import { Executors } from "./Executors";
 import { McpServers } from "./McpServers";
@@ -23,6 +24,7 @@ export const SECTIONS = [
   { id: "secrets", label: "Secrets", view: Secrets },
   { id: "connections", label: "Code hosts", view: Connections },
   { id: "mcp", label: "MCP servers", view: McpServers },
+  { id: "automations", label: "Automations", view: AutomationsSettings },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
 

@@ -4,11 +4,13 @@ cap writes a skipped run with the reason — and the launch job the worker runs.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
 
 from kandev.domain.automations.firing import Admission, fire
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.scheduling import dedup_key
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.service import start_step_of
 from kandev.events import automation_channel, task_channel
@@ -43,6 +45,30 @@ async def test_a_dedup_key_fires_once_even_when_two_callers_race(services, db, w
     outcomes = await asyncio.gather(once(), once(), once())
 
     assert sorted(outcomes) == [Admission.DEDUPLICATED, Admission.DEDUPLICATED, Admission.FIRED]
+    assert len(await runs_of(db, automation_id)) == 1
+
+
+@pytest.mark.parametrize(
+    ("trigger_type", "key", "reason"),
+    [
+        ("scheduled", dedup_key("t-1", datetime(2026, 6, 1, 9, 0, tzinfo=UTC)), "already fired for this minute"),
+        ("webhook", "webhook:3f1c", "already fired for this delivery"),
+        ("github_pr", "github_pr:acme/app#7:opened", "already fired for this pull request event"),
+        ("github_pr_merged", "github_pr_merged:t:acme/app#7", "already fired for this merged pull request"),
+        ("github_push", "github_push:acme/app:main:" + "a" * 40, "already fired for this push"),
+        ("github_ci", "github_ci:acme/app:check_run:9", "already fired for this check run"),
+    ],
+)
+async def test_a_deduplicated_firing_answers_the_reason_it_did_not_run(
+    services, db, workspace_id, trigger_type, key, reason
+):
+    """Skipped with the reason, every time: like the cap and the disabled cases, a key that already fired says
+    why nothing ran (and names the run that holds it)."""
+    automation_id = await new_automation(services, workspace_id, max_concurrent_runs=5)
+    first = await fire(services.ctx, automation_id, trigger_id=None, trigger_type=trigger_type, dedup_key=key)
+    again = await fire(services.ctx, automation_id, trigger_id=None, trigger_type=trigger_type, dedup_key=key)
+    assert first.fired and first.reason is None
+    assert (again.admission, again.run_id, again.reason) == (Admission.DEDUPLICATED, first.run_id, reason)
     assert len(await runs_of(db, automation_id)) == 1
 
 

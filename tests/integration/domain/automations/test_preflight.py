@@ -15,6 +15,8 @@ import pytest
 from sqlalchemy import func, select
 
 from kandev.config import Settings
+from kandev.domain.automations.firing import fire
+from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.preflight import PENDING, AckStatus, check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface
@@ -106,11 +108,55 @@ async def test_an_unavailable_agent_profile_is_acked_failed_naming_its_missing_c
     assert ack["routed_profile_name"] == "Ghost"
 
 
-async def test_an_automation_without_an_agent_profile_is_acked_failed(services, db, workspace_id):
-    automation_id = await saved(services, workspace_id, agent_profile_id=None)
-    assert await check_and_store(services.ctx, automation_id) == "FAILED"
-    ack = (await stored(db, automation_id)).last_ack
-    assert ack is not None and ack["routed_profile_id"] is None and "no agent profile" in ack["detail"]
+async def test_the_ack_and_the_launch_agree_on_the_workspace_default_when_no_agent_profile_is_chosen(
+    services, db, workspace_id, gql
+):
+    """One rule for both: an automation naming no profile is acked routed to the workspace's default and its
+    runs launch there; a change of that default re-acks it (and only the automations that follow it)."""
+    follower = await saved(services, workspace_id, agent_profile_id=None)
+    default_id = await scripted_id(services, workspace_id)
+    own = await saved(services, workspace_id, name="Named", agent_profile_id=default_id)
+    for automation_id in (follower, own):
+        assert await check_and_store(services.ctx, automation_id) == "OK"
+    ack = (await stored(db, follower)).last_ack
+    assert ack is not None and ack["routed_profile_id"] == default_id and ack["follows_default"]
+    assert "it runs on the workspace default, Scripted," in ack["summary"]
+    assert (await session_profile_of_a_run(services, follower)) == default_id
+
+    other = await services.agent_profiles.create(
+        workspace_id, AgentProfileFields(name="Night shift", kind=AgentKind.SCRIPTED)
+    )
+    changed = await gql(UPDATE_WORKSPACE, i={"workspaceId": workspace_id, "defaultAgentProfileId": other.id})
+    assert changed["updateWorkspace"]["workspace"]["defaultAgentProfileId"] == other.id
+    assert (await stored(db, follower)).last_ack == PENDING.to_json()
+    assert (await stored(db, own)).last_ack["status"] == "OK"  # type: ignore[index]  # names its own: untouched
+    assert await check_and_store(services.ctx, follower) == "OK"
+    ack = (await stored(db, follower)).last_ack
+    assert (
+        ack is not None and ack["routed_profile_id"] == other.id and "workspace default, Night shift" in ack["summary"]
+    )
+    said = [e.text for e in (await services.automations.thread(follower)).entries]
+    told = [n for n, text in enumerate(said) if text.startswith("The workspace's default agent profile is now")]
+    assert len(told) == 1 and "'Night shift' (was 'Scripted')" in said[told[0]]
+    assert (
+        said[told[0] + 1].startswith("Pre-flight check: OK.")
+        and "Night shift (the workspace default)" in (said[told[0] + 1])
+    )
+    assert (await session_profile_of_a_run(services, follower)) == other.id
+
+
+UPDATE_WORKSPACE = """mutation($i: UpdateWorkspaceInput!) { updateWorkspace(input: $i) {
+  __typename ... on WorkspacePayload { workspace { defaultAgentProfileId } } } }"""
+
+
+async def session_profile_of_a_run(services: Any, automation_id: str) -> str | None:
+    """The agent profile the session of a Run now firing launched with."""
+    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert outcome.run_id and await launch_run(services.ctx, outcome.run_id) == "launched"
+    run = await services.automation_runs.get(outcome.run_id)
+    session = await services.sessions.get(run.session_id)
+    await services.automation_runs.stop(outcome.run_id)  # frees the slot for the next firing
+    return session.agent_profile_id
 
 
 async def test_a_github_trigger_with_an_authenticating_connection_is_ok_and_a_rejected_token_is_failed(
@@ -234,3 +280,51 @@ async def test_a_dry_run_answers_the_ack_of_an_unsaved_definition_and_stores_not
     assert webhook.next_run == "/api/v1/automations/webhook/{id}"
     async with db.read() as session:
         assert await session.scalar(select(func.count()).select_from(Automation)) == 0
+
+
+async def test_enabling_or_disabling_an_automation_or_its_trigger_writes_a_new_ack_and_thread_entry(
+    services, db, workspace_id
+):
+    """The stored ack stays current: the badge (lastAck) and the next-run indicator never disagree."""
+    automation_id = await saved(services, workspace_id)
+    assert await check_and_store(services.ctx, automation_id) == "OK"
+    trigger_id = (await services.automations.get(automation_id)).triggers[0].id
+
+    async def acks() -> list[str]:
+        page = await services.automations.thread(automation_id)
+        return [e.text for e in page.entries if e.kind == "preflight_ack"]
+
+    steps = [
+        (lambda: services.automations.set_enabled(automation_id, False), "WARN", "disabled"),
+        (lambda: services.automations.set_enabled(automation_id, True), "OK", "09:00:00+00:00"),
+        (lambda: services.automations.set_trigger_enabled(trigger_id, False), "WARN", "manual only"),
+        (lambda: services.automations.set_trigger_enabled(trigger_id, True), "OK", "09:00:00+00:00"),
+    ]
+    for change, status, next_run in steps:
+        written = len(await acks())
+        answered = await change()
+        assert answered.last_ack is not None and answered.last_ack["status"] == "PENDING"
+        assert (await stored(db, automation_id)).last_ack == PENDING.to_json()
+        assert await check_and_store(services.ctx, automation_id) == status
+        ack = (await stored(db, automation_id)).last_ack
+        assert ack is not None and ack["next_run"].endswith(next_run)
+        record = await services.automations.get(automation_id)
+        indicator = services.automations.indicator(record, None)
+        assert (indicator.state == "disabled") == (ack["next_run"] == "disabled")
+        assert (indicator.state == "manual") == (ack["next_run"] == "manual only")
+        entries = await acks()
+        assert len(entries) == written + 1 and entries[-1].startswith(f"Pre-flight check: {status}.")
+
+
+async def test_a_github_condition_without_repositories_is_acked_warn_saying_it_is_not_evaluated(
+    services, db, workspace_id
+):
+    await services.github.connect(workspace_id, "good-token")
+    unlisted = [TriggerFields(type=TriggerType.GITHUB_PUSH, config={})]
+    every = [TriggerFields(type=TriggerType.GITHUB_PUSH, config={"all_repositories": True})]
+    automation_id = await saved(services, workspace_id, triggers=unlisted)
+    assert await check_and_store(services.ctx, automation_id) == "WARN"
+    ack = (await stored(db, automation_id)).last_ack
+    assert ack is not None and "lists no repository, so it is not evaluated" in ack["detail"]
+    chosen = await saved(services, workspace_id, name="Every push", triggers=every)
+    assert await check_and_store(services.ctx, chosen) == "OK"

@@ -131,7 +131,7 @@ async def test_renaming_or_turning_off_mcp_re_acks_with_what_changed(services, d
     assert status == "WARN" and after[-2].text.startswith("Agent profile 'Agent Y' was changed.")
 
 
-async def test_deleting_a_profile_re_acks_its_automations_failed_without_a_profile(services, db, workspace_id):
+async def test_deleting_a_profile_re_acks_its_automations_on_the_workspace_default(services, db, workspace_id):
     profile_id = await acp_profile(services, workspace_id, sys.executable)
     automation_id = await saved(services, workspace_id, agent_profile_id=profile_id)
     await check_and_store(services.ctx, automation_id)
@@ -139,9 +139,12 @@ async def test_deleting_a_profile_re_acks_its_automations_failed_without_a_profi
     await services.agent_profiles.delete(profile_id)
     assert (await stored(db, automation_id)).last_ack == PENDING.to_json()
     status, after = await acked(services, automation_id)
-    assert status == "FAILED"
-    assert after[-2].text == "Agent profile 'Agent X' was deleted: a run can't start until another profile is chosen."
-    assert "no agent profile is chosen" in (await stored(db, automation_id)).last_ack["detail"]  # type: ignore[index]
+    assert status == "OK"
+    assert after[-2].text == (
+        "Agent profile 'Agent X' was deleted: runs use the workspace default until another profile is chosen."
+    )
+    ack = (await stored(db, automation_id)).last_ack
+    assert ack is not None and ack["follows_default"] and ack["routed_profile_name"] == "Scripted"
 
 
 async def test_the_periodic_recheck_finds_a_command_installed_or_removed_outside_kandev_once(

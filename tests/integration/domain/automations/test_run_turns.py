@@ -133,3 +133,46 @@ async def test_a_compatible_continuation_reuses_the_session_and_a_changed_profil
     )
     assert replaced.task_id != first.task_id
     assert replaced.continuation_note and "agent profile changed" in replaced.continuation_note
+
+
+STOP_TASK = "mutation($id: ID!) { stopTask(taskId: $id) { __typename ... on StopTaskPayload { status } } }"
+RUN_STATUSES = "query($id: ID!) { automationRuns(automationId: $id) { nodes { id status } } }"
+
+
+async def shown(gql, automation_id):
+    """Each run's status as the GraphQL history shows it."""
+    nodes = (await gql(RUN_STATUSES, id=automation_id))["automationRuns"]["nodes"]
+    return {node["id"]: node["status"] for node in nodes}
+
+
+async def test_a_run_whose_task_is_stopped_from_the_task_page_reads_cancelled_like_stop_run(
+    services, db, bus, settings, workspace_id, gql
+):
+    """History status rules: a run stopped from its task page (stopTask) reads CANCELLED on every view, as a
+    stopRun makes it, whether its turn was running or had not started yet; and it no longer counts as active."""
+    automation_id = await new_automation(services, workspace_id, prompt="{{data.script}}", max_concurrent_runs=2)
+    # Not started yet: launched, its prompt queued, no worker has claimed it.
+    waiting = await fire(
+        services.ctx, automation_id, trigger_id=None, trigger_type="manual", data={"script": "/say late"}
+    )
+    assert waiting.run_id and await launch_run(services.ctx, waiting.run_id) == "launched"
+    [queued] = await runs_of(db, automation_id)
+    assert (await gql(STOP_TASK, id=queued.task_id))["stopTask"]["status"] == "stopped"
+    assert await shown(gql, automation_id) == {queued.id: "CANCELLED"}
+    with running_worker(settings):
+        async with bus.subscribe(automation_channel(workspace_id)) as events:
+            running = await fire(
+                services.ctx, automation_id, trigger_id=None, trigger_type="manual", data={"script": "/sleep 30"}
+            )
+            assert running.run_id, running.reason  # the stopped run freed its slot
+            started = await until_run(events, running.run_id, lambda run: run["turn_id"] is not None)
+            stopped = await gql(STOP_TASK, id=started["task_id"])
+            assert stopped["stopTask"]["status"] == "stopped"
+            settled = await until_run(events, running.run_id, ended)
+    assert settled["status"] == "cancelled"
+    assert await shown(gql, automation_id) == {queued.id: "CANCELLED", running.run_id: "CANCELLED"}
+    page = await services.automations.list_runs(automation_id)
+    assert {r.id: r.status for r in page.records} == {queued.id: "cancelled", running.run_id: "cancelled"}
+    # Both slots are free again: the cap counts neither.
+    again = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual", data={"script": "/say"})
+    assert again.fired

@@ -8,10 +8,11 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, text
 
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.thread import ThreadEntry
 from kandev.domain.errors import NotFoundError
@@ -67,8 +68,8 @@ async def test_the_thread_reads_creation_ack_plan_run_update_disable_and_delete_
     entries = await thread(services, automation_id)  # still readable once deleted
     assert kinds(entries) == [
         ThreadKind.CREATION_INTENT,
-        ThreadKind.NEXT_RUN_MARKER,
         ThreadKind.PREFLIGHT_ACK,
+        ThreadKind.NEXT_RUN_MARKER,
         ThreadKind.RUN_REQUEST,
         ThreadKind.RUN_RESPONSE,
         ThreadKind.UPDATED,
@@ -78,7 +79,7 @@ async def test_the_thread_reads_creation_ack_plan_run_update_disable_and_delete_
         ThreadKind.NEXT_RUN_MARKER,
         ThreadKind.DELETED,
     ]
-    creation, plan, ack, request, response, updated, scheduled_plan, reack, _, disabled_plan, _ = entries
+    creation, ack, plan, request, response, updated, scheduled_plan, reack, _, disabled_plan, _ = entries
     assert ack.text.startswith("Pre-flight check: ") and "Agent profile: " in ack.text
     assert "Next run: " in reack.text
     assert "Created with the form" in creation.text and "Prompt template: /say done for {{trigger.type}}" in (
@@ -109,6 +110,7 @@ async def test_a_run_entry_shows_the_trigger_and_template_never_the_payload_or_t
     )
     automation_id, secret = saved.automation.id, saved.webhook_secret
     assert secret
+    await check_and_store(services.ctx, automation_id)
     outcome = await fire(
         services.ctx,
         automation_id,
@@ -121,9 +123,14 @@ async def test_a_run_entry_shows_the_trigger_and_template_never_the_payload_or_t
     await services.automations.rotate_webhook_secret(automation_id)
 
     entries = await thread(services, automation_id)
-    assert kinds(entries) == [ThreadKind.CREATION_INTENT, ThreadKind.NEXT_RUN_MARKER, ThreadKind.RUN_REQUEST]
-    assert f"POST /api/v1/automations/webhook/{automation_id}" in entries[1].text
-    assert entries[2].text == "Run fired by webhook. Prompt (template): Handle {{webhook.body}}"
+    assert kinds(entries) == [
+        ThreadKind.CREATION_INTENT,
+        ThreadKind.PREFLIGHT_ACK,
+        ThreadKind.NEXT_RUN_MARKER,
+        ThreadKind.RUN_REQUEST,
+    ]
+    assert f"POST /api/v1/automations/webhook/{automation_id}" in entries[2].text
+    assert entries[3].text == "Run fired by webhook. Prompt (template): Handle {{webhook.body}}"
     for entry in entries:
         assert SECRET_PAYLOAD not in entry.text and secret not in entry.text
 
@@ -137,9 +144,9 @@ async def test_a_skip_is_an_error_entry_and_a_retried_launch_writes_nothing_twic
     skipped = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
 
     entries = await thread(services, automation_id)
-    assert kinds(entries)[2:] == [ThreadKind.RUN_REQUEST, ThreadKind.RUN_ERROR]
-    assert entries[3].run_id == skipped.run_id
-    assert entries[3].text.startswith("A run fired by Run now was skipped: 1 run(s) still active")
+    assert kinds(entries) == [ThreadKind.CREATION_INTENT, ThreadKind.RUN_REQUEST, ThreadKind.RUN_ERROR]
+    assert entries[2].run_id == skipped.run_id
+    assert entries[2].text.startswith("A run fired by Run now was skipped: 1 run(s) still active")
 
 
 async def test_an_automation_saved_before_threads_gets_its_creation_intent_once_and_first(services, db, workspace_id):
@@ -169,4 +176,45 @@ async def test_the_thread_pages_oldest_first_with_cursors(services, workspace_id
     rest = await services.automations.thread(automation_id, first=50, after=first.cursors[-1])
     assert first.has_next_page and not rest.has_next_page
     assert [e.id for e in first.entries + rest.entries] == [e.id for e in everything]
-    assert len(everything) == 5
+    assert kinds(everything) == [ThreadKind.CREATION_INTENT] + [ThreadKind.UPDATED] * 3
+
+
+async def refuse_thread_writes(db: Any) -> None:
+    """Make the database itself refuse every new thread entry (a real failure, not a stub)."""
+    statements = (
+        [
+            "CREATE TRIGGER refuse_thread BEFORE INSERT ON automation_thread_messages "
+            "BEGIN SELECT RAISE(ABORT, 'thread store refused'); END"
+        ]
+        if db.is_sqlite
+        else [
+            "CREATE FUNCTION refuse_thread() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'thread store refused'; "
+            "END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER refuse_thread BEFORE INSERT ON automation_thread_messages "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_thread()",
+        ]
+    )
+    async with db.transaction() as session:
+        for statement in statements:
+            await session.execute(text(statement))
+
+
+@pytest.mark.slow
+async def test_a_thread_write_that_fails_is_logged_and_never_fails_the_run_its_launch_or_its_settle(
+    services, db, bus, settings, workspace_id, caplog
+):
+    """NFR-2: publishing to the thread never blocks or fails what it records."""
+    automation_id = await new_automation(services, workspace_id, prompt="/say still done")
+    await refuse_thread_writes(db)
+    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert outcome.fired and outcome.run_id
+    with caplog.at_level("WARNING", logger="kandev.automations.thread"):
+        assert await launch_run(services.ctx, outcome.run_id) == "launched"
+    assert any("run_request entry" in r.getMessage() and automation_id in r.getMessage() for r in caplog.records)
+    with running_worker(settings):
+        async with bus.subscribe(automation_channel(workspace_id)) as events:
+            if (await services.automation_runs.get(outcome.run_id)).status == "task_created":
+                await until(events, settled)
+    run = await services.automation_runs.get(outcome.run_id)
+    assert run.status == "succeeded" and run.turn_id is not None
+    assert kinds(await thread(services, automation_id)) == [ThreadKind.CREATION_INTENT]

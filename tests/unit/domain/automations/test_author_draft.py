@@ -35,12 +35,12 @@ from kandev.domain.automations.author_draft import Conversation, Draft, understa
         ("hourly: tidy the inbox", {"type": "scheduled", "expression": "@hourly"}, "tidy the inbox"),
         (
             "on each push to main run the linters",
-            {"type": "github_push", "filters": {"branches": ["main"]}},
+            {"type": "github_push", "filters": {"branches": ["main"], "all_repositories": True}},
             "run the linters",
         ),
         (
             "when a pull request is opened, review it",
-            {"type": "github_pr", "filters": {"events": ["opened"]}},
+            {"type": "github_pr", "filters": {"events": ["opened"], "all_repositories": True}},
             "review it",
         ),
         ("triage alerts from a webhook", {"type": "webhook"}, "triage alerts"),
@@ -95,3 +95,25 @@ def test_a_viable_draft_is_never_created_without_a_yes_however_long_the_chat():
     assert all(r.create is None and r.handoff is None for r in replies)
     assert [bool(r.confirm) for r in replies] == [True, False, True, False, True, False, True]
     assert chat.hear("yes").create == Draft(prompt="tidy up", trigger={"type": "scheduled", "expression": "@daily"})
+
+
+def test_a_yes_held_for_a_missing_credential_creates_only_on_a_later_check_or_save_it_anyway():
+    """Story 4, scenario 3: the program holds a yes whose pre-flight finds a credential missing; the next word
+    checks again (a create the program may hold once more), "save it anyway" creates regardless, "no" edits."""
+    chat = Conversation()
+    shown = chat.hear("on each push to main run the linters")
+    assert shown.confirm is not None
+    first = chat.hear("yes")
+    assert first.create == shown.confirm and not first.anyway
+    chat.hold()  # the program's pre-flight found the GitHub connection missing: nothing was created
+    again = chat.hear("done, I added it")
+    assert again.create == shown.confirm and not again.anyway and chat.draft.prompt == "run the linters"
+    chat.hold()
+    forced = chat.hear("save it anyway")
+    assert forced.create == shown.confirm and forced.anyway
+    edited = Conversation()
+    edited.hear("every day tidy up")
+    edited.hear("yes")
+    edited.hold()
+    assert edited.hear("no").messages == ["What should change?"]
+    assert edited.hear("every hour").confirm is not None

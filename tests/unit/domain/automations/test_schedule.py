@@ -316,6 +316,28 @@ def test_every_fires_at_the_anchor_plus_whole_multiples_of_its_duration(duration
     assert schedule.next_after(ANCHOR + 2 * every - timedelta(microseconds=1)) == ANCHOR + 2 * every
 
 
+@pytest.mark.parametrize(
+    ("duration", "every"),
+    [
+        ("1.5h", timedelta(minutes=90)),
+        ("1h30m", timedelta(minutes=90)),
+        ("90000ms", timedelta(seconds=90)),
+        ("+5m", timedelta(minutes=5)),
+        (".5h", timedelta(minutes=30)),
+        ("1.h", timedelta(hours=1)),
+        ("2h45m30.5s", timedelta(hours=2, minutes=45, seconds=30)),
+        ("60000000000ns", timedelta(minutes=1)),
+        ("90000000us", timedelta(seconds=90)),
+        ("90000000µs", timedelta(seconds=90)),
+        ("744h", timedelta(days=31)),
+    ],
+)
+def test_every_takes_go_durations_within_one_minute_and_31_days(duration, every):
+    """As Go's time.ParseDuration reads them (fractions, ms/us/ns, a leading +), counted in whole seconds."""
+    schedule = Schedule.parse(f"@every {duration}", anchor=ANCHOR)
+    assert schedule.next_fires(ANCHOR, 2) == [ANCHOR + every, ANCHOR + 2 * every]
+
+
 def test_every_before_its_anchor_first_fires_one_duration_after_it():
     schedule = Schedule.parse("@every 1h", anchor=ANCHOR)
     assert schedule.next_after(ANCHOR - timedelta(days=3)) == ANCHOR + timedelta(hours=1)
@@ -422,11 +444,15 @@ def test_the_newest_due_fire_of_every_is_the_last_multiple_not_after_now():
         "@every 30s",
         "@every 59s",
         "@every -5m",
-        "@every +5m",
         "@every 32d",
         "@every 31d1s",
         "@every 744h1m",
-        "@every 1.5h",
+        "@every 1.5",
+        "@every .h",
+        "@every 1..5h",
+        "@every 1h-5m",
+        "@every 59999ms",
+        "@every 1m-",
         "@every 5ms",
         "@every 1w",
         "@every 5 m",
