@@ -18,7 +18,7 @@ import httpx
 from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.workers import running_worker
 

@@ -18,17 +18,17 @@ from sqlalchemy import insert, select, update
 
 from bench.backends import backends
 from bench.foundation import summary
-from kandev.clock import Clock, clock_of
-from kandev.config import Settings
-from kandev.db import Database
-from kandev.dispatch import RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.automations.records import AutomationFields
 from kandev.domain.automations.scheduling import run_schedules
-from kandev.events import EventBus
 from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
-from kandev.state import Services, bootstrap, service_context
+from kandev.platform.clock import Clock, clock_of
+from kandev.platform.database import Database
+from kandev.platform.event_bus import EventBus
+from kandev.platform.settings import Settings
+from kandev.wiring import Services, bootstrap, service_context
 
 SPREAD = 10_000  # `@every 1h` schedules, anchors spread uniformly over the hour
 BURST = 100  # cron schedules due in the same minute

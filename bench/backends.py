@@ -49,7 +49,7 @@ def backends() -> Iterator[Backends]:
             with Redis.from_url(redis_url) as redis:
                 redis.flushdb()
         else:
-            from kandev.embedded import start_embedded_redis
+            from kandev.platform.embedded_redis import start_embedded_redis
 
             server = start_embedded_redis()
             redis_url = server.url

@@ -25,10 +25,10 @@ from starlette.routing import Route
 from bench.backends import backends
 from bench.foundation import percentile
 from kandev.app import create_app
-from kandev.config import Settings
-from kandev.heap import settle_heap
 from kandev.models import Task
-from kandev.state import SYSTEM
+from kandev.platform.heap import settle_heap
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM
 from tests.support.board import add_tasks, add_transcript
 from tests.support.client_ops import client_operations
 from tests.support.server import free_port

@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy import event, text
 
 from bench.backends import backends
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server
 

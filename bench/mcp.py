@@ -17,16 +17,16 @@ from sqlalchemy import select
 
 from bench.backends import backends
 from bench.foundation import summary
-from kandev.config import Settings
-from kandev.db import Database
-from kandev.dispatch import RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.events import EventBus
 from kandev.models import ParentQuestion, QueuedPrompt
-from kandev.state import service_context
+from kandev.platform.database import Database
+from kandev.platform.event_bus import EventBus
+from kandev.platform.settings import Settings
+from kandev.wiring import service_context
 from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
 from tests.support.server import running_server
 from tests.support.watch import watching

@@ -15,15 +15,15 @@ from sqlalchemy import select
 
 from bench.backends import backends
 from bench.foundation import summary
-from kandev.config import Settings
-from kandev.db import Database
-from kandev.dispatch import RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.events import EventBus, session_channel
 from kandev.models import Turn
-from kandev.state import service_context
+from kandev.platform.database import Database
+from kandev.platform.event_bus import EventBus, session_channel
+from kandev.platform.settings import Settings
+from kandev.wiring import service_context
 from tests.support.workers import running_worker
 
 TURNS = 20

@@ -20,8 +20,8 @@ from sqlalchemy import select
 from bench.backends import backends
 from bench.fanout import served
 from bench.foundation import summary
-from kandev.db import Database
 from kandev.models import WebhookDelivery
+from kandev.platform.database import Database
 
 CONCURRENCY = (8, 16)
 WARMUP_SECONDS = 1.0

@@ -24,26 +24,26 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET
 
-from kandev import metrics
-from kandev.api import schema
-from kandev.authentication import authenticate
-from kandev.config import Settings
 from kandev.domain.access.session_tokens import is_session_credential
 from kandev.domain.access.tokens import bearer
 from kandev.domain.context import Principal
-from kandev.graphql_http import GraphQLOverHttp
-from kandev.http_guard import HttpGuard
+from kandev.edge.authentication import authenticate
+from kandev.edge.graphql_http import GraphQLOverHttp
+from kandev.edge.http_guard import HttpGuard
+from kandev.edge.mcp_bridge.server import McpBridge
+from kandev.edge.mcp_bridge.surface import ToolSurface
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.open_connections import OpenConnections
+from kandev.edge.rest import routes as rest_routes
+from kandev.edge.static_assets import favicon, graphiql_asset, graphiql_response
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
+from kandev.graphql.schema.fanout import RELEASE_KEY, SharingTransportWSHandler, next_message_text
 from kandev.jobs.liveness import worker_report
-from kandev.log_redaction import install_log_redaction
-from kandev.mcp_bridge.server import McpBridge
-from kandev.mcp_bridge.surface import ToolSurface
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
-from kandev.open_connections import OpenConnections
-from kandev.rest import routes as rest_routes
-from kandev.schema.context import Context
-from kandev.schema.fanout import RELEASE_KEY, SharingTransportWSHandler, next_message_text
-from kandev.state import AppState
-from kandev.static_assets import favicon, graphiql_asset, graphiql_response
+from kandev.platform import metrics
+from kandev.platform.log_redaction import install_log_redaction
+from kandev.platform.settings import Settings
+from kandev.wiring import AppState
 
 log = logging.getLogger("kandev.app")
 FRONTEND_DIST = Path(__file__).resolve().parent.parent / "frontend" / "dist"

@@ -11,14 +11,29 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from kandev.config import Settings
-from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE, prepare_data_dir, prepare_work_dir, read_embedded_redis_port
-from kandev.db import Database
-from kandev.preflight import load_settings, require_database, require_port, require_reachable_redis, require_services
+from kandev.platform.agent_host import AgentUserError, check_uid_range, resolve_agent_user
+from kandev.platform.data_dir import (
+    EMBEDDED_REDIS_PORT_FILE,
+    prepare_data_dir,
+    prepare_work_dir,
+    read_embedded_redis_port,
+)
+from kandev.platform.database import Database
+from kandev.platform.embedded_default import start_embedded_default
+from kandev.platform.heap import settle_heap
+from kandev.platform.log_redaction import install_log_redaction
+from kandev.platform.preflight import (
+    load_settings,
+    require_database,
+    require_port,
+    require_reachable_redis,
+    require_services,
+)
+from kandev.platform.settings import Settings
 
 if TYPE_CHECKING:
     from kandev.domain.services import Services
-    from kandev.session_access import PersonChange
+    from kandev.platform.session_access import PersonChange
 
 T = TypeVar("T")
 
@@ -71,7 +86,6 @@ def _root(
 
 
 def _setup_logging() -> None:
-    from kandev.log_redaction import install_log_redaction
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     install_log_redaction()
@@ -88,10 +102,9 @@ def serve(
     is alive."""
     import uvicorn
 
-    from kandev.app import create_app
-    from kandev.embedded_default import start_embedded_default
-    from kandev.heap import settle_heap
-    from kandev.http_guard import is_loopback
+    from kandev.app import create_app  # lazy: start-up: the whole app (1.5 s) only for `serve`
+    from kandev.edge.http_guard import is_loopback  # lazy: start-up: Starlette, for `serve` alone
+    from kandev.jobs.recovery import recover_sync  # lazy: start-up: with the app, for `serve` alone
     from kandev.migrations import upgrade_to_head
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
@@ -144,7 +157,7 @@ def serve(
     try:
         if settings.embedded_redis or settings.embedded_database:
             # Supervised: a child that dies is restarted (with backoff) and /healthz reports it.
-            embedded = start_embedded_default(settings)
+            embedded = start_embedded_default(settings, recover_sync)
         # uvicorn restores these after its graceful shutdown and re-raises the signal it got; a
         # handler (instead of the default, which would kill us) lets the cleanup below run.
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -168,7 +181,7 @@ def _ensure_web_client() -> None:
     import shutil
     import subprocess
 
-    from kandev.app import FRONTEND_DIST
+    from kandev.app import FRONTEND_DIST  # lazy: start-up: the whole app, only when building the client
 
     source = FRONTEND_DIST.parent
     if (FRONTEND_DIST / "index.html").exists() or not (source / "package.json").exists():
@@ -204,8 +217,7 @@ def _ensure_web_client() -> None:
 @app.command(short_help="Run an RQ worker for agent turns and background jobs.")
 def worker(burst: bool = typer.Option(False, help="Exit once the queues are empty.")) -> None:
     """Run an RQ worker for agent turns and background jobs (needs KANDEV_REDIS_URL)."""
-    from kandev.heap import settle_heap
-    from kandev.jobs.worker import run_worker
+    from kandev.jobs.worker import run_worker  # lazy: start-up: RQ and the jobs, for `worker` alone
 
     _setup_logging()
     settings = _require_redis(load_settings())
@@ -220,7 +232,7 @@ def scheduler() -> None:
     """Run the scheduler: periodic recovery (reap dead turns, re-enqueue queued prompts, launches, webhook
     deliveries and due task cleanups, which retries failed ones) and the loop that fires automation schedules
     on time; needs KANDEV_REDIS_URL."""
-    from kandev.jobs.scheduler import run_scheduler
+    from kandev.jobs.scheduler import run_scheduler  # lazy: start-up: the scheduler, for itself alone
 
     _setup_logging()
     settings = _require_redis(load_settings())
@@ -236,7 +248,7 @@ def dashboard(
     """Inspect jobs, queues and workers with rq-dashboard on 127.0.0.1, against KANDEV_REDIS_URL or the
     embedded Redis of a running `kandev serve`. With KANDEV_AUTH=on, sign in with any user name and an admin's
     personal access token as the password."""
-    from kandev.dashboard import dashboard_app, serve_dashboard, token_verifier
+    from kandev.edge.dashboard import dashboard_app, serve_dashboard, token_verifier  # lazy: start-up: Flask
 
     settings = load_settings()
     running = _running_redis(settings)
@@ -265,7 +277,7 @@ def dashboard(
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Migrate the database (KANDEV_DATABASE_URL, or the embedded SQLite file) to the newest schema."""
-    from kandev.migrations import upgrade_to_head
+    from kandev.migrations import upgrade_to_head  # lazy: start-up: Alembic, for this command alone
 
     settings = load_settings()
     require_database(settings)
@@ -284,10 +296,11 @@ def _run_services(work: Callable[[Services], Awaitable[T]]) -> T:
     `local` user in place); a domain error becomes one line on stderr and exit status 2."""
     import asyncio
 
-    from kandev.domain.access.users import prepare_users
-    from kandev.domain.errors import DomainError, NotFoundError
-    from kandev.migrations import upgrade_to_head
-    from kandev.state import SYSTEM, provide_services
+    # The domain, Alembic and the services, only for the commands that change users and tokens:
+    from kandev.domain.access.users import prepare_users  # lazy: start-up
+    from kandev.domain.errors import DomainError, NotFoundError  # lazy: start-up
+    from kandev.migrations import upgrade_to_head  # lazy: start-up
+    from kandev.wiring import SYSTEM, provide_services  # lazy: start-up
 
     settings = load_settings()
     require_database(settings)
@@ -321,7 +334,7 @@ def user_create(
     admin: bool = typer.Option(False, "--admin", help="Let the user define what the machine runs."),
 ) -> None:
     """Create a user. Only admins set agent commands, env and kinds, executor and server-wide profiles."""
-    from kandev.domain.access.users import create_user
+    from kandev.domain.access.users import create_user  # lazy: start-up: the domain
 
     user = _run(lambda db: create_user(db, login, admin=admin))
     typer.echo(f"created user {user.login}{' (admin)' if user.admin else ''}")
@@ -333,7 +346,7 @@ def user_update(
     admin: bool = typer.Option(..., "--admin/--no-admin", help="Grant or withdraw admin."),
 ) -> None:
     """Grant (--admin) or withdraw (--no-admin) admin; open connections of the user follow at once."""
-    from kandev.domain.access.users import update_user
+    from kandev.domain.access.users import update_user  # lazy: start-up: the domain
 
     user, changes = _run(lambda db: update_user(db, login, admin=admin))
     typer.echo(f"user {user.login} is {'an admin' if user.admin else 'not an admin'}")
@@ -346,7 +359,7 @@ def user_remove(
 ) -> None:
     """Remove a user: their tokens are revoked and their open connections and agents' sessions refused at once;
     their workspaces stay, and the login is never given to anyone else."""
-    from kandev.domain.access.users import remove_user  # lazy: start-up cost
+    from kandev.domain.access.users import remove_user  # lazy: start-up: the domain
 
     user, changes, sessions = _run(lambda db: remove_user(db, login))
     typer.echo(f"removed user {user.login}")
@@ -365,7 +378,7 @@ def token_create(
     ),
 ) -> None:
     """Create a personal access token for an existing user and print it once; only its hash is stored."""
-    from kandev.domain.access.tokens import create_token, token_owner
+    from kandev.domain.access.tokens import create_token, token_owner  # lazy: start-up: the domain
 
     async def create(db: Database) -> str:
         login = token_owner(user, auth=load_settings().auth)
@@ -379,7 +392,7 @@ def token_list(
     user: str | None = typer.Option(None, "--user", metavar="LOGIN", help="Only this user's tokens."),
 ) -> None:
     """List tokens (id, name, user, created, last used, revoked); token values are never shown."""
-    from kandev.domain.access.tokens import list_tokens
+    from kandev.domain.access.tokens import list_tokens  # lazy: start-up: the domain
 
     rows = _run(lambda db: list_tokens(db, user))
     typer.echo("ID\tNAME\tUSER\tCREATED\tLAST USED\tREVOKED")
@@ -393,7 +406,7 @@ def token_revoke(
     token_id: str = typer.Argument(..., metavar="TOKEN_ID", help="The token's id, from `kandev token list`."),
 ) -> None:
     """Revoke a token: every later request presenting it is refused, and what it holds open is closed at once."""
-    from kandev.domain.access.tokens import revoke_token, revoked  # lazy: start-up cost
+    from kandev.domain.access.tokens import revoke_token, revoked  # lazy: start-up: the domain
 
     row = _run(lambda db: revoke_token(db, token_id))
     typer.echo(f"revoked token {row.id} ({row.name}, user {row.login})")
@@ -451,7 +464,7 @@ def _tell_servers(people: list[PersonChange], sessions: list[str] | None = None)
 
     from redis.exceptions import RedisError
 
-    from kandev.session_access import announce_at  # lazy: start-up cost
+    from kandev.platform.session_access import announce_at  # lazy: start-up: the domain
 
     settings = load_settings()
     running = _running_redis(settings)
@@ -477,7 +490,6 @@ def _is_terminal() -> bool:
 
 
 def _require_agent_user(settings: Settings) -> None:
-    from kandev.agent_host import AgentUserError, check_uid_range, resolve_agent_user
 
     try:
         if settings.agent_user and settings.agent_uids:

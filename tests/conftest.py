@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from kandev.api import schema
-from kandev.config import Settings
-from kandev.db import Database
-from kandev.dispatch import RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain import outbound
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
-from kandev.events import EventBus
-from kandev.schema.context import Context
-from kandev.state import service_context
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
+from kandev.platform.database import Database
+from kandev.platform.event_bus import EventBus
+from kandev.platform.settings import Settings
+from kandev.wiring import service_context
 from tests.support import databases
 from tests.support.factories import settings_for
 from tests.support.fake_dns import FakeDns
@@ -47,7 +47,7 @@ def redis_url() -> Iterator[str]:
     if url:
         yield url
         return
-    from kandev.embedded import start_embedded_redis
+    from kandev.platform.embedded_redis import start_embedded_redis
 
     server = start_embedded_redis()
     try:

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import Database
 from kandev.domain.errors import PermissionDeniedError, ValidationError
-from kandev.events import Channel, P
-from kandev.session_access import PersonChange, announce
+from kandev.platform.database import Database
+from kandev.platform.event_bus import Channel, P
+from kandev.platform.session_access import PersonChange, announce
 
 if TYPE_CHECKING:
-    from kandev.config import Settings
-    from kandev.events import EventBus
     from kandev.models import Task, WorkflowStep
+    from kandev.platform.event_bus import EventBus
+    from kandev.platform.settings import Settings
 
 LOCAL_LOGIN = "local"
 
@@ -99,10 +99,10 @@ class UnitOfWork:
     events: list[Event] = field(default_factory=list)
     # Work that must only happen once the data it refers to is committed (e.g. enqueueing a turn).
     after_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # Sessions whose token checks every process must forget once committed (kandev.session_access).
+    # Sessions whose token checks every process must forget once committed (kandev.platform.session_access).
     access_changed: set[str] = field(default_factory=set)
     # People whose open connections every process must close or downgrade once committed (revoked tokens,
-    # withdrawn admin flags, removed users): kandev.session_access.PersonChange.
+    # withdrawn admin flags, removed users): kandev.platform.session_access.PersonChange.
     people_changed: list[PersonChange] = field(default_factory=list)
     # Work that must happen last inside the transaction, once every change is made (e.g. announcing the
     # pending actions of automation runs); it may still write and emit.
@@ -118,7 +118,7 @@ class UnitOfWork:
 
 
 class JobDispatcher(Protocol):
-    """How the domain hands work to workers (kandev.dispatch.RqDispatcher): turns, cancels, answers."""
+    """How the domain hands work to workers (kandev.adapters.rq_dispatch.RqDispatcher): turns, cancels, answers."""
 
     async def enqueue_turn(
         self, session_id: str, queue: str | None = None, *, description: str | None = None
@@ -142,7 +142,7 @@ class JobDispatcher(Protocol):
 
 
 class Counters(Protocol):
-    """Monotonic counters /metrics reports (kandev.metrics.RedisCounters)."""
+    """Monotonic counters /metrics reports (kandev.platform.metrics.RedisCounters)."""
 
     async def increment(self, name: str, **labels: str) -> None: ...
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from kandev.config import Settings
 from kandev.domain.errors import ValidationError
+from kandev.platform.settings import Settings
 
 SETTING = "KANDEV_MCP_ALLOWED_HOSTS"
 DEFAULT_PORTS = {"http": 80, "https": 443, "ssh": 22}

@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.sessions.prompts import is_terminal
-from kandev.jobs.queues import agent_key
 from kandev.models import Session, SessionToken, Turn
+from kandev.platform.job_queues import agent_key
 from kandev.runtime.base import AgentUpdate, PermissionHandler, PermissionRequest, UpdateHandler
 
 if TYPE_CHECKING:

@@ -11,13 +11,20 @@ import math
 import time
 from typing import TYPE_CHECKING
 
-from kandev.config import Settings
+from kandev.domain.github.connections import connected_workspace_ids
+from kandev.domain.github.firings import deliver_pending
+from kandev.domain.github.sweep import poll_github_now
+from kandev.domain.github.webhooks import forget_old_deliveries
 from kandev.jobs.worker_loop import run_as_system
+from kandev.platform.job_queues import DEFAULT, enqueue
+from kandev.platform.redis_client import sync_redis
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, provide_services
 
 if TYPE_CHECKING:
     from kandev.domain.context import ServiceContext
 
-log = logging.getLogger("kandev.github.jobs")
+log = logging.getLogger("kandev.adapters.github.jobs")
 
 POLL_JOB = "kandev.jobs.github_triggers.poll_github_workspace"
 POLL_JOB_TIMEOUT_SECONDS = 600
@@ -36,7 +43,6 @@ def poll_github_workspace(workspace_id: str) -> int:
 
 
 async def _poll(ctx: ServiceContext, workspace_id: str) -> int:
-    from kandev.domain.github.sweep import poll_github_now
 
     return len(await poll_github_now(ctx, workspace_id))
 
@@ -44,10 +50,6 @@ async def _poll(ctx: ServiceContext, workspace_id: str) -> int:
 async def github_tick(settings: Settings) -> dict[str, int]:
     """The scheduler hook: deliver due pending firings, then enqueue the polls that are due (and forget
     webhook delivery ids older than their memory)."""
-    from kandev.domain.github.connections import connected_workspace_ids
-    from kandev.domain.github.firings import deliver_pending
-    from kandev.domain.github.webhooks import forget_old_deliveries
-    from kandev.state import SYSTEM, provide_services
 
     async with provide_services(settings, SYSTEM) as services:
         delivered = await deliver_pending(services.ctx)
@@ -63,8 +65,6 @@ async def github_tick(settings: Settings) -> dict[str, int]:
 
 
 def _enqueue_due_polls(settings: Settings, workspaces: list[str]) -> int:
-    from kandev.jobs.queues import DEFAULT, enqueue
-    from kandev.redis_conn import sync_redis
 
     if settings.redis_url is None:
         return 0

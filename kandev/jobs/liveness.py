@@ -11,7 +11,7 @@ from rq.queue import Queue
 from rq.utils import utcparse
 from rq.worker_registration import REDIS_WORKER_KEYS
 
-from kandev.jobs.queues import ALL, worker_queue_name
+from kandev.platform.job_queues import ALL, worker_queue_name
 
 WORKER_QUEUE_PREFIX = worker_queue_name("")
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import math
 import time
 
-from kandev.config import Settings
+from kandev.domain.automations.profile_checks import recheck_profiles
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, provide_services
 
 _last = [-math.inf]  # when this process last re-checked (monotonic)
 
 
 async def profile_tick(settings: Settings) -> int | None:
     """The scheduler hook: how many automations were re-acked, or None when the re-check is not due."""
-    from kandev.domain.automations.profile_checks import recheck_profiles
-    from kandev.state import SYSTEM, provide_services
 
     if time.monotonic() - _last[0] < settings.profile_recheck_seconds:
         return None

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from kandev.config import Settings
 from kandev.domain.automations.cleanup import due_cleanups
 from kandev.domain.automations.launch import runs_to_launch
 from kandev.domain.automations.webhooks import unprocessed_deliveries
 from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
-from kandev.state import SYSTEM, provide_services
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, provide_services
 
 log = logging.getLogger("kandev.recovery")
 

@@ -17,9 +17,13 @@ import time
 from collections.abc import Callable
 from types import FrameType
 
-from kandev.config import Settings
+from kandev.domain.automations.scheduling import run_schedules
 from kandev.jobs.github_triggers import github_tick
 from kandev.jobs.profile_checks import profile_tick
+from kandev.jobs.recovery import recover_sync
+from kandev.platform.clock import clock_of
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, provide_services
 
 log = logging.getLogger("kandev.scheduler")
 
@@ -28,7 +32,6 @@ _POLL_SECONDS = 0.1
 
 def _recover(settings: Settings) -> object:
     """Reap expired turns and re-enqueue pending work (imported late: it pulls in the domain)."""
-    from kandev.jobs.recovery import recover_sync
 
     return recover_sync(settings)
 
@@ -62,9 +65,6 @@ _RESTART_SECONDS = 1.0
 async def _schedules(settings: Settings, should_stop: Callable[[], bool]) -> None:
     """The schedule loop with services of its own (imported late: it pulls in the domain); restarted after a
     failure (a database or Redis outage) until stopped."""
-    from kandev.clock import clock_of
-    from kandev.domain.automations.scheduling import run_schedules
-    from kandev.state import SYSTEM, provide_services
 
     clock = clock_of(settings)
     while not should_stop():

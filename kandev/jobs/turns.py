@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from kandev.config import Settings
+from rq import get_current_job
+
 from kandev.domain.access.session_tokens import token_is_live
 from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
@@ -26,10 +27,12 @@ from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.domain.workspace.contributions import write_preflight
-from kandev.events import WAITING, control_channel
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
+from kandev.platform.event_bus import WAITING, control_channel
+from kandev.platform.job_queues import warm_worker_queue, worker_queue_name
+from kandev.platform.settings import Settings
 from kandev.runtime.base import (
     CANCELLED,
     FAILED,
@@ -40,7 +43,7 @@ from kandev.runtime.base import (
     PromptResult,
 )
 from kandev.runtime.mcp_delivery import McpApplyError, deliverable
-from kandev.state import SYSTEM, provide_services
+from kandev.wiring import SYSTEM, provide_services
 
 if TYPE_CHECKING:
     from kandev.runtime.acp_adapter import AcpRuntime
@@ -85,11 +88,6 @@ def _hand_to_warm_owner(worker: WorkerLoop, session_id: str) -> str | None:
     (the queue it returns) instead of claiming here and launching the agent afresh. Dispatch routes follow-ups
     so already; this catches the jobs it could not route, such as the duplicates a starting worker's recovery
     enqueues for every session with queued prompts."""
-    from rq import get_current_job
-
-    from kandev.dispatch import warm_worker_queue
-    from kandev.jobs.queues import worker_queue_name
-
     job = get_current_job()
     if job is None:
         return None
@@ -396,7 +394,7 @@ class TurnRunner:
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
-        from kandev.runtime.acp_adapter import AcpRuntime
+        from kandev.runtime.acp_adapter import AcpRuntime  # lazy: start-up: ACP's 0.7 s, preloaded by workers
 
         try:
             self.setup = setup = await prepare_turn(self.ctx, self.claimed)

@@ -17,11 +17,11 @@ from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
 from rq.worker import WorkerStatus
 
-from kandev.config import Settings
-from kandev.dispatch import TURN_JOB
-from kandev.jobs.queues import ALL, get_queue, running_key, worker_queue_name
+from kandev.jobs.recovery import recover_sync
 from kandev.jobs.worker_loop import WorkerLoop
-from kandev.redis_conn import sync_redis
+from kandev.platform.job_queues import ALL, TURN_JOB, get_queue, running_key, worker_queue_name
+from kandev.platform.redis_client import sync_redis
+from kandev.platform.settings import Settings
 
 log = logging.getLogger("kandev.worker")
 
@@ -30,7 +30,6 @@ DEFAULT_SHUTDOWN_GRACE_SECONDS = 3.0
 
 def _recover(settings: Settings) -> object:
     """Reap what a dead worker left, re-enqueue from the database (imported late: it pulls in the domain)."""
-    from kandev.jobs.recovery import recover_sync
 
     return recover_sync(settings)
 
@@ -142,8 +141,8 @@ def worker_queues(name: str, extra_queues: Sequence[str] = ()) -> list[str]:
 
 def preload_job_modules() -> None:
     """Import what turn jobs need once, before the first job: ~0.7 s of ACP and job imports."""
-    import kandev.jobs.turns  # noqa: F401
-    import kandev.runtime.acp_adapter  # noqa: F401
+    import kandev.jobs.turns  # noqa: F401  # lazy: start-up: loaded once the worker has registered
+    import kandev.runtime.acp_adapter  # noqa: F401  # lazy: start-up: ACP's 0.7 s, after registering
 
 
 def run_worker(

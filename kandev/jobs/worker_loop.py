@@ -12,7 +12,9 @@ from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kandev.config import Settings
+from kandev.jobs.agents import AgentPool
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, provide_services
 
 if TYPE_CHECKING:
     from kandev.domain.context import ServiceContext
@@ -36,7 +38,6 @@ def current_loop() -> WorkerLoop | None:
 def run_as_system(action: Callable[[ServiceContext, A], Coroutine[Any, Any, T]], argument: A) -> T:
     """An RQ job's body, as the system: on the worker's event loop and services, or (outside a worker, e.g.
     rq's own worker in tests) on fresh ones."""
-    from kandev.state import SYSTEM
 
     worker = current_loop()
     if worker is None:
@@ -45,7 +46,6 @@ def run_as_system(action: Callable[[ServiceContext, A], Coroutine[Any, Any, T]],
 
 
 async def _alone(action: Callable[[ServiceContext, A], Coroutine[Any, Any, T]], argument: A) -> T:
-    from kandev.state import SYSTEM, provide_services
 
     async with provide_services(Settings(), SYSTEM) as services:
         return await action(services.ctx, argument)
@@ -135,8 +135,6 @@ class WorkerLoop:
         self.loop.close()
 
     async def _setup(self) -> None:
-        from kandev.jobs.agents import AgentPool
-        from kandev.state import SYSTEM, provide_services
 
         self.stopping = asyncio.Event()
         # One set of services for the worker's life, its connections pooled: the loop is shared, so they never

@@ -7,7 +7,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
-from kandev.data_dir import private_sqlite, sqlite_path
+from kandev.platform.data_dir import private_sqlite, sqlite_path
 
 MIGRATIONS_DIR = Path(__file__).parent
 

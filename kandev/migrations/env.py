@@ -8,8 +8,8 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 import kandev.models  # noqa: F401 - registers every table on the metadata
-from kandev.db import create_engine
 from kandev.models.base import Base
+from kandev.platform.database import create_engine
 
 target_metadata = Base.metadata
 

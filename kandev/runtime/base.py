@@ -6,14 +6,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from kandev.agent_host import scripted_command as scripted_command
-from kandev.redaction import REDACTED as REDACTED
-from kandev.redaction import Redactor as Redactor
+from kandev.platform.agent_host import scripted_command as scripted_command
+from kandev.platform.redaction import REDACTED as REDACTED
+from kandev.platform.redaction import Redactor as Redactor
 from kandev.runtime.wire_names import END_TURN as END_TURN
 from kandev.runtime.wire_names import MCP_SERVER_NAME as MCP_SERVER_NAME
 
 if TYPE_CHECKING:
-    from kandev.agent_host import AgentUser
+    from kandev.platform.agent_host import AgentUser
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
 UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]

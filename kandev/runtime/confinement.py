@@ -1,4 +1,4 @@
-"""Whether the agent's OS user (kandev.agent_host.AgentUser) can run its command: checked before launch,
+"""Whether the agent's OS user (kandev.platform.agent_host.AgentUser) can run its command: checked before launch,
 so a permission problem names the path to fix instead of failing inside the agent."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from kandev.agent_host import AgentUser
+from kandev.platform.agent_host import AgentUser
 from kandev.runtime.base import AgentLaunchError
 
 _R, _W, _X = 4, 2, 1

@@ -19,7 +19,7 @@ from pathlib import Path
 from secrets import token_hex
 from typing import Any
 
-from kandev.handover import ensure_dir, remove_tree
+from kandev.platform.handover import ensure_dir, remove_tree
 from kandev.runtime.base import McpServerEntry
 from kandev.runtime.process import minimal_env
 

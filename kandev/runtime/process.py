@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kandev.runtime import reaper
 
 if TYPE_CHECKING:
-    from kandev.agent_host import AgentUser
+    from kandev.platform.agent_host import AgentUser
 
 # Variables an agent needs to find its tools and home; everything else must be passed explicitly,
 # so the server's own settings and credentials never leak into an agent.

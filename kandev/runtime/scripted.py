@@ -468,7 +468,7 @@ def _call_tool(
     import asyncio
     import contextlib
 
-    from kandev.runtime.scripted_tools import call_tool
+    from kandev.runtime.scripted_tools import call_tool  # lazy: start-up: the MCP client, for /tool turns alone
 
     async def call() -> ToolOutcome:
         loop, task = asyncio.get_running_loop(), asyncio.current_task()

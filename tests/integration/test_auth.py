@@ -17,11 +17,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from kandev.app import create_app
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.tokens import create_token, revoke_token
 from kandev.domain.access.users import create_user
 from kandev.models import AccessToken
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL, GraphQLWebSocket
 from tests.support.server import running_server

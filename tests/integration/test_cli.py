@@ -10,11 +10,11 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from kandev.cli import app
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.tokens import principal_for_token
 from kandev.domain.context import Principal
 from kandev.models import AccessToken, User
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Each command is described once, on its GraphQL input: the MCP tool schemas, the REST bodies and what
-GraphQL refuses all come from that declaration (kandev.contract, kandev.schema.declare)."""
+GraphQL refuses all come from that declaration (kandev.graphql.contract, kandev.graphql.schema.declare)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from kandev.contract import command
 from kandev.domain.validation import MAX_TITLE_LENGTH
-from kandev.mcp_bridge import catalogue
-from kandev.mcp_bridge import tools as _registered  # noqa: F401 - registers the catalogue
-from kandev.mcp_bridge.tools import tasks as task_tools
-from kandev.schema.declare import METADATA_KEY, declared
-from kandev.schema.inputs import CreateTaskInput
+from kandev.edge.mcp_bridge import catalogue
+from kandev.edge.mcp_bridge import tools as _registered  # noqa: F401 - registers the catalogue
+from kandev.edge.mcp_bridge.tools import tasks as task_tools
+from kandev.graphql.contract import command
+from kandev.graphql.schema.declare import METADATA_KEY, declared
+from kandev.graphql.schema.inputs import CreateTaskInput
 from tests.integration.rest.conftest import rest_client
 
 # Mutation tools whose arguments are not exactly their mutation's: each keeps a small adapter, checked below.
@@ -84,7 +84,7 @@ def _create_task_title() -> Any:
 
 def _forget_derived_schemas() -> None:
     command.cache_clear()
-    from kandev.rest import common
+    from kandev.edge.rest import common
 
     cached = getattr(common, "tool_schema", None)
     if cached is not None and hasattr(cached, "cache_clear"):

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.data_dir import EMBEDDED_REDIS_PORT_FILE
+from kandev.platform.data_dir import EMBEDDED_REDIS_PORT_FILE
 from tests.integration.test_serve import wait_for_agent_text, wait_healthy
 from tests.support.server import free_port
 from tests.support.workers import stop_gracefully

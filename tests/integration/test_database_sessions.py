@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from kandev import db as db_module
-from kandev.db import Database, create_engine
+from kandev.platform import database as db_module
+from kandev.platform.database import Database, create_engine
 from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url, sqlite_url
 
 WAIT = 10

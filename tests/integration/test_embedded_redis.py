@@ -19,12 +19,12 @@ from rq import Worker
 from rq.exceptions import DuplicateJobError
 from rq.job import Job, JobStatus
 
-from kandev.config import Settings
-from kandev.embedded import EmbeddedRedis, make_server, start_embedded_redis
 from kandev.jobs import worker as worker_module
-from kandev.jobs.queues import TURNS, enqueue, get_queue, worker_queue_name
-from kandev.redis_conn import async_redis, sync_redis
-from kandev.supervisor import ChildProcesses, process_alive, stop_process_group
+from kandev.platform.embedded_redis import EmbeddedRedis, make_server, start_embedded_redis
+from kandev.platform.job_queues import TURNS, enqueue, get_queue, worker_queue_name
+from kandev.platform.redis_client import async_redis, sync_redis
+from kandev.platform.settings import Settings
+from kandev.platform.supervisor import ChildProcesses, process_alive, stop_process_group
 
 ROOT = Path(__file__).resolve().parents[2]
 THIS_MODULE = "tests.integration.test_embedded_redis"
@@ -67,7 +67,7 @@ def read_pid(path: Path, timeout: float = 20.0) -> int:
 def worker_argv(url: str, name: str, grace: float) -> list[str]:
     """`run_worker` in a fresh process, without start hooks (they need a database)."""
     code = f"""
-        from kandev.config import Settings
+        from kandev.platform.settings import Settings
         from kandev.jobs import worker
         worker.on_worker_start.clear()
         worker.run_worker(Settings(redis_url={url!r}, worker_name={name!r}), shutdown_grace_seconds={grace!r})
@@ -352,7 +352,7 @@ def test_a_blocking_pop_of_a_client_that_hung_up_ends_and_takes_nothing_pushed_l
 def test_a_published_message_reaches_an_idle_subscriber_at_once_not_at_its_next_poll(monkeypatch):
     # Both idle waits (ours, and fakeredis's poll, which a plain fakeredis handler would use) are made longer
     # than the test's bound: only the wake-up on a queued reply can deliver in time.
-    monkeypatch.setattr("kandev.embedded._IDLE_WAIT", 60.0)
+    monkeypatch.setattr("kandev.platform.embedded_redis._IDLE_WAIT", 60.0)
     monkeypatch.setattr("fakeredis._clients._tcp_server._POLL_INTERVAL", 60.0)
     server = make_server("127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -1,7 +1,7 @@
 import asyncio
 import random
 
-from kandev.events import PREFIX, Channel, EventBus
+from kandev.platform.event_bus import PREFIX, Channel, EventBus
 
 ROUNDS = 300
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import strawberry.schema.schema as strawberry_schema
 
-import kandev.schema.caching as caching
+import kandev.graphql.schema.caching as caching
 from tests.integration.test_graphql_limits import refused
 
 PAGE = "query($w: ID!, $n: Int) { tasks(workspaceId: $w, first: $n) { nodes { id } } }"

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 import kandev.app
-from kandev.graphql_http import answer_type
+from kandev.edge.graphql_http import answer_type
 from tests.integration.rest.conftest import rest_client
 from tests.support.counts import row_counts
 

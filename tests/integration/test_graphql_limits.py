@@ -11,9 +11,9 @@ from typing import Any
 
 from sqlalchemy import event
 
-from kandev.api import schema
-from kandev.schema.context import Context
-from kandev.schema.limits import MAX_ALIASES, MAX_COST, MAX_DEPTH, MAX_TOKENS
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
+from kandev.graphql.schema.limits import MAX_ALIASES, MAX_COST, MAX_DEPTH, MAX_TOKENS
 from tests.integration.rest.conftest import rest_client
 from tests.integration.test_sidebar_queries import add_tasks
 from tests.support.client_ops import client_operations

@@ -12,13 +12,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kandev.config import Settings
-from kandev.embedded import start_embedded_redis
-from kandev.embedded_default import EmbeddedDefault
-from kandev.jobs.queues import TURNS, enqueue
 from kandev.migrations import upgrade_to_head
-from kandev.redis_conn import sync_redis
-from kandev.supervisor import Supervisor, spawn
+from kandev.platform.embedded_default import EmbeddedDefault
+from kandev.platform.embedded_redis import start_embedded_redis
+from kandev.platform.job_queues import TURNS, enqueue
+from kandev.platform.redis_client import sync_redis
+from kandev.platform.settings import Settings
+from kandev.platform.supervisor import Supervisor, spawn
 from tests.support.server import last_app_state, running_server
 from tests.support.workers import running_worker
 
@@ -87,7 +87,7 @@ def pool_of(settings: Settings, supervisor: Supervisor, code: str) -> EmbeddedDe
 async def test_healthz_on_the_embedded_default_answers_503_while_no_embedded_worker_is_alive(
     settings: Settings, caplog: pytest.LogCaptureFixture
 ):
-    caplog.set_level(logging.INFO, "kandev.supervisor")
+    caplog.set_level(logging.INFO, "kandev.platform.supervisor")
     # A long backoff: the dead worker stays dead for the whole test.
     with Supervisor(backoff=600, max_backoff=600) as supervisor:
         pool = pool_of(settings, supervisor, "import sys; sys.exit(3)")

@@ -14,11 +14,11 @@ from sqlalchemy import func, select
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import Task
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import PROTOCOL
 from tests.support.server import running_server

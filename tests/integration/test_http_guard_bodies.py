@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 from tests.support.counts import row_counts
 from tests.support.factories import settings_for
 from tests.support.server import running_server

@@ -1,4 +1,4 @@
-"""Operations run in process (MCP tools, REST handlers: kandev.contract.run) keep what the HTTP endpoint
+"""Operations run in process (MCP tools, REST handlers: kandev.graphql.contract.run) keep what the HTTP endpoint
 enforces, though strawberry's per-request machinery does not run for them: the cost and input checks
 on their variables, validation, value-free failures and the log of what was not the caller's mistake."""
 
@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-import kandev.contract as contract
-from kandev.contract import OperationFailed, run
+import kandev.graphql.contract as contract
 from kandev.domain.errors import ValidationError
-from kandev.schema.context import Context
+from kandev.graphql.contract import OperationFailed, run
+from kandev.graphql.schema.context import Context
 from tests.integration.test_graphql_limits import sql_statements
 
 CREATE = """mutation($input: CreateTaskInput!) { createTask(input: $input) { __typename

@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import redis.asyncio as aioredis
 
-from kandev import metrics
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
+from kandev.platform import metrics
 from tests.support.factories import settings_for
 from tests.support.server import running_server
 

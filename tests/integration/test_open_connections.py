@@ -20,10 +20,10 @@ from mcp.shared.exceptions import MCPError
 from websockets.exceptions import ConnectionClosed
 
 from kandev.app import create_app
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import LEGACY, MODERN, mcp_client
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket

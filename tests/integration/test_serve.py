@@ -79,7 +79,14 @@ def test_serve_on_the_embedded_default_answers_and_leaves_no_process_after_sigte
         # The server's state is its user's alone; agents work beside it, never inside it.
         assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
         assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "data").glob("*")} == {
-            name: 0o600 for name in ("kandev.db", "kandev.db-wal", "kandev.db-shm", "server.key", "redis.port")
+            name: 0o600
+            for name in (
+                "kandev.db",
+                "kandev.db-wal",
+                "kandev.db-shm",
+                "server.key",
+                "redis.port",
+            )
         }
         assert stat.S_IMODE((tmp_path / "data-work").stat().st_mode) == 0o700
         # The embedded worker runs a scripted turn started over GraphQL.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from kandev.jobs.queues import ALL, TURNS, worker_queue_name
+from kandev.platform.job_queues import ALL, TURNS, worker_queue_name
 from tests.support.healing import kill_and_heal, redis_url_of, wait_for
 from tests.support.serve import Served, serving
 

@@ -1,5 +1,5 @@
-"""Kept session token checks (kandev.authentication.SessionCallers) and the leases and announcements that
-keep them honest (kandev.session_access): every serving process forgets a session's checks before the
+"""Kept session token checks (kandev.edge.authentication.SessionCallers) and the leases and announcements that
+keep them honest (kandev.platform.session_access): every serving process forgets a session's checks before the
 change that ended it returns, and a process that cannot be sure it heard trusts nothing kept."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from kandev import session_access
-from kandev.authentication import SessionCallers
 from kandev.domain.context import Principal
-from kandev.redis_conn import reconnect_once
-from kandev.session_access import announce
+from kandev.edge.authentication import SessionCallers
+from kandev.platform import session_access
+from kandev.platform.redis_client import reconnect_once
+from kandev.platform.session_access import announce
 from tests.support.session_tokens import kept_checks
 
 

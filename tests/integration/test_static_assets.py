@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kandev.config import Settings
-from kandev.static_assets import GRAPHIQL_ASSETS
+from kandev.edge.static_assets import GRAPHIQL_ASSETS
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.server import running_server
 

@@ -12,7 +12,7 @@ import httpx
 from graphql.execution.executor import Executor
 from sqlalchemy import event
 
-from kandev.schema.enums import TaskEventKind
+from kandev.graphql.schema.enums import TaskEventKind
 from tests.support.client_ops import client_operations
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import last_app_state, running_server

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from kandev.domain.tasks.service import CreateTask
-from kandev.events import task_channel
+from kandev.platform.event_bus import task_channel
 
 
 async def test_each_task_change_publishes_its_kind_with_the_current_row(services, bus, workspace_id):

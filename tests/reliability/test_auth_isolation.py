@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.tokens import create_token
 from kandev.domain.services import Services
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.counts import row_counts
 from tests.support.factories import settings_for, started_task

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.server import TOOL_FAILED
+from kandev.edge.mcp_bridge.server import TOOL_FAILED
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client
 from tests.support.factories import settings_for
 from tests.support.server import running_server

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.config import Settings
 from kandev.models import QueuedPrompt, Turn
+from kandev.platform.settings import Settings
 from tests.integration.e2e.conftest import LiveSystem
 from tests.integration.e2e.test_autopilot_scenarios import (
     ASK_USER,

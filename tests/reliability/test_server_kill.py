@@ -18,9 +18,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from kandev.db import Database
 from kandev.migrations import upgrade_to_head
 from kandev.models import Task
+from kandev.platform.database import Database
 from tests.integration.test_serve import wait_healthy
 from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url, sqlite_url
 from tests.support.processes import alive, descendants, wait_gone

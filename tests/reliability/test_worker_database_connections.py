@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from kandev.config import Settings
-from kandev.db import Database, create_engine
 from kandev.domain.tasks.service import CreateTask
+from kandev.platform.database import Database, create_engine
+from kandev.platform.settings import Settings
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 from tests.integration.jobs.test_turns import transcript
 from tests.support.factories import new_task, settings_for
 from tests.support.processes import alive, descendants, wait_gone

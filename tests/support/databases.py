@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from kandev.db import create_engine
 from kandev.migrations import upgrade_to_head
 from kandev.models import Base
+from kandev.platform.database import create_engine
 
 
 def postgres_server_url() -> str | None:

@@ -7,13 +7,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import AgentProfile, AutomationRun
 from kandev.models.base import new_id
 from kandev.models.enums import AgentKind
+from kandev.platform.settings import Settings
 
 TASK_FIELDS = "id title state autopilot parentId pendingAction workflowStepId sessions { id state }"
 CREATE_TASK = (

@@ -46,7 +46,7 @@ def _role(pid: int) -> str | None:
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:
         return None
-    if b"kandev.embedded" in argv:
+    if b"kandev.platform.embedded_redis" in argv:
         return "redis"
     if b"scheduler" in argv:
         return "scheduler"

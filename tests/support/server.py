@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import uvicorn
 
 from kandev.app import create_app
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 
 _T = TypeVar("_T")
 

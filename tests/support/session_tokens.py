@@ -8,13 +8,13 @@ from contextlib import asynccontextmanager
 
 import redis.asyncio as aioredis
 
-from kandev.authentication import SessionCallers
-from kandev.db import Database
 from kandev.domain.access.session_tokens import mint_session_token, new_token
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import ServiceContext
+from kandev.edge.authentication import SessionCallers
 from kandev.models import SessionToken
 from kandev.models.base import new_id
+from kandev.platform.database import Database
 
 
 async def launch_token(ctx: ServiceContext, session_id: str) -> str:

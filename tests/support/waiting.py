@@ -15,7 +15,7 @@ async def wait_until(condition: Callable[[], Awaitable[bool]], timeout: float = 
 async def subscribers_on(redis_url: str, channel: str) -> int:
     import redis.asyncio as aioredis
 
-    from kandev.events import PREFIX
+    from kandev.platform.event_bus import PREFIX
 
     client = aioredis.from_url(redis_url)
     try:

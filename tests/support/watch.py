@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from kandev.events import EventBus, session_channel
 from kandev.models import Message, Turn
+from kandev.platform.event_bus import EventBus, session_channel
 
 
 class SessionWatch:

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from redis import Redis
 from rq import Queue
 
-from kandev.config import Settings
-from kandev.jobs.queues import ALL
+from kandev.platform.job_queues import ALL
+from kandev.platform.settings import Settings
 
 
 def worker_env(settings: Settings, **extra: str) -> dict[str, str]:

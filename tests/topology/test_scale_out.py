@@ -20,8 +20,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
-from kandev.db import Database
 from kandev.models import Turn
+from kandev.platform.database import Database
 from tests.integration.mcp_transport.conftest import MODERN, Notifications, mcp_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, run
 from tests.support.factories import CREATE_TASK, served_task

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from kandev.agent_host import AgentUser, AgentUserError, resolve_agent_user, scripted_command, scripted_requirements
+from kandev.platform.agent_host import (
+    AgentUser,
+    AgentUserError,
+    resolve_agent_user,
+    scripted_command,
+    scripted_requirements,
+)
 from kandev.runtime.base import AgentLaunchError
 from kandev.runtime.confinement import blocked_path, check_can_run
 from kandev.runtime.process import INHERITED_ENV, minimal_env

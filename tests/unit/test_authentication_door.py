@@ -1,4 +1,4 @@
-"""One authentication door: no module but kandev.authentication checks a bearer credential itself, so every
+"""One authentication door: no module but kandev.edge.authentication checks a bearer credential itself, so every
 surface (GraphQL HTTP and WebSocket, REST, /mcp, /mcp/session) answers the same token the same way."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import kandev
 SOURCE = Path(kandev.__file__).parent
 CHECKS = {"principal_for_token", "session_principal"}
 # The rq dashboard is its own WSGI process with HTTP Basic sign-in for admins, outside the served app.
-OUTSIDE_THE_APP = {"dashboard.py"}
+OUTSIDE_THE_APP = {"edge/dashboard.py"}
 
 
 def callers_of_checks() -> set[str]:
@@ -27,4 +27,4 @@ def callers_of_checks() -> set[str]:
 
 
 def test_only_the_door_checks_credentials():
-    assert callers_of_checks() - OUTSIDE_THE_APP == {"authentication.py"}
+    assert callers_of_checks() - OUTSIDE_THE_APP == {"edge/authentication.py"}

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kandev.clock import REAL, Clock, clock_of
-from kandev.config import Settings
+from kandev.platform.clock import REAL, Clock, clock_of
+from kandev.platform.settings import Settings
 
 
 def test_the_test_clock_is_ignored_outside_test_mode():

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from kandev.dashboard import DashboardGuard, basic_auth_password
 from kandev.domain.context import Principal
+from kandev.edge.dashboard import DashboardGuard, basic_auth_password
 
 ADMIN, MEMBER = "kdv_admin-token", "kdv_member-token"
 PRINCIPALS = {

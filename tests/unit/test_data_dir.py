@@ -6,8 +6,8 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from kandev.config import Settings
-from kandev.data_dir import prepare_data_dir, prepare_work_dir, private_sqlite
+from kandev.platform.data_dir import prepare_data_dir, prepare_work_dir, private_sqlite
+from kandev.platform.settings import Settings
 
 
 def mode(path: Path) -> int:
@@ -25,7 +25,12 @@ def test_a_loose_existing_data_dir_is_tightened(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     data.chmod(0o755)
-    for name in ("kandev.db", "kandev.db-wal", "kandev.db-shm", "server.key"):
+    for name in (
+        "kandev.db",
+        "kandev.db-wal",
+        "kandev.db-shm",
+        "server.key",
+    ):
         (data / name).write_text("x")
         (data / name).chmod(0o644)
     prepare_data_dir(Settings(data_dir=data, database_url=None))

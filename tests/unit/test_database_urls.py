@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from kandev.config import Settings
-from kandev.db import async_database_url, create_engine, database_host
+from kandev.platform.database import async_database_url, create_engine, database_host
+from kandev.platform.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -16,7 +16,10 @@ from kandev.db import async_database_url, create_engine, database_host
         ("postgresql://u:p@db.example/kandev", "postgresql+asyncpg://u:p@db.example/kandev"),
         ("POSTGRESQL://u:p@db.example/kandev", "postgresql+asyncpg://u:p@db.example/kandev"),
         ("postgresql+asyncpg://u:p@db.example/kandev", "postgresql+asyncpg://u:p@db.example/kandev"),
-        ("sqlite:////var/lib/kandev/kandev.db", "sqlite+aiosqlite:////var/lib/kandev/kandev.db"),
+        (
+            "sqlite:////var/lib/kandev/kandev.db",
+            "sqlite+aiosqlite:////var/lib/kandev/kandev.db",
+        ),
     ],
 )
 def test_postgres_and_sqlite_urls_are_normalised_to_their_async_driver(url: str, expected: str):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev.handover import Owner, UnsafePath, ensure_dir, give_tree, make_dir, opened_dir, remove_tree
+from kandev.platform.handover import Owner, UnsafePath, ensure_dir, give_tree, make_dir, opened_dir, remove_tree
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="changing owners needs root (CI runs the suite as root)")
 

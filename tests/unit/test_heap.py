@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-from kandev.heap import YOUNG_THRESHOLD
+from kandev.platform.heap import YOUNG_THRESHOLD
 
 PROBE = """
 import gc, json
 import kandev.app
-from kandev.heap import settle_heap
+from kandev.platform.heap import settle_heap
 before = gc.get_freeze_count()
 settle_heap()
 print(json.dumps({"before": before, "after": gc.get_freeze_count(), "threshold": gc.get_threshold()}))

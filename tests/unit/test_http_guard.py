@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kandev.http_guard import is_loopback, is_session_token, split_host
+from kandev.edge.http_guard import is_loopback, is_session_token, split_host
 
 
 @pytest.mark.parametrize("host", ["localhost", "LOCALHOST.", "127.0.0.1", "127.8.9.10", "::1", "[::1]"])

@@ -9,7 +9,7 @@ from rq import Queue, Worker
 from rq.utils import utcformat
 
 from kandev.jobs.liveness import HEARTBEAT_WINDOW, worker_report
-from kandev.jobs.queues import ALL, TURNS, worker_queue_name
+from kandev.platform.job_queues import ALL, TURNS, worker_queue_name
 
 
 def registered(connection: fakeredis.FakeRedis, name: str) -> Worker:

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from kandev.log_redaction import install_log_redaction, remember_secrets
+from kandev.platform.log_redaction import install_log_redaction, remember_secrets
 from kandev.runtime.base import REDACTED
 
 SECRET = "sk-handled-secret-4242"

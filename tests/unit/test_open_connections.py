@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kandev.domain.context import Principal
-from kandev.open_connections import OpenConnections
+from kandev.edge.open_connections import OpenConnections
 
 POLL = OpenConnections.UNTRUSTED_POLL_SECONDS
 

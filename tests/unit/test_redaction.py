@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable
 
-from kandev.redaction import Release, StreamRedactor
+from kandev.platform.redaction import Release, StreamRedactor
 from kandev.runtime.base import REDACTED
 
 SECRET = "sk-live-0123456789abcdef"

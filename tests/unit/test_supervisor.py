@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from kandev.config import Settings
 from kandev.jobs import scheduler
-from kandev.supervisor import ChildProcesses, process_alive, set_parent_death_signal, stop_process_group
+from kandev.platform.settings import Settings
+from kandev.platform.supervisor import ChildProcesses, process_alive, set_parent_death_signal, stop_process_group
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +133,7 @@ def test_children_die_when_their_parent_is_killed(tmp_path: Path):
     # An intermediate process supervises a child, reports the child's pid, then waits to be killed.
     intermediate_code = f"""
         import os, sys, time
-        from kandev.supervisor import ChildProcesses
+        from kandev.platform.supervisor import ChildProcesses
         children = ChildProcesses()
         child = children.start("sleeper", [sys.executable, "-c", "import time; time.sleep(120)"])
         with open({str(pids_file)!r} + ".tmp", "w") as f:
@@ -229,7 +229,7 @@ def test_scheduler_process_exits_promptly_on_a_stop_signal(tmp_path: Path, sig: 
     ticked = tmp_path / "ticked"
     code = f"""
         import pathlib
-        from kandev.config import Settings
+        from kandev.platform.settings import Settings
         from kandev.jobs import scheduler
         scheduler.tick_hooks[:] = [lambda s: pathlib.Path({str(ticked)!r}).write_text("x")]
         raise SystemExit(0 if scheduler.run_scheduler(Settings(scheduler_interval_seconds=60)) == 1 else 1)

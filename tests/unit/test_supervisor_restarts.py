@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from kandev.supervisor import Supervisor, describe_exit, process_alive, spawn
+from kandev.platform.supervisor import Supervisor, describe_exit, process_alive, spawn
 from tests.unit.test_supervisor import python, wait_until
 
 SLEEPER = python("import time; time.sleep(120)")
@@ -33,7 +33,7 @@ def test_an_exit_is_described_by_its_code_or_its_signal():
 
 
 def test_a_child_that_keeps_exiting_is_restarted_with_a_doubling_backoff_and_its_exit_code_logged(caplog):
-    caplog.set_level(logging.INFO, "kandev.supervisor")
+    caplog.set_level(logging.INFO, "kandev.platform.supervisor")
     with Supervisor(backoff=0.1, max_backoff=0.4, stable_after=60) as supervisor:
         supervisor.add("crasher", starter(python("import sys; sys.exit(3)")))
         assert wait_until(lambda: (supervisor.check(), supervisor.restarts("crasher") >= 4)[1], 20)
@@ -42,7 +42,7 @@ def test_a_child_that_keeps_exiting_is_restarted_with_a_doubling_backoff_and_its
 
 
 def test_the_backoff_starts_over_once_a_child_ran_for_a_while(caplog):
-    caplog.set_level(logging.INFO, "kandev.supervisor")
+    caplog.set_level(logging.INFO, "kandev.platform.supervisor")
     with Supervisor(backoff=0.1, stable_after=0.2) as supervisor:
         supervisor.add("steady", starter(python("import sys, time; time.sleep(0.4); sys.exit(1)")))
         assert wait_until(lambda: (supervisor.check(), supervisor.restarts("steady") >= 3)[1], 20)
@@ -50,7 +50,7 @@ def test_the_backoff_starts_over_once_a_child_ran_for_a_while(caplog):
 
 
 def test_a_killed_child_is_logged_with_its_signal_and_replaced_by_a_new_process(caplog):
-    caplog.set_level(logging.INFO, "kandev.supervisor")
+    caplog.set_level(logging.INFO, "kandev.platform.supervisor")
     restarted: list[int] = []
     with Supervisor(backoff=0.05) as supervisor:
         first = supervisor.add("sleeper", starter(SLEEPER), after_restart=lambda: restarted.append(1))
@@ -79,7 +79,7 @@ def test_stop_ends_restarted_children_too_and_nothing_is_restarted_after_it():
 
 
 def test_a_restart_that_fails_to_start_is_tried_again_later(caplog):
-    caplog.set_level(logging.INFO, "kandev.supervisor")
+    caplog.set_level(logging.INFO, "kandev.platform.supervisor")
     attempts: list[int] = []
 
     def flaky() -> subprocess.Popen[bytes]:

@@ -10,10 +10,10 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.agent_host import AgentUser, AgentUserError, numeric_identity, resolve_agent_user
-from kandev.config import Settings
 from kandev.domain.errors import ConflictError
 from kandev.models import AgentIdentity, Task, User, Workspace
+from kandev.platform.agent_host import AgentUser, AgentUserError, numeric_identity, resolve_agent_user
+from kandev.platform.settings import Settings
 
 SHARED_AGENT_USER = (
     "KANDEV_AGENT_USER runs every Kandev user's agents as one OS user, so one user's agent could read another's: "

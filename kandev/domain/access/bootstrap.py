@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy import select, text
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.users import ensure_local_user
 from kandev.domain.context import LOCAL_LOGIN, Principal
 from kandev.domain.workspace.service import add_workspace
 from kandev.models import Workspace
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 
 DEFAULT_WORKSPACE_NAME = "Default"
 # Any constant works: it only serializes concurrent bootstraps on PostgreSQL.

@@ -16,7 +16,7 @@ from kandev.models import Session, SessionToken, Task, User, Workspace
 from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
-    from kandev.db import Database
+    from kandev.platform.database import Database
 
 SESSION_LOGIN = "agent"
 
@@ -25,7 +25,7 @@ SESSION_LOGIN = "agent"
 class SessionPrincipal(Principal):
     """A session's agent, acting as its workspace owner; carries the session's MCP tool profile as read with the
     token check, so a tool call needs no second lookup (a profile change makes every process forget the check:
-    kandev.session_access)."""
+    kandev.platform.session_access)."""
 
     mcp_profile: McpProfile | None = field(default=None, compare=False, repr=False)
     # The secret values the session's agent was given, so its tool arguments are redacted without a read.

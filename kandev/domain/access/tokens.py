@@ -14,14 +14,14 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import Database
 from kandev.domain.access.users import clean_login, find_user
 from kandev.domain.context import LOCAL_LOGIN, Principal, ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.validation import clean_name
 from kandev.models import AccessToken, User
 from kandev.models.base import new_id, utcnow
-from kandev.session_access import PersonChange
+from kandev.platform.database import Database
+from kandev.platform.session_access import PersonChange
 
 PREFIX = "kdv_"
 
@@ -90,7 +90,7 @@ async def list_tokens(database: Database, login: str | None = None) -> list[Toke
 
 async def revoke_token(database: Database, token_id: str) -> TokenInfo:
     """Revoke a token by id; revoking twice keeps the first revocation time. What the token holds open is closed
-    by announcing `revoked(token_id)` (kandev.session_access)."""
+    by announcing `revoked(token_id)` (kandev.platform.session_access)."""
     async with database.transaction() as db:
         row = await db.get(AccessToken, token_id)
         if row is None:

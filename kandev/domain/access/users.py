@@ -8,13 +8,13 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import Database
 from kandev.domain.context import LOCAL_LOGIN, Principal
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.models import AccessToken, Session, Task, User, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TERMINAL_SESSION_STATES
-from kandev.session_access import PersonChange
+from kandev.platform.database import Database
+from kandev.platform.session_access import PersonChange
 
 LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -65,7 +65,7 @@ async def create_user(database: Database, login: str, *, admin: bool = False) ->
 
 
 async def update_user(database: Database, login: str, *, admin: bool) -> tuple[User, list[PersonChange]]:
-    """Grant or withdraw admin; the change to announce (kandev.session_access) makes open connections follow at
+    """Grant or withdraw admin; the change to announce (kandev.platform.session_access) makes open connections follow at
     once, and every request is checked anew anyway."""
     async with database.transaction() as db:
         user = await find_user(db, login)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.context import ServiceContext
 from kandev.domain.workspace.contributions import (
     NO_CONNECTION,
@@ -23,7 +24,6 @@ from kandev.domain.workspace.contributions import (
     EventCheckout,
     resolve_event_checkout,
 )
-from kandev.github.remotes import parse_remote
 from kandev.models import Automation, AutomationRepository, AutomationRun, Repository
 from kandev.models.enums import RunStatus, TriggerType
 

@@ -2,7 +2,7 @@
 
 `fire` admits a firing in one transaction and, once committed, enqueues the job on the automations queue
 that creates the run's task and starts its agent (kandev.domain.automations.launch). Callers in rq jobs use
-a system principal (kandev.state.SYSTEM through provide_services); Run now uses the operator's, so access to
+a system principal (kandev.wiring.SYSTEM through provide_services); Run now uses the operator's, so access to
 the automation is checked like any read.
 """
 

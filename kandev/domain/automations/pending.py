@@ -10,9 +10,9 @@ from kandev.domain.automations import runs
 from kandev.domain.automations.records import RunRecord
 from kandev.domain.automations.run_events import run_json
 from kandev.domain.context import Event, UnitOfWork
-from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun, Task
 from kandev.models.enums import TaskOrigin
+from kandev.platform.event_bus import AutomationEventPayload, automation_channel
 
 _AUTOMATION_ORIGINS = (TaskOrigin.AUTOMATION, TaskOrigin.AUTOMATION_RUN)
 _RUN_KINDS = ("RUN_CREATED", "RUN_UPDATED")

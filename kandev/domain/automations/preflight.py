@@ -25,8 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.clock import clock_of
-from kandev.config import Settings
+from kandev.adapters.github.client import GitHubAuthError, GitHubClient, GitHubRateLimitedError, GitHubUnreachableError
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
@@ -36,11 +35,12 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
-from kandev.events import AutomationEventPayload, automation_channel
-from kandev.github.client import GitHubAuthError, GitHubClient, GitHubRateLimitedError, GitHubUnreachableError
 from kandev.models import AgentProfile, Automation, ExecutorProfile, Repository, Secret, Session, Task
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin, ThreadKind, TriggerType
+from kandev.platform.clock import clock_of
+from kandev.platform.event_bus import AutomationEventPayload, automation_channel
+from kandev.platform.settings import Settings
 
 log = logging.getLogger("kandev.automations.preflight")
 

@@ -9,9 +9,9 @@ from typing import Any
 from kandev.domain.automations.records import RunRecord
 from kandev.domain.automations.thread import note_run, note_skipped
 from kandev.domain.context import UnitOfWork
-from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun
 from kandev.models.enums import RunStatus
+from kandev.platform.event_bus import AutomationEventPayload, automation_channel
 
 _DATES = ("created_at", "finished_at", "stopped_at", "occurred_at")
 

@@ -23,15 +23,15 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.clock import Clock
 from kandev.domain.automations.agenda import computed_next_fire, schedule_of
 from kandev.domain.automations.firing import FireOutcome, fire
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.run_events import emit_next_fire
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.events import ScheduleWake, schedule_wake_channel
 from kandev.models import Automation, AutomationTrigger
 from kandev.models.enums import RunTriggerType, TriggerType
+from kandev.platform.clock import Clock
+from kandev.platform.event_bus import ScheduleWake, schedule_wake_channel
 
 log = logging.getLogger("kandev.scheduler.schedules")
 

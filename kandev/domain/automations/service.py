@@ -15,7 +15,6 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.clock import clock_of
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules, thread
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
@@ -53,7 +52,6 @@ from kandev.domain.quotas import check_automations, check_schedule_intervals
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.validation import check_first
 from kandev.domain.workspace.secrets import cipher
-from kandev.log_redaction import remember_secrets
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import (
@@ -64,6 +62,8 @@ from kandev.models.enums import (
     RunTriggerType,
     TriggerType,
 )
+from kandev.platform.clock import clock_of
+from kandev.platform.log_redaction import remember_secrets
 
 _E = TypeVar("_E", bound=StrEnum)
 
@@ -234,7 +234,7 @@ class AutomationService:
             return await thread.page(db, automation_id, first, after)
 
     def now(self) -> datetime:
-        """The instant next fires are counted from (the test clock in test mode, see kandev.clock)."""
+        """The instant next fires are counted from (the test clock in test mode, see kandev.platform.clock)."""
         return clock_of(self.ctx.settings).now()
 
     def indicator(self, automation: AutomationRecord, running_since: datetime | None) -> NextRun:

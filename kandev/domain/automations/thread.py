@@ -26,17 +26,17 @@ from sqlalchemy import and_, desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import dialect_insert
 from kandev.domain.automations.agenda import schedule_of
 from kandev.domain.automations.export import Names, names_for
 from kandev.domain.automations.indicator import NextRunState, next_run
 from kandev.domain.automations.records import AutomationRecord, TriggerRecord, webhook_path
 from kandev.domain.context import UnitOfWork
 from kandev.domain.pagination import decode_cursor, encode_cursor
-from kandev.events import AutomationEventPayload, automation_channel
 from kandev.models import AutomationRun, AutomationThreadMessage, Message
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, ThreadKind, TriggerType
+from kandev.platform.database import dialect_insert
+from kandev.platform.event_bus import AutomationEventPayload, automation_channel
 
 log = logging.getLogger("kandev.automations.thread")
 

@@ -31,7 +31,6 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import dialect_insert
 from kandev.domain.automations.firing import Admission, deduplicated_reason
 from kandev.domain.automations.webhook_admission import Admitted, admit, outcome_of
 from kandev.domain.automations.webhook_signatures import Seen, Signed, first_seen, forget_stale, verified
@@ -42,6 +41,7 @@ from kandev.domain.workspace.secrets import cipher
 from kandev.models import Automation, AutomationRun, AutomationTrigger, WebhookDelivery
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, TriggerType
+from kandev.platform.database import dialect_insert
 
 log = logging.getLogger("kandev.webhooks")
 IDEMPOTENCY_KEY_LIMIT = 255

@@ -24,9 +24,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.db import dialect_insert
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.models import WebhookSignature
+from kandev.platform.database import dialect_insert
 
 WINDOW = timedelta(minutes=5)
 # Seen signatures outlive the window by this margin, for server clocks that differ a little.

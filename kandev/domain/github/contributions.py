@@ -9,7 +9,14 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
+from kandev.adapters.github.client import (
+    GitHubAuthError,
+    GitHubClient,
+    GitHubError,
+    GitHubNotFoundError,
+    GitHubRateLimitedError,
+)
+from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.workspace.contributions import (
     NO_CONNECTION,
@@ -20,16 +27,9 @@ from kandev.domain.workspace.contributions import (
     target_repository,
 )
 from kandev.domain.workspace.git_credentials import origin_of
-from kandev.github.client import (
-    GitHubAuthError,
-    GitHubClient,
-    GitHubError,
-    GitHubNotFoundError,
-    GitHubRateLimitedError,
-)
-from kandev.github.remotes import parse_remote
 from kandev.models import TaskPullRequest
 from kandev.models.base import utcnow
+from kandev.platform.settings import Settings
 
 _PULL_URL = re.compile(
     r"https://(?P<host>[a-z0-9.-]+)/(?P<owner>[A-Za-z0-9_.-]{1,100})/(?P<name>[A-Za-z0-9_.-]{1,100})"

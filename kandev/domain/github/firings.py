@@ -21,7 +21,7 @@ from kandev.domain.errors import NotFoundError
 from kandev.models import GithubPendingFiring
 from kandev.models.base import new_id, utcnow
 
-log = logging.getLogger("kandev.github.firings")
+log = logging.getLogger("kandev.adapters.github.firings")
 
 BACKOFF_SECONDS = 30.0
 MAX_BACKOFF_SECONDS = 3600.0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.workspace.git_credentials import GitCredential
+from kandev.platform.settings import Settings
 
 # What GitHub expects as the username beside a token over https.
 GITHUB_GIT_USERNAME = "x-access-token"

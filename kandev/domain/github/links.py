@@ -17,15 +17,14 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.client import GitHubClient, GitHubNotFoundError, PullRequest
+from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
 from kandev.domain.github.repositories import connected_repositories
-from kandev.events import TaskPullRequestPayload, task_pull_request_channel
-from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
-from kandev.github.remotes import parse_remote
 from kandev.models import (
     GithubConnection,
     Repository,
@@ -36,8 +35,9 @@ from kandev.models import (
 )
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
+from kandev.platform.event_bus import TaskPullRequestPayload, task_pull_request_channel
 
-log = logging.getLogger("kandev.github.links")
+log = logging.getLogger("kandev.adapters.github.links")
 
 
 @dataclass(frozen=True)

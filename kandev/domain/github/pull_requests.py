@@ -27,17 +27,17 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from kandev.adapters.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
 from kandev.domain.github.repositories import connected_repositories
-from kandev.github.client import GitHubClient, GitHubNotFoundError, PullRequest
 from kandev.models import AutomationTrigger, GithubPrPollState
 from kandev.models.enums import TriggerType
 
-log = logging.getLogger("kandev.github.poller")
+log = logging.getLogger("kandev.adapters.github.poller")
 
 MAX_KEY_DETAIL = 100
 
@@ -140,7 +140,7 @@ async def _pr_triggers(ctx: ServiceContext, workspace_id: str) -> list[Automatio
 async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[PullRequestFiring]:
     """The PR-trigger firings of a workspace since its last poll (none without a GitHub connection).
 
-    GitHub's refusals (token, rate limit, outage) propagate as kandev.github.client errors and record
+    GitHub's refusals (token, rate limit, outage) propagate as kandev.adapters.github.client errors and record
     nothing; a repository GitHub does not know is skipped."""
     async with ctx.read() as db:
         found = await workspace_token(db, ctx.settings, workspace_id)

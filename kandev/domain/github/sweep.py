@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import logging
 
+from kandev.adapters.github.client import GitHubError
 from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.context import ServiceContext
 from kandev.domain.github.firings import deliver_pending
 from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.github.pull_requests import poll_pull_requests
-from kandev.github.client import GitHubError
 
-log = logging.getLogger("kandev.github.sweep")
+log = logging.getLogger("kandev.adapters.github.sweep")
 
 
 async def poll_github_now(ctx: ServiceContext, workspace_id: str) -> list[FireOutcome]:

@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.client import CheckRun, GitHubClient, GitHubError, PullRequest
+from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import (
     NoLinkedPullRequestError,
@@ -25,8 +27,6 @@ from kandev.domain.errors import (
 )
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.linked_reviews import HostWords, choose_linked
-from kandev.github.client import CheckRun, GitHubClient, GitHubError, PullRequest
-from kandev.github.remotes import parse_remote
 from kandev.models import Repository, TaskPullRequest, TaskRepository
 
 _WORDS = HostWords(

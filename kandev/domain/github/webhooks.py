@@ -32,6 +32,7 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import ALL_REPOSITORIES, evaluated_repositories
@@ -43,7 +44,6 @@ from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
 from kandev.domain.github.repositories import connected_repositories
 from kandev.domain.validation import decode_json
-from kandev.github.remotes import parse_remote
 from kandev.models import (
     GithubConnection,
     GithubInstallation,
@@ -53,7 +53,7 @@ from kandev.models import (
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
 
-log = logging.getLogger("kandev.github.webhooks")
+log = logging.getLogger("kandev.adapters.github.webhooks")
 
 SIGNATURE_PREFIX = "sha256="
 EVENTS = {"push": TriggerType.GITHUB_PUSH, "check_run": TriggerType.GITHUB_CI}

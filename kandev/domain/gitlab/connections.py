@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
+from kandev.adapters.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
@@ -21,10 +21,10 @@ from kandev.domain.errors import PermissionDeniedError, UnprocessableError, Vali
 from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.workspace.code_hosts import forget_connection
 from kandev.domain.workspace.secrets import cipher
-from kandev.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
-from kandev.log_redaction import remember_secrets
 from kandev.models import GitlabConnection, Secret
 from kandev.models.base import new_id, utcnow
+from kandev.platform.log_redaction import remember_secrets
+from kandev.platform.settings import Settings
 
 # The workspace secret that holds the connection's token (profiles may reference it as ${secret:...}).
 TOKEN_SECRET = "GITLAB_CONNECTION_TOKEN"

@@ -10,11 +10,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
-from kandev.domain.gitlab.connections import workspace_gitlab_credentials
-from kandev.domain.gitlab.merge_requests import link_task_merge_request
-from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef, EventCheckout
-from kandev.gitlab.client import (
+from kandev.adapters.gitlab.client import (
     DEVELOPER,
     GitLabAuthError,
     GitLabClient,
@@ -23,7 +19,11 @@ from kandev.gitlab.client import (
     check_project,
     merge_request_of,
 )
-from kandev.gitlab.remotes import parse_gitlab_remote
+from kandev.adapters.gitlab.remotes import parse_gitlab_remote
+from kandev.domain.gitlab.connections import workspace_gitlab_credentials
+from kandev.domain.gitlab.merge_requests import link_task_merge_request
+from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef, EventCheckout
+from kandev.platform.settings import Settings
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}"
 _MR_URL = re.compile(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
 from kandev.domain.gitlab.connections import workspace_gitlab_credentials
 from kandev.domain.workspace.git_credentials import GitCredential
+from kandev.platform.settings import Settings
 
 # What GitLab accepts as the username beside a (personal, project or OAuth) access token over https.
 GITLAB_GIT_USERNAME = "oauth2"

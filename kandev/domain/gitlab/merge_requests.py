@@ -17,6 +17,16 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.gitlab.client import (
+    DRAFT_PREFIX,
+    Approvals,
+    GitLabClient,
+    GitLabError,
+    MergeRequest,
+    check_project,
+    undrafted_title,
+)
+from kandev.adapters.gitlab.remotes import parse_gitlab_remote
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import (
     NoLinkedMergeRequestError,
@@ -35,16 +45,6 @@ from kandev.domain.github.task_review import (
 )
 from kandev.domain.gitlab.connections import GitlabCredentials, workspace_gitlab_credentials
 from kandev.domain.linked_reviews import HostWords, choose_linked
-from kandev.gitlab.client import (
-    DRAFT_PREFIX,
-    Approvals,
-    GitLabClient,
-    GitLabError,
-    MergeRequest,
-    check_project,
-    undrafted_title,
-)
-from kandev.gitlab.remotes import parse_gitlab_remote
 from kandev.models import Repository, TaskMergeRequest, TaskRepository
 from kandev.models.base import utcnow
 

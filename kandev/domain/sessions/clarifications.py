@@ -21,10 +21,10 @@ from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, lock_sess
 from kandev.domain.sessions.questions import normalize_questions
 from kandev.domain.sessions.transcript import append_message
 from kandev.domain.workflow.transitions import emit_task_event
-from kandev.events import WAITING, ControlMessage, StateChange, clarification_channel, control_channel
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
+from kandev.platform.event_bus import WAITING, ControlMessage, StateChange, clarification_channel, control_channel
 
 PENDING, ANSWERED, REJECTED, EXPIRED, CANCELLED = "PENDING", "ANSWERED", "REJECTED", "EXPIRED", "CANCELLED"
 

@@ -14,10 +14,10 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
 from kandev.domain.sessions.transcript import append_message, emit_session_event
-from kandev.events import StateChange, clarification_channel
 from kandev.models import Clarification, ParentQuestion, QueuedPrompt, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TurnState
+from kandev.platform.event_bus import StateChange, clarification_channel
 
 # A session in one of these states has an agent execution under way (or about to start).
 _ACTIVE_STATES = (SessionState.STARTING, SessionState.RUNNING)

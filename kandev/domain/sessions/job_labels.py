@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kandev.log_redaction import scrub
+from kandev.platform.log_redaction import scrub
 
 TITLE_CHARS = 120
 # The RQ dashboard puts descriptions into its pages unescaped: a task title must not become markup there.

@@ -15,9 +15,9 @@ from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.sessions.person_waits import deliver_or_continue
 from kandev.domain.sessions.prompts import PromptSpec
 from kandev.domain.workflow.transitions import emit_task_event
-from kandev.events import Channel, StateChange
 from kandev.models import PermissionRequest, Session, Task
 from kandev.models.base import new_id, utcnow
+from kandev.platform.event_bus import Channel, StateChange
 
 PENDING, RESOLVED, CANCELLED = "PENDING", "RESOLVED", "CANCELLED"
 

@@ -16,10 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access.session_tokens import announce_access_change
 from kandev.domain.context import UnitOfWork
 from kandev.domain.sessions.prompts import is_terminal
-from kandev.events import ToolsChange, tools_channel
 from kandev.models import GithubConnection, GitlabConnection, Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin
+from kandev.platform.event_bus import ToolsChange, tools_channel
 
 
 class Surface(StrEnum):

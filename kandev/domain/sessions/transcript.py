@@ -9,9 +9,9 @@ from sqlalchemy import func, select
 from kandev.domain.context import UnitOfWork
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
 from kandev.domain.sessions.prompts import lock_session
-from kandev.events import SessionEventPayload, session_channel
 from kandev.models import Message, Session, Turn
 from kandev.models.base import new_id, utcnow
+from kandev.platform.event_bus import SessionEventPayload, session_channel
 
 
 def emit_session_event(

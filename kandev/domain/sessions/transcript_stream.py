@@ -11,7 +11,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.sessions.transcript import append_message, update_message
 from kandev.models import Message, Session
 from kandev.models.enums import MessageKind
-from kandev.redaction import Release, StreamRedactor
+from kandev.platform.redaction import Release, StreamRedactor
 
 
 class AgentUpdate(Protocol):

@@ -11,8 +11,6 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.agent_host import AgentUser, scripted_requirements
-from kandev.data_dir import prepare_work_dir
 from kandev.domain.access.agent_identities import task_agent_identity
 from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
@@ -34,6 +32,8 @@ from kandev.domain.workspace.secrets import SECRET_REFERENCE, named_secret_value
 from kandev.domain.workspace.workdirs import prepare_home, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
+from kandev.platform.agent_host import AgentUser, scripted_requirements
+from kandev.platform.data_dir import prepare_work_dir
 
 
 @dataclass

@@ -9,10 +9,10 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.prompts import is_terminal, task_sessions
 from kandev.domain.sessions.transcript import append_message, emit_session_event
-from kandev.events import TaskEventPayload, task_channel
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import HIDDEN_ORIGINS, MessageKind, TaskState
+from kandev.platform.event_bus import TaskEventPayload, task_channel
 
 AUTO_START_AGENT = "auto_start_agent"
 

@@ -10,7 +10,6 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.agent_host import scripted_command
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin, is_admin
 from kandev.domain.context import Principal, ServiceContext
@@ -27,6 +26,7 @@ from kandev.domain.workspace.secrets import SECRET_REFERENCE
 from kandev.models import AgentProfile, ExecutorProfile, McpServerSelection, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, McpScope, PermissionPolicy, TaskState
+from kandev.platform.agent_host import scripted_command
 
 SCRIPTED_PROFILE_NAME = "Scripted"
 AUTHOR_PROFILE_NAME = "Automation author"

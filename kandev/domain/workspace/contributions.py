@@ -36,7 +36,6 @@ from typing import Protocol
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
 from kandev.domain.access.agent_identities import workspace_agent_identity
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import UnprocessableError, ValidationError
@@ -47,6 +46,7 @@ from kandev.domain.workspace.workdirs import clone_folder, executor_kind
 from kandev.models import Repository, Task, TaskContribution, TaskRepository
 from kandev.models.base import new_id
 from kandev.models.enums import ExecutorKind
+from kandev.platform.settings import Settings
 
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]{1,200}(?<![./])$")

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
-from kandev.log_redaction import remember_secrets, scrub
+from kandev.platform.log_redaction import remember_secrets, scrub
+from kandev.platform.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.workspace.workdirs import prune_worktrees, scratch_directory, task_directory
-from kandev.handover import remove_tree
 from kandev.models import Repository, TaskRepository
+from kandev.platform.handover import remove_tree
 
 # Ids are ours (uuid4); anything else never names a directory to delete.
 _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
-from kandev.log_redaction import remember_secrets
 from kandev.models import AgentProfile, Secret, Session, Task
 from kandev.models.base import new_id
+from kandev.platform.log_redaction import remember_secrets
 
 SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 MAX_VALUE_LENGTH = 65_536

@@ -15,7 +15,6 @@ from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
 from kandev.domain.context import Event, Principal, UnitOfWork
-from kandev.events import Channel, SettingsEventPayload, server_settings_channel, settings_channel
 from kandev.models import (
     AccessToken,
     AgentProfile,
@@ -28,6 +27,7 @@ from kandev.models import (
     WorkflowStep,
     Workspace,
 )
+from kandev.platform.event_bus import Channel, SettingsEventPayload, server_settings_channel, settings_channel
 
 WORKSPACE = "WORKSPACE"
 WORKFLOW = "WORKFLOW"

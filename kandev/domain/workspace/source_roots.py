@@ -20,7 +20,6 @@ from urllib.parse import unquote, urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.config import Settings
 from kandev.domain import outbound
 from kandev.domain.context import Principal
 from kandev.domain.errors import ValidationError
@@ -28,6 +27,7 @@ from kandev.domain.outbound import OutboundPolicy, Target
 from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.remote_hosts import ssh_host, ssh_target, this_machine
 from kandev.models import Repository, Task, TaskFolder, Workspace
+from kandev.platform.settings import Settings
 
 SETTING = "KANDEV_SOURCE_ROOTS"
 _SYSTEM = ("/etc", "/proc", "/sys")

@@ -7,7 +7,7 @@ With the worktree executor every repository of a task is a sibling under the tas
 directory is the task's Files root, while the agent works in the first repository's worktree.
 
 When agents run as other OS identities the server makes everything before an agent can reach it and hands
-it over through descriptors (kandev.handover): the work dir's roots are the server's and not listable
+it over through descriptors (kandev.platform.handover): the work dir's roots are the server's and not listable
 (0711), a task directory is the server's and listable only by the task's agent identity (0750, its group),
 and each worktree, scratch directory and home is that identity's alone (0700). The worktree's own
 folder in the repository (its HEAD and index) is found before the hand-over, never through the `.git` file
@@ -26,12 +26,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.agent_host import HOMES, AgentUser
 from kandev.domain.errors import ConflictError
 from kandev.domain.workspace.git import git, run_git
-from kandev.handover import Owner, UnsafePath, ensure_dir, give_tree, make_dir, opened_dir, remove_tree
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
+from kandev.platform.agent_host import HOMES, AgentUser
+from kandev.platform.handover import Owner, UnsafePath, ensure_dir, give_tree, make_dir, opened_dir, remove_tree
 
 ROOT_MODE = 0o711  # worktrees/, scratch/, repositories/, homes/: reachable by name, listable by nobody else
 SHARED_MODE = 0o750  # a task directory, a workspace's clones: its agent identity (the group) may look in

@@ -9,10 +9,10 @@ import ssl
 import httpx
 import pytest
 
-from kandev.config import Settings
 from kandev.domain.errors import ValidationError
 from kandev.domain.outbound import OutboundPolicy, allowed_hosts
 from kandev.domain.outbound_http import pinned_client
+from kandev.platform.settings import Settings
 from tests.support.echo_server import echo_server
 from tests.support.fake_dns import PUBLIC, FakeDns
 

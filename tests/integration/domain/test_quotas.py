@@ -17,8 +17,6 @@ import pytest
 import redis.asyncio as aioredis
 from sqlalchemy import func, select, update
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.access.tokens import create_token
 from kandev.domain.automations.firing import fire
@@ -27,12 +25,14 @@ from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.errors import QuotaExceededError, ScheduleTooFrequentError
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Automation, AutomationRun, Task, Workspace
 from kandev.models.base import utcnow
 from kandev.models.enums import RunStatus, TriggerType
-from kandev.state import SYSTEM, AppState, service_context
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
+from kandev.wiring import SYSTEM, AppState, service_context
 from tests.conftest import GraphQLCaller
 from tests.integration.mcp_bridge.conftest import call_tool, token_caller
 from tests.integration.rest.conftest import rest_client

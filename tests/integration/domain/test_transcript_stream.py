@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turns import claim_turn
-from kandev.events import session_channel
 from kandev.models import Message
+from kandev.platform.event_bus import session_channel
 from kandev.runtime.base import REDACTED, AgentUpdate
 from tests.support.factories import started_task
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from kandev.agent_host import numeric_identity
 from kandev.domain.errors import ConflictError
 from kandev.domain.workspace.workdirs import add_worktree, clone_folder, prepare_task_directory, remove_worktree
 from kandev.models import Repository
+from kandev.platform.agent_host import numeric_identity
 from tests.support.git_repos import make_repository
 
 pytestmark = [

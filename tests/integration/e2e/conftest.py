@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kandev.config import Settings
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.server import running_server
 from tests.support.workers import running_worker

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.automations.authoring import DraftState
 from kandev.models import Automation, Message
 from kandev.models.enums import AgentKind, AutomationCreatedVia
+from kandev.platform.settings import Settings
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for
 from tests.support.fake_github import FakeGitHub, fake_github

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from kandev.domain.automations.firing import fire
-from kandev.events import automation_channel
 from kandev.models import Message, Task
+from kandev.platform.event_bus import automation_channel
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.integration.domain.automations.test_run_turns import ended, until_run
 

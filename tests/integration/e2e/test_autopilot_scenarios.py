@@ -21,10 +21,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import func, select
 
-from kandev.db import Database
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models import Message, ParentQuestion, QueuedPrompt, Turn
+from kandev.platform.database import Database
 from tests.integration.e2e.conftest import LiveSystem
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server

@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.models.enums import AgentKind
+from kandev.platform.settings import Settings
 from kandev.runtime.process import keeper_available
 from tests.integration.test_serve import wait_healthy
 from tests.support.factories import new_agent_profile

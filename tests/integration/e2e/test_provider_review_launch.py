@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Message
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.fake_gitlab import FakeGitLab, fake_gitlab
 from tests.support.git_repos import make_repository

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
-from kandev.events import session_channel
 from kandev.models import Message, StepTransition
+from kandev.platform.event_bus import session_channel
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.workflows import gate_in_progress
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from kandev import metrics
 from kandev.domain.errors import ConflictError
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import MISSING, StepFields
 from kandev.models import Session, Task, WorkflowStep
+from kandev.platform import metrics
 from tests.integration.engine.conftest import as_agent, gate_in_progress, history, messages
 from tests.support import factories
 from tests.support.watch import watching

@@ -18,8 +18,8 @@ from kandev.domain.errors import (
 from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.workspace.sources import SourceRequest
 from kandev.domain.workspace.workdirs import prepare_workdir, task_directory
-from kandev.events import tools_channel
 from kandev.models import ExecutorProfile, Repository, Session, Task, TaskFolder, TaskRepository
+from kandev.platform.event_bus import tools_channel
 from tests.integration.engine.conftest import as_agent
 from tests.support.factories import new_task
 from tests.support.git_repos import git, make_repository

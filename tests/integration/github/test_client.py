@@ -7,9 +7,7 @@ import time
 import httpx
 import pytest
 
-from kandev.domain.automations.templates import PR_FIELDS
-from kandev.domain.github.pull_requests import pr_fields
-from kandev.github.client import (
+from kandev.adapters.github.client import (
     GitHubAuthError,
     GitHubClient,
     GitHubNotFoundError,
@@ -17,7 +15,9 @@ from kandev.github.client import (
     GitHubUnreachableError,
     PullRequest,
 )
-from kandev.github.remotes import api_host, parse_remote
+from kandev.adapters.github.remotes import api_host, parse_remote
+from kandev.domain.automations.templates import PR_FIELDS
+from kandev.domain.github.pull_requests import pr_fields
 from tests.support.server import free_port
 
 TOKEN = "good-token"

@@ -8,14 +8,14 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
+from kandev.adapters.github.client import GitHubAuthError
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.github.pull_requests import PullRequestFiring, poll_pull_requests
-from kandev.events import task_pull_request_channel
-from kandev.github.client import GitHubAuthError
 from kandev.models import GithubPrPollState, Repository, TaskPullRequest, TaskRepository
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
+from kandev.platform.event_bus import task_pull_request_channel
 from tests.support.factories import new_task
 
 HOST = "127.0.0.1"

@@ -27,7 +27,7 @@ from kandev.domain.sessions.turns import claim_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.domain.workspace.sources import SourceRequest
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Repository, Task, TaskContribution, TaskPullRequest
 from kandev.models.enums import ExecutorKind, MessageKind
 from tests.integration.mcp_bridge.conftest import call_tool

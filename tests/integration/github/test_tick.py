@@ -14,11 +14,11 @@ from kandev.domain.github.pull_requests import poll_pull_requests
 from kandev.domain.github.webhooks import forget_old_deliveries
 from kandev.jobs import scheduler
 from kandev.jobs.github_triggers import POLL_JOB, _poll, github_tick, poll_key
-from kandev.jobs.queues import DEFAULT
 from kandev.models import AutomationRun, GithubWebhookDelivery
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
-from kandev.redis_conn import sync_redis
+from kandev.platform.job_queues import DEFAULT
+from kandev.platform.redis_client import sync_redis
 from tests.integration.github.test_poller import connect
 
 

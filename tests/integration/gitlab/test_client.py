@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kandev.gitlab.client import (
+from kandev.adapters.gitlab.client import (
     GitLabAuthError,
     GitLabClient,
     GitLabNotFoundError,
@@ -14,7 +14,7 @@ from kandev.gitlab.client import (
     api_url,
     undrafted_title,
 )
-from kandev.gitlab.remotes import parse_gitlab_remote
+from kandev.adapters.gitlab.remotes import parse_gitlab_remote
 
 TOKEN = "glpat-fake-good-7c1e"
 

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.access.agent_identities import SHARED_AGENT_USER, agent_identity
 from kandev.domain.errors import ConflictError
 from kandev.domain.tasks.service import CreateTask
@@ -25,6 +24,7 @@ from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Message
 from kandev.models.enums import AgentKind
+from kandev.platform.settings import Settings
 from kandev.runtime.mcp_delivery import deliverable
 from tests.support.factories import settings_for
 from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_VERSION, pack_fixture

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.retention import KEPT_WORKTREES
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import AutomationRun, Session, Task, TaskCleanup
+from kandev.platform.settings import Settings
 from tests.integration.domain.automations.conftest import new_automation
 from tests.support.factories import settings_for
 from tests.support.git_repos import git, make_repository

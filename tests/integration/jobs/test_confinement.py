@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.agent_host import resolve_agent_user
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.workdirs import add_worktree
 from kandev.models import Message, Repository
 from kandev.models.enums import AgentKind
+from kandev.platform.agent_host import resolve_agent_user
+from kandev.platform.settings import Settings
 from kandev.runtime.process import INHERITED_ENV
 from tests.support.factories import new_agent_profile, settings_for
 from tests.support.git_repos import make_repository

@@ -10,13 +10,13 @@ import pytest
 from rq.job import Job
 from rq.registry import FailedJobRegistry
 
-from kandev.db import Database
-from kandev.dispatch import TURN_JOB, RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.sessions.job_labels import TITLE_CHARS, job_title
 from kandev.domain.tasks.service import CreateTask
-from kandev.jobs.queues import TURNS, get_queue
-from kandev.log_redaction import remember_secrets
-from kandev.redis_conn import sync_redis
+from kandev.platform.database import Database
+from kandev.platform.job_queues import TURN_JOB, TURNS, get_queue
+from kandev.platform.log_redaction import remember_secrets
+from kandev.platform.redis_client import sync_redis
 from kandev.runtime.base import REDACTED
 from tests.support.watch import watching
 from tests.support.workers import running_worker

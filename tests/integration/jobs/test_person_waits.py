@@ -13,12 +13,11 @@ from rq.job import Job
 from rq.registry import FinishedJobRegistry
 from sqlalchemy import select
 
-from kandev.config import Settings
-from kandev.dispatch import DELIVER_JOB
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.jobs.queues import worker_queue_name
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from kandev.platform.job_queues import DELIVER_JOB, worker_queue_name
+from kandev.platform.settings import Settings
 from tests.integration.jobs.test_warm_agents import until_idle, until_listening, worker_key
 from tests.support.factories import settings_for, started_task
 from tests.support.processes import descendants, wait_gone

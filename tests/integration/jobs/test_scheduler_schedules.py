@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from kandev.clock import clock_of
-from kandev.config import Settings
 from kandev.domain.automations.records import TriggerFields
-from kandev.events import automation_channel
 from kandev.models.enums import TriggerType
+from kandev.platform.clock import clock_of
+from kandev.platform.event_bus import automation_channel
+from kandev.platform.settings import Settings
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.support.factories import settings_for
 

@@ -15,12 +15,12 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.sessions.service import DeliveryMode
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import SessionToken
 from kandev.models.base import Base
 from kandev.models.enums import AgentKind, PermissionPolicy
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import MODERN, mcp_client, refusal
 from tests.support import token_spy_agent
 from tests.support.factories import new_agent_profile, settings_for

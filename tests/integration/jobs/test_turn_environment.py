@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.domain.workspace.repositories import RepositoryChoice
-from kandev.events import session_channel, task_channel
 from kandev.models import Message
 from kandev.models.enums import PermissionPolicy
+from kandev.platform.event_bus import session_channel, task_channel
+from kandev.platform.settings import Settings
 from tests.support.factories import new_agent_profile, settings_for
 from tests.support.git_repos import make_repository
 from tests.support.watch import watching

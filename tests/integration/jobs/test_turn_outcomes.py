@@ -13,12 +13,12 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.sessions.service import DeliveryMode
-from kandev.jobs.queues import TURNS
 from kandev.models import Message
 from kandev.models.enums import AgentKind
-from kandev.redis_conn import sync_redis
+from kandev.platform.job_queues import TURNS
+from kandev.platform.redis_client import sync_redis
+from kandev.platform.settings import Settings
 from tests.support.factories import new_agent_profile, new_task, settings_for
 from tests.support.watch import watching
 from tests.support.workers import running_worker

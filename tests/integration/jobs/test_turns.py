@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.sessions.service import DeliveryMode
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.events import session_channel
 from kandev.models import Message, QueuedPrompt, Turn
+from kandev.platform.event_bus import session_channel
+from kandev.platform.settings import Settings
 from tests.support.factories import new_task, settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.domain.workspace.sources import SourceRequest
 from kandev.models import Message
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.git_repos import git, make_repository
 from tests.support.watch import watching

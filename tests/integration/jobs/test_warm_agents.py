@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from rq import Worker
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import final_step_of
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.jobs.queues import agent_key, worker_queue_name
+from kandev.platform.job_queues import agent_key, worker_queue_name
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for, started_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching

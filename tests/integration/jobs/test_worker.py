@@ -6,9 +6,9 @@ import threading
 import time
 import uuid
 
-from kandev.jobs.queues import get_queue
 from kandev.jobs.worker import KandevWorker
-from kandev.redis_conn import sync_redis
+from kandev.platform.job_queues import get_queue
+from kandev.platform.redis_client import sync_redis
 
 
 def test_a_stopping_worker_does_not_wait_for_a_listener_that_already_read_its_unsubscribe_reply(redis_url):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kandev.config import Settings
 from kandev.domain.tasks.service import CreateTask
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching

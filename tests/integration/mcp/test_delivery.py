@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.errors import ConflictError, NotFoundError
 from kandev.domain.mcp.rules import McpServerFields
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Message, Session
 from kandev.models.enums import McpScope, McpServerKind, PermissionPolicy
+from kandev.platform.settings import Settings
 from kandev.runtime.mcp_delivery import package_folder
 from tests.support.factories import new_agent_profile, settings_for
 from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_PACKAGE, FIXTURE_VERSION, pack_fixture, remote_mcp

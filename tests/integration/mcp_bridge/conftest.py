@@ -12,10 +12,10 @@ from mcp_types import INVALID_PARAMS
 from kandev.domain.access.session_grants import session_principal
 from kandev.domain.context import Principal
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models.enums import TaskOrigin
-from kandev.state import AppState
+from kandev.wiring import AppState
 from tests.support.session_tokens import launch_token
 
 

@@ -11,7 +11,7 @@ import pytest
 from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask, TaskFilter
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.models.enums import TaskOrigin, ThreadKind
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool, token_caller, unknown_tool
 

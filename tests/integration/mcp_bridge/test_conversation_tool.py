@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from kandev.domain.sessions.transcript import append_message
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Session
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool
 from tests.support.factories import new_task

@@ -17,8 +17,8 @@ from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
 from kandev.domain.sessions.permissions import record_request
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Clarification, PermissionRequest, QueuedPrompt, Session, Task, TaskDependency, WorkflowStep
 from tests.integration.mcp_bridge.conftest import call_tool, run_session_caller, unknown_tool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from kandev.domain.context import Principal
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.models import QueuedPrompt, Session
 from kandev.models.enums import TaskState
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool

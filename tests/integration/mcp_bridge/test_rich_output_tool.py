@@ -11,9 +11,9 @@ from sqlalchemy import select, update
 
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
-from kandev.mcp_bridge import tools  # noqa: F401 - registers the catalogue
-from kandev.mcp_bridge.catalogue import CATALOGUE
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge import tools  # noqa: F401 - registers the catalogue
+from kandev.edge.mcp_bridge.catalogue import CATALOGUE
+from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.models import Message, Session
 from tests.conftest import GraphQLCaller
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool, unknown_tool

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from kandev.domain.context import Principal
 from kandev.domain.sessions.tool_profiles import Capability, Surface, compute_profile
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Session, Task
 from kandev.models.enums import TaskOrigin
 from tests.integration.mcp_bridge.conftest import run_session_caller, unknown_tool

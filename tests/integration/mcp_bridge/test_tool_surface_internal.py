@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kandev.db import Database
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
-from kandev.state import AppState
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.platform.database import Database
+from kandev.wiring import AppState
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.databases import sqlite_url
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kandev.domain.context import Principal
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.factories import new_agent_profile, new_task
 

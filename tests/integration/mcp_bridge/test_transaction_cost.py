@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import event
 
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.auth import resolve_caller
+from kandev.edge.mcp_bridge.auth import resolve_caller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.session_tokens import kept_checks, launch_token
 

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from kandev.domain.context import Principal
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Workflow, WorkflowStep
 from kandev.models.base import new_id
 

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.auth import SessionCallers, resolve_caller
-from kandev.mcp_bridge.surface import McpCaller
-from kandev.mcp_bridge.tool_surface import KandevToolSurface
+from kandev.edge.mcp_bridge.auth import SessionCallers, resolve_caller
+from kandev.edge.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import QueuedPrompt, Session, Task
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.session_tokens import launch_token

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.surface import McpCaller
 from tests.integration.mcp_bridge.conftest import call_tool
 from tests.support.factories import settings_for
 from tests.support.users import services_as

@@ -19,8 +19,8 @@ from mcp.shared.exceptions import MCPError
 from kandev.app import create_app
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.mcp_bridge.server import McpBridge
-from kandev.mcp_bridge.surface import McpCaller
+from kandev.edge.mcp_bridge.server import McpBridge
+from kandev.edge.mcp_bridge.surface import McpCaller
 from tests.support import server as support_server
 from tests.support.server import running_server
 from tests.support.session_tokens import launch_token

@@ -7,11 +7,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
 from kandev.domain.context import Principal
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
 from tests.support.factories import settings_for
 

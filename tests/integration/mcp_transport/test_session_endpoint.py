@@ -9,7 +9,7 @@ from mcp.shared.exceptions import MCPError
 from kandev.domain.access.session_tokens import PREFIX
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
-from kandev.mcp_bridge.server import TOOL_FAILED
+from kandev.edge.mcp_bridge.server import TOOL_FAILED
 from tests.integration.mcp_transport.conftest import ERAS, MODERN, App, FakeSurface, mcp_client, refusal
 
 pytestmark = pytest.mark.parametrize("era", ERAS)

@@ -11,10 +11,10 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.session_tokens import PREFIX
 from kandev.domain.access.tokens import create_token, hash_token
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.integration.mcp_transport.conftest import ERAS, App, mcp_client, refusal
 from tests.support.factories import settings_for
 from tests.support.session_tokens import launch_token

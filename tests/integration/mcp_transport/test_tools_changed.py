@@ -8,8 +8,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import pytest
 from mcp import Client
 
-from kandev.events import EventBus
-from kandev.mcp_bridge.notifications import publish_tools_changed
+from kandev.edge.mcp_bridge.notifications import publish_tools_changed
+from kandev.platform.event_bus import EventBus
 from tests.integration.mcp_transport.conftest import (
     ERAS,
     LEGACY,

@@ -10,11 +10,11 @@ import pytest
 from alembic import command
 from sqlalchemy import insert, select
 
-from kandev.db import Database
 from kandev.domain.workflow.service import add_workflow
 from kandev.migrations import alembic_config, upgrade_to_head
 from kandev.models import User, Workflow, WorkflowStep, Workspace
 from kandev.models.base import new_id, utcnow
+from kandev.platform.database import Database
 from tests.support import databases
 
 # The default Kanban workflow as workspaces were bootstrapped before this revision.

@@ -11,10 +11,10 @@ import pytest
 from alembic import command
 from sqlalchemy import select, text
 
-from kandev.db import Database
 from kandev.migrations import alembic_config, upgrade_to_head
 from kandev.models import AutomationTrigger, User, Workspace
 from kandev.models.base import new_id, utcnow
+from kandev.platform.database import Database
 from tests.support import databases
 
 STAGED = {

@@ -11,9 +11,9 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
-from kandev.db import Database, create_engine
 from kandev.migrations import alembic_config, upgrade_to_head
 from kandev.models import Base
+from kandev.platform.database import Database, create_engine
 from tests.support import databases
 
 

@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import update
 
-from kandev.db import Database
 from kandev.domain.automations.schedule import Schedule
 from kandev.models import AutomationTrigger
+from kandev.platform.database import Database
 from tests.conftest import GraphQLCaller
 from tests.support.factories import automation_run
 

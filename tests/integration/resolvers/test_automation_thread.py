@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from kandev.api import schema
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
 from kandev.models.enums import TriggerType
-from kandev.schema.context import Context
 from tests.conftest import GraphQLCaller
 
 ENTRY = "id kind text runId taskId createdAt"

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from kandev.db import Database
 from kandev.domain.services import Services
 from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id
+from kandev.platform.database import Database
 from tests.conftest import GraphQLCaller
 from tests.support.git_repos import make_repository
 

@@ -166,7 +166,7 @@ async def test_adding_registry_entries_makes_normal_definitions_and_npm_ones_sta
 async def test_without_a_configured_registry_the_marketplace_says_so_and_fetches_nothing(
     database_url: str, redis_url: str, tmp_path: Any
 ) -> None:
-    from kandev.config import Settings
+    from kandev.platform.settings import Settings
 
     assert Settings(database_url=database_url, redis_url=redis_url).mcp_registry_url is None
     with pytest.raises(ValueError, match="without credentials"):

@@ -10,17 +10,17 @@ from typing import Any
 
 from sqlalchemy import update
 
-from kandev.api import schema
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.records import AutomationFields
 from kandev.domain.services import Services
 from kandev.domain.sessions.clarifications import Answer
 from kandev.domain.sessions.permissions import record_request
 from kandev.domain.sessions.turns import claim_turn, finish_turn
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
 from kandev.models import Task
 from kandev.models.base import utcnow
 from kandev.models.enums import AutomationContext, AutomationDestination
-from kandev.schema.context import Context
 from tests.integration.engine.conftest import as_agent
 from tests.integration.test_sidebar_queries import counted_statements, statements_for
 from tests.support.factories import new_task

@@ -8,13 +8,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.api import schema
 from kandev.domain.automations.cleanup import due_cleanups, run_cleanup
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
+from kandev.graphql.root import schema
+from kandev.graphql.schema.context import Context
 from kandev.models import AutomationRun, Task
-from kandev.schema.context import Context
 from tests.conftest import GraphQLCaller
 
 ERRORS = "__typename ... on Error { code message }"

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from kandev.db import Database
 from kandev.models import StepTransition, Task
+from kandev.platform.database import Database
 
 TASK_FIELDS = "id title state autopilot parentId pendingAction workflowStepId externalId sessions { id }"
 ERROR_FIELDS = """

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.db import Database
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.events import task_channel
 from kandev.models import Session, StepTransition, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id
+from kandev.platform.database import Database
+from kandev.platform.event_bus import task_channel
 from tests.conftest import GraphQLCaller
 
 STEP_FIELDS = """id name position isStartStep isFinalStep autoAdvanceRequiresSignal allowManualMove wipLimit

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from kandev.config import Settings
 from kandev.domain.access.tokens import create_token, hash_token
 from kandev.domain.errors import ConflictError
 from kandev.domain.mcp.rules import McpServerFields
@@ -19,8 +18,9 @@ from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import StepFields
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.events import server_settings_channel
 from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
+from kandev.platform.event_bus import server_settings_channel
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.server import running_server

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from kandev.app import create_app
-from kandev.config import Settings
-from kandev.state import AppState
+from kandev.platform.settings import Settings
+from kandev.wiring import AppState
 
 
 @asynccontextmanager

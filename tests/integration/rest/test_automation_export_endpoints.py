@@ -11,12 +11,12 @@ from typing import Any, NamedTuple
 import yaml
 from sqlalchemy import update
 
-from kandev.db import Database
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
 from kandev.domain.services import Services
 from kandev.models import Repository
+from kandev.platform.database import Database
 from tests.conftest import GraphQLCaller
 from tests.integration.rest.conftest import rest_client
 from tests.support.factories import new_agent_profile, settings_for

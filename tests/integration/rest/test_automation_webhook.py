@@ -19,8 +19,7 @@ import httpx
 import pytest
 from sqlalchemy import delete, select, update
 
-from kandev.config import Settings
-from kandev.dispatch import DELIVER_WEBHOOKS_JOB, RqDispatcher
+from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.automations import webhooks
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
@@ -31,6 +30,8 @@ from kandev.jobs.recovery import recover
 from kandev.models import Automation, AutomationRun, AutomationTrigger, QueuedPrompt, WebhookDelivery
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TriggerType
+from kandev.platform.job_queues import DELIVER_WEBHOOKS_JOB
+from kandev.platform.settings import Settings
 from tests.integration.rest.conftest import rest_client
 from tests.support.factories import settings_for
 from tests.support.workers import running_worker

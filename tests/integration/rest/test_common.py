@@ -14,8 +14,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kandev.domain.errors import NotFoundError
-from kandev.rest.common import endpoint
-from kandev.state import AppState
+from kandev.edge.rest.common import endpoint
+from kandev.wiring import AppState
 
 LEAK = "connection to postgres://kandev:hunter2@db failed"
 
@@ -53,24 +53,24 @@ async def tiny(settings, db, bus, redis_url, principal, jobs) -> AsyncIterator[h
 
 
 async def test_an_unexpected_exception_in_a_handler_is_a_500_with_code_internal_and_no_exception_text(tiny, caplog):
-    with caplog.at_level(logging.ERROR, logger="kandev.rest"):
+    with caplog.at_level(logging.ERROR, logger="kandev.edge.rest"):
         response = await tiny.post("/broken", json={})
     assert response.status_code == 500
     body = response.json()
     assert body["code"] == "INTERNAL"
     assert "hunter2" not in response.text and "RuntimeError" not in response.text
     # The incident is kept for the operator: logged with its traceback, naming the request.
-    [record] = [r for r in caplog.records if r.name == "kandev.rest"]
+    [record] = [r for r in caplog.records if r.name == "kandev.edge.rest"]
     assert record.exc_info is not None and record.exc_info[0] is RuntimeError
     assert "/broken" in record.getMessage()
 
 
 async def test_a_domain_error_in_a_handler_is_its_status_and_code_and_is_not_logged(tiny, caplog):
-    with caplog.at_level(logging.ERROR, logger="kandev.rest"):
+    with caplog.at_level(logging.ERROR, logger="kandev.edge.rest"):
         response = await tiny.get("/tasks/t-404")
     assert response.status_code == 404
     assert response.json()["code"] == "NOT_FOUND"
-    assert not [r for r in caplog.records if r.name == "kandev.rest"]
+    assert not [r for r in caplog.records if r.name == "kandev.edge.rest"]
 
 
 async def test_a_handler_runs_with_the_callers_services(tiny, principal):

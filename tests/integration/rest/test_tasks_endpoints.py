@@ -9,13 +9,13 @@ import httpx
 import pytest
 from sqlalchemy import func, select, update
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.access.tokens import create_token
 from kandev.domain.access.users import create_user
 from kandev.migrations import upgrade_to_head
 from kandev.models import QueuedPrompt, Session, Task
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
 from tests.integration.rest.conftest import rest_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url
 from tests.support.factories import settings_for

@@ -6,8 +6,8 @@ import asyncio
 
 from sqlalchemy import select, update
 
-from kandev.events import session_channel, task_channel
 from kandev.models import ExecutorProfile, Session
+from kandev.platform.event_bus import session_channel, task_channel
 from tests.support.factories import new_task
 from tests.support.git_repos import make_repository
 

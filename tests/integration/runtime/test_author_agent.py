@@ -12,7 +12,7 @@ from typing import Any
 import acp
 import pytest
 
-from kandev.agent_host import scripted_command
+from kandev.platform.agent_host import scripted_command
 from kandev.runtime.author import STATE_FILE, choose_agent
 from tests.integration.runtime.test_scripted_agent_conformance import RecordingClient, initialized
 

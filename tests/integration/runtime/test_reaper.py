@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev.agent_host import resolve_agent_user
+from kandev.platform.agent_host import resolve_agent_user
 from kandev.runtime import process
 from kandev.runtime.process import AgentProcess, keeper_available, minimal_env
 from tests.integration.jobs.test_confinement import AGENT_USER, agent_user, interpreter, world_readable_copy

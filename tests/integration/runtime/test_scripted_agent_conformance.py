@@ -30,7 +30,7 @@ from acp.schema import (
 )
 
 from kandev import __version__
-from kandev.agent_host import scripted_command
+from kandev.platform.agent_host import scripted_command
 
 pytestmark = pytest.mark.slow
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from kandev.config import Settings
 from kandev.domain.errors import ValidationError
 from kandev.domain.outbound import OutboundPolicy, allowed_hosts, inward
+from kandev.platform.settings import Settings
 from tests.support.fake_dns import PUBLIC, PUBLIC_V6, FakeDns
 
 INWARD_ADDRESSES = [

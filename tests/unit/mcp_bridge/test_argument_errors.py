@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kandev.arguments import argument_errors
+from kandev.edge.arguments import argument_errors
 
 SCHEMA = {
     "type": "object",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from graphql import parse, validate
 
-from kandev.api import schema
 from kandev.domain.sessions.tool_profiles import CAPABILITY_TOOLS, SURFACE_TOOLS, Surface
-from kandev.mcp_bridge.catalogue import CATALOGUE
-from kandev.mcp_bridge.tool_surface import to_mcp_tool  # noqa: F401 - registers the tools
+from kandev.edge.mcp_bridge.catalogue import CATALOGUE
+from kandev.edge.mcp_bridge.tool_surface import to_mcp_tool  # noqa: F401 - registers the tools
+from kandev.graphql.root import schema
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from kandev.domain.errors import NotFoundError, ValidationError
-from kandev.schema.error_codes import CodedMaskErrors
+from kandev.graphql.schema.error_codes import CodedMaskErrors
 
 LEAK = "connection to postgres://kandev:hunter2@db failed"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kandev.schema.error_text import value_free
+from kandev.graphql.schema.error_text import value_free
 
 
 def test_an_echoed_input_object_is_cut_from_a_coercion_message() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kandev.schema.fanout import next_message_text, shared_event
+from kandev.graphql.schema.fanout import next_message_text, shared_event
 
 
 def test_next_messages_of_one_shared_result_reuse_its_text_and_keep_their_own_ids():

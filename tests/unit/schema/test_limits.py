@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from kandev.schema.limits import AliasLimit, DepthLimit
+from kandev.graphql.schema.limits import AliasLimit, DepthLimit
 
 
 def test_every_operation_shares_the_same_depth_and_alias_rules():

@@ -7,7 +7,7 @@ from enum import Enum
 import strawberry
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from kandev.schema.plain_fields import PlainFieldExecutor, held_in, plain_field
+from kandev.graphql.schema.plain_fields import PlainFieldExecutor, held_in, plain_field
 
 calls: list[str] = []
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.models import AutomationRun
 from kandev.models.enums import TriggerType
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 
 
@@ -43,7 +43,7 @@ async def runs_of(db: Any, automation_id: str) -> list[AutomationRun]:
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """What every RqDispatcher of this process enqueues for task cleanups and worktree retention (recorded
     here: no worker runs in these tests, the jobs are run by calling their domain functions)."""
-    from kandev.dispatch import RqDispatcher
+    from kandev.adapters.rq_dispatch import RqDispatcher
 
     seen: dict[str, list[str]] = {"cleanups": [], "retention": []}
     for method, key in (("enqueue_task_cleanup", "cleanups"), ("enqueue_worktree_retention", "retention")):

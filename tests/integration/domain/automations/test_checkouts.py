@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.config import Settings
 from kandev.domain.automations.checkouts import event_checkout
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
@@ -29,6 +28,7 @@ from kandev.domain.github.webhooks import handle_delivery
 from kandev.models import AutomationRun, Repository, TaskPullRequest
 from kandev.models.base import new_id
 from kandev.models.enums import AgentKind, TriggerType
+from kandev.platform.settings import Settings
 from tests.support.factories import settings_for
 from tests.support.fake_github import FakeGitHub, fake_github
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server

@@ -13,8 +13,8 @@ from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.scheduling import dedup_key
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.service import start_step_of
-from kandev.events import automation_channel, task_channel
 from kandev.models.enums import AutomationDestination, RunStatus, RunTriggerType, TaskOrigin
+from kandev.platform.event_bus import automation_channel, task_channel
 from tests.integration.domain.automations.conftest import new_automation, runs_of, scheduled
 from tests.support.workers import running_worker
 

@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from kandev.config import Settings
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.preflight import PENDING, AckStatus, check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.events import automation_channel
 from kandev.models import Automation
 from kandev.models.enums import AgentKind, TriggerType
+from kandev.platform.event_bus import automation_channel
+from kandev.platform.settings import Settings
 from tests.integration.domain.automations.conftest import scheduled
 from tests.support.factories import settings_for
 from tests.support.fake_github import FakeGitHub, fake_github

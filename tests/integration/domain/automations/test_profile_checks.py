@@ -17,9 +17,9 @@ from kandev.domain.automations import thread
 from kandev.domain.automations.preflight import PENDING, check_and_store
 from kandev.domain.automations.profile_checks import recheck_profiles
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
-from kandev.events import automation_channel
 from kandev.models import Automation
 from kandev.models.enums import AgentKind, PermissionPolicy, ThreadKind
+from kandev.platform.event_bus import automation_channel
 from tests.integration.domain.automations.test_preflight import saved, stored
 
 MISSING = "no-such-agent-kandev-reack"

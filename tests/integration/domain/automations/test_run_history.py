@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.automations.firing import fire
-from kandev.events import automation_channel
 from kandev.models import Message
 from kandev.models.enums import AutomationContext
+from kandev.platform.event_bus import automation_channel
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.integration.domain.automations.test_run_turns import ended, until_run
 from tests.support.factories import new_agent_profile

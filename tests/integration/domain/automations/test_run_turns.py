@@ -13,9 +13,9 @@ from sqlalchemy import select
 from kandev.domain.automations.firing import fire
 from kandev.domain.automations.launch import launch_run
 from kandev.domain.automations.records import AutomationFields
-from kandev.events import automation_channel
 from kandev.models import AutomationRun, Message, Turn
 from kandev.models.enums import AutomationContext, PermissionPolicy
+from kandev.platform.event_bus import automation_channel
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.support.factories import new_agent_profile
 from tests.support.workers import running_worker

@@ -15,18 +15,18 @@ from typing import Any
 import pytest
 from sqlalchemy import func, insert, select, update
 
-from kandev.clock import Clock, clock_of
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.automations.records import TriggerFields
 from kandev.domain.automations.scheduling import run_schedules
 from kandev.domain.context import ServiceContext
-from kandev.events import automation_channel
 from kandev.migrations import upgrade_to_head
 from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
-from kandev.state import Services, bootstrap, service_context
+from kandev.platform.clock import Clock, clock_of
+from kandev.platform.database import Database
+from kandev.platform.event_bus import automation_channel
+from kandev.platform.settings import Settings
+from kandev.wiring import Services, bootstrap, service_context
 from tests.integration.domain.automations.conftest import new_automation, runs_of
 from tests.support.databases import create_postgres_database, drop_postgres_database, postgres_server_url
 from tests.support.factories import settings_for

@@ -16,9 +16,9 @@ from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.thread import ThreadEntry
 from kandev.domain.errors import NotFoundError
-from kandev.events import automation_channel
 from kandev.models import AutomationThreadMessage
 from kandev.models.enums import ThreadKind, TriggerType
+from kandev.platform.event_bus import automation_channel
 from tests.integration.domain.automations.conftest import new_automation, runs_of, scheduled
 from tests.support.workers import running_worker
 

@@ -14,8 +14,6 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from kandev.config import Settings
-from kandev.db import Database
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.webhook_signatures import KEPT, forget_stale, signature_of
@@ -23,7 +21,9 @@ from kandev.domain.services import Services
 from kandev.models import WebhookDelivery, WebhookSignature
 from kandev.models.base import utcnow
 from kandev.models.enums import TriggerType
-from kandev.state import service_context
+from kandev.platform.database import Database
+from kandev.platform.settings import Settings
+from kandev.wiring import service_context
 from tests.integration.rest.conftest import rest_client
 from tests.support.databases import BACKENDS, database_on
 from tests.support.factories import settings_for

@@ -18,14 +18,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from kandev.app import create_app
-from kandev.config import Settings
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.webhook_signatures import signature_of
 from kandev.domain.automations.wrong_secrets import source_key
 from kandev.domain.github.webhooks import signature_of as github_signature_of
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
-from kandev.state import AppState
+from kandev.platform.settings import Settings
+from kandev.wiring import AppState
 from tests.support.factories import settings_for
 
 LIMIT = 5

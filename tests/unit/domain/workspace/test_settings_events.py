@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kandev.domain.context import Principal
 from kandev.domain.workspace.settings_events import ACCESS_TOKEN, WORKSPACE, heard_by
-from kandev.events import SettingsEventPayload
+from kandev.platform.event_bus import SettingsEventPayload
 
 TOKEN = SettingsEventPayload(kind=ACCESS_TOKEN, id="tok-row-1", owner_id="user-ann")
 

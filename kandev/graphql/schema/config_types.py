@@ -1,0 +1,136 @@
+"""Agent profiles, secrets (names only) and permission requests."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from strawberry.scalars import JSON
+
+from kandev.domain.sessions.permissions import agent_pending_id
+from kandev.domain.workspace.agent_profiles import missing_command, visible_env
+from kandev.graphql.schema.columns import column
+from kandev.graphql.schema.context import RUN_DOC, Info, run_at
+from kandev.graphql.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
+from kandev.graphql.schema.fields import described
+from kandev.models import AgentProfile as AgentProfileRow
+from kandev.models import ExecutorProfile as ExecutorProfileRow
+from kandev.models import PermissionRequest as PermissionRow
+from kandev.models import Repository as RepositoryRow
+from kandev.models import Secret as SecretRow
+
+
+@strawberry.type(description="What agent to run and how.")
+class AgentProfile:
+    row: strawberry.Private[AgentProfileRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    kind: AgentKind = column("kind", AgentKind, convert=AgentKind)
+
+    @described("The argv spawned for ACP profiles.")
+    def command(self) -> list[str]:
+        return list(self.row.command)
+
+    @described(
+        "Environment for the agent; values may reference ${secret:NAME}. Non-admins see only the "
+        "references of a server-wide profile's values."
+    )
+    def env(self, info: Info) -> JSON:
+        return JSON(visible_env(self.row, info.context.services.principal))
+
+    supports_mcp: bool = column("supports_mcp", bool)
+    permission_policy: PermissionPolicy = column("permission_policy", PermissionPolicy, convert=PermissionPolicy)
+    builtin: bool = column("builtin", bool, description="Built in (Scripted and the well-known ACP presets).")
+    workspace_id: strawberry.ID | None = column(
+        "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
+    )
+
+    @described("Defined by an admin for the whole server, listed in every workspace.")
+    def server_wide(self) -> bool:
+        return self.row.workspace_id is None
+
+    @described("False while the profile's command is not on the server's PATH.")
+    def available(self) -> bool:
+        return missing_command(self.row) is None
+
+    @described("The command that is missing, when unavailable.")
+    def missing_command(self) -> str | None:
+        return missing_command(self.row)
+
+
+@strawberry.type(description="Where an agent works; only admins create or change these.")
+class ExecutorProfile:
+    row: strawberry.Private[ExecutorProfileRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    kind: ExecutorKind = column("kind", ExecutorKind, convert=ExecutorKind)
+    builtin: bool = column("builtin", bool)
+    workspace_id: strawberry.ID | None = column(
+        "workspace_id", strawberry.ID | None, description="The owning workspace; null for a server-wide profile."
+    )
+
+    @described("Defined by an admin for the whole server, listed in every workspace.")
+    def server_wide(self) -> bool:
+        return self.row.workspace_id is None
+
+
+@strawberry.type(description="A workspace secret; its value is never returned.")
+class Secret:
+    row: strawberry.Private[SecretRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    created_at: datetime = column("created_at", datetime)
+
+
+@strawberry.type
+class PermissionOption:
+    option_id: str
+    name: str
+    kind: str
+
+
+@strawberry.type(description="An agent waiting for an operator to allow or deny a tool call.")
+class PermissionRequest:
+    row: strawberry.Private[PermissionRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    task_id: strawberry.ID = column("task_id", strawberry.ID)
+    session_id: strawberry.ID = column("session_id", strawberry.ID)
+    title: str = column("title", str)
+    state: str = column("state", str)
+
+    @strawberry.field
+    def tool_call(self) -> JSON:
+        return JSON(dict(self.row.tool_call))
+
+    @described("The agent's own id for the tool call it asks about (the spec's pending_id).")
+    def pending_id(self) -> str | None:
+        return agent_pending_id(self.row)
+
+    @strawberry.field
+    def options(self) -> list[PermissionOption]:
+        return [
+            PermissionOption(option_id=o["option_id"], name=o.get("name", ""), kind=o.get("kind", ""))
+            for o in self.row.options
+        ]
+
+    chosen_option_id: str | None = column("chosen_option_id", str | None)
+    created_at: datetime = column("created_at", datetime)
+
+    @described(RUN_DOC)
+    async def run_id(self, info: Info) -> strawberry.ID | None:
+        run_id = await run_at(info, self.row.task_id, self.row.created_at)
+        return strawberry.ID(run_id) if run_id else None
+
+
+@strawberry.type(description="A local git repository tasks can work in.")
+class Repository:
+    row: strawberry.Private[RepositoryRow]
+
+    id: strawberry.ID = column("id", strawberry.ID)
+    name: str = column("name", str)
+    path: str = column("path", str)
+    default_branch: str = column("default_branch", str)

@@ -1,0 +1,114 @@
+"""What the dispatcher and the workers agree on: queue names, job paths, the Redis keys that route a session to
+the worker holding its agent, and the one enqueue helper, so every job gets an explicit timeout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis import Redis
+from rq import Queue, Worker
+
+DEFAULT = "kandev-default"
+TURNS = "kandev-turns"
+AUTOMATIONS = "kandev-automations"
+# The shared queues every worker listens on, in the order it takes work from them.
+ALL = (TURNS, DEFAULT, AUTOMATIONS)
+
+TURN_JOB = "kandev.jobs.turns.run_turn"
+DELIVER_JOB = "kandev.jobs.turns.deliver_answer"
+LAUNCH_RUN_JOB = "kandev.jobs.automations.launch_automation_run"
+DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
+CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
+RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
+PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
+
+# Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
+RESULT_TTL_SECONDS = 3600
+FAILURE_TTL_SECONDS = 7 * 24 * 3600
+
+
+def worker_queue_name(worker_name: str) -> str:
+    """A worker's own queue: sessions whose working tree lives on that worker are routed here."""
+    return f"kandev-worker-{worker_name}"
+
+
+def agent_key(session_id: str) -> str:
+    """The Redis key naming the worker where the session's agent is warm (expires unless that worker renews it)."""
+    return f"kandev-agent:{session_id}"
+
+
+def running_key(worker_name: str) -> str:
+    """The Redis key naming the session whose turn job the worker is running now."""
+    return f"kandev-running:{worker_name}"
+
+
+def get_queue(name: str, connection: Redis) -> Queue:
+    """The RQ queue `name` on `connection` (a sync client without decode_responses, see redis_conn)."""
+    return Queue(name, connection=connection)
+
+
+def enqueue(
+    queue_name: str,
+    func_path: str,
+    *args: Any,
+    job_timeout: int,
+    connection: Redis,
+    job_id: str | None = None,
+    unique: bool = False,
+    description: str | None = None,
+) -> str:
+    """Enqueue `func_path(*args)` (a dotted path to a module-level function); returns the job id.
+
+    `job_timeout` is required: RQ's default (180 s) would kill a long agent turn. With `unique` (needs
+    `job_id`), a job id that still exists in Redis raises rq.exceptions.DuplicateJobError instead of
+    replacing that job; note finished jobs keep their id for RESULT_TTL_SECONDS. `description` is what
+    the RQ dashboard lists (default: the call, arguments included).
+    """
+    job = get_queue(queue_name, connection).enqueue_call(
+        func=func_path,
+        args=args,
+        timeout=job_timeout,
+        job_id=job_id,
+        unique=unique,
+        result_ttl=RESULT_TTL_SECONDS,
+        failure_ttl=FAILURE_TTL_SECONDS,
+        description=description,
+    )
+    return job.id
+
+
+def enqueue_many(
+    queue_name: str, calls: list[tuple[str, tuple[Any, ...], str]], *, job_timeout: int, connection: Redis
+) -> list[str]:
+    """Enqueue each `(func_path, args, description)` in one Redis round trip (a pipeline); returns the job ids."""
+    queue = get_queue(queue_name, connection)
+    datas = [
+        Queue.prepare_data(
+            func_path,
+            args=args,
+            timeout=job_timeout,
+            result_ttl=RESULT_TTL_SECONDS,
+            failure_ttl=FAILURE_TTL_SECONDS,
+            description=description,
+        )
+        for func_path, args, description in calls
+    ]
+    return [job.id for job in queue.enqueue_many(datas)]
+
+
+def warm_worker_queue(redis: Redis, session_id: str, expected: str | None = None) -> str | None:
+    """The own queue of the worker holding the session's agent (`expected`, when given), when that worker is
+    alive (it renews the agent's advertisement) and idle, or busy with this very session."""
+    owner = redis.get(agent_key(session_id))
+    if owner is None:
+        return None
+    name = owner.decode() if isinstance(owner, bytes) else str(owner)
+    if expected is not None and name != expected:
+        return None
+    with redis.pipeline(transaction=False) as pipe:  # one round trip for both
+        pipe.hget(Worker.redis_worker_namespace_prefix + name, "state")
+        pipe.get(running_key(name))
+        state, running = pipe.execute()
+    if state in (b"idle", "idle") or running in (session_id.encode(), session_id):
+        return worker_queue_name(name)
+    return None

@@ -1,1 +1,0 @@
-"""The GraphQL schema's parts: types, inputs, enums and payload unions (the root schema is kandev.api)."""
