@@ -73,9 +73,12 @@ def _suite_database(
 
 
 @pytest.fixture
-def database_url(_suite_database: databases.SqliteTemplate | databases.PostgresSuiteDatabase, tmp_path: Path) -> str:
+def database_url(
+    _suite_database: databases.SqliteTemplate | databases.PostgresSuiteDatabase, tmp_path: Path
+) -> Iterator[str]:
     """A migrated database with no rows: a copy of the SQLite template, or the session's PostgreSQL one emptied."""
-    return _suite_database.fresh(tmp_path)
+    yield _suite_database.fresh(tmp_path)
+    _suite_database.check_schema_kept()
 
 
 @pytest.fixture
