@@ -17,7 +17,8 @@ VENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON_CANDIDATES := python3.13 python3.12 python3.11 python3
 PYTEST_ARGS ?=
-# Test processes (pytest-xdist), each module in one of them; 2 suits the 2-core CI machine.
+# Test processes (pytest-xdist), each module in one of them (tests/support/parallel.py); 2 suits the 2-core CI
+# machine. Modules go out in collection order, so the many quick unit tests at the end even out the finish.
 TEST_WORKERS ?= 2
 KANDEV_ARGS ?=
 FRONTEND ?= frontend
@@ -66,7 +67,7 @@ $(WEB_CLIENT): $(WEB_SOURCES)
 # In parallel unless PYTEST_ARGS names a test file or test (one process: no start-up cost), sets -n itself or
 # turns xdist off (-p no:xdist).
 PARALLEL = $(if $(or $(filter %.py -n -n% --numprocesses% %no:xdist,$(PYTEST_ARGS)),$(findstring .py::,$(PYTEST_ARGS))),,\
-	-n $(TEST_WORKERS) --dist loadscope)
+	-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
 # pytest's own exit code is the recipe's exit code: failures (1), errors (2-4) and
 # "no tests collected" (5) all fail `make test`.

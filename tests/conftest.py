@@ -25,10 +25,9 @@ from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.settings import Settings
 from kandev.wiring import service_context
-from tests.support import databases
+from tests.support import databases, parallel
 from tests.support.factories import settings_for
 from tests.support.fake_dns import FakeDns
-from tests.support.parallel import worker_redis_url
 
 STRICT = os.environ.get("KANDEV_TEST_STRICT") == "1"
 
@@ -42,11 +41,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped under KANDEV_TEST_STRICT=1: {report.longrepr}"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return parallel.scheduler(config, log)
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     url = os.environ.get("KANDEV_TEST_REDIS_URL")
     if url:
-        yield worker_redis_url(url)  # parallel workers share the server, not a database
+        yield parallel.worker_redis_url(url)  # parallel workers share the server, not a database
         return
     from kandev.platform.embedded_redis import start_embedded_redis
 

@@ -76,7 +76,8 @@ def run(coro):  # noqa: ANN001, ANN201 - tiny sync bridge for session fixtures
 # What a test could change in the shared database beyond its rows: columns (of tables and indexes), triggers and
 # functions. Compared after every test (a millisecond), so a test that leaves such a change fails, not a later one.
 _SCHEMA = """SELECT md5(coalesce(string_agg(item, ',' ORDER BY item), '')) FROM (
-    SELECT c.relkind::text || ':' || c.relname || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod) AS item
+    SELECT c.relkind::text || ':' || c.relname || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod)
+        AS item
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND a.attnum > 0 AND NOT a.attisdropped
     UNION ALL SELECT 'trigger:' || tgname FROM pg_trigger WHERE NOT tgisinternal

@@ -1,4 +1,4 @@
-"""What each pytest-xdist worker has to itself when the suite runs in parallel: its Redis databases.
+"""Running the suite in parallel with pytest-xdist: which tests go together, and what each worker has to itself.
 
 Its PostgreSQL databases, SQLite files, ports and embedded Redis servers are its own already (random names, free
 ports, one per session). A real Redis is shared: each worker takes the database after the configured one by its
@@ -13,8 +13,26 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 REDIS_DATABASES = 16  # Redis's default `databases`
+BROWSER_TESTS = "tests/browser/"
+
+
+class _ModulesAndBrowser(LoadScopeScheduling):
+    """`--dist loadscope` (a module's tests in one worker, so its module fixtures start once), with every browser
+    test in one unit: one worker builds the web client and serves it while the others run everything else."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return BROWSER_TESTS if nodeid.startswith(BROWSER_TESTS) else super()._split_scope(nodeid)
+
+
+def scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling | None:
+    """The scheduler for `--dist loadscope` (None: xdist's own for any other mode)."""
+    return _ModulesAndBrowser(config, log) if config.getoption("dist") == "loadscope" else None
 
 
 def worker_index() -> int:
