@@ -32,6 +32,7 @@ from kandev.domain.automations.records import AutomationRecord, webhook_path
 from kandev.domain.automations.references import records, routed_profile
 from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import AgentProfileSnapshot
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
@@ -181,7 +182,7 @@ class ProfileState:
     fingerprint: str
 
 
-def profile_state(profile: AgentProfile) -> ProfileState:
+def profile_state(profile: AgentProfile | AgentProfileSnapshot) -> ProfileState:
     missing = missing_command(profile)
     read = {
         "name": profile.name,
