@@ -217,5 +217,3 @@ class ServiceContext:
     async def read(self) -> AsyncIterator[AsyncSession]:
         async with self.db.read() as db:
             yield db
-
-from kandev.domain.workspace.settings_events import watch  # noqa: F401,E402

@@ -70,7 +70,3 @@ class Reactions:
         """Run every reaction to `event`, in subscription order, inside `uow`'s transaction."""
         for reaction in self.handlers.get(type(event), ()):
             await reaction(ctx, uow, event)
-
-
-def _reintroduced() -> None:
-    from kandev.domain.context import ServiceContext  # noqa: F401
