@@ -16,6 +16,7 @@ from kandev.graphql.resolvers import mcp_servers as mcp_resolvers
 from kandev.graphql.resolvers import profiles as profile_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
 from kandev.graphql.resolvers import runs as run_resolvers
+from kandev.graphql.resolvers import usage as usage_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
 from kandev.graphql.resolvers import subscriptions as subscription_resolvers
 from kandev.graphql.resolvers import tasks as task_resolvers
@@ -97,6 +98,11 @@ class Query:
     parent_questions = strawberry.field(
         resolver=engine_resolvers.parent_questions,
         description="An autopilot child's questions to its parent.",
+    )
+    usage = strawberry.field(
+        resolver=usage_resolvers.usage,
+        description="A workspace's usage and cost added up over turns, sessions and replicas, grouped by session, "
+        "task, automation, agent, model, workspace or day.",
     )
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions,
@@ -280,6 +286,11 @@ class Mutation:
         description="Add an active registry entry's remote or exact npm package as an MCP server definition.",
     )
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
+    set_automation_budget = strawberry.mutation(
+        resolver=usage_resolvers.set_automation_budget,
+        description="Set, raise or remove an automation's monthly budget; once spent it does not fire until the "
+        "next month or a raised budget.",
+    )
     create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)
     update_workflow = strawberry.mutation(resolver=workflow_resolvers.update_workflow)
     delete_workflow = strawberry.mutation(

@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
@@ -215,6 +216,8 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         tools = await _tools(db, automation, profile, found)
         await _secrets(db, automation.workspace_id, profile, found)
     await _github(db, settings, automation, found)
+    if automation.id and (spent := await automation_refusal(db, automation.id, now)):
+        found.blockers.append(f"it will not fire: {spent}")
     next_run = _next_run(automation, now, found)
     state = profile_state(profile) if profile is not None else None
     follows_default = automation.agent_profile_id is None and profile is not None

@@ -102,3 +102,17 @@ async def save(
     row.reached_at = None
     await db.flush()
     return row
+
+
+async def automation_refusal(db: AsyncSession, automation_id: str, now: datetime) -> str | None:
+    """Why the automation must not fire now (its monthly budget is spent), or None."""
+    current = await view(db, AUTOMATION, automation_id, now)
+    if current is None or not current.reached:
+        return None
+    limits = [f"{current.limit_tokens} tokens"] if current.limit_tokens is not None else []
+    limits += [f"${current.limit_usd:g}"] if current.limit_usd is not None else []
+    spent_text = f"{current.spent.tokens} tokens, ${current.spent.cost_usd:g}"
+    return (
+        f"its monthly budget ({' or '.join(limits)}) is spent ({spent_text} this month); it fires again next "
+        "month or once the budget is raised"
+    )

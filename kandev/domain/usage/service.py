@@ -13,11 +13,13 @@ from sqlalchemy import String, case, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_task, load_workspace
+from kandev.domain.automations.preflight import mark_pending
 from kandev.domain.automations.references import load_automation
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import ValidationError
+from kandev.domain.errors import PermissionDeniedError, ValidationError
 from kandev.domain.usage import budgets
 from kandev.domain.usage.budgets import BudgetView
+from kandev.domain.usage.recording import mark_if_spent
 from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import QueuedPrompt, Session, Turn, TurnUsage
 from kandev.models.base import utcnow
@@ -74,6 +76,10 @@ class UsageService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
+    def _refuse_agents(self) -> None:
+        if self.ctx.principal.session_id is not None:
+            raise PermissionDeniedError("an agent can't change budgets: a person sets them")
+
     async def of_turns(self, turn_ids: Sequence[str]) -> list[TurnUsage | None]:
         """Each turn's usage row (None: its agent reported nothing yet); for turns the caller already holds."""
         async with self.ctx.read() as db:
@@ -110,20 +116,22 @@ class UsageService:
 
     async def set_task_budget(self, task_id: str, limit_tokens: int | None, limit_usd: float | None) -> None:
         """Set, raise or remove a task's budget; a budget no longer spent lets its held prompts go to the agent."""
+        self._refuse_agents()
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
             await budgets.save(uow.db, task.workspace_id, budgets.TASK, task_id, limit_tokens, limit_usd)
-            now_view = await budgets.view(uow.db, budgets.TASK, task_id, utcnow())
-            if now_view is None or not now_view.reached:
+            if not await mark_if_spent(uow, task_id):
                 for session_id in await _sessions_with_queued_prompts(uow.db, task_id):
                     uow.then(lambda s=session_id: self.ctx.jobs.enqueue_turn(s))
-            emit_task_event(uow, "UPDATED", task)
+                emit_task_event(uow, "UPDATED", task)
 
     async def set_automation_budget(self, automation_id: str, limit_tokens: int | None, limit_usd: float | None) -> None:
         """Set, raise or remove an automation's monthly budget."""
+        self._refuse_agents()
         async with self.ctx.unit_of_work() as uow:
             automation = await load_automation(uow.db, self.ctx.principal, automation_id)
             await budgets.save(uow.db, automation.workspace_id, budgets.AUTOMATION, automation_id, limit_tokens, limit_usd)
+            mark_pending(uow, self.ctx, automation)  # its pre-flight says whether it fires again
 
 
 async def _sessions_with_queued_prompts(db: AsyncSession, task_id: str) -> list[str]:

@@ -15,6 +15,7 @@ from kandev.domain.automations.indicator import NextRun, NextRunState
 from kandev.domain.automations.preflight import Ack
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
 from kandev.domain.automations.thread import ThreadEntry, ThreadPage
+from kandev.graphql.schema.usage_types import Budget
 from kandev.graphql.schema.context import Info
 from kandev.graphql.schema.enums import (
     AckStatus,
@@ -344,6 +345,10 @@ class Automation:
         description="The last pre-flight acknowledgement (PENDING right after a save); null: never checked. "
         "automationEvents sends ACK_CHANGED whenever it is stored."
     )
+
+    @strawberry.field(description="The monthly budget and this month's spend; null without one.")
+    async def budget(self, info: Info) -> Budget | None:
+        return Budget.of(await info.context.services.usage.automation_budget(self.record.id))
 
     @classmethod
     def of(cls, record: AutomationRecord) -> Automation:

@@ -17,6 +17,7 @@ from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
+from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.graphql.schema.fields import described
@@ -248,6 +249,14 @@ class Task:
         if self.pending is not None:
             return self.pending
         return self._loaders(info).pending_action.load(self.record.id)
+
+    @strawberry.field(description="What the task's turns used and cost so far, over all its sessions (board cards).")
+    async def usage(self, info: Info) -> UsageTotals:
+        return UsageTotals.of(await self._loaders(info).task_usage.load(self.record.id))
+
+    @strawberry.field(description="The task's budget and what was spent against it; null without one.")
+    async def budget(self, info: Info) -> Budget | None:
+        return Budget.of(await info.context.services.usage.task_budget(self.record.id))
 
     @described(
         "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
