@@ -3,18 +3,22 @@ add up across turns, sessions and replicas, and the budgets that stop a task's a
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from kandev.domain.automations.firing import Admission, fire
+from kandev.domain.automations.preflight import check_and_store
+from kandev.domain.automations.records import AutomationFields
 from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.usage.service import UsageGroup
-from kandev.models import Message, QueuedPrompt
+from kandev.models import Message, QueuedPrompt, TurnUsage
 from kandev.models.base import utcnow
 from kandev.wiring import SYSTEM, provide_services
 from tests.support.watch import watching
@@ -162,3 +166,36 @@ async def test_an_agent_cannot_change_a_budget(services, workspace_id):
     agent = replace(services.principal, session_id="s-1", task_id=task.id, workspace_id=workspace_id)
     with pytest.raises(PermissionDeniedError):
         await Services(replace(services.ctx, principal=agent)).usage.set_task_budget(task.id, None, 1000.0)
+
+
+async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_raised(live, services, db, gql, workspace_id):
+    spend = usage_line(TOKENS, used=10, size=100, cost={"amount": 2.0, "currency": "USD"})
+    automation_id = (
+        await services.automations.create(workspace_id, AutomationFields(name="Costly", prompt=f"{spend}\n/say spent"))
+    ).automation.id
+    first = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert first.admission == Admission.FIRED
+
+    async def spent_by_automation() -> float:
+        async with db.read() as s:
+            return float(await s.scalar(select(func.coalesce(func.sum(TurnUsage.cost_usd), 0.0)).where(TurnUsage.automation_id == automation_id)))
+
+    async with asyncio.timeout(60):
+        while await spent_by_automation() < 2.0:
+            await asyncio.sleep(0.2)
+    budget = """mutation($i: SetAutomationBudgetInput!) { setAutomationBudget(input: $i) { __typename
+      ... on AutomationBudgetPayload { budget { period limitUsd spent { tokens costUsd } reached } } } }"""
+    capped = (await gql(budget, i={"automationId": automation_id, "limitUsd": 1.5}))["setAutomationBudget"]
+    assert capped["budget"] == {"period": "MONTH", "limitUsd": 1.5, "spent": {"tokens": 120, "costUsd": 2.0}, "reached": True}
+
+    refused = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert refused.admission == Admission.SKIPPED and "monthly budget" in (refused.reason or "")
+    thread = await gql("query($id: ID!) { automation(id: $id) { thread(first: 50) { nodes { kind text } } } }", id=automation_id)
+    assert any("monthly budget" in n["text"] for n in thread["automation"]["thread"]["nodes"])
+    await check_and_store(services.ctx, automation_id)
+    ack = (await gql("query($id: ID!) { automation(id: $id) { lastAck { status detail } } }", id=automation_id))["automation"]["lastAck"]
+    assert ack["status"] == "FAILED" and "monthly budget" in ack["detail"]
+
+    await gql(budget, i={"automationId": automation_id, "limitUsd": 10.0})
+    again = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+    assert again.admission == Admission.FIRED
