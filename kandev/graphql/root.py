@@ -17,10 +17,10 @@ from kandev.graphql.resolvers import mcp_servers as mcp_resolvers
 from kandev.graphql.resolvers import profiles as profile_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
 from kandev.graphql.resolvers import runs as run_resolvers
-from kandev.graphql.resolvers import usage as usage_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
 from kandev.graphql.resolvers import subscriptions as subscription_resolvers
 from kandev.graphql.resolvers import tasks as task_resolvers
+from kandev.graphql.resolvers import usage as usage_resolvers
 from kandev.graphql.resolvers import workflow_engine as engine_resolvers
 from kandev.graphql.resolvers import workflows as workflow_resolvers
 from kandev.graphql.resolvers import workspace_sources as source_resolvers

@@ -90,7 +90,9 @@ class AcpClient:
         if not isinstance(message, dict) or message.get("method") != "session/update":
             return
         params = message.get("params")
-        update = params.get("update") if isinstance(params, dict) else None
+        if not isinstance(params, dict):
+            return
+        update = params.get("update")
         if not isinstance(update, dict) or update.get("sessionUpdate") != "usage_update":
             return
         if self.session_id is None or params.get("sessionId") != self.session_id:

@@ -77,7 +77,11 @@ def latest_version(package: str) -> str:
     try:
         done = subprocess.run(
             ["npm", "view", package, "version", "--json"],
-            env=minimal_env(), capture_output=True, text=True, timeout=_VIEW_TIMEOUT, check=False,
+            env=minimal_env(),
+            capture_output=True,
+            text=True,
+            timeout=_VIEW_TIMEOUT,
+            check=False,
         )
         version = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
@@ -91,7 +95,9 @@ def install(item: CatalogueEntry, work_path: Path, npm_source: str | None, *, up
     """Install the catalogue's pinned version (or, for an update, the registry's current one) into the work dir's
     agent package cache; the argv to run it. A failed install leaves nothing half-installed in use."""
     if not item.npm_package or not item.version:
-        raise AgentInstallError(f"{item.name} is not an npm package: install it from {item.binary_url or item.docs_url}")
+        raise AgentInstallError(
+            f"{item.name} is not an npm package: install it from {item.binary_url or item.docs_url}"
+        )
     version = latest_version(item.npm_package) if update else item.version
     try:
         binary = materialize(item.npm_package, version, work_path / CACHE_FOLDER, npm_source)

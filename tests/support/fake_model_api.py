@@ -120,8 +120,14 @@ def _responses_step(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     file (Codex asks permission for it), or the answer."""
     tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
     # MCP tools come as plain functions (`mcp__kandev__…`) or grouped in a `namespace` tool (Codex 0.16).
-    named = [({"namespace": t["name"]} if t.get("type") == "namespace" else {}, inner) for t in tools for inner in t.get("tools") or [t]]
-    kandev = next(({**where, "name": i["name"]} for where, i in named if str(i.get("name", "")).endswith(KANDEV_TOOL)), None)
+    named = [
+        ({"namespace": t["name"]} if t.get("type") == "namespace" else {}, inner)
+        for t in tools
+        for inner in t.get("tools") or [t]
+    ]
+    kandev = next(
+        ({**where, "name": i["name"]} for where, i in named if str(i.get("name", "")).endswith(KANDEV_TOOL)), None
+    )
     shell = next((t["name"] for t in tools if t.get("name") in ("shell", "exec_command", "shell_command")), None)
     outputs = {
         item.get("call_id")
@@ -166,7 +172,9 @@ def responses_stream(body: dict[str, Any]) -> tuple[str, list[bytes]]:
                 {"type": "response.output_text.delta", "item_id": item["id"], "output_index": 0, "delta": text},
             )
         )
-    events.append(_sse("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}))
+    events.append(
+        _sse("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item})
+    )
     usage = {
         "input_tokens": USAGE["input"] + USAGE["cache_read"],
         "input_tokens_details": {"cached_tokens": USAGE["cache_read"]},

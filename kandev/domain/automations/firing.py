@@ -17,12 +17,12 @@ from enum import StrEnum
 from sqlalchemy import func, null, select
 from sqlalchemy.exc import IntegrityError
 
-from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.automations.references import load_automation_and_trigger
 from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.templates import TemplateContext, render
 from kandev.domain.context import ServiceContext
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, RunTriggerType, TriggerType

@@ -25,7 +25,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
@@ -36,6 +35,7 @@ from kandev.domain.events import AgentProfileSnapshot
 from kandev.domain.github.api import GitHubAuthError, GitHubRateLimitedError, GitHubUnreachableError, github_api
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
 from kandev.models import AgentProfile, Automation, ExecutorProfile, Repository, Secret, Session, Task

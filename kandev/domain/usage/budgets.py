@@ -62,7 +62,7 @@ async def spent(db: AsyncSession, kind: str, subject_id: str, since: datetime | 
     if since is not None:
         query = query.where(TurnUsage.recorded_at >= since)
     tokens, cost = (await db.execute(query)).one()
-    return Spend(int(tokens), round(float(cost), 6))
+    return Spend(int(tokens or 0), round(float(cost or 0.0), 6))
 
 
 async def budget_row(db: AsyncSession, kind: str, subject_id: str) -> Budget | None:

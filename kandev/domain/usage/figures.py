@@ -11,7 +11,14 @@ from typing import Any
 # Far above any real turn (a million-token context, re-read a few dozen times), far below what breaks a sum.
 MAX_TOKENS = 50_000_000
 MAX_COST_USD = 10_000.0
-TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "context_used", "context_size")
+TOKEN_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "context_used",
+    "context_size",
+)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 from sqlalchemy import String, case, cast, func, select
@@ -53,14 +54,14 @@ class UsageTotals:
     cost_usd: float
 
 
-def _day(db: AsyncSession) -> Any:
+def _day(sqlite: bool) -> Any:
     """The UTC calendar day of a turn's usage, as text, on either database."""
-    if db.bind.dialect.name == "postgresql":
+    if not sqlite:
         return func.to_char(func.timezone("UTC", TurnUsage.recorded_at), "YYYY-MM-DD")
     return func.substr(cast(TurnUsage.recorded_at, String), 1, 10)
 
 
-def _key(group: UsageGroup, db: AsyncSession) -> Any:
+def _key(group: UsageGroup, sqlite: bool) -> Any:
     return {
         UsageGroup.SESSION: TurnUsage.session_id,
         UsageGroup.TASK: TurnUsage.task_id,
@@ -68,7 +69,7 @@ def _key(group: UsageGroup, db: AsyncSession) -> Any:
         UsageGroup.AGENT: TurnUsage.agent_name,
         UsageGroup.MODEL: TurnUsage.model,
         UsageGroup.WORKSPACE: TurnUsage.workspace_id,
-        UsageGroup.DAY: _day(db),
+        UsageGroup.DAY: _day(sqlite),
     }[group]
 
 
@@ -100,8 +101,12 @@ class UsageService:
             raise ValidationError("`to` must be after `from`, at most 366 days later", field="to")
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)
-            where = [TurnUsage.workspace_id == workspace_id, TurnUsage.recorded_at >= start, TurnUsage.recorded_at < end]
-            rows = await _totals(db, _key(group_by, db), *where)
+            where = [
+                TurnUsage.workspace_id == workspace_id,
+                TurnUsage.recorded_at >= start,
+                TurnUsage.recorded_at < end,
+            ]
+            rows = await _totals(db, _key(group_by, self.ctx.db.is_sqlite), *where)
         if group_by == UsageGroup.DAY:
             return sorted(rows, key=lambda r: r.key or "")
         return sorted(rows, key=lambda r: (-r.cost_usd, -(r.input_tokens + r.output_tokens), r.key or ""))
@@ -122,15 +127,19 @@ class UsageService:
             await budgets.save(uow.db, task.workspace_id, budgets.TASK, task_id, limit_tokens, limit_usd)
             if not await mark_if_spent(uow, task_id):
                 for session_id in await _sessions_with_queued_prompts(uow.db, task_id):
-                    uow.then(lambda s=session_id: self.ctx.jobs.enqueue_turn(s))
+                    uow.then(partial(self.ctx.jobs.enqueue_turn, session_id))
                 emit_task_event(uow, "UPDATED", task)
 
-    async def set_automation_budget(self, automation_id: str, limit_tokens: int | None, limit_usd: float | None) -> None:
+    async def set_automation_budget(
+        self, automation_id: str, limit_tokens: int | None, limit_usd: float | None
+    ) -> None:
         """Set, raise or remove an automation's monthly budget."""
         self._refuse_agents()
         async with self.ctx.unit_of_work() as uow:
             automation = await load_automation(uow.db, self.ctx.principal, automation_id)
-            await budgets.save(uow.db, automation.workspace_id, budgets.AUTOMATION, automation_id, limit_tokens, limit_usd)
+            await budgets.save(
+                uow.db, automation.workspace_id, budgets.AUTOMATION, automation_id, limit_tokens, limit_usd
+            )
             mark_pending(uow, self.ctx, automation)  # its pre-flight says whether it fires again
 
 

@@ -15,7 +15,6 @@ from kandev.domain.automations.indicator import NextRun, NextRunState
 from kandev.domain.automations.preflight import Ack
 from kandev.domain.automations.records import AutomationRecord, RepositoryRecord, RunRecord, TriggerRecord
 from kandev.domain.automations.thread import ThreadEntry, ThreadPage
-from kandev.graphql.schema.usage_types import Budget
 from kandev.graphql.schema.context import Info
 from kandev.graphql.schema.enums import (
     AckStatus,
@@ -32,6 +31,7 @@ from kandev.graphql.schema.enums import (
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.types import PageInfo
+from kandev.graphql.schema.usage_types import Budget
 from kandev.models.enums import RunStatus, RunTriggerType
 
 
@@ -346,7 +346,7 @@ class Automation:
         "automationEvents sends ACK_CHANGED whenever it is stored."
     )
 
-    @strawberry.field(description="The monthly budget and this month's spend; null without one.")
+    @described("The monthly budget and this month's spend; null without one.")
     async def budget(self, info: Info) -> Budget | None:
         return Budget.of(await info.context.services.usage.automation_budget(self.record.id))
 

@@ -11,9 +11,9 @@ from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice
-from kandev.graphql.schema.usage_types import BudgetInput
 from kandev.graphql.schema.declare import arg, argument
 from kandev.graphql.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
+from kandev.graphql.schema.usage_types import BudgetInput
 
 
 def _optional(value: object) -> str | None:

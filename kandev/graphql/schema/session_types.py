@@ -28,7 +28,7 @@ class Turn:
     started_at: datetime
     ended_at: datetime | None
 
-    @strawberry.field(description="What the turn used and cost, as its agent reported it; null until it reported.")
+    @described("What the turn used and cost, as its agent reported it; null until it reported.")
     async def usage(self, info: Info) -> TurnUsage | None:
         row = await info.context.loaders.turn_usage.load(self.id)
         return TurnUsage.of(row) if row is not None else None

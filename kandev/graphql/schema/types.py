@@ -17,12 +17,12 @@ from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
-from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.session_types import Session
+from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
@@ -250,11 +250,11 @@ class Task:
             return self.pending
         return self._loaders(info).pending_action.load(self.record.id)
 
-    @strawberry.field(description="What the task's turns used and cost so far, over all its sessions (board cards).")
+    @described("What the task's turns used and cost so far, over all its sessions (board cards).")
     async def usage(self, info: Info) -> UsageTotals:
         return UsageTotals.of(await self._loaders(info).task_usage.load(self.record.id))
 
-    @strawberry.field(description="The task's budget and what was spent against it; null without one.")
+    @described("The task's budget and what was spent against it; null without one.")
     async def budget(self, info: Info) -> Budget | None:
         return Budget.of(await info.context.services.usage.task_budget(self.record.id))
 

@@ -12,11 +12,12 @@ from kandev.domain.usage.service import UsageTotals as UsageTotalsRecord
 from kandev.graphql.schema.errors import ExpectedError
 from kandev.models import TurnUsage as TurnUsageRow
 
-UsageGroupBy = strawberry.enum(
+strawberry.enum(
     UsageGroupModel,
     name="UsageGroupBy",
     description="What usage totals are grouped by (DAY: the UTC day a turn began, as YYYY-MM-DD).",
 )
+UsageGroupBy = UsageGroupModel
 
 
 @strawberry.type(description="What one turn used, as its agent reported it (figures it did not report are 0 or null).")
@@ -90,7 +91,9 @@ class Budget:
     limit_tokens: int | None
     limit_usd: float | None
     spent: BudgetSpend
-    reached: bool = strawberry.field(description="Spent: the task's agent gets nothing more, the automation does not fire.")
+    reached: bool = strawberry.field(
+        description="Spent: the task's agent gets nothing more, the automation does not fire."
+    )
 
     @classmethod
     def of(cls, view: BudgetView | None) -> Budget | None:

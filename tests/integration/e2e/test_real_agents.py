@@ -104,7 +104,8 @@ def start_task(served: Served, profile_id: str, repo: Path) -> tuple[str, str]:
 
 
 SESSION = """query($id: ID!) { session(id: $id) { state
-  turns { stopReason error usage { inputTokens outputTokens cacheReadTokens cacheWriteTokens costUsd model contextUsed contextSize } }
+  turns { stopReason error
+    usage { inputTokens outputTokens cacheReadTokens cacheWriteTokens costUsd model contextUsed contextSize } }
   messages { nodes { kind text data } } } }"""
 
 
@@ -113,7 +114,10 @@ def grant_permissions_until_the_turn_ends(served: Served, task_id: str, session_
     session's first turn has ended; returns the titles of the permissions granted."""
     granted: list[str] = []
     deadline = time.monotonic() + timeout
-    query = "query($w: ID!, $t: ID) { pendingPermissions(workspaceId: $w, taskId: $t) { id title options { optionId kind } } }"
+    query = (
+        "query($w: ID!, $t: ID) { pendingPermissions(workspaceId: $w, taskId: $t)"
+        " { id title options { optionId kind } } }"
+    )
     while time.monotonic() < deadline:
         for request in gql(served, query, w=workspace(served), t=task_id)["pendingPermissions"]:
             allow = next(o for o in request["options"] if o["kind"] in ("allow_once", "allow_always"))
@@ -131,7 +135,9 @@ def grant_permissions_until_the_turn_ends(served: Served, task_id: str, session_
     raise AssertionError(f"the agent's turn did not end within {timeout}s\n{served.log()[-6000:]}")
 
 
-def run_whole_task(system: tuple[Served, Any, Path], tmp_path: Path, name: str, command: list[str], env: dict[str, str]) -> dict[str, Any]:
+def run_whole_task(
+    system: tuple[Served, Any, Path], tmp_path: Path, name: str, command: list[str], env: dict[str, str]
+) -> dict[str, Any]:
     served, fake, _ = system
     repo = make_repository(tmp_path / f"{name.split()[0].lower()}-repo")
     profile_id = make_profile(served, name, command, env)
@@ -149,7 +155,11 @@ def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any
     [turn] = session["turns"]
     assert turn["stopReason"] == "end_turn", (turn, session["messages"], run["log"]()[-5000:])
     nodes = session["messages"]["nodes"]
-    kandev_calls = [m for m in nodes if m["kind"] == "TOOL_CALL" and KANDEV_TOOL in (m["data"].get("title") or m["text"] or str(m["data"]))]
+    kandev_calls = [
+        m
+        for m in nodes
+        if m["kind"] == "TOOL_CALL" and KANDEV_TOOL in (m["data"].get("title") or m["text"] or str(m["data"]))
+    ]
     assert kandev_calls, nodes
     assert any(FINAL_TEXT in m["text"] for m in nodes if m["kind"] == "AGENT"), nodes
     assert run["granted"], "the agent asked no permission"
@@ -177,7 +187,10 @@ def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
     calls = run["steps"].count("kandev") + run["steps"].count("write") + run["steps"].count("answer")
     assert calls == 3, run["steps"]
     assert (usage["inputTokens"], usage["outputTokens"]) == (USAGE["input"] * calls, USAGE["output"] * calls)
-    assert (usage["cacheReadTokens"], usage["cacheWriteTokens"]) == (USAGE["cache_read"] * calls, USAGE["cache_write"] * calls)
+    assert (usage["cacheReadTokens"], usage["cacheWriteTokens"]) == (
+        USAGE["cache_read"] * calls,
+        USAGE["cache_write"] * calls,
+    )
     assert usage["costUsd"] is not None and 0 < usage["costUsd"] < 1  # Claude Code prices the tokens itself
     assert usage["contextSize"] and usage["contextUsed"]
     print("claude usage", usage)
@@ -193,11 +206,16 @@ def test_codex_runs_a_whole_task_offline(system, tmp_path):
     )
     command = [
         str(bins / "codex-acp"),
-        "-c", provider,
-        "-c", 'model_provider="fake"',
-        "-c", 'model="gpt-5.3-codex"',
-        "-c", 'approval_policy="on-request"',
-        "-c", 'sandbox_mode="read-only"',
+        "-c",
+        provider,
+        "-c",
+        'model_provider="fake"',
+        "-c",
+        'model="gpt-5.3-codex"',
+        "-c",
+        'approval_policy="on-request"',
+        "-c",
+        'sandbox_mode="read-only"',
     ]
     env = {"HOME": str(home), "CODEX_HOME": str(home), "FAKE_OPENAI_KEY": "sk-fake-key"}
     run = run_whole_task(system, tmp_path, "Codex (real)", command, env)

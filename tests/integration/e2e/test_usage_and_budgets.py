@@ -26,7 +26,8 @@ from tests.support.watch import watching
 pytestmark = pytest.mark.slow
 
 TURN_QUERY = """query($id: ID!) { session(id: $id) { turns { stopReason
-  usage { inputTokens outputTokens cacheReadTokens cacheWriteTokens costUsd model contextUsed contextSize clamped clampNote } } } }"""
+  usage { inputTokens outputTokens cacheReadTokens cacheWriteTokens costUsd model contextUsed contextSize
+    clamped clampNote } } } }"""
 
 
 def usage_line(tokens: dict | None = None, **update: object) -> str:
@@ -80,9 +81,11 @@ async def test_a_turn_records_the_tokens_cost_and_context_its_agent_reports(live
 async def test_absurd_usage_is_clamped_with_a_clear_record_and_the_turn_completes(
     live, services, bus, db, gql, workspace_id
 ):
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Absurd")))
+    task = await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Absurd"))
     tokens = {"inputTokens": 10**15, "outputTokens": 7, "cachedReadTokens": 0, "cachedWriteTokens": 0}
-    prompt = "\n".join([usage_line(tokens, used=5, size=10, cost={"amount": 1e12, "currency": "USD"}), "/say still fine"])
+    prompt = "\n".join(
+        [usage_line(tokens, used=5, size=10, cost={"amount": 1e12, "currency": "USD"}), "/say still fine"]
+    )
     session_id = await run_turn(services, bus, db, task.task.id, prompt)
     [turn] = (await gql(TURN_QUERY, id=session_id))["session"]["turns"]
     assert turn["stopReason"] == "end_turn"
@@ -96,9 +99,12 @@ async def test_absurd_usage_is_clamped_with_a_clear_record_and_the_turn_complete
     assert any(n == "still fine" for n in notes)
 
 
-async def test_usage_totals_add_up_across_turns_sessions_and_replicas(live, services, bus, db, gql, settings, workspace_id):
+async def test_usage_totals_add_up_across_turns_sessions_and_replicas(
+    live, services, bus, db, gql, settings, workspace_id
+):
     first = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="One"))).task
     second = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Two"))).task
+
     def report(session_cost: float) -> str:  # ACP's cost is the session's so far: it grows by 0.5 a turn
         return usage_line(TOKENS, used=10, size=100, cost={"amount": session_cost, "currency": "USD"})
 
@@ -122,10 +128,17 @@ async def test_usage_totals_add_up_across_turns_sessions_and_replicas(live, serv
     [day] = await services.usage.totals(workspace_id, start, end, UsageGroup.DAY)
     assert day.key == utcnow().strftime("%Y-%m-%d") and day.turns == 4 and day.completed == 4
     assert day.output_tokens == 80 and day.cost_usd == pytest.approx(2.0)
-    query = """query($w: ID!, $f: DateTime!, $t: DateTime!) { usage(workspaceId: $w, from: $f, to: $t, groupBy: WORKSPACE)
+    query = """query($w: ID!, $f: DateTime!, $t: DateTime!) {
+      usage(workspaceId: $w, from: $f, to: $t, groupBy: WORKSPACE)
       { key turns inputTokens outputTokens costUsd } }"""
     [whole] = (await gql(query, w=workspace_id, f=start.isoformat(), t=end.isoformat()))["usage"]
-    assert whole == {"key": workspace_id, "turns": 4, "inputTokens": 400, "outputTokens": 80, "costUsd": pytest.approx(2.0)}
+    assert whole == {
+        "key": workspace_id,
+        "turns": 4,
+        "inputTokens": 400,
+        "outputTokens": 80,
+        "costUsd": pytest.approx(2.0),
+    }
     card = await gql("query($id: ID!) { task(id: $id) { usage { inputTokens outputTokens costUsd } } }", id=first.id)
     assert card["task"]["usage"] == {"inputTokens": 300, "outputTokens": 60, "costUsd": pytest.approx(1.5)}
 
@@ -137,7 +150,9 @@ UPDATE_BUDGET = """mutation($i: UpdateTaskInput!) { updateTask(input: $i) { __ty
 async def test_a_spent_task_budget_ends_the_turn_and_holds_the_agent_until_a_person_raises_it(
     live, services, bus, db, gql, workspace_id
 ):
-    task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Budgeted", start_agent=False))).task
+    task = (
+        await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Budgeted", start_agent=False))
+    ).task
     set_budget = await gql(UPDATE_BUDGET, i={"taskId": task.id, "budget": {"limitUsd": 1.0}})
     assert set_budget["updateTask"]["task"]["budget"]["reached"] is False
     spend = usage_line(used=10, size=100, cost={"amount": 1.25, "currency": "USD"})
@@ -145,14 +160,18 @@ async def test_a_spent_task_budget_ends_the_turn_and_holds_the_agent_until_a_per
     async with db.read() as s:
         texts = [m.text for m in await s.scalars(select(Message).where(Message.session_id == session_id))]
     assert "never said" not in texts and any("budget is spent" in t for t in texts), texts
-    view = await gql("query($id: ID!) { task(id: $id) { pendingAction budget { spent { costUsd } reached } } }", id=task.id)
+    view = await gql(
+        "query($id: ID!) { task(id: $id) { pendingAction budget { spent { costUsd } reached } } }", id=task.id
+    )
     assert view["task"] == {"pendingAction": "BUDGET_REACHED", "budget": {"spent": {"costUsd": 1.25}, "reached": True}}
     [turn] = (await gql(TURN_QUERY, id=session_id))["session"]["turns"]
     assert turn["stopReason"] == "cancelled"
 
     await services.sessions.send_message(task.id, "/say after the raise", session_id=session_id)
     async with db.read() as s:
-        held = await s.scalar(select(QueuedPrompt).where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == "QUEUED"))
+        held = await s.scalar(
+            select(QueuedPrompt).where(QueuedPrompt.session_id == session_id, QueuedPrompt.state == "QUEUED")
+        )
     assert held is not None  # queued, not sent: the budget holds it
     raised = await gql(UPDATE_BUDGET, i={"taskId": task.id, "budget": {"limitUsd": 5.0}})
     assert raised["updateTask"]["task"]["pendingAction"] != "BUDGET_REACHED"
@@ -168,7 +187,9 @@ async def test_an_agent_cannot_change_a_budget(services, workspace_id):
         await Services(replace(services.ctx, principal=agent)).usage.set_task_budget(task.id, None, 1000.0)
 
 
-async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_raised(live, services, db, gql, workspace_id):
+async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_raised(
+    live, services, db, gql, workspace_id
+):
     spend = usage_line(TOKENS, used=10, size=100, cost={"amount": 2.0, "currency": "USD"})
     automation_id = (
         await services.automations.create(workspace_id, AutomationFields(name="Costly", prompt=f"{spend}\n/say spent"))
@@ -178,7 +199,13 @@ async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_rai
 
     async def spent_by_automation() -> float:
         async with db.read() as s:
-            return float(await s.scalar(select(func.coalesce(func.sum(TurnUsage.cost_usd), 0.0)).where(TurnUsage.automation_id == automation_id)))
+            return float(
+                await s.scalar(
+                    select(func.coalesce(func.sum(TurnUsage.cost_usd), 0.0)).where(
+                        TurnUsage.automation_id == automation_id
+                    )
+                )
+            )
 
     async with asyncio.timeout(60):
         while await spent_by_automation() < 2.0:
@@ -186,14 +213,23 @@ async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_rai
     budget = """mutation($i: SetAutomationBudgetInput!) { setAutomationBudget(input: $i) { __typename
       ... on AutomationBudgetPayload { budget { period limitUsd spent { tokens costUsd } reached } } } }"""
     capped = (await gql(budget, i={"automationId": automation_id, "limitUsd": 1.5}))["setAutomationBudget"]
-    assert capped["budget"] == {"period": "MONTH", "limitUsd": 1.5, "spent": {"tokens": 120, "costUsd": 2.0}, "reached": True}
+    assert capped["budget"] == {
+        "period": "MONTH",
+        "limitUsd": 1.5,
+        "spent": {"tokens": 120, "costUsd": 2.0},
+        "reached": True,
+    }
 
     refused = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
     assert refused.admission == Admission.SKIPPED and "monthly budget" in (refused.reason or "")
-    thread = await gql("query($id: ID!) { automation(id: $id) { thread(first: 50) { nodes { kind text } } } }", id=automation_id)
+    thread = await gql(
+        "query($id: ID!) { automation(id: $id) { thread(first: 50) { nodes { kind text } } } }", id=automation_id
+    )
     assert any("monthly budget" in n["text"] for n in thread["automation"]["thread"]["nodes"])
     await check_and_store(services.ctx, automation_id)
-    ack = (await gql("query($id: ID!) { automation(id: $id) { lastAck { status detail } } }", id=automation_id))["automation"]["lastAck"]
+    ack = (await gql("query($id: ID!) { automation(id: $id) { lastAck { status detail } } }", id=automation_id))[
+        "automation"
+    ]["lastAck"]
     assert ack["status"] == "FAILED" and "monthly budget" in ack["detail"]
 
     await gql(budget, i={"automationId": automation_id, "limitUsd": 10.0})

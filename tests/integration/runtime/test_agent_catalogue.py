@@ -13,7 +13,8 @@ from kandev.runtime import agent_catalogue
 from kandev.runtime.agent_catalogue import CatalogueEntry
 from tests.support.fake_mcp import FIXTURE_NAME, FIXTURE_VERSION, pack_fixture
 
-QUERY = "{ agentCatalogue { id name command install { npmPackage version binaryUrl } envKeys docsUrl verified installed installedCommand } }"
+QUERY = """{ agentCatalogue { id name command install { npmPackage version binaryUrl } envKeys docsUrl verified
+  installed installedCommand } }"""
 INSTALL = """mutation($id: String!) { installAgent(id: $id) { __typename
   ... on AgentInstallPayload { agent { id installed installedCommand } } ... on Error { message } } }"""
 
@@ -33,7 +34,11 @@ def test_the_catalogue_lists_at_least_twelve_agents_each_with_a_command_an_insta
 
 async def test_the_catalogue_says_what_is_installed(gql):
     entries = {e["id"]: e for e in (await gql(QUERY))["agentCatalogue"]}
-    assert entries["goose"]["install"] == {"npmPackage": None, "version": None, "binaryUrl": "https://github.com/block/goose/releases"}
+    assert entries["goose"]["install"] == {
+        "npmPackage": None,
+        "version": None,
+        "binaryUrl": "https://github.com/block/goose/releases",
+    }
     assert entries["claude-code"]["envKeys"] == ["ANTHROPIC_API_KEY"]
     assert all(e["installed"] == (e["installedCommand"] is not None) for e in entries.values())
 
@@ -42,8 +47,14 @@ async def test_the_catalogue_says_what_is_installed(gql):
 def fixture_agent(monkeypatch, tmp_path):
     """A catalogue holding one npm agent, the test fixture package, installable from a local package source."""
     item = CatalogueEntry(
-        id="fixture", name="Fixture", command=("fixture-mcp", "--acp"), env_keys=(), docs_url="https://example.test",
-        verified="tarball", npm_package=FIXTURE_NAME, version=FIXTURE_VERSION,
+        id="fixture",
+        name="Fixture",
+        command=("fixture-mcp", "--acp"),
+        env_keys=(),
+        docs_url="https://example.test",
+        verified="tarball",
+        npm_package=FIXTURE_NAME,
+        version=FIXTURE_VERSION,
     )
     monkeypatch.setattr(agent_catalogue, "catalogue", lambda: (item,))
     return item
@@ -67,7 +78,9 @@ async def test_install_agent_installs_the_pinned_package_into_the_work_dir_read_
     assert (await gql(QUERY))["agentCatalogue"][0]["installed"] is True
 
 
-async def test_a_failed_install_is_a_typed_error_and_nothing_is_installed(gql, services, fixture_agent, tmp_path, monkeypatch):
+async def test_a_failed_install_is_a_typed_error_and_nothing_is_installed(
+    gql, services, fixture_agent, tmp_path, monkeypatch
+):
     empty = tmp_path / "no-packages"
     empty.mkdir()
     monkeypatch.setattr(services.ctx.settings, "mcp_npm_source", str(empty))
