@@ -1,6 +1,6 @@
 """Usage per turn (tokens, cost, context) and budgets of tasks and automations
 
-Revision ID: 0032_usage_and_budgets
+Revision ID: 0030_usage_and_budgets
 Revises: 0029_explicit_all_repositories
 Create Date: 2026-12-07
 """
@@ -12,7 +12,7 @@ from alembic import op
 
 from kandev.models.base import UTCDateTime
 
-revision: str = '0032_usage_and_budgets'
+revision: str = '0030_usage_and_budgets'
 down_revision: str | None = '0029_explicit_all_repositories'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
