@@ -8,6 +8,7 @@ from functools import cached_property
 from kandev.domain.access.tokens import AccessTokenService
 from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
+from kandev.domain.changes.service import ChangesService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
 from kandev.domain.github.task_review import TaskPullRequestService
@@ -139,6 +140,10 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def changes(self) -> ChangesService:
+        return ChangesService(self.ctx)
 
     @cached_property
     def file_previews(self) -> FilePreviewService:

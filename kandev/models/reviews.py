@@ -22,9 +22,7 @@ class ReviewThread(Base):
     id: Mapped[str] = id_column()
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
     # Null for a task-level thread (no path).
-    repository_id: Mapped[str | None] = mapped_column(
-        ForeignKey("repositories.id", ondelete="CASCADE"), nullable=True
-    )
+    repository_id: Mapped[str | None] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), nullable=True)
     path: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     # 1-based lines of `side` (OLD: the base version, NEW: the current one); null for a file-level thread.
     line: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kandev.domain.changes.git_reader import GitPlace, RunAs
 from kandev.domain.changes.places import common_dir
 from kandev.domain.changes.reading import Checkout
+from kandev.domain.tasks.service import CreateTask
+from kandev.domain.workspace.repositories import RepositoryChoice
+from kandev.domain.workspace.workdirs import prepare_workdir
+from kandev.models import Task
 from tests.support.git_repos import git, make_repository
 
 
@@ -48,3 +53,18 @@ def task_worktree(base: Path, files: dict[str, str] | None = None, run_as: RunAs
     pointer = (folder / ".git").read_text().split(":", 1)[1].strip()
     place = GitPlace(str(folder), os.path.realpath(folder / pointer), common, run_as)
     return Worktree(repository, folder, Checkout(place, "main"))
+
+
+async def materialized_task(
+    services: Any, workspace_id: str, repository_path: Path, title: str = "Task"
+) -> tuple[str, Path]:
+    """A task on the repository with its worktree made as a turn's launch makes it: (task id, worktree folder)."""
+    repository = await services.repositories.create(workspace_id, repository_path.name, str(repository_path))
+    created = await services.tasks.create(
+        CreateTask(workspace_id=workspace_id, title=title, repositories=[RepositoryChoice(repository.id)])
+    )
+    task_id = created.task.id
+    async with services.ctx.unit_of_work() as uow:
+        task = await uow.db.get(Task, task_id)
+        folder = await prepare_workdir(uow.db, services.ctx.settings.work_path, task, task.executor_profile_id)
+    return task_id, folder

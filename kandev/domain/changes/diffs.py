@@ -8,11 +8,31 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from kandev.domain.errors import ValidationError
+
 # Over either limit a file's hunks are left out unless asked for (its stats are still counted).
 TOO_LARGE_BYTES = 1024 * 1024
 TOO_LARGE_LINES = 20_000
 ZERO_SHA = "0" * 40
 SYMLINK_MODE, SUBMODULE_MODE = "120000", "160000"
+
+
+MAX_PATH_LENGTH = 1000
+
+
+def worktree_path(value: str, field: str) -> str:
+    """A path of the working tree as git names files: relative, '/'-separated, no empty, '.', '..' or '.git'
+    part, no control character; anything else is refused (never normalized into another file)."""
+    if not value or len(value) > MAX_PATH_LENGTH:
+        raise ValidationError(f"{field} must be a path of 1 to {MAX_PATH_LENGTH} characters", field=field)
+    if any(ord(c) < 32 or c == "\x7f" for c in value):
+        raise ValidationError(f"{field} must not contain control characters", field=field)
+    parts = value.split("/")
+    if value.startswith("/") or any(part in ("", ".", "..", ".git") for part in parts):
+        raise ValidationError(
+            f"{field} must be a path inside the worktree (relative, no '..', '.' or '.git' part)", field=field
+        )
+    return value
 
 
 class ChangeScope(StrEnum):

@@ -17,6 +17,7 @@ from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
+from kandev.graphql.schema.change_types import ChangeScope, TaskChanges
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.graphql.schema.fields import described
@@ -318,6 +319,24 @@ class Task:
     async def repositories(self, info: Info) -> list[TaskCheckout]:
         records = await info.context.services.tasks.checkouts(self.record.id)
         return [TaskCheckout.of(r) for r in records]
+
+    @described(
+        "What the task changed, per repository, against its base (the merge base of the task's branch and the base "
+        "branch). Read where the worktree is: on this replica, else asked of the worker holding it (a query error "
+        "with code UNAVAILABLE naming the worker when it does not answer within 5 s). For one task at a time."
+    )
+    async def changes(
+        self,
+        info: Info,
+        scope: ChangeScope = ChangeScope.ALL,
+        paths: Annotated[
+            list[str] | None,
+            strawberry.argument(
+                description="Only these files (at most 100); give a renamed file's oldPath too, to keep it a rename."
+            ),
+        ] = None,
+    ) -> TaskChanges:
+        return TaskChanges.of(await info.context.services.changes.changes(self.record.id, scope, paths))
 
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
