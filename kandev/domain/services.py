@@ -18,6 +18,7 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
+from kandev.domain.reviews.service import ReviewService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -144,6 +145,10 @@ class Services:
     @cached_property
     def changes(self) -> ChangesService:
         return ChangesService(self.ctx)
+
+    @cached_property
+    def reviews(self) -> ReviewService:
+        return ReviewService(self.ctx)
 
     @cached_property
     def file_previews(self) -> FilePreviewService:

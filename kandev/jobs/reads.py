@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 from rq import Queue
 from rq.exceptions import DequeueTimeout
 
-from kandev.domain.changes.service import ChangesService
+from kandev.domain.reviews.service import ReviewService
 from kandev.jobs.worker_loop import current_loop
 from kandev.platform.job_queues import get_queue, reads_queue_name, reply_key
 from kandev.wiring import SYSTEM
@@ -32,8 +32,8 @@ def answer_read(request: dict[str, Any]) -> dict[str, Any]:
     worker = current_loop()
     if worker is None:
         return {"error": "reads are answered by `kandev worker` processes"}
-    service = ChangesService(worker.ctx.with_principal(SYSTEM))
-    return worker.call(service.serve_worker_request(request), timeout=READ_SECONDS)
+    service = ReviewService(worker.ctx.with_principal(SYSTEM))
+    return worker.call(service.answer_worker_request(request), timeout=READ_SECONDS)
 
 
 class ReadAnswerer:

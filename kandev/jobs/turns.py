@@ -28,6 +28,7 @@ from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepa
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
+from kandev.jobs.change_watch import ChangeWatch, ends_a_tool_call
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.platform.event_bus import WAITING, control_channel
@@ -37,6 +38,7 @@ from kandev.runtime.base import (
     CANCELLED,
     FAILED,
     AgentLaunchError,
+    AgentUpdate,
     LaunchSpec,
     McpServerEntry,
     PermissionRequest,
@@ -220,6 +222,7 @@ class TurnRunner:
         self.ctx = ctx
         self.claimed = claimed
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
+        self.changes = ChangeWatch(ctx, claimed.task_id)
         self.runtime: AcpRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
@@ -272,6 +275,7 @@ class TurnRunner:
                 await finish_turn(
                     self.ctx, self.claimed.turn_id, stop_reason=stop_reason, error=error, timings=self.timings
                 )
+                self.changes.poke(delay=0)
                 self.timings = {}
                 turns += 1
                 if stop_reason != CANCELLED and (error is not None or stop_reason == FAILED):
@@ -310,6 +314,7 @@ class TurnRunner:
             await self._release(keep and not self.shutting_down.is_set())
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
+            await self.changes.close()
 
     def _setup(self) -> TurnSetup:
         assert self.setup is not None
@@ -389,8 +394,13 @@ class TurnRunner:
         return setup
 
     def _bind(self) -> None:
-        self.binding.on_update = self.stream.on_update
+        self.binding.on_update = self._on_update
         self.binding.on_permission = self._ask_permission
+
+    async def _on_update(self, update: AgentUpdate) -> None:
+        await self.stream.on_update(update)
+        if ends_a_tool_call(update.kind, update.data):
+            self.changes.poke()
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""

@@ -35,7 +35,7 @@ MAX_COMMITS = 200
 MAX_MESSAGE = 4000
 # An untracked file is read up to this much to count its lines; a larger one counts what was read.
 MAX_UNTRACKED_READ = 64 * 1024 * 1024
-_DIFF = ("diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty", "-M", "-C")
+DIFF_OPTIONS = ("diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty", "-M", "-C")
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,17 @@ def scope_range(scope: ChangeScope, base: Base) -> Range:
     return Range((since,), True)
 
 
-def snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None = None) -> Snapshot:
-    """The checkout's changes in `scope` (only `paths` when given: a renamed file needs both its paths)."""
+def snapshot(
+    checkout: Checkout, scope: ChangeScope, paths: list[str] | None = None, *, history: bool = True
+) -> Snapshot:
+    """The checkout's changes in `scope` (only `paths` when given: a renamed file needs both its paths); without
+    `history`, no commits nor ahead and behind counts (measuring stats needs none)."""
     base = find_base(checkout)
     span = scope_range(scope, base)
     files = changed_files(checkout.place, span, paths)
     ahead = behind = 0
     commits: list[Commit] = []
-    if base.ref is not None and base.head is not None:
+    if history and base.ref is not None and base.head is not None:
         counts = run(checkout.place, "rev-list", "--left-right", "--count", f"{base.ref}...{base.head}", check=False)
         behind, ahead = (int(n) for n in (counts.decode().split() or ["0", "0"]))
         commits = _commits(checkout.place, base)
@@ -114,7 +117,7 @@ def snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None = N
 
 def changed_files(place: GitPlace, span: Range, paths: list[str] | None) -> list[FileDiff]:
     spec = ["--", *paths] if paths else []
-    listed = run(place, *_DIFF, "-z", "--raw", "--numstat", "--no-abbrev", *span.args, *spec)
+    listed = run(place, *DIFF_OPTIONS, "-z", "--raw", "--numstat", "--no-abbrev", *span.args, *spec)
     entries = [e for e in parse_raw_numstat(listed) if _clean(e.path) and (e.old_path is None or _clean(e.old_path))]
     sizes = _blob_sizes(place, [sha for e in entries for sha in (e.old_sha, e.new_sha) if sha])
     if span.worktree:
@@ -314,7 +317,7 @@ def file_patch(checkout: Checkout, scope: ChangeScope, file: FileDiff, context: 
         return added_file_patch(content)
     span = scope_range(scope, find_base(checkout))
     paths = [file.path] if file.old_path is None else [file.old_path, file.path]
-    output = run(checkout.place, *_DIFF, f"-U{context}", "--submodule=short", *span.args, "--", *paths)
+    output = run(checkout.place, *DIFF_OPTIONS, f"-U{context}", "--submodule=short", *span.args, "--", *paths)
     patch = parse_patch(output)
     return patch
 

@@ -13,9 +13,16 @@ from kandev.domain.access.scope import load_task
 from kandev.domain.changes.diffs import ChangeScope, FileDiff, FilePatch, FileStatus, Snapshot, worktree_path
 from kandev.domain.changes.git_reader import GitReadError, with_filters_emptied
 from kandev.domain.changes.places import Located, TaskPlaces, locate
-from kandev.domain.changes.reading import Checkout, file_patch, snapshot
+from kandev.domain.changes.reading import Checkout, file_lines, file_patch, find_base, snapshot
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import NotFoundError, UnavailableError, UnprocessableError, ValidationError
+from kandev.domain.errors import (
+    ConflictError,
+    DomainError,
+    NotFoundError,
+    UnavailableError,
+    UnprocessableError,
+    ValidationError,
+)
 from kandev.models import ReviewedFile, Task
 
 WORKER_WAIT_SECONDS = 5.0
@@ -43,6 +50,18 @@ class RepositoryChanges:
 
 
 @dataclass(frozen=True)
+class FileLines:
+    """A file's lines in one version (None: not there, or binary) and the commit that version is of: the
+    branch's last commit for the working tree (which may hold uncommitted lines), the merge base for the base."""
+
+    lines: list[str] | None
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class TaskChanges:
     task_id: str
     scope: ChangeScope
@@ -64,7 +83,9 @@ async def read_snapshot(
     """The repository's changes, read here or by the worker holding them; None when nobody has them yet."""
     if located.checkout is not None:
         return await asyncio.to_thread(_local_snapshot, located.checkout, scope, paths)
-    answer = await _ask(ctx, located, {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths})
+    answer = await ask_holder(
+        ctx, located, {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths}
+    )
     return None if answer is None else Snapshot.from_json(answer)
 
 
@@ -81,29 +102,50 @@ async def read_patch(
         "context": context,
         "include_large": large,
     }
-    answer = await _ask(ctx, located, request)
+    answer = await ask_holder(ctx, located, request)
     return FilePatch([]) if answer is None else FilePatch.from_json(answer)
 
 
-def _prepared(checkout: Checkout) -> Checkout:
+async def read_lines(ctx: ServiceContext, task_id: str, located: Located, path: str, base: bool) -> FileLines:
+    """A file's lines in the working tree, or (`base`) at the merge base; read here or by the worker holding it."""
+    if located.checkout is not None:
+        return await asyncio.to_thread(_local_lines, located.checkout, path, base)
+    answer = await ask_holder(ctx, located, {"op": "lines", "task_id": task_id, "path": path, "base": base})
+    return FileLines(None, None) if answer is None else FileLines(**answer)
+
+
+def _local_lines(checkout: Checkout, path: str, base: bool) -> FileLines:
+    prepared = prepared_checkout(checkout)
+    try:
+        found = find_base(prepared)
+        if base:
+            lines = file_lines(prepared, path, found.base) if found.base else None
+            return FileLines(lines, found.base)
+        return FileLines(file_lines(prepared, path), found.head)
+    except GitReadError as error:
+        raise UnprocessableError(f"the file could not be read: {error}") from None
+
+
+def prepared_checkout(checkout: Checkout) -> Checkout:
+    """The checkout with every filter driver its config names emptied (looked up once per read)."""
     return Checkout(with_filters_emptied(checkout.place), checkout.base_branch)
 
 
 def _local_snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None) -> Snapshot:
     try:
-        return snapshot(_prepared(checkout), scope, paths)
+        return snapshot(prepared_checkout(checkout), scope, paths)
     except GitReadError as error:
         raise UnprocessableError(f"the changes could not be read: {error}") from None
 
 
 def _local_patch(checkout: Checkout, scope: ChangeScope, file: FileDiff, context: int, large: bool) -> FilePatch:
     try:
-        return file_patch(_prepared(checkout), scope, file, context, large)
+        return file_patch(prepared_checkout(checkout), scope, file, context, large)
     except GitReadError as error:
         raise UnprocessableError(f"the file's changes could not be read: {error}") from None
 
 
-async def _ask(ctx: ServiceContext, located: Located, request: dict[str, Any]) -> dict[str, Any] | None:
+async def ask_holder(ctx: ServiceContext, located: Located, request: dict[str, Any]) -> dict[str, Any] | None:
     """The worker holding the worktree answers, or UNAVAILABLE naming it after WORKER_WAIT_SECONDS."""
     if located.worker is None:
         return None
@@ -116,9 +158,30 @@ async def _ask(ctx: ServiceContext, located: Located, request: dict[str, Any]) -
             worker=located.worker,
         )
     if "error" in answer:
-        raise UnprocessableError(str(answer["error"]), worker=located.worker)
+        raise _answered_error(answer, located.worker)
     result: dict[str, Any] = answer["result"]
     return result
+
+
+def error_answer(error: DomainError) -> dict[str, Any]:
+    """A worker's refusal as the replica re-raises it (_answered_error)."""
+    return {
+        "error": error.message,
+        "code": error.code,
+        "entity": getattr(error, "entity", None),
+        "field": getattr(error, "field", None),
+    }
+
+
+def _answered_error(answer: dict[str, Any], worker: str) -> DomainError:
+    message, code = str(answer["error"]), answer.get("code")
+    if code == NotFoundError.code:
+        return NotFoundError(str(answer.get("entity") or "file"))
+    if code == ValidationError.code:
+        return ValidationError(message, field=answer.get("field"))
+    if code == ConflictError.code:
+        return ConflictError(message, worker=worker)
+    return UnprocessableError(message, worker=worker)
 
 
 class ChangesService:
@@ -172,25 +235,38 @@ class ChangesService:
             raise NotFoundError("task repository", repository_id)
         return await read_patch(self.ctx, task.id, located, scope, file, context, include_large)
 
-    async def serve_worker_request(self, request: dict[str, Any]) -> dict[str, Any]:
-        """A replica's question, on the worker holding the worktree: answered from here only (never passed on)."""
-        async with self.ctx.read() as db:
-            task = await db.get(Task, request["task_id"])
-            if task is None or task.deleted_at is not None:
-                return {"error": "the task is gone"}
-            places = await locate(db, self.ctx.settings, task)
-        located = next((r for r in places.repositories if r.repository_id == request["repository_id"]), None)
-        if located is None or located.checkout is None:
-            return {"error": (located.note if located else None) or "the worktree is not on this worker"}
-        scope = ChangeScope(request["scope"])
+    async def answer_worker_request(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A replica's read, on the worker holding the worktree: answered from here only (never passed on)."""
+        found = await here(self.ctx, request)
+        if isinstance(found, str):
+            return {"error": found}
+        _, located = found
+        assert located.checkout is not None
         try:
+            if request["op"] == "lines":
+                lines = await asyncio.to_thread(_local_lines, located.checkout, request["path"], request["base"])
+                return {"result": lines.to_json()}
+            scope = ChangeScope(request["scope"])
             if request["op"] == "snapshot":
-                found = await asyncio.to_thread(_local_snapshot, located.checkout, scope, request.get("paths"))
-                return {"result": found.to_json()}
+                snapshot_ = await asyncio.to_thread(_local_snapshot, located.checkout, scope, request.get("paths"))
+                return {"result": snapshot_.to_json()}
             file = FileDiff(**{**request["file"], "status": FileStatus(request["file"]["status"])})
             patch = await asyncio.to_thread(
                 _local_patch, located.checkout, scope, file, request["context"], request["include_large"]
             )
             return {"result": patch.to_json()}
-        except UnprocessableError as error:
-            return {"error": error.message}
+        except DomainError as error:
+            return error_answer(error)
+
+
+async def here(ctx: ServiceContext, request: dict[str, Any]) -> tuple[Task, Located] | str:
+    """The task and repository a worker request names, readable on this worker; else why not."""
+    async with ctx.read() as db:
+        task = await db.get(Task, request["task_id"])
+        if task is None or task.deleted_at is not None:
+            return "the task is gone"
+        places = await locate(db, ctx.settings, task)
+    located = next((r for r in places.repositories if r.repository_id == request["repository_id"]), None)
+    if located is None or located.checkout is None:
+        return (located.note if located else None) or "the worktree is not on this worker"
+    return task, located

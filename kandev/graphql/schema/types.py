@@ -5,23 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.changes.stats import ChangeStats as ChangeStatsRecord
 from kandev.domain.records import SessionRecord, TaskRecord
+from kandev.domain.reviews.records import ThreadRecord
 from kandev.domain.sessions.service import only_session
 from kandev.domain.tasks.activity import TaskActivity as ActivityRecord
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
-from kandev.graphql.schema.change_types import ChangeScope, TaskChanges
+from kandev.graphql.schema.change_types import ChangeScope, ChangeStats, TaskChanges
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
+from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
 from kandev.graphql.schema.session_types import Session
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
@@ -177,6 +180,9 @@ class Task:
     # Known when the page that lists the task read it for the whole page.
     pending: strawberry.Private[PendingAction | None] = None
     held_activity: strawberry.Private[ActivityRecord | None] = None
+    # Read with the page (a board page selects it for every card): None is "not read", see held_stats_read.
+    held_stats: strawberry.Private[ChangeStatsRecord | None] = None
+    held_stats_read: strawberry.Private[bool] = False
 
     def _loaders(self, info: Info) -> Loaders:
         return self.loaders or info.context.loaders
@@ -211,13 +217,17 @@ class Task:
         loaders: Loaders | None = None,
         pending: PendingAction | None = None,
         activity: ActivityRecord | None = None,
+        stats: tuple[ChangeStatsRecord | None] | None = None,
     ) -> Task:
-        """The task's plain fields copied once, so they resolve as data (no resolver call per field)."""
+        """The task's plain fields copied once, so they resolve as data (no resolver call per field); `stats`
+        holds the change stats read with the page (a one-item tuple: None inside is "no repository")."""
         return cls(
             record=record,
             loaders=loaders,
             pending=pending,
             held_activity=activity,
+            held_stats=stats[0] if stats is not None else None,
+            held_stats_read=stats is not None,
             id=strawberry.ID(record.id),
             workspace_id=strawberry.ID(record.workspace_id),
             title=record.title,
@@ -272,6 +282,24 @@ class Task:
 
     async def _loaded_activity(self, info: Info) -> TaskActivity:
         return TaskActivity.of(await self._loaders(info).task_activity.load(self.record.id))
+
+    @described(
+        "What the task changed (files, +, −) over all its repositories, as last measured where its worktrees are (at "
+        "its agent's tool calls and turn ends, within a second; after a discard); null for a task without a "
+        "repository. Never computed per read: board cards select it for every task.",
+        graphql_type=ChangeStats | None,
+    )
+    def change_stats(self, info: Info) -> ChangeStats | None | Awaitable[ChangeStats | None]:
+        if self.held_stats_read:
+            return _stats(self.held_stats)
+        return self._loaded_stats(info)
+
+    async def _loaded_stats(self, info: Info) -> ChangeStats | None:
+        return _stats(await self._loaders(info).change_stats.load(self.record.id))
+
+    @described("The task's review threads, oldest first, with their comments.")
+    async def review_threads(self, info: Info, state: ReviewThreadState | None = None) -> list[ReviewThread]:
+        return [ReviewThread.of(r) for r in await info.context.services.reviews.threads(self.record.id, state)]
 
     @described("The direct parent task, if any.")
     async def parent(self, info: Info) -> Task | None:
@@ -423,7 +451,36 @@ class WorkspaceEvent:
     )
 
 
+def _stats(record: ChangeStatsRecord | None) -> ChangeStats | None:
+    if record is None:
+        return None
+    return ChangeStats(files=record.files, additions=record.additions, deletions=record.deletions)
+
+
 @strawberry.type(description="A change to a task, carrying its current sidebar row.")
 class TaskEvent:
     kind: TaskEventKind
     task: Task | None = strawberry.field(description="The task as it is now; null only in the SUBSCRIBED message.")
+    changed_files: list[ChangedFile] | None = strawberry.field(
+        default=None, description="CHANGES: the files whose diff changed (empty: too many to list); null otherwise."
+    )
+    review_thread: ReviewThread | None = strawberry.field(
+        default=None,
+        description="REVIEW_THREAD: the thread as it is now; REVIEW_THREAD_DELETED: as it was; null otherwise.",
+    )
+
+    @classmethod
+    def of(
+        cls,
+        kind: TaskEventKind,
+        task: Task,
+        changed_files: list[dict[str, str]] | None = None,
+        review_thread: dict[str, Any] | None = None,
+    ) -> TaskEvent:
+        files = None
+        if changed_files is not None:
+            files = [
+                ChangedFile(repository_id=strawberry.ID(f["repository_id"]), path=f["path"]) for f in changed_files
+            ]
+        thread = ReviewThread.of(ThreadRecord.from_json(review_thread)) if review_thread is not None else None
+        return cls(kind=kind, task=task, changed_files=files, review_thread=thread)
