@@ -168,6 +168,7 @@ class ReviewService:
                 **anchor_fields,
             )
             uow.db.add(thread)
+            await uow.db.flush()  # the comment's row refers to it
             uow.db.add(_comment(thread.id, self._author, body, self.ctx.principal.user_id))
             return await emit_thread(uow, task, thread)
 
