@@ -54,7 +54,9 @@ def discard_hunk(checkout: Checkout, choice: HunkChoice) -> list[str]:
     if patch is None:
         raise ConflictError("the file changed since: that hunk is not there any more", reason="stale_hunk")
     try:
-        run(checkout.place, "apply", "-R", "--whitespace=nowarn", "-", stdin=patch)
+        # From inside the tree (apply resolves the patch's paths from where it runs): git enters it itself, as
+        # the identity it runs as, never the server by a chdir.
+        run(checkout.place, "-C", checkout.place.work_tree, "apply", "-R", "--whitespace=nowarn", "-", stdin=patch)
     except GitReadError as error:
         raise ConflictError(f"git could not revert the hunk: {error}") from None
     return [choice.path]

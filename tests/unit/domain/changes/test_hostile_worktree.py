@@ -222,3 +222,29 @@ def test_with_an_agent_identity_git_reads_with_that_identitys_rights_only(open_f
     os.chown(admin / "index", 0, 0)  # now only the server could read the worktree's index
     with pytest.raises(GitReadError):
         snapshot(as_agent, ChangeScope.ALL)
+
+
+def test_discarding_in_a_hostile_worktree_runs_nothing_and_stays_inside(tmp_path: Path):
+    from kandev.domain.changes.discard import HunkChoice, discard_files, discard_hunk
+
+    lines = "".join(f"row {n}\n" for n in range(1, 30))
+    tree = task_worktree(tmp_path, {"app.py": lines, "notes.txt": "notes\n"})
+    markers = arm(tree, tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text(SECRET)
+    tree.write("app.py", lines.replace("row 2\n", "ROW 2\n").replace("row 25\n", "ROW 25\n"))
+    tree.write("notes.txt", "changed notes\n")
+    for marker in markers.iterdir():
+        marker.unlink()
+    checkout = Checkout(with_filters_emptied(tree.checkout.place), "main")
+
+    [change] = [f for f in snapshot(checkout, ChangeScope.UNCOMMITTED).files if f.path == "app.py"]
+    first = file_patch(checkout, ChangeScope.UNCOMMITTED, change, 3, False).hunks[0]
+    assert discard_hunk(checkout, HunkChoice("app.py", first.header)) == ["app.py"]
+    assert discard_files(checkout, ["notes.txt"]) == ["notes.txt"]
+
+    assert sorted(os.listdir(markers)) == []
+    assert (tree.folder / "app.py").read_text() == lines.replace("row 25\n", "ROW 25\n")
+    assert (tree.folder / "notes.txt").read_text() == "notes\n"
+    assert (outside / "notes.txt").read_text() == SECRET
