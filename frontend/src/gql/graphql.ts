@@ -354,6 +354,7 @@ export type MessageKind =
   | 'AGENT'
   | 'ERROR'
   | 'PLAN'
+  | 'REVIEW'
   | 'RICH_OUTPUT'
   | 'SYSTEM'
   | 'THOUGHT'
@@ -504,9 +505,15 @@ export type StopRunInput = {
 /** What happened to the task in a taskEvents message. */
 export type TaskEventKind =
   | 'ARCHIVED'
+  /** What the task changed (task.changeStats) is new; changedFiles names the files whose diff changed (empty: too many to list, refetch all). */
+  | 'CHANGES'
   | 'CREATED'
   | 'DELETED'
   | 'MOVED'
+  /** A review thread was opened or changed; carries reviewThread as it is now. */
+  | 'REVIEW_THREAD'
+  /** A review thread went with its last comment; carries it as it was. */
+  | 'REVIEW_THREAD_DELETED'
   /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no task. */
   | 'SUBSCRIBED'
   | 'UPDATED';

@@ -19,6 +19,7 @@ from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
+from kandev.domain.workspace.task_choices import last_choice
 from kandev.graphql.schema.change_types import ChangeScope, ChangeStats, TaskChanges
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
@@ -59,6 +60,37 @@ class Workspace:
             default_workflow_id=_id(row.default_workflow_id),
             default_agent_profile_id=_id(row.default_agent_profile_id),
         )
+
+    @described(
+        "Where the caller last had a task of this workspace work (the repositories with their base branches, the "
+        "executor and agent profiles as chosen, null meaning the workspace default): the new-task form's starting "
+        "point. Remembered by every createTask the caller makes as a person; null before the first."
+    )
+    async def last_task_choice(self, info: Info) -> TaskChoice | None:
+        found = await last_choice(info.context.services.ctx, self.row.id)
+        if found is None:
+            return None
+        return TaskChoice(
+            repositories=[
+                ChosenRepository(repository_id=strawberry.ID(r.repository_id), base_branch=r.base_branch)
+                for r in found.repositories
+            ],
+            executor_profile_id=_id(found.executor_profile_id),
+            agent_profile_id=_id(found.agent_profile_id),
+        )
+
+
+@strawberry.type(description="A repository as chosen for a task, with the base branch chosen for it.")
+class ChosenRepository:
+    repository_id: strawberry.ID
+    base_branch: str | None = strawberry.field(description="Null: the repository's default branch.")
+
+
+@strawberry.type(description="Where a person last had a task work (Workspace.lastTaskChoice).")
+class TaskChoice:
+    repositories: list[ChosenRepository]
+    executor_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
+    agent_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
 
 
 @strawberry.type(description="One column of a workflow.")
