@@ -37,6 +37,11 @@ graphql(`
     createdAt
     updatedAt
     blockReason
+    changeStats {
+      files
+      additions
+      deletions
+    }
     activity {
       agentProfileId
       agentName
@@ -256,6 +261,13 @@ export const TASK_EVENTS = graphql(`
       kind
       task {
         ...TaskFields
+      }
+      changedFiles {
+        repositoryId
+        path
+      }
+      reviewThread {
+        ...ReviewThreadFields
       }
     }
   }

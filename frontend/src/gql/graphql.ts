@@ -25,6 +25,24 @@ export type AddMcpRegistryEntryInput = {
   workspaceId: string | number;
 };
 
+/** A comment opening a thread: on lines line..endLine of `side` of a file, on a whole file (no line), or on the whole task (no path). */
+export type AddReviewCommentInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** Last line (default: line); at most 500 lines in all. */
+  endLine?: number | null | undefined;
+  /** First line (1-based, of side); null: a comment on the whole file. */
+  line?: number | null | undefined;
+  /** The file, relative to the repository (for side OLD its path in the base: a renamed file's oldPath); null: a comment on the whole task. */
+  path?: string | null | undefined;
+  /** The file's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** Which version the lines count in: NEW (default), or OLD (the base). */
+  side?: ReviewSide;
+  /** The task. */
+  taskId: string | number;
+};
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -128,6 +146,12 @@ export type AutomationTriggerType =
   | 'GITHUB_PUSH'
   | 'SCHEDULED'
   | 'WEBHOOK';
+
+/** Which changes: ALL (the branch's commits plus uncommitted and untracked work, against the merge base with the base branch), UNCOMMITTED (against the branch's last commit, untracked files included), COMMITTED (the branch's commits only). */
+export type ChangeScope =
+  | 'ALL'
+  | 'COMMITTED'
+  | 'UNCOMMITTED';
 
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
@@ -302,6 +326,32 @@ export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
+/** What a line of a hunk is. */
+export type DiffLineKind =
+  | 'ADD'
+  | 'CONTEXT'
+  | 'DELETE';
+
+/** Undo uncommitted changes in the task's worktree: whole files, or one hunk. */
+export type DiscardChangesInput = {
+  /** Instead of paths: one hunk of a tracked file. */
+  hunk?: DiscardHunkInput | null | undefined;
+  /** Files (1 to 500) back to the branch's last commit (a new file is deleted, a rename undone); committed changes stay. */
+  paths?: Array<string> | null | undefined;
+  /** The repository. */
+  repositoryId: string | number;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** One hunk of a file's uncommitted changes, by its header. */
+export type DiscardHunkInput = {
+  /** The hunk's header (DiffHunk.header, its `@@ -a,b +c,d @@` part counts) as read with scope UNCOMMITTED. */
+  header: string;
+  /** The file. */
+  path: string;
+};
+
 /** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
 export type ExecutorKind =
   | 'LOCAL'
@@ -314,6 +364,16 @@ export type FilePreviewUnavailableReason =
   | 'MISSING'
   | 'NOT_A_FILE'
   | 'TOO_LARGE';
+
+/** How a file changed: RENAMED and COPIED name the source in oldPath; TYPE_CHANGED is a file that became a link, a submodule or the reverse; UNMERGED is a file a merge left in conflict. */
+export type FileStatus =
+  | 'ADDED'
+  | 'COPIED'
+  | 'DELETED'
+  | 'MODIFIED'
+  | 'RENAMED'
+  | 'TYPE_CHANGED'
+  | 'UNMERGED';
 
 export type ImportWorkflowInput = {
   workspaceId: string | number;
@@ -419,6 +479,14 @@ export type ReplaceSecretInput = {
   value: string;
 };
 
+/** A reply at the end of a thread. */
+export type ReplyToReviewThreadInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** The thread. */
+  threadId: string | number;
+};
+
 export type ResolvePermissionInput = {
   /** The chosen option. */
   optionId: string;
@@ -431,6 +499,22 @@ export type ResolvePermissionInput = {
   /** Optional check: the request's task (another task's id answers not found). */
   taskId?: string | number | null | undefined;
 };
+
+/** A person, or the task's agent. */
+export type ReviewAuthorKind =
+  | 'AGENT'
+  | 'PERSON';
+
+/** Which version of a file a comment's lines count in: OLD, the base (the merge base with the base branch); NEW, the working tree now. */
+export type ReviewSide =
+  | 'NEW'
+  | 'OLD';
+
+/** OPEN: waiting to be addressed; RESOLVED: someone (a person or the agent) marked it addressed; OUTDATED: its lines changed or went since it was opened (it keeps showing them as they were). */
+export type ReviewThreadState =
+  | 'OPEN'
+  | 'OUTDATED'
+  | 'RESOLVED';
 
 /** What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is disabled; nothing was written). */
 export type RunAdmission =
@@ -457,6 +541,14 @@ export type SendMessageInput = {
   taskId: string | number;
 };
 
+/** Send review threads to the task's agent as one prompt. */
+export type SendReviewToAgentInput = {
+  /** The task. */
+  taskId: string | number;
+  /** The threads (1 to 100); null: every OPEN thread not sent yet (or commented on since). */
+  threadIds?: Array<string | number> | null | undefined;
+};
+
 /** What happened in a sessionEvents message. */
 export type SessionEventKind =
   | 'MESSAGE_APPENDED'
@@ -478,6 +570,20 @@ export type SessionState =
   | 'RUNNING'
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
+
+/** Mark a changed file reviewed, or not. */
+export type SetFileReviewedInput = {
+  /** The FileChange.diffKey the person saw (recommended: a change made meanwhile then reads unreviewed); default: the file's current diff. */
+  diffKey?: string | null | undefined;
+  /** The changed file. */
+  path: string;
+  /** The file's repository. */
+  repositoryId: string | number;
+  /** true: reviewed at this diff; false: not reviewed. */
+  reviewed: boolean;
+  /** The task. */
+  taskId: string | number;
+};
 
 /** The operator's first message of a 'describe an automation' chat. */
 export type StartAutomationAuthoringInput = {
@@ -840,6 +946,141 @@ export type WorkspaceRunsQueryVariables = Exact<{
 
 export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
 
+export type FileChangeFieldsFragment = { path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean };
+
+export type ReviewThreadFieldsFragment = { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null };
+
+export type TaskChangesQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type TaskChangesQuery = { task: { id: string, changes: { reason: string | null, repositories: Array<{ repositoryId: string, name: string, branch: string | null, baseBranch: string, ahead: number, behind: number, note: string | null, stats: { files: number, additions: number, deletions: number }, files: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean }> } }> } } };
+
+export type FileHunksQueryVariables = Exact<{
+  id: string | number;
+  paths?: Array<string> | string | null | undefined;
+  scope?: ChangeScope | null | undefined;
+  context: number;
+  large: boolean;
+}>;
+
+
+export type FileHunksQuery = { task: { id: string, changes: { repositories: Array<{ repositoryId: string, files: { nodes: Array<{ invalidUtf8: boolean, path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean, submoduleChange: { oldCommit: string | null, newCommit: string | null } | null, hunks: Array<{ header: string, oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<{ kind: DiffLineKind, oldNumber: number | null, newNumber: number | null, text: string }> }> }> } }> } } };
+
+export type ReviewThreadsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewThreadsQuery = { task: { id: string, reviewThreads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> } };
+
+export type AddReviewCommentMutationVariables = Exact<{
+  i: AddReviewCommentInput;
+}>;
+
+
+export type AddReviewCommentMutation = { addReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReplyToReviewThreadMutationVariables = Exact<{
+  i: ReplyToReviewThreadInput;
+}>;
+
+
+export type ReplyToReviewThreadMutation = { replyToReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ResolveReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResolveReviewThreadMutation = { resolveReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReopenReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReopenReviewThreadMutation = { reopenReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteReviewCommentMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteReviewCommentMutation = { deleteReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', threadDeleted: boolean, thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SendReviewToAgentMutationVariables = Exact<{
+  i: SendReviewToAgentInput;
+}>;
+
+
+export type SendReviewToAgentMutation = { sendReviewToAgent:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SendReviewPayload', promptId: string, threads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SetFileReviewedMutationVariables = Exact<{
+  i: SetFileReviewedInput;
+}>;
+
+
+export type SetFileReviewedMutation = { setFileReviewed:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'FileReviewedPayload', repositoryId: string, path: string, reviewed: boolean, diffKey: string | null }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DiscardChangesMutationVariables = Exact<{
+  i: DiscardChangesInput;
+}>;
+
+
+export type DiscardChangesMutation = { discardChanges:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DiscardChangesPayload', repositoryId: string, paths: Array<string> }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 export type CodeHostConnectionsQueryVariables = Exact<{
   w: string | number;
 }>;
@@ -1035,7 +1276,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1078,14 +1319,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1124,7 +1365,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1140,7 +1381,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1155,7 +1396,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1168,7 +1409,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1178,7 +1419,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1194,7 +1435,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1829,6 +2070,59 @@ fragment NextRunRow on NextRunIndicator {
   slowAfterSeconds
   slow
 }`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
+export const FileChangeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}
+    `, {"fragmentName":"FileChangeFields"}) as unknown as TypedDocumentString<FileChangeFieldsFragment, unknown>;
+export const ReviewThreadFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"ReviewThreadFields"}) as unknown as TypedDocumentString<ReviewThreadFieldsFragment, unknown>;
 export const McpRegistryFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRegistryFields on McpRegistry {
   status
@@ -1880,6 +2174,11 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -2508,6 +2807,475 @@ export const WorkspaceRunsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
+export const TaskChangesDocument = new TypedDocumentString(`
+    query TaskChanges($id: ID!, $first: Int!, $after: String) {
+  task(id: $id) {
+    id
+    changes {
+      reason
+      repositories {
+        repositoryId
+        name
+        branch
+        baseBranch
+        ahead
+        behind
+        note
+        stats {
+          files
+          additions
+          deletions
+        }
+        files(first: $first, after: $after) {
+          totalCount
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+          nodes {
+            ...FileChangeFields
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<TaskChangesQuery, TaskChangesQueryVariables>;
+export const FileHunksDocument = new TypedDocumentString(`
+    query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {
+  task(id: $id) {
+    id
+    changes(scope: $scope, paths: $paths) {
+      repositories {
+        repositoryId
+        files(first: 10) {
+          nodes {
+            ...FileChangeFields
+            invalidUtf8
+            submoduleChange {
+              oldCommit
+              newCommit
+            }
+            hunks(context: $context, includeLarge: $large) {
+              header
+              oldStart
+              oldLines
+              newStart
+              newLines
+              lines {
+                kind
+                oldNumber
+                newNumber
+                text
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<FileHunksQuery, FileHunksQueryVariables>;
+export const ReviewThreadsDocument = new TypedDocumentString(`
+    query ReviewThreads($id: ID!) {
+  task(id: $id) {
+    id
+    reviewThreads {
+      ...ReviewThreadFields
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ReviewThreadsQuery, ReviewThreadsQueryVariables>;
+export const AddReviewCommentDocument = new TypedDocumentString(`
+    mutation AddReviewComment($i: AddReviewCommentInput!) {
+  addReviewComment(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddReviewCommentMutation, AddReviewCommentMutationVariables>;
+export const ReplyToReviewThreadDocument = new TypedDocumentString(`
+    mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {
+  replyToReviewThread(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReplyToReviewThreadMutation, ReplyToReviewThreadMutationVariables>;
+export const ResolveReviewThreadDocument = new TypedDocumentString(`
+    mutation ResolveReviewThread($id: ID!) {
+  resolveReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ResolveReviewThreadMutation, ResolveReviewThreadMutationVariables>;
+export const ReopenReviewThreadDocument = new TypedDocumentString(`
+    mutation ReopenReviewThread($id: ID!) {
+  reopenReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReopenReviewThreadMutation, ReopenReviewThreadMutationVariables>;
+export const DeleteReviewCommentDocument = new TypedDocumentString(`
+    mutation DeleteReviewComment($id: ID!) {
+  deleteReviewComment(commentId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      threadDeleted
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteReviewCommentMutation, DeleteReviewCommentMutationVariables>;
+export const SendReviewToAgentDocument = new TypedDocumentString(`
+    mutation SendReviewToAgent($i: SendReviewToAgentInput!) {
+  sendReviewToAgent(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on SendReviewPayload {
+      promptId
+      threads {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SendReviewToAgentMutation, SendReviewToAgentMutationVariables>;
+export const SetFileReviewedDocument = new TypedDocumentString(`
+    mutation SetFileReviewed($i: SetFileReviewedInput!) {
+  setFileReviewed(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on FileReviewedPayload {
+      repositoryId
+      path
+      reviewed
+      diffKey
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SetFileReviewedMutation, SetFileReviewedMutationVariables>;
+export const DiscardChangesDocument = new TypedDocumentString(`
+    mutation DiscardChanges($i: DiscardChangesInput!) {
+  discardChanges(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on DiscardChangesPayload {
+      repositoryId
+      paths
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DiscardChangesMutation, DiscardChangesMutationVariables>;
 export const CodeHostConnectionsDocument = new TypedDocumentString(`
     query CodeHostConnections($w: ID!) {
   githubConnection(workspaceId: $w) {
@@ -2842,6 +3610,11 @@ export const TasksDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -2889,6 +3662,11 @@ export const TaskDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3038,9 +3816,49 @@ export const TaskEventsDocument = new TypedDocumentString(`
     task {
       ...TaskFields
     }
+    changedFiles {
+      repositoryId
+      path
+    }
+    reviewThread {
+      ...ReviewThreadFields
+    }
   }
 }
-    fragment TaskFields on Task {
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment TaskFields on Task {
   id
   title
   state
@@ -3054,6 +3872,11 @@ export const TaskEventsDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3128,6 +3951,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3168,6 +3996,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3208,6 +4041,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3249,6 +4087,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3292,6 +4135,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
