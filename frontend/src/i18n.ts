@@ -43,6 +43,7 @@ const en = {
   close: "Close",
   ctrlEnterSends: "Ctrl+Enter sends",
   // The task page's Changes panel and review threads (components/changes/).
+  taskViews: "Task views",
   tabConversation: "Conversation",
   tabChanges: "Changes",
   changedFiles: "Changed files",
@@ -170,6 +171,7 @@ const catalogs: Record<string, Record<StringKey, string>> = {
     shortcutClose: "Einen Dialog oder den Aufgabenwechsler schließen",
     close: "Schließen",
     ctrlEnterSends: "Strg+Enter sendet",
+    taskViews: "Ansichten der Aufgabe",
     tabConversation: "Unterhaltung",
     tabChanges: "Änderungen",
     changedFiles: "Geänderte Dateien",

@@ -63,8 +63,8 @@ graphql(`
   }
 `);
 
-/** Files per page of a repository's changes (the server's most). */
-export const FILES_PAGE = 1000;
+/** Files per page of a repository's changes (the most the server gives at once). */
+export const FILES_PAGE = 500;
 
 export const TASK_CHANGES = graphql(`
   query TaskChanges($id: ID!, $first: Int!, $after: String) {

@@ -163,7 +163,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
 
       <div className="task-body">
         <div className="task-main">
-          <div className="task-tabs" role="tablist" aria-label={t("tabChanges")}>
+          <div className="task-tabs" role="tablist" aria-label={t("taskViews")}>
             <button
               type="button"
               role="tab"

@@ -189,7 +189,7 @@ export async function readFile(
   includeLarge = false,
 ): Promise<FileWithHunks | null> {
   const paths = oldPath && oldPath !== path ? [path, oldPath] : [path];
-  const data = await gql(FILE_HUNKS, { id: taskId, paths, scope: null, context, large: includeLarge });
+  const data = await gql(FILE_HUNKS, { id: taskId, paths, scope: "ALL", context, large: includeLarge });
   const repository = data.task.changes.repositories.find((r) => r.repositoryId === repositoryId);
   return repository?.files.nodes.find((f) => f.path === path) ?? null;
 }

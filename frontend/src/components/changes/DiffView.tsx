@@ -168,6 +168,7 @@ export default function DiffView(props: DiffViewProps) {
       diffStyle: props.mode,
       overflow: props.wrap ? ("wrap" as const) : ("scroll" as const),
       enableLineSelection: true,
+      disableFileHeader: true,
       lineHoverHighlight: "number" as const,
       loadDiffFiles,
       hunkSeparators: "line-info" as const,
