@@ -122,6 +122,21 @@ const en = {
   cardChangesOne: "+{add} −{del} · 1 file",
   cardChangesLabel: "{n} files changed, {add} lines added, {del} removed",
   cardChangesLabelOne: "1 file changed, {add} lines added, {del} removed",
+  // Where a task works (RepositoryPicker, PlacementDialog).
+  repositoriesLegend: "Repositories",
+  noRepositories: "No repositories yet (Settings → Repositories); the task then works in a folder of its own.",
+  repositoryLabel: "Repository",
+  baseBranchLabel: "Base branch",
+  defaultBranch: "{branch} (default)",
+  removeRepository: "Remove {name}",
+  remove: "Remove",
+  addRepository: "Add a repository",
+  executorLabel: "Executor",
+  workspaceDefault: "Workspace default",
+  whereItWorks: "Where it works",
+  changePlacement: "Change…",
+  placementIdle: "While no turn runs, each repository's base branch can change (its changes are diffed against it) and repositories can be added.",
+  executorFixed: "Executor: {name} (chosen when the task was created).",
 } as const;
 
 export type StringKey = keyof typeof en;
@@ -250,6 +265,20 @@ const catalogs: Record<string, Record<StringKey, string>> = {
     cardChangesOne: "+{add} −{del} · 1 Datei",
     cardChangesLabel: "{n} Dateien geändert, {add} Zeilen hinzugefügt, {del} entfernt",
     cardChangesLabelOne: "1 Datei geändert, {add} Zeilen hinzugefügt, {del} entfernt",
+    repositoriesLegend: "Repositorys",
+    noRepositories: "Noch keine Repositorys (Einstellungen → Repositorys); die Aufgabe arbeitet dann in einem eigenen Ordner.",
+    repositoryLabel: "Repository",
+    baseBranchLabel: "Basis-Branch",
+    defaultBranch: "{branch} (Standard)",
+    removeRepository: "{name} entfernen",
+    remove: "Entfernen",
+    addRepository: "Repository hinzufügen",
+    executorLabel: "Ausführung",
+    workspaceDefault: "Standard des Arbeitsbereichs",
+    whereItWorks: "Wo sie arbeitet",
+    changePlacement: "Ändern…",
+    placementIdle: "Solange kein Durchgang läuft, lässt sich der Basis-Branch jedes Repositorys ändern (seine Änderungen werden damit verglichen) und es lassen sich Repositorys hinzufügen.",
+    executorFixed: "Ausführung: {name} (beim Anlegen der Aufgabe gewählt).",
   },
 };
 

@@ -176,6 +176,7 @@ export const TASK = graphql(`
     task(id: $id) {
       ...TaskFields
       prompt
+      executorProfileId
       lastTurnError {
         message
         endedAt

@@ -17,6 +17,7 @@ import { ClarificationCards, ParentWait, PermissionCards } from "./ActionCards";
 import { Composer } from "./Composer";
 import { LoadState } from "./LoadState";
 import { SubtaskDialog } from "./NewTaskDialog";
+import { PlacementDialog } from "./PlacementDialog";
 import { StatusRow } from "./StatusRow";
 import { TaskMarkers } from "./TaskBadges";
 import { Transcript } from "./Transcript";
@@ -37,6 +38,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const [extraSession, setExtraSession] = useState<SessionSummary | null>(null);
   const [subtaskOpen, setSubtaskOpen] = useState(false);
   const [chosenTab, setChosenTab] = useState<Tab | null>(null);
+  const [placementOpen, setPlacementOpen] = useState(false);
 
   useEffect(() => {
     setChosenSession(null);
@@ -87,6 +89,8 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const workflow = workflows.find((w) => w.id === task.workflowId);
   const parent = task.parentId ? allTasks[task.parentId] : undefined;
   const completion = completionPending(task, sessionState ? { completionPending: view.completionPending } : null);
+  // Idle: no turn runs, so where the task works may change.
+  const idle = !["RUNNING", "STARTING"].includes(sessionState ?? "") && !["IN_PROGRESS", "SCHEDULING"].includes(task.state);
 
   const archive = async () => {
     try {
@@ -122,7 +126,14 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </h1>
           <TaskMarkers task={task} completion={completion} />
         </div>
-        <Checkouts repositories={detail?.repositories} />
+        <div className="task-placement">
+          <Checkouts repositories={detail?.repositories} />
+          {detail && idle && (
+            <button type="button" className="btn-link small" onClick={() => setPlacementOpen(true)} aria-label={t("whereItWorks")} data-testid="change-placement">
+              {t("changePlacement")}
+            </button>
+          )}
+        </div>
         <div className="task-actions">
           {workflow && (
             <label className="field-inline">
@@ -309,6 +320,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </aside>
         )}
       </div>
+      {placementOpen && detail && <PlacementDialog task={detail} onClose={() => setPlacementOpen(false)} onChanged={reload} />}
       <SubtaskDialog open={subtaskOpen} onClose={() => setSubtaskOpen(false)} parentId={task.id} />
     </section>
   );

@@ -43,6 +43,13 @@ export type AddReviewCommentInput = {
   taskId: string | number;
 };
 
+/** An atomic batch of sources for an idle task. */
+export type AddWorkspaceSourcesInput = {
+  sources: Array<WorkspaceSourceInput>;
+  /** Default (and in a task session: your own task or your direct child). */
+  taskId?: string | number | null | undefined;
+};
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -717,6 +724,16 @@ export type UpdateMcpServerInput = {
   url?: string | null | undefined;
 };
 
+/** The base branch Kandev diffs a task's repository against. */
+export type UpdateRepositoryBaseBranchInput = {
+  /** An existing branch (or ref) of the repository. */
+  baseBranch: string;
+  /** Needed when the task has more than one repository. */
+  repositoryId?: string | number | null | undefined;
+  /** Default: your own task. */
+  taskId?: string | number | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
@@ -788,6 +805,31 @@ export type WorkspaceEventKind =
   | 'WORKFLOW'
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
+
+/** One source. A repository names exactly one of repositoryId (saved in the workspace), localPath (a git checkout on this machine) or remoteUrl (cloned), plus optional baseBranch (diff base; default the repository's default branch) and branch (an existing branch to work on; default a new Kandev branch). A folder takes an absolute path and an optional display name. */
+export type WorkspaceSourceInput = {
+  /** Branch Kandev diffs against. Default: the repository's default branch. */
+  baseBranch?: string | null | undefined;
+  /** An existing branch to work on. Default: a new Kandev branch for the task. */
+  branch?: string | null | undefined;
+  /** Absolute path of a git checkout on this machine, under the server's source roots. */
+  localPath?: string | null | undefined;
+  /** Folder sources: display name (default: the folder's name). */
+  name?: string | null | undefined;
+  /** Folder sources: absolute path of the folder, under the server's source roots. */
+  path?: string | null | undefined;
+  /** A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's source roots). */
+  remoteUrl?: string | null | undefined;
+  /** A repository saved in the task's workspace. */
+  repositoryId?: string | number | null | undefined;
+  /** What the source is. */
+  type: WorkspaceSourceType;
+};
+
+/** A git repository (worktree or in place) or a plain folder. */
+export type WorkspaceSourceType =
+  | 'FOLDER'
+  | 'REPOSITORY';
 
 export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
@@ -1326,7 +1368,7 @@ export type TaskQueryVariables = Exact<{
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1547,6 +1589,47 @@ export type FilePreviewQuery = { filePreview:
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'TextFilePreview', path: string, size: number, text: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TaskPlacementChoicesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
+
+export type RepositoryBranchesQueryVariables = Exact<{
+  w: string | number;
+  first: number;
+}>;
+
+
+export type RepositoryBranchesQuery = { repositories: Array<{ id: string, branches: Array<string> }> };
+
+export type UpdateRepositoryBaseBranchMutationVariables = Exact<{
+  i: UpdateRepositoryBaseBranchInput;
+}>;
+
+
+export type UpdateRepositoryBaseBranchMutation = { updateRepositoryBaseBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'UpdateRepositoryBaseBranchPayload', baseBranch: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AddWorkspaceSourcesMutationVariables = Exact<{
+  i: AddWorkspaceSourcesInput;
+}>;
+
+
+export type AddWorkspaceSourcesMutation = { addWorkspaceSources:
+    | { __typename: 'AddWorkspaceSourcesPayload', changed: boolean }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -3630,6 +3713,7 @@ export const TaskDocument = new TypedDocumentString(`
   task(id: $id) {
     ...TaskFields
     prompt
+    executorProfileId
     lastTurnError {
       message
       endedAt
@@ -4299,6 +4383,67 @@ export const FilePreviewDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<FilePreviewQuery, FilePreviewQueryVariables>;
+export const TaskPlacementChoicesDocument = new TypedDocumentString(`
+    query TaskPlacementChoices($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    defaultBranch
+  }
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+  }
+  workspaces {
+    id
+    lastTaskChoice {
+      repositories {
+        repositoryId
+        baseBranch
+      }
+      executorProfileId
+      agentProfileId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TaskPlacementChoicesQuery, TaskPlacementChoicesQueryVariables>;
+export const RepositoryBranchesDocument = new TypedDocumentString(`
+    query RepositoryBranches($w: ID!, $first: Int!) {
+  repositories(workspaceId: $w) {
+    id
+    branches(first: $first)
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoryBranchesQuery, RepositoryBranchesQueryVariables>;
+export const UpdateRepositoryBaseBranchDocument = new TypedDocumentString(`
+    mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {
+  updateRepositoryBaseBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on UpdateRepositoryBaseBranchPayload {
+      baseBranch
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateRepositoryBaseBranchMutation, UpdateRepositoryBaseBranchMutationVariables>;
+export const AddWorkspaceSourcesDocument = new TypedDocumentString(`
+    mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {
+  addWorkspaceSources(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AddWorkspaceSourcesPayload {
+      changed
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddWorkspaceSourcesMutation, AddWorkspaceSourcesMutationVariables>;
 export const AgentProfilesDocument = new TypedDocumentString(`
     query AgentProfiles($w: ID!) {
   agentProfiles(workspaceId: $w) {
