@@ -124,7 +124,7 @@ def test_a_review_goes_from_a_line_comment_to_the_agent_and_comes_back_outdated_
     expect(thread(page, thread_id)).to_have_attribute("data-state", "OUTDATED", timeout=60_000)
     expect(thread(page, thread_id).get_by_test_id("thread-snippet")).to_have_text("value_3 = 30")
     # The open diff read the file again: line 3 is the agent's new one.
-    expect(page.locator("[data-line-type='change-addition']", has_text="three = 3")).to_have_count(1)
+    expect(page.locator("[data-line][data-line-type='change-addition']", has_text="three = 3")).to_have_count(1)
 
     page.get_by_test_id("tab-conversation").click()
     review = page.get_by_test_id("msg-review")
@@ -143,3 +143,174 @@ def test_a_review_goes_from_a_line_comment_to_the_agent_and_comes_back_outdated_
     resolved.locator("summary").click()
     expect(resolved.get_by_test_id("thread-resolved-by")).to_have_text("Resolved by Agent")
     expect(resolved.get_by_test_id("review-comment").last).to_contain_text("Renamed to three.")
+
+
+ADD_COMMENT = (
+    "mutation($i: AddReviewCommentInput!) { addReviewComment(input: $i) { __typename "
+    "... on ReviewThreadPayload { thread { id } } } }"
+)
+LONG = "".join(f"line_{n} = {n}\n" for n in range(1, 31))
+
+
+def comment(server: KandevServer, task_id: str, path: str, line: int, body: str) -> str:
+    answer = server.mutate(ADD_COMMENT, "addReviewComment", i={"taskId": task_id, "path": path, "line": line, "body": body})
+    return answer["thread"]["id"]
+
+
+def shown_path(page: Any) -> str | None:
+    return page.get_by_test_id("diff-head").get_attribute("data-path")
+
+
+def test_keys_j_and_k_walk_the_files_and_n_and_p_the_threads(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path)
+    prompt = "\n".join(write(p, "one\ntwo\nthree\n") for p in ("a.txt", "b/c.txt", "d.txt"))
+    task = agent_task(kandev_server, repo, prompt, "Keys")
+    first = comment(kandev_server, task["id"], "a.txt", 2, "On a")
+    second = comment(kandev_server, task["id"], "d.txt", 3, "On d")
+    open_changes(page, kandev_server, task["id"])
+
+    # The tree's order: the folder b/ first, then the files beside it.
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "b/c.txt")
+    page.keyboard.press("j")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "a.txt")
+    page.keyboard.press("j")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "d.txt")
+    page.keyboard.press("j")  # the last file: nothing further
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "d.txt")
+    page.keyboard.press("k")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "a.txt")
+
+    focused = "() => document.activeElement?.getAttribute('data-thread-id')"
+    page.keyboard.press("n")  # the first thread from the file shown: a.txt's
+    page.wait_for_function(f"() => ({focused})() === {json.dumps(first)}")
+    page.keyboard.press("n")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "d.txt")
+    page.wait_for_function(f"() => ({focused})() === {json.dumps(second)}")
+    page.keyboard.press("p")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "a.txt")
+    page.wait_for_function(f"() => ({focused})() === {json.dumps(first)}")
+
+    # Typing in a field is not a shortcut.
+    thread(page, first).get_by_test_id("thread-reply-text").fill("j")
+    expect(page.get_by_test_id("diff-head")).to_have_attribute("data-path", "a.txt")
+
+
+def test_a_file_marked_reviewed_counts_and_turns_unreviewed_when_the_agent_changes_it_again(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path)
+    task = agent_task(kandev_server, repo, "\n".join([write("a.txt", "a\n"), write("b.txt", "b\nbb\n")]), "Reviewed")
+    open_app(page, kandev_server)
+    card = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
+    expect(card.get_by_test_id("card-changes")).to_contain_text("+3 −0 · 2 files")
+
+    open_changes(page, kandev_server, task["id"])
+    progress = page.get_by_test_id("reviewed-progress")
+    expect(progress).to_have_text("0 of 2 files reviewed")
+    file_row(page, "a.txt").get_by_test_id("file-reviewed").check()
+    expect(progress).to_have_text("1 of 2 files reviewed")
+    page.reload()  # kept on the server
+    expect(file_row(page, "a.txt")).to_have_attribute("data-reviewed", "true")
+    expect(page.get_by_test_id("reviewed-progress")).to_have_text("1 of 2 files reviewed")
+
+    # The agent changes a.txt again: its mark was for the diff the person saw, so it goes, live.
+    page.get_by_test_id("composer-text").fill(write("a.txt", "a\nmore\n"))
+    page.get_by_test_id("send-message").click()
+    expect(file_row(page, "a.txt")).to_have_attribute("data-reviewed", "false", timeout=60_000)
+    expect(page.get_by_test_id("reviewed-progress")).to_have_text("0 of 2 files reviewed")
+    expect(file_row(page, "a.txt").locator(".counts")).to_have_text("+2 −0")
+
+
+def test_discarding_a_hunk_or_a_file_asks_first_and_the_panel_follows(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path, {"long.txt": LONG})
+    edited = LONG.replace("line_2 = 2", "line_2 = 20").replace("line_28 = 28", "line_28 = 280")
+    task = agent_task(kandev_server, repo, "\n".join([write("long.txt", edited), write("scratch.txt", "x\n")]), "Discard")
+    open_changes(page, kandev_server, task["id"])
+    file_row(page, "long.txt").get_by_role("button").click()
+    expect(page.locator("[data-line][data-line-type='change-addition']")).to_have_count(2)
+
+    page.get_by_test_id("discard-open").click()
+    dialog = page.get_by_test_id("discard-dialog")
+    expect(dialog.get_by_test_id("discard-hunk-row")).to_have_count(2)
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("[data-line][data-line-type='change-addition']")).to_have_count(2)  # nothing went
+
+    page.get_by_test_id("discard-open").click()
+    expect(dialog.get_by_test_id("discard-hunk-row").first).to_contain_text("line_2 = 20")
+    dialog.get_by_test_id("discard-hunk").first.click()
+    expect(dialog).to_be_hidden()
+    expect(file_row(page, "long.txt").locator(".counts")).to_have_text("+1 −1")
+    expect(page.locator("[data-line][data-line-type='change-addition']")).to_have_count(1)
+    expect(page.locator("[data-line][data-line-type='change-addition']", has_text="line_28 = 280")).to_have_count(1)
+
+    file_row(page, "scratch.txt").get_by_role("button").click()
+    page.get_by_test_id("discard-open").click()
+    dialog.get_by_test_id("discard-file").click()
+    expect(file_row(page, "scratch.txt")).to_have_count(0)
+    expect(page.get_by_test_id("file-row")).to_have_count(1)
+
+
+def test_unchanged_lines_between_hunks_expand_and_the_split_view_shows_both_versions(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path, {"long.txt": LONG})
+    task = agent_task(kandev_server, repo, write("long.txt", LONG.replace("line_15 = 15", "line_15 = 150")), "Expand")
+    open_changes(page, kandev_server, task["id"])
+    content = page.locator("[data-content] [data-line]")
+    expect(page.locator("[data-line][data-line-type='change-addition']")).to_have_count(1)
+    expect(page.locator("[data-content] [data-line='1']")).to_have_count(0)  # folded away
+    before = content.count()
+    page.locator("[data-expand-button]").first.click()
+    expect(page.locator("[data-content] [data-line='1']").first).to_be_attached()
+    assert content.count() > before
+
+    page.get_by_test_id("diff-mode-split").click()
+    expect(page.get_by_test_id("diff-mode-split")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("pre[data-diff-type='split']")).to_have_count(1)
+    expect(page.locator("[data-line][data-line-type='change-deletion']", has_text="line_15 = 15")).to_have_count(1)
+    expect(page.locator("[data-line][data-line-type='change-addition']", has_text="line_15 = 150")).to_have_count(1)
+
+
+def test_on_a_phone_the_diff_is_unified_and_wraps_the_files_are_a_sheet_and_nothing_scrolls_sideways(
+    phone: Any, kandev_server: KandevServer, tmp_path: Path, screenshots: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path)
+    wide = "x = '" + "a long line that does not fit on a phone " * 6 + "'\n"
+    task = agent_task(kandev_server, repo, "\n".join([write("wide.py", wide + "y = 1\n"), write("z.txt", "z\n")]), "Phone")
+    open_changes(phone, kandev_server, task["id"])
+    expect(phone.get_by_test_id("diff-mode-split")).to_have_count(0)
+    expect(phone.get_by_test_id("file-tree")).to_have_count(0)  # not beside the diff: in the sheet
+    expect(phone.locator("pre[data-diff-type='single'][data-overflow='wrap']")).to_have_count(1)
+    no_horizontal_scroll(phone)
+
+    phone.get_by_test_id("open-file-sheet").click()
+    sheet = phone.get_by_test_id("file-sheet")
+    expect(sheet.get_by_test_id("file-row")).to_have_count(2)
+    phone.screenshot(path=str(screenshots / "mobile-changes-files.png"))
+    file_row(sheet, "z.txt").get_by_role("button").click()
+    expect(sheet).to_be_hidden()
+    expect(phone.get_by_test_id("diff-head")).to_have_attribute("data-path", "z.txt")
+
+    phone.get_by_test_id("open-file-sheet").click()
+    file_row(sheet, "wide.py").get_by_role("button").click()
+    line_number(phone, 2).tap()
+    phone.get_by_test_id("draft-comment-text").fill("Fine on a phone too.")
+    phone.get_by_test_id("draft-comment-submit").click()
+    expect(thread(phone)).to_have_count(1)
+    no_horizontal_scroll(phone)
+    phone.screenshot(path=str(screenshots / "mobile-changes.png"))

@@ -129,8 +129,9 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <div className="task-placement">
           <Checkouts repositories={detail?.repositories} />
           {detail && idle && (
-            <button type="button" className="btn-link small" onClick={() => setPlacementOpen(true)} aria-label={t("whereItWorks")} data-testid="change-placement">
+            <button type="button" className="btn-link small" onClick={() => setPlacementOpen(true)} data-testid="change-placement">
               {t("changePlacement")}
+              <span className="sr-only"> {t("whereItWorks")}</span>
             </button>
           )}
         </div>
@@ -173,7 +174,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       </header>
 
       <div className="task-body">
-        <div className="task-main">
+        <div className="task-main" data-tab={tab}>
           <div className="task-tabs" role="tablist" aria-label={t("taskViews")}>
             <button
               type="button"

@@ -60,6 +60,25 @@ function notesOf(file: FileWithHunks, threads: readonly ReviewThread[], draft: D
   return [...byPlace.values()];
 }
 
+const EXPAND_LABEL = { up: "expandAbove", down: "expandBelow", both: "expandAround", all: "expandAll" } as const;
+
+/** The viewer draws its "show unchanged lines" controls as unnamed divs: name them, and let a keyboard press them. */
+function labelExpandButtons(node: HTMLElement): void {
+  const root = node.shadowRoot ?? node;
+  for (const button of root.querySelectorAll<HTMLElement>("[data-expand-button]")) {
+    if (button.dataset.kandevLabelled) continue;
+    button.dataset.kandevLabelled = "";
+    const kind = "expandAllButton" in button.dataset ? "all" : "expandUp" in button.dataset ? "up" : "expandDown" in button.dataset ? "down" : "both";
+    button.setAttribute("aria-label", t(EXPAND_LABEL[kind]));
+    button.tabIndex = 0;
+    button.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      button.click();
+    });
+  }
+}
+
 function DraftComment(props: {
   draft: Draft;
   onSubmit: (body: string) => Promise<boolean>;
@@ -173,6 +192,7 @@ export default function DiffView(props: DiffViewProps) {
       loadDiffFiles,
       hunkSeparators: "line-info" as const,
       onLineSelectionEnd: onSelectionEnd,
+      onPostRender: labelExpandButtons,
     }),
     [props.mode, props.wrap, loadDiffFiles, onSelectionEnd],
   );
