@@ -10,6 +10,7 @@ import strawberry
 
 from kandev.domain.changes import diffs
 from kandev.domain.changes.diffs import FileDiff, FilePatch
+from kandev.domain.changes.reading import Base
 from kandev.domain.changes.service import RepositoryChanges as RepositoryRecord
 from kandev.domain.changes.service import TaskChanges as TaskChangesRecord
 from kandev.domain.errors import ValidationError
@@ -33,7 +34,7 @@ ChangeScope = diffs.ChangeScope
 FileStatus = diffs.FileStatus
 DiffLineKind = diffs.LineKind
 
-MAX_FILES_PAGE = 1000
+MAX_FILES_PAGE = 500
 
 
 @strawberry.type(description="How much a task (or a repository of it) changed.")
@@ -88,6 +89,8 @@ class FileChange:
     task_id: strawberry.Private[str]
     repository_id: strawberry.Private[str]
     scope: strawberry.Private[diffs.ChangeScope]
+    # What it was listed against: its hunks are read against the same (no second look-up of the base).
+    base: strawberry.Private[Base | None]
     patches: strawberry.Private[dict[tuple[int, bool], asyncio.Future[FilePatch]]]
 
     path: str
@@ -111,13 +114,20 @@ class FileChange:
 
     @classmethod
     def of(
-        cls, file: FileDiff, task_id: str, repository_id: str, scope: diffs.ChangeScope, reviewed_key: str | None
+        cls,
+        file: FileDiff,
+        task_id: str,
+        repository_id: str,
+        scope: diffs.ChangeScope,
+        reviewed_key: str | None,
+        base: Base | None = None,
     ) -> FileChange:
         return cls(
             file=file,
             task_id=task_id,
             repository_id=repository_id,
             scope=scope,
+            base=base,
             patches={},
             path=file.path,
             old_path=file.old_path,
@@ -140,7 +150,7 @@ class FileChange:
         key = (context, large)
         if key not in self.patches:
             call = info.context.services.changes.patch(
-                self.task_id, self.repository_id, self.scope, self.file, context, large
+                self.task_id, self.repository_id, self.scope, self.file, context, large, self.base
             )
             self.patches[key] = asyncio.ensure_future(call)
         return self.patches[key]
@@ -270,11 +280,16 @@ class RepositoryChanges:
             ],
         )
 
-    @described("The changed files by path, a page at a time (first: 1 to 1000).")
+    @described("The changed files by path, a page at a time (first: 1 to 500).")
     def files(self, first: int = 200, after: str | None = None) -> FileChangeConnection:
         if not 1 <= first <= MAX_FILES_PAGE:
             raise ValidationError(f"first must be between 1 and {MAX_FILES_PAGE}", field="first")
-        files = self.record.snapshot.files if self.record.snapshot else []
+        snapshot = self.record.snapshot
+        files = snapshot.files if snapshot else []
+        # The base as listed (its ref is no longer needed): a file's hunks are read against it.
+        base = (
+            Base(snapshot.head_commit, snapshot.base_commit, None, None) if snapshot and snapshot.head_commit else None
+        )
         since = _after(after)
         remaining = [f for f in files if since is None or f.path > since]
         page = remaining[:first]
@@ -282,7 +297,7 @@ class RepositoryChanges:
             FileChangeEdge(
                 cursor=_cursor(f.path),
                 node=FileChange.of(
-                    f, self.task_id, self.record.repository_id, self.scope, self.record.reviewed.get(f.path)
+                    f, self.task_id, self.record.repository_id, self.scope, self.record.reviewed.get(f.path), base
                 ),
             )
             for f in page
