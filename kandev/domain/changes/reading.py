@@ -79,10 +79,26 @@ def find_base(checkout: Checkout) -> Base:
         return Base(head, None, None, f"the base branch {checkout.base_branch} does not exist in the repository")
     if head is None:
         return Base(None, tips[ref], ref, None)
-    merged = run(place, "merge-base", ref, head, check=False).decode().strip()
+    merged = _merge_base(place, tips[ref] or "", head)
     if not merged:
         return Base(head, None, ref, f"the task's branch shares no history with {checkout.base_branch}")
     return Base(head, merged, ref, None)
+
+
+_MERGE_BASES: dict[tuple[str, str, str], str] = {}
+
+
+def _merge_base(place: GitPlace, tip: str, head: str) -> str:
+    """The merge base of two commits: what it is never changes, so it is asked once per pair (and repository)."""
+    key = (place.common_dir, tip, head)
+    found = _MERGE_BASES.get(key)
+    if found is None:
+        found = run(place, "merge-base", tip, head, check=False).decode().strip()
+        if found:
+            if len(_MERGE_BASES) > 4096:
+                _MERGE_BASES.clear()
+            _MERGE_BASES[key] = found
+    return found
 
 
 def scope_range(scope: ChangeScope, base: Base) -> Range:
@@ -118,9 +134,15 @@ def changed_files(place: GitPlace, span: Range, paths: list[str] | None) -> list
     spec = ["--", *paths] if paths else []
     untracked = _POOL.submit(_untracked_names, place, spec) if span.worktree else None
     unmerged = _POOL.submit(_unmerged, place, spec) if span.worktree else None
+    # The sizes of the blobs compared (a file over TOO_LARGE_BYTES on either side is too large to show): for a
+    # few paths listed beside the diff, for the whole tree asked after it (only the changed blobs).
+    trees = [_POOL.submit(_tree_sizes, place, c, spec) for c in span.args if c != EMPTY_TREE] if paths else []
     listed = run(place, *DIFF_OPTIONS, "-z", "--raw", "--numstat", "--no-abbrev", *span.args, *spec)
     entries = [e for e in parse_raw_numstat(listed) if _clean(e.path) and (e.old_path is None or _clean(e.old_path))]
-    sizes = _blob_sizes(place, [sha for e in entries for sha in (e.old_sha, e.new_sha) if sha])
+    if paths:
+        sizes = {sha: size for tree in trees for sha, size in tree.result().items()}
+    else:
+        sizes = _blob_sizes(place, [sha for e in entries for sha in (e.old_sha, e.new_sha) if sha])
     conflicted = unmerged.result() if unmerged is not None else set()
     for entry in entries:
         if entry.path in conflicted:
@@ -157,6 +179,18 @@ def _blob_sizes(place: GitPlace, shas: list[str]) -> dict[str, int]:
         name, _, size = line.partition(" ")
         if size.isdigit():
             sizes[name] = int(size)
+    return sizes
+
+
+def _tree_sizes(place: GitPlace, commit: str, spec: list[str]) -> dict[str, int]:
+    """The size of every blob of a commit's tree under `spec`, by object id: one listing, no file read."""
+    listed = run(place, "ls-tree", "-r", "-l", "-z", "--full-tree", commit, *spec)
+    sizes = {}
+    for item in listed.split(b"\0"):
+        meta, _, _ = item.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit():
+            sizes[fields[2].decode()] = int(fields[3])
     return sizes
 
 

@@ -78,14 +78,19 @@ def checked_paths(paths: list[str] | None) -> list[str] | None:
 
 
 async def read_snapshot(
-    ctx: ServiceContext, task_id: str, located: Located, scope: ChangeScope, paths: list[str] | None
+    ctx: ServiceContext,
+    task_id: str,
+    located: Located,
+    scope: ChangeScope,
+    paths: list[str] | None,
+    history: bool = True,
 ) -> Snapshot | None:
-    """The repository's changes, read here or by the worker holding them; None when nobody has them yet."""
+    """The repository's changes (with its commits and ahead/behind counts when `history`), read here or by the
+    worker holding them; None when nobody has them yet."""
     if located.checkout is not None:
-        return await asyncio.to_thread(_local_snapshot, located.checkout, scope, paths)
-    answer = await ask_holder(
-        ctx, located, {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths}
-    )
+        return await asyncio.to_thread(_local_snapshot, located.checkout, scope, paths, history)
+    request = {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths, "history": history}
+    answer = await ask_holder(ctx, located, request)
     return None if answer is None else Snapshot.from_json(answer)
 
 
@@ -140,9 +145,9 @@ def prepared_checkout(checkout: Checkout) -> Checkout:
     return Checkout(with_filters_emptied(checkout.place), checkout.base_branch)
 
 
-def _local_snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None) -> Snapshot:
+def _local_snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None, history: bool = True) -> Snapshot:
     try:
-        return snapshot(prepared_checkout(checkout), scope, paths)
+        return snapshot(prepared_checkout(checkout), scope, paths, history=history)
     except GitReadError as error:
         raise UnprocessableError(f"the changes could not be read: {error}") from None
 
@@ -212,13 +217,19 @@ class ChangesService:
         return task, places, reviewed
 
     async def changes(
-        self, task_id: str, scope: ChangeScope = ChangeScope.ALL, paths: list[str] | None = None
+        self,
+        task_id: str,
+        scope: ChangeScope = ChangeScope.ALL,
+        paths: list[str] | None = None,
+        *,
+        history: bool = True,
     ) -> TaskChanges:
-        """The task's changes in `scope`, per repository (only `paths` when given)."""
+        """The task's changes in `scope`, per repository (only `paths` when given; without `history`, no commits
+        nor ahead and behind counts)."""
         wanted = checked_paths(paths)
         task, places, reviewed = await self._places(task_id)
         snapshots = await asyncio.gather(
-            *(read_snapshot(self.ctx, task.id, located, scope, wanted) for located in places.repositories)
+            *(read_snapshot(self.ctx, task.id, located, scope, wanted, history) for located in places.repositories)
         )
         repositories = [
             RepositoryChanges(
@@ -266,7 +277,9 @@ class ChangesService:
                 return {"result": lines.to_json()}
             scope = ChangeScope(request["scope"])
             if request["op"] == "snapshot":
-                snapshot_ = await asyncio.to_thread(_local_snapshot, located.checkout, scope, request.get("paths"))
+                snapshot_ = await asyncio.to_thread(
+                    _local_snapshot, located.checkout, scope, request.get("paths"), request.get("history", True)
+                )
                 return {"result": snapshot_.to_json()}
             file = FileDiff(**{**request["file"], "status": FileStatus(request["file"]["status"])})
             base = Base(**request["base"]) if request.get("base") else None

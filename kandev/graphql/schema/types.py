@@ -26,6 +26,7 @@ from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
+from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.session_types import Session
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
@@ -389,7 +390,9 @@ class Task:
             ),
         ] = None,
     ) -> TaskChanges:
-        return TaskChanges.of(await info.context.services.changes.changes(self.record.id, scope, paths))
+        history = any(selects(info, "repositories", name) for name in ("commits", "ahead", "behind"))
+        found = await info.context.services.changes.changes(self.record.id, scope, paths, history=history)
+        return TaskChanges.of(found)
 
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
