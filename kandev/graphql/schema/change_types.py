@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from typing import Annotated
+from typing import Annotated, cast
 
 import strawberry
 
@@ -56,25 +56,28 @@ class DiffLine:
 
 @strawberry.type(description="A run of changed lines with their context, as in a unified diff.")
 class DiffHunk:
+    hunk: strawberry.Private[diffs.Hunk]
     header: str = strawberry.field(description="The hunk's `@@ -a,b +c,d @@` line, with git's section heading.")
     old_start: int
     old_lines: int
     new_start: int
     new_lines: int
-    lines: list[DiffLine]
 
     @classmethod
     def of(cls, hunk: diffs.Hunk) -> DiffHunk:
         return cls(
+            hunk=hunk,
             header=hunk.header,
             old_start=hunk.old_start,
             old_lines=hunk.old_lines,
             new_start=hunk.new_start,
             new_lines=hunk.new_lines,
-            lines=[
-                DiffLine(kind=x.kind, old_number=x.old_number, new_number=x.new_number, text=x.text) for x in hunk.lines
-            ],
         )
+
+    @described("The hunk's lines in order.")
+    def lines(self) -> list[DiffLine]:
+        # The domain's lines answer as they are (same attribute names): no object made per line of a big diff.
+        return cast(list[DiffLine], self.hunk.lines)
 
 
 @strawberry.type(description="A submodule's recorded commit before and after.")
