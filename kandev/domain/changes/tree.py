@@ -21,7 +21,8 @@ class WorkTree:
         self._owner = owner_uid
         self._folders: dict[str, int | None] = {}
         try:
-            self._folders[""] = os.open(root, _DIR)
+            # The top is the server's choice (its entry sits in a folder the agent cannot change): followed.
+            self._folders[""] = os.open(root, _DIR & ~os.O_NOFOLLOW)
         except OSError:
             self._folders[""] = None
 

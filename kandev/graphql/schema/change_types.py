@@ -253,6 +253,9 @@ class RepositoryChanges:
         "missing, the worktree's .git was moved."
     )
     stats: ChangeStats
+    reviewed_files: int = strawberry.field(
+        description='How many of the changed files are marked reviewed at their current diff ("3 of 12 reviewed").'
+    )
     commits: list[Commit] = strawberry.field(description="Newest first, at most 200.")
 
     @classmethod
@@ -272,6 +275,7 @@ class RepositoryChanges:
             ahead=snapshot.ahead if snapshot else 0,
             behind=snapshot.behind if snapshot else 0,
             note=record.note,
+            reviewed_files=sum(1 for f in files if record.reviewed.get(f.path) == f.key),
             stats=ChangeStats(
                 files=len(files),
                 additions=sum(f.additions for f in files),

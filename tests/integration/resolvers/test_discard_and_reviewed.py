@@ -20,7 +20,7 @@ DISCARD = f"""mutation($i: DiscardChangesInput!) {{ discardChanges(input: $i) {{
 REVIEWED = f"""mutation($i: SetFileReviewedInput!) {{ setFileReviewed(input: $i) {{ {ERRORS}
   ... on FileReviewedPayload {{ path reviewed diffKey }} }} }}"""
 FILES = """query($id: ID!, $scope: ChangeScope) { task(id: $id) { changeStats { files additions deletions }
-  changes(scope: $scope) { repositories { files { nodes { path status reviewed diffKey
+  changes(scope: $scope) { repositories { reviewedFiles files { nodes { path status reviewed diffKey
     hunks { header } } } } } } }"""
 LONG = "".join(f"row {n}\n" for n in range(1, 41))
 
@@ -163,6 +163,8 @@ async def test_a_file_marked_reviewed_turns_unreviewed_when_it_changes_again(gql
     assert without_key["reviewed"]
     now = await files(gql, task_id)
     assert now["long.txt"]["reviewed"] and now["fresh.txt"]["reviewed"]
+    [repository] = (await gql(FILES, id=task_id, scope="ALL"))["task"]["changes"]["repositories"]
+    assert repository["reviewedFiles"] == 2
 
     (folder / "long.txt").write_text("second version, longer\n")
     os.utime(folder / "long.txt", ns=(1, 1))
