@@ -9,6 +9,7 @@ import sys
 from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
+from bench.changes import run as changes
 from bench.fanout import run as fanout
 from bench.foundation import run as foundation
 from bench.healing import run as healing
@@ -31,6 +32,7 @@ def main() -> None:
         "healing": healing(),
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
+        "changes": asyncio.run(changes()),
         "web": asyncio.run(web()),
     }
     json.dump(results, sys.stdout, indent=2)

@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import BindParameter, CompoundSelect, bindparam, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
-from kandev.domain.changes.stats import ChangeStats, read_change_stats
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
@@ -128,10 +127,6 @@ class Lookups:
     async def task_activity(self, task_ids: Sequence[str]) -> list[TaskActivity]:
         """Each task's card activity (agent, last activity, preview, attention), in one statement."""
         return await read_activity(self.ctx, task_ids)
-
-    async def change_stats(self, task_ids: Sequence[str]) -> list[ChangeStats | None]:
-        """Each task's stored change stats (board cards), in one statement."""
-        return await read_change_stats(self.ctx, task_ids)
 
     async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
         async with self.ctx.read() as db:

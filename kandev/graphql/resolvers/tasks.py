@@ -6,7 +6,6 @@ from typing import Annotated
 
 import strawberry
 
-from kandev.domain.changes.stats import ChangeStats
 from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.activity import NO_ACTIVITY
 from kandev.domain.tasks.activity import TaskActivity as TaskActivityRecord
@@ -88,12 +87,9 @@ async def tasks(
     activity: list[TaskActivityRecord | None] = [None] * len(page.records)
     if page.records and (selects(info, "nodes", "activity") or selects(info, "edges", "node", "activity")):
         activity = list(await services.lookups.task_activity([r.id for r in page.records]))
-    stats: list[tuple[ChangeStats | None] | None] = [None] * len(page.records)
-    if page.records and (selects(info, "nodes", "changeStats") or selects(info, "edges", "node", "changeStats")):
-        stats = [(s,) for s in await services.lookups.change_stats([r.id for r in page.records])]
     edges = [
-        TaskEdge(cursor=c, node=Task.of(r, pending=p, activity=a, stats=st))
-        for r, c, p, a, st in zip(page.records, page.cursors, pending, activity, stats, strict=True)
+        TaskEdge(cursor=c, node=Task.of(r, pending=p, activity=a))
+        for r, c, p, a in zip(page.records, page.cursors, pending, activity, strict=True)
     ]
     return TaskConnection(
         edges=edges,

@@ -10,7 +10,6 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 from strawberry.types import Info as StrawberryInfo
 
-from kandev.domain.changes.stats import ChangeStats
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
 from kandev.domain.tasks.activity import TaskActivity
@@ -52,10 +51,6 @@ class Loaders:
     @cached_property
     def task_activity(self) -> DataLoader[str, TaskActivity]:
         return DataLoader(self._lookups.task_activity)
-
-    @cached_property
-    def change_stats(self) -> DataLoader[str, ChangeStats | None]:
-        return DataLoader(self._lookups.change_stats)
 
     @cached_property
     def pending_parent_question(self) -> DataLoader[str, ParentQuestion | None]:
