@@ -72,7 +72,12 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 def screenshot_name(page: Any, path: str) -> str:
     """desktop-board.png, mobile-settings-secrets.png: the device by the page's width, then the page."""
     device = "mobile" if page.viewport_size["width"] < 600 else "desktop"
-    named = {"/": "board", "/tasks/{task}": "task", "/tasks/{changes}": "changes", "/automations/{automation}": "automation"}
+    named = {
+        "/": "board",
+        "/tasks/{task}": "task",
+        "/tasks/{changes}": "changes",
+        "/automations/{automation}": "automation",
+    }
     slug = named.get(path) or path.strip("/").replace("/", "-")
     return f"{device}-{slug}.png"
 

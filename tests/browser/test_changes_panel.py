@@ -40,7 +40,9 @@ def repository(server: KandevServer, folder: Path, files: dict[str, str] | None 
     git(path, "add", "-A")
     git(path, "commit", "-q", "--allow-empty", "-m", "files")
     answer = server.mutate(
-        CREATE_REPOSITORY, "createRepository", i={"workspaceId": server.workspace_id, "name": path.name, "path": str(path)}
+        CREATE_REPOSITORY,
+        "createRepository",
+        i={"workspaceId": server.workspace_id, "name": path.name, "path": str(path)},
     )
     return {**answer["repository"], "path": path}
 
@@ -65,7 +67,9 @@ def line_number(page: Any, line: int, side: str = "new") -> Any:
 
 
 def thread(page: Any, thread_id: str | None = None) -> Any:
-    selector = f'[data-testid="review-thread"][data-thread-id="{thread_id}"]' if thread_id else '[data-testid="review-thread"]'
+    selector = (
+        f'[data-testid="review-thread"][data-thread-id="{thread_id}"]' if thread_id else '[data-testid="review-thread"]'
+    )
     return page.locator(selector)
 
 
@@ -153,7 +157,9 @@ LONG = "".join(f"line_{n} = {n}\n" for n in range(1, 31))
 
 
 def comment(server: KandevServer, task_id: str, path: str, line: int, body: str) -> str:
-    answer = server.mutate(ADD_COMMENT, "addReviewComment", i={"taskId": task_id, "path": path, "line": line, "body": body})
+    answer = server.mutate(
+        ADD_COMMENT, "addReviewComment", i={"taskId": task_id, "path": path, "line": line, "body": body}
+    )
     return answer["thread"]["id"]
 
 
@@ -234,7 +240,9 @@ def test_discarding_a_hunk_or_a_file_asks_first_and_the_panel_follows(
 
     repo = repository(kandev_server, tmp_path, {"long.txt": LONG})
     edited = LONG.replace("line_2 = 2", "line_2 = 20").replace("line_28 = 28", "line_28 = 280")
-    task = agent_task(kandev_server, repo, "\n".join([write("long.txt", edited), write("scratch.txt", "x\n")]), "Discard")
+    task = agent_task(
+        kandev_server, repo, "\n".join([write("long.txt", edited), write("scratch.txt", "x\n")]), "Discard"
+    )
     open_changes(page, kandev_server, task["id"])
     file_row(page, "long.txt").get_by_role("button").click()
     expect(page.locator("[data-line][data-line-type='change-addition']")).to_have_count(2)
@@ -291,7 +299,9 @@ def test_on_a_phone_the_diff_is_unified_and_wraps_the_files_are_a_sheet_and_noth
 
     repo = repository(kandev_server, tmp_path)
     wide = "x = '" + "a long line that does not fit on a phone " * 6 + "'\n"
-    task = agent_task(kandev_server, repo, "\n".join([write("wide.py", wide + "y = 1\n"), write("z.txt", "z\n")]), "Phone")
+    task = agent_task(
+        kandev_server, repo, "\n".join([write("wide.py", wide + "y = 1\n"), write("z.txt", "z\n")]), "Phone"
+    )
     open_changes(phone, kandev_server, task["id"])
     expect(phone.get_by_test_id("diff-mode-split")).to_have_count(0)
     expect(phone.get_by_test_id("file-tree")).to_have_count(0)  # not beside the diff: in the sheet

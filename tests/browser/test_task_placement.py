@@ -30,7 +30,9 @@ def repository_with_release(server: KandevServer, folder: Path) -> dict[str, Any
     git(path, "commit", "-q", "-m", "release")
     git(path, "checkout", "-q", "main")
     answer = server.mutate(
-        CREATE_REPOSITORY, "createRepository", i={"workspaceId": server.workspace_id, "name": path.name, "path": str(path)}
+        CREATE_REPOSITORY,
+        "createRepository",
+        i={"workspaceId": server.workspace_id, "name": path.name, "path": str(path)},
     )
     return answer["repository"]
 

@@ -154,6 +154,14 @@ export type AutomationTriggerType =
   | 'SCHEDULED'
   | 'WEBHOOK';
 
+/** A budget's limits; leave both null to remove the budget. */
+export type BudgetInput = {
+  /** Input plus output tokens. */
+  limitTokens?: number | null | undefined;
+  /** US dollars, as agents report cost. */
+  limitUsd?: number | null | undefined;
+};
+
 /** Which changes: ALL (the branch's commits plus uncommitted and untracked work, against the merge base with the base branch), UNCOMMITTED (against the branch's last commit, untracked files included), COMMITTED (the branch's commits only). */
 export type ChangeScope =
   | 'ALL'
@@ -447,6 +455,7 @@ export type NextRunState =
 
 /** What the task waits on, most urgent first. */
 export type PendingAction =
+  | 'BUDGET_REACHED'
   | 'CLARIFICATION'
   | 'COMPLETION_PENDING'
   | 'NONE'
@@ -736,6 +745,8 @@ export type UpdateRepositoryBaseBranchInput = {
 
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
+  /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
+  budget?: BudgetInput | null | undefined;
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
   /** New state. */

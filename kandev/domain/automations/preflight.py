@@ -25,14 +25,17 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.adapters.github.client import GitHubAuthError, GitHubClient, GitHubRateLimitedError, GitHubUnreachableError
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
 from kandev.domain.automations.references import records, routed_profile
 from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import AgentProfileSnapshot
+from kandev.domain.github.api import GitHubAuthError, GitHubRateLimitedError, GitHubUnreachableError, github_api
+from kandev.domain.github.connections import workspace_token
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
 from kandev.models import AgentProfile, Automation, ExecutorProfile, Repository, Secret, Session, Task
@@ -181,7 +184,7 @@ class ProfileState:
     fingerprint: str
 
 
-def profile_state(profile: AgentProfile) -> ProfileState:
+def profile_state(profile: AgentProfile | AgentProfileSnapshot) -> ProfileState:
     missing = missing_command(profile)
     read = {
         "name": profile.name,
@@ -213,6 +216,8 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         tools = await _tools(db, automation, profile, found)
         await _secrets(db, automation.workspace_id, profile, found)
     await _github(db, settings, automation, found)
+    if automation.id and (spent := await automation_refusal(db, automation.id, now)):
+        found.blockers.append(f"it will not fire: {spent}")
     next_run = _next_run(automation, now, found)
     state = profile_state(profile) if profile is not None else None
     follows_default = automation.agent_profile_id is None and profile is not None
@@ -304,7 +309,6 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
     hosted = "github" in {provider_of(url) for url in await _repository_urls(db, automation)}
     if not (triggers or hosted):
         return
-    from kandev.domain.github.connections import workspace_token
 
     connection = await workspace_token(db, settings, automation.workspace_id)
     if connection is None:
@@ -313,7 +317,7 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
         (found.blockers if triggers else found.concerns).append(reason)
         return
     try:
-        async with GitHubClient(settings.github_api_url, connection[1]) as client:
+        async with github_api(settings.github_api_url, connection[1]) as client:
             await client.user()
     except GitHubAuthError:
         found.credentials.append(Credential(GITHUB_CONNECTION, True, Outcome.REJECTED))

@@ -1,8 +1,8 @@
 """Reviewing a task's changes: review threads and their comments, files marked reviewed, the last measure of a
 task's changes (its totals on the task row), and each person's last choice of where a new task works
 
-Revision ID: 0030_review
-Revises: 0029_explicit_all_repositories
+Revision ID: 0031_review
+Revises: 0030_usage_and_budgets
 Create Date: 2026-12-07
 """
 
@@ -14,8 +14,8 @@ from sqlalchemy.dialects import postgresql
 
 import kandev.models.base
 
-revision: str = '0030_review'
-down_revision: str | None = '0029_explicit_all_repositories'
+revision: str = '0031_review'
+down_revision: str | None = '0030_usage_and_budgets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
