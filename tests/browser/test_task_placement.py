@@ -47,7 +47,9 @@ def test_the_new_task_form_picks_a_repository_and_its_base_branch_and_remembers_
     page.get_by_role("button", name="New task").first.click()
     form = page.get_by_test_id("task-form")
     picker = form.get_by_test_id("repository-picker")
-    # Start clean whatever an earlier task left remembered.
+    # Start clean whatever an earlier task left remembered (applied with the repositories' list, which the add button
+    # waits for: the new repository is never among the remembered).
+    expect(picker.get_by_test_id("add-repository")).to_be_visible()
     while picker.get_by_role("button", name="Remove", exact=False).count():
         picker.get_by_role("button", name="Remove", exact=False).first.click()
     picker.get_by_test_id("add-repository").click()
