@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.access.tokens import AccessTokenService
+from kandev.domain.attachments.service import AttachmentService
 from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
 from kandev.domain.context import Principal, ServiceContext
@@ -63,6 +64,10 @@ class Services:
     @cached_property
     def tasks(self) -> TaskService:
         return TaskService(self.ctx)
+
+    @cached_property
+    def attachments(self) -> AttachmentService:
+        return AttachmentService(self.ctx)
 
     @cached_property
     def workspaces(self) -> WorkspaceService:

@@ -9,6 +9,7 @@ from functools import partial
 from sqlalchemy import func, select
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.attachments.service import prompt_attachments
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -40,6 +41,8 @@ class ClaimedTurn:
     prompt_text: str
     prompt_source: str
     agent_profile_id: str | None
+    # The attachments the prompt carries, in order.
+    attachment_ids: tuple[str, ...] = ()
 
 
 async def _emit_task(ctx: ServiceContext, uow: UnitOfWork, task: Task, state: TaskState) -> None:
@@ -92,7 +95,11 @@ async def claim_turn(
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
         kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
-        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})
+        carried = await prompt_attachments(uow.db, prompt.id)
+        data: dict[str, object] = {"source": prompt.source}
+        if carried:
+            data["attachments"] = [a.summary() for a in carried]
+        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data=data)
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
@@ -113,6 +120,7 @@ async def claim_turn(
             prompt_text=prompt.text,
             prompt_source=prompt.source,
             agent_profile_id=session.agent_profile_id,
+            attachment_ids=tuple(a.id for a in carried),
         )
 
 
