@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import BigInteger, ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, UTCDateTime, created_at_column, id_column
@@ -20,8 +20,8 @@ class Attachment(Base):
     id: Mapped[str] = id_column()
     owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     task_id: Mapped[str | None] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=True, index=True)
-    # Given at createTask: it rides with the task's first prompt, whichever start sends it.
-    waiting: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Given at createTask (its position there): it rides with the task's first prompt, whichever start sends it.
+    waiting: Mapped[int | None] = mapped_column(Integer, nullable=True)
     name: Mapped[str] = mapped_column(String(255))
     # What the bytes are (never what the client said).
     content_type: Mapped[str] = mapped_column(String(100))

@@ -20,15 +20,18 @@ def png(width: int = 1, height: int = 1, rgb: tuple[int, int, int] = (200, 30, 3
 
     row = b"\x00" + bytes(rgb) * width
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * height)) + chunk(
-        b"IEND", b""
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
     )
 
 
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(document.domain)"><script>alert(1)</script></svg>'
 HTML = b"<!doctype html><html><body><script>fetch('/graphql')</script></body></html>"
-NOTES = "Steps to reproduce:\n1. open the board\n2. drag a card\n".encode()
+NOTES = b"Steps to reproduce:\n1. open the board\n2. drag a card\n"
 
 
 async def upload(

@@ -85,9 +85,7 @@ def check_size(size: int) -> None:
     if size == 0:
         raise AttachmentRefused("the file is empty", "empty")
     if size > MAX_BYTES:
-        raise AttachmentRefused(
-            f"the file is larger than {MAX_BYTES // MIB} MiB", "too_large", limit=MAX_BYTES
-        )
+        raise AttachmentRefused(f"the file is larger than {MAX_BYTES // MIB} MiB", "too_large", limit=MAX_BYTES)
 
 
 def clean_name(name: str | None, content_type: str) -> str:

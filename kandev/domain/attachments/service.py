@@ -86,7 +86,7 @@ class AttachmentService:
                 id=new_id(),
                 owner_id=principal.user_id,
                 task_id=None,
-                waiting=False,
+                waiting=None,
                 name=clean_name(name, content_type),
                 content_type=content_type,
                 size=len(data),
@@ -119,7 +119,9 @@ async def _visible(db: AsyncSession, principal: Principal, row: Attachment) -> b
     return True
 
 
-async def bind(db: AsyncSession, principal: Principal, task: Task, ids: list[str], *, waiting: bool = False) -> list[str]:
+async def bind(
+    db: AsyncSession, principal: Principal, task: Task, ids: list[str], *, waiting: bool = False
+) -> list[str]:
     """Give the caller's uploads named by `ids` to `task` (those already its own stay so), in order; refuses
     the lot when one is unknown, someone else's or another task's. `waiting`: they go with the task's first
     prompt, whichever start sends it (createTask)."""
@@ -131,9 +133,7 @@ async def bind(db: AsyncSession, principal: Principal, task: Task, ids: list[str
         )
     if len(set(ids)) != len(ids):
         raise AttachmentRefused("an attachment is listed twice", "duplicate", FIELD)
-    rows = {
-        row.id: row for row in await db.scalars(select(Attachment).where(Attachment.id.in_(ids)).with_for_update())
-    }
+    rows = {row.id: row for row in await db.scalars(select(Attachment).where(Attachment.id.in_(ids)).with_for_update())}
     for index, attachment_id in enumerate(ids):
         row = rows.get(attachment_id)
         field = f"{FIELD}[{index}]"
@@ -145,9 +145,10 @@ async def bind(db: AsyncSession, principal: Principal, task: Task, ids: list[str
         if row.task_id is not None:
             raise AttachmentRefused("the attachment belongs to another task", "other_task", field)
     now = utcnow()
-    for row in rows.values():
+    for position, attachment_id in enumerate(ids):
+        row = rows[attachment_id]
         if row.task_id is None:
-            row.task_id, row.bound_at, row.waiting = task.id, now, waiting
+            row.task_id, row.bound_at, row.waiting = task.id, now, position if waiting else None
     await db.flush()
     return ids
 
@@ -157,8 +158,8 @@ async def link_to_prompt(db: AsyncSession, task_id: str, prompt_id: str, ids: li
     waiting = list(
         await db.scalars(
             select(Attachment.id)
-            .where(Attachment.task_id == task_id, Attachment.waiting.is_(True))
-            .order_by(Attachment.bound_at, Attachment.id)
+            .where(Attachment.task_id == task_id, Attachment.waiting.is_not(None))
+            .order_by(Attachment.bound_at, Attachment.waiting)
         )
     )
     carried = list(dict.fromkeys([*waiting, *ids]))
@@ -168,7 +169,7 @@ async def link_to_prompt(db: AsyncSession, task_id: str, prompt_id: str, ids: li
         await db.execute(
             update(Attachment)
             .where(Attachment.id.in_(waiting))
-            .values(waiting=False)
+            .values(waiting=None)
             .execution_options(synchronize_session=False)
         )
     db.add_all(PromptAttachment(prompt_id=prompt_id, attachment_id=i, position=n) for n, i in enumerate(carried))

@@ -116,9 +116,7 @@ class SessionService:
         text = _clean_prompt(prompt)
         if reply_to_question_id is not None:
             if attachment_ids:
-                raise AttachmentRefused(
-                    "an answer to a question carries no attachments", "answer", "attachmentIds"
-                )
+                raise AttachmentRefused("an answer to a question carries no attachments", "answer", "attachmentIds")
             return await self._answer_parent_question(task_id, reply_to_question_id, text, session_id)
         async with self.ctx.unit_of_work() as uow:
             # The spec's one way out of an agent's workspace: a message naming a task by its full id may

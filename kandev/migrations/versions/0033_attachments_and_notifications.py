@@ -30,7 +30,7 @@ def upgrade() -> None:
         sa.Column('id', sa.String(36), primary_key=True),
         sa.Column('owner_id', sa.String(36), sa.ForeignKey('users.id', ondelete='CASCADE'), nullable=False),
         sa.Column('task_id', sa.String(36), sa.ForeignKey('tasks.id', ondelete='CASCADE'), nullable=True),
-        sa.Column('waiting', sa.Boolean(), nullable=False),
+        sa.Column('waiting', sa.Integer(), nullable=True),
         sa.Column('name', sa.String(255), nullable=False),
         sa.Column('content_type', sa.String(100), nullable=False),
         sa.Column('size', sa.BigInteger(), nullable=False),

@@ -10,7 +10,6 @@ from sqlalchemy import func, select
 
 from kandev.domain.attachments.content import MAX_BYTES
 from kandev.models import Attachment
-from tests.integration.rest.conftest import http  # noqa: F401  (the in-process HTTP client fixture)
 from tests.support.attachments import HTML, JPEG, NOTES, SVG, UPLOAD, UPLOAD_HEADERS, png, upload, uploaded
 
 
@@ -65,7 +64,8 @@ async def test_an_empty_file_and_a_form_without_the_file_field_are_refused(http,
     missing = await http.post(UPLOAD, files={"other": ("a.txt", b"hi", "text/plain")}, headers=UPLOAD_HEADERS)
     assert missing.status_code == 400 and missing.json()["field"] == "file"
     two = await http.post(
-        UPLOAD, files=[("file", ("a.txt", b"a", "text/plain")), ("file", ("b.txt", b"b", "text/plain"))],
+        UPLOAD,
+        files=[("file", ("a.txt", b"a", "text/plain")), ("file", ("b.txt", b"b", "text/plain"))],
         headers=UPLOAD_HEADERS,
     )
     assert two.status_code == 400
