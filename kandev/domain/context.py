@@ -141,6 +141,8 @@ class JobDispatcher(Protocol):
 
     async def enqueue_preflight(self, automation_id: str) -> None: ...
 
+    async def enqueue_notification(self, delivery_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.platform.metrics.RedisCounters)."""

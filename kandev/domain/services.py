@@ -18,6 +18,7 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
+from kandev.domain.notifications.channels import NotificationChannelService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -68,6 +69,10 @@ class Services:
     @cached_property
     def attachments(self) -> AttachmentService:
         return AttachmentService(self.ctx)
+
+    @cached_property
+    def notification_channels(self) -> NotificationChannelService:
+        return NotificationChannelService(self.ctx)
 
     @cached_property
     def workspaces(self) -> WorkspaceService:

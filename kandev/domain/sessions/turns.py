@@ -13,6 +13,7 @@ from kandev.domain.attachments.service import prompt_attachments
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import TurnFailed
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.sessions.transcript import append_message, emit_session_event
@@ -195,6 +196,8 @@ async def _end_turn(
     turn.lease_expires_at = None
     if error:
         await append_message(uow, session, MessageKind.ERROR, error, turn_id=turn.id)
+    if turn.state == TurnState.FAILED:
+        await ctx.publish(uow, TurnFailed(session.task_id, turn.id, error or "the turn failed"))
     await _cancel_open_permissions(uow, turn.id)
     if not is_terminal(session):
         session.state = SessionState.WAITING_FOR_INPUT
