@@ -20,9 +20,9 @@ from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
     AUTOMATIONS,
     CLEAN_UP_TASK_JOB,
+    DEFAULT,
     DELIVER_JOB,
     DELIVER_WEBHOOKS_JOB,
-    DEFAULT,
     LAUNCH_RUN_JOB,
     NOTIFY_JOB,
     PREFLIGHT_JOB,

@@ -44,7 +44,12 @@ def _scheme(url: str) -> str:
 def _secrets(url: str) -> list[str]:
     """The parts of a URL that may be tokens (user, password, path segments, query values), for redaction."""
     parts = urlsplit(url)
-    found = [parts.username or "", parts.password or "", *parts.path.split("/"), *(v for _, v in parse_qsl(parts.query))]
+    found = [
+        parts.username or "",
+        parts.password or "",
+        *parts.path.split("/"),
+        *(v for _, v in parse_qsl(parts.query)),
+    ]
     if parts.hostname and not ("." in parts.hostname or parts.hostname == "localhost"):
         found.append(parts.hostname)  # slack://T0K3N/...: the "host" is a token
     return [piece for piece in found if piece and _SECRETISH.fullmatch(piece)]

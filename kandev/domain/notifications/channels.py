@@ -177,7 +177,9 @@ class NotificationChannelService:
         )
         started = time.perf_counter()
         try:
-            await asyncio.to_thread(NOTIFIER.get().send, url, note, policy, self.ctx.settings.notification_timeout_seconds)
+            await asyncio.to_thread(
+                NOTIFIER.get().send, url, note, policy, self.ctx.settings.notification_timeout_seconds
+            )
         except NotificationFailed as failed:
             error: str | None = str(failed)
         else:

@@ -18,7 +18,9 @@ from kandev.graphql.schema.notification_types import (
 
 
 async def notification_channels(info: Info, workspace_id: strawberry.ID) -> list[NotificationChannel]:
-    return [NotificationChannel.of(r) for r in await info.context.services.notification_channels.list(str(workspace_id))]
+    return [
+        NotificationChannel.of(r) for r in await info.context.services.notification_channels.list(str(workspace_id))
+    ]
 
 
 def _payload(record: object) -> NotificationChannelPayload:
@@ -49,4 +51,6 @@ async def delete_notification_channel(info: Info, id: strawberry.ID) -> Notifica
 
 async def test_notification_channel(info: Info, id: strawberry.ID) -> TestNotificationResult:
     call = info.context.services.notification_channels.test(str(id))
-    return await attempt(call, lambda outcome: TestNotificationPayload(delivered=outcome.delivered, error=outcome.error))
+    return await attempt(
+        call, lambda outcome: TestNotificationPayload(delivered=outcome.delivered, error=outcome.error)
+    )

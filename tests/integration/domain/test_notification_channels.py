@@ -59,7 +59,9 @@ async def test_an_admins_json_webhook_is_saved_without_its_url_and_the_test_butt
 
 async def test_the_test_button_says_why_a_target_that_answers_an_error_failed(gql, workspace_id):
     with fake_webhook(status=500) as receiver:
-        made = await gql(CREATE, input={"workspaceId": workspace_id, "name": "Down", "url": receiver.url(), "events": ALL})
+        made = await gql(
+            CREATE, input={"workspaceId": workspace_id, "name": "Down", "url": receiver.url(), "events": ALL}
+        )
         tested = (await gql(TEST, id=made["createNotificationChannel"]["channel"]["id"]))["testNotificationChannel"]
     assert tested["delivered"] is False and "500" in tested["error"]
     [listed] = (await gql(LIST, ws=workspace_id))["notificationChannels"]
