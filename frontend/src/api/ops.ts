@@ -70,6 +70,13 @@ graphql(`
     seq
     createdAt
     updatedAt
+    attachments {
+      id
+      name
+      size
+      contentType
+      url
+    }
   }
 `);
 

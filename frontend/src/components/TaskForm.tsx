@@ -13,6 +13,8 @@ import { useStore } from "../state/store";
 import { t } from "../i18n";
 import { InfoGlyph } from "./Icons";
 import { InlineError } from "./LoadState";
+import { AttachmentPicker, attachmentHandlers, PendingAttachments, useAttachments } from "./Attachments";
+import { askForBrowserNotificationsOnce } from "../state/browserNotify";
 
 export function TaskForm(props: {
   parentId?: string;
@@ -33,6 +35,8 @@ export function TaskForm(props: {
   const [mcpServers, setMcpServers] = useState<McpServerRow[]>([]);
   const [mcpChosen, setMcpChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  // Files go with the task's first prompt.
+  const attachments = useAttachments();
   const [error, setError] = useState<string | null>(null);
   const id = useId();
   const subtask = Boolean(props.parentId);
@@ -48,6 +52,11 @@ export function TaskForm(props: {
       setError("A title is required.");
       return;
     }
+    if (attachments.uploading || attachments.failed) {
+      setError(attachments.uploading ? "Wait for the attached files to finish uploading." : "Remove the files that could not be attached first.");
+      return;
+    }
+    askForBrowserNotificationsOnce();
     setBusy(true);
     setError(null);
     try {
@@ -58,6 +67,7 @@ export function TaskForm(props: {
         // With MCP servers chosen, the agent starts once they are selected at the task, so its first turn has them.
         startAgent: willStart && mcpChosen.length === 0,
         agentProfileId: profileId || null,
+        attachmentIds: attachments.ids.length ? attachments.ids : null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
       if (subtask) {
@@ -107,8 +117,13 @@ export function TaskForm(props: {
           onChange={(e) => setPrompt(e.target.value)}
           name="prompt"
           placeholder="What should the agent do? With the Scripted agent try: /say hello"
+          {...attachmentHandlers(attachments)}
         />
       </label>
+      <div className="field-row">
+        <AttachmentPicker state={attachments} disabled={busy} />
+        <PendingAttachments state={attachments} />
+      </div>
       <div className="field-row">
         <label className="field">
           <span>Agent</span>

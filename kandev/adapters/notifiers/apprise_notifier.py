@@ -33,7 +33,7 @@ OPEN_SCHEMES = frozenset(
 )  # fmt: skip
 _WEBHOOKS = frozenset({"json", "jsons", "form", "forms", "xml", "xmls"})
 _ASSET = apprise.AppriseAsset(storage_mode="memory", allow_templates=False, secure_logging=True)
-_ASSET.http_redirects = 0
+_ASSET.http_redirects = False
 _SECRETISH = re.compile(r"[^/:@?&=#]{6,}")
 
 

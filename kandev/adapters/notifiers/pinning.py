@@ -28,7 +28,7 @@ class Pin:
     """One pinned block: the rule, and (probing) the hosts a send would have connected to, with no connection."""
 
     policy: OutboundPolicy
-    field: str
+    field_name: str
     probe: bool = False
     hosts: list[str] = field(default_factory=list)
     refusal: ValidationError | None = None
@@ -38,7 +38,7 @@ class Pin:
         number = int(port) if isinstance(port, int) or (isinstance(port, str) and port.isdigit()) else 0
         token = _ACTIVE.set(None)  # the rule's own lookup is the system's
         try:
-            target = self.policy.check_host(name, number or 443, self.field)
+            target = self.policy.check_host(name, number or 443, self.field_name)
         except ValidationError as refused:
             self.refusal = self.refusal or refused
             raise socket.gaierror(socket.EAI_FAIL, "refused by Kandev's outbound rule") from None

@@ -45,7 +45,7 @@ def detect(data: bytes) -> str:
     application/octet-stream."""
     head = data[:8192]
     try:
-        found = [match.mime_type for match in puremagic.magic_string(head)]
+        found = [str(match.mime_type) for match in puremagic.magic_string(head)]
     except puremagic.PureError:
         found = []
     for mime in found:

@@ -35,6 +35,7 @@ from kandev.domain.ports import NOTIFIER, Notification, NotificationFailed
 from kandev.models import NotificationChannel, NotificationDelivery, Task
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import HIDDEN_ORIGINS
+from kandev.platform.settings import Settings
 
 log = logging.getLogger("kandev.notifications")
 
@@ -110,13 +111,13 @@ async def _owe(
         uow.then(lambda delivery_id=delivery_id: ctx.jobs.enqueue_notification(delivery_id))  # type: ignore[misc]
 
 
-def backoff(settings: Any, attempts: int) -> timedelta:
+def backoff(settings: Settings, attempts: int) -> timedelta:
     """The wait after the `attempts`-th failed attempt: the setting, doubling, capped at an hour."""
     base = settings.notification_backoff_seconds
     return timedelta(seconds=min(base * 2 ** max(attempts - 1, 0), MAX_BACKOFF_SECONDS))
 
 
-def claim_seconds(settings: Any) -> float:
+def claim_seconds(settings: Settings) -> float:
     """How long a claimed attempt may take before it counts as lost (its worker died): a few timeouts."""
     return settings.notification_timeout_seconds * 3 + 5
 
@@ -148,12 +149,11 @@ async def deliver(ctx: ServiceContext, delivery_id: str) -> str:
         url, policy = target_of(ctx, channel)
     note = Notification(delivery.title, delivery.body, key=delivery.key)
     started = time.perf_counter()
+    reason: str | None = None
     try:
         await asyncio.to_thread(NOTIFIER.get().send, url, note, policy, ctx.settings.notification_timeout_seconds)
     except NotificationFailed as error:
         reason = str(error)
-    else:
-        reason = None
     elapsed = round((time.perf_counter() - started) * 1000)
     final = reason is None or delivery.attempts >= ctx.settings.notification_attempts
     await _finish(ctx, delivery_id, error=reason, final=final, duration_ms=elapsed)

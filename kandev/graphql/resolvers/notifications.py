@@ -29,7 +29,7 @@ def _payload(record: object) -> NotificationChannelPayload:
 
 async def create_notification_channel(info: Info, input: CreateNotificationChannelInput) -> NotificationChannelResult:
     call = info.context.services.notification_channels.create(
-        str(input.workspace_id), input.name, input.url, [e.value for e in input.events]
+        str(input.workspace_id), input.name, input.url, [e.name for e in input.events]
     )
     return await attempt(call, _payload)
 
@@ -39,7 +39,7 @@ async def update_notification_channel(info: Info, input: UpdateNotificationChann
         str(input.channel_id),
         name=input.name,
         url=input.url,
-        events=None if input.events is None else [e.value for e in input.events],
+        events=None if input.events is None else [e.name for e in input.events],
         enabled=input.enabled,
     )
     return await attempt(call, _payload)

@@ -57,7 +57,7 @@ class Message:
     created_at: datetime
     updated_at: datetime
 
-    @strawberry.field(description="Files the prompt carried to the agent (USER messages).")
+    @described("Files the prompt carried to the agent (USER messages).")
     def attachments(self) -> list[Attachment]:
         return message_attachments(self.record.data)
 
