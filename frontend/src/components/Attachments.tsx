@@ -2,6 +2,7 @@
 // file chips, in the composer while they upload and in the transcript once sent.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorText } from "../api/graphql";
+import { FileGlyph } from "./Icons";
 import { attachmentObjectUrl, humanSize, IMAGE_TYPES, MAX_ATTACHMENTS, uploadAttachment, type Uploaded } from "../api/attachments";
 
 interface Pending {
@@ -99,7 +100,7 @@ export function PendingAttachments({ state }: { state: AttachmentsState }) {
     <ul className="attachments attachments-pending" aria-label="Attached files" data-testid="pending-attachments">
       {state.items.map((item) => (
         <li key={item.key} className={`attachment-chip${item.error ? " attachment-error" : ""}`} data-testid="pending-attachment">
-          {item.preview ? <img className="attachment-thumb" src={item.preview} alt="" /> : <span className="attachment-icon" aria-hidden="true">📄</span>}
+          {item.preview ? <img className="attachment-thumb" src={item.preview} alt="" /> : <FileGlyph />}
           <span className="attachment-name">{item.name}</span>
           <span className="muted small">{item.error ?? (item.uploaded ? humanSize(item.size) : "uploading…")}</span>
           <button type="button" className="btn-icon" aria-label={`Remove ${item.name}`} onClick={() => state.remove(item.key)}>
@@ -148,7 +149,7 @@ function SentAttachmentItem({ attachment }: { attachment: SentAttachment }) {
   }
   return (
     <li className="attachment-chip" data-testid="attachment-file">
-      <span className="attachment-icon" aria-hidden="true">📄</span>
+      <FileGlyph />
       <a
         href={attachment.url}
         className="attachment-name"

@@ -1,0 +1,124 @@
+"""Notifications in a real headless Chromium against a real `kandev serve`: a channel added in Settings →
+Notifications reaches a local webhook receiver with Send test, a down target shows why it failed, and the
+browser shows a notification (Notification API, permission granted) when a turn fails and when a task reaches
+review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import DESKTOP, UI_TIMEOUT_MS, KandevServer
+from tests.browser.test_web_client import open_app, unique
+from tests.support.factories import served_task
+from tests.support.fake_webhook import fake_webhook
+
+pytestmark = pytest.mark.slow
+
+# The page's notifications, recorded as they are shown (the real constructor still runs).
+RECORD_NOTIFICATIONS = """(() => {
+  const Real = window.Notification;
+  window.__notifications = [];
+  class Recorded extends Real {
+    constructor(title, options) {
+      super(title, options);
+      window.__notifications.push({ title, body: options && options.body, tag: options && options.tag });
+    }
+  }
+  Object.defineProperty(window, "Notification", { value: Recorded });
+})()"""
+
+
+@pytest.fixture
+def notifying_page(browser: Any) -> Iterator[Any]:
+    """A desktop page whose site may notify (as after a person allowed it), recording what it shows."""
+    context = browser.new_context(viewport=DESKTOP, permissions=["notifications"])
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    context.add_init_script(RECORD_NOTIFICATIONS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def add_channel(page: Any, name: str, url: str) -> Any:
+    from playwright.sync_api import expect
+
+    page.get_by_test_id("channel-name").fill(name)
+    page.get_by_test_id("channel-url").fill(url)
+    page.get_by_test_id("add-channel").click()
+    row = page.locator(f'[data-testid="notification-channel"][data-name="{name}"]')
+    expect(row).to_be_visible()
+    return row
+
+
+def test_a_channel_added_in_settings_reaches_a_webhook_with_send_test_and_a_down_one_shows_why(
+    page: Any, kandev_server: KandevServer, screenshots: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    with fake_webhook() as receiver, fake_webhook(status=500) as down:
+        open_app(page, kandev_server, "/settings/notifications")
+        good = add_channel(page, unique("Team hook"), receiver.url("/kandev/t0k3n"))
+        expect(good.get_by_test_id("channel-status")).to_contain_text("Not tried yet")
+        good.get_by_test_id("test-channel").click()
+        expect(good.get_by_test_id("channel-test-result")).to_have_text("Test notification delivered.")
+        expect(good.get_by_test_id("channel-status")).to_contain_text("Working")
+        [request] = receiver.wait_for(1)
+        assert request.path == "/kandev/t0k3n" and request.body["title"] == "Kandev test notification"
+        assert "t0k3n" not in page.content()  # the URL is never read back
+        bad = add_channel(page, unique("Broken hook"), down.url())
+        bad.get_by_test_id("test-channel").click()
+        expect(bad.get_by_test_id("channel-test-result")).to_contain_text("Not delivered")
+        expect(bad).to_have_attribute("data-status", "FAILING")
+        expect(bad.get_by_test_id("channel-last-error")).to_contain_text("500")
+        page.screenshot(path=str(screenshots / "desktop-settings-notifications.png"))
+        page.get_by_test_id("channel-url").fill("json://")
+        page.get_by_test_id("channel-name").fill("Nothing")
+        page.get_by_test_id("add-channel").click()
+        expect(page.get_by_test_id("channel-error")).to_contain_text("not a notification URL")
+
+
+def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(
+    notifying_page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    page = notifying_page
+    open_app(page, kandev_server, "/settings/notifications")
+    enabled = page.get_by_test_id("browser-notifications-enabled")
+    expect(enabled).to_be_checked()  # allowed by the person (the context's permission), on by default
+    title = unique("Notify me")
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, title)
+    page.get_by_test_id("settings-tab-workspace").click()  # any page: the tab listens to its workspace's tasks
+    kandev_server.mutate(
+        "mutation($i: StartTaskInput!) { startTask(input: $i) { __typename } }",
+        "startTask",
+        i={"taskId": task["id"], "prompt": "/fail the build broke"},
+    )
+    page.wait_for_function(
+        "(t) => window.__notifications.some((n) => n.title === t)",
+        arg=f"{title}: a turn failed",
+        timeout=UI_TIMEOUT_MS * 2,
+    )
+    kandev_server.mutate(
+        "mutation($i: SendMessageInput!) { sendMessage(input: $i) { __typename } }",
+        "sendMessage",
+        i={"taskId": task["id"], "prompt": "/say fixed"},
+    )
+    page.wait_for_function(
+        "(t) => window.__notifications.some((n) => n.title === t)",
+        arg=f"{title} is ready for review",
+        timeout=UI_TIMEOUT_MS * 2,
+    )
+    shown = page.evaluate("() => window.__notifications")
+    mine = [n for n in shown if n["title"].startswith(title)]
+    assert [n["title"] for n in mine] == [f"{title}: a turn failed", f"{title} is ready for review"]
+    assert all(n["tag"].startswith(f"kandev-{task['id']}-") for n in mine)
