@@ -86,6 +86,36 @@ def test_a_channel_added_in_settings_reaches_a_webhook_with_send_test_and_a_down
         expect(page.get_by_test_id("channel-error")).to_contain_text("not a notification URL")
 
 
+def test_the_browser_notifies_when_an_agent_asks_a_person_for_permission(
+    notifying_page: Any, kandev_server: KandevServer
+) -> None:
+    page = notifying_page
+    profile = kandev_server.mutate(
+        """mutation($i: CreateAgentProfileInput!) { createAgentProfile(input: $i) {
+          __typename ... on CreateAgentProfilePayload { agentProfile { id } } } }""",
+        "createAgentProfile",
+        i={
+            "workspaceId": kandev_server.workspace_id,
+            "name": unique("Asks"),
+            "kind": "SCRIPTED",
+            "permissionPolicy": "ASK",
+        },
+    )["agentProfile"]
+    open_app(page, kandev_server, "/")
+    title = unique("Deploy")
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, title)
+    kandev_server.mutate(
+        "mutation($i: StartTaskInput!) { startTask(input: $i) { __typename } }",
+        "startTask",
+        i={"taskId": task["id"], "prompt": "/permission deploy to production", "agentProfileId": profile["id"]},
+    )
+    page.wait_for_function(
+        "(t) => window.__notifications.some((n) => n.title === t)", arg=f"{title} needs you", timeout=UI_TIMEOUT_MS * 2
+    )
+    [shown] = [n for n in page.evaluate("() => window.__notifications") if n["title"] == f"{title} needs you"]
+    assert shown["body"] == "The agent asks for permission."
+
+
 def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(
     notifying_page: Any, kandev_server: KandevServer
 ) -> None:

@@ -274,3 +274,39 @@ async def test_another_users_upload_is_not_found_to_a_second_person(services, db
     with pytest.raises(Exception) as hidden:
         await Services(other).attachments.download(record.id)
     assert type(hidden.value).__name__ == "NotFoundError"
+
+
+async def test_an_agent_reads_a_tasks_attachments_in_its_conversation_to_name_them_again(
+    live, app_http, services, db, bus, workspace_id
+):
+    shot = await uploaded(app_http, "child.png", png(), "image/png")
+    parent = (
+        await graphql(app_http, CREATE, input={"workspaceId": workspace_id, "title": "Lead", "prompt": "/say lead"})
+    )["createTask"]["task"]
+    child = (
+        await graphql(
+            app_http,
+            CREATE,
+            input={
+                "workspaceId": workspace_id,
+                "title": "Part",
+                "parentId": parent["id"],
+                "prompt": "/say part",
+                "attachmentIds": [shot["id"]],
+            },
+        )
+    )["createTask"]["task"]
+    async with watching(bus, db, child["sessions"][0]["id"]) as watch:
+        await watch.next_turn_end(timeout=60)
+    read = await as_agent(
+        live.address,
+        db,
+        parent["sessions"][0]["id"],
+        "get_task_conversation_kandev",
+        {"task_id": child["id"], "sort": "asc"},
+    )
+    assert not read.is_error, read.content
+    [user] = [m for m in read.structured_content["messages"] if m["kind"] == "USER"]
+    assert user["attachments"] == [
+        {"id": shot["id"], "name": "child.png", "size": shot["size"], "content_type": "image/png"}
+    ]
