@@ -11,13 +11,15 @@ from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
 _DIRECTIVE = re.compile(
-    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|attachments)(?:\s+(.*))?$", re.S
+    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|attachments)(?:\s+(.*))?$", re.S
 )
 STATE_FILE = ".kandev-scripted.json"
 REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
 
-StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "attachments"]
+StepKind = Literal[
+    "say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "usage", "attachments"
+]
 
 
 class Step(NamedTuple):

@@ -2,7 +2,7 @@
 their deliveries
 
 Revision ID: 0033_attachments_and_notifications
-Revises: 0029_explicit_all_repositories
+Revises: 0030_usage_and_budgets
 Create Date: 2026-12-07
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '0033_attachments_and_notifications'
-down_revision: str | None = '0029_explicit_all_repositories'
+down_revision: str | None = '0030_usage_and_budgets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
