@@ -13,8 +13,31 @@ from kandev.platform.database import create_engine
 
 target_metadata = Base.metadata
 
+# Alembic's default VARCHAR(32) is shorter than some revision ids; SQLite does not enforce widths.
+VERSION_NUM_LENGTH = 64
+
+
+def _widen_version_table(connection: Connection) -> None:
+    """Let PostgreSQL record revision ids longer than 32 characters, on new and on existing databases."""
+    if connection.dialect.name != "postgresql":
+        return
+    width = connection.exec_driver_sql(
+        "SELECT character_maximum_length FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = 'alembic_version' AND column_name = 'version_num'"
+    ).scalar()
+    if width is None:
+        connection.exec_driver_sql(
+            f"CREATE TABLE IF NOT EXISTS alembic_version (version_num VARCHAR({VERSION_NUM_LENGTH}) NOT NULL, "
+            "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))"
+        )
+    elif width < VERSION_NUM_LENGTH:
+        connection.exec_driver_sql(
+            f"ALTER TABLE alembic_version ALTER COLUMN version_num TYPE VARCHAR({VERSION_NUM_LENGTH})"
+        )
+
 
 def _configure(connection: Connection) -> None:
+    _widen_version_table(connection)
     context.configure(
         connection=connection,
         target_metadata=target_metadata,

@@ -44,15 +44,6 @@ BATCH = 500
 MAX_BACKOFF_SECONDS = 3600.0
 
 
-@dataclass(frozen=True)
-class _Owed:
-    event: str
-    key: str
-    task_id: str
-    title: str
-    body: str
-
-
 async def task_needs_person(ctx: ServiceContext, uow: UnitOfWork, event: TaskNeedsPerson) -> None:
     asked = "asks permission" if event.what == "permission" else "asks a question"
     await _owe(ctx, uow, event.task_id, NEEDS_INPUT, event.key, f"needs you: the agent {asked}", event.detail)
@@ -98,7 +89,6 @@ async def _owe(
             task_id=task.id,
             title=title,
             body=body,
-            details={},
             state=PENDING,
             attempts=0,
             next_attempt_at=now,
@@ -193,7 +183,7 @@ async def _claim(ctx: ServiceContext, delivery_id: str, moment: datetime) -> tup
             return None
         row = await uow.db.get(NotificationDelivery, delivery_id, populate_existing=True)
         assert row is not None
-        return _Claimed(row.title, row.body, f"{row.id}", row.attempts), row.channel_id
+        return _Claimed(row.title, row.body, row.id, row.attempts), row.channel_id
 
 
 async def _finish(

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -61,6 +62,31 @@ async def test_migrations_upgrade_an_empty_postgresql_database_to_head():
         await asyncio.to_thread(upgrade_to_head, url)
         assert_at_head(*await schema_state(url))
     finally:
+        await databases.drop_postgres_database(server, url)
+
+
+async def test_a_postgresql_database_with_alembics_narrow_version_column_upgrades_past_long_revision_ids():
+    server = databases.postgres_server_url()
+    if server is None:
+        pytest.skip("KANDEV_TEST_POSTGRES_URL is not set")
+    url = await databases.create_postgres_database(server, prefix="kandev_mig")
+    engine = create_engine(url, pooled=False)
+    try:
+        await asyncio.to_thread(command.upgrade, alembic_config(url), "0030_usage_and_budgets")
+        async with engine.begin() as conn:  # as Alembic made it before Kandev widened it
+            await conn.execute(text("ALTER TABLE alembic_version ALTER COLUMN version_num TYPE VARCHAR(32)"))
+        await asyncio.to_thread(upgrade_to_head, url)
+        assert_at_head(*await schema_state(url))
+        async with engine.connect() as conn:
+            width = await conn.execute(
+                text(
+                    "SELECT character_maximum_length FROM information_schema.columns "
+                    "WHERE table_name = 'alembic_version' AND column_name = 'version_num'"
+                )
+            )
+            assert width.scalar() == 64
+    finally:
+        await engine.dispose()
         await databases.drop_postgres_database(server, url)
 
 

@@ -1,7 +1,7 @@
 """Attachments (uploaded files referenced by prompts, stored in the database) and notification channels with
 their deliveries
 
-Revision ID: 0033_attachments_and_notifications
+Revision ID: 0032_attachments_and_notifications
 Revises: 0030_usage_and_budgets
 Create Date: 2026-12-07
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0033_attachments_and_notifications'
+revision: str = '0032_attachments_and_notifications'
 down_revision: str | None = '0030_usage_and_budgets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
@@ -83,7 +83,6 @@ def upgrade() -> None:
         sa.Column('task_id', sa.String(36), sa.ForeignKey('tasks.id', ondelete='CASCADE'), nullable=True),
         sa.Column('title', sa.String(300), nullable=False),
         sa.Column('body', sa.Text(), nullable=False),
-        sa.Column('details', JSON, nullable=False),
         sa.Column('state', sa.String(20), nullable=False),
         sa.Column('attempts', sa.Integer(), nullable=False),
         _when('next_attempt_at', nullable=False),
