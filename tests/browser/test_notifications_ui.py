@@ -1,17 +1,18 @@
 """Notifications in a real headless Chromium against a real `kandev serve`: a channel added in Settings →
 Notifications reaches a local webhook receiver with Send test, a down target shows why it failed, and the
-browser shows a notification (Notification API, permission granted) when a turn fails and when a task reaches
-review."""
+browser shows a notification (Notification API, permission granted) when an agent asks for permission or asks a
+question, when a turn fails and when a task reaches review; the browser's permission is asked once."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import DESKTOP, UI_TIMEOUT_MS, KandevServer
+from tests.browser.conftest import DESKTOP, UI_TIMEOUT_MS, KandevServer, _new_page
 from tests.browser.test_web_client import open_app, unique
 from tests.support.factories import served_task
 from tests.support.fake_webhook import fake_webhook
@@ -35,17 +36,7 @@ RECORD_NOTIFICATIONS = """(() => {
 @pytest.fixture
 def notifying_page(browser: Any) -> Iterator[Any]:
     """A desktop page whose site may notify (as after a person allowed it), recording what it shows."""
-    context = browser.new_context(viewport=DESKTOP, permissions=["notifications"])
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    context.add_init_script(RECORD_NOTIFICATIONS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        yield page
-    finally:
-        context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
+    yield from _new_page(browser, init_script=RECORD_NOTIFICATIONS, viewport=DESKTOP, permissions=["notifications"])
 
 
 def add_channel(page: Any, name: str, url: str) -> Any:
@@ -114,6 +105,67 @@ def test_the_browser_notifies_when_an_agent_asks_a_person_for_permission(
     )
     [shown] = [n for n in page.evaluate("() => window.__notifications") if n["title"] == f"{title} needs you"]
     assert shown["body"] == "The agent asks for permission."
+
+
+def test_the_browser_notifies_when_an_agent_asks_a_person_a_question(
+    notifying_page: Any, kandev_server: KandevServer
+) -> None:
+    page = notifying_page
+    open_app(page, kandev_server, "/")
+    title = unique("Which")
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, title)
+    question = {"questions": [{"prompt": "Which database?", "options": [{"label": "sqlite"}, {"label": "pg"}]}]}
+    kandev_server.mutate(
+        "mutation($i: StartTaskInput!) { startTask(input: $i) { __typename } }",
+        "startTask",
+        i={"taskId": task["id"], "prompt": f"/tool ask_user_question_kandev {json.dumps(question)}"},
+    )
+    page.wait_for_function(
+        "(t) => window.__notifications.some((n) => n.title === t)", arg=f"{title} needs you", timeout=UI_TIMEOUT_MS * 2
+    )
+    [shown] = [n for n in page.evaluate("() => window.__notifications") if n["title"] == f"{title} needs you"]
+    assert shown["body"] == "The agent asks a question."
+
+
+# A browser that has not been asked yet: the page's permission requests are counted, and the person says no.
+COUNT_PERMISSION_REQUESTS = """(() => {
+  window.__asked = Number(localStorage.getItem("test.asked") || 0);
+  class Unasked {
+    static permission = "default";
+    static requestPermission() {
+      window.__asked += 1;
+      localStorage.setItem("test.asked", String(window.__asked));
+      return Promise.resolve("default");  // dismissed: the browser itself would ask again
+    }
+  }
+  Object.defineProperty(window, "Notification", { value: Unasked });
+})()"""
+
+
+@pytest.fixture
+def unasked_page(browser: Any) -> Iterator[Any]:
+    yield from _new_page(browser, init_script=COUNT_PERMISSION_REQUESTS, viewport=DESKTOP)
+
+
+def test_the_browser_is_asked_for_notifications_once_on_the_first_prompt_and_never_again(
+    unasked_page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    page = unasked_page
+    task = served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Ask once"))
+    open_app(page, kandev_server, f"/tasks/{task['id']}")
+    assert page.evaluate("() => window.__asked") == 0  # nothing asked before a person acts
+    page.get_by_test_id("composer-text").fill("/say one")
+    page.get_by_test_id("start-task").click()
+    transcript = page.get_by_test_id("transcript")
+    expect(transcript.get_by_test_id("msg-agent").filter(has_text="one")).to_be_visible()
+    assert page.evaluate("() => window.__asked") == 1
+    page.reload()
+    page.get_by_test_id("composer-text").fill("/say two")
+    page.get_by_test_id("send-message").click()
+    expect(transcript.get_by_test_id("msg-agent").filter(has_text="two")).to_be_visible()
+    assert page.evaluate("() => window.__asked") == 1  # dismissed or not, it is never asked again
 
 
 def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(

@@ -6,6 +6,7 @@ ever waits on any of it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
@@ -19,8 +20,9 @@ from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models import NotificationDelivery, Turn
 from kandev.models.enums import PermissionPolicy
 from kandev.platform.settings import Settings
-from tests.support.factories import settings_for
+from tests.support.factories import settings_for, started_task
 from tests.support.fake_webhook import fake_webhook
+from tests.support.server import running_server
 from tests.support.waiting import wait_until
 from tests.support.workers import running_scheduler, running_worker
 
@@ -97,6 +99,25 @@ async def test_each_event_reaches_a_webhook_once_a_person_needed_review_reached_
         assert by_event["TURN_FAILED"] == "Ship it a turn failed"
         failed = next(r for r in received if r.key == next(x.id for x in rows if x.event == "TURN_FAILED"))
         assert "the build broke" in failed.body["message"] and f"/tasks/{task.id}" in failed.body["message"]
+
+
+async def test_an_agents_question_reaches_a_webhook_once_with_what_it_asks(services, settings, db, workspace_id):
+    question = {"questions": [{"prompt": "Which database?", "options": [{"label": "sqlite"}, {"label": "pg"}]}]}
+    with fake_webhook() as receiver:
+        await services.notification_channels.create(workspace_id, "Team", receiver.url(), ["NEEDS_INPUT"])
+        async with running_server(settings) as address:  # the agent asks through Kandev's MCP server
+            wired = settings.model_copy(update={"public_url": f"http://{address}"})
+            with running_worker(wired, **FAST), running_scheduler(wired, **FAST):
+                script = f"/tool ask_user_question_kandev {json.dumps(question)}\n/say after the answer"
+                task = await started_task(services, workspace_id, script, "Asks")
+                [row] = await settled(db, 1)
+                await asyncio.sleep(1.5)  # three more scheduler ticks: nothing is sent again
+                assert (await services.clarifications.pending(workspace_id)).rows, "the question still waits"
+    assert row.event == "NEEDS_INPUT" and row.state == "DELIVERED" and row.attempts == 1
+    [received] = receiver.received
+    assert received.key == row.id
+    assert received.body["title"] == "Asks needs you: the agent asks a question"
+    assert "Which database?" in received.body["message"] and f"/tasks/{task.task_id}" in received.body["message"]
 
 
 async def _pending_permission(services, workspace_id) -> bool:
