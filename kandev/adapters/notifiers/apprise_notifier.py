@@ -32,7 +32,9 @@ OPEN_SCHEMES = frozenset(
     }
 )  # fmt: skip
 _WEBHOOKS = frozenset({"json", "jsons", "form", "forms", "xml", "xmls"})
-_ASSET = apprise.AppriseAsset(storage_mode="memory", allow_templates=False, secure_logging=True)
+_ASSET = apprise.AppriseAsset(
+    app_id="Kandev", app_desc="Kandev", storage_mode="memory", allow_templates=False, secure_logging=True
+)
 _ASSET.http_redirects = False
 _SECRETISH = re.compile(r"[^/:@?&=#]{6,}")
 

@@ -57,6 +57,36 @@ async def test_an_admins_json_webhook_is_saved_without_its_url_and_the_test_butt
     assert listed["status"] == "OK" and listed["lastDeliveredAt"] and listed["lastError"] is None
 
 
+@pytest.mark.parametrize(
+    ("scheme", "path", "secret", "expected_path", "expected"),
+    [
+        (
+            "ntfy",
+            "/kandev-alerts",
+            "kandev-alerts",
+            "/",
+            {"topic": "kandev-alerts", "title": "Kandev test notification"},
+        ),
+        ("mmost", "/m4ttermost-t0ken", "m4ttermost-t0ken", "/hooks/m4ttermost-t0ken", {"username": "Kandev"}),
+        ("gotify", "/G0tifyT0kenXYZ", "G0tifyT0kenXYZ", "/message", {"title": "Kandev test notification"}),
+    ],
+)
+async def test_other_services_are_reached_in_their_own_form_through_the_notification_library(
+    gql, workspace_id, scheme, path, secret, expected_path, expected
+):
+    with fake_webhook() as receiver:
+        url = f"{scheme}://127.0.0.1:{receiver.port}{path}"
+        made = await gql(CREATE, input={"workspaceId": workspace_id, "name": scheme, "url": url, "events": ALL})
+        channel = made["createNotificationChannel"]["channel"]
+        assert (channel["service"], channel["target"]) == (scheme, "127.0.0.1") and secret not in str(made)
+        tested = await gql(TEST, id=channel["id"])
+        assert tested["testNotificationChannel"]["delivered"] is True
+        [request] = receiver.wait_for(1)
+    assert request.path == expected_path
+    assert expected.items() <= request.body.items()
+    assert scheme in str(request.body)  # the test notification names its channel
+
+
 async def test_the_test_button_says_why_a_target_that_answers_an_error_failed(gql, workspace_id):
     with fake_webhook(status=500) as receiver:
         made = await gql(
