@@ -1,7 +1,8 @@
 """Notifications in a real headless Chromium against a real `kandev serve`: a channel added in Settings →
 Notifications reaches a local webhook receiver with Send test, a down target shows why it failed, and the
 browser shows a notification (Notification API, permission granted) when an agent asks for permission or asks a
-question, when a turn fails and when a task reaches review; the browser's permission is asked once."""
+question, when a turn fails and when a task reaches review, with a sound only while a person has it on; the
+browser's permission is asked once."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ RECORD_NOTIFICATIONS = """(() => {
     }
   }
   Object.defineProperty(window, "Notification", { value: Recorded });
+  window.__tones = 0;  // the optional sound: a tone started per notification
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) {
+    window.__tones += 1;
+    return start.apply(this, args);
+  };
 })()"""
 
 
@@ -177,6 +184,9 @@ def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(
     open_app(page, kandev_server, "/settings/notifications")
     enabled = page.get_by_test_id("browser-notifications-enabled")
     expect(enabled).to_be_checked()  # allowed by the person (the context's permission), on by default
+    sound = page.get_by_test_id("browser-notifications-sound")
+    expect(sound).not_to_be_checked()  # off unless a person turns it on
+    sound.check()
     title = unique("Notify me")
     task = served_task(kandev_server.mutate, kandev_server.workspace_id, title)
     page.get_by_test_id("settings-tab-workspace").click()  # any page: the tab listens to its workspace's tasks
@@ -190,6 +200,9 @@ def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(
         arg=f"{title}: a turn failed",
         timeout=UI_TIMEOUT_MS * 2,
     )
+    assert page.evaluate("() => window.__tones") == 1
+    page.get_by_test_id("settings-tab-notifications").click()
+    page.get_by_test_id("browser-notifications-sound").uncheck()
     kandev_server.mutate(
         "mutation($i: SendMessageInput!) { sendMessage(input: $i) { __typename } }",
         "sendMessage",
@@ -200,6 +213,7 @@ def test_the_browser_notifies_when_a_turn_fails_and_when_a_task_reaches_review(
         arg=f"{title} is ready for review",
         timeout=UI_TIMEOUT_MS * 2,
     )
+    assert page.evaluate("() => window.__tones") == 1  # the sound was turned off again
     shown = page.evaluate("() => window.__notifications")
     mine = [n for n in shown if n["title"].startswith(title)]
     assert [n["title"] for n in mine] == [f"{title}: a turn failed", f"{title} is ready for review"]
