@@ -224,6 +224,13 @@ async def test_message_task_kandev_gives_an_agent_an_attachment_of_the_same_task
     assert refused.is_error
     assert refused.structured_content["code"] == "VALIDATION"
     assert refused.structured_content["fields"]["reason"] == "other_task"
+    # An attachment belongs to one task: a new task takes none of its creator's task's files.
+    offered = await as_agent(
+        live.address, db, parent_session, "create_task_kandev", {"title": "More", "attachment_ids": [parent_shot["id"]]}
+    )
+    assert offered.is_error and "attachment_ids" in str(offered.content), offered.content
+    async with db.read() as s:
+        assert (await s.get(Attachment, parent_shot["id"])).task_id == parent["id"]
 
 
 async def test_a_reference_that_is_not_the_callers_to_give_is_refused_and_binds_nothing(
