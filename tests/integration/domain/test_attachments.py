@@ -1,9 +1,11 @@
 """The attachment service's own rules: uploads nobody uses are forgotten after a day and capped per person, an
 agent session uploads nothing, and the hand-over to an agent picks ACP content or the working directory by the
-agent's promptCapabilities, never writing through a link."""
+agent's promptCapabilities, never writing through a link; one upload named by two new tasks at once on two replicas
+goes to one of them."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import replace
 from datetime import timedelta
@@ -12,15 +14,21 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
+from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.attachments import service as attachment_service
+from kandev.domain.attachments.content import AttachmentRefused
 from kandev.domain.attachments.handover import hand_over
 from kandev.domain.attachments.service import AttachmentFile, AttachmentRecord, forget_unbound
 from kandev.domain.errors import PermissionDeniedError, QuotaExceededError
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
-from kandev.models import Attachment
+from kandev.models import Attachment, Task
 from kandev.models.base import utcnow
+from kandev.platform.database import Database
+from kandev.wiring import service_context
 from tests.support.attachments import NOTES, png
+from tests.support.databases import BACKENDS, database_on
+from tests.support.factories import settings_for
 
 
 async def count(db) -> int:
@@ -116,3 +124,37 @@ def test_a_link_planted_where_a_file_or_the_folder_goes_is_never_followed(tmp_pa
     )
     assert refused.refused is not None and "link" in refused.refused
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_one_upload_named_by_two_new_tasks_at_once_on_two_replicas_goes_to_one_of_them(
+    backend: str, database_url: str, redis_url: str, tmp_path: Path, bus, jobs
+):
+    async with database_on(backend, database_url, tmp_path) as url:
+        settings = settings_for(url, redis_url, tmp_path)
+        pools = [Database(url), Database(url)]
+        try:
+            local = await bootstrap(pools[0], settings)
+            replicas = [Services(service_context(pool, bus, jobs, settings, local)) for pool in pools]
+            workspace_id = (await replicas[0].workspaces.create("Shots")).id
+            shot = await replicas[0].attachments.upload("shot.png", "image/png", png())
+            made = await asyncio.gather(
+                *(
+                    replicas[n % 2].tasks.create(
+                        CreateTask(workspace_id=workspace_id, title=f"T{n}", attachment_ids=[shot.id])
+                    )
+                    for n in range(6)
+                ),
+                return_exceptions=True,
+            )
+            created = [m.task.id for m in made if not isinstance(m, BaseException)]
+            refused = [m for m in made if isinstance(m, BaseException)]
+            assert len(created) == 1 and len(refused) == 5, made
+            assert all(isinstance(r, AttachmentRefused) and r.reason == "other_task" for r in refused), refused
+            async with pools[1].read() as s:
+                assert (await s.get(Attachment, shot.id)).task_id == created[0]
+                titles = list(await s.scalars(select(Task.title).where(Task.workspace_id == workspace_id)))
+            assert len(titles) == 1  # a refused creation left no task behind
+        finally:
+            for pool in pools:
+                await pool.dispose()
