@@ -111,7 +111,7 @@ def test_a_new_tasks_file_goes_with_its_first_prompt(page: Any, kandev_server: K
     data = kandev_server.wait_for(
         """query($w: ID!) { tasks(workspaceId: $w, first: 50) { nodes { id title sessions { messages(first: 10) {
           nodes { kind attachments { name contentType url } } } } } } }""",
-        lambda d: any(t["title"] == title and t["sessions"] for t in d["tasks"]["nodes"]),
+        lambda d: any(t["title"] == title and _said(t, "USER") for t in d["tasks"]["nodes"]),
         w=kandev_server.workspace_id,
     )
     [task] = [t for t in data["tasks"]["nodes"] if t["title"] == title]
@@ -119,6 +119,11 @@ def test_a_new_tasks_file_goes_with_its_first_prompt(page: Any, kandev_server: K
     assert [(a["name"], a["contentType"]) for a in user["attachments"]] == [("bug.png", "image/png")]
     served = httpx.get(kandev_server.base + user["attachments"][0]["url"], timeout=10)
     assert served.content == png(3, 3) and "sandbox" in served.headers["content-security-policy"]
+
+
+def _said(task: dict[str, Any], kind: str) -> bool:
+    """Its first session has a message of `kind` (a worker claimed the turn and wrote its prompt)."""
+    return bool(task["sessions"]) and any(m["kind"] == kind for m in task["sessions"][0]["messages"]["nodes"])
 
 
 def _blob() -> Any:
