@@ -1,4 +1,5 @@
-"""Outgoing notifications with real rq workers: each event reaches a local webhook receiver once (one key), a
+"""Outgoing notifications with real rq workers: each event reaches a local webhook receiver once (one key), an
+e-mail channel a local SMTP relay, a
 worker killed mid-delivery leaves the notification to be sent again under the same key (never a second
 notification), a down or slow target is retried a bounded number of times and then shows as failing, and no turn
 ever waits on any of it."""
@@ -21,6 +22,7 @@ from kandev.models import NotificationDelivery, Turn
 from kandev.models.enums import PermissionPolicy
 from kandev.platform.settings import Settings
 from tests.support.factories import settings_for, started_task
+from tests.support.fake_smtp import fake_smtp, text_of
 from tests.support.fake_webhook import fake_webhook
 from tests.support.server import running_server
 from tests.support.waiting import wait_until
@@ -118,6 +120,26 @@ async def test_an_agents_question_reaches_a_webhook_once_with_what_it_asks(servi
     assert received.key == row.id
     assert received.body["title"] == "Asks needs you: the agent asks a question"
     assert "Which database?" in received.body["message"] and f"/tasks/{task.task_id}" in received.body["message"]
+
+
+async def test_an_e_mail_channel_gets_a_failed_turn_once_as_a_mail_naming_the_error_and_the_task(
+    services, settings, db, workspace_id
+):
+    with fake_smtp() as relay:
+        await services.notification_channels.create(workspace_id, "Ops mail", relay.url(), ["TURN_FAILED"])
+        task = (
+            await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Nightly", start_agent=False))
+        ).task
+        with running_worker(settings, **FAST), running_scheduler(settings, **FAST):
+            started = await services.sessions.start_task(task.id, "/fail the disk is full", None)
+            await wait_until(lambda: _turns_ended(db, started.session.id, 1), timeout=60)
+            [row] = await settled(db, 1)
+            await asyncio.sleep(1.5)  # three more scheduler ticks: nothing is sent again
+    assert (row.event, row.state, row.attempts) == ("TURN_FAILED", "DELIVERED", 1)
+    [mail] = relay.mails
+    assert mail["Subject"] == "Nightly a turn failed" and mail["To"] == "ops@example.com"
+    body = text_of(mail)
+    assert "the disk is full" in body and f"/tasks/{task.id}" in body
 
 
 async def _pending_permission(services, workspace_id) -> bool:
