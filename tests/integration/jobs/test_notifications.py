@@ -1,8 +1,7 @@
-"""Outgoing notifications with real rq workers: each event reaches a local webhook receiver once (one key), an
-e-mail channel a local SMTP relay, a
-worker killed mid-delivery leaves the notification to be sent again under the same key (never a second
-notification), a down or slow target is retried a bounded number of times and then shows as failing, and no turn
-ever waits on any of it."""
+"""Outgoing notifications with real rq workers: each event reaches a local webhook receiver once (one key), and
+an e-mail channel a local SMTP relay; a worker killed mid-delivery leaves the notification to be sent again under
+the same key (never a second notification), a down or slow target is retried a bounded number of times and then
+shows as failing, and no turn ever waits on any of it."""
 
 from __future__ import annotations
 
