@@ -20,6 +20,7 @@ import pytest
 from tests.support.attachments import NOTES, UPLOAD, UPLOAD_HEADERS, png
 from tests.support.fake_model_api import FINAL_TEXT, KANDEV_TOOL, USAGE, WRITTEN_FILE, WRITTEN_TEXT, fake_model_api
 from tests.support.git_repos import make_repository
+from tests.support.parallel import one_at_a_time
 from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.slow
@@ -29,7 +30,13 @@ NPM_TIMEOUT = 600
 
 
 def installed_adapters() -> Path:
-    """tests/real_agents/node_modules, installed from its lock file when missing or older than the lock."""
+    """tests/real_agents/node_modules, installed from its lock file when missing or older than the lock (by one
+    parallel test worker at a time)."""
+    with one_at_a_time(AGENTS_DIR.parents[1] / "build" / "real-agents-npm.lock"):
+        return _install_adapters()
+
+
+def _install_adapters() -> Path:
     modules = AGENTS_DIR / "node_modules"
     stamp = modules / ".package-lock.json"
     if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:
