@@ -22,6 +22,7 @@ CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 READ_JOB = "kandev.jobs.reads.answer_read"
+NOTIFY_JOB = "kandev.jobs.notifications.deliver_notification"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
 RESULT_TTL_SECONDS = 3600
