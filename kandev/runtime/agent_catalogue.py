@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -91,16 +92,33 @@ def latest_version(package: str) -> str:
     return version
 
 
-def install(item: CatalogueEntry, work_path: Path, npm_source: str | None, *, update: bool = False) -> list[str]:
-    """Install the catalogue's pinned version (or, for an update, the registry's current one) into the work dir's
-    agent package cache; the argv to run it. A failed install leaves nothing half-installed in use."""
+def require_npm(item: CatalogueEntry) -> tuple[str, str]:
+    """The agent's npm package and pinned version; AgentInstallError when it is installed another way."""
     if not item.npm_package or not item.version:
         raise AgentInstallError(
             f"{item.name} is not an npm package: install it from {item.binary_url or item.docs_url}"
         )
-    version = latest_version(item.npm_package) if update else item.version
+    return item.npm_package, item.version
+
+
+def install(
+    item: CatalogueEntry,
+    work_path: Path,
+    npm_source: str | None,
+    *,
+    update: bool = False,
+    on_phase: Callable[[str], None] = lambda phase: None,
+) -> list[str]:
+    """Install the catalogue's pinned version (or, for an update, the registry's current one) into the work dir's
+    agent package cache; the argv to run it. A failed install leaves nothing half-installed in use. `on_phase` hears
+    RESOLVING (asking the registry for the current version) and INSTALLING (npm at work) as they begin."""
+    package, pinned = require_npm(item)
+    if update:
+        on_phase("RESOLVING")
+    version = latest_version(package) if update else pinned
+    on_phase("INSTALLING")
     try:
-        binary = materialize(item.npm_package, version, work_path / CACHE_FOLDER, npm_source)
+        binary = materialize(package, version, work_path / CACHE_FOLDER, npm_source)
     except McpApplyError as exc:
         raise AgentInstallError(str(exc).replace("MCP ", "")) from None
     return [binary, *item.command[1:]]
