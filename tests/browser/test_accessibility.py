@@ -61,7 +61,15 @@ PAGES = [
     "/automations/{automation}",
     "/automations/new",
     "/automations/describe",
+    "/stats",
 ]
+# A usage report, so the task page shows its context gauge and cost, and the Stats page has something to draw.
+USAGE = {
+    "tokens": {"inputTokens": 120, "outputTokens": 30, "totalTokens": 150},
+    "used": 900,
+    "size": 2000,
+    "cost": {"amount": 0.12, "currency": "USD"},
+}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -100,7 +108,8 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
     open_app(page, server, f"/tasks/{task['id']}")
     page.get_by_test_id("composer-text").fill(
         "/say An **accessible** answer with `code` and [a link](https://example.com)\n"
-        f"/tool show_rich_output_kandev {json.dumps(RICH)}"
+        f"/tool show_rich_output_kandev {json.dumps(RICH)}\n"
+        f"/usage {json.dumps(USAGE)}"
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
@@ -121,6 +130,11 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
             rich.locator("summary", has_text="Data table").click()
             rich.get_by_role("button", name="Preview Missing file").click()
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
+            expect(page.get_by_test_id("context-gauge")).to_be_visible()
+        if path == "/settings/agents":
+            expect(page.get_by_test_id("catalogue-entry").first).to_be_visible()
+        if path == "/stats":
+            expect(page.get_by_test_id("stats-page").locator("canvas").first).to_be_visible()
         if path == "/automations":
             expect(page.get_by_test_id("agenda-recent")).to_be_visible()
         if path == "/automations/{automation}":

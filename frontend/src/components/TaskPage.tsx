@@ -20,6 +20,7 @@ import { SubtaskDialog } from "./NewTaskDialog";
 import { StatusRow } from "./StatusRow";
 import { TaskMarkers } from "./TaskBadges";
 import { Transcript } from "./Transcript";
+import { BudgetReached, TaskUsageLine } from "./usage/TaskUsageSlots";
 
 export function TaskPage({ taskId }: { taskId: string }) {
   const { detail, load, error, notFound, reload } = useTaskDetail(taskId);
@@ -143,6 +144,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             Archive
           </button>
         </div>
+        <TaskUsageLine task={task} sessionId={selected?.id ?? null} turns={view.turns} />
         {task.blockReason && <p className="notice">Blocked: {task.blockReason}</p>}
         {detail?.lastTurnError && sessionState !== "RUNNING" && (
           <p className="msg-error turn-error" role="alert" data-testid="turn-error">
@@ -212,6 +214,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             <ParentWait task={task} />
             <PermissionCards task={task} />
             <ClarificationCards task={task} />
+            <BudgetReached task={task} />
             {view.queued.length > 0 && (
               <details className="queued" data-testid="queued-prompts">
                 <summary>{view.queued.length} queued message{view.queued.length === 1 ? "" : "s"}</summary>
