@@ -75,7 +75,9 @@ def test_install_puts_the_pinned_package_into_the_work_dir_read_only_to_agents_a
 ):
     source, work = pack_fixture(tmp_path / "packages"), tmp_path / "work"
     asked: list[str] = []
-    monkeypatch.setattr(agent_catalogue, "latest_version", lambda package: asked.append(package) or FIXTURE_VERSION)
+    monkeypatch.setattr(
+        agent_catalogue, "latest_version", lambda package, src: asked.append((package, src)) or FIXTURE_VERSION
+    )
     phases: list[str] = []
     binary, flag = agent_catalogue.install(fixture_agent, work, str(source), on_phase=phases.append)
     assert flag == "--acp" and Path(binary).name == "fixture-mcp" and phases == ["INSTALLING"] and asked == []
@@ -85,7 +87,19 @@ def test_install_puts_the_pinned_package_into_the_work_dir_read_only_to_agents_a
     assert agent_catalogue.installed_command(fixture_agent, work) == [binary, "--acp"]
     phases.clear()
     agent_catalogue.install(fixture_agent, work, str(source), update=True, on_phase=phases.append)
-    assert phases == ["RESOLVING", "INSTALLING"] and asked == [FIXTURE_NAME]
+    assert phases == ["RESOLVING", "INSTALLING"] and asked == [(FIXTURE_NAME, str(source))]
+
+
+def test_an_update_from_a_package_folder_takes_its_newest_tarball_without_asking_the_registry(tmp_path):
+    folder = tmp_path / "packages"
+    folder.mkdir()
+    for version in ("1.2.3", "1.10.0", "1.10.0-beta.1", "1.9.9"):
+        (folder / f"kandev-test-fixture-mcp-{version}.tgz").write_bytes(b"")
+    for other in ("kandev-test-fixture-mcp-extra-9.9.9.tgz", "kandev-test-fixture-mcp-2-9.9.9.tgz"):
+        (folder / other).write_bytes(b"")  # other packages whose names share the prefix
+    assert agent_catalogue.latest_version(FIXTURE_NAME, str(folder)) == "1.10.0"
+    with pytest.raises(AgentInstallError, match="@kandev-test/other is not in the configured package source"):
+        agent_catalogue.latest_version("@kandev-test/other", str(folder))
 
 
 def test_a_failed_install_names_the_package_and_installs_nothing(fixture_agent, tmp_path):
