@@ -7,6 +7,7 @@ in its editor, and the Stats page's charts drawn from real turns. Screenshots at
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -35,7 +36,9 @@ USAGE = """query($w: ID!, $f: DateTime!, $t: DateTime!, $by: UsageGroupBy!) {
   usage(workspaceId: $w, from: $f, to: $t, groupBy: $by) { key turns completedTurns failedTurns costUsd } }"""
 TASK_STATE = "query($id: ID!) { task(id: $id) { state pendingAction sessions { state } } }"
 PROFILE_COMMANDS = "query($w: ID!) { agentProfiles(workspaceId: $w) { name command env } }"
+CATALOGUE = "{ agentCatalogue { id name docsUrl envKeys install { npmPackage version binaryUrl } } }"
 AUTOMATION_BUDGET = "query($id: ID!) { automation(id: $id) { budget { limitUsd reached } } }"
+RUNS = "query($id: ID!) { automationRuns(automationId: $id) { nodes { status } } }"
 
 
 def usage_line(tokens: dict[str, int] | None = None, **update: object) -> str:
@@ -92,6 +95,23 @@ def test_installing_a_catalogue_agent_shows_its_progress_then_installed_and_a_fa
     busy = served_task(server.mutate, server.workspace_id, unique("Busy"), prompt="/sleep 4\n/say rested")
     server.wait_for(TASK_STATE, lambda d: d["task"]["state"] == "IN_PROGRESS", id=busy["id"])
     open_app(page, server, "/settings/agents")
+    # Every catalogue agent has a row: npm ones an Install button, the others a link to their download.
+    catalogue = server.gql(CATALOGUE)["agentCatalogue"]
+    assert len(catalogue) >= 12
+    rows = page.get_by_test_id("catalogue-entry")
+    expect(rows).to_have_count(len(catalogue))
+    for item in catalogue:
+        row = rows.and_(page.locator(f'[data-agent="{item["id"]}"]'))
+        expect(row).to_contain_text(item["name"])
+        expect(row.get_by_role("link", name=f"Docs {item['name']}")).to_have_attribute("href", item["docsUrl"])
+        if item["install"]["npmPackage"]:
+            expect(row).to_contain_text(f"npm {item['install']['npmPackage']}@{item['install']['version']}")
+            expect(row.get_by_role("button", name=f"Install {item['name']}")).to_be_visible()
+        else:
+            link = row.get_by_role("link", name=f"Download {item['name']}")
+            expect(link).to_have_attribute("href", item["install"]["binaryUrl"])
+        for key in item["envKeys"]:
+            expect(row).to_contain_text(key)
     codex = page.locator('[data-testid="catalogue-entry"][data-agent="codex"]')
     expect(codex).to_have_attribute("data-installed", "false")
     expect(codex.get_by_test_id("catalogue-state")).to_have_text("Not installed")
@@ -108,6 +128,11 @@ def test_installing_a_catalogue_agent_shows_its_progress_then_installed_and_a_fa
     expect(codex.get_by_test_id("catalogue-state")).to_have_text("Installed")
     expect(codex.locator("code")).to_contain_text("agent-packages")
     expect(codex.get_by_role("button", name="Update Codex")).to_be_enabled()
+
+    # Update installs the catalogue's version again through the same job, and says so when it is done.
+    codex.get_by_role("button", name="Update Codex").click()
+    expect(codex.get_by_test_id("install-done")).to_have_text("Updated.", timeout=60_000)
+    expect(codex).to_have_attribute("data-installed", "true")
 
     # What Install put in place becomes a profile: its command, and its key as a workspace secret.
     codex.get_by_role("button", name="New profile Codex").click()
@@ -131,8 +156,8 @@ def test_installing_a_catalogue_agent_shows_its_progress_then_installed_and_a_fa
     expect(error).to_contain_text("is not in the configured package source")
     expect(gemini).to_have_attribute("data-installed", "false")
     expect(gemini.get_by_role("button", name="Install Gemini CLI")).to_be_enabled()
-    gemini.scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshots / "desktop-catalogue-installed.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 2400})  # the whole catalogue, which scrolls inside the page
+    page.get_by_test_id("agent-catalogue").screenshot(path=str(screenshots / "desktop-catalogue-installed.png"))
 
 
 def test_the_context_gauge_and_the_card_cost_show_what_scripted_turns_reported(
@@ -188,7 +213,9 @@ def test_at_375px_the_gauge_the_budget_and_the_card_cost_fit_without_sideways_sc
     no_horizontal_scroll(phone)
     phone.screenshot(path=str(screenshots / "mobile-usage-task.png"), full_page=True)
     open_app(phone, server, "/")
+    phone.get_by_test_id("board-tab").filter(has_text="Review").click()
     card = phone.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
+    expect(card.get_by_test_id("card-cost")).to_be_visible()
     expect(card.get_by_test_id("card-cost")).to_contain_text("$0.25")
     no_horizontal_scroll(phone)
     phone.screenshot(path=str(screenshots / "mobile-usage-board.png"), full_page=True)
@@ -219,6 +246,7 @@ def _raise_a_spent_budget(page: Any, server: KandevServer, screenshots: Path, de
     page.get_by_test_id("composer-text").fill("/say after the raise")
     page.get_by_test_id("send-message").click()
     expect(page.get_by_test_id("queued-count")).to_have_text("1 queued")
+    card.scroll_into_view_if_needed()  # on a phone the dock scrolls, and sending left it at the composer
     page.screenshot(path=str(screenshots / f"{device}-budget-reached.png"), full_page=True)
     assert server.gql(TASK_STATE, id=task["id"])["task"]["pendingAction"] == "BUDGET_REACHED"
 
@@ -257,7 +285,12 @@ def make_automation(server: KandevServer, workspace_id: str, prompt: str) -> dic
     return automation
 
 
-def test_an_automations_monthly_budget_is_set_in_its_editor_shows_it_spent_and_is_raised(
+def statuses(server: KandevServer, automation_id: str) -> list[str]:
+    """The automation's runs' statuses, newest first."""
+    return [r["status"] for r in server.gql(RUNS, id=automation_id)["automationRuns"]["nodes"]]
+
+
+def test_an_automations_spent_monthly_budget_stops_run_now_says_why_on_its_page_and_a_raise_lets_it_fire(
     page: Any, usage_server: KandevServer, screenshots: Path
 ) -> None:
     from playwright.sync_api import expect
@@ -266,6 +299,7 @@ def test_an_automations_monthly_budget_is_set_in_its_editor_shows_it_spent_and_i
     before = sum(r["turns"] for r in wait_for_turns(server, server.workspace_id, 0))
     automation = make_automation(server, server.workspace_id, f"{usage_line(TOKENS, cost=cost(2.0))}\n/say spent")
     wait_for_turns(server, server.workspace_id, before + 1)
+    server.wait_for(RUNS, lambda d: d["automationRuns"]["nodes"][0]["status"] == "SUCCEEDED", id=automation["id"])
     open_app(page, server, f"/automations/{automation['id']}/edit")
     budget = page.get_by_test_id("automation-budget")
     expect(budget).to_contain_text("No budget")
@@ -277,6 +311,27 @@ def test_an_automations_monthly_budget_is_set_in_its_editor_shows_it_spent_and_i
     expect(state).to_contain_text("it does not fire until next month or a raised budget")
     page.screenshot(path=str(screenshots / "desktop-automation-budget.png"), full_page=True)
 
+    # Its page says why it does not fire; Run now is admitted as a skipped run whose reason is the budget.
+    open_app(page, server, f"/automations/{automation['id']}")
+    notice = page.get_by_test_id("automation-budget-notice")
+    expect(notice).to_contain_text("Monthly budget: $2.00 of $1.50")
+    expect(notice).to_contain_text("it does not fire until next month or a raised budget")
+    page.get_by_test_id("run-now").click()
+    toast = page.locator(".toast").filter(has_text="Not run: its monthly budget ($1.5) is spent")
+    expect(toast).to_be_visible()
+    toast.get_by_role("button", name="Dismiss").click()
+    skipped = page.locator('[data-testid="rail-run"][data-status="SKIPPED"]')
+    expect(skipped).to_have_count(1)
+    expect(skipped).to_contain_text("its monthly budget ($1.5) is spent")
+    page.get_by_test_id("reack").click()
+    ack = page.get_by_test_id("ack-badge")
+    expect(ack).to_have_attribute("data-status", "FAILED", timeout=30_000)
+    expect(ack).to_have_attribute("title", re.compile("it will not fire: its monthly budget"))
+    page.screenshot(path=str(screenshots / "desktop-automation-budget-spent.png"), full_page=True)
+    assert statuses(server, automation["id"]) == ["SKIPPED", "SUCCEEDED"]
+
+    # The notice leads to the editor, where a raise lets it fire again.
+    notice.get_by_role("link", name="Raise budget").click()
     budget.get_by_label("Limit in US dollars").fill("10")
     budget.get_by_role("button", name="Save budget").click()
     expect(state).to_have_attribute("data-reached", "false")
@@ -285,6 +340,11 @@ def test_an_automations_monthly_budget_is_set_in_its_editor_shows_it_spent_and_i
         "limitUsd": 10.0,
         "reached": False,
     }
+    open_app(page, server, f"/automations/{automation['id']}")
+    page.get_by_test_id("run-now").click()
+    expect(page.get_by_test_id("transcript").get_by_test_id("msg-agent")).to_have_text("spent")
+    expect(page.get_by_test_id("automation-budget-notice")).to_have_count(0)
+    assert statuses(server, automation["id"])[1:] == ["SKIPPED", "SUCCEEDED"]
 
 
 @pytest.fixture(scope="module")

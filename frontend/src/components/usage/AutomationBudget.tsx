@@ -1,16 +1,19 @@
 // An automation's monthly budget in its editor: what it spent this UTC month against its limits, whether that stops
-// it firing, and the form that sets, raises or removes the budget (its own mutation, beside the editor's Save).
+// it firing, and the form that sets, raises or removes the budget (its own mutation, beside the editor's Save). On the
+// automation's page, a notice while the budget is spent, since a spent budget is why Run now and schedules do nothing.
 import { useEffect, useState } from "react";
 import { errorText, gql, unwrap } from "../../api/graphql";
 import { AUTOMATION_BUDGET, SET_AUTOMATION_BUDGET, type BudgetView } from "../../api/usageOps";
 import type { BudgetInput } from "../../gql/graphql";
 import { t } from "../../i18n";
+import { linkClick } from "../../router";
 import { InlineError } from "../LoadState";
 import { BudgetForm } from "./BudgetForm";
 import { budgetSpent } from "./figures";
 import "./usage.css";
 
-export function AutomationBudget({ automationId }: { automationId: string | null }) {
+/** The automation's budget (null: none; undefined: not read yet), read again whenever `refresh` changes. */
+function useAutomationBudget(automationId: string | null, refresh: unknown = null) {
   const [budget, setBudget] = useState<BudgetView | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -22,7 +25,27 @@ export function AutomationBudget({ automationId }: { automationId: string | null
     return () => {
       cancelled = true;
     };
-  }, [automationId]);
+  }, [automationId, refresh]);
+  return { budget, setBudget, error };
+}
+
+/** On the automation's page: why it does not fire while its monthly budget is spent, and where to raise it. */
+export function AutomationBudgetNotice({ automationId, refresh }: { automationId: string; refresh: unknown }) {
+  const { budget } = useAutomationBudget(automationId, refresh);
+  if (!budget?.reached) return null;
+  const edit = `/automations/${automationId}/edit`;
+  return (
+    <p className="budget-state is-reached small" role="status" data-testid="automation-budget-notice">
+      {t("monthlyBudget")}: {budgetSpent(budget)} — {t("monthlyBudgetSpent")}.{" "}
+      <a href={edit} onClick={linkClick(edit)}>
+        {t("budgetRaise")}
+      </a>
+    </p>
+  );
+}
+
+export function AutomationBudget({ automationId }: { automationId: string | null }) {
+  const { budget, setBudget, error } = useAutomationBudget(automationId);
   const save = async (limits: BudgetInput) => {
     const answer = unwrap((await gql(SET_AUTOMATION_BUDGET, { i: { automationId: automationId!, ...limits } })).setAutomationBudget);
     setBudget(answer.budget);
