@@ -4,8 +4,6 @@ for a file write that a person grants through GraphQL, writes the file in the ta
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,30 +13,10 @@ import pytest
 
 from tests.support.fake_model_api import FINAL_TEXT, KANDEV_TOOL, USAGE, WRITTEN_FILE, WRITTEN_TEXT, fake_model_api
 from tests.support.git_repos import make_repository
+from tests.support.real_agents import claude_code_env, installed_adapters
 from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.slow
-
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "real_agents"
-NPM_TIMEOUT = 600
-
-
-def installed_adapters() -> Path:
-    """tests/real_agents/node_modules, installed from its lock file when missing or older than the lock."""
-    modules = AGENTS_DIR / "node_modules"
-    stamp = modules / ".package-lock.json"
-    if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:
-        return modules / ".bin"
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed: the real ACP adapters can't be installed")
-    subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-        cwd=AGENTS_DIR,
-        check=True,
-        timeout=NPM_TIMEOUT,
-        capture_output=True,
-    )
-    return modules / ".bin"
 
 
 @pytest.fixture(scope="module")
@@ -170,17 +148,7 @@ def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any
 
 def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
     served, fake, bins = system
-    home = tmp_path / "claude-home"
-    home.mkdir()
-    env = {
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-    }
+    env = claude_code_env(tmp_path / "claude-home", fake.base_url)
     run = run_whole_task(system, tmp_path, "Claude (real)", [str(bins / "claude-agent-acp")], env)
     usage = assert_whole_task(run, "Write")
     # Three model calls (the Kandev tool, the write, the answer), each with the fake's usage, added up by the agent.

@@ -1,0 +1,45 @@
+"""The real Claude Code ACP adapter pinned in tests/real_agents, installed from its lock file, and the environment
+that points it at the local fake model API with its non-essential traffic off (nothing leaves loopback)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+AGENTS_DIR = Path(__file__).resolve().parents[1] / "real_agents"
+NPM_TIMEOUT = 600
+
+
+def installed_adapters() -> Path:
+    """tests/real_agents/node_modules/.bin, installed from the lock file when missing or older than the lock."""
+    modules = AGENTS_DIR / "node_modules"
+    stamp = modules / ".package-lock.json"
+    if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:
+        return modules / ".bin"
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: the real ACP adapters can't be installed")
+    subprocess.run(
+        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+        cwd=AGENTS_DIR,
+        check=True,
+        timeout=NPM_TIMEOUT,
+        capture_output=True,
+    )
+    return modules / ".bin"
+
+
+def claude_code_env(home: Path, model_api_url: str) -> dict[str, str]:
+    """Claude Code's environment: its own HOME, the fake model API with a dummy key, nothing non-essential."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": model_api_url,
+        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
