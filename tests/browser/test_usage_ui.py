@@ -250,6 +250,18 @@ def _raise_a_spent_budget(page: Any, server: KandevServer, screenshots: Path, de
     page.screenshot(path=str(screenshots / f"{device}-budget-reached.png"), full_page=True)
     assert server.gql(TASK_STATE, id=task["id"])["task"]["pendingAction"] == "BUDGET_REACHED"
 
+    # The board's card says so too, with what the task cost.
+    open_app(page, server, "/")
+    if device == "mobile":
+        page.get_by_test_id("board-tab").filter(has_text="In Progress").click()
+    on_board = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
+    expect(on_board.get_by_test_id("card-status")).to_have_text("Budget reached")
+    expect(on_board.get_by_test_id("budget-indicator")).to_be_visible()
+    expect(on_board.get_by_test_id("card-cost")).to_contain_text("$1.25")
+    on_board.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / f"{device}-budget-reached-board.png"), full_page=True)
+    open_app(page, server, f"/tasks/{task['id']}")
+
     card.get_by_label("Limit in US dollars").fill("5")
     card.get_by_role("button", name="Raise budget").click()
     expect(page.get_by_test_id("msg-agent").last).to_contain_text("after the raise", timeout=30_000)

@@ -1,5 +1,5 @@
-"""The real Claude Code ACP adapter pinned in tests/real_agents, installed from its lock file, and the environment
-that points it at the local fake model API with its non-essential traffic off (nothing leaves loopback)."""
+"""The real Claude Code and Codex ACP adapters pinned in tests/real_agents, installed from its lock file, and how each
+is pointed at the local fake model API with its non-essential traffic off (nothing leaves loopback)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,20 @@ def claude_code_env(home: Path, model_api_url: str) -> dict[str, str]:
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
     }
+
+
+def codex_command(bins: Path, model_api_url: str) -> list[str]:
+    """codex-acp with a model provider of its own at the fake's Responses API, asking before it writes."""
+    provider = (
+        f'model_providers.fake={{name="fake", base_url="{model_api_url}/v1", env_key="FAKE_OPENAI_KEY",'
+        ' wire_api="responses", request_max_retries=0, stream_max_retries=0}'
+    )
+    settings = [provider, 'model_provider="fake"', 'model="gpt-5.3-codex"']
+    settings += ['approval_policy="on-request"', 'sandbox_mode="read-only"']
+    return [str(bins / "codex-acp"), *(arg for setting in settings for arg in ("-c", setting))]
+
+
+def codex_env(home: Path) -> dict[str, str]:
+    """Codex's environment: its own HOME and CODEX_HOME, and the dummy key its provider names."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {"HOME": str(home), "CODEX_HOME": str(home), "FAKE_OPENAI_KEY": "sk-fake-key"}

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.fake_model_api import FINAL_TEXT, KANDEV_TOOL, USAGE, WRITTEN_FILE, WRITTEN_TEXT, fake_model_api
 from tests.support.git_repos import make_repository
-from tests.support.real_agents import claude_code_env, installed_adapters
+from tests.support.real_agents import claude_code_env, codex_command, codex_env, installed_adapters
 from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.slow
@@ -166,26 +166,8 @@ def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
 
 def test_codex_runs_a_whole_task_offline(system, tmp_path):
     served, fake, bins = system
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    provider = (
-        f'model_providers.fake={{name="fake", base_url="{fake.base_url}/v1", env_key="FAKE_OPENAI_KEY",'
-        ' wire_api="responses", request_max_retries=0, stream_max_retries=0}'
-    )
-    command = [
-        str(bins / "codex-acp"),
-        "-c",
-        provider,
-        "-c",
-        'model_provider="fake"',
-        "-c",
-        'model="gpt-5.3-codex"',
-        "-c",
-        'approval_policy="on-request"',
-        "-c",
-        'sandbox_mode="read-only"',
-    ]
-    env = {"HOME": str(home), "CODEX_HOME": str(home), "FAKE_OPENAI_KEY": "sk-fake-key"}
+    command = codex_command(bins, fake.base_url)
+    env = codex_env(tmp_path / "codex-home")
     run = run_whole_task(system, tmp_path, "Codex (real)", command, env)
     usage = assert_whole_task(run, "printf")
     # codex-acp 0.16 reports the context window (usage_update) and the model, not the turn's tokens or cost.
