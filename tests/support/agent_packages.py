@@ -4,10 +4,10 @@ packed locally with `npm pack` into the folder KANDEV_MCP_NPM_SOURCE names, so I
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from kandev.runtime.agent_catalogue import CatalogueEntry, entry
+from tests.support.fake_mcp import npm_pack
 
 SCRIPT = "#!/usr/bin/env node\nprocess.stdout.write('stand-in agent\\n');\n"
 
@@ -27,12 +27,5 @@ def pack_stand_in(destination: Path, agent_id: str) -> CatalogueEntry:
         "license": "MIT",
     }
     (source / "package.json").write_text(json.dumps(manifest))
-    destination.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        ["npm", "pack", str(source), "--pack-destination", str(destination)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-        cwd=destination,
-    )
+    npm_pack(source, destination)
     return item
