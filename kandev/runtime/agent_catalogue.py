@@ -135,7 +135,7 @@ def install(
 ) -> list[str]:
     """Install the catalogue's pinned version (or, for an update, the package source's current one) into the work dir's
     agent package cache; the argv to run it. A failed install leaves nothing half-installed in use. `on_phase` hears
-    RESOLVING (asking the registry for the current version) and INSTALLING (npm at work) as they begin."""
+    RESOLVING (asking the package source for the current version) and INSTALLING (npm at work) as they begin."""
     package, pinned = require_npm(item)
     if update:
         on_phase("RESOLVING")

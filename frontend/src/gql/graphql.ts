@@ -25,7 +25,7 @@ export type AddMcpRegistryEntryInput = {
   workspaceId: string | number;
 };
 
-/** QUEUED: waiting for a worker; RESOLVING: an update asks the registry for the current version; INSTALLING: npm at work; DONE; FAILED (the job's error says why). */
+/** QUEUED: waiting for a worker; RESOLVING: an update asks the package source for the current version; INSTALLING: npm at work; DONE; FAILED (the job's error says why). */
 export type AgentInstallState =
   | 'DONE'
   | 'FAILED'

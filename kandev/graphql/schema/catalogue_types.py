@@ -20,7 +20,7 @@ class AgentInstall:
 
 
 @strawberry.enum(
-    description="QUEUED: waiting for a worker; RESOLVING: an update asks the registry for the current version; "
+    description="QUEUED: waiting for a worker; RESOLVING: an update asks the package source for the current version; "
     "INSTALLING: npm at work; DONE; FAILED (the job's error says why)."
 )
 class AgentInstallState(Enum):
