@@ -141,6 +141,11 @@ class JobDispatcher(Protocol):
 
     async def enqueue_preflight(self, automation_id: str) -> None: ...
 
+    async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Have the named worker answer a read (kandev.jobs.reads) on its own reads queue; None when it did not
+        answer within `timeout` seconds (the request then expires unread)."""
+        ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.platform.metrics.RedisCounters)."""
