@@ -9,6 +9,8 @@ import sys
 from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
+from bench.changes import run as changes
+from bench.diff_view import run as diff_view
 from bench.fanout import run as fanout
 from bench.foundation import run as foundation
 from bench.healing import run as healing
@@ -31,6 +33,8 @@ def main() -> None:
         "healing": healing(),
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
+        "changes": asyncio.run(changes()),
+        "diff_view": asyncio.run(diff_view()),
         "web": asyncio.run(web()),
     }
     json.dump(results, sys.stdout, indent=2)

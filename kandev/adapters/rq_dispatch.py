@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import math
+import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from redis import Redis
 from rq.exceptions import DuplicateJobError
@@ -36,7 +39,9 @@ from kandev.platform.job_queues import (
     agent_install_job_id,
     enqueue,
     enqueue_many,
+    enqueue_read,
     install_progress,
+    reply_key,
     warm_worker_queue,
     worker_queue_name,
 )
@@ -54,6 +59,7 @@ DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
 # Asking the registry for a version (60 s) and npm's install (300 s, kandev.runtime.mcp_delivery), with room.
 AGENT_INSTALL_TIMEOUT_SECONDS = 600
 log = logging.getLogger("kandev.jobs")
+_REPLY_SLICE_SECONDS = 2.0
 
 
 async def turn_job_description(database: Database, session_id: str) -> str:
@@ -154,6 +160,20 @@ class RqDispatcher:
     async def enqueue_preflight(self, automation_id: str) -> None:
         """The job that checks an automation's pre-flight and stores its ack (kandev.domain.automations.preflight)."""
         await self._enqueue_automation_job(PREFLIGHT_JOB, automation_id, f"pre-flight automation={automation_id}")
+
+    async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """A read job on the worker's reads queue, and its answer awaited on its reply list (bounded)."""
+        deadline = time.monotonic() + timeout
+        job_id = await asyncio.to_thread(
+            enqueue_read, worker_name, request, wait_seconds=max(1, math.ceil(timeout)), connection=self._redis
+        )
+        # In slices: a client's socket timeout (redis-py's default is 5 s) must outlast each blocking read.
+        while (left := deadline - time.monotonic()) > 0:
+            popped = await self._bus.redis.blpop([reply_key(job_id)], timeout=min(_REPLY_SLICE_SECONDS, left))
+            if popped is not None:
+                answer: dict[str, Any] = json.loads(popped[1])
+                return answer
+        return None
 
     async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
 

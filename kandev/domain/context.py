@@ -146,6 +146,10 @@ class JobDispatcher(Protocol):
     async def enqueue_agent_install(self, agent_id: str, update: bool) -> None: ...
 
     async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]: ...
+    async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Have the named worker answer a read (kandev.jobs.reads) on its own reads queue; None when it did not
+        answer within `timeout` seconds (the request then expires unread)."""
+        ...
 
 
 class Counters(Protocol):

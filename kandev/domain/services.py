@@ -8,6 +8,7 @@ from functools import cached_property
 from kandev.domain.access.tokens import AccessTokenService
 from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
+from kandev.domain.changes.service import ChangesService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
 from kandev.domain.github.task_review import TaskPullRequestService
@@ -17,6 +18,7 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
+from kandev.domain.reviews.service import ReviewService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -144,6 +146,14 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def changes(self) -> ChangesService:
+        return ChangesService(self.ctx)
+
+    @cached_property
+    def reviews(self) -> ReviewService:
+        return ReviewService(self.ctx)
 
     @cached_property
     def file_previews(self) -> FilePreviewService:

@@ -15,6 +15,7 @@ from kandev.graphql.resolvers import github as github_resolvers
 from kandev.graphql.resolvers import gitlab as gitlab_resolvers
 from kandev.graphql.resolvers import mcp_servers as mcp_resolvers
 from kandev.graphql.resolvers import profiles as profile_resolvers
+from kandev.graphql.resolvers import review_threads as review_thread_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
 from kandev.graphql.resolvers import runs as run_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
@@ -161,6 +162,10 @@ class Query:
     )
     task_merge_request = strawberry.field(
         resolver=review_resolvers.task_merge_request, description="Agent only (get_task_mr_automation_kandev)."
+    )
+    review_threads = strawberry.field(
+        resolver=review_thread_resolvers.review_threads,
+        description="A task's review threads, oldest first, as Task.reviewThreads (list_review_comments_kandev).",
     )
 
 
@@ -425,6 +430,48 @@ class Mutation:
     update_task_pull_request = strawberry.mutation(
         resolver=review_resolvers.update_task_pull_request,
         description="Agent only (update_task_pr_automation_kandev).",
+    )
+    add_review_comment = strawberry.mutation(
+        resolver=review_thread_resolvers.add_review_comment,
+        description="Open a review thread on lines of a changed file (side NEW: the working tree; OLD: the base), a "
+        "whole file or the whole task. The lines must exist in that version (ValidationError naming line or endLine "
+        "otherwise); the thread keeps them as its anchor and follows them as the file changes.",
+    )
+    reply_to_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.reply_to_review_thread,
+        description="Add a comment at the end of a thread (reply_review_comment_kandev for the task's agent).",
+    )
+    resolve_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.resolve_review_thread,
+        description="Mark a thread addressed (resolvedBy says who); a note is added as a comment first. Resolving a "
+        "resolved thread changes nothing (resolve_review_comment_kandev for the task's agent).",
+    )
+    reopen_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.reopen_review_thread,
+        description="Open a resolved or outdated thread again.",
+    )
+    delete_review_comment = strawberry.mutation(
+        resolver=review_thread_resolvers.delete_review_comment,
+        description="Delete one of your own comments (PermissionDeniedError otherwise); a thread's last comment takes "
+        "the thread with it (threadDeleted).",
+    )
+    send_review_to_agent = strawberry.mutation(
+        resolver=review_thread_resolvers.send_review_to_agent,
+        description="Queue the threads as one prompt in the task's primary session (behind a running turn; the "
+        "transcript shows it as one REVIEW message), marking them sent. A repeat while that prompt still waits "
+        "answers it again (a double click queues one prompt); nothing left to send is a ConflictError (reason "
+        "nothing_to_send). The prompt's format: docs/review.md.",
+    )
+    set_file_reviewed = strawberry.mutation(
+        resolver=review_thread_resolvers.set_file_reviewed,
+        description="Mark a changed file reviewed at its diff (FileChange.reviewed turns false when the file changes "
+        "again), or unmark it.",
+    )
+    discard_changes = strawberry.mutation(
+        resolver=review_thread_resolvers.discard_changes,
+        description="Undo uncommitted changes in the task's worktree: files back to the branch's last commit, or one "
+        "hunk. ConflictError while a turn runs (reason turn_running) or when the hunk is no longer there "
+        "(stale_hunk); a path outside the worktree is a ValidationError.",
     )
     update_task_merge_request = strawberry.mutation(
         resolver=review_resolvers.update_task_merge_request,

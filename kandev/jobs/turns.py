@@ -29,6 +29,7 @@ from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_l
 from kandev.domain.usage.recording import record_usage
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
+from kandev.jobs.change_watch import ChangeWatch, ends_a_tool_call
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.platform.event_bus import WAITING, control_channel
@@ -226,6 +227,7 @@ class TurnRunner:
         self.ctx = ctx
         self.claimed = claimed
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
+        self.changes = ChangeWatch(ctx, claimed.task_id)
         self.runtime: AcpRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
@@ -284,6 +286,7 @@ class TurnRunner:
                 await finish_turn(
                     self.ctx, self.claimed.turn_id, stop_reason=stop_reason, error=error, timings=self.timings
                 )
+                self.changes.poke(delay=0)
                 self.timings = {}
                 turns += 1
                 if stop_reason != CANCELLED and (error is not None or stop_reason == FAILED):
@@ -322,6 +325,7 @@ class TurnRunner:
             await self._release(keep and not self.shutting_down.is_set())
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
+            await self.changes.close()
 
     def _setup(self) -> TurnSetup:
         assert self.setup is not None
@@ -407,8 +411,10 @@ class TurnRunner:
     async def _on_update(self, update: AgentUpdate) -> None:
         if update.kind == "usage":
             await self._record_usage(update.data)
-        else:
-            await self.stream.on_update(update)
+            return
+        await self.stream.on_update(update)
+        if ends_a_tool_call(update.kind, update.data):
+            self.changes.poke()
 
     async def _record_usage(self, report: dict[str, Any]) -> None:
         """Record what the agent reported; a spent task budget ends the running turn. Usage that can't be

@@ -17,6 +17,7 @@ from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
 from rq.worker import WorkerStatus
 
+from kandev.jobs.reads import ReadAnswerer
 from kandev.jobs.recovery import recover_sync
 from kandev.jobs.worker_loop import WorkerLoop
 from kandev.platform.job_queues import ALL, TURN_JOB, get_queue, running_key, worker_queue_name
@@ -170,12 +171,15 @@ def run_worker(
     worker = KandevWorker([get_queue(n, connection) for n in names], connection=connection, name=name)
     worker.shutdown_grace_seconds = shutdown_grace_seconds
     worker.worker_loop = WorkerLoop(settings, name).start()
+    # Replicas' reads of this worker's worktrees, answered while a turn runs.
+    reads = ReadAnswerer(sync_redis(settings.redis_url), name).start()
     log.info("worker %s listening on %s", name, ", ".join(names))
     # rq replaces these for good; put them back so an embedding process (a test, a burst run) is unchanged.
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return worker.work(burst=burst, logging_level="INFO")
     finally:
+        reads.stop()
         # Its agents die here, before the worker's process ends.
         worker.worker_loop.stop()
         connection.close()

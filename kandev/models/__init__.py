@@ -23,6 +23,7 @@ from kandev.models.github import (
 from kandev.models.gitlab import GitlabConnection, TaskMergeRequest
 from kandev.models.mcp_servers import McpServer, McpServerSelection
 from kandev.models.profiles import AgentProfile, ExecutorProfile
+from kandev.models.reviews import ReviewComment, ReviewedFile, ReviewThread, TaskChangeStats
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
     Clarification,
@@ -38,7 +39,7 @@ from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependenc
 from kandev.models.usage import Budget, TurnUsage
 from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
-from kandev.models.workspaces import Repository, Workspace
+from kandev.models.workspaces import Repository, TaskChoice, Workspace
 
 __all__ = [
     "AccessToken",
@@ -68,11 +69,16 @@ __all__ = [
     "PermissionRequest",
     "QueuedPrompt",
     "Repository",
+    "ReviewComment",
+    "ReviewThread",
+    "ReviewedFile",
     "Secret",
     "Session",
     "SessionToken",
     "StepTransition",
     "Task",
+    "TaskChangeStats",
+    "TaskChoice",
     "TaskCleanup",
     "TaskDependency",
     "TaskFolder",

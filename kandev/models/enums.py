@@ -73,6 +73,8 @@ class MessageKind(StrEnum):
     SYSTEM = "SYSTEM"
     ERROR = "ERROR"
     RICH_OUTPUT = "RICH_OUTPUT"
+    # Review comments sent to the agent (sendReviewToAgent): one message listing the threads.
+    REVIEW = "REVIEW"
 
 
 class AgentKind(StrEnum):

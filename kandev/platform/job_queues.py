@@ -25,6 +25,7 @@ CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 AGENT_INSTALL_JOB = "kandev.jobs.agent_installs.install_agent"
+READ_JOB = "kandev.jobs.reads.answer_read"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
 RESULT_TTL_SECONDS = 3600
@@ -34,6 +35,17 @@ FAILURE_TTL_SECONDS = 7 * 24 * 3600
 def worker_queue_name(worker_name: str) -> str:
     """A worker's own queue: sessions whose working tree lives on that worker are routed here."""
     return f"kandev-worker-{worker_name}"
+
+
+def reads_queue_name(worker_name: str) -> str:
+    """A worker's queue of reads a replica waits on (a task's changes from the worktree it holds): served beside
+    its turns, never behind them."""
+    return f"kandev-reads-{worker_name}"
+
+
+def reply_key(job_id: str) -> str:
+    """The Redis list a read's answer is pushed to, for the replica waiting on it."""
+    return f"kandev-reply:{job_id}"
 
 
 def agent_key(session_id: str) -> str:
@@ -77,6 +89,20 @@ def enqueue(
         result_ttl=RESULT_TTL_SECONDS,
         failure_ttl=FAILURE_TTL_SECONDS,
         description=description,
+    )
+    return job.id
+
+
+def enqueue_read(worker_name: str, request: dict[str, Any], *, wait_seconds: int, connection: Redis) -> str:
+    """A read for the named worker; it expires unread once the asker stopped waiting (`wait_seconds`)."""
+    job = get_queue(reads_queue_name(worker_name), connection).enqueue_call(
+        func=READ_JOB,
+        args=(request,),
+        timeout=60,
+        ttl=wait_seconds,
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL_SECONDS,
+        description=f"read {request.get('op')} task={request.get('task_id')}",
     )
     return job.id
 

@@ -5,17 +5,33 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
-_DIRECTIVE = re.compile(r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage)(?:\s+(.*))?$", re.S)
+_DIRECTIVE = re.compile(
+    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|write|delete|run)(?:\s+(.*))?$", re.S
+)
+END_WRITE = "/end-write"
 STATE_FILE = ".kandev-scripted.json"
 REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
 
-StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "usage"]
+StepKind = Literal[
+    "say",
+    "tool",
+    "sleep",
+    "fail",
+    "end",
+    "on-question",
+    "permission",
+    "mcp-servers",
+    "usage",
+    "write",
+    "delete",
+    "run",
+]
 
 
 class Step(NamedTuple):
@@ -27,6 +43,8 @@ class Step(NamedTuple):
     tool: str = ""
     arguments: Mapping[str, Any] = MappingProxyType({})  # read-only: a shared default
     error: str | None = None
+    # `/write`: the file's content (the lines up to `/end-write`, each ending in a newline).
+    content: str = ""
 
 
 def reply_shape(line: str) -> dict[str, Any] | None:
@@ -87,18 +105,33 @@ def plan(prompt: str, on_question: str | None = None) -> list[Step]:
             steps += [_answer(q, on_question) for line in block.splitlines() if (q := reply_shape(line))]
     body = CONTEXT_BLOCK.sub("", prompt)
     first_line: str | None = None
-    for raw in body.splitlines():
+    lines = iter(body.splitlines())
+    for raw in lines:
         line = raw.strip()
         if not line:
             continue
         first_line = line if first_line is None else first_line
         if (step := _directive(line)) is not None:
+            if step.kind == "write":
+                step = step._replace(content=_content(lines))
+            if step.kind in ("write", "delete", "run") and not step.text:
+                step = step._replace(error=f"/{step.kind} needs a {'command' if step.kind == 'run' else 'path'}")
             steps.append(step)
         elif on_question is not None and (question := reply_shape(line)) is not None:
             steps.append(_answer(question, on_question))
     if not steps and first_line is not None:
         steps.append(Step("say", text=first_line))
     return steps
+
+
+def _content(lines: Iterator[str]) -> str:
+    """A `/write` block: the lines as they are up to a line `/end-write` (or the prompt's end)."""
+    taken = []
+    for raw in lines:
+        if raw.strip() == END_WRITE:
+            break
+        taken.append(raw + "\n")
+    return "".join(taken)
 
 
 def load_answer(cwd: str) -> str | None:

@@ -9,12 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.parallel import one_at_a_time
+
 AGENTS_DIR = Path(__file__).resolve().parents[1] / "real_agents"
 NPM_TIMEOUT = 600
 
 
 def installed_adapters() -> Path:
-    """tests/real_agents/node_modules/.bin, installed from the lock file when missing or older than the lock."""
+    """tests/real_agents/node_modules/.bin, installed from the lock file when missing or older than the lock (by
+    one parallel test worker at a time)."""
+    with one_at_a_time(AGENTS_DIR.parents[1] / "build" / "real-agents-npm.lock"):
+        return _install_adapters()
+
+
+def _install_adapters() -> Path:
     modules = AGENTS_DIR / "node_modules"
     stamp = modules / ".package-lock.json"
     if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:

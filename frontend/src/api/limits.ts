@@ -20,6 +20,24 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "AddReviewCommentInput": {
+    "body": {
+      "maxLength": 10000,
+      "minLength": 1
+    },
+    "endLine": {
+      "minimum": 1
+    },
+    "line": {
+      "minimum": 1
+    },
+    "path": {
+      "maxLength": 1000
+    },
+    "taskId": {
+      "minLength": 1
+    }
+  },
   "AddWorkspaceSourcesInput": {
     "sources": {
       "maxItems": 20,
@@ -155,6 +173,29 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "DiscardChangesInput": {
+    "paths": {
+      "maxItems": 500,
+      "maxLength": 1000,
+      "minItems": 1
+    },
+    "repositoryId": {
+      "minLength": 1
+    },
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "DiscardHunkInput": {
+    "header": {
+      "maxLength": 2000,
+      "minLength": 5
+    },
+    "path": {
+      "maxLength": 1000,
+      "minLength": 1
+    }
+  },
   "DisconnectGithubInput": {
     "workspaceId": {
       "minLength": 1
@@ -209,6 +250,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "ReplyToReviewThreadInput": {
+    "body": {
+      "maxLength": 10000,
+      "minLength": 1
+    },
+    "threadId": {
+      "maxLength": 36,
+      "minLength": 1
+    }
+  },
   "ResolvePermissionInput": {
     "optionId": {
       "minLength": 1
@@ -248,6 +299,15 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "SendReviewToAgentInput": {
+    "taskId": {
+      "minLength": 1
+    },
+    "threadIds": {
+      "maxItems": 100,
+      "minItems": 1
+    }
+  },
   "SetAutomationEnabledInput": {
     "automationId": {
       "minLength": 1
@@ -255,6 +315,21 @@ export const LIMITS = {
   },
   "SetAutomationTriggerEnabledInput": {
     "triggerId": {
+      "minLength": 1
+    }
+  },
+  "SetFileReviewedInput": {
+    "diffKey": {
+      "maxLength": 64
+    },
+    "path": {
+      "maxLength": 1000,
+      "minLength": 1
+    },
+    "repositoryId": {
+      "minLength": 1
+    },
+    "taskId": {
       "minLength": 1
     }
   },

@@ -42,6 +42,11 @@ graphql(`
       outputTokens
       costUsd
     }
+    changeStats {
+      files
+      additions
+      deletions
+    }
     activity {
       agentProfileId
       agentName
@@ -176,6 +181,7 @@ export const TASK = graphql(`
     task(id: $id) {
       ...TaskFields
       prompt
+      executorProfileId
       lastTurnError {
         message
         endedAt
@@ -261,6 +267,13 @@ export const TASK_EVENTS = graphql(`
       kind
       task {
         ...TaskFields
+      }
+      changedFiles {
+        repositoryId
+        path
+      }
+      reviewThread {
+        ...ReviewThreadFields
       }
     }
   }

@@ -25,6 +25,31 @@ export type AddMcpRegistryEntryInput = {
   workspaceId: string | number;
 };
 
+/** A comment opening a thread: on lines line..endLine of `side` of a file, on a whole file (no line), or on the whole task (no path). */
+export type AddReviewCommentInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** Last line (default: line); at most 500 lines in all. */
+  endLine?: number | null | undefined;
+  /** First line (1-based, of side); null: a comment on the whole file. */
+  line?: number | null | undefined;
+  /** The file, relative to the repository (for side OLD its path in the base: a renamed file's oldPath); null: a comment on the whole task. */
+  path?: string | null | undefined;
+  /** The file's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** Which version the lines count in: NEW (default), or OLD (the base). */
+  side?: ReviewSide;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** An atomic batch of sources for an idle task. */
+export type AddWorkspaceSourcesInput = {
+  sources: Array<WorkspaceSourceInput>;
+  /** Default (and in a task session: your own task or your direct child). */
+  taskId?: string | number | null | undefined;
+};
+
 /** QUEUED: waiting for a worker; RESOLVING: an update asks the package source for the current version; INSTALLING: npm at work; DONE; FAILED (the job's error says why). */
 export type AgentInstallState =
   | 'DONE'
@@ -144,6 +169,12 @@ export type BudgetInput = {
   /** US dollars, as agents report cost. */
   limitUsd?: number | null | undefined;
 };
+
+/** Which changes: ALL (the branch's commits plus uncommitted and untracked work, against the merge base with the base branch), UNCOMMITTED (against the branch's last commit, untracked files included), COMMITTED (the branch's commits only). */
+export type ChangeScope =
+  | 'ALL'
+  | 'COMMITTED'
+  | 'UNCOMMITTED';
 
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
@@ -318,6 +349,32 @@ export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
+/** What a line of a hunk is. */
+export type DiffLineKind =
+  | 'ADD'
+  | 'CONTEXT'
+  | 'DELETE';
+
+/** Undo uncommitted changes in the task's worktree: whole files, or one hunk. */
+export type DiscardChangesInput = {
+  /** Instead of paths: one hunk of a tracked file. */
+  hunk?: DiscardHunkInput | null | undefined;
+  /** Files (1 to 500) back to the branch's last commit (a new file is deleted, a rename undone); committed changes stay. */
+  paths?: Array<string> | null | undefined;
+  /** The repository. */
+  repositoryId: string | number;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** One hunk of a file's uncommitted changes, by its header. */
+export type DiscardHunkInput = {
+  /** The hunk's header (DiffHunk.header, its `@@ -a,b +c,d @@` part counts) as read with scope UNCOMMITTED. */
+  header: string;
+  /** The file. */
+  path: string;
+};
+
 /** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
 export type ExecutorKind =
   | 'LOCAL'
@@ -330,6 +387,16 @@ export type FilePreviewUnavailableReason =
   | 'MISSING'
   | 'NOT_A_FILE'
   | 'TOO_LARGE';
+
+/** How a file changed: RENAMED and COPIED name the source in oldPath; TYPE_CHANGED is a file that became a link, a submodule or the reverse; UNMERGED is a file a merge left in conflict. */
+export type FileStatus =
+  | 'ADDED'
+  | 'COPIED'
+  | 'DELETED'
+  | 'MODIFIED'
+  | 'RENAMED'
+  | 'TYPE_CHANGED'
+  | 'UNMERGED';
 
 export type ImportWorkflowInput = {
   workspaceId: string | number;
@@ -370,6 +437,7 @@ export type MessageKind =
   | 'AGENT'
   | 'ERROR'
   | 'PLAN'
+  | 'REVIEW'
   | 'RICH_OUTPUT'
   | 'SYSTEM'
   | 'THOUGHT'
@@ -435,6 +503,14 @@ export type ReplaceSecretInput = {
   value: string;
 };
 
+/** A reply at the end of a thread. */
+export type ReplyToReviewThreadInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** The thread. */
+  threadId: string | number;
+};
+
 export type ResolvePermissionInput = {
   /** The chosen option. */
   optionId: string;
@@ -447,6 +523,22 @@ export type ResolvePermissionInput = {
   /** Optional check: the request's task (another task's id answers not found). */
   taskId?: string | number | null | undefined;
 };
+
+/** A person, or the task's agent. */
+export type ReviewAuthorKind =
+  | 'AGENT'
+  | 'PERSON';
+
+/** Which version of a file a comment's lines count in: OLD, the base (the merge base with the base branch); NEW, the working tree now. */
+export type ReviewSide =
+  | 'NEW'
+  | 'OLD';
+
+/** OPEN: waiting to be addressed; RESOLVED: someone (a person or the agent) marked it addressed; OUTDATED: its lines changed or went since it was opened (it keeps showing them as they were). */
+export type ReviewThreadState =
+  | 'OPEN'
+  | 'OUTDATED'
+  | 'RESOLVED';
 
 /** What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is disabled; nothing was written). */
 export type RunAdmission =
@@ -471,6 +563,14 @@ export type SendMessageInput = {
   sessionId?: string | number | null | undefined;
   /** The task's id. */
   taskId: string | number;
+};
+
+/** Send review threads to the task's agent as one prompt. */
+export type SendReviewToAgentInput = {
+  /** The task. */
+  taskId: string | number;
+  /** The threads (1 to 100); null: every OPEN thread not sent yet (or commented on since). */
+  threadIds?: Array<string | number> | null | undefined;
 };
 
 /** What happened in a sessionEvents message. */
@@ -504,6 +604,20 @@ export type SetAutomationBudgetInput = {
   limitUsd?: number | null | undefined;
 };
 
+/** Mark a changed file reviewed, or not. */
+export type SetFileReviewedInput = {
+  /** The FileChange.diffKey the person saw (recommended: a change made meanwhile then reads unreviewed); default: the file's current diff. */
+  diffKey?: string | null | undefined;
+  /** The changed file. */
+  path: string;
+  /** The file's repository. */
+  repositoryId: string | number;
+  /** true: reviewed at this diff; false: not reviewed. */
+  reviewed: boolean;
+  /** The task. */
+  taskId: string | number;
+};
+
 /** The operator's first message of a 'describe an automation' chat. */
 export type StartAutomationAuthoringInput = {
   /** The agent that helps author it (any agent profile); default: the workspace's built-in authoring agent (kind AUTHOR, added on first use). */
@@ -530,9 +644,15 @@ export type StopRunInput = {
 /** What happened to the task in a taskEvents message. */
 export type TaskEventKind =
   | 'ARCHIVED'
+  /** What the task changed (task.changeStats) is new; changedFiles names the files whose diff changed (empty: too many to list, refetch all). */
+  | 'CHANGES'
   | 'CREATED'
   | 'DELETED'
   | 'MOVED'
+  /** A review thread was opened or changed; carries reviewThread as it is now. */
+  | 'REVIEW_THREAD'
+  /** A review thread went with its last comment; carries it as it was. */
+  | 'REVIEW_THREAD_DELETED'
   /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no task. */
   | 'SUBSCRIBED'
   | 'UPDATED';
@@ -630,6 +750,16 @@ export type UpdateMcpServerInput = {
   url?: string | null | undefined;
 };
 
+/** The base branch Kandev diffs a task's repository against. */
+export type UpdateRepositoryBaseBranchInput = {
+  /** An existing branch (or ref) of the repository. */
+  baseBranch: string;
+  /** Needed when the task has more than one repository. */
+  repositoryId?: string | number | null | undefined;
+  /** Default: your own task. */
+  taskId?: string | number | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
@@ -713,6 +843,31 @@ export type WorkspaceEventKind =
   | 'WORKFLOW'
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
+
+/** One source. A repository names exactly one of repositoryId (saved in the workspace), localPath (a git checkout on this machine) or remoteUrl (cloned), plus optional baseBranch (diff base; default the repository's default branch) and branch (an existing branch to work on; default a new Kandev branch). A folder takes an absolute path and an optional display name. */
+export type WorkspaceSourceInput = {
+  /** Branch Kandev diffs against. Default: the repository's default branch. */
+  baseBranch?: string | null | undefined;
+  /** An existing branch to work on. Default: a new Kandev branch for the task. */
+  branch?: string | null | undefined;
+  /** Absolute path of a git checkout on this machine, under the server's source roots. */
+  localPath?: string | null | undefined;
+  /** Folder sources: display name (default: the folder's name). */
+  name?: string | null | undefined;
+  /** Folder sources: absolute path of the folder, under the server's source roots. */
+  path?: string | null | undefined;
+  /** A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's source roots). */
+  remoteUrl?: string | null | undefined;
+  /** A repository saved in the task's workspace. */
+  repositoryId?: string | number | null | undefined;
+  /** What the source is. */
+  type: WorkspaceSourceType;
+};
+
+/** A git repository (worktree or in place) or a plain folder. */
+export type WorkspaceSourceType =
+  | 'FOLDER'
+  | 'REPOSITORY';
 
 export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
@@ -899,6 +1054,141 @@ export type UpdateAgentMutationVariables = Exact<{
 export type UpdateAgentMutation = { updateAgent:
     | { __typename: 'AgentInstallPayload', agent: { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null } }
     | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type FileChangeFieldsFragment = { path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean };
+
+export type ReviewThreadFieldsFragment = { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null };
+
+export type TaskChangesQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type TaskChangesQuery = { task: { id: string, changes: { reason: string | null, repositories: Array<{ repositoryId: string, name: string, branch: string | null, baseBranch: string, ahead: number, behind: number, note: string | null, stats: { files: number, additions: number, deletions: number }, files: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean }> } }> } } };
+
+export type FileHunksQueryVariables = Exact<{
+  id: string | number;
+  paths?: Array<string> | string | null | undefined;
+  scope?: ChangeScope | null | undefined;
+  context: number;
+  large: boolean;
+}>;
+
+
+export type FileHunksQuery = { task: { id: string, changes: { repositories: Array<{ repositoryId: string, files: { nodes: Array<{ invalidUtf8: boolean, path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean, submoduleChange: { oldCommit: string | null, newCommit: string | null } | null, hunks: Array<{ header: string, oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<{ kind: DiffLineKind, oldNumber: number | null, newNumber: number | null, text: string }> }> }> } }> } } };
+
+export type ReviewThreadsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewThreadsQuery = { task: { id: string, reviewThreads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> } };
+
+export type AddReviewCommentMutationVariables = Exact<{
+  i: AddReviewCommentInput;
+}>;
+
+
+export type AddReviewCommentMutation = { addReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReplyToReviewThreadMutationVariables = Exact<{
+  i: ReplyToReviewThreadInput;
+}>;
+
+
+export type ReplyToReviewThreadMutation = { replyToReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ResolveReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResolveReviewThreadMutation = { resolveReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReopenReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReopenReviewThreadMutation = { reopenReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteReviewCommentMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteReviewCommentMutation = { deleteReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', threadDeleted: boolean, thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SendReviewToAgentMutationVariables = Exact<{
+  i: SendReviewToAgentInput;
+}>;
+
+
+export type SendReviewToAgentMutation = { sendReviewToAgent:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SendReviewPayload', promptId: string, threads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SetFileReviewedMutationVariables = Exact<{
+  i: SetFileReviewedInput;
+}>;
+
+
+export type SetFileReviewedMutation = { setFileReviewed:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'FileReviewedPayload', repositoryId: string, path: string, reviewed: boolean, diffKey: string | null }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DiscardChangesMutationVariables = Exact<{
+  i: DiscardChangesInput;
+}>;
+
+
+export type DiscardChangesMutation = { discardChanges:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DiscardChangesPayload', repositoryId: string, paths: Array<string> }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1099,7 +1389,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1142,14 +1432,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1188,7 +1478,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1204,7 +1494,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1219,7 +1509,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1232,7 +1522,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1242,7 +1532,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1258,7 +1548,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1370,6 +1660,47 @@ export type FilePreviewQuery = { filePreview:
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'TextFilePreview', path: string, size: number, text: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TaskPlacementChoicesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
+
+export type RepositoryBranchesQueryVariables = Exact<{
+  w: string | number;
+  first: number;
+}>;
+
+
+export type RepositoryBranchesQuery = { repositories: Array<{ id: string, branches: Array<string> }> };
+
+export type UpdateRepositoryBaseBranchMutationVariables = Exact<{
+  i: UpdateRepositoryBaseBranchInput;
+}>;
+
+
+export type UpdateRepositoryBaseBranchMutation = { updateRepositoryBaseBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'UpdateRepositoryBaseBranchPayload', baseBranch: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AddWorkspaceSourcesMutationVariables = Exact<{
+  i: AddWorkspaceSourcesInput;
+}>;
+
+
+export type AddWorkspaceSourcesMutation = { addWorkspaceSources:
+    | { __typename: 'AddWorkspaceSourcesPayload', changed: boolean }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1613,7 +1944,7 @@ export type SetTaskBudgetMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1977,6 +2308,59 @@ export const CatalogueFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"CatalogueFields"}) as unknown as TypedDocumentString<CatalogueFieldsFragment, unknown>;
+export const FileChangeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}
+    `, {"fragmentName":"FileChangeFields"}) as unknown as TypedDocumentString<FileChangeFieldsFragment, unknown>;
+export const ReviewThreadFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"ReviewThreadFields"}) as unknown as TypedDocumentString<ReviewThreadFieldsFragment, unknown>;
 export const McpRegistryFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRegistryFields on McpRegistry {
   status
@@ -2032,6 +2416,11 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -2777,6 +3166,475 @@ fragment ErrorFields on Error {
   message
   code
 }`) as unknown as TypedDocumentString<UpdateAgentMutation, UpdateAgentMutationVariables>;
+export const TaskChangesDocument = new TypedDocumentString(`
+    query TaskChanges($id: ID!, $first: Int!, $after: String) {
+  task(id: $id) {
+    id
+    changes {
+      reason
+      repositories {
+        repositoryId
+        name
+        branch
+        baseBranch
+        ahead
+        behind
+        note
+        stats {
+          files
+          additions
+          deletions
+        }
+        files(first: $first, after: $after) {
+          totalCount
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+          nodes {
+            ...FileChangeFields
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<TaskChangesQuery, TaskChangesQueryVariables>;
+export const FileHunksDocument = new TypedDocumentString(`
+    query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {
+  task(id: $id) {
+    id
+    changes(scope: $scope, paths: $paths) {
+      repositories {
+        repositoryId
+        files(first: 10) {
+          nodes {
+            ...FileChangeFields
+            invalidUtf8
+            submoduleChange {
+              oldCommit
+              newCommit
+            }
+            hunks(context: $context, includeLarge: $large) {
+              header
+              oldStart
+              oldLines
+              newStart
+              newLines
+              lines {
+                kind
+                oldNumber
+                newNumber
+                text
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<FileHunksQuery, FileHunksQueryVariables>;
+export const ReviewThreadsDocument = new TypedDocumentString(`
+    query ReviewThreads($id: ID!) {
+  task(id: $id) {
+    id
+    reviewThreads {
+      ...ReviewThreadFields
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ReviewThreadsQuery, ReviewThreadsQueryVariables>;
+export const AddReviewCommentDocument = new TypedDocumentString(`
+    mutation AddReviewComment($i: AddReviewCommentInput!) {
+  addReviewComment(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddReviewCommentMutation, AddReviewCommentMutationVariables>;
+export const ReplyToReviewThreadDocument = new TypedDocumentString(`
+    mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {
+  replyToReviewThread(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReplyToReviewThreadMutation, ReplyToReviewThreadMutationVariables>;
+export const ResolveReviewThreadDocument = new TypedDocumentString(`
+    mutation ResolveReviewThread($id: ID!) {
+  resolveReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ResolveReviewThreadMutation, ResolveReviewThreadMutationVariables>;
+export const ReopenReviewThreadDocument = new TypedDocumentString(`
+    mutation ReopenReviewThread($id: ID!) {
+  reopenReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReopenReviewThreadMutation, ReopenReviewThreadMutationVariables>;
+export const DeleteReviewCommentDocument = new TypedDocumentString(`
+    mutation DeleteReviewComment($id: ID!) {
+  deleteReviewComment(commentId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      threadDeleted
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteReviewCommentMutation, DeleteReviewCommentMutationVariables>;
+export const SendReviewToAgentDocument = new TypedDocumentString(`
+    mutation SendReviewToAgent($i: SendReviewToAgentInput!) {
+  sendReviewToAgent(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on SendReviewPayload {
+      promptId
+      threads {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SendReviewToAgentMutation, SendReviewToAgentMutationVariables>;
+export const SetFileReviewedDocument = new TypedDocumentString(`
+    mutation SetFileReviewed($i: SetFileReviewedInput!) {
+  setFileReviewed(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on FileReviewedPayload {
+      repositoryId
+      path
+      reviewed
+      diffKey
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SetFileReviewedMutation, SetFileReviewedMutationVariables>;
+export const DiscardChangesDocument = new TypedDocumentString(`
+    mutation DiscardChanges($i: DiscardChangesInput!) {
+  discardChanges(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on DiscardChangesPayload {
+      repositoryId
+      paths
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DiscardChangesMutation, DiscardChangesMutationVariables>;
 export const CodeHostConnectionsDocument = new TypedDocumentString(`
     query CodeHostConnections($w: ID!) {
   githubConnection(workspaceId: $w) {
@@ -3116,6 +3974,11 @@ export const TasksDocument = new TypedDocumentString(`
     outputTokens
     costUsd
   }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3131,6 +3994,7 @@ export const TaskDocument = new TypedDocumentString(`
   task(id: $id) {
     ...TaskFields
     prompt
+    executorProfileId
     lastTurnError {
       message
       endedAt
@@ -3167,6 +4031,11 @@ export const TaskDocument = new TypedDocumentString(`
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3317,9 +4186,49 @@ export const TaskEventsDocument = new TypedDocumentString(`
     task {
       ...TaskFields
     }
+    changedFiles {
+      repositoryId
+      path
+    }
+    reviewThread {
+      ...ReviewThreadFields
+    }
   }
 }
-    fragment TaskFields on Task {
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment TaskFields on Task {
   id
   title
   state
@@ -3337,6 +4246,11 @@ export const TaskEventsDocument = new TypedDocumentString(`
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3417,6 +4331,11 @@ fragment TaskFields on Task {
     outputTokens
     costUsd
   }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3461,6 +4380,11 @@ fragment TaskFields on Task {
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3507,6 +4431,11 @@ fragment TaskFields on Task {
     outputTokens
     costUsd
   }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3552,6 +4481,11 @@ fragment TaskFields on Task {
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3600,6 +4534,11 @@ fragment TaskFields on Task {
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3760,6 +4699,67 @@ export const FilePreviewDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<FilePreviewQuery, FilePreviewQueryVariables>;
+export const TaskPlacementChoicesDocument = new TypedDocumentString(`
+    query TaskPlacementChoices($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    defaultBranch
+  }
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+  }
+  workspaces {
+    id
+    lastTaskChoice {
+      repositories {
+        repositoryId
+        baseBranch
+      }
+      executorProfileId
+      agentProfileId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TaskPlacementChoicesQuery, TaskPlacementChoicesQueryVariables>;
+export const RepositoryBranchesDocument = new TypedDocumentString(`
+    query RepositoryBranches($w: ID!, $first: Int!) {
+  repositories(workspaceId: $w) {
+    id
+    branches(first: $first)
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoryBranchesQuery, RepositoryBranchesQueryVariables>;
+export const UpdateRepositoryBaseBranchDocument = new TypedDocumentString(`
+    mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {
+  updateRepositoryBaseBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on UpdateRepositoryBaseBranchPayload {
+      baseBranch
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateRepositoryBaseBranchMutation, UpdateRepositoryBaseBranchMutationVariables>;
+export const AddWorkspaceSourcesDocument = new TypedDocumentString(`
+    mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {
+  addWorkspaceSources(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AddWorkspaceSourcesPayload {
+      changed
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddWorkspaceSourcesMutation, AddWorkspaceSourcesMutationVariables>;
 export const AgentProfilesDocument = new TypedDocumentString(`
     query AgentProfiles($w: ID!) {
   agentProfiles(workspaceId: $w) {
@@ -4088,6 +5088,11 @@ fragment TaskFields on Task {
     inputTokens
     outputTokens
     costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId

@@ -18,6 +18,8 @@ from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionSta
 PARENT_STALE = "parent_stale"
 # Prompts the system sends: shown as SYSTEM messages in the transcript.
 SYSTEM_SOURCES = (PARENT_STALE,)
+# Review comments sent to the agent (kandev.domain.reviews.sending): one REVIEW message in the transcript.
+REVIEW_SOURCE = "review"
 
 
 def is_terminal(session: Session) -> bool:

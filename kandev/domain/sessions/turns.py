@@ -13,7 +13,13 @@ from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
-from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
+from kandev.domain.sessions.prompts import (
+    REVIEW_SOURCE,
+    SYSTEM_SOURCES,
+    claim_next_prompt,
+    is_terminal,
+    lock_session,
+)
 from kandev.domain.sessions.transcript import append_message, emit_session_event
 from kandev.domain.usage.recording import mark_if_spent
 from kandev.domain.workflow.engine import change_task_state, on_turn_completed, on_turn_started
@@ -94,8 +100,8 @@ async def claim_turn(
         session.state = SessionState.RUNNING
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
-        kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
-        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})
+        kind, data = _prompt_message(prompt)
+        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data=data)
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
@@ -117,6 +123,17 @@ async def claim_turn(
             prompt_source=prompt.source,
             agent_profile_id=session.agent_profile_id,
         )
+
+
+def _prompt_message(prompt: QueuedPrompt) -> tuple[MessageKind, dict[str, object]]:
+    """How a claimed prompt shows in the transcript: the system's as SYSTEM, a sent review as one REVIEW message
+    listing its threads (the prompt's sender carries them), anything else as USER."""
+    data: dict[str, object] = {"source": prompt.source}
+    if prompt.source in SYSTEM_SOURCES:
+        return MessageKind.SYSTEM, data
+    if prompt.source == REVIEW_SOURCE:
+        return MessageKind.REVIEW, {**data, "review": (prompt.sender or {}).get("review")}
+    return MessageKind.USER, data
 
 
 async def renew_lease(ctx: ServiceContext, turn_id: str, lease_seconds: float) -> bool:

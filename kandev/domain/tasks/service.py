@@ -35,6 +35,7 @@ from kandev.domain.workspace.contributions import (
     resolve_contribution,
 )
 from kandev.domain.workspace.repositories import RepositoryChoice, TaskCheckout, attach_repositories, task_checkouts
+from kandev.domain.workspace.task_choices import ChosenRepository, LastChoice, remember_choice
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import HIDDEN_ORIGINS, RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
@@ -230,6 +231,7 @@ class TaskService:
                         agent_profile_id=command.agent_profile_id,
                     )
                     emit_task_event(uow, "CREATED", task)
+                    self._remember_choice(uow, command, workspace_id)
                     if start and not gated:
                         await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
                     return CreatedTask(
@@ -251,6 +253,16 @@ class TaskService:
                     return _deduplicated(existing)
                 # The holder was deleted or released in between: the identity is free again, try anew.
         raise ConflictError("the external_id is being created and released concurrently; retry")
+
+    def _remember_choice(self, uow: UnitOfWork, command: CreateTask, workspace_id: str) -> None:
+        """A person's create is their new-task form's next default (kandev.domain.workspace.task_choices)."""
+        if self.ctx.principal.session_id is not None or command.origin != TaskOrigin.USER:
+            return
+        repositories = [
+            ChosenRepository(c.repository_id, c.base_branch) for c in command.repositories if c.repository_id
+        ]
+        choice = LastChoice(repositories, command.executor_profile_id, command.agent_profile_id)
+        uow.then(lambda: remember_choice(self.ctx, workspace_id, choice))
 
     async def _contributions(
         self, command: CreateTask, workspace_id: str, external_id: str | None

@@ -6,6 +6,7 @@ from kandev.edge.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     dependencies,
     permissions,
     provider_reviews,
+    reviews,
     rich_output,
     sessions,
     tasks,

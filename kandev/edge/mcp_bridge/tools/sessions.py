@@ -21,7 +21,7 @@ def _sent(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 # Message kinds as the tool takes them; "message" is the conversation proper (user and agent text).
-MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message": ["USER", "AGENT"]}
+MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message": ["USER", "REVIEW", "AGENT"]}
 
 
 def _conversation_variables(call: ToolCall) -> dict[str, Any]:
