@@ -38,6 +38,7 @@ CREATE_REPOSITORY = """mutation($i: CreateRepositoryInput!) { createRepository(i
   ... on RepositoryPayload { repository { id } } ... on Error { message } } }"""
 CREATE_TASK = """mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename
   ... on CreateTaskPayload { task { id sessions { id } } } ... on Error { message } } }"""
+TASK_STATE = "query($id: ID!) { task(id: $id) { state } }"
 USAGE_OF = """query($id: ID!) { session(id: $id) { turns { stopReason
   usage { inputTokens outputTokens costUsd contextUsed contextSize } } } }"""
 
@@ -100,25 +101,31 @@ def start_task(real: RealAgentServer, name: str, command: list[str], env: dict[s
     return task["id"], task["sessions"][0]["id"]
 
 
-def grant_in_the_page(page: Any, screenshot: Path) -> list[str]:
-    """Press Allow on each permission the agent asks until its answer arrives; the titles granted. The first
-    request is screenshotted."""
+def grant_in_the_page(page: Any, server: KandevServer, task_id: str, screenshots: Path, name: str) -> list[str]:
+    """Press Allow on each permission the agent asks until its task is in review; then the Changes panel lists the
+    written file, and the conversation shows the answer. The titles granted; the first request, and the changes,
+    screenshotted."""
     from playwright.sync_api import expect
 
-    answer = page.get_by_test_id("msg-agent").filter(has_text=FINAL_TEXT)
     allow = page.get_by_test_id("permission-allow")
+    done = page.get_by_test_id("task-state-chip").filter(has_text="Task: Review")
     granted: list[str] = []
     for _ in range(5):  # the fake's script makes the agent ask once or twice
-        allow.first.or_(answer).first.wait_for(timeout=TURN_TIMEOUT_MS)
-        if answer.count():
-            return granted
-        card = page.get_by_test_id("permission-card").first
+        allow.first.or_(done).first.wait_for(timeout=TURN_TIMEOUT_MS)
+        if not allow.count():
+            break
+        card = page.get_by_test_id("permission-card").filter(has=allow).first
         granted.append(card.locator(".action-title").inner_text())
         if len(granted) == 1:
-            page.screenshot(path=str(screenshot), full_page=True)
-        allow.first.click()
+            page.screenshot(path=str(screenshots / f"desktop-real-{name}-permission.png"), full_page=True)
+        card.get_by_test_id("permission-allow").first.click()
         expect(card).to_be_hidden(timeout=30_000)
-    expect(answer).to_be_visible()
+    server.wait_for(TASK_STATE, lambda d: d["task"]["state"] == "REVIEW", timeout=TURN_TIMEOUT_MS / 1000, id=task_id)
+    page.get_by_test_id("tab-changes").click()
+    expect(page.get_by_test_id("file-tree")).to_contain_text(WRITTEN_FILE)
+    page.screenshot(path=str(screenshots / f"desktop-real-{name}-changes-panel.png"), full_page=True)
+    page.get_by_test_id("tab-conversation").click()
+    expect(page.get_by_test_id("msg-agent").filter(has_text=FINAL_TEXT)).to_be_visible()
     return granted
 
 
@@ -138,7 +145,7 @@ def test_a_person_grants_claude_codes_permission_in_the_task_page_and_sees_its_t
     env = claude_code_env(real.root / "claude-home", real.model_api.base_url)
     task_id, session_id = start_task(real, "Claude", [str(real.bins / "claude-agent-acp")], env)
     open_app(page, server, f"/tasks/{task_id}")
-    granted = grant_in_the_page(page, screenshots / "desktop-real-agent-permission.png")
+    granted = grant_in_the_page(page, server, task_id, screenshots, "claude")
     assert any(WRITTEN_FILE in title for title in granted), granted
 
     expect(tool_titled(page, KANDEV_TOOL)).to_have_attribute("class", re.compile("tool-completed"))
@@ -148,7 +155,7 @@ def test_a_person_grants_claude_codes_permission_in_the_task_page_and_sees_its_t
     expect(change).to_have_attribute("data-path", re.compile(rf"(^|/){re.escape(WRITTEN_FILE)}$"))
     expect(change).to_contain_text("(new file)")
     expect(change.locator("pre")).to_contain_text(f"+ {WRITTEN_TEXT.strip()}")
-    page.screenshot(path=str(screenshots / "desktop-real-agent-change.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "desktop-real-claude-change.png"), full_page=True)
     [written] = real.written() - before
     assert written.read_text() == WRITTEN_TEXT
 
@@ -160,7 +167,7 @@ def test_a_person_grants_claude_codes_permission_in_the_task_page_and_sees_its_t
     expect(gauge).to_have_attribute("data-used", str(usage["contextUsed"]))
     expect(gauge).to_have_attribute("data-size", str(usage["contextSize"]))
     expect(page.get_by_test_id("task-spend")).to_contain_text("$")
-    page.screenshot(path=str(screenshots / "desktop-real-agent-task.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "desktop-real-claude-task.png"), full_page=True)
 
     open_app(page, server, "/")
     cost = page.locator(f'[data-testid="task-card"][data-task-id="{task_id}"]').get_by_test_id("card-cost")
@@ -168,10 +175,11 @@ def test_a_person_grants_claude_codes_permission_in_the_task_page_and_sees_its_t
     assert float(cost.get_attribute("data-cost-usd")) == pytest.approx(usage["costUsd"], abs=1e-6)
 
     open_app(phone, server, f"/tasks/{task_id}")
+    phone.get_by_test_id("tab-conversation").click()  # a task in review with changes opens on its Changes panel
     expect(phone.get_by_test_id("msg-agent").filter(has_text=FINAL_TEXT)).to_be_visible()
     expect(phone.get_by_test_id("context-gauge")).to_be_visible()
     no_horizontal_scroll(phone)
-    phone.screenshot(path=str(screenshots / "mobile-real-agent-task.png"), full_page=True)
+    phone.screenshot(path=str(screenshots / "mobile-real-claude-task.png"), full_page=True)
 
 
 def test_a_person_grants_codexs_permission_in_the_task_page_and_sees_its_tool_calls_answer_and_context(
@@ -185,7 +193,7 @@ def test_a_person_grants_codexs_permission_in_the_task_page_and_sees_its_tool_ca
     command = codex_command(real.bins, real.model_api.base_url)
     task_id, session_id = start_task(real, "Codex", command, codex_env(real.root / "codex-home"))
     open_app(page, server, f"/tasks/{task_id}")
-    granted = grant_in_the_page(page, screenshots / "desktop-real-codex-permission.png")
+    granted = grant_in_the_page(page, server, task_id, screenshots, "codex")
     assert granted, "Codex asked no permission"
 
     expect(tool_titled(page, KANDEV_TOOL)).to_have_attribute("class", re.compile("tool-completed"))
