@@ -80,6 +80,13 @@ graphql(`
     seq
     createdAt
     updatedAt
+    attachments {
+      id
+      name
+      size
+      contentType
+      url
+    }
   }
 `);
 
