@@ -7,6 +7,7 @@ shared queue, and whichever worker takes it launches the agent fresh and resumes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -15,12 +16,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from redis import Redis
+from rq.exceptions import DuplicateJobError
+from rq.job import Job
 from sqlalchemy import select
 
 from kandev.domain.sessions.job_labels import describe_turn
 from kandev.models import Session, Task
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
+    AGENT_INSTALL_JOB,
     AUTOMATIONS,
     CLEAN_UP_TASK_JOB,
     DEFAULT,
@@ -32,9 +36,12 @@ from kandev.platform.job_queues import (
     RETAIN_WORKTREES_JOB,
     TURN_JOB,
     TURNS,
+    InstallProgress,
+    agent_install_job_id,
     enqueue,
     enqueue_many,
     enqueue_read,
+    install_progress,
     reply_key,
     warm_worker_queue,
     worker_queue_name,
@@ -52,6 +59,8 @@ NOTIFY_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
 DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
+# Asking the registry for a version (60 s) and npm's install (300 s, kandev.runtime.mcp_delivery), with room.
+AGENT_INSTALL_TIMEOUT_SECONDS = 600
 log = logging.getLogger("kandev.jobs")
 _REPLY_SLICE_SECONDS = 2.0
 
@@ -193,6 +202,37 @@ class RqDispatcher:
             connection=self._redis,
             description=description,
         )
+
+    async def enqueue_agent_install(self, agent_id: str, update: bool) -> None:
+        """The job that installs (or updates) a catalogue agent, unless one for that agent waits or runs already."""
+        await asyncio.to_thread(self._enqueue_agent_install, agent_id, update)
+
+    def _enqueue_agent_install(self, agent_id: str, update: bool) -> None:
+
+        job_id = agent_install_job_id(agent_id)
+        [current] = Job.fetch_many([job_id], connection=self._redis)
+        if current is not None and install_progress(current).active:
+            return
+        if current is not None:
+            current.delete()  # the ended one: its outcome makes way for this attempt's
+        with contextlib.suppress(DuplicateJobError):  # another request enqueued it a moment ago: that one runs
+            enqueue(
+                DEFAULT,
+                AGENT_INSTALL_JOB,
+                agent_id,
+                update,
+                job_timeout=AGENT_INSTALL_TIMEOUT_SECONDS,
+                connection=self._redis,
+                job_id=job_id,
+                unique=True,
+                description=f"agent {'update' if update else 'install'} agent={agent_id}",
+            )
+
+    async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]:
+        """The latest install job of each agent that had one in the last hour, by agent id."""
+        ids = list(agent_ids)
+        jobs = await asyncio.to_thread(Job.fetch_many, [agent_install_job_id(i) for i in ids], self._redis)
+        return {agent_id: install_progress(job) for agent_id, job in zip(ids, jobs, strict=True) if job is not None}
 
     async def _describe(self, session_id: str) -> str | None:
         if self._db is None:

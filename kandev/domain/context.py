@@ -18,6 +18,7 @@ from kandev.platform.session_access import PersonChange, announce
 if TYPE_CHECKING:
     from kandev.models import Task, WorkflowStep
     from kandev.platform.event_bus import EventBus
+    from kandev.platform.job_queues import InstallProgress
     from kandev.platform.settings import Settings
 
 LOCAL_LOGIN = "local"
@@ -119,7 +120,8 @@ class UnitOfWork:
 
 
 class JobDispatcher(Protocol):
-    """How the domain hands work to workers (kandev.adapters.rq_dispatch.RqDispatcher): turns, cancels, answers."""
+    """How the domain hands work to workers (kandev.adapters.rq_dispatch.RqDispatcher): turns, cancels, answers,
+    agent installs (and how those go)."""
 
     async def enqueue_turn(
         self, session_id: str, queue: str | None = None, *, description: str | None = None
@@ -141,6 +143,9 @@ class JobDispatcher(Protocol):
 
     async def enqueue_preflight(self, automation_id: str) -> None: ...
 
+    async def enqueue_agent_install(self, agent_id: str, update: bool) -> None: ...
+
+    async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]: ...
     async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """Have the named worker answer a read (kandev.jobs.reads) on its own reads queue; None when it did not
         answer within `timeout` seconds (the request then expires unread)."""

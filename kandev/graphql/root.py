@@ -314,12 +314,15 @@ class Mutation:
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
     install_agent = strawberry.mutation(
         resolver=catalogue_resolvers.install_agent,
-        description="Install a catalogue agent's npm package (its pinned version) into the work dir, as the server, "
-        "with --ignore-scripts, read-only to agents; never globally. Admins only.",
+        description="Start installing a catalogue agent's npm package (its pinned version) into the work dir: a "
+        "worker installs it as the server's user, with --ignore-scripts, read-only to agents, never globally. "
+        "Answers at once; the entry's installJob tells how it goes (a second request while one waits or runs "
+        "joins it). Admins only.",
     )
     update_agent = strawberry.mutation(
         resolver=catalogue_resolvers.update_agent,
-        description="Install the registry's current version of a catalogue agent's npm package. Admins only.",
+        description="Start installing the registry's current version of a catalogue agent's npm package, as "
+        "installAgent does. Admins only.",
     )
     set_automation_budget = strawberry.mutation(
         resolver=usage_resolvers.set_automation_budget,

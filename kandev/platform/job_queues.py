@@ -3,10 +3,13 @@ the worker holding its agent, and the one enqueue helper, so every job gets an e
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from redis import Redis
 from rq import Queue, Worker
+from rq.job import Job, JobStatus
 
 DEFAULT = "kandev-default"
 TURNS = "kandev-turns"
@@ -21,6 +24,7 @@ DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
 CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
+AGENT_INSTALL_JOB = "kandev.jobs.agent_installs.install_agent"
 READ_JOB = "kandev.jobs.reads.answer_read"
 NOTIFY_JOB = "kandev.jobs.notifications.deliver_notification"
 
@@ -139,3 +143,54 @@ def warm_worker_queue(redis: Redis, session_id: str, expected: str | None = None
     if state in (b"idle", "idle") or running in (session_id.encode(), session_id):
         return worker_queue_name(name)
     return None
+
+
+def agent_install_job_id(agent_id: str) -> str:
+    """One install job per catalogue agent at a time: its id names the agent."""
+    return f"kandev-agent-install-{agent_id}"
+
+
+_WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.CREATED)
+
+
+@dataclass(frozen=True)
+class InstallProgress:
+    """Where a catalogue agent's install job is: QUEUED, RESOLVING (an update asks the registry for the current
+    version), INSTALLING, then DONE or FAILED with a message safe to show. Kept for an hour after it ends."""
+
+    state: str
+    update: bool
+    error: str | None
+    enqueued_at: datetime | None
+    started_at: datetime | None
+    ended_at: datetime | None
+
+    @property
+    def active(self) -> bool:
+        return self.state not in ("DONE", "FAILED")
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def install_progress(job: Job) -> InstallProgress:
+    """The progress an install job's status and meta (written by kandev.jobs.agent_installs) tell."""
+    status = job.get_status(refresh=False)
+    phase, error = job.meta.get("phase"), job.meta.get("error")
+    if status in _WAITING:
+        state = "QUEUED"
+    elif status == JobStatus.STARTED:
+        state = phase if phase in ("RESOLVING", "INSTALLING") else "INSTALLING"
+    elif status == JobStatus.FINISHED and phase in ("DONE", "FAILED"):
+        state = phase
+    else:  # failed, stopped or lost without a word: a bug or a dead worker, never npm's own failure
+        state, error = "FAILED", error or "the install stopped before it finished; the worker's log says why"
+    return InstallProgress(
+        state=state,
+        update=bool(job.args[1]) if len(job.args) > 1 else False,
+        error=error if state == "FAILED" else None,
+        enqueued_at=_utc(job.enqueued_at),
+        started_at=_utc(job.started_at),
+        ended_at=_utc(job.ended_at) if state in ("DONE", "FAILED") else None,
+    )

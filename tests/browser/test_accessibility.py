@@ -65,7 +65,15 @@ PAGES = [
     "/automations/{automation}",
     "/automations/new",
     "/automations/describe",
+    "/stats",
 ]
+# A usage report, so the task page shows its context gauge and cost, and the Stats page has something to draw.
+USAGE = {
+    "tokens": {"inputTokens": 120, "outputTokens": 30, "totalTokens": 150},
+    "used": 900,
+    "size": 2000,
+    "cost": {"amount": 0.12, "currency": "USD"},
+}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -109,7 +117,8 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
     open_app(page, server, f"/tasks/{task['id']}")
     page.get_by_test_id("composer-text").fill(
         "/say An **accessible** answer with `code` and [a link](https://example.com)\n"
-        f"/tool show_rich_output_kandev {json.dumps(RICH)}"
+        f"/tool show_rich_output_kandev {json.dumps(RICH)}\n"
+        f"/usage {json.dumps(USAGE)}"
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
@@ -134,6 +143,11 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
             rich.locator("summary", has_text="Data table").click()
             rich.get_by_role("button", name="Preview Missing file").click()
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
+            expect(page.get_by_test_id("context-gauge")).to_be_visible()
+        if path == "/settings/agents":
+            expect(page.get_by_test_id("catalogue-entry").first).to_be_visible()
+        if path == "/stats":
+            expect(page.get_by_test_id("stats-page").locator("canvas").first).to_be_visible()
         if path == "/tasks/{changes}":  # the file list (on a phone: behind a button), the diff and its thread drawn
             files = page.get_by_test_id("open-file-sheet" if page.viewport_size["width"] < 600 else "file-tree")
             expect(files).to_be_visible()

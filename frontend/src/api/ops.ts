@@ -37,6 +37,11 @@ graphql(`
     createdAt
     updatedAt
     blockReason
+    usage {
+      inputTokens
+      outputTokens
+      costUsd
+    }
     changeStats {
       files
       additions

@@ -13,6 +13,7 @@ import { Dialog } from "./Dialog";
 import { TaskMarkers } from "./TaskBadges";
 import { LoadState } from "./LoadState";
 import { NewTaskDialog } from "./NewTaskDialog";
+import { TaskCost } from "./usage/TaskCost";
 import { FIRST_TASK, Onboarding } from "./Onboarding";
 
 const DRAG_TYPE = "application/x-kandev-task";
@@ -328,6 +329,7 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
               {timeAgo(lastActivityAt, now)}
             </time>
           )}
+          <TaskCost task={task} />
         </div>
       )}
       {preview && (

@@ -21,6 +21,7 @@ import { PlacementDialog } from "./PlacementDialog";
 import { StatusRow } from "./StatusRow";
 import { TaskMarkers } from "./TaskBadges";
 import { Transcript } from "./Transcript";
+import { BudgetReached, TaskUsageLine } from "./usage/TaskUsageSlots";
 import { t } from "../i18n";
 import { Counts } from "./changes/Counts";
 
@@ -165,6 +166,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             Archive
           </button>
         </div>
+        <TaskUsageLine task={task} sessionId={selected?.id ?? null} turns={view.turns} />
         {task.blockReason && <p className="notice">Blocked: {task.blockReason}</p>}
         {detail?.lastTurnError && sessionState !== "RUNNING" && (
           <p className="msg-error turn-error" role="alert" data-testid="turn-error">
@@ -273,6 +275,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             <ParentWait task={task} />
             <PermissionCards task={task} />
             <ClarificationCards task={task} />
+            <BudgetReached task={task} />
             {view.queued.length > 0 && (
               <details className="queued" data-testid="queued-prompts">
                 <summary>{view.queued.length} queued message{view.queued.length === 1 ? "" : "s"}</summary>

@@ -50,11 +50,49 @@ const STATUS_LABEL: Record<string, string> = {
   failed: "Failed",
 };
 
+interface FileDiff {
+  path: string;
+  old_text?: string | null;
+  new_text: string;
+}
+
+function fileDiffs(content: unknown): FileDiff[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter(
+    (item): item is FileDiff => jsonObject(item).type === "diff" && typeof jsonObject(item).path === "string" && typeof jsonObject(item).new_text === "string",
+  );
+}
+
+/** The lines a change replaced and the ones it wrote, between the lines it kept at both ends. */
+function changedLines({ old_text, new_text }: FileDiff): string[] {
+  const lines = (text: string) => text.replace(/\n$/, "").split("\n"); // a final newline ends a line, not starts one
+  const before = old_text ? lines(old_text) : [];
+  const after = lines(new_text);
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  const removed = before.slice(head, before.length - tail).map((line) => `- ${line}`);
+  const added = after.slice(head, after.length - tail).map((line) => `+ ${line}`);
+  return [...removed, ...added];
+}
+
+/** An ACP diff of a tool call: the file it changed (or created) and the lines that changed. */
+function FileChange({ diff }: { diff: FileDiff }) {
+  return (
+    <div className="tool-diff" data-testid="tool-diff" data-path={diff.path}>
+      <code>{diff.path}</code> {diff.old_text == null && <span className="muted small">(new file)</span>}
+      <pre>{changedLines(diff).join("\n")}</pre>
+    </div>
+  );
+}
+
 function ToolCall({ message }: { message: Message }) {
   const data = jsonObject(message.data);
   const status = typeof data.status === "string" ? data.status : "pending";
   const input = json(data.raw_input);
   const output = json(data.output) || json(data.raw_output);
+  const diffs = fileDiffs(data.content);
   return (
     <details className={`msg msg-tool tool-${status}`} data-testid="msg-tool">
       <summary>
@@ -62,6 +100,14 @@ function ToolCall({ message }: { message: Message }) {
         <span className="tool-title">{message.text || "Tool call"}</span>
       </summary>
       <div className="tool-body">
+        {diffs.length > 0 && (
+          <>
+            <h4>Changes</h4>
+            {diffs.map((diff, i) => (
+              <FileChange key={i} diff={diff} />
+            ))}
+          </>
+        )}
         {input && (
           <>
             <h4>Input</h4>

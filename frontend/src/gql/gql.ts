@@ -37,6 +37,10 @@ type Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": typeof types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": typeof types.WorkspaceRunsDocument,
+    "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n": typeof types.CatalogueFieldsFragmentDoc,
+    "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n": typeof types.AgentCatalogueDocument,
+    "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": typeof types.InstallAgentDocument,
+    "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateAgentDocument,
     "\n  fragment FileChangeFields on FileChange {\n    path\n    oldPath\n    status\n    additions\n    deletions\n    binary\n    tooLarge\n    reviewed\n    diffKey\n    oldMode\n    newMode\n    symlink\n    submodule\n    untracked\n  }\n": typeof types.FileChangeFieldsFragmentDoc,
     "\n  fragment ReviewThreadFields on ReviewThread {\n    id\n    repositoryId\n    path\n    line\n    endLine\n    side\n    state\n    origin\n    anchor {\n      line\n      endLine\n      lineText\n    }\n    comments {\n      id\n      author {\n        kind\n        login\n      }\n      body\n      createdAt\n    }\n    resolvedBy {\n      kind\n      login\n    }\n    resolvedAt\n    sentInPromptId\n    sentAt\n    createdAt\n    updatedAt\n  }\n": typeof types.ReviewThreadFieldsFragmentDoc,
     "\n  query TaskChanges($id: ID!, $first: Int!, $after: String) {\n    task(id: $id) {\n      id\n      changes {\n        reason\n        repositories {\n          repositoryId\n          name\n          branch\n          baseBranch\n          ahead\n          behind\n          note\n          stats {\n            files\n            additions\n            deletions\n          }\n          files(first: $first, after: $after) {\n            totalCount\n            pageInfo {\n              hasNextPage\n              endCursor\n            }\n            nodes {\n              ...FileChangeFields\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.TaskChangesDocument,
@@ -74,7 +78,7 @@ type Documents = {
     "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.DeleteNotificationChannelDocument,
     "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": typeof types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": typeof types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
@@ -128,6 +132,13 @@ type Documents = {
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": typeof types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateRepositoryDocument,
     "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": typeof types.WorkspaceEventsDocument,
+    "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n": typeof types.BudgetFieldsFragmentDoc,
+    "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n": typeof types.UsageDocument,
+    "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": typeof types.TaskBudgetDocument,
+    "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n": typeof types.SetTaskBudgetDocument,
+    "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n": typeof types.TurnContextDocument,
+    "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": typeof types.AutomationBudgetDocument,
+    "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n": typeof types.SetAutomationBudgetDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": typeof types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": typeof types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": typeof types.WorkflowEditorDocument,
@@ -164,6 +175,10 @@ const documents: Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": types.WorkspaceRunsDocument,
+    "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n": types.CatalogueFieldsFragmentDoc,
+    "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n": types.AgentCatalogueDocument,
+    "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": types.InstallAgentDocument,
+    "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": types.UpdateAgentDocument,
     "\n  fragment FileChangeFields on FileChange {\n    path\n    oldPath\n    status\n    additions\n    deletions\n    binary\n    tooLarge\n    reviewed\n    diffKey\n    oldMode\n    newMode\n    symlink\n    submodule\n    untracked\n  }\n": types.FileChangeFieldsFragmentDoc,
     "\n  fragment ReviewThreadFields on ReviewThread {\n    id\n    repositoryId\n    path\n    line\n    endLine\n    side\n    state\n    origin\n    anchor {\n      line\n      endLine\n      lineText\n    }\n    comments {\n      id\n      author {\n        kind\n        login\n      }\n      body\n      createdAt\n    }\n    resolvedBy {\n      kind\n      login\n    }\n    resolvedAt\n    sentInPromptId\n    sentAt\n    createdAt\n    updatedAt\n  }\n": types.ReviewThreadFieldsFragmentDoc,
     "\n  query TaskChanges($id: ID!, $first: Int!, $after: String) {\n    task(id: $id) {\n      id\n      changes {\n        reason\n        repositories {\n          repositoryId\n          name\n          branch\n          baseBranch\n          ahead\n          behind\n          note\n          stats {\n            files\n            additions\n            deletions\n          }\n          files(first: $first, after: $after) {\n            totalCount\n            pageInfo {\n              hasNextPage\n              endCursor\n            }\n            nodes {\n              ...FileChangeFields\n            }\n          }\n        }\n      }\n    }\n  }\n": types.TaskChangesDocument,
@@ -201,7 +216,7 @@ const documents: Documents = {
     "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.DeleteNotificationChannelDocument,
     "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
@@ -255,6 +270,13 @@ const documents: Documents = {
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateRepositoryDocument,
     "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": types.WorkspaceEventsDocument,
+    "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n": types.BudgetFieldsFragmentDoc,
+    "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n": types.UsageDocument,
+    "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": types.TaskBudgetDocument,
+    "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n": types.SetTaskBudgetDocument,
+    "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n": types.TurnContextDocument,
+    "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": types.AutomationBudgetDocument,
+    "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n": types.SetAutomationBudgetDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": types.WorkflowEditorDocument,
@@ -357,6 +379,22 @@ export function graphql(source: "\n  mutation ReackAutomation($i: ReackAutomatio
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n"): typeof import('./graphql').WorkspaceRunsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n"): typeof import('./graphql').CatalogueFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n"): typeof import('./graphql').AgentCatalogueDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').InstallAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateAgentDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -508,7 +546,7 @@ export function graphql(source: "\n  fragment ErrorFields on Error {\n    messag
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
+export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -721,6 +759,34 @@ export function graphql(source: "\n  mutation CreateRepository($i: CreateReposit
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n"): typeof import('./graphql').WorkspaceEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n"): typeof import('./graphql').BudgetFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n"): typeof import('./graphql').UsageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SetTaskBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').TurnContextDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n"): typeof import('./graphql').AutomationBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SetAutomationBudgetDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -50,6 +50,14 @@ export type AddWorkspaceSourcesInput = {
   taskId?: string | number | null | undefined;
 };
 
+/** QUEUED: waiting for a worker; RESOLVING: an update asks the package source for the current version; INSTALLING: npm at work; DONE; FAILED (the job's error says why). */
+export type AgentInstallState =
+  | 'DONE'
+  | 'FAILED'
+  | 'INSTALLING'
+  | 'QUEUED'
+  | 'RESOLVING';
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -618,6 +626,15 @@ export type SessionState =
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
 
+/** An automation's monthly budget; both limits null remove it. */
+export type SetAutomationBudgetInput = {
+  automationId: string | number;
+  /** Input plus output tokens per UTC month. */
+  limitTokens?: number | null | undefined;
+  /** US dollars per UTC month. */
+  limitUsd?: number | null | undefined;
+};
+
 /** Mark a changed file reviewed, or not. */
 export type SetFileReviewedInput = {
   /** The FileChange.diffKey the person saw (recommended: a change made meanwhile then reads unreviewed); default: the file's current diff. */
@@ -844,6 +861,16 @@ export type UpdateWorkspaceInput = {
   workspaceId: string | number;
 };
 
+/** What usage totals are grouped by (DAY: the UTC day a turn began, as YYYY-MM-DD). */
+export type UsageGroupBy =
+  | 'AGENT'
+  | 'AUTOMATION'
+  | 'DAY'
+  | 'MODEL'
+  | 'SESSION'
+  | 'TASK'
+  | 'WORKSPACE';
+
 /** Which part of the workspace's configuration a workspaceEvents message is about; refetch that list. */
 export type WorkspaceEventKind =
   /** One of the caller's own personal access tokens was issued or revoked (told to its owner only, in whatever workspace; never its text or hash). */
@@ -1043,6 +1070,39 @@ export type WorkspaceRunsQueryVariables = Exact<{
 
 
 export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
+
+export type CatalogueFieldsFragment = { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null };
+
+export type AgentCatalogueQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AgentCatalogueQuery = { agentCatalogue: Array<{ id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null }> };
+
+export type InstallAgentMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type InstallAgentMutation = { installAgent:
+    | { __typename: 'AgentInstallPayload', agent: { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateAgentMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UpdateAgentMutation = { updateAgent:
+    | { __typename: 'AgentInstallPayload', agent: { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type FileChangeFieldsFragment = { path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean };
 
@@ -1433,7 +1493,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1476,14 +1536,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1522,7 +1582,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1538,7 +1598,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1553,7 +1613,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1566,7 +1626,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1576,7 +1636,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1592,7 +1652,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1959,6 +2019,66 @@ export type WorkspaceEventsSubscriptionVariables = Exact<{
 
 export type WorkspaceEventsSubscription = { workspaceEvents: { kind: WorkspaceEventKind, id: string | null } };
 
+export type BudgetFieldsFragment = { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } };
+
+export type UsageQueryVariables = Exact<{
+  w: string | number;
+  from: string;
+  to: string;
+  by: UsageGroupBy;
+}>;
+
+
+export type UsageQuery = { usage: Array<{ key: string | null, turns: number, completedTurns: number, failedTurns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number }> };
+
+export type TaskBudgetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TaskBudgetQuery = { task: { id: string, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null } };
+
+export type SetTaskBudgetMutationVariables = Exact<{
+  id: string | number;
+  budget: BudgetInput;
+}>;
+
+
+export type SetTaskBudgetMutation = { updateTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TurnContextQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TurnContextQuery = { session: { id: string, turns: Array<{ id: string, seq: number, usage: { contextUsed: number | null, contextSize: number | null, model: string | null } | null }> } };
+
+export type AutomationBudgetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type AutomationBudgetQuery = { automation: { id: string, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null } };
+
+export type SetAutomationBudgetMutationVariables = Exact<{
+  i: SetAutomationBudgetInput;
+}>;
+
+
+export type SetAutomationBudgetMutation = { setAutomationBudget:
+    | { __typename: 'AutomationBudgetPayload', budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 export type EditorStepFieldsFragment = { id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown };
 
 export type EditorWorkflowFieldsFragment = { id: string, name: string, description: string, warnings: Array<string>, steps: Array<{ id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown }> };
@@ -2268,6 +2388,30 @@ fragment NextRunRow on NextRunIndicator {
   slowAfterSeconds
   slow
 }`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
+export const CatalogueFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+    `, {"fragmentName":"CatalogueFields"}) as unknown as TypedDocumentString<CatalogueFieldsFragment, unknown>;
 export const FileChangeFieldsFragmentDoc = new TypedDocumentString(`
     fragment FileChangeFields on FileChange {
   path
@@ -2372,6 +2516,11 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -2469,6 +2618,18 @@ export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
   missingCommand
 }
     `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
+export const BudgetFieldsFragmentDoc = new TypedDocumentString(`
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}
+    `, {"fragmentName":"BudgetFields"}) as unknown as TypedDocumentString<BudgetFieldsFragment, unknown>;
 export const EditorStepFieldsFragmentDoc = new TypedDocumentString(`
     fragment EditorStepFields on WorkflowStep {
   id
@@ -3012,6 +3173,110 @@ export const WorkspaceRunsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
+export const AgentCatalogueDocument = new TypedDocumentString(`
+    query AgentCatalogue {
+  agentCatalogue {
+    ...CatalogueFields
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}`) as unknown as TypedDocumentString<AgentCatalogueQuery, AgentCatalogueQueryVariables>;
+export const InstallAgentDocument = new TypedDocumentString(`
+    mutation InstallAgent($id: String!) {
+  installAgent(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on AgentInstallPayload {
+      agent {
+        ...CatalogueFields
+      }
+    }
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<InstallAgentMutation, InstallAgentMutationVariables>;
+export const UpdateAgentDocument = new TypedDocumentString(`
+    mutation UpdateAgent($id: String!) {
+  updateAgent(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on AgentInstallPayload {
+      agent {
+        ...CatalogueFields
+      }
+    }
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateAgentMutation, UpdateAgentMutationVariables>;
 export const TaskChangesDocument = new TypedDocumentString(`
     query TaskChanges($id: ID!, $first: Int!, $after: String) {
   task(id: $id) {
@@ -3897,6 +4162,11 @@ export const TasksDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -3950,6 +4220,11 @@ export const TaskDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4174,6 +4449,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4260,6 +4540,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4305,6 +4590,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4350,6 +4640,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4396,6 +4691,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4444,6 +4744,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
   changeStats {
     files
     additions
@@ -4926,6 +5231,164 @@ export const WorkspaceEventsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
+export const UsageDocument = new TypedDocumentString(`
+    query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {
+  usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {
+    key
+    turns
+    completedTurns
+    failedTurns
+    inputTokens
+    outputTokens
+    cacheReadTokens
+    cacheWriteTokens
+    costUsd
+  }
+}
+    `) as unknown as TypedDocumentString<UsageQuery, UsageQueryVariables>;
+export const TaskBudgetDocument = new TypedDocumentString(`
+    query TaskBudget($id: ID!) {
+  task(id: $id) {
+    id
+    budget {
+      ...BudgetFields
+    }
+  }
+}
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<TaskBudgetQuery, TaskBudgetQueryVariables>;
+export const SetTaskBudgetDocument = new TypedDocumentString(`
+    mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {
+  updateTask(input: {taskId: $id, budget: $budget}) {
+    __typename
+    ...ErrorFields
+    ... on TaskPayload {
+      task {
+        ...TaskFields
+        budget {
+          ...BudgetFields
+        }
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
+  }
+  activity {
+    agentProfileId
+    agentName
+    lastActivityAt
+    preview
+    hasRun
+    lastTurnFailed
+    needsAnswer
+  }
+}
+fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<SetTaskBudgetMutation, SetTaskBudgetMutationVariables>;
+export const TurnContextDocument = new TypedDocumentString(`
+    query TurnContext($id: ID!) {
+  session(id: $id) {
+    id
+    turns {
+      id
+      seq
+      usage {
+        contextUsed
+        contextSize
+        model
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TurnContextQuery, TurnContextQueryVariables>;
+export const AutomationBudgetDocument = new TypedDocumentString(`
+    query AutomationBudget($id: ID!) {
+  automation(id: $id) {
+    id
+    budget {
+      ...BudgetFields
+    }
+  }
+}
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<AutomationBudgetQuery, AutomationBudgetQueryVariables>;
+export const SetAutomationBudgetDocument = new TypedDocumentString(`
+    mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {
+  setAutomationBudget(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AutomationBudgetPayload {
+      budget {
+        ...BudgetFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<SetAutomationBudgetMutation, SetAutomationBudgetMutationVariables>;
 export const WorkflowEditorDocument = new TypedDocumentString(`
     query WorkflowEditor($w: ID!) {
   workflows(workspaceId: $w) {

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,37 +18,10 @@ import pytest
 from tests.support.attachments import NOTES, UPLOAD, UPLOAD_HEADERS, png
 from tests.support.fake_model_api import FINAL_TEXT, KANDEV_TOOL, USAGE, WRITTEN_FILE, WRITTEN_TEXT, fake_model_api
 from tests.support.git_repos import make_repository
-from tests.support.parallel import one_at_a_time
+from tests.support.real_agents import claude_code_env, codex_command, codex_env, installed_adapters
 from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.slow
-
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "real_agents"
-NPM_TIMEOUT = 600
-
-
-def installed_adapters() -> Path:
-    """tests/real_agents/node_modules, installed from its lock file when missing or older than the lock (by one
-    parallel test worker at a time)."""
-    with one_at_a_time(AGENTS_DIR.parents[1] / "build" / "real-agents-npm.lock"):
-        return _install_adapters()
-
-
-def _install_adapters() -> Path:
-    modules = AGENTS_DIR / "node_modules"
-    stamp = modules / ".package-lock.json"
-    if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:
-        return modules / ".bin"
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed: the real ACP adapters can't be installed")
-    subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-        cwd=AGENTS_DIR,
-        check=True,
-        timeout=NPM_TIMEOUT,
-        capture_output=True,
-    )
-    return modules / ".bin"
 
 
 @pytest.fixture(scope="module")
@@ -196,16 +167,7 @@ def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any
 
 
 def claude_env(fake: Any, home: Path) -> dict[str, str]:
-    home.mkdir()
-    return {
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-    }
+    return claude_code_env(home, fake.base_url)
 
 
 def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
@@ -228,25 +190,7 @@ def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
 
 def codex(fake: Any, bins: Path, home: Path) -> tuple[list[str], dict[str, str]]:
     """codex-acp's command, pointed at the fake's Responses API, and its environment."""
-    home.mkdir()
-    provider = (
-        f'model_providers.fake={{name="fake", base_url="{fake.base_url}/v1", env_key="FAKE_OPENAI_KEY",'
-        ' wire_api="responses", request_max_retries=0, stream_max_retries=0}'
-    )
-    command = [
-        str(bins / "codex-acp"),
-        "-c",
-        provider,
-        "-c",
-        'model_provider="fake"',
-        "-c",
-        'model="gpt-5.3-codex"',
-        "-c",
-        'approval_policy="on-request"',
-        "-c",
-        'sandbox_mode="read-only"',
-    ]
-    return command, {"HOME": str(home), "CODEX_HOME": str(home), "FAKE_OPENAI_KEY": "sk-fake-key"}
+    return codex_command(bins, fake.base_url), codex_env(home)
 
 
 def test_codex_runs_a_whole_task_offline(system, tmp_path):
