@@ -10,22 +10,49 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
+from kandev.adapters.github.client import GitHubClient
+from kandev.adapters.github.code_host import GitHubCodeHost
+from kandev.adapters.gitlab.client import GitLabClient
+from kandev.adapters.gitlab.code_host import GitLabCodeHost
 from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
+from kandev.domain.automations import profile_checks
 from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
+from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, Reactions
+from kandev.domain.github.api import use_github_api
+from kandev.domain.gitlab.api import use_gitlab_api
+from kandev.domain.ports import CODE_HOSTS
 from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.workspace import settings_events
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.metrics import RedisCounters
 from kandev.platform.redis_client import reconnect_once
 from kandev.platform.settings import Settings
 
+# How the domain reaches the code hosts' APIs (kandev.domain.github.api, kandev.domain.gitlab.api).
+use_github_api(GitHubClient)
+use_gitlab_api(GitLabClient)
+# The code hosts tasks can come from and agents push to (kandev.domain.ports.CodeHost).
+CODE_HOSTS.register(GitHubCodeHost())
+CODE_HOSTS.register(GitLabCodeHost())
+
+# Which aggregate reacts to which domain event (and who watches every unit of work): decided here, so the
+# publishing aggregate never imports the reacting one.
+REACTIONS = (
+    Reactions()
+    .watch(settings_events.watch)
+    .on(AgentProfileSaved, profile_checks.profile_saved)
+    .on(AgentProfileDeleting, profile_checks.profile_deleting)
+)
+
 
 def service_context(
     db: Database, bus: EventBus, jobs: JobDispatcher, settings: Settings, principal: Principal
 ) -> ServiceContext:
-    """The domain wired to this process's adapters: the job dispatcher, Redis counters and the move hooks."""
+    """The domain wired to this process's adapters: the job dispatcher, Redis counters, the move hooks and the
+    reactions to domain events."""
     return ServiceContext(
         db=db,
         bus=bus,
@@ -34,6 +61,7 @@ def service_context(
         jobs=jobs,
         hooks=MOVE_HOOKS,
         counters=RedisCounters(bus),
+        reactions=REACTIONS,
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.errors import PermissionDeniedError, ValidationError
+from kandev.domain.events import Reactions
 from kandev.platform.database import Database
 from kandev.platform.event_bus import Channel, P
 from kandev.platform.session_access import PersonChange, announce
@@ -188,15 +189,15 @@ class ServiceContext:
     jobs: JobDispatcher
     hooks: MoveHooks
     counters: Counters
+    # Who reacts to the domain events a unit of work publishes, wired at composition (kandev.wiring).
+    reactions: Reactions
 
     @asynccontextmanager
     async def unit_of_work(self) -> AsyncIterator[UnitOfWork]:
         async with self.db.transaction() as db:
             uow = UnitOfWork(db)
-            # Imported late: settings_events builds on this module (Event, UnitOfWork).
-            from kandev.domain.workspace.settings_events import watch
-
-            watch(uow)
+            for watch in self.reactions.watchers:
+                watch(uow)
             yield uow
             for hook in uow.before_commit:
                 await hook()
@@ -209,6 +210,10 @@ class ServiceContext:
             await self.bus.publish_all([(event.channel, event.payload) for event in uow.events])
         for action in uow.after_commit:
             await action()
+
+    async def publish(self, uow: UnitOfWork, event: object) -> None:
+        """Tell the aggregates that react to `event` (kandev.domain.events), inside `uow`'s transaction."""
+        await self.reactions.publish(self, uow, event)
 
     def with_principal(self, principal: Principal) -> ServiceContext:
         return replace(self, principal=principal)

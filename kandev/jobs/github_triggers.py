@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kandev.domain.github.connections import connected_workspace_ids
 from kandev.domain.github.firings import deliver_pending
-from kandev.domain.github.sweep import poll_github_now
+from kandev.domain.github.pull_requests import poll_github_now
 from kandev.domain.github.webhooks import forget_old_deliveries
 from kandev.jobs.worker_loop import run_as_system
 from kandev.platform.job_queues import DEFAULT, enqueue

@@ -145,7 +145,7 @@ class WebhookDelivery(Base):
 
 
 class WebhookSignature(Base):
-    """A signature a signed webhook delivery was accepted with (kandev.domain.automations.webhook_signatures):
+    """A signature a signed webhook delivery was accepted with (kandev.domain.automations.webhook_auth):
     the same signature again is a replay and refused, whichever server process or replica gets it, and after a
     restart. Kept until its signed timestamp is outside the window, when the timestamp alone refuses it."""
 

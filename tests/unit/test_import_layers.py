@@ -12,36 +12,34 @@ import kandev
 
 ROOT = Path(kandev.__file__).parent
 
-# Top-down. kandev.app assembles the routes of rest and mcp_bridge, so it sits at the top with the CLI: both
-# are composition roots. `state` wires the domain to this process's adapters (AppState for the server,
-# provide_services for jobs and the CLI), beside the root schema in `api`. Siblings may import each other
-# as long as no cycle forms. Modules in no layer (config, db, events, redaction, agent_host, ...) are neutral
-# ones below the domain; the job dispatcher, the runtime and the metrics are adapters the domain reaches only
-# through its ports (kandev.domain.context). Every import counts, also one inside a function or under
-# TYPE_CHECKING.
+# Top-down (DESIGN.md section 2). The CLI and the app are the composition roots; the edges (HTTP, REST, MCP)
+# and the jobs are the transports; `wiring` builds the domain's services over this process's platform and
+# adapters for them (AppState, provide_services); then the GraphQL schema and resolvers, the domain and its
+# tables. Siblings may import each other as long as no cycle forms. `platform` (settings, database, event bus,
+# Redis, embedded services, supervisor, clock...) and the runtime are neutral, below every layer; `adapters`
+# implement the domain's ports and only the composition roots and `wiring` import them. Every import counts,
+# also one inside a function or under TYPE_CHECKING.
 LAYERS: list[set[str]] = [
     {"cli", "app"},
-    {"rest", "mcp_bridge", "jobs"},
-    {"api", "state"},
-    {"resolvers"},
-    {"schema"},
+    {"edge", "jobs"},
+    {"wiring"},
+    {"graphql"},
     {"domain"},
     {"models"},
 ]
-ADAPTERS = {
-    "schema",
-    "resolvers",
-    "mcp_bridge",
-    "rest",
-    "jobs",
-    "runtime",
-    "metrics",
-    "dispatch",
-    "api",
-    "app",
-    "cli",
-    "state",
-}
+# What the domain must never reach, even through a neutral module: modules by prefix.
+ADAPTERS = (
+    "kandev.adapters",
+    "kandev.edge",
+    "kandev.jobs",
+    "kandev.graphql",
+    "kandev.runtime",
+    "kandev.wiring",
+    "kandev.app",
+    "kandev.cli",
+    "kandev.platform.metrics",
+)
+COMPOSITION = {"cli", "app", "wiring", "adapters"}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -144,12 +142,22 @@ def domain_reaches_adapters(graph: dict[str, dict[str, int]]) -> list[str]:
     while frontier:
         module = frontier.pop()
         for target, line in graph[module].items():
-            if package(target) in ADAPTERS:
+            if target.startswith(ADAPTERS):
                 found.add(f"{module}:{line} imports {target}")
             elif target in graph and target not in reached:
                 reached.add(target)
                 frontier.append(target)
     return sorted(found)
+
+
+def adapter_importers(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports of an adapter by anything but the composition roots, `wiring` and the adapters themselves."""
+    return sorted(
+        f"{module}:{line} imports {target}"
+        for module, edges in graph.items()
+        for target, line in edges.items()
+        if package(target) == "adapters" and package(module) not in COMPOSITION
+    )
 
 
 def test_no_package_imports_a_layer_above_it() -> None:
@@ -164,12 +172,19 @@ def test_the_domain_reaches_no_adapter_even_through_a_neutral_module() -> None:
     assert domain_reaches_adapters(import_graph()) == []
 
 
+def test_only_the_composition_roots_import_the_adapters() -> None:
+    assert adapter_importers(import_graph()) == []
+
+
 def test_the_checker_sees_a_layer_importing_one_above_it(tmp_path: Path) -> None:
     (tmp_path / "domain").mkdir()
     (tmp_path / "domain" / "tasks.py").write_text("def f():\n    from kandev.jobs.dispatch import WAITING\n")
     (tmp_path / "jobs").mkdir()
     (tmp_path / "jobs" / "dispatch.py").write_text("from kandev.domain.tasks import f\n")
+    (tmp_path / "graphql").mkdir()
+    (tmp_path / "graphql" / "types.py").write_text("import kandev.adapters.github.client\n")
     graph = import_graph(tmp_path)
     assert upward_imports(graph) == ["kandev.domain.tasks:2 imports kandev.jobs.dispatch, a layer above it"]
     assert package_cycles(graph) == [["domain", "jobs"]]
     assert domain_reaches_adapters(graph) == ["kandev.domain.tasks:2 imports kandev.jobs.dispatch"]
+    assert adapter_importers(graph) == ["kandev.graphql.types:1 imports kandev.adapters.github.client"]

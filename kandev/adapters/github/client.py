@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any
@@ -14,96 +13,23 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from kandev.adapters.code_host_api import api_time
+from kandev.domain.api_times import api_time
+from kandev.domain.github.api import (
+    CheckRun,
+    GitHubAuthError,
+    GitHubError,
+    GitHubNotFoundError,
+    GitHubRateLimitedError,
+    GitHubUnreachableError,
+    GitHubUser,
+    PullRequest,
+    check_repository,
+)
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
 MAX_PAGES = 50  # 5,000 items: a bound on one listing, whatever the server's links say
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
-_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
-
-
-class GitHubError(Exception):
-    """A GitHub call that did not succeed; the message is safe to show (no token, no response body)."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-class GitHubAuthError(GitHubError):
-    """The token was refused (401) or lacks the rights for this call (403 without a rate limit)."""
-
-
-class GitHubNotFoundError(GitHubError):
-    """404: unknown, or invisible to this token (GitHub answers both alike)."""
-
-
-class GitHubRateLimitedError(GitHubError):
-    """The token's rate limit is spent; `reset_at` says when it refills, when GitHub said so."""
-
-    def __init__(self, message: str, status: int | None, reset_at: datetime | None) -> None:
-        super().__init__(message, status)
-        self.reset_at = reset_at
-
-
-class GitHubUnreachableError(GitHubError):
-    """No usable answer: connection refused, timeout, TLS failure, or a 5xx."""
-
-
-@dataclass(frozen=True)
-class GitHubUser:
-    login: str
-    id: int | None = None
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    """The parts of a pull request the triggers and links read."""
-
-    repository: str
-    number: int
-    title: str
-    body: str
-    url: str
-    author: str
-    draft: bool
-    state: str  # open | closed (GitHub's); merged is `merged_at` set on a closed PR
-    labels: tuple[str, ...]
-    head_branch: str
-    head_sha: str
-    base_branch: str
-    updated_at: datetime | None
-    merged_at: datetime | None
-    # Where the head and base live (clone URLs; the head's is "" when its repository is gone), and whether
-    # the token may push to them: `can_push` is the base repository's push permission for this token.
-    head_repository: str = ""
-    head_clone_url: str = ""
-    base_clone_url: str = ""
-    maintainer_can_modify: bool = False
-    can_push: bool = False
-
-    @property
-    def status(self) -> str:
-        """open, closed or merged."""
-        return "merged" if self.merged_at is not None else self.state
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    id: int
-    name: str
-    status: str
-    conclusion: str | None
-    head_sha: str
-
-
-def check_repository(full_name: str) -> str:
-    """`owner/name`, or ValueError: it becomes part of a URL path."""
-    if not _REPOSITORY.fullmatch(full_name) or ".." in full_name:
-        raise ValueError("a repository is owner/name")
-    return full_name
 
 
 def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
@@ -147,7 +73,8 @@ def _rate_limit(response: httpx.Response) -> GitHubRateLimitedError | None:
 
 
 class GitHubClient:
-    """One token against one API base URL; use as an async context manager (or call aclose)."""
+    """One token against one API base URL (kandev.domain.github.api.GitHubApi); use as an async context manager
+    (or call aclose)."""
 
     def __init__(
         self,

@@ -25,13 +25,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.adapters.github.client import GitHubAuthError, GitHubClient, GitHubRateLimitedError, GitHubUnreachableError
 from kandev.domain.automations import thread
 from kandev.domain.automations.agenda import next_fire, schedule_of
 from kandev.domain.automations.records import AutomationRecord, webhook_path
 from kandev.domain.automations.references import records, routed_profile
 from kandev.domain.automations.rules import ALL_REPOSITORIES
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import AgentProfileSnapshot
+from kandev.domain.github.api import GitHubAuthError, GitHubRateLimitedError, GitHubUnreachableError, github_api
+from kandev.domain.github.connections import workspace_token
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
@@ -181,7 +183,7 @@ class ProfileState:
     fingerprint: str
 
 
-def profile_state(profile: AgentProfile) -> ProfileState:
+def profile_state(profile: AgentProfile | AgentProfileSnapshot) -> ProfileState:
     missing = missing_command(profile)
     read = {
         "name": profile.name,
@@ -304,7 +306,6 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
     hosted = "github" in {provider_of(url) for url in await _repository_urls(db, automation)}
     if not (triggers or hosted):
         return
-    from kandev.domain.github.connections import workspace_token
 
     connection = await workspace_token(db, settings, automation.workspace_id)
     if connection is None:
@@ -313,7 +314,7 @@ async def _github(db: AsyncSession, settings: Settings, automation: AutomationRe
         (found.blockers if triggers else found.concerns).append(reason)
         return
     try:
-        async with GitHubClient(settings.github_api_url, connection[1]) as client:
+        async with github_api(settings.github_api_url, connection[1]) as client:
             await client.user()
     except GitHubAuthError:
         found.credentials.append(Credential(GITHUB_CONNECTION, True, Outcome.REJECTED))

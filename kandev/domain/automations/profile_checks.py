@@ -25,6 +25,7 @@ from sqlalchemy import and_, func, or_, select, update
 from kandev.domain.automations import thread
 from kandev.domain.automations.preflight import PENDING, Ack, AckStatus, ProfileState, announce, profile_state
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.models import AgentProfile, Automation, Workspace
 from kandev.models.enums import ThreadKind
@@ -124,10 +125,11 @@ async def default_changed(uow: UnitOfWork, ctx: ServiceContext, workspace_id: st
     return reacked
 
 
-async def profile_saved(uow: UnitOfWork, ctx: ServiceContext, profile: AgentProfile, before: ProfileState) -> int:
+async def profile_saved(ctx: ServiceContext, uow: UnitOfWork, event: AgentProfileSaved) -> int:
     """In the profile's saving transaction, after its changes: re-ack its automations when what an ack reads
     from it changed; how many were re-acked."""
-    after = profile_state(profile)
+    profile = event.profile
+    before, after = profile_state(event.before), profile_state(profile)
     if after.fingerprint == before.fingerprint:
         return 0
     text = change_text(before, after)
@@ -137,9 +139,10 @@ async def profile_saved(uow: UnitOfWork, ctx: ServiceContext, profile: AgentProf
     return reacked
 
 
-async def profile_deleting(uow: UnitOfWork, ctx: ServiceContext, profile: AgentProfile) -> int:
+async def profile_deleting(ctx: ServiceContext, uow: UnitOfWork, event: AgentProfileDeleting) -> int:
     """In the deleting transaction, before the profile goes: its automations are re-acked (the check then
     finds no agent profile chosen)."""
+    profile = event.profile
     reacked = 0
     for workspace_id, automation_id in await _users(uow, profile.id):
         reacked += await _reack(uow, ctx, workspace_id, automation_id, deleted_text(profile.name))

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kandev.domain.automations.records import TriggerFields
+from kandev.domain.automations.schedule import Schedule
 from kandev.domain.errors import ValidationError
 from kandev.domain.validation import check_prompt, check_tree, clean_name
 from kandev.models.enums import AutomationContext, TriggerType
@@ -124,7 +125,6 @@ def check_branch(value: str | None, field: str) -> str | None:
 def _check_schedule(expression: str, timezone: str) -> None:
     """The schedule module decides what an expression and a zone may be (imported here only: it is the
     scheduler's, and loading it is deferred to the one check that needs it)."""
-    from kandev.domain.automations.schedule import Schedule
 
     Schedule.parse(expression, timezone)
 

@@ -32,10 +32,17 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.firing import Admission, deduplicated_reason
-from kandev.domain.automations.webhook_admission import Admitted, admit, outcome_of
-from kandev.domain.automations.webhook_signatures import Seen, Signed, first_seen, forget_stale, verified
-from kandev.domain.automations.webhooks import UNSTORABLE, Receipt, Refusal, WebhookRefused, trigger_data
-from kandev.domain.automations.wrong_secrets import count_wrong_secret
+from kandev.domain.automations.webhook_auth import Seen, Signed, count_wrong_secret, first_seen, forget_stale, verified
+from kandev.domain.automations.webhooks import (
+    UNSTORABLE,
+    Admitted,
+    Receipt,
+    Refusal,
+    WebhookRefused,
+    admit,
+    outcome_of,
+    trigger_data,
+)
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.workspace.secrets import cipher
 from kandev.models import Automation, AutomationRun, AutomationTrigger, WebhookDelivery

@@ -12,12 +12,12 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.client import GitHubAuthError, GitHubClient, GitHubError, GitHubRateLimitedError
-from kandev.adapters.github.remotes import api_host
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.github.api import GitHubAuthError, GitHubError, GitHubRateLimitedError, github_api
+from kandev.domain.github.remotes import api_host
 from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.workspace.code_hosts import forget_connection
 from kandev.domain.workspace.secrets import cipher
@@ -128,7 +128,7 @@ class GithubService:
             await load_workspace(db, self.ctx.principal, workspace_id)
         settings = self.ctx.settings
         try:
-            async with GitHubClient(settings.github_api_url, token) as client:
+            async with github_api(settings.github_api_url, token) as client:
                 user = await client.user()
         except GitHubAuthError:
             raise ValidationError("GitHub refused this token", field="token", reason="auth_failed") from None

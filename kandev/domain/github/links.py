@@ -17,13 +17,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.client import GitHubClient, GitHubNotFoundError, PullRequest
-from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
+from kandev.domain.github.api import GitHubNotFoundError, PullRequest, github_api
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.github.firings import record_firing
+from kandev.domain.github.remotes import parse_remote
 from kandev.domain.github.repositories import connected_repositories
 from kandev.models import (
     GithubConnection,
@@ -120,7 +120,7 @@ async def sync_task_pull_requests(ctx: ServiceContext, workspace_id: str) -> lis
         }
     settled = {(t, r, link.head_branch) for (t, r, _), link in known.items() if link.state == "merged"}
     pulls: dict[tuple[str, str], list[PullRequest]] = {}
-    async with GitHubClient(ctx.settings.github_api_url, token) as client:
+    async with github_api(ctx.settings.github_api_url, token) as client:
         for (repository, branch), task_ids in branches.items():
             if all((t, repository.lower(), branch) in settled for t in task_ids):
                 continue  # merged is final: no need to ask again

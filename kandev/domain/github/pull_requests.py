@@ -13,7 +13,9 @@ Events, as derived from two looks at a pull request:
 - `ready_for_review`: draft before, not now;
 - `labeled`: a label it did not carry before (one per label; with a labels filter, only those labels);
 - `edited`: its title, body or base branch changed.
-"""
+
+One GitHub pass over a workspace: poll its PR triggers, refresh its task pull-request links (whose merges
+feed the merged-PR trigger), then fire what those passes recorded (kandev.domain.github.firings)."""
 
 from __future__ import annotations
 
@@ -27,12 +29,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from kandev.adapters.github.client import GitHubClient, GitHubNotFoundError, PullRequest
+from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import evaluated_repositories
 from kandev.domain.context import ServiceContext
+from kandev.domain.github.api import GitHubError, GitHubNotFoundError, PullRequest, github_api
 from kandev.domain.github.connections import workspace_token
-from kandev.domain.github.firings import record_firing
+from kandev.domain.github.firings import deliver_pending, record_firing
+from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.github.repositories import connected_repositories
 from kandev.models import AutomationTrigger, GithubPrPollState
 from kandev.models.enums import TriggerType
@@ -153,7 +157,7 @@ async def poll_pull_requests(ctx: ServiceContext, workspace_id: str) -> list[Pul
         return []
     plan = {t.id: evaluated_repositories(t.config, connected) for t in triggers}
     open_prs: dict[str, list[PullRequest]] = {}
-    async with GitHubClient(ctx.settings.github_api_url, token) as client:
+    async with github_api(ctx.settings.github_api_url, token) as client:
         for repository in dict.fromkeys(r for repos in plan.values() for r in repos):
             try:
                 open_prs[repository] = await client.open_pull_requests(repository)
@@ -234,3 +238,18 @@ async def _record(
                     if trigger_id == trigger.id and name == repository.lower() and number not in still_open:
                         state.state = "closed"
     return firings
+
+
+
+
+async def poll_github_now(ctx: ServiceContext, workspace_id: str) -> list[FireOutcome]:
+    """Poll the workspace's pull requests and task PR links now and fire every due pending firing of it.
+
+    GitHub refusing one pass (token, rate limit, outage) is logged and does not stop the other; the pending
+    firings of earlier passes are delivered either way."""
+    for name, sweep in (("PR trigger poll", poll_pull_requests), ("task PR link sync", sync_task_pull_requests)):
+        try:
+            await sweep(ctx, workspace_id)
+        except GitHubError as error:
+            log.warning("GitHub %s of workspace %s failed: %s", name, workspace_id, type(error).__name__)
+    return await deliver_pending(ctx, workspace_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.remotes import parse_remote
+from kandev.domain.github.remotes import parse_remote
 from kandev.models import Repository
 
 

@@ -15,8 +15,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.client import CheckRun, GitHubClient, GitHubError, PullRequest
-from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import (
     NoLinkedPullRequestError,
@@ -25,7 +23,9 @@ from kandev.domain.errors import (
     ProviderRefusedError,
     ValidationError,
 )
+from kandev.domain.github.api import CheckRun, GitHubApi, GitHubError, PullRequest, github_api
 from kandev.domain.github.connections import workspace_token
+from kandev.domain.github.remotes import parse_remote
 from kandev.domain.linked_reviews import HostWords, choose_linked
 from kandev.models import Repository, TaskPullRequest, TaskRepository
 
@@ -208,11 +208,11 @@ class TaskPullRequestService:
             )
         names = {name.lower() for name in repositories}
         candidates = _Candidates(repositories, [link for link in links if link.repository.lower() in names])
-        return _Connected(GitHubClient(self.ctx.settings.github_api_url, token), candidates)
+        return _Connected(github_api(self.ctx.settings.github_api_url, token), candidates)
 
     async def _resolve(
         self,
-        client: GitHubClient,
+        client: GitHubApi,
         candidates: _Candidates,
         repository: str | None,
         number: int | None,
@@ -245,17 +245,17 @@ class _Candidates:
 class _Connected:
     """The client and the task's candidates as one async context (the client is closed on exit)."""
 
-    def __init__(self, client: GitHubClient, candidates: _Candidates) -> None:
+    def __init__(self, client: GitHubApi, candidates: _Candidates) -> None:
         self.client, self.candidates = client, candidates
 
-    async def __aenter__(self) -> tuple[GitHubClient, _Candidates]:
+    async def __aenter__(self) -> tuple[GitHubApi, _Candidates]:
         return self.client, self.candidates
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.client.aclose()
 
 
-async def _view(client: GitHubClient, pr: PullRequest) -> PullRequestView:
+async def _view(client: GitHubApi, pr: PullRequest) -> PullRequestView:
     try:
         runs: list[CheckRun] = await client.check_runs(pr.repository, pr.head_sha) if pr.head_sha else []
         requested = await client.requested_reviewers(pr.repository, pr.number)

@@ -32,16 +32,16 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.automations.firing import FireOutcome
 from kandev.domain.automations.references import live_triggers
 from kandev.domain.automations.rules import ALL_REPOSITORIES, evaluated_repositories
+from kandev.domain.automations.webhook_auth import count_wrong_secret
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
-from kandev.domain.automations.wrong_secrets import count_wrong_secret
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ValidationError
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
+from kandev.domain.github.remotes import parse_remote
 from kandev.domain.github.repositories import connected_repositories
 from kandev.domain.validation import decode_json
 from kandev.models import (

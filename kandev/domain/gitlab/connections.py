@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.gitlab.client import GitLabAuthError, GitLabClient, GitLabError
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.gitlab.api import GitLabAuthError, GitLabError, gitlab_api
 from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
 from kandev.domain.workspace.code_hosts import forget_connection
 from kandev.domain.workspace.secrets import cipher
@@ -143,7 +143,7 @@ class GitlabService:
         async with self.ctx.read() as db:
             await load_workspace(db, self.ctx.principal, workspace_id)
         try:
-            async with GitLabClient(base, token) as client:
+            async with gitlab_api(base, token) as client:
                 user = await client.user()
         except GitLabAuthError:
             raise ValidationError("GitLab refused this token", field="token", reason="auth_failed") from None

@@ -17,16 +17,6 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.gitlab.client import (
-    DRAFT_PREFIX,
-    Approvals,
-    GitLabClient,
-    GitLabError,
-    MergeRequest,
-    check_project,
-    undrafted_title,
-)
-from kandev.adapters.gitlab.remotes import parse_gitlab_remote
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import (
     NoLinkedMergeRequestError,
@@ -43,7 +33,18 @@ from kandev.domain.github.task_review import (
     clean_names,
     clean_text,
 )
+from kandev.domain.gitlab.api import (
+    DRAFT_PREFIX,
+    Approvals,
+    GitLabApi,
+    GitLabError,
+    MergeRequest,
+    check_project,
+    gitlab_api,
+    undrafted_title,
+)
 from kandev.domain.gitlab.connections import GitlabCredentials, workspace_gitlab_credentials
+from kandev.domain.gitlab.remotes import parse_gitlab_remote
 from kandev.domain.linked_reviews import HostWords, choose_linked
 from kandev.models import Repository, TaskMergeRequest, TaskRepository
 from kandev.models.base import utcnow
@@ -127,7 +128,7 @@ class TaskMergeRequestService:
     async def get(self, project: str | None = None, iid: int | None = None) -> MergeRequestView:
         task_id, workspace_id = agent_task(self.ctx, "get_task_mr_automation_kandev")
         credentials, projects, links = await self._load(task_id, workspace_id)
-        async with GitLabClient(credentials.base_url, credentials.token) as client:
+        async with gitlab_api(credentials.base_url, credentials.token) as client:
             mr = await self._resolve(client, task_id, projects, links, project, iid)
             return await _view(client, mr)
 
@@ -142,7 +143,7 @@ class TaskMergeRequestService:
         if title is None and description is None and changes.draft is None and reviewers is None and labels is None:
             raise ValidationError("give at least one of title, description, draft, reviewers or labels to change")
         credentials, projects, links = await self._load(task_id, workspace_id)
-        async with GitLabClient(credentials.base_url, credentials.token) as client:
+        async with gitlab_api(credentials.base_url, credentials.token) as client:
             mr = await self._resolve(client, task_id, projects, links, project, iid)
             body: dict[str, Any] = {}
             try:
@@ -203,7 +204,7 @@ class TaskMergeRequestService:
 
     async def _resolve(
         self,
-        client: GitLabClient,
+        client: GitLabApi,
         task_id: str,
         projects: dict[str, set[str]],
         links: list[TaskMergeRequest],
@@ -236,7 +237,7 @@ class TaskMergeRequestService:
         return mr
 
 
-async def _view(client: GitLabClient, mr: MergeRequest) -> MergeRequestView:
+async def _view(client: GitLabApi, mr: MergeRequest) -> MergeRequestView:
     try:
         approvals = await client.approvals(mr.project, mr.iid)
         status = mr.pipeline_status

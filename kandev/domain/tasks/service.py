@@ -15,6 +15,7 @@ from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.mcp.selections import forget_task_selections
 from kandev.domain.pagination import decode_cursor, encode_cursor
+from kandev.domain.ports import Contribution
 from kandev.domain.quotas import check_tasks
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
@@ -28,7 +29,6 @@ from kandev.domain.workflow.starts import begin_task
 from kandev.domain.workflow.transitions import emit_task_event, move_task
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.domain.workspace.contributions import (
-    Contribution,
     Undo,
     attach_contribution,
     parse_contribution_url,

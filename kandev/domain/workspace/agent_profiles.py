@@ -20,6 +20,7 @@ from kandev.domain.errors import (
     PermissionDeniedError,
     ValidationError,
 )
+from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, AgentProfileSnapshot
 from kandev.domain.sessions.prompts import is_terminal
 from kandev.domain.validation import check_env, clean_name
 from kandev.domain.workspace.secrets import SECRET_REFERENCE
@@ -47,7 +48,7 @@ def launch_command(profile: AgentProfile) -> list[str]:
     return scripted_command(program) if program else list(profile.command)
 
 
-def missing_command(profile: AgentProfile) -> str | None:
+def missing_command(profile: AgentProfile | AgentProfileSnapshot) -> str | None:
     """The executable that is not on PATH, or None when the profile can run here."""
     if profile.kind in BUILTIN_PROGRAMS:
         return None
@@ -224,15 +225,11 @@ class AgentProfileService:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
 
     async def update(self, profile_id: str, fields: AgentProfileFields) -> AgentProfile:
-        """A change of what an automation's ack reads from the profile re-acks the automations using it."""
-        # Imported late: the automations domain imports this module.
-        from kandev.domain.automations.preflight import profile_state
-        from kandev.domain.automations.profile_checks import profile_saved
-
+        """Saved with AgentProfileSaved published (automations re-ack when what their ack reads changed)."""
         try:
             async with self.ctx.unit_of_work() as uow:
                 profile = await self._load(uow.db, profile_id, write=True)
-                before = profile_state(profile)
+                before = AgentProfileSnapshot.of(profile)
                 check_rights(self.ctx.principal, fields, profile)
                 kind = fields.kind or AgentKind(profile.kind)
                 _check_fields(fields, kind)
@@ -252,21 +249,19 @@ class AgentProfileService:
                     raise ValidationError("an ACP profile needs a command to spawn", field="command")
                 profile.updated_at = utcnow()
                 await uow.db.flush()
-                await profile_saved(uow, self.ctx, profile, before)
+                await self.ctx.publish(uow, AgentProfileSaved(profile, before))
                 return profile
         except IntegrityError:
             raise ConflictError("an agent profile with this name already exists", field="name") from None
 
     async def delete(self, profile_id: str) -> AgentProfile:
-        """The automations using the profile are re-acked (they are left without one)."""
-        from kandev.domain.automations.profile_checks import profile_deleting
-
+        """Deleted with AgentProfileDeleting published first (the automations using it move on)."""
         async with self.ctx.unit_of_work() as uow:
             profile = await self._load(uow.db, profile_id, write=True)
             defaults = select(Workspace.id).where(Workspace.default_agent_profile_id == profile.id).limit(1)
             if await uow.db.scalar(defaults) is not None:
                 raise ConflictError("the workspace's default agent profile can't be deleted")
-            await profile_deleting(uow, self.ctx, profile)
+            await self.ctx.publish(uow, AgentProfileDeleting(profile))
             # Its MCP server selections go with it (they name it by id, without a foreign key).
             await uow.db.execute(
                 delete(McpServerSelection).where(

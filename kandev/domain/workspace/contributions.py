@@ -1,8 +1,8 @@
 """Tasks made from an existing pull request (GitHub) or merge request (GitLab) URL.
 
-A `ContributionResolver` turns a canonical URL into a provider-neutral `Contribution` (target and source
-clone URLs, source branch, head sha, number, url) through the provider's API with the workspace
-connection's token, refusing one that is not open, has no head, or may not be pushed to. The task then
+A code host (kandev.domain.ports.CodeHost) turns a canonical URL into a provider-neutral `Contribution`
+(target and source clone URLs, source branch, head sha, number, url) through the provider's API with the
+workspace connection's token, refusing one that is not open, has no head, or may not be pushed to. The task then
 works in the target repository (kept as origin; found among the workspace's repositories by remote, or
 cloned and registered), on a local branch made at the exact head sha fetched from the source repository,
 whose `git push` goes to the contributor's existing source branch through a remote of the task's own
@@ -19,8 +19,8 @@ preflight (a pull request's task keeps it); only a pull request is linked.
 Before the agent starts, `write_preflight` dry-runs a push of the head to the contributor's branch with
 the connection's credentials; a failure fails the start with the reason.
 
-Providers plug in with `register_resolver` (kandev.domain.github.contributions for GitHub pull requests,
-kandev.domain.gitlab.contributions for GitLab merge requests); each links its PR/MR to the task its own way."""
+Code hosts are registered at composition (kandev.wiring: kandev.adapters.github and kandev.adapters.gitlab);
+each links its PR/MR to the task its own way."""
 
 from __future__ import annotations
 
@@ -31,14 +31,22 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.agent_identities import workspace_agent_identity
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.errors import UnprocessableError, ValidationError
+from kandev.domain.errors import ValidationError
+from kandev.domain.ports import (
+    CODE_HOSTS,
+    CodeHost,
+    Contribution,
+    ContributionError,
+    ContributionRef,
+    EventCheckout,
+    GitCredential,
+)
 from kandev.domain.workspace import git_credentials as creds
 from kandev.domain.workspace.git import run_git
 from kandev.domain.workspace.repositories import current_branch, free_repository_name
@@ -52,121 +60,17 @@ _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[^\s~^:?*\[\\]{1,200}(?<![./])$")
 
 
-class ContributionError(UnprocessableError):
-    """A PR/MR URL that can't become a task; `reason` says why (not_connected, host_mismatch, not_found,
-    not_open, no_head, no_push_permission, untrusted_remote, unreachable, executor_unsupported, git_failed,
-    write_check_failed);
-    code UNPROCESSABLE on every edge."""
-
-    def __init__(self, message: str, reason: str, **fields: object) -> None:
-        super().__init__(message, reason=reason, **fields)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class ContributionRef:
-    """A canonical PR/MR URL, parsed: nothing asked of the provider yet."""
-
-    provider: str
-    host: str
-    target: str  # owner/name (GitLab: the project path)
-    number: int  # PR number / MR iid
-    url: str
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """A resolved, open, pushable contribution: what git needs, nothing the provider's authors wrote."""
-
-    provider: str
-    host: str
-    target: str
-    number: int
-    url: str
-    target_clone_url: str
-    source_clone_url: str
-    source_branch: str
-    head_sha: str
-    base_branch: str
-    # The instance's path prefix (a GitLab served under e.g. /gitlab); "" on GitHub.
-    base_path: str = ""
-
-
-# resolve_event's reason when the workspace has no connection to the event's code host.
-NO_CONNECTION = "no_connection"
-
-
-@dataclass(frozen=True)
-class EventCheckout:
-    """What a provider event names to work on: a pull request (`number`) or a branch at a commit."""
-
-    provider: str
-    repository: str  # owner/name (GitLab: the project path)
-    branch: str
-    sha: str | None = None
-    number: int | None = None
-    base_branch: str = ""  # a branch's diff base ("": the repository's default); a pull request has its own
-
-    @property
-    def key(self) -> str:
-        """Two events with one key name the same checkout (a continued session may stay on it)."""
-        where = f"#{self.number}" if self.number else f"@{self.branch}"
-        return f"{self.provider}:{self.repository.lower()}{where}"
-
-
-class ContributionResolver(Protocol):
-    provider: str
-    # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
-    branch_prefix: str
-
-    def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
-        """(host, owner/name or project path) of a repository's remote on this provider, else None."""
-
-    def parse(self, url: str) -> ContributionRef | None:
-        """The URL's parts when it is this provider's canonical PR/MR URL form, else None."""
-
-    async def resolve(
-        self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
-    ) -> Contribution:
-        """Ask the provider (the workspace connection's token); ContributionError when unusable."""
-
-    async def resolve_event(
-        self, db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
-    ) -> Contribution:
-        """The contribution a provider event names, with the workspace connection's token; ContributionError
-        (not_connected without a connection) when unusable."""
-
-    async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:
-        """Link the existing PR/MR to the new task (in the create's transaction), so it is reused, not reopened."""
-
-
-_RESOLVERS: dict[str, ContributionResolver] = {}
-
-
-def register_resolver(resolver: ContributionResolver) -> None:
-    _RESOLVERS[resolver.provider] = resolver
-
-
-def _resolvers() -> list[ContributionResolver]:
-    if "github" not in _RESOLVERS:
-        from kandev.domain.github.contributions import GitHubContributions
-
-        register_resolver(GitHubContributions())
-    if "gitlab" not in _RESOLVERS:
-        from kandev.domain.gitlab.contributions import GitLabContributions
-
-        register_resolver(GitLabContributions())
-    return list(_RESOLVERS.values())
-
-
-def _resolver(provider: str) -> ContributionResolver:
-    return next(r for r in _resolvers() if r.provider == provider)
+def _resolver(provider: str) -> CodeHost:
+    host = CODE_HOSTS.get(provider)
+    if host is None:
+        raise ContributionError(f"no code host named {provider} is registered", "not_connected")
+    return host
 
 
 def parse_contribution_url(url: str, field: str) -> ContributionRef:
     """The canonical PR/MR URL's parts; a ValidationError (reason not_canonical) for anything else."""
     text = (url or "").strip()
-    for resolver in _resolvers():
+    for resolver in CODE_HOSTS:
         ref = resolver.parse(text)
         if ref is not None:
             return ref
@@ -182,7 +86,7 @@ def parse_contribution_url(url: str, field: str) -> ContributionRef:
 async def resolve_contribution(
     db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
 ) -> Contribution:
-    resolver = _RESOLVERS[ref.provider]
+    resolver = _resolver(ref.provider)
     return _trusted(await resolver.resolve(db, settings, workspace_id, ref), ref.host)
 
 
@@ -226,7 +130,7 @@ def _origins(*urls: str) -> list[str]:
 
 
 def _git(
-    path: str | Path, *args: str, credential: creds.GitCredential | None = None, origins: list[str] | None = None
+    path: str | Path, *args: str, credential: GitCredential | None = None, origins: list[str] | None = None
 ) -> str:
     """Hardened git in `path` with the credential helper for `origins`; raises ContributionError with
     redacted output (never the token, never a URL's userinfo)."""
@@ -246,7 +150,7 @@ def _git(
     return done.stdout.strip()
 
 
-def clone_target(contribution: Contribution, target: Path, credential: creds.GitCredential | None) -> None:
+def clone_target(contribution: Contribution, target: Path, credential: GitCredential | None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         _git(
@@ -265,7 +169,7 @@ def clone_target(contribution: Contribution, target: Path, credential: creds.Git
 
 
 def prepare_branch(
-    path: str, task_id: str, contribution: Contribution, credential: creds.GitCredential | None
+    path: str, task_id: str, contribution: Contribution, credential: GitCredential | None
 ) -> tuple[str, str]:
     """In the target repository at `path`: a remote for the contributor, the exact head fetched from it, a
     local branch at that sha whose push goes to the source branch. Returns (remote, local branch)."""
@@ -412,7 +316,6 @@ async def attach_contribution(
         )
     )
     if contribution.number:  # a pull/merge request; an event's branch has nothing to link
-        _resolvers()  # loaded (a resolved contribution has its provider's resolver registered already)
         await _resolver(contribution.provider).link(db, task.id, contribution)
     await db.flush()
     return link
@@ -421,7 +324,7 @@ async def attach_contribution(
 # --- the agent's side -------------------------------------------------------------------------------
 
 
-async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task) -> list[creds.GitCredential]:
+async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task) -> list[GitCredential]:
     """The credentials the task's agent's git needs: for its contributions' hosts, and for each of its
     repositories whose config Kandev gave the credential helper (a remote source cloned through it). A
     repository merely on a connected host, without the helper, gets no token."""
@@ -435,7 +338,7 @@ async def agent_git_credentials(db: AsyncSession, settings: Settings, task: Task
         .where(TaskRepository.task_id == task.id)
     )
     candidates: list[tuple[str, str]] = [(path, remote) for path, remote in repositories if remote]
-    found: dict[str, creds.GitCredential] = {}
+    found: dict[str, GitCredential] = {}
     for host in sorted(hosts):
         credential = await creds.credential_for(db, settings, task.workspace_id, host, hosts[host])
         if credential is not None:

@@ -8,54 +8,22 @@ live on. It prints the username and `$KANDEV_GIT_TOKEN_<HOST>`: the token itself
 environment of the git process (or agent process) that needs it. An empty `credential.helper` before it
 resets every helper a global or system config named, so no other helper answers (or stores) for it.
 
-Providers plug in with `register_provider`: a `CredentialProvider` answers `(workspace, host) -> token`
+Each registered code host (kandev.domain.ports.CodeHost.credential) answers `(workspace, host) -> token`
 (GitHub: the workspace's GitHub connection, username x-access-token; GitLab: its GitLab connection, username
 oauth2)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.platform.log_redaction import remember_secrets, scrub
+from kandev.domain.ports import CODE_HOSTS, GitCredential
+from kandev.domain.workspace.git import run_git
+from kandev.platform.log_redaction import scrub
 from kandev.platform.settings import Settings
-
-
-@dataclass(frozen=True)
-class GitCredential:
-    """A token for one code host; `username` is what the host expects beside a token."""
-
-    host: str
-    username: str
-    token: str
-
-    def __post_init__(self) -> None:
-        remember_secrets([self.token])
-
-    def __repr__(self) -> str:  # never the token, whatever prints this
-        return f"GitCredential(host={self.host!r}, username={self.username!r})"
-
-    @property
-    def env_name(self) -> str:
-        return env_name(self.host)
-
-    def env(self) -> dict[str, str]:
-        """What the git (or agent) process needs in its environment."""
-        return {self.env_name: self.token}
-
-
-# (db, settings, workspace_id, host) -> the credential for that host, or None.
-CredentialProvider = Callable[[AsyncSession, Settings, str, str], Awaitable[GitCredential | None]]
-_PROVIDERS: dict[str, CredentialProvider] = {}
-
-
-def register_provider(name: str, provider: CredentialProvider) -> None:
-    """A provider of credentials (github, gitlab, ...); asked in registration order."""
-    _PROVIDERS[name] = provider
 
 
 async def credential_for(
@@ -63,17 +31,11 @@ async def credential_for(
 ) -> GitCredential | None:
     """The workspace's token for `host` (lower-case, no port), from the first provider that has one (`provider`
     asked first: a contribution's host is its provider's, even when another connection shares the host)."""
-    _ensure_builtin()
-    names = sorted(_PROVIDERS, key=lambda name: name != provider)
-    for name in names:
-        found = await _PROVIDERS[name](db, settings, workspace_id, host.lower())
+    for code_host in sorted(CODE_HOSTS, key=lambda code_host: code_host.provider != provider):
+        found = await code_host.credential(db, settings, workspace_id, host.lower())
         if found is not None:
             return found
     return None
-
-
-def env_name(host: str) -> str:
-    return "KANDEV_GIT_TOKEN_" + re.sub(r"[^A-Z0-9]", "_", host.upper())
 
 
 def origin_of(url: str) -> str | None:
@@ -119,8 +81,6 @@ def command_args(credential: GitCredential | None, origins: Iterable[str]) -> li
 def configure_repository(path: str, credential: GitCredential, urls: Iterable[str]) -> bool:
     """The helper in a repository's own config (the agent's git reads it, with the token from the agent's
     env): per https origin of `urls`, a reset of other helpers and then ours. False when git refused."""
-    from kandev.domain.workspace.git import run_git
-
     origins = sorted({origin for origin in (origin_of(url) for url in urls) if origin})
     for origin in origins:
         run_git("config", "--local", "--unset-all", f"credential.{origin}.helper", cwd=path)
@@ -132,8 +92,6 @@ def configure_repository(path: str, credential: GitCredential, urls: Iterable[st
 
 def has_helper(path: str, url: str, credential: GitCredential) -> bool:
     """Whether the repository's config gives `url` Kandev's helper for this credential."""
-    from kandev.domain.workspace.git import run_git
-
     origin = origin_of(url)
     if origin is None:
         return False
@@ -147,18 +105,3 @@ def redact(text: str, credential: GitCredential | None = None) -> str:
     if credential is not None:
         text = text.replace(credential.token, "[redacted]")
     return re.sub(r"(https?://)[^/@\s]+@", r"\1", text)
-
-
-_BUILTIN_LOADED = False
-
-
-def _ensure_builtin() -> None:
-    global _BUILTIN_LOADED
-    if _BUILTIN_LOADED:
-        return
-    _BUILTIN_LOADED = True
-    from kandev.domain.github.git_credentials import github_credential
-    from kandev.domain.gitlab.git_credentials import gitlab_credential
-
-    _PROVIDERS.setdefault("github", github_credential)
-    _PROVIDERS.setdefault("gitlab", gitlab_credential)

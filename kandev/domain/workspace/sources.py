@@ -36,6 +36,7 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.outbound import outbound_policy
+from kandev.domain.ports import GitCredential
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.prompts import is_terminal, task_sessions
 from kandev.domain.sessions.tool_profiles import refresh_profile
@@ -43,7 +44,6 @@ from kandev.domain.sessions.transcript import emit_session_event
 from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.git import ALLOWED_PROTOCOLS, git, run_git
 from kandev.domain.workspace.git_credentials import (
-    GitCredential,
     command_args,
     configure_repository,
     credential_for,

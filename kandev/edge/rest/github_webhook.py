@@ -1,7 +1,7 @@
 """POST /api/v1/github/webhook: the GitHub App's deliveries (push, check_run). No personal access token: the
 `X-Hub-Signature-256` HMAC of the raw body under the App's webhook secret is the credential, checked before
 the body is parsed. 404 without an App, 401 on a bad or missing signature (429 with Retry-After once one
-address sent too many: kandev.domain.automations.wrong_secrets), 413 over KANDEV_MAX_BODY_BYTES (1 MiB;
+address sent too many: kandev.domain.automations.webhook_auth), 413 over KANDEV_MAX_BODY_BYTES (1 MiB;
 refused first by the HTTP guard), 400 on a body that is not a JSON object, 202 otherwise (`duplicate` for a
 delivery id or a body handled before)."""
 

@@ -1,6 +1,6 @@
 """`POST /api/v1/automations/webhook/{automation_id}`: a webhook delivery, authenticated by the automation's
 own `X-Webhook-Secret`, or by a signature made with it (`X-Kandev-Timestamp`, `X-Kandev-Signature`: see
-kandev.domain.automations.webhook_signatures), rather than a personal access token (the HTTP guard lets it
+kandev.domain.automations.webhook_auth), rather than a personal access token (the HTTP guard lets it
 through without an Origin or a JSON content type, and has already refused a body over KANDEV_MAX_BODY_BYTES
 with 413). The handler only verifies, records and admits (the process's WebhookIntake, which batches
 concurrent deliveries); it answers 202 with the delivery's id and what it came to: `admission` fired, skipped
@@ -16,7 +16,7 @@ import logging
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kandev.domain.automations.webhook_signatures import Signed
+from kandev.domain.automations.webhook_auth import Signed
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.edge.http_guard import too_large
 from kandev.edge.rest.common import error_response, webhook_refusal

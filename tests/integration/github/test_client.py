@@ -7,17 +7,17 @@ import time
 import httpx
 import pytest
 
-from kandev.adapters.github.client import (
+from kandev.adapters.github.client import GitHubClient
+from kandev.domain.automations.templates import PR_FIELDS
+from kandev.domain.github.api import (
     GitHubAuthError,
-    GitHubClient,
     GitHubNotFoundError,
     GitHubRateLimitedError,
     GitHubUnreachableError,
     PullRequest,
 )
-from kandev.adapters.github.remotes import api_host, parse_remote
-from kandev.domain.automations.templates import PR_FIELDS
 from kandev.domain.github.pull_requests import pr_fields
+from kandev.domain.github.remotes import api_host, parse_remote
 from tests.support.server import free_port
 
 TOKEN = "good-token"

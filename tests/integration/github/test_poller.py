@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
-from kandev.adapters.github.client import GitHubAuthError
 from kandev.domain.automations.records import AutomationFields, TriggerFields
+from kandev.domain.github.api import GitHubAuthError
 from kandev.domain.github.links import sync_task_pull_requests
 from kandev.domain.github.pull_requests import PullRequestFiring, poll_pull_requests
 from kandev.models import GithubPrPollState, Repository, TaskPullRequest, TaskRepository

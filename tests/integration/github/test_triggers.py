@@ -16,8 +16,7 @@ from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.github import firings
 from kandev.domain.github.firings import backoff, deliver_pending
 from kandev.domain.github.links import MERGED_PR_SUGGESTED_PROMPT, sync_task_pull_requests
-from kandev.domain.github.pull_requests import poll_pull_requests
-from kandev.domain.github.sweep import poll_github_now
+from kandev.domain.github.pull_requests import poll_github_now, poll_pull_requests
 from kandev.domain.services import Services
 from kandev.models import AutomationRun, GithubPendingFiring, Task
 from kandev.models.base import utcnow

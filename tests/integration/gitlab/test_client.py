@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from kandev.adapters.gitlab.client import (
+from kandev.adapters.gitlab.client import GitLabClient
+from kandev.domain.gitlab.api import (
     GitLabAuthError,
-    GitLabClient,
     GitLabNotFoundError,
     GitLabUnreachableError,
     api_url,
     undrafted_title,
 )
-from kandev.adapters.gitlab.remotes import parse_gitlab_remote
+from kandev.domain.gitlab.remotes import parse_gitlab_remote
 
 TOKEN = "glpat-fake-good-7c1e"
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from kandev.adapters.gitlab.code_host import GitLabCodeHost, project_of
 from kandev.domain.errors import UnprocessableError
 from kandev.domain.github.connections import GithubService
-from kandev.domain.gitlab.contributions import GitLabContributions, project_of
 from kandev.domain.sessions.turn_setup import prepare_turn
 from kandev.domain.sessions.turns import claim_turn
 from kandev.domain.tasks.service import CreateTask
@@ -329,7 +329,7 @@ async def test_a_merge_request_on_another_host_or_without_a_connection_is_refuse
 
 
 def test_the_instance_base_path_is_part_of_the_url_and_not_of_the_project():
-    ref = GitLabContributions().parse("https://git.example/gitlab/group/sub/svc/-/merge_requests/3")
+    ref = GitLabCodeHost().parse("https://git.example/gitlab/group/sub/svc/-/merge_requests/3")
     assert ref is not None and (ref.host, ref.target, ref.number) == ("git.example", "gitlab/group/sub/svc", 3)
     assert project_of(ref.target, "/gitlab") == "group/sub/svc"
     assert project_of(ref.target, "") == "gitlab/group/sub/svc"

@@ -20,10 +20,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.automations.checkouts import event_checkout
-from kandev.domain.automations.launch import launch_run
+from kandev.domain.automations.launch import event_checkout, launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
-from kandev.domain.github.sweep import poll_github_now
+from kandev.domain.github.pull_requests import poll_github_now
 from kandev.domain.github.webhooks import handle_delivery
 from kandev.models import AutomationRun, Repository, TaskPullRequest
 from kandev.models.base import new_id

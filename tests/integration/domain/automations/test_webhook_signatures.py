@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.automations.records import AutomationFields, TriggerFields
-from kandev.domain.automations.webhook_signatures import KEPT, forget_stale, signature_of
+from kandev.domain.automations.webhook_auth import KEPT, forget_stale, signature_of
 from kandev.domain.services import Services
 from kandev.models import WebhookDelivery, WebhookSignature
 from kandev.models.base import utcnow

@@ -6,14 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from kandev.domain.workspace.git_credentials import (
-    GitCredential,
-    command_args,
-    config_entries,
-    env_name,
-    origin_of,
-    redact,
-)
+from kandev.domain.ports import GitCredential, env_name
+from kandev.domain.workspace.git_credentials import command_args, config_entries, origin_of, redact
 
 TOKEN = "tok-5e0b2c7d-credential"
 

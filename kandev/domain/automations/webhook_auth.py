@@ -1,4 +1,7 @@
-"""Signed webhook deliveries: the sender proves it holds the webhook's secret without sending it, and a captured
+"""How a webhook delivery proves it comes from the webhook's sender: signed deliveries, and a limit on wrong
+secrets.
+
+Signed deliveries: the sender proves it holds the webhook's secret without sending it, and a captured
 delivery can be neither replayed nor kept for later.
 
 The scheme (the README and the web client's trigger editor show it to senders):
@@ -10,21 +13,32 @@ A delivery signed more than WINDOW away from the server's time, either way, is s
 accepted once is refused again: seen signatures are rows of the database (`webhook_signatures`, inserted in
 the transaction that records the delivery), so neither a restart nor a second replica accepts a replay. A row
 is kept until its timestamp is stale with a margin, when the window alone refuses the replay.
-"""
+
+Wrong secrets are rate-limited without locking out the right sender: only refusals for a missing or wrong secret or signature are counted, per webhook and source address (an IPv6
+source by its /64, which one host can fill with addresses), in a window kept in Redis so every replica counts
+together. Past KANDEV_WEBHOOK_FAILURE_LIMIT in KANDEV_WEBHOOK_FAILURE_WINDOW_SECONDS, a further wrong one is
+answered 429 with Retry-After instead of 401. A delivery that authenticates is never counted and never
+limited: it is verified as always, so an attacker who shares the right sender's address (a proxy, a NAT) or
+forges its address cannot lock it out; the attacker only gets 429s for its guesses, which a secret of 256 random
+bits leaves hopeless anyway."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from redis.exceptions import RedisError
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
+from kandev.domain.context import ServiceContext
 from kandev.models import WebhookSignature
 from kandev.platform.database import dialect_insert
 
@@ -103,3 +117,40 @@ async def first_seen(db: AsyncSession, seen: Sequence[Seen]) -> set[tuple[str, s
 async def forget_stale(db: AsyncSession, now: datetime) -> None:
     """Drop the signatures whose timestamp the window refuses anyway."""
     await db.execute(delete(WebhookSignature).where(WebhookSignature.signed_at < now - KEPT))
+
+
+log = logging.getLogger("kandev.webhooks")
+_COUNTS = "kandev:webhook-wrong-secrets:"
+_SOURCE_LIMIT = 64
+
+
+def source_key(source: str | None) -> str:
+    """The address the count is kept for: an IPv4 address, an IPv6 address's /64, else the text as given."""
+    if not source:
+        return "-"
+    try:
+        address = ipaddress.ip_address(source)
+    except ValueError:
+        return source[:_SOURCE_LIMIT]
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+async def count_wrong_secret(ctx: ServiceContext, webhook: str, source: str | None) -> int | None:
+    """Count one wrong secret for (webhook, source); the seconds until the count starts afresh when the limit is
+    passed (answer 429 with that Retry-After), else None (answer 401). Redis out of reach counts nothing."""
+    settings = ctx.settings
+    key = f"{_COUNTS}{webhook}:{source_key(source)}"
+    try:
+        async with ctx.bus.redis.pipeline(transaction=True) as pipe:
+            pipe.set(key, 0, ex=settings.webhook_failure_window_seconds, nx=True)
+            pipe.incr(key)
+            pipe.ttl(key)
+            _, count, ttl = await pipe.execute()
+    except (RedisError, OSError):
+        log.warning("wrong webhook secrets could not be counted: Redis is out of reach")
+        return None
+    if int(count) <= settings.webhook_failure_limit:
+        return None
+    return max(int(ttl), 1)

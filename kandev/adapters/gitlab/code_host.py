@@ -1,7 +1,9 @@
-"""GitLab merge requests as contributions (kandev.domain.workspace.contributions): the canonical URL
+"""GitLab as a code host (kandev.domain.ports.CodeHost, registered at composition): its merge requests as
+contributions (the canonical URL
 `https://<connected host>[/<base path>]/<group>/<subgroups...>/<project>/-/merge_requests/<iid>`, resolved with
 the workspace's GitLab connection token; the merge request is linked with `link_task_merge_request`, so the
-gitlab-mr tools find it and no second one is opened."""
+gitlab-mr tools find it and no second one is opened) and the connection's token as git's credential for its
+host."""
 
 from __future__ import annotations
 
@@ -10,19 +12,19 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.gitlab.client import (
+from kandev.domain.gitlab.api import (
     DEVELOPER,
     GitLabAuthError,
-    GitLabClient,
     GitLabError,
     GitLabNotFoundError,
     check_project,
+    gitlab_api,
     merge_request_of,
 )
-from kandev.adapters.gitlab.remotes import parse_gitlab_remote
 from kandev.domain.gitlab.connections import workspace_gitlab_credentials
 from kandev.domain.gitlab.merge_requests import link_task_merge_request
-from kandev.domain.workspace.contributions import Contribution, ContributionError, ContributionRef, EventCheckout
+from kandev.domain.gitlab.remotes import parse_gitlab_remote
+from kandev.domain.ports import Contribution, ContributionError, ContributionRef, EventCheckout, GitCredential
 from kandev.platform.settings import Settings
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}"
@@ -46,7 +48,11 @@ def project_of(path: str, base_path: str) -> str | None:
         return None
 
 
-class GitLabContributions:
+# What GitLab accepts as the username beside a (personal, project or OAuth) access token over https.
+GITLAB_GIT_USERNAME = "oauth2"
+
+
+class GitLabCodeHost:
     provider = "gitlab"
     branch_prefix = "mr"
 
@@ -78,7 +84,7 @@ class GitLabContributions:
                 "the merge request is not on the workspace's GitLab instance", "host_mismatch", host=credentials.host
             )
         try:
-            async with GitLabClient(credentials.base_url, credentials.token) as client:
+            async with gitlab_api(credentials.base_url, credentials.token) as client:
                 target = await client.project(project)
                 mr = await client.merge_request(project, ref.number, with_source=False)
                 source_clone = target.clone_url if mr.source_project_id == target.id else ""
@@ -136,3 +142,11 @@ class GitLabContributions:
             contribution.source_clone_url,
         )
         await link_task_merge_request(db, task_id, mr)
+
+    async def credential(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, host: str
+    ) -> GitCredential | None:
+        found = await workspace_gitlab_credentials(db, settings, workspace_id)
+        if found is None or found.host.lower() != host.lower():
+            return None
+        return GitCredential(host=host.lower(), username=GITLAB_GIT_USERNAME, token=found.token)

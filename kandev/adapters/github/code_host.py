@@ -1,5 +1,6 @@
-"""GitHub pull requests as contributions (kandev.domain.workspace.contributions): the canonical URL
-`https://<connected host>/<owner>/<repo>/pull/<number>`, resolved with the workspace connection's token."""
+"""GitHub as a code host (kandev.domain.ports.CodeHost, registered at composition): its pull requests as
+contributions (the canonical URL `https://<connected host>/<owner>/<repo>/pull/<number>`, resolved with the
+workspace connection's token) and that token as git's credential for the connection's host."""
 
 from __future__ import annotations
 
@@ -9,23 +10,24 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.adapters.github.client import (
+from kandev.domain.github.api import (
     GitHubAuthError,
-    GitHubClient,
     GitHubError,
     GitHubNotFoundError,
     GitHubRateLimitedError,
+    github_api,
 )
-from kandev.adapters.github.remotes import parse_remote
 from kandev.domain.github.connections import workspace_token
-from kandev.domain.workspace.contributions import (
+from kandev.domain.github.remotes import parse_remote
+from kandev.domain.ports import (
     NO_CONNECTION,
     Contribution,
     ContributionError,
     ContributionRef,
     EventCheckout,
-    target_repository,
+    GitCredential,
 )
+from kandev.domain.workspace.contributions import target_repository
 from kandev.domain.workspace.git_credentials import origin_of
 from kandev.models import TaskPullRequest
 from kandev.models.base import utcnow
@@ -52,7 +54,11 @@ async def _asking(what: str) -> AsyncIterator[None]:
         raise ContributionError(error.message, "unreachable") from None
 
 
-class GitHubContributions:
+# What GitHub expects as the username beside a token over https.
+GITHUB_GIT_USERNAME = "x-access-token"
+
+
+class GitHubCodeHost:
     provider = "github"
     branch_prefix = "pr"
 
@@ -77,7 +83,7 @@ class GitHubContributions:
             raise ContributionError(
                 "the pull request is not on the workspace's GitHub host", "host_mismatch", host=connection.host
             )
-        async with _asking("pull request"), GitHubClient(settings.github_api_url, token) as client:
+        async with _asking("pull request"), github_api(settings.github_api_url, token) as client:
             pr = await client.pull_request(ref.target, ref.number)
         if pr.status != "open":
             raise ContributionError(f"the pull request is {pr.status}, not open", "not_open")
@@ -125,7 +131,7 @@ class GitHubContributions:
         known = await target_repository(db, workspace_id, probe)
         clone = known.remote_url if known is not None and known.remote_url and origin_of(known.remote_url) else None
         if clone is None:
-            async with _asking("repository"), GitHubClient(settings.github_api_url, token) as client:
+            async with _asking("repository"), github_api(settings.github_api_url, token) as client:
                 clone = await client.clone_url(checkout.repository)
         return Contribution(
             provider="github",
@@ -155,3 +161,11 @@ class GitHubContributions:
                 updated_at=utcnow(),
             )
         )
+
+    async def credential(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, host: str
+    ) -> GitCredential | None:
+        found = await workspace_token(db, settings, workspace_id)
+        if found is None or found[0].host.lower() != host.lower():
+            return None
+        return GitCredential(host=host.lower(), username=GITHUB_GIT_USERNAME, token=found[1])

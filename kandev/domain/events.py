@@ -1,0 +1,72 @@
+"""Domain events: facts one aggregate publishes inside its unit of work for others to react to in the same
+transaction, so that no aggregate imports another's internals. Which package reacts to what is decided at
+composition (kandev.wiring), not by the publisher."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from kandev.domain.context import ServiceContext, UnitOfWork
+    from kandev.models import AgentProfile
+
+E = TypeVar("E")
+Reaction = Callable[["ServiceContext", "UnitOfWork", E], Awaitable[object]]
+Watcher = Callable[["UnitOfWork"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfileSnapshot:
+    """What an agent profile was before a change (the fields others read from it)."""
+
+    name: str
+    kind: str
+    command: Sequence[str]
+    env: dict[str, str]
+    supports_mcp: bool
+
+    @classmethod
+    def of(cls, profile: AgentProfile) -> AgentProfileSnapshot:
+        return cls(
+            profile.name, profile.kind, tuple(profile.command or ()), dict(profile.env or {}), profile.supports_mcp
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfileSaved:
+    """An agent profile was changed (flushed, not yet committed); `before` is how it was."""
+
+    profile: AgentProfile
+    before: AgentProfileSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfileDeleting:
+    """An agent profile is about to be deleted in this unit of work."""
+
+    profile: AgentProfile
+
+
+@dataclass
+class Reactions:
+    """Who reacts to which event, and who watches every unit of work as it starts (e.g. the workspace's
+    settings events, which watch its flushes)."""
+
+    handlers: dict[type[Any], list[Reaction[Any]]] = field(default_factory=lambda: defaultdict(list))
+    watchers: list[Watcher] = field(default_factory=list)
+
+    def on(self, kind: type[E], reaction: Reaction[E]) -> Reactions:
+        self.handlers[kind].append(reaction)
+        return self
+
+    def watch(self, watcher: Watcher) -> Reactions:
+        self.watchers.append(watcher)
+        return self
+
+    async def publish(self, ctx: ServiceContext, uow: UnitOfWork, event: object) -> None:
+        """Run every reaction to `event`, in subscription order, inside `uow`'s transaction."""
+        for reaction in self.handlers.get(type(event), ()):
+            await reaction(ctx, uow, event)

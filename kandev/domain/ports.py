@@ -1,0 +1,163 @@
+"""What the domain needs from the outside world, named as protocols that adapters implement and the composition
+root registers (kandev.wiring): code hosts now; executors and notifiers follow the same shape. A new code host
+(Gitea, Bitbucket, ...) is one more adapter registered here, and no domain module changes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kandev.domain.errors import UnprocessableError
+from kandev.platform.log_redaction import remember_secrets
+from kandev.platform.settings import Settings
+
+# --- code hosts ---------------------------------------------------------------------------------------------
+
+
+class ContributionError(UnprocessableError):
+    """A PR/MR URL that can't become a task; `reason` says why (not_connected, host_mismatch, not_found,
+    not_open, no_head, no_push_permission, untrusted_remote, unreachable, executor_unsupported, git_failed,
+    write_check_failed);
+    code UNPROCESSABLE on every edge."""
+
+    def __init__(self, message: str, reason: str, **fields: object) -> None:
+        super().__init__(message, reason=reason, **fields)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ContributionRef:
+    """A canonical PR/MR URL, parsed: nothing asked of the provider yet."""
+
+    provider: str
+    host: str
+    target: str  # owner/name (GitLab: the project path)
+    number: int  # PR number / MR iid
+    url: str
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """A resolved, open, pushable contribution: what git needs, nothing the provider's authors wrote."""
+
+    provider: str
+    host: str
+    target: str
+    number: int
+    url: str
+    target_clone_url: str
+    source_clone_url: str
+    source_branch: str
+    head_sha: str
+    base_branch: str
+    # The instance's path prefix (a GitLab served under e.g. /gitlab); "" on GitHub.
+    base_path: str = ""
+
+
+# resolve_event's reason when the workspace has no connection to the event's code host.
+NO_CONNECTION = "no_connection"
+
+
+@dataclass(frozen=True)
+class EventCheckout:
+    """What a provider event names to work on: a pull request (`number`) or a branch at a commit."""
+
+    provider: str
+    repository: str  # owner/name (GitLab: the project path)
+    branch: str
+    sha: str | None = None
+    number: int | None = None
+    base_branch: str = ""  # a branch's diff base ("": the repository's default); a pull request has its own
+
+    @property
+    def key(self) -> str:
+        """Two events with one key name the same checkout (a continued session may stay on it)."""
+        where = f"#{self.number}" if self.number else f"@{self.branch}"
+        return f"{self.provider}:{self.repository.lower()}{where}"
+
+
+@dataclass(frozen=True)
+class GitCredential:
+    """A token for one code host; `username` is what the host expects beside a token."""
+
+    host: str
+    username: str
+    token: str
+
+    def __post_init__(self) -> None:
+        remember_secrets([self.token])
+
+    def __repr__(self) -> str:  # never the token, whatever prints this
+        return f"GitCredential(host={self.host!r}, username={self.username!r})"
+
+    @property
+    def env_name(self) -> str:
+        return env_name(self.host)
+
+    def env(self) -> dict[str, str]:
+        """What the git (or agent) process needs in its environment."""
+        return {self.env_name: self.token}
+
+
+def env_name(host: str) -> str:
+    return "KANDEV_GIT_TOKEN_" + re.sub(r"[^A-Z0-9]", "_", host.upper())
+
+
+class CodeHost(Protocol):
+    """A code host (GitHub, GitLab, ...): a task made from one of its pull or merge requests is resolved, linked
+    and pushed through it, and the agent's and Kandev's git reach it with the workspace's credential."""
+
+    provider: str
+    # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
+    branch_prefix: str
+
+    def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
+        """(host, owner/name or project path) of a repository's remote on this provider, else None."""
+
+    def parse(self, url: str) -> ContributionRef | None:
+        """The URL's parts when it is this provider's canonical PR/MR URL form, else None."""
+
+    async def resolve(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, ref: ContributionRef
+    ) -> Contribution:
+        """Ask the provider (the workspace connection's token); ContributionError when unusable."""
+
+    async def resolve_event(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, checkout: EventCheckout
+    ) -> Contribution:
+        """The contribution a provider event names, with the workspace connection's token; ContributionError
+        (not_connected without a connection) when unusable."""
+
+    async def link(self, db: AsyncSession, task_id: str, contribution: Contribution) -> None:
+        """Link the existing PR/MR to the new task (in the create's transaction), so it is reused, not reopened."""
+
+    async def credential(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, host: str
+    ) -> GitCredential | None:
+        """The workspace connection's token for `host` (lower-case, no port), when this host has one."""
+
+
+class CodeHosts:
+    """The code hosts this process knows, by provider name, in registration order."""
+
+    def __init__(self) -> None:
+        self._hosts: dict[str, CodeHost] = {}
+
+    def register(self, host: CodeHost) -> None:
+        self._hosts[host.provider] = host
+
+    def unregister(self, provider: str) -> None:
+        self._hosts.pop(provider, None)
+
+    def get(self, provider: str) -> CodeHost | None:
+        return self._hosts.get(provider)
+
+    def __iter__(self) -> Iterator[CodeHost]:
+        return iter(list(self._hosts.values()))
+
+
+CODE_HOSTS = CodeHosts()
