@@ -35,6 +35,7 @@ from kandev.models.sessions import (
     SessionToken,
     Turn,
 )
+from kandev.models.shipping import CheckFixRound, ShipOperation, TaskShipRequest
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
 from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
@@ -50,6 +51,7 @@ __all__ = [
     "AutomationThreadMessage",
     "AutomationTrigger",
     "Base",
+    "CheckFixRound",
     "Clarification",
     "ExecutorProfile",
     "GithubApp",
@@ -73,6 +75,7 @@ __all__ = [
     "Secret",
     "Session",
     "SessionToken",
+    "ShipOperation",
     "StepTransition",
     "Task",
     "TaskChangeStats",
@@ -83,6 +86,7 @@ __all__ = [
     "TaskContribution",
     "TaskPullRequest",
     "TaskRepository",
+    "TaskShipRequest",
     "Turn",
     "User",
     "Workflow",
