@@ -19,11 +19,12 @@ from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.automations import profile_checks
 from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
-from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, Reactions
+from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, CheckRunCompleted, Reactions
 from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
 from kandev.domain.ports import CODE_HOSTS
 from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.shipping import requests as shipped_requests
 from kandev.domain.workspace import settings_events
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
@@ -45,6 +46,7 @@ REACTIONS = (
     .watch(settings_events.watch)
     .on(AgentProfileSaved, profile_checks.profile_saved)
     .on(AgentProfileDeleting, profile_checks.profile_deleting)
+    .on(CheckRunCompleted, shipped_requests.check_run_completed)
 )
 
 

@@ -50,6 +50,15 @@ class AgentProfileDeleting:
     profile: AgentProfile
 
 
+@dataclass(frozen=True, slots=True)
+class CheckRunCompleted:
+    """A code host told Kandev (a verified webhook delivery) that a check of a commit finished."""
+
+    provider: str
+    repository: str  # owner/name (GitLab: the project path)
+    head_sha: str
+
+
 @dataclass
 class Reactions:
     """Who reacts to which event, and who watches every unit of work as it starts (e.g. the workspace's

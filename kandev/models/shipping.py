@@ -67,6 +67,8 @@ class ShipOperation(Base):
     actor: Mapped[str] = mapped_column(String(200), default="")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    # What the last one that finished did (a push: the commit and where it went, for the next force-with-lease).
+    result: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     updated_at: Mapped[datetime] = updated_at_column()
 
 

@@ -22,6 +22,9 @@ CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 READ_JOB = "kandev.jobs.reads.answer_read"
+FIX_ROUND_JOB = "kandev.jobs.shipping.run_fix_round"
+AUTO_MERGE_JOB = "kandev.jobs.shipping.auto_merge"
+REFRESH_REQUESTS_JOB = "kandev.jobs.shipping.refresh_requests"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
 RESULT_TTL_SECONDS = 3600

@@ -258,7 +258,9 @@ class TaskService:
         """A person's create is their new-task form's next default (kandev.domain.workspace.task_choices)."""
         if self.ctx.principal.session_id is not None or command.origin != TaskOrigin.USER:
             return
-        repositories = [ChosenRepository(c.repository_id, c.base_branch) for c in command.repositories if c.repository_id]
+        repositories = [
+            ChosenRepository(c.repository_id, c.base_branch) for c in command.repositories if c.repository_id
+        ]
         choice = LastChoice(repositories, command.executor_profile_id, command.agent_profile_id)
         uow.then(lambda: remember_choice(self.ctx, workspace_id, choice))
 

@@ -57,6 +57,7 @@ def upgrade() -> None:
     sa.Column('actor', sa.String(length=200), nullable=False),
     sa.Column('attempts', sa.Integer(), nullable=False),
     sa.Column('last_error', sa.String(length=500), nullable=True),
+    sa.Column('result', JSON, nullable=False),
     sa.Column('updated_at', kandev.models.base.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['repository_id'], ['repositories.id'], name=op.f('fk_ship_operations_repository_id_repositories'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['task_id'], ['tasks.id'], name=op.f('fk_ship_operations_task_id_tasks'), ondelete='CASCADE'),
