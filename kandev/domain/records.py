@@ -34,6 +34,8 @@ class TaskRecord:
     creation_completed_at: datetime | None = None
     # A start recorded behind dependencies: {"prompt", "agent_profile_id", "executor_profile_id"}.
     deferred_launch: dict[str, Any] | None = None
+    # Shipping: merge its pull requests once green and approved (kandev.domain.shipping).
+    auto_merge: bool = False
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:

@@ -30,6 +30,7 @@ from kandev.domain.shipping.fix_rounds import decide_round
 from kandev.domain.workflow.service import final_step_of, ordered_steps
 from kandev.domain.workflow.transitions import emit_task_event, move_task
 from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
+from kandev.domain.workspace.service import MERGED_TO_FINAL_STEP
 from kandev.models import ReviewComment, ReviewThread, Task, TaskShipRequest, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TaskState, TransitionTrigger
@@ -37,7 +38,7 @@ from kandev.models.enums import TaskState, TransitionTrigger
 log = logging.getLogger("kandev.shipping.requests")
 
 PULL_REQUEST = "PULL_REQUEST"
-MOVE_SETTING = "move_merged_to_final_step"
+MOVE_SETTING = MERGED_TO_FINAL_STEP
 MAX_IMPORTED = 200
 
 
@@ -48,6 +49,7 @@ class RequestRecord:
     task_id: str
     repository_id: str
     provider: str
+    target: str
     number: int
     url: str
     state: str
@@ -70,6 +72,7 @@ class RequestRecord:
             row.task_id,
             row.repository_id,
             row.provider,
+            row.target,
             row.number,
             row.url,
             row.state,

@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
-
 from kandev.domain.access.agent_identities import task_agent_identity
 from kandev.domain.changes.diffs import ChangeScope
 from kandev.domain.changes.git_reader import GitReadError, run
@@ -17,10 +15,10 @@ from kandev.domain.changes.reading import snapshot
 from kandev.domain.changes.service import prepared_checkout
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, UnprocessableError
-from kandev.domain.shipping.targets import load_target
+from kandev.domain.shipping.targets import agent_profile_of, load_target
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
 from kandev.domain.workspace.secrets import resolve_env
-from kandev.models import AgentProfile, Session, Task, Workspace
+from kandev.models import Task
 from kandev.platform.agent_host import AgentUser, scripted_requirements
 
 UTILITY_OPEN = '<kandev-utility kind="commit-message">'
@@ -76,18 +74,7 @@ async def utility_launch(ctx: ServiceContext, task_id: str, repository_id: str) 
         if task is None or task.deleted_at is not None:
             raise NotFoundError("task", task_id)
         target = await load_target(ctx, db, task, repository_id)
-        profile_id = await db.scalar(
-            select(Session.agent_profile_id)
-            .where(Session.task_id == task.id, Session.agent_profile_id.is_not(None))
-            .order_by(Session.created_at.desc())
-            .limit(1)
-        )
-        profile_id = profile_id or task.agent_profile_id
-        if profile_id is None:
-            profile_id = await db.scalar(
-                select(Workspace.default_agent_profile_id).where(Workspace.id == task.workspace_id)
-            )
-        profile = await db.get(AgentProfile, profile_id) if profile_id else None
+        profile = await agent_profile_of(db, task)
         if profile is None:
             raise ConflictError("the task has no agent to ask for a message: write one", reason="no_agent")
         if (missing := missing_command(profile)) is not None:

@@ -125,22 +125,24 @@ async def load_target(ctx: ServiceContext, db: AsyncSession, task: Task, reposit
         push_branch=push_branch,
         contribution=contribution.number if contribution is not None and contribution.number else None,
         located=located,
-        agent_name=await _agent_name(db, task),
+        agent_name=profile.name if (profile := await agent_profile_of(db, task)) is not None else None,
     )
 
 
-async def _agent_name(db: AsyncSession, task: Task) -> str | None:
-    """The agent profile that worked on the task: its newest session's, else the task's own."""
+async def agent_profile_of(db: AsyncSession, task: Task) -> AgentProfile | None:
+    """The agent profile that worked on the task: its newest session's, else the task's, else its workspace's."""
     profile_id = await db.scalar(
         select(Session.agent_profile_id)
         .where(Session.task_id == task.id, Session.agent_profile_id.is_not(None))
         .order_by(Session.created_at.desc())
         .limit(1)
     )
-    profile = (
-        await db.get(AgentProfile, profile_id or task.agent_profile_id) if profile_id or task.agent_profile_id else None
-    )
-    return profile.name if profile is not None else None
+    profile_id = profile_id or task.agent_profile_id
+    if profile_id is None:
+        profile_id = await db.scalar(
+            select(Workspace.default_agent_profile_id).where(Workspace.id == task.workspace_id)
+        )
+    return await db.get(AgentProfile, profile_id) if profile_id else None
 
 
 def refuse_agent(principal: Principal, action: str) -> None:

@@ -127,7 +127,20 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:
 
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
-    call = info.context.services.tasks.update(
+    services = info.context.services
+    fix = input.fix_failing_checks
+    if fix is not None or input.auto_merge is not None:
+        shipping = services.ship.configure(
+            str(input.task_id),
+            fix_enabled=fix.enabled if fix else None,
+            max_rounds=fix.max_rounds if fix else None,
+            auto_merge=input.auto_merge,
+        )
+        if (refused := await attempt(shipping, lambda _: None)) is not None:
+            return refused
+    if input.title is None and input.state is None and input.deferred_launch_prompt is None:
+        return await attempt(services.tasks.get(str(input.task_id)), _task_payload)
+    call = services.tasks.update(
         str(input.task_id),
         title=input.title,
         state=state,

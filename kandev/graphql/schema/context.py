@@ -13,6 +13,7 @@ from strawberry.types import Info as StrawberryInfo
 from kandev.domain.changes.stats import ChangeStats
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
+from kandev.domain.shipping.requests import RequestRecord
 from kandev.domain.tasks.activity import TaskActivity
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, WorkflowStep
 from kandev.models.enums import PendingAction
@@ -56,6 +57,10 @@ class Loaders:
     @cached_property
     def change_stats(self) -> DataLoader[str, ChangeStats | None]:
         return DataLoader(self._lookups.change_stats)
+
+    @cached_property
+    def ship_requests(self) -> DataLoader[str, list[RequestRecord]]:
+        return DataLoader(self._lookups.ship_requests)
 
     @cached_property
     def pending_parent_question(self) -> DataLoader[str, ParentQuestion | None]:
