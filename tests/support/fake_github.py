@@ -96,8 +96,9 @@ class FakePullRequest:
 
 @dataclass
 class Fault:
-    """The next call whose method is `method` and whose path contains `path` answers `status` (with `body`) or,
-    with `delay`, only after that many seconds (the call itself then still happens)."""
+    """The next call whose method is `method` and whose path contains `path` answers `status` (with `body`), after
+    `delay` seconds when given; with `effect` the call itself still happens first (a write GitHub made but answered
+    badly or too late)."""
 
     method: str
     path: str
@@ -105,6 +106,7 @@ class Fault:
     body: Any = None
     delay: float = 0.0
     times: int = 1
+    effect: bool = False
 
 
 @dataclass
@@ -197,17 +199,24 @@ class FakeGitHub:
         if head and head != pr.head_sha:
             pr.head_sha, pr.updated_at = head, _now()
 
-    async def _fault(self, request: Request) -> Response | None:
+    def _take_fault(self, request: Request) -> Fault | None:
         for fault in list(self.faults):
             if fault.method == request.method and fault.path in request.url.path:
                 fault.times -= 1
                 if fault.times <= 0:
                     self.faults.remove(fault)
-                if fault.delay:
-                    await asyncio.sleep(fault.delay)
-                if fault.status is not None:
-                    return JSONResponse(fault.body or {"message": f"fault {fault.status}"}, fault.status)
-                return None
+                return fault
+        return None
+
+    async def _fault(self, request: Request) -> Response | None:
+        """A fault without effect: answered instead of the call."""
+        fault = self._take_fault(request)
+        if fault is None:
+            return None
+        if fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault.status is not None:
+            return JSONResponse(fault.body or {"message": f"fault {fault.status}"}, fault.status)
         return None
 
     def app(self) -> Starlette:
@@ -311,7 +320,11 @@ class FakeGitHub:
         body = await request.json()
         self.created.append(body)
         self.writes.append(("POST", request.url.path, body))
-        held = await self._fault(request)
+        fault = self._take_fault(request)
+        if fault is not None and fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault is not None and fault.status is not None and not fault.effect:
+            return JSONResponse(fault.body or {"message": f"fault {fault.status}"}, fault.status)
         head, base = str(body.get("head") or ""), str(body.get("base") or "")
         if any(p.head == head and p.state == "open" for p in self.pulls.get(repository, {}).values()):
             owner = repository.split("/")[0]
@@ -334,8 +347,8 @@ class FakeGitHub:
             draft=bool(body.get("draft")),
             author=next(iter(self.tokens.values()), "octocat"),
         )
-        if held is not None:  # created, but answered with an error (or late, above): as GitHub may
-            return held
+        if fault is not None and fault.status is not None:  # made, but answered with an error: as GitHub may
+            return JSONResponse(fault.body or {"message": f"fault {fault.status}"}, fault.status)
         return JSONResponse(pr.json(repository, self.url), 201)
 
     async def _merge(self, request: Request) -> Response:

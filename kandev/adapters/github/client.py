@@ -92,7 +92,8 @@ def refusal_detail(response: httpx.Response) -> str:
     parts = [str(data.get("message") or "")]
     for error in data.get("errors") or ():
         if isinstance(error, dict):
-            parts.append(str(error.get("message") or error.get("code") or ""))
+            said = error.get("message") or " ".join(str(error[k]) for k in ("field", "code") if error.get(k))
+            parts.append(str(said or ""))
         elif isinstance(error, str):
             parts.append(error)
     text = "; ".join(p for p in parts if p)

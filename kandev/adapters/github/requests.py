@@ -130,9 +130,13 @@ class GitHubRequests:
                     raise CodeHostRefused(
                         f"a pull request from {new.head_branch} is already open on GitHub", "duplicate_request"
                     ) from None
-                if "base" in text:
+                if "base invalid" in text or "base branch" in text:
                     raise CodeHostRefused(
                         f"GitHub has no base branch {new.base_branch} (deleted upstream?)", "base_missing"
+                    ) from None
+                if "head invalid" in text:
+                    raise CodeHostRefused(
+                        f"GitHub has no branch {new.head_branch}: push the task's branch first", "not_pushed"
                     ) from None
                 raise
         return self._plain(pr)
