@@ -244,7 +244,21 @@ class ShipService:
                 found = await self._ask(target, "push", force_with_lease=force_with_lease, last_pushed=last)
                 outcome = PushOutcome(**found)
             claim.result = {"sha": outcome.sha, "branch": outcome.branch}
+        await self._follow_push(task.id, target.repository_id, outcome.sha)
         return Pushed(target.repository_id, outcome.branch, outcome.sha, outcome.changed)
+
+    async def _follow_push(self, task_id: str, repository_id: str, sha: str) -> None:
+        """The task's open request now has this head (the host follows the branch): its checks start over, and
+        a check event of the new commit finds it; the host is asked at once too."""
+        async with self.ctx.unit_of_work() as uow:
+            row = await uow.db.get(TaskShipRequest, (task_id, repository_id), with_for_update=True)
+            if row is None or row.state != RequestState.OPEN or row.head_sha == sha:
+                return
+            row.head_sha, row.checks, row.updated_at = sha, [], utcnow()
+            task = await uow.db.get(Task, task_id)
+            assert task is not None
+            emit_task_event(uow, PULL_REQUEST, task)
+            uow.then(lambda: self.ctx.jobs.enqueue_request_refresh(task_id, repository_id))
 
     async def _refuse_protected(self, target: ShipTarget) -> None:
         branch = target.push_branch or ""
