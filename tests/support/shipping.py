@@ -53,7 +53,9 @@ def bare_remote(tmp_path: Path, name: str = "origin.git") -> tuple[Path, Path]:
     return work, bare
 
 
-async def shippable_task(services: Any, workspace_id: str, repository: Path, title: str = "Ship it") -> tuple[str, Path]:
+async def shippable_task(
+    services: Any, workspace_id: str, repository: Path, title: str = "Ship it"
+) -> tuple[str, Path]:
     """A task on `repository` with its worktree made (its agent's launch would make it)."""
     return await materialized_task(services, workspace_id, repository, title)
 

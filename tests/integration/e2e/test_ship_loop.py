@@ -123,7 +123,9 @@ async def test_a_task_ships_to_a_merged_pull_request_through_a_fix_round(
     await with_identity(gql)
     github.tokens[TOKEN] = "maintainer"
     await GithubService(services.ctx).connect(workspace_id, TOKEN)
-    await services.github.set_app("123", "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", APP_SECRET)
+    await services.github.set_app(
+        "123", "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", APP_SECRET
+    )
     assert await services.github.route_installation(workspace_id, INSTALLATION)
     work = make_repository(tmp_path / "app")
     bare = bare_from(work, git_server, REPO)
@@ -141,7 +143,9 @@ async def test_a_task_ships_to_a_merged_pull_request_through_a_fix_round(
         id=task.id,
     )
     assert settings_set["updateTask"]["__typename"] == "TaskPayload"
-    await services.sessions.start_task(task.id, "/write greet.py\nprint('hello')\n/end-write\n/run env\n/say done", None)
+    await services.sessions.start_task(
+        task.id, "/write greet.py\nprint('hello')\n/end-write\n/run env\n/say done", None
+    )
     await until(lambda: turns_done(db, task.id, 1))
 
     # The person commits with the agent's suggested message, pushes, opens the pull request.
@@ -173,7 +177,10 @@ async def test_a_task_ships_to_a_merged_pull_request_through_a_fix_round(
     branch = opened["pullRequest"]["headBranch"]
     fixed_head = ref(bare, f"refs/heads/{branch}")
     assert fixed_head and fixed_head != first_head
-    assert git(bare, "log", "-1", "--format=%s%n%an", fixed_head).splitlines() == ["Fix the greeting test", "Ada Lovelace"]
+    assert git(bare, "log", "-1", "--format=%s%n%an", fixed_head).splitlines() == [
+        "Fix the greeting test",
+        "Ada Lovelace",
+    ]
 
     # CI passes on the new head: no more rounds.
     run_id = github.add_check(REPO, fixed_head, "tests", "success")

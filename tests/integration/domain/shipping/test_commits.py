@@ -23,7 +23,9 @@ async def commit(gql: Any, task_id: str, **fields: Any) -> dict[str, Any]:
     return found
 
 
-async def test_a_commit_is_the_persons_with_the_agent_in_a_trailer_on_the_tasks_branch(services, gql, workspace_id, tmp_path):
+async def test_a_commit_is_the_persons_with_the_agent_in_a_trailer_on_the_tasks_branch(
+    services, gql, workspace_id, tmp_path
+):
     await with_identity(gql)
     repository = make_repository(tmp_path / "repo")
     task_id, folder = await shippable_task(services, workspace_id, repository)
@@ -55,7 +57,9 @@ async def test_only_the_paths_given_are_committed(services, gql, workspace_id, t
     assert git(folder, "status", "--porcelain") == "?? b.txt"
 
 
-async def test_nothing_to_commit_and_no_identity_are_conflicts_that_change_nothing(services, gql, workspace_id, tmp_path):
+async def test_nothing_to_commit_and_no_identity_are_conflicts_that_change_nothing(
+    services, gql, workspace_id, tmp_path
+):
     repository = make_repository(tmp_path / "repo")
     task_id, folder = await shippable_task(services, workspace_id, repository)
     (folder / "x.txt").write_text("x\n")
@@ -94,7 +98,7 @@ async def test_nothing_the_worktree_or_repository_planted_runs_when_committing(s
     task_id, folder = await shippable_task(services, workspace_id, repository)
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil.sh"
-    evil.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\ncat\n")
+    evil.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat\n')
     evil.chmod(evil.stat().st_mode | stat.S_IEXEC)
     hooks = tmp_path / "hooks"
     hooks.mkdir()
@@ -136,5 +140,3 @@ async def test_an_agent_profile_named_in_the_trailer_is_the_tasks(services, gql,
         assert await db.scalar(select(Session.id).where(Session.task_id == task_id)) is None
     # No session yet: the workspace's default profile is the agent named.
     assert "\nAgent: Scripted\n" in found["commit"]["message"]
-
-

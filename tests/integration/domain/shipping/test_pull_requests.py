@@ -54,7 +54,9 @@ class Shipping:
     bare: Path
 
 
-async def pushed_task(services: Any, gql: Any, workspace_id: str, tmp_path: Path, github: FakeGitHub, server: GitHttpServer) -> Shipping:
+async def pushed_task(
+    services: Any, gql: Any, workspace_id: str, tmp_path: Path, github: FakeGitHub, server: GitHttpServer
+) -> Shipping:
     """A connected workspace, acme/app served and backing the fake, a task with one commit pushed."""
     await with_identity(gql)
     github.tokens[TOKEN] = "maintainer"
@@ -152,9 +154,15 @@ async def test_a_timed_out_open_is_checked_before_trying_again_so_github_sees_on
 @pytest.mark.parametrize(
     ("fault", "reason"),
     [
-        (Fault("POST", "/pulls", 422, {"message": "Validation Failed", "errors": [{"message": "A pull request "
-                                                                                   "already exists for acme:x."}]}),
-         "duplicate_request"),
+        (
+            Fault(
+                "POST",
+                "/pulls",
+                422,
+                {"message": "Validation Failed", "errors": [{"message": "A pull request already exists for acme:x."}]},
+            ),
+            "duplicate_request",
+        ),
         (Fault("POST", "/pulls", 502), "unreachable"),
         (Fault("POST", "/pulls", 401, {"message": "Bad credentials"}), "auth"),
     ],
