@@ -10,6 +10,7 @@ from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
 from bench.fanout import run as fanout
+from bench.fix_rounds import run as fix_rounds
 from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
@@ -32,6 +33,7 @@ def main() -> None:
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
         "web": asyncio.run(web()),
+        "fix_rounds": asyncio.run(fix_rounds()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")

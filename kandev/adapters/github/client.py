@@ -28,6 +28,7 @@ from kandev.domain.github.api import (
     ReviewComment,
     check_repository,
 )
+from kandev.platform.tls import client_tls
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
@@ -130,6 +131,7 @@ class GitHubClient:
         split = urlsplit(self._base)
         self._origin = (split.scheme, split.netloc)
         self._http = httpx.AsyncClient(
+            verify=client_tls(),
             base_url=self._base + "/",
             timeout=timeout,
             transport=transport,
@@ -367,7 +369,7 @@ async def _tail(url: str, limit: int) -> tuple[str, bool]:
     kept = b""
     cut = False
     try:
-        async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, follow_redirects=False) as plain:
+        async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, follow_redirects=False, verify=client_tls()) as plain:
             async with plain.stream("GET", url) as response:
                 if response.status_code >= 300:
                     raise GitHubUnreachableError(f"the log's storage answered {response.status_code}")

@@ -29,6 +29,7 @@ from kandev.domain.gitlab.api import (
     int_or_none,
     merge_request_of,
 )
+from kandev.platform.tls import client_tls
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
@@ -69,6 +70,7 @@ class GitLabClient:
         if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
             raise ValueError("a GitLab base URL is an http(s) URL without credentials")
         self._http = httpx.AsyncClient(
+            verify=client_tls(),
             base_url=self._api + "/",
             timeout=timeout,
             transport=transport,
