@@ -4,12 +4,9 @@ person has a commit identity; and git run in the worktree honours nothing the wo
 
 from __future__ import annotations
 
-import os
 import stat
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
 from kandev.models import Session, Turn

@@ -19,7 +19,7 @@ from kandev.adapters.github.client import GitHubClient
 from kandev.domain.github import api as github_api_module
 from kandev.domain.github.connections import GithubService
 from kandev.models import Task, TaskPullRequest
-from tests.support.fake_github import Fault, FakeGitHub
+from tests.support.fake_github import FakeGitHub, Fault
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server
 from tests.support.git_repos import git, make_repository
 from tests.support.shipping import (
