@@ -9,6 +9,8 @@ import sys
 from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
+from bench.changes import run as changes
+from bench.diff_view import run as diff_view
 from bench.fanout import run as fanout
 from bench.fix_rounds import run as fix_rounds
 from bench.foundation import run as foundation
@@ -32,6 +34,8 @@ def main() -> None:
         "healing": healing(),
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
+        "changes": asyncio.run(changes()),
+        "diff_view": asyncio.run(diff_view()),
         "web": asyncio.run(web()),
         "fix_rounds": asyncio.run(fix_rounds()),
     }

@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import BindParameter, CompoundSelect, bindparam, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
-from kandev.domain.changes.stats import ChangeStats, read_change_stats
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
@@ -23,6 +22,7 @@ from kandev.domain.shipping.requests import RequestRecord
 from kandev.domain.tasks.activity import TaskActivity, read_activity
 from kandev.models import (
     AutomationRun,
+    Budget,
     Clarification,
     ParentQuestion,
     PermissionRequest,
@@ -117,23 +117,24 @@ class Lookups:
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
-        """Derived from durable waits; when several hold: PERMISSION, then CLARIFICATION, then
-        COMPLETION_PENDING. One statement for the whole batch."""
+        """Derived from durable waits; when several hold: BUDGET_REACHED (nothing moves until it is raised),
+        PERMISSION, CLARIFICATION, then COMPLETION_PENDING. One statement for the whole batch."""
         async with self.ctx.read() as db:
             rows = (await db.execute(_pending_statement(), {"task_ids": list(task_ids)})).all()
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
-        order = [PendingAction.PERMISSION, PendingAction.CLARIFICATION, PendingAction.COMPLETION_PENDING]
+        order = [
+            PendingAction.BUDGET_REACHED,
+            PendingAction.PERMISSION,
+            PendingAction.CLARIFICATION,
+            PendingAction.COMPLETION_PENDING,
+        ]
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
 
     async def task_activity(self, task_ids: Sequence[str]) -> list[TaskActivity]:
         """Each task's card activity (agent, last activity, preview, attention), in one statement."""
         return await read_activity(self.ctx, task_ids)
-
-    async def change_stats(self, task_ids: Sequence[str]) -> list[ChangeStats | None]:
-        """Each task's stored change stats (board cards), in one statement."""
-        return await read_change_stats(self.ctx, task_ids)
 
     async def ship_requests(self, task_ids: Sequence[str]) -> list[list[RequestRecord]]:
         """Each task's pull and merge requests (board badges, the PR card), in one statement."""
@@ -204,16 +205,19 @@ class Lookups:
 def _pending_statement() -> CompoundSelect[Any]:
     """Built once, the ids an expanding parameter: it runs for every page and every live task event."""
     task_ids: BindParameter[list[str]] = bindparam("task_ids", expanding=True)
-    permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
+    budget = select(Budget.subject_id.label("task_id"), literal(0).label("rank")).where(
+        Budget.subject_id.in_(task_ids), Budget.subject_kind == "task", Budget.reached_at.is_not(None)
+    )
+    permission = select(PermissionRequest.task_id.label("task_id"), literal(1).label("rank")).where(
         PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
     )
-    question = select(Clarification.task_id.label("task_id"), literal(1).label("rank")).where(
+    question = select(Clarification.task_id.label("task_id"), literal(2).label("rank")).where(
         Clarification.task_id.in_(task_ids), Clarification.state == "PENDING"
     )
-    asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank")).where(
+    asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(2).label("rank")).where(
         ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
     )
-    completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
+    completion = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
         Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
     )
-    return union_all(permission, question, asked_parent, completion)
+    return union_all(budget, permission, question, asked_parent, completion)

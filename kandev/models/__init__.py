@@ -37,6 +37,7 @@ from kandev.models.sessions import (
 )
 from kandev.models.shipping import CheckFixRound, ShipOperation, TaskShipRequest
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
+from kandev.models.usage import Budget, TurnUsage
 from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, TaskChoice, Workspace
@@ -51,6 +52,7 @@ __all__ = [
     "AutomationThreadMessage",
     "AutomationTrigger",
     "Base",
+    "Budget",
     "CheckFixRound",
     "Clarification",
     "ExecutorProfile",
@@ -88,6 +90,7 @@ __all__ = [
     "TaskRepository",
     "TaskShipRequest",
     "Turn",
+    "TurnUsage",
     "User",
     "Workflow",
     "WorkflowStep",

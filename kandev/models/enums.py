@@ -33,6 +33,8 @@ class PendingAction(StrEnum):
     CLARIFICATION = "CLARIFICATION"
     PERMISSION = "PERMISSION"
     COMPLETION_PENDING = "COMPLETION_PENDING"
+    # The task's budget is spent: nothing is sent to its agent until a person raises it.
+    BUDGET_REACHED = "BUDGET_REACHED"
 
 
 class SessionState(StrEnum):

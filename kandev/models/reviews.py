@@ -83,15 +83,12 @@ class ReviewedFile(Base):
 
 
 class TaskChangeStats(Base):
-    """What a task changed (all its repositories, against their bases), measured where its worktrees are at a
-    tool call or a turn end and stored: board cards read it, nothing recomputes it per read."""
+    """The last measure of a task's changes, per repository (its totals are on the task row, which board cards
+    read): tells which files changed since, and keeps a repository measured by another worker."""
 
     __tablename__ = "task_change_stats"
 
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
-    files: Mapped[int] = mapped_column(Integer, default=0)
-    additions: Mapped[int] = mapped_column(Integer, default=0)
-    deletions: Mapped[int] = mapped_column(Integer, default=0)
-    # {repository id: {path: the file's diff key}}: tells which files changed since the last measure.
+    # {repository id: {"files", "additions", "deletions", "keys": {path: diff key}, "renamed": {old: new}}}
     digest: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     computed_at: Mapped[datetime] = updated_at_column()

@@ -11,7 +11,7 @@ from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
 _DIRECTIVE = re.compile(
-    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|write|delete|run)(?:\s+(.*))?$", re.S
+    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|write|delete|run)(?:\s+(.*))?$", re.S
 )
 END_WRITE = "/end-write"
 # A short utility request from Kandev (a commit message for the task's changes): answered with a fixed text, and
@@ -23,7 +23,18 @@ REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
 
 StepKind = Literal[
-    "say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "write", "delete", "run"
+    "say",
+    "tool",
+    "sleep",
+    "fail",
+    "end",
+    "on-question",
+    "permission",
+    "mcp-servers",
+    "usage",
+    "write",
+    "delete",
+    "run",
 ]
 
 

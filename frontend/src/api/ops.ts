@@ -37,6 +37,11 @@ graphql(`
     createdAt
     updatedAt
     blockReason
+    changeStats {
+      files
+      additions
+      deletions
+    }
     activity {
       agentProfileId
       agentName
@@ -171,6 +176,7 @@ export const TASK = graphql(`
     task(id: $id) {
       ...TaskFields
       prompt
+      executorProfileId
       lastTurnError {
         message
         endedAt
@@ -256,6 +262,13 @@ export const TASK_EVENTS = graphql(`
       kind
       task {
         ...TaskFields
+      }
+      changedFiles {
+        repositoryId
+        path
+      }
+      reviewThread {
+        ...ReviewThreadFields
       }
     }
   }

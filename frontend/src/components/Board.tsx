@@ -2,7 +2,7 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
 import type { Task, Workflow, WorkflowStep } from "../api/ops";
 import { errorText } from "../api/graphql";
-import { t } from "../i18n";
+import { t, tn } from "../i18n";
 import { useNow } from "../hooks/useNow";
 import { app, loadMoreTasks, moveTask, refetchTasks } from "../state/app";
 import { cardStatus, completionPending, timeAgo } from "../state/derive";
@@ -283,6 +283,7 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
   const now = useNow();
   const status = cardStatus(task);
   const { agentName, lastActivityAt, preview } = task.activity;
+  const changes = task.changeStats;
   const index = steps.findIndex((s) => s.id === step.id);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (!e.altKey || (e.key !== "ArrowLeft" && e.key !== "ArrowRight")) return;
@@ -332,6 +333,12 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
       {preview && (
         <p className="card-preview" title={preview} data-testid="card-preview">
           {preview}
+        </p>
+      )}
+      {changes && changes.files > 0 && (
+        <p className="card-changes" data-testid="card-changes">
+          <span aria-hidden="true">{tn("cardChanges", changes.files, { add: changes.additions, del: changes.deletions })}</span>
+          <span className="sr-only">{tn("cardChangesLabel", changes.files, { add: changes.additions, del: changes.deletions })}</span>
         </p>
       )}
       <div className="card-meta">

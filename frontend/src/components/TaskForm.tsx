@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { CREATE_TASK, START_TASK } from "../api/ops";
 import { MCP_SERVERS, SELECT_MCP_SERVER, type McpServerRow } from "../api/mcpOps";
+import { TASK_PLACEMENT_CHOICES, type PlacementExecutor, type PlacementRepository } from "../api/placementOps";
 import { LIMITS } from "../api/limits";
 import { errorText, gql, unwrap } from "../api/graphql";
 import type { Task } from "../api/ops";
@@ -13,6 +14,7 @@ import { useStore } from "../state/store";
 import { t } from "../i18n";
 import { InfoGlyph } from "./Icons";
 import { InlineError } from "./LoadState";
+import { ExecutorSelect, RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
 
 export function TaskForm(props: {
   parentId?: string;
@@ -34,12 +36,39 @@ export function TaskForm(props: {
   const [mcpChosen, setMcpChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [repositories, setRepositories] = useState<PlacementRepository[]>([]);
+  const [executors, setExecutors] = useState<PlacementExecutor[]>([]);
+  const [chosenRepositories, setChosenRepositories] = useState<RepositoryChoice[]>([]);
+  const [executorId, setExecutorId] = useState("");
   const id = useId();
   const subtask = Boolean(props.parentId);
   const willStart = start && prompt.trim().length > 0;
   useEffect(() => {
     if (workspaceId) void gql(MCP_SERVERS, { w: workspaceId }).then((r) => setMcpServers(r.mcpServers), () => setMcpServers([]));
   }, [workspaceId]);
+  // Where a top-level task works, starting from where this person's last task did.
+  useEffect(() => {
+    if (!workspaceId || subtask) return;
+    let cancelled = false;
+    gql(TASK_PLACEMENT_CHOICES, { w: workspaceId }).then(
+      (data) => {
+        if (cancelled) return;
+        setRepositories(data.repositories);
+        setExecutors(data.executorProfiles);
+        const last = data.workspaces.find((w) => w.id === workspaceId)?.lastTaskChoice;
+        if (!last) return;
+        const known = (repoId: string) => data.repositories.some((r) => r.id === repoId);
+        setChosenRepositories(last.repositories.filter((r) => known(r.repositoryId)).map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch ?? null })));
+        if (last.executorProfileId && data.executorProfiles.some((x) => x.id === last.executorProfileId)) setExecutorId(last.executorProfileId);
+        if (last.agentProfileId && profiles.some((p) => p.id === last.agentProfileId && p.available)) setProfileId(last.agentProfileId);
+      },
+      () => {},
+    );
+    return () => {
+      cancelled = true;
+    };
+    // The profiles list only decides whether the remembered agent is still offered; read it once.
+  }, [workspaceId, subtask]);
   const toggleMcp = (serverId: string, on: boolean) => setMcpChosen((ids) => (on ? [...ids, serverId] : ids.filter((x) => x !== serverId)));
 
   const submit = async (e: React.FormEvent) => {
@@ -60,6 +89,10 @@ export function TaskForm(props: {
         agentProfileId: profileId || null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
+      if (!subtask) {
+        input.repositories = chosenRepositories.map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch }));
+        input.executorProfileId = executorId || null;
+      }
       if (subtask) {
         input.parentId = props.parentId;
         input.autopilot = autopilot;
@@ -132,6 +165,12 @@ export function TaskForm(props: {
           <span>Start the agent now</span>
         </label>
       </div>
+      {!subtask && (
+        <>
+          <RepositoryPicker workspaceId={workspaceId} repositories={repositories} value={chosenRepositories} onChange={setChosenRepositories} />
+          <ExecutorSelect executors={executors} value={executorId} onChange={setExecutorId} />
+        </>
+      )}
       {subtask && (
         <div className="autopilot-field">
           <span className="switch-wrap">

@@ -3,6 +3,7 @@
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef } from "react";
 import { jsonObject } from "../api/graphql";
 import type { Message, SessionState } from "../api/ops";
+import { t, tn } from "../i18n";
 import { presentationOf, RichOutput } from "./RichOutput";
 
 // The Markdown renderer is a chunk of its own, loaded with the first transcript: the board never pays for it.
@@ -95,6 +96,46 @@ function Plan({ message }: { message: Message }) {
   );
 }
 
+interface SentThread {
+  thread_id?: string;
+  path?: string | null;
+  line?: number | null;
+  end_line?: number | null;
+  side?: string;
+  comments?: { author?: string; body?: string }[];
+}
+
+function threadPlace(thread: SentThread): string {
+  if (!thread.path) return t("reviewWholeTask");
+  if (thread.line == null) return thread.path;
+  const lines = thread.end_line != null && thread.end_line !== thread.line ? `${thread.line}–${thread.end_line}` : `${thread.line}`;
+  return `${thread.path}:${lines}${thread.side === "OLD" ? ` (${t("reviewOldSide")})` : ""}`;
+}
+
+/** A review sent to the agent (sendReviewToAgent): one message listing its threads, not the prompt's text. */
+function ReviewMessage({ message }: { message: Message }) {
+  const review = jsonObject(jsonObject(message.data).review);
+  const threads = (Array.isArray(review.threads) ? review.threads : []) as SentThread[];
+  return (
+    <div className="msg msg-review" data-testid="msg-review">
+      <span className="msg-who">{tn("reviewMessage", threads.length)}</span>
+      <ol className="review-list">
+        {threads.map((thread, i) => (
+          <li key={thread.thread_id ?? i} data-testid="msg-review-thread">
+            <code>{threadPlace(thread)}</code>
+            {(thread.comments ?? []).map((c, j) => (
+              <div key={j} className="review-comment">
+                <strong>{c.author}</strong>
+                <Markdown text={c.body ?? ""} />
+              </div>
+            ))}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 function MessageView({ message, taskId }: { message: Message; taskId: string | null }) {
   switch (message.kind) {
     case "USER":
@@ -119,6 +160,8 @@ function MessageView({ message, taskId }: { message: Message; taskId: string | n
       );
     case "TOOL_CALL":
       return <ToolCall message={message} />;
+    case "REVIEW":
+      return <ReviewMessage message={message} />;
     case "PLAN":
       return <Plan message={message} />;
     case "ERROR":

@@ -25,6 +25,31 @@ export type AddMcpRegistryEntryInput = {
   workspaceId: string | number;
 };
 
+/** A comment opening a thread: on lines line..endLine of `side` of a file, on a whole file (no line), or on the whole task (no path). */
+export type AddReviewCommentInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** Last line (default: line); at most 500 lines in all. */
+  endLine?: number | null | undefined;
+  /** First line (1-based, of side); null: a comment on the whole file. */
+  line?: number | null | undefined;
+  /** The file, relative to the repository (for side OLD its path in the base: a renamed file's oldPath); null: a comment on the whole task. */
+  path?: string | null | undefined;
+  /** The file's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** Which version the lines count in: NEW (default), or OLD (the base). */
+  side?: ReviewSide;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** An atomic batch of sources for an idle task. */
+export type AddWorkspaceSourcesInput = {
+  sources: Array<WorkspaceSourceInput>;
+  /** Default (and in a task session: your own task or your direct child). */
+  taskId?: string | number | null | undefined;
+};
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -128,6 +153,20 @@ export type AutomationTriggerType =
   | 'GITHUB_PUSH'
   | 'SCHEDULED'
   | 'WEBHOOK';
+
+/** A budget's limits; leave both null to remove the budget. */
+export type BudgetInput = {
+  /** Input plus output tokens. */
+  limitTokens?: number | null | undefined;
+  /** US dollars, as agents report cost. */
+  limitUsd?: number | null | undefined;
+};
+
+/** Which changes: ALL (the branch's commits plus uncommitted and untracked work, against the merge base with the base branch), UNCOMMITTED (against the branch's last commit, untracked files included), COMMITTED (the branch's commits only). */
+export type ChangeScope =
+  | 'ALL'
+  | 'COMMITTED'
+  | 'UNCOMMITTED';
 
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
@@ -302,6 +341,32 @@ export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
+/** What a line of a hunk is. */
+export type DiffLineKind =
+  | 'ADD'
+  | 'CONTEXT'
+  | 'DELETE';
+
+/** Undo uncommitted changes in the task's worktree: whole files, or one hunk. */
+export type DiscardChangesInput = {
+  /** Instead of paths: one hunk of a tracked file. */
+  hunk?: DiscardHunkInput | null | undefined;
+  /** Files (1 to 500) back to the branch's last commit (a new file is deleted, a rename undone); committed changes stay. */
+  paths?: Array<string> | null | undefined;
+  /** The repository. */
+  repositoryId: string | number;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** One hunk of a file's uncommitted changes, by its header. */
+export type DiscardHunkInput = {
+  /** The hunk's header (DiffHunk.header, its `@@ -a,b +c,d @@` part counts) as read with scope UNCOMMITTED. */
+  header: string;
+  /** The file. */
+  path: string;
+};
+
 /** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
 export type ExecutorKind =
   | 'LOCAL'
@@ -314,6 +379,16 @@ export type FilePreviewUnavailableReason =
   | 'MISSING'
   | 'NOT_A_FILE'
   | 'TOO_LARGE';
+
+/** How a file changed: RENAMED and COPIED name the source in oldPath; TYPE_CHANGED is a file that became a link, a submodule or the reverse; UNMERGED is a file a merge left in conflict. */
+export type FileStatus =
+  | 'ADDED'
+  | 'COPIED'
+  | 'DELETED'
+  | 'MODIFIED'
+  | 'RENAMED'
+  | 'TYPE_CHANGED'
+  | 'UNMERGED';
 
 /** Fix failing checks of the task's pull requests (off by default). */
 export type FixFailingChecksInput = {
@@ -388,6 +463,7 @@ export type NextRunState =
 
 /** What the task waits on, most urgent first. */
 export type PendingAction =
+  | 'BUDGET_REACHED'
   | 'CLARIFICATION'
   | 'COMPLETION_PENDING'
   | 'NONE'
@@ -427,6 +503,14 @@ export type ReplaceSecretInput = {
   value: string;
 };
 
+/** A reply at the end of a thread. */
+export type ReplyToReviewThreadInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** The thread. */
+  threadId: string | number;
+};
+
 export type ResolvePermissionInput = {
   /** The chosen option. */
   optionId: string;
@@ -439,6 +523,22 @@ export type ResolvePermissionInput = {
   /** Optional check: the request's task (another task's id answers not found). */
   taskId?: string | number | null | undefined;
 };
+
+/** A person, or the task's agent. */
+export type ReviewAuthorKind =
+  | 'AGENT'
+  | 'PERSON';
+
+/** Which version of a file a comment's lines count in: OLD, the base (the merge base with the base branch); NEW, the working tree now. */
+export type ReviewSide =
+  | 'NEW'
+  | 'OLD';
+
+/** OPEN: waiting to be addressed; RESOLVED: someone (a person or the agent) marked it addressed; OUTDATED: its lines changed or went since it was opened (it keeps showing them as they were). */
+export type ReviewThreadState =
+  | 'OPEN'
+  | 'OUTDATED'
+  | 'RESOLVED';
 
 /** What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is disabled; nothing was written). */
 export type RunAdmission =
@@ -465,6 +565,14 @@ export type SendMessageInput = {
   taskId: string | number;
 };
 
+/** Send review threads to the task's agent as one prompt. */
+export type SendReviewToAgentInput = {
+  /** The task. */
+  taskId: string | number;
+  /** The threads (1 to 100); null: every OPEN thread not sent yet (or commented on since). */
+  threadIds?: Array<string | number> | null | undefined;
+};
+
 /** What happened in a sessionEvents message. */
 export type SessionEventKind =
   | 'MESSAGE_APPENDED'
@@ -486,6 +594,20 @@ export type SessionState =
   | 'RUNNING'
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
+
+/** Mark a changed file reviewed, or not. */
+export type SetFileReviewedInput = {
+  /** The FileChange.diffKey the person saw (recommended: a change made meanwhile then reads unreviewed); default: the file's current diff. */
+  diffKey?: string | null | undefined;
+  /** The changed file. */
+  path: string;
+  /** The file's repository. */
+  repositoryId: string | number;
+  /** true: reviewed at this diff; false: not reviewed. */
+  reviewed: boolean;
+  /** The task. */
+  taskId: string | number;
+};
 
 /** The operator's first message of a 'describe an automation' chat. */
 export type StartAutomationAuthoringInput = {
@@ -621,10 +743,22 @@ export type UpdateMcpServerInput = {
   url?: string | null | undefined;
 };
 
+/** The base branch Kandev diffs a task's repository against. */
+export type UpdateRepositoryBaseBranchInput = {
+  /** An existing branch (or ref) of the repository. */
+  baseBranch: string;
+  /** Needed when the task has more than one repository. */
+  repositoryId?: string | number | null | undefined;
+  /** Default: your own task. */
+  taskId?: string | number | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
   /** Merge the task's pull requests once green and approved (a person's setting). */
   autoMerge?: boolean | null | undefined;
+  /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
+  budget?: BudgetInput | null | undefined;
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
   /** Fix failing checks of the task's pull requests (a person's setting; agents can not change it). */
@@ -698,6 +832,31 @@ export type WorkspaceEventKind =
   | 'WORKFLOW'
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
+
+/** One source. A repository names exactly one of repositoryId (saved in the workspace), localPath (a git checkout on this machine) or remoteUrl (cloned), plus optional baseBranch (diff base; default the repository's default branch) and branch (an existing branch to work on; default a new Kandev branch). A folder takes an absolute path and an optional display name. */
+export type WorkspaceSourceInput = {
+  /** Branch Kandev diffs against. Default: the repository's default branch. */
+  baseBranch?: string | null | undefined;
+  /** An existing branch to work on. Default: a new Kandev branch for the task. */
+  branch?: string | null | undefined;
+  /** Absolute path of a git checkout on this machine, under the server's source roots. */
+  localPath?: string | null | undefined;
+  /** Folder sources: display name (default: the folder's name). */
+  name?: string | null | undefined;
+  /** Folder sources: absolute path of the folder, under the server's source roots. */
+  path?: string | null | undefined;
+  /** A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's source roots). */
+  remoteUrl?: string | null | undefined;
+  /** A repository saved in the task's workspace. */
+  repositoryId?: string | number | null | undefined;
+  /** What the source is. */
+  type: WorkspaceSourceType;
+};
+
+/** A git repository (worktree or in place) or a plain folder. */
+export type WorkspaceSourceType =
+  | 'FOLDER'
+  | 'REPOSITORY';
 
 export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
@@ -855,6 +1014,141 @@ export type WorkspaceRunsQueryVariables = Exact<{
 
 
 export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
+
+export type FileChangeFieldsFragment = { path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean };
+
+export type ReviewThreadFieldsFragment = { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null };
+
+export type TaskChangesQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type TaskChangesQuery = { task: { id: string, changes: { reason: string | null, repositories: Array<{ repositoryId: string, name: string, branch: string | null, baseBranch: string, ahead: number, behind: number, note: string | null, stats: { files: number, additions: number, deletions: number }, files: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean }> } }> } } };
+
+export type FileHunksQueryVariables = Exact<{
+  id: string | number;
+  paths?: Array<string> | string | null | undefined;
+  scope?: ChangeScope | null | undefined;
+  context: number;
+  large: boolean;
+}>;
+
+
+export type FileHunksQuery = { task: { id: string, changes: { repositories: Array<{ repositoryId: string, files: { nodes: Array<{ invalidUtf8: boolean, path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean, submoduleChange: { oldCommit: string | null, newCommit: string | null } | null, hunks: Array<{ header: string, oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<{ kind: DiffLineKind, oldNumber: number | null, newNumber: number | null, text: string }> }> }> } }> } } };
+
+export type ReviewThreadsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewThreadsQuery = { task: { id: string, reviewThreads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> } };
+
+export type AddReviewCommentMutationVariables = Exact<{
+  i: AddReviewCommentInput;
+}>;
+
+
+export type AddReviewCommentMutation = { addReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReplyToReviewThreadMutationVariables = Exact<{
+  i: ReplyToReviewThreadInput;
+}>;
+
+
+export type ReplyToReviewThreadMutation = { replyToReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ResolveReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResolveReviewThreadMutation = { resolveReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReopenReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReopenReviewThreadMutation = { reopenReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteReviewCommentMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteReviewCommentMutation = { deleteReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', threadDeleted: boolean, thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SendReviewToAgentMutationVariables = Exact<{
+  i: SendReviewToAgentInput;
+}>;
+
+
+export type SendReviewToAgentMutation = { sendReviewToAgent:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SendReviewPayload', promptId: string, threads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SetFileReviewedMutationVariables = Exact<{
+  i: SetFileReviewedInput;
+}>;
+
+
+export type SetFileReviewedMutation = { setFileReviewed:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'FileReviewedPayload', repositoryId: string, path: string, reviewed: boolean, diffKey: string | null }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DiscardChangesMutationVariables = Exact<{
+  i: DiscardChangesInput;
+}>;
+
+
+export type DiscardChangesMutation = { discardChanges:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DiscardChangesPayload', repositoryId: string, paths: Array<string> }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type CodeHostConnectionsQueryVariables = Exact<{
   w: string | number;
@@ -1051,7 +1345,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1094,14 +1388,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1140,7 +1434,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1156,7 +1450,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1171,7 +1465,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1184,7 +1478,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1194,7 +1488,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1210,7 +1504,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1322,6 +1616,47 @@ export type FilePreviewQuery = { filePreview:
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'TextFilePreview', path: string, size: number, text: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TaskPlacementChoicesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
+
+export type RepositoryBranchesQueryVariables = Exact<{
+  w: string | number;
+  first: number;
+}>;
+
+
+export type RepositoryBranchesQuery = { repositories: Array<{ id: string, branches: Array<string> }> };
+
+export type UpdateRepositoryBaseBranchMutationVariables = Exact<{
+  i: UpdateRepositoryBaseBranchInput;
+}>;
+
+
+export type UpdateRepositoryBaseBranchMutation = { updateRepositoryBaseBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'UpdateRepositoryBaseBranchPayload', baseBranch: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AddWorkspaceSourcesMutationVariables = Exact<{
+  i: AddWorkspaceSourcesInput;
+}>;
+
+
+export type AddWorkspaceSourcesMutation = { addWorkspaceSources:
+    | { __typename: 'AddWorkspaceSourcesPayload', changed: boolean }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1845,6 +2180,59 @@ fragment NextRunRow on NextRunIndicator {
   slowAfterSeconds
   slow
 }`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
+export const FileChangeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}
+    `, {"fragmentName":"FileChangeFields"}) as unknown as TypedDocumentString<FileChangeFieldsFragment, unknown>;
+export const ReviewThreadFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"ReviewThreadFields"}) as unknown as TypedDocumentString<ReviewThreadFieldsFragment, unknown>;
 export const McpRegistryFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRegistryFields on McpRegistry {
   status
@@ -1896,6 +2284,11 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -2524,6 +2917,475 @@ export const WorkspaceRunsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
+export const TaskChangesDocument = new TypedDocumentString(`
+    query TaskChanges($id: ID!, $first: Int!, $after: String) {
+  task(id: $id) {
+    id
+    changes {
+      reason
+      repositories {
+        repositoryId
+        name
+        branch
+        baseBranch
+        ahead
+        behind
+        note
+        stats {
+          files
+          additions
+          deletions
+        }
+        files(first: $first, after: $after) {
+          totalCount
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+          nodes {
+            ...FileChangeFields
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<TaskChangesQuery, TaskChangesQueryVariables>;
+export const FileHunksDocument = new TypedDocumentString(`
+    query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {
+  task(id: $id) {
+    id
+    changes(scope: $scope, paths: $paths) {
+      repositories {
+        repositoryId
+        files(first: 10) {
+          nodes {
+            ...FileChangeFields
+            invalidUtf8
+            submoduleChange {
+              oldCommit
+              newCommit
+            }
+            hunks(context: $context, includeLarge: $large) {
+              header
+              oldStart
+              oldLines
+              newStart
+              newLines
+              lines {
+                kind
+                oldNumber
+                newNumber
+                text
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<FileHunksQuery, FileHunksQueryVariables>;
+export const ReviewThreadsDocument = new TypedDocumentString(`
+    query ReviewThreads($id: ID!) {
+  task(id: $id) {
+    id
+    reviewThreads {
+      ...ReviewThreadFields
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ReviewThreadsQuery, ReviewThreadsQueryVariables>;
+export const AddReviewCommentDocument = new TypedDocumentString(`
+    mutation AddReviewComment($i: AddReviewCommentInput!) {
+  addReviewComment(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddReviewCommentMutation, AddReviewCommentMutationVariables>;
+export const ReplyToReviewThreadDocument = new TypedDocumentString(`
+    mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {
+  replyToReviewThread(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReplyToReviewThreadMutation, ReplyToReviewThreadMutationVariables>;
+export const ResolveReviewThreadDocument = new TypedDocumentString(`
+    mutation ResolveReviewThread($id: ID!) {
+  resolveReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ResolveReviewThreadMutation, ResolveReviewThreadMutationVariables>;
+export const ReopenReviewThreadDocument = new TypedDocumentString(`
+    mutation ReopenReviewThread($id: ID!) {
+  reopenReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReopenReviewThreadMutation, ReopenReviewThreadMutationVariables>;
+export const DeleteReviewCommentDocument = new TypedDocumentString(`
+    mutation DeleteReviewComment($id: ID!) {
+  deleteReviewComment(commentId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      threadDeleted
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteReviewCommentMutation, DeleteReviewCommentMutationVariables>;
+export const SendReviewToAgentDocument = new TypedDocumentString(`
+    mutation SendReviewToAgent($i: SendReviewToAgentInput!) {
+  sendReviewToAgent(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on SendReviewPayload {
+      promptId
+      threads {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SendReviewToAgentMutation, SendReviewToAgentMutationVariables>;
+export const SetFileReviewedDocument = new TypedDocumentString(`
+    mutation SetFileReviewed($i: SetFileReviewedInput!) {
+  setFileReviewed(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on FileReviewedPayload {
+      repositoryId
+      path
+      reviewed
+      diffKey
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SetFileReviewedMutation, SetFileReviewedMutationVariables>;
+export const DiscardChangesDocument = new TypedDocumentString(`
+    mutation DiscardChanges($i: DiscardChangesInput!) {
+  discardChanges(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on DiscardChangesPayload {
+      repositoryId
+      paths
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DiscardChangesMutation, DiscardChangesMutationVariables>;
 export const CodeHostConnectionsDocument = new TypedDocumentString(`
     query CodeHostConnections($w: ID!) {
   githubConnection(workspaceId: $w) {
@@ -2858,6 +3720,11 @@ export const TasksDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -2873,6 +3740,7 @@ export const TaskDocument = new TypedDocumentString(`
   task(id: $id) {
     ...TaskFields
     prompt
+    executorProfileId
     lastTurnError {
       message
       endedAt
@@ -2905,6 +3773,11 @@ export const TaskDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3054,9 +3927,49 @@ export const TaskEventsDocument = new TypedDocumentString(`
     task {
       ...TaskFields
     }
+    changedFiles {
+      repositoryId
+      path
+    }
+    reviewThread {
+      ...ReviewThreadFields
+    }
   }
 }
-    fragment TaskFields on Task {
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment TaskFields on Task {
   id
   title
   state
@@ -3070,6 +3983,11 @@ export const TaskEventsDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3144,6 +4062,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3184,6 +4107,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3224,6 +4152,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3265,6 +4198,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3308,6 +4246,11 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3467,6 +4410,67 @@ export const FilePreviewDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<FilePreviewQuery, FilePreviewQueryVariables>;
+export const TaskPlacementChoicesDocument = new TypedDocumentString(`
+    query TaskPlacementChoices($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    defaultBranch
+  }
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+  }
+  workspaces {
+    id
+    lastTaskChoice {
+      repositories {
+        repositoryId
+        baseBranch
+      }
+      executorProfileId
+      agentProfileId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TaskPlacementChoicesQuery, TaskPlacementChoicesQueryVariables>;
+export const RepositoryBranchesDocument = new TypedDocumentString(`
+    query RepositoryBranches($w: ID!, $first: Int!) {
+  repositories(workspaceId: $w) {
+    id
+    branches(first: $first)
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoryBranchesQuery, RepositoryBranchesQueryVariables>;
+export const UpdateRepositoryBaseBranchDocument = new TypedDocumentString(`
+    mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {
+  updateRepositoryBaseBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on UpdateRepositoryBaseBranchPayload {
+      baseBranch
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateRepositoryBaseBranchMutation, UpdateRepositoryBaseBranchMutationVariables>;
+export const AddWorkspaceSourcesDocument = new TypedDocumentString(`
+    mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {
+  addWorkspaceSources(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AddWorkspaceSourcesPayload {
+      changed
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddWorkspaceSourcesMutation, AddWorkspaceSourcesMutationVariables>;
 export const AgentProfilesDocument = new TypedDocumentString(`
     query AgentProfiles($w: ID!) {
   agentProfiles(workspaceId: $w) {

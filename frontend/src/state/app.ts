@@ -62,6 +62,15 @@ let stopWorkspaceEvents: (() => void) | null = null;
 
 type ConfigListener = (kind: WorkspaceEventKind) => void;
 const configListeners = new Set<ConfigListener>();
+type TaskEventListener = (event: TaskEvent) => void;
+const taskEventListeners = new Set<TaskEventListener>();
+
+/** Hear every task event of the current workspace (an open Changes panel follows its task's CHANGES and
+ *  REVIEW_THREAD events); SUBSCRIBED again after a reconnect. Returns the unsubscribe. */
+export function onTaskEvent(listener: TaskEventListener): () => void {
+  taskEventListeners.add(listener);
+  return () => taskEventListeners.delete(listener);
+}
 
 /** Hear which part of the current workspace's configuration changed (in this tab or any other), and
  *  SUBSCRIBED again after a reconnect (anything may have changed meanwhile). Returns the unsubscribe. */
@@ -141,6 +150,7 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
     (data) => {
       if (data.taskEvents.kind === "SUBSCRIBED") void refetchTasks();
       else applyTaskEvent(data.taskEvents);
+      taskEventListeners.forEach((l) => l(data.taskEvents));
     },
     (message) => {
       void refetchTasks().then(() => app.set({ tasksError: `Live task updates failed: ${message}` }));

@@ -118,14 +118,47 @@ def _env(place: GitPlace) -> dict[str, str]:
 
 def with_filters_emptied(place: GitPlace) -> GitPlace:
     """The place with every filter driver its config names emptied (an empty command runs nothing); listing
-    config runs nothing."""
-    listed = run(place, "config", "-z", "--name-only", "--get-regexp", r"^filter\.", check=False, limit=1 << 20)
-    drivers = {name.rsplit(".", 1)[0] for name in listed.decode("utf-8", "replace").split("\0") if name.count(".") >= 2}
+    config runs nothing. Looked up again only when a config file of the place changed (by size and time)."""
+    version = _config_version(place)
+    cached = _FILTERS.get((place.git_dir, place.common_dir))
+    if cached is not None and cached[0] == version:
+        overrides = cached[1]
+    else:
+        overrides, includes = _filter_overrides(place)
+        if len(_FILTERS) > 1024:
+            _FILTERS.clear()
+        if not includes:  # a file a config includes may change unseen: looked up on every read then
+            _FILTERS[(place.git_dir, place.common_dir)] = (version, overrides)
+    return GitPlace(place.work_tree, place.git_dir, place.common_dir, place.run_as, dict(overrides))
+
+
+_FILTERS: dict[tuple[str, str], tuple[tuple[tuple[int, int] | None, ...], dict[str, str]]] = {}
+
+
+def _config_version(place: GitPlace) -> tuple[tuple[int, int] | None, ...]:
+    """What the place's own config files look like now (the system's and the user's are never read)."""
+    found: list[tuple[int, int] | None] = []
+    for path in (os.path.join(place.common_dir, "config"), os.path.join(place.git_dir, "config.worktree")):
+        try:
+            info = os.stat(path)
+            found.append((info.st_size, info.st_mtime_ns))
+        except OSError:
+            found.append(None)
+    return tuple(found)
+
+
+def _filter_overrides(place: GitPlace) -> tuple[dict[str, str], bool]:
+    """The overrides emptying every filter driver configured, and whether the config includes other files."""
+    pattern = r"^(filter|include|includeif)\."
+    listed = run(place, "config", "-z", "--name-only", "--get-regexp", pattern, check=False, limit=1 << 20)
+    names = listed.decode("utf-8", "replace").split("\0")
+    includes = any(name.startswith(("include.", "includeif.")) for name in names)
+    drivers = {name.rsplit(".", 1)[0] for name in names if name.startswith("filter.") and name.count(".") >= 2}
     overrides: dict[str, str] = {}
     for driver in sorted(drivers):
         for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")):
             overrides[f"{driver}.{key}"] = value
-    return GitPlace(place.work_tree, place.git_dir, place.common_dir, place.run_as, overrides)
+    return overrides, includes
 
 
 def run(

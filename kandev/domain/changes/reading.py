@@ -1,13 +1,13 @@
-"""Reading one checkout's changes with git (kandev.domain.changes.git_reader) and, for files git does not track
-yet, through descriptors that never follow a link out of the working tree. Blocking: run it in a thread."""
+"""Reading one checkout's changes with git (kandev.domain.changes.git_reader) and, for what git does not read (new
+files, sizes), through kandev.domain.changes.tree, which never follows a link. Blocking: run it in a thread."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 from kandev.domain.changes.diffs import (
     SUBMODULE_MODE,
@@ -28,14 +28,17 @@ from kandev.domain.changes.diffs import (
     parse_raw_numstat,
 )
 from kandev.domain.changes.git_reader import GitPlace, GitReadError, run
-from kandev.domain.workspace.confined import LinkEscape, open_inside, read_at_most
+from kandev.domain.changes.tree import WorkTree
+from kandev.domain.workspace.confined import read_at_most
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MAX_COMMITS = 200
 MAX_MESSAGE = 4000
-# An untracked file is read up to this much to count its lines; a larger one counts what was read.
+# A new file is read up to this much to count its lines.
 MAX_UNTRACKED_READ = 64 * 1024 * 1024
 DIFF_OPTIONS = ("diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty", "-M", "-C")
+# The git calls of one read that do not wait on each other run at once (each is a process: threads only wait).
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kandev-git")
 
 
 @dataclass(frozen=True)
@@ -54,19 +57,6 @@ class Range:
     worktree: bool
 
 
-def _rev(place: GitPlace, name: str) -> str | None:
-    found = run(place, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}", check=False)
-    text = found.decode().strip()
-    return text or None
-
-
-def _base_ref(checkout: Checkout) -> str | None:
-    for ref in (f"refs/heads/{checkout.base_branch}", f"refs/remotes/origin/{checkout.base_branch}"):
-        if _rev(checkout.place, ref) is not None:
-            return ref
-    return None
-
-
 @dataclass(frozen=True)
 class Base:
     head: str | None
@@ -76,17 +66,39 @@ class Base:
 
 
 def find_base(checkout: Checkout) -> Base:
+    """The branch's head, the base branch's ref (local, else origin's) and their merge base: two git calls."""
     place = checkout.place
-    head = _rev(place, "HEAD")
-    ref = _base_ref(checkout)
+    wanted = ["HEAD", f"refs/heads/{checkout.base_branch}", f"refs/remotes/origin/{checkout.base_branch}"]
+    asked = "".join(f"{name}^{{commit}}\n" for name in wanted).encode()
+    listed = run(place, "cat-file", "--batch-check=%(objectname) %(objecttype)", stdin=asked)
+    found = [line.split(" ")[0] if line.endswith(" commit") else None for line in listed.decode().splitlines()]
+    head = found[0] if found else None
+    tips = dict(zip(wanted[1:], found[1:], strict=False))
+    ref = next((name for name, sha in tips.items() if sha), None)
     if ref is None:
         return Base(head, None, None, f"the base branch {checkout.base_branch} does not exist in the repository")
     if head is None:
-        return Base(None, _rev(place, ref), ref, None)
-    merged = run(place, "merge-base", ref, head, check=False).decode().strip()
+        return Base(None, tips[ref], ref, None)
+    merged = _merge_base(place, tips[ref] or "", head)
     if not merged:
         return Base(head, None, ref, f"the task's branch shares no history with {checkout.base_branch}")
     return Base(head, merged, ref, None)
+
+
+_MERGE_BASES: dict[tuple[str, str, str], str] = {}
+
+
+def _merge_base(place: GitPlace, tip: str, head: str) -> str:
+    """The merge base of two commits: what it is never changes, so it is asked once per pair (and repository)."""
+    key = (place.common_dir, tip, head)
+    found = _MERGE_BASES.get(key)
+    if found is None:
+        found = run(place, "merge-base", tip, head, check=False).decode().strip()
+        if found:
+            if len(_MERGE_BASES) > 4096:
+                _MERGE_BASES.clear()
+            _MERGE_BASES[key] = found
+    return found
 
 
 def scope_range(scope: ChangeScope, base: Base) -> Range:
@@ -104,31 +116,46 @@ def snapshot(
     """The checkout's changes in `scope` (only `paths` when given: a renamed file needs both its paths); without
     `history`, no commits nor ahead and behind counts (measuring stats needs none)."""
     base = find_base(checkout)
-    span = scope_range(scope, base)
-    files = changed_files(checkout.place, span, paths)
-    ahead = behind = 0
-    commits: list[Commit] = []
-    if history and base.ref is not None and base.head is not None:
-        counts = run(checkout.place, "rev-list", "--left-right", "--count", f"{base.ref}...{base.head}", check=False)
-        behind, ahead = (int(n) for n in (counts.decode().split() or ["0", "0"]))
-        commits = _commits(checkout.place, base)
-    return Snapshot(base.base, base.head, ahead, behind, files, commits, base.note)
+    place = checkout.place
+    counting = history and base.ref is not None and base.head is not None
+    counts = _POOL.submit(_counts, place, base) if counting else None
+    commits = _POOL.submit(_commits, place, base) if counting else None
+    files = changed_files(place, scope_range(scope, base), paths)
+    behind, ahead = counts.result() if counts is not None else (0, 0)
+    return Snapshot(base.base, base.head, ahead, behind, files, commits.result() if commits else [], base.note)
+
+
+def _counts(place: GitPlace, base: Base) -> tuple[int, int]:
+    counts = run(place, "rev-list", "--left-right", "--count", f"{base.ref}...{base.head}", check=False).split()
+    return (int(counts[0]), int(counts[1])) if len(counts) == 2 else (0, 0)
 
 
 def changed_files(place: GitPlace, span: Range, paths: list[str] | None) -> list[FileDiff]:
     spec = ["--", *paths] if paths else []
+    untracked = _POOL.submit(_untracked_names, place, spec) if span.worktree else None
+    unmerged = _POOL.submit(_unmerged, place, spec) if span.worktree else None
+    # The sizes of the blobs compared (a file over TOO_LARGE_BYTES on either side is too large to show): for a
+    # few paths listed beside the diff, for the whole tree asked after it (only the changed blobs).
+    trees = [_POOL.submit(_tree_sizes, place, c, spec) for c in span.args if c != EMPTY_TREE] if paths else []
     listed = run(place, *DIFF_OPTIONS, "-z", "--raw", "--numstat", "--no-abbrev", *span.args, *spec)
     entries = [e for e in parse_raw_numstat(listed) if _clean(e.path) and (e.old_path is None or _clean(e.old_path))]
-    sizes = _blob_sizes(place, [sha for e in entries for sha in (e.old_sha, e.new_sha) if sha])
-    if span.worktree:
-        unmerged = _unmerged(place, spec)
-        for entry in entries:
-            if entry.path in unmerged:
-                entry.status = FileStatus.UNMERGED
-    files = [_file(place, entry, span, sizes) for entry in entries]
-    if span.worktree:
-        files += _untracked(place, paths)
+    if paths:
+        sizes = {sha: size for tree in trees for sha, size in tree.result().items()}
+    else:
+        sizes = _blob_sizes(place, [sha for e in entries for sha in (e.old_sha, e.new_sha) if sha])
+    conflicted = unmerged.result() if unmerged is not None else set()
+    for entry in entries:
+        if entry.path in conflicted:
+            entry.status = FileStatus.UNMERGED
+    with _tree(place) as tree:
+        files = [_file(tree, entry, span, sizes) for entry in entries]
+        if untracked is not None:
+            files += [found for name in untracked.result() if (found := _untracked_file(tree, name)) is not None]
     return sorted(files, key=lambda f: f.path)
+
+
+def _tree(place: GitPlace) -> WorkTree:
+    return WorkTree(place.work_tree, None if place.run_as is None else place.run_as.uid)
 
 
 def _unmerged(place: GitPlace, spec: list[str]) -> set[str]:
@@ -155,14 +182,26 @@ def _blob_sizes(place: GitPlace, shas: list[str]) -> dict[str, int]:
     return sizes
 
 
-def _file(place: GitPlace, entry: RawEntry, span: Range, sizes: dict[str, int]) -> FileDiff:
+def _tree_sizes(place: GitPlace, commit: str, spec: list[str]) -> dict[str, int]:
+    """The size of every blob of a commit's tree under `spec`, by object id: one listing, no file read."""
+    listed = run(place, "ls-tree", "-r", "-l", "-z", "--full-tree", commit, *spec)
+    sizes = {}
+    for item in listed.split(b"\0"):
+        meta, _, _ = item.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit():
+            sizes[fields[2].decode()] = int(fields[3])
+    return sizes
+
+
+def _file(tree: WorkTree, entry: RawEntry, span: Range, sizes: dict[str, int]) -> FileDiff:
     new_side = ""
     size = max((sizes.get(sha or "", 0) for sha in (entry.old_sha, entry.new_sha)), default=0)
-    if span.worktree and entry.new_sha is None and entry.status != FileStatus.DELETED:
-        found = _worktree_stat(place, entry.path, entry.new_mode)
-        if found is not None:
-            size = max(size, found[0])
-            new_side = f"{found[0]}:{found[1]}"
+    if span.worktree and entry.new_sha is None and entry.new_mode not in (None, SYMLINK_MODE, SUBMODULE_MODE):
+        found = tree.lstat(entry.path)
+        if found is not None and stat.S_ISREG(found.st_mode):
+            size = max(size, found.st_size)
+            new_side = f"{found.st_size}:{found.st_mtime_ns}"
     too_large = size > TOO_LARGE_BYTES or entry.additions + entry.deletions > TOO_LARGE_LINES
     key = _key(entry.status, entry.old_path, entry.old_sha, entry.new_sha or new_side, entry.old_mode, entry.new_mode)
     return FileDiff(
@@ -185,48 +224,17 @@ def _key(*parts: object) -> str:
     return hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def _worktree_stat(place: GitPlace, path: str, mode: str | None) -> tuple[int, int] | None:
-    """Size and change time of a working-tree file (a link's own, never its target's)."""
-    if mode in (SYMLINK_MODE, SUBMODULE_MODE):
-        return None
-    opened = _open(place, path)
-    if opened is None:
-        return None
-    fd, info = opened
-    os.close(fd)
-    return info.st_size, info.st_mtime_ns
-
-
-def _open(place: GitPlace, path: str) -> tuple[int, os.stat_result] | None:
-    """A descriptor of a regular file of the working tree, never reached through a link leading out, and (when
-    agents run as their own identity) only one of that identity's own: a hard link to anyone else's file is not
-    read."""
-    try:
-        opened = open_inside(Path(place.work_tree), path)
-    except LinkEscape:
-        return None
-    if opened is None:
-        return None
-    fd, _ = opened
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or (place.run_as is not None and info.st_uid != place.run_as.uid):
-        os.close(fd)
-        return None
-    return fd, info
-
-
-def _untracked(place: GitPlace, paths: list[str] | None) -> list[FileDiff]:
-    spec = ["--", *paths] if paths else []
+def _untracked_names(place: GitPlace, spec: list[str]) -> list[str]:
     listed = run(place, "ls-files", "-z", "--others", "--exclude-standard", *spec)
-    names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n and not n.endswith("/")]
-    return [found for name in names if _clean(name) and (found := _untracked_file(place, name)) is not None]
+    names = listed.decode("utf-8", "surrogateescape").split("\0")
+    return [n for n in names if n and not n.endswith("/") and _clean(n)]
 
 
-def _untracked_file(place: GitPlace, path: str) -> FileDiff | None:
-    target = read_link(place, path)
+def _untracked_file(tree: WorkTree, path: str) -> FileDiff | None:
+    target = tree.read_link(path)
     if target is not None:
         return _added(path, SYMLINK_MODE, target.encode("utf-8", "surrogateescape"), len(target), "link")
-    opened = _open(place, path)
+    opened = tree.open_file(path)
     if opened is None:
         return None
     fd, info = opened
@@ -257,40 +265,10 @@ def _added(path: str, mode: str, content: bytes, size: int, version: str) -> Fil
     )
 
 
-def read_link(place: GitPlace, path: str) -> str | None:
-    """The target text of a link in the working tree (never what it points at); None when `path` is no link.
-    Its folder is opened inside the tree first, so no link on the way is followed out."""
-    folder, _, name = path.rpartition("/")
-    try:
-        opened = open_inside(Path(place.work_tree), folder or ".")
-    except LinkEscape:
-        return None
-    if opened is None:
-        return None
-    fd, _ = opened
-    try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            return None
-        return os.readlink(name, dir_fd=fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def read_file(place: GitPlace, path: str, limit: int = TOO_LARGE_BYTES * 4) -> bytes | None:
     """A working-tree file's bytes (a link's target text), or None when it is not there or not readable."""
-    target = read_link(place, path)
-    if target is not None:
-        return target.encode("utf-8", "surrogateescape")
-    opened = _open(place, path)
-    if opened is None:
-        return None
-    fd, _ = opened
-    try:
-        return read_at_most(fd, limit)
-    finally:
-        os.close(fd)
+    with _tree(place) as tree:
+        return tree.read(path, limit)
 
 
 def _commits(place: GitPlace, base: Base) -> list[Commit]:
@@ -307,19 +285,25 @@ def _commits(place: GitPlace, base: Base) -> list[Commit]:
     return commits
 
 
-def file_patch(checkout: Checkout, scope: ChangeScope, file: FileDiff, context: int, include_large: bool) -> FilePatch:
+def file_patch(
+    checkout: Checkout,
+    scope: ChangeScope,
+    file: FileDiff,
+    context: int,
+    include_large: bool,
+    base: Base | None = None,
+) -> FilePatch:
     """One changed file's hunks with `context` lines around each change; none for a binary file, or for a
-    too-large one unless `include_large`."""
+    too-large one unless `include_large`. `base`: what the file was listed against (else found again)."""
     if file.binary or (file.too_large and not include_large):
         return FilePatch([], left_out=file.too_large and not file.binary, binary=file.binary)
     if file.untracked:
-        content = read_file(checkout.place, file.path, MAX_UNTRACKED_READ) or b""
-        return added_file_patch(content)
-    span = scope_range(scope, find_base(checkout))
+        return added_file_patch(read_file(checkout.place, file.path, MAX_UNTRACKED_READ) or b"")
+    span = scope_range(scope, base or find_base(checkout))
     paths = [file.path] if file.old_path is None else [file.old_path, file.path]
-    output = run(checkout.place, *DIFF_OPTIONS, f"-U{context}", "--submodule=short", *span.args, "--", *paths)
-    patch = parse_patch(output)
-    return patch
+    return parse_patch(
+        run(checkout.place, *DIFF_OPTIONS, f"-U{context}", "--submodule=short", *span.args, "--", *paths)
+    )
 
 
 def file_lines(checkout: Checkout, path: str, commit: str | None = None) -> list[str] | None:
@@ -338,6 +322,3 @@ def file_lines(checkout: Checkout, path: str, commit: str | None = None) -> list
     if text.endswith("\n"):
         lines.pop()
     return lines
-
-
-__all__ = ["Checkout", "GitReadError", "file_lines", "file_patch", "read_file", "snapshot"]

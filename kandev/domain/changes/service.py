@@ -13,7 +13,7 @@ from kandev.domain.access.scope import load_task
 from kandev.domain.changes.diffs import ChangeScope, FileDiff, FilePatch, FileStatus, Snapshot, worktree_path
 from kandev.domain.changes.git_reader import GitReadError, with_filters_emptied
 from kandev.domain.changes.places import Located, TaskPlaces, locate
-from kandev.domain.changes.reading import Checkout, file_lines, file_patch, find_base, snapshot
+from kandev.domain.changes.reading import Base, Checkout, file_lines, file_patch, find_base, snapshot
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import (
     ConflictError,
@@ -78,22 +78,35 @@ def checked_paths(paths: list[str] | None) -> list[str] | None:
 
 
 async def read_snapshot(
-    ctx: ServiceContext, task_id: str, located: Located, scope: ChangeScope, paths: list[str] | None
+    ctx: ServiceContext,
+    task_id: str,
+    located: Located,
+    scope: ChangeScope,
+    paths: list[str] | None,
+    history: bool = True,
 ) -> Snapshot | None:
-    """The repository's changes, read here or by the worker holding them; None when nobody has them yet."""
+    """The repository's changes (with its commits and ahead/behind counts when `history`), read here or by the
+    worker holding them; None when nobody has them yet."""
     if located.checkout is not None:
-        return await asyncio.to_thread(_local_snapshot, located.checkout, scope, paths)
-    answer = await ask_holder(
-        ctx, located, {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths}
-    )
+        return await asyncio.to_thread(_local_snapshot, located.checkout, scope, paths, history)
+    request = {"op": "snapshot", "task_id": task_id, "scope": scope.value, "paths": paths, "history": history}
+    answer = await ask_holder(ctx, located, request)
     return None if answer is None else Snapshot.from_json(answer)
 
 
 async def read_patch(
-    ctx: ServiceContext, task_id: str, located: Located, scope: ChangeScope, file: FileDiff, context: int, large: bool
+    ctx: ServiceContext,
+    task_id: str,
+    located: Located,
+    scope: ChangeScope,
+    file: FileDiff,
+    context: int,
+    large: bool,
+    base: Base | None = None,
 ) -> FilePatch:
+    """One listed file's hunks (`base`: the one it was listed against, when known), here or by the worker."""
     if located.checkout is not None:
-        return await asyncio.to_thread(_local_patch, located.checkout, scope, file, context, large)
+        return await asyncio.to_thread(_local_patch, located.checkout, scope, file, context, large, base)
     request = {
         "op": "patch",
         "task_id": task_id,
@@ -101,6 +114,7 @@ async def read_patch(
         "file": asdict(file),
         "context": context,
         "include_large": large,
+        "base": None if base is None else asdict(base),
     }
     answer = await ask_holder(ctx, located, request)
     return FilePatch([]) if answer is None else FilePatch.from_json(answer)
@@ -131,16 +145,18 @@ def prepared_checkout(checkout: Checkout) -> Checkout:
     return Checkout(with_filters_emptied(checkout.place), checkout.base_branch)
 
 
-def _local_snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None) -> Snapshot:
+def _local_snapshot(checkout: Checkout, scope: ChangeScope, paths: list[str] | None, history: bool = True) -> Snapshot:
     try:
-        return snapshot(prepared_checkout(checkout), scope, paths)
+        return snapshot(prepared_checkout(checkout), scope, paths, history=history)
     except GitReadError as error:
         raise UnprocessableError(f"the changes could not be read: {error}") from None
 
 
-def _local_patch(checkout: Checkout, scope: ChangeScope, file: FileDiff, context: int, large: bool) -> FilePatch:
+def _local_patch(
+    checkout: Checkout, scope: ChangeScope, file: FileDiff, context: int, large: bool, base: Base | None = None
+) -> FilePatch:
     try:
-        return file_patch(prepared_checkout(checkout), scope, file, context, large)
+        return file_patch(prepared_checkout(checkout), scope, file, context, large, base)
     except GitReadError as error:
         raise UnprocessableError(f"the file's changes could not be read: {error}") from None
 
@@ -201,13 +217,19 @@ class ChangesService:
         return task, places, reviewed
 
     async def changes(
-        self, task_id: str, scope: ChangeScope = ChangeScope.ALL, paths: list[str] | None = None
+        self,
+        task_id: str,
+        scope: ChangeScope = ChangeScope.ALL,
+        paths: list[str] | None = None,
+        *,
+        history: bool = True,
     ) -> TaskChanges:
-        """The task's changes in `scope`, per repository (only `paths` when given)."""
+        """The task's changes in `scope`, per repository (only `paths` when given; without `history`, no commits
+        nor ahead and behind counts)."""
         wanted = checked_paths(paths)
         task, places, reviewed = await self._places(task_id)
         snapshots = await asyncio.gather(
-            *(read_snapshot(self.ctx, task.id, located, scope, wanted) for located in places.repositories)
+            *(read_snapshot(self.ctx, task.id, located, scope, wanted, history) for located in places.repositories)
         )
         repositories = [
             RepositoryChanges(
@@ -224,16 +246,23 @@ class ChangesService:
         return TaskChanges(task.id, scope, repositories, places.reason)
 
     async def patch(
-        self, task_id: str, repository_id: str, scope: ChangeScope, file: FileDiff, context: int, include_large: bool
+        self,
+        task_id: str,
+        repository_id: str,
+        scope: ChangeScope,
+        file: FileDiff,
+        context: int,
+        include_large: bool,
+        base: Base | None = None,
     ) -> FilePatch:
-        """One changed file's hunks (the file as a changes read listed it)."""
+        """One changed file's hunks (the file as a changes read listed it, against `base` when given)."""
         if not 0 <= context <= MAX_CONTEXT:
             raise ValidationError(f"context must be between 0 and {MAX_CONTEXT}", field="context")
         task, places, _ = await self._places(task_id)
         located = next((r for r in places.repositories if r.repository_id == repository_id), None)
         if located is None:
             raise NotFoundError("task repository", repository_id)
-        return await read_patch(self.ctx, task.id, located, scope, file, context, include_large)
+        return await read_patch(self.ctx, task.id, located, scope, file, context, include_large, base)
 
     async def answer_worker_request(self, request: dict[str, Any]) -> dict[str, Any]:
         """A replica's read, on the worker holding the worktree: answered from here only (never passed on)."""
@@ -248,11 +277,14 @@ class ChangesService:
                 return {"result": lines.to_json()}
             scope = ChangeScope(request["scope"])
             if request["op"] == "snapshot":
-                snapshot_ = await asyncio.to_thread(_local_snapshot, located.checkout, scope, request.get("paths"))
+                snapshot_ = await asyncio.to_thread(
+                    _local_snapshot, located.checkout, scope, request.get("paths"), request.get("history", True)
+                )
                 return {"result": snapshot_.to_json()}
             file = FileDiff(**{**request["file"], "status": FileStatus(request["file"]["status"])})
+            base = Base(**request["base"]) if request.get("base") else None
             patch = await asyncio.to_thread(
-                _local_patch, located.checkout, scope, file, request["context"], request["include_large"]
+                _local_patch, located.checkout, scope, file, request["context"], request["include_large"], base
             )
             return {"result": patch.to_json()}
         except DomainError as error:

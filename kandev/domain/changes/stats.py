@@ -1,24 +1,21 @@
-"""A task's change stats (files, +, −), measured where its worktrees are and stored: at its agent's tool calls
-and turn ends, and after a discard. Board cards and taskEvents read what is stored; nothing recomputes it per
-read. Each measure that differs from the stored one is one CHANGES event naming the files whose diff changed."""
+"""A task's change stats (files, +, −), measured where its worktrees are and stored on the task's row: at its
+agent's tool calls and turn ends, and after a discard. Board cards and taskEvents read them with the task;
+nothing recomputes them per read. Each measure that differs from the stored one is one CHANGES event naming the
+files whose diff changed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import Any, cast
-
-from sqlalchemy import Select, bindparam, exists, select
+from typing import Any
 
 from kandev.domain.changes.diffs import ChangeScope
 from kandev.domain.changes.git_reader import GitReadError
 from kandev.domain.changes.places import TaskPlaces
 from kandev.domain.changes.reading import snapshot
 from kandev.domain.changes.service import prepared_checkout
-from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.context import UnitOfWork
 from kandev.domain.workflow.transitions import emit_task_event
-from kandev.models import Task, TaskChangeStats, TaskRepository
+from kandev.models import Task, TaskChangeStats
 from kandev.models.base import utcnow
 
 # Past this many changed files an event says "everything" (no list): a client refetches the whole diff.
@@ -31,9 +28,6 @@ class ChangeStats:
     files: int
     additions: int
     deletions: int
-
-
-NO_CHANGES = ChangeStats(0, 0, 0)
 
 
 # What is stored per repository: {"files": n, "additions": n, "deletions": n, "keys": {path: diff key},
@@ -88,37 +82,17 @@ async def store_measure(uow: UnitOfWork, task: Task, measured: Digest) -> list[d
     if row is None:
         row = TaskChangeStats(task_id=task.id)
         uow.db.add(row)
-    row.files = sum(int(r["files"]) for r in digest.values())
-    row.additions = sum(int(r["additions"]) for r in digest.values())
-    row.deletions = sum(int(r["deletions"]) for r in digest.values())
+    task.change_files = sum(int(r["files"]) for r in digest.values())
+    task.change_additions = sum(int(r["additions"]) for r in digest.values())
+    task.change_deletions = sum(int(r["deletions"]) for r in digest.values())
     row.digest = digest
     row.computed_at = utcnow()
     emit_task_event(uow, CHANGES, task, changed_files=changed if len(changed) <= MAX_LISTED_FILES else [])
     return changed
 
 
-async def read_change_stats(ctx: ServiceContext, task_ids: Sequence[str]) -> list[ChangeStats | None]:
-    """Per task id, in order: its stored stats; zeros for a task with repositories not measured yet, None for a
-    task without one. One statement for the batch (a board page). Callers have authorized the tasks."""
-    if not task_ids:
-        return []
-    async with ctx.read() as db:
-        rows = (await db.execute(_stats_statement(), {"task_ids": list(task_ids)})).tuples().all()
-    found: dict[str, ChangeStats | None] = {}
-    for task_id, has_repository, files, additions, deletions in rows:
-        if files is not None:
-            found[task_id] = ChangeStats(files, additions, deletions)
-        elif has_repository:
-            found[task_id] = NO_CHANGES
-    return [found.get(i) for i in task_ids]
-
-
-@cache
-def _stats_statement() -> Select[Any]:
-    has_repository = exists().where(TaskRepository.task_id == Task.id)
-    statement = (
-        select(Task.id, has_repository, TaskChangeStats.files, TaskChangeStats.additions, TaskChangeStats.deletions)
-        .outerjoin(TaskChangeStats, TaskChangeStats.task_id == Task.id)
-        .where(Task.id.in_(bindparam("task_ids", expanding=True)))
-    )
-    return cast("Select[Any]", statement)
+def change_stats_of(files: int | None, additions: int | None, deletions: int | None) -> ChangeStats | None:
+    """The stats stored on a task row; None before the first measure."""
+    if files is None:
+        return None
+    return ChangeStats(files, additions or 0, deletions or 0)

@@ -52,6 +52,8 @@ async def refresh_changes(ctx: ServiceContext, task_id: str) -> bool:
         if task is None or task.deleted_at is not None:
             return False
         places = await locate(db, ctx.settings, task)
+        if not any(r.checkout is not None for r in places.repositories):
+            return False  # nothing to measure here (no repository, or its worktree is on another machine)
         stored = await db.scalar(select(TaskChangeStats.digest).where(TaskChangeStats.task_id == task_id))
         threads = list(
             await db.scalars(

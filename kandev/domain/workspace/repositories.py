@@ -129,7 +129,11 @@ def list_branches(path: str, default_branch: str) -> list[str]:
     the `origin` remote's (by their own name; a task based on one starts from it). Reading refs runs nothing."""
     try:
         listed = git(
-            "for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/heads/", "refs/remotes/origin/",
+            "for-each-ref",
+            "--sort=-committerdate",
+            "--format=%(refname)",
+            "refs/heads/",
+            "refs/remotes/origin/",
             cwd=path,
         )
     except (subprocess.CalledProcessError, OSError):

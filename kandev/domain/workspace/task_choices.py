@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
-from kandev.models import TaskChoice
+from kandev.models import TaskChoice, User
 from kandev.models.base import utcnow
 from kandev.platform.database import dialect_insert
 
@@ -40,6 +40,8 @@ async def remember_choice(ctx: ServiceContext, workspace_id: str, choice: LastCh
     }
     try:
         async with ctx.unit_of_work() as uow:
+            if await uow.db.get(User, user_id) is None:
+                return  # the system itself (a job, a script) has no form to fill
             statement = dialect_insert(uow.db, TaskChoice).values(workspace_id=workspace_id, user_id=user_id, **values)
             await uow.db.execute(
                 statement.on_conflict_do_update(index_elements=["workspace_id", "user_id"], set_=values)

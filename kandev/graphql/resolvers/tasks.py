@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 
-from kandev.domain.changes.stats import ChangeStats
 from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.activity import NO_ACTIVITY
 from kandev.domain.tasks.activity import TaskActivity as TaskActivityRecord
@@ -88,12 +87,9 @@ async def tasks(
     activity: list[TaskActivityRecord | None] = [None] * len(page.records)
     if page.records and (selects(info, "nodes", "activity") or selects(info, "edges", "node", "activity")):
         activity = list(await services.lookups.task_activity([r.id for r in page.records]))
-    stats: list[tuple[ChangeStats | None] | None] = [None] * len(page.records)
-    if page.records and (selects(info, "nodes", "changeStats") or selects(info, "edges", "node", "changeStats")):
-        stats = [(s,) for s in await services.lookups.change_stats([r.id for r in page.records])]
     edges = [
-        TaskEdge(cursor=c, node=Task.of(r, pending=p, activity=a, stats=st))
-        for r, c, p, a, st in zip(page.records, page.cursors, pending, activity, stats, strict=True)
+        TaskEdge(cursor=c, node=Task.of(r, pending=p, activity=a))
+        for r, c, p, a in zip(page.records, page.cursors, pending, activity, strict=True)
     ]
     return TaskConnection(
         edges=edges,
@@ -129,24 +125,22 @@ async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
     services = info.context.services
     fix = input.fix_failing_checks
-    if fix is not None or input.auto_merge is not None:
-        shipping = services.ship.configure(
-            str(input.task_id),
-            fix_enabled=fix.enabled if fix else None,
-            max_rounds=fix.max_rounds if fix else None,
-            auto_merge=input.auto_merge,
+
+    async def update() -> Any:
+        if input.budget is not None:
+            await services.usage.set_task_budget(str(input.task_id), input.budget.limit_tokens, input.budget.limit_usd)
+        if fix is not None or input.auto_merge is not None:
+            await services.ship.configure(
+                str(input.task_id),
+                fix_enabled=fix.enabled if fix else None,
+                max_rounds=fix.max_rounds if fix else None,
+                auto_merge=input.auto_merge,
+            )
+        return await services.tasks.update(
+            str(input.task_id), title=input.title, state=state, deferred_launch_prompt=input.deferred_launch_prompt
         )
-        if (refused := await attempt(shipping, lambda _: None)) is not None:
-            return refused
-    if input.title is None and input.state is None and input.deferred_launch_prompt is None:
-        return await attempt(services.tasks.get(str(input.task_id)), _task_payload)
-    call = services.tasks.update(
-        str(input.task_id),
-        title=input.title,
-        state=state,
-        deferred_launch_prompt=input.deferred_launch_prompt,
-    )
-    return await attempt(call, _task_payload)
+
+    return await attempt(update(), _task_payload)
 
 
 async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:

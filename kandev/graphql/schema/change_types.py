@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from typing import Annotated
+from typing import Annotated, cast
 
 import strawberry
 
 from kandev.domain.changes import diffs
 from kandev.domain.changes.diffs import FileDiff, FilePatch
+from kandev.domain.changes.reading import Base
 from kandev.domain.changes.service import RepositoryChanges as RepositoryRecord
 from kandev.domain.changes.service import TaskChanges as TaskChangesRecord
 from kandev.domain.errors import ValidationError
@@ -33,7 +34,7 @@ ChangeScope = diffs.ChangeScope
 FileStatus = diffs.FileStatus
 DiffLineKind = diffs.LineKind
 
-MAX_FILES_PAGE = 1000
+MAX_FILES_PAGE = 500
 
 
 @strawberry.type(description="How much a task (or a repository of it) changed.")
@@ -55,25 +56,28 @@ class DiffLine:
 
 @strawberry.type(description="A run of changed lines with their context, as in a unified diff.")
 class DiffHunk:
+    hunk: strawberry.Private[diffs.Hunk]
     header: str = strawberry.field(description="The hunk's `@@ -a,b +c,d @@` line, with git's section heading.")
     old_start: int
     old_lines: int
     new_start: int
     new_lines: int
-    lines: list[DiffLine]
 
     @classmethod
     def of(cls, hunk: diffs.Hunk) -> DiffHunk:
         return cls(
+            hunk=hunk,
             header=hunk.header,
             old_start=hunk.old_start,
             old_lines=hunk.old_lines,
             new_start=hunk.new_start,
             new_lines=hunk.new_lines,
-            lines=[
-                DiffLine(kind=x.kind, old_number=x.old_number, new_number=x.new_number, text=x.text) for x in hunk.lines
-            ],
         )
+
+    @described("The hunk's lines in order.")
+    def lines(self) -> list[DiffLine]:
+        # The domain's lines answer as they are (same attribute names): no object made per line of a big diff.
+        return cast(list[DiffLine], self.hunk.lines)
 
 
 @strawberry.type(description="A submodule's recorded commit before and after.")
@@ -88,6 +92,8 @@ class FileChange:
     task_id: strawberry.Private[str]
     repository_id: strawberry.Private[str]
     scope: strawberry.Private[diffs.ChangeScope]
+    # What it was listed against: its hunks are read against the same (no second look-up of the base).
+    base: strawberry.Private[Base | None]
     patches: strawberry.Private[dict[tuple[int, bool], asyncio.Future[FilePatch]]]
 
     path: str
@@ -111,13 +117,20 @@ class FileChange:
 
     @classmethod
     def of(
-        cls, file: FileDiff, task_id: str, repository_id: str, scope: diffs.ChangeScope, reviewed_key: str | None
+        cls,
+        file: FileDiff,
+        task_id: str,
+        repository_id: str,
+        scope: diffs.ChangeScope,
+        reviewed_key: str | None,
+        base: Base | None = None,
     ) -> FileChange:
         return cls(
             file=file,
             task_id=task_id,
             repository_id=repository_id,
             scope=scope,
+            base=base,
             patches={},
             path=file.path,
             old_path=file.old_path,
@@ -140,7 +153,7 @@ class FileChange:
         key = (context, large)
         if key not in self.patches:
             call = info.context.services.changes.patch(
-                self.task_id, self.repository_id, self.scope, self.file, context, large
+                self.task_id, self.repository_id, self.scope, self.file, context, large, self.base
             )
             self.patches[key] = asyncio.ensure_future(call)
         return self.patches[key]
@@ -240,6 +253,9 @@ class RepositoryChanges:
         "missing, the worktree's .git was moved."
     )
     stats: ChangeStats
+    reviewed_files: int = strawberry.field(
+        description='How many of the changed files are marked reviewed at their current diff ("3 of 12 reviewed").'
+    )
     commits: list[Commit] = strawberry.field(description="Newest first, at most 200.")
 
     @classmethod
@@ -259,6 +275,7 @@ class RepositoryChanges:
             ahead=snapshot.ahead if snapshot else 0,
             behind=snapshot.behind if snapshot else 0,
             note=record.note,
+            reviewed_files=sum(1 for f in files if record.reviewed.get(f.path) == f.key),
             stats=ChangeStats(
                 files=len(files),
                 additions=sum(f.additions for f in files),
@@ -270,11 +287,16 @@ class RepositoryChanges:
             ],
         )
 
-    @described("The changed files by path, a page at a time (first: 1 to 1000).")
+    @described("The changed files by path, a page at a time (first: 1 to 500).")
     def files(self, first: int = 200, after: str | None = None) -> FileChangeConnection:
         if not 1 <= first <= MAX_FILES_PAGE:
             raise ValidationError(f"first must be between 1 and {MAX_FILES_PAGE}", field="first")
-        files = self.record.snapshot.files if self.record.snapshot else []
+        snapshot = self.record.snapshot
+        files = snapshot.files if snapshot else []
+        # The base as listed (its ref is no longer needed): a file's hunks are read against it.
+        base = (
+            Base(snapshot.head_commit, snapshot.base_commit, None, None) if snapshot and snapshot.head_commit else None
+        )
         since = _after(after)
         remaining = [f for f in files if since is None or f.path > since]
         page = remaining[:first]
@@ -282,7 +304,7 @@ class RepositoryChanges:
             FileChangeEdge(
                 cursor=_cursor(f.path),
                 node=FileChange.of(
-                    f, self.task_id, self.record.repository_id, self.scope, self.record.reviewed.get(f.path)
+                    f, self.task_id, self.record.repository_id, self.scope, self.record.reviewed.get(f.path), base
                 ),
             )
             for f in page

@@ -15,6 +15,7 @@ from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.graphql.schema.declare import arg, argument
 from kandev.graphql.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
+from kandev.graphql.schema.usage_types import BudgetInput
 
 
 def _optional(value: object) -> str | None:
@@ -164,6 +165,12 @@ class UpdateTaskInput:
     )
     auto_merge: bool | None = arg(
         "Merge the task's pull requests once green and approved (a person's setting).", default=None
+    )
+    budget: BudgetInput | None = arg(
+        "Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing "
+        "more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets.",
+        default=None,
+        agent="People only: an agent can't change budgets.",
     )
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.changes.stats import ChangeStats as ChangeStatsRecord
+from kandev.domain.changes.stats import change_stats_of
 from kandev.domain.records import SessionRecord, TaskRecord
 from kandev.domain.reviews.records import ThreadRecord
 from kandev.domain.sessions.service import only_session
@@ -28,8 +28,10 @@ from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
 from kandev.graphql.schema.review_types import TaskPullRequestView
+from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.session_types import Session
 from kandev.graphql.schema.ship_types import CheckFixRound, FixFailingChecks
+from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
@@ -221,9 +223,6 @@ class Task:
     # Known when the page that lists the task read it for the whole page.
     pending: strawberry.Private[PendingAction | None] = None
     held_activity: strawberry.Private[ActivityRecord | None] = None
-    # Read with the page (a board page selects it for every card): None is "not read", see held_stats_read.
-    held_stats: strawberry.Private[ChangeStatsRecord | None] = None
-    held_stats_read: strawberry.Private[bool] = False
 
     def _loaders(self, info: Info) -> Loaders:
         return self.loaders or info.context.loaders
@@ -258,17 +257,13 @@ class Task:
         loaders: Loaders | None = None,
         pending: PendingAction | None = None,
         activity: ActivityRecord | None = None,
-        stats: tuple[ChangeStatsRecord | None] | None = None,
     ) -> Task:
-        """The task's plain fields copied once, so they resolve as data (no resolver call per field); `stats`
-        holds the change stats read with the page (a one-item tuple: None inside is "no repository")."""
+        """The task's plain fields copied once, so they resolve as data (no resolver call per field)."""
         return cls(
             record=record,
             loaders=loaders,
             pending=pending,
             held_activity=activity,
-            held_stats=stats[0] if stats is not None else None,
-            held_stats_read=stats is not None,
             id=strawberry.ID(record.id),
             workspace_id=strawberry.ID(record.workspace_id),
             title=record.title,
@@ -302,6 +297,14 @@ class Task:
             return self.pending
         return self._loaders(info).pending_action.load(self.record.id)
 
+    @described("What the task's turns used and cost so far, over all its sessions (board cards).")
+    async def usage(self, info: Info) -> UsageTotals:
+        return UsageTotals.of(await self._loaders(info).task_usage.load(self.record.id))
+
+    @described("The task's budget and what was spent against it; null without one.")
+    async def budget(self, info: Info) -> Budget | None:
+        return Budget.of(await info.context.services.usage.task_budget(self.record.id))
+
     @described(
         "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
         "null once a later turn completes, or when none failed."
@@ -327,17 +330,17 @@ class Task:
 
     @described(
         "What the task changed (files, +, −) over all its repositories, as last measured where its worktrees are (at "
-        "its agent's tool calls and turn ends, within a second; after a discard); null for a task without a "
-        "repository. Never computed per read: board cards select it for every task.",
-        graphql_type=ChangeStats | None,
+        "its agent's tool calls and turn ends, within a second; after a discard); null until first measured, and "
+        "always for a task without a repository. Stored with the task: board cards read it at no extra cost."
     )
-    def change_stats(self, info: Info) -> ChangeStats | None | Awaitable[ChangeStats | None]:
-        if self.held_stats_read:
-            return _stats(self.held_stats)
-        return self._loaded_stats(info)
-
-    async def _loaded_stats(self, info: Info) -> ChangeStats | None:
-        return _stats(await self._loaders(info).change_stats.load(self.record.id))
+    def change_stats(self) -> ChangeStats | None:
+        record = self.record
+        found = change_stats_of(record.change_files, record.change_additions, record.change_deletions)
+        return (
+            None
+            if found is None
+            else ChangeStats(files=found.files, additions=found.additions, deletions=found.deletions)
+        )
 
     auto_merge: bool = strawberry.field(
         default=False,
@@ -433,7 +436,9 @@ class Task:
             ),
         ] = None,
     ) -> TaskChanges:
-        return TaskChanges.of(await info.context.services.changes.changes(self.record.id, scope, paths))
+        history = any(selects(info, "repositories", name) for name in ("commits", "ahead", "behind"))
+        found = await info.context.services.changes.changes(self.record.id, scope, paths, history=history)
+        return TaskChanges.of(found)
 
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
@@ -518,12 +523,6 @@ class WorkspaceEvent:
         description="The workspace, workflow (also for a step's change), profile, repository or secret; null only "
         "in the SUBSCRIBED message.",
     )
-
-
-def _stats(record: ChangeStatsRecord | None) -> ChangeStats | None:
-    if record is None:
-        return None
-    return ChangeStats(files=record.files, additions=record.additions, deletions=record.deletions)
 
 
 @strawberry.type(description="A change to a task, carrying its current sidebar row.")

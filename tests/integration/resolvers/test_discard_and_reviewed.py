@@ -20,7 +20,7 @@ DISCARD = f"""mutation($i: DiscardChangesInput!) {{ discardChanges(input: $i) {{
 REVIEWED = f"""mutation($i: SetFileReviewedInput!) {{ setFileReviewed(input: $i) {{ {ERRORS}
   ... on FileReviewedPayload {{ path reviewed diffKey }} }} }}"""
 FILES = """query($id: ID!, $scope: ChangeScope) { task(id: $id) { changeStats { files additions deletions }
-  changes(scope: $scope) { repositories { files { nodes { path status reviewed diffKey
+  changes(scope: $scope) { repositories { reviewedFiles files { nodes { path status reviewed diffKey
     hunks { header } } } } } } }"""
 LONG = "".join(f"row {n}\n" for n in range(1, 41))
 
@@ -53,8 +53,12 @@ async def test_discarding_files_restores_tracked_ones_deletes_new_ones_and_keeps
     git(folder, "mv", "keep.txt", "kept.txt")
     assert set(await files(gql, task_id)) == {"committed.txt", "long.txt", "fresh.txt", "kept.txt"}
 
-    answer = (await gql(DISCARD, i={"taskId": task_id, "repositoryId": repository_id,
-                                    "paths": ["long.txt", "fresh.txt", "kept.txt"]}))["discardChanges"]
+    answer = (
+        await gql(
+            DISCARD,
+            i={"taskId": task_id, "repositoryId": repository_id, "paths": ["long.txt", "fresh.txt", "kept.txt"]},
+        )
+    )["discardChanges"]
     assert answer["paths"] == ["long.txt", "fresh.txt", "kept.txt"]
     assert (folder / "long.txt").read_text() == LONG and not (folder / "fresh.txt").exists()
     assert (folder / "keep.txt").exists() and not (folder / "kept.txt").exists()
@@ -68,12 +72,28 @@ async def test_discarding_one_hunk_leaves_the_others(gql, services, workspace_id
     (folder / "long.txt").write_text(LONG.replace("row 2\n", "ROW TWO\n").replace("row 35\n", "ROW 35\n"))
     hunks = (await files(gql, task_id, "UNCOMMITTED"))["long.txt"]["hunks"]
     assert len(hunks) == 2
-    answer = (await gql(DISCARD, i={"taskId": task_id, "repositoryId": repository_id,
-                                    "hunk": {"path": "long.txt", "header": hunks[0]["header"]}}))["discardChanges"]
+    answer = (
+        await gql(
+            DISCARD,
+            i={
+                "taskId": task_id,
+                "repositoryId": repository_id,
+                "hunk": {"path": "long.txt", "header": hunks[0]["header"]},
+            },
+        )
+    )["discardChanges"]
     assert answer["paths"] == ["long.txt"]
     assert (folder / "long.txt").read_text() == LONG.replace("row 35\n", "ROW 35\n")
-    stale = (await gql(DISCARD, i={"taskId": task_id, "repositoryId": repository_id,
-                                   "hunk": {"path": "long.txt", "header": hunks[0]["header"]}}))["discardChanges"]
+    stale = (
+        await gql(
+            DISCARD,
+            i={
+                "taskId": task_id,
+                "repositoryId": repository_id,
+                "hunk": {"path": "long.txt", "header": hunks[0]["header"]},
+            },
+        )
+    )["discardChanges"]
     assert (stale["code"], stale["fields"]["reason"]) == ("CONFLICT", "stale_hunk")
 
 
@@ -104,9 +124,10 @@ async def test_a_discard_while_a_turn_runs_is_a_conflict(gql, services, db, work
     session = (await services.sessions.start_task(task_id, "hi", None)).session
     async with db.transaction() as s:
         s.add(Turn(id=new_id(), session_id=session.id, seq=1, state="RUNNING", started_at=utcnow()))
-    refused = (await gql(DISCARD, i={"taskId": task_id, "repositoryId": repository_id, "paths": ["long.txt"]}))
+    refused = await gql(DISCARD, i={"taskId": task_id, "repositoryId": repository_id, "paths": ["long.txt"]})
     assert (refused["discardChanges"]["code"], refused["discardChanges"]["fields"]["reason"]) == (
-        "CONFLICT", "turn_running",
+        "CONFLICT",
+        "turn_running",
     )
     assert (folder / "long.txt").read_text() == "changed\n"
     async with db.read() as s:
@@ -118,25 +139,46 @@ async def test_a_file_marked_reviewed_turns_unreviewed_when_it_changes_again(gql
     (folder / "long.txt").write_text("first version\n")
     (folder / "fresh.txt").write_text("new\n")
     seen = (await files(gql, task_id))["long.txt"]
-    marked = (await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "long.txt",
-                                     "reviewed": True, "diffKey": seen["diffKey"]}))["setFileReviewed"]
-    assert marked == {"__typename": "FileReviewedPayload", "path": "long.txt", "reviewed": True,
-                      "diffKey": seen["diffKey"]}
-    without_key = (await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "fresh.txt",
-                                          "reviewed": True}))["setFileReviewed"]
+    marked = (
+        await gql(
+            REVIEWED,
+            i={
+                "taskId": task_id,
+                "repositoryId": repository_id,
+                "path": "long.txt",
+                "reviewed": True,
+                "diffKey": seen["diffKey"],
+            },
+        )
+    )["setFileReviewed"]
+    assert marked == {
+        "__typename": "FileReviewedPayload",
+        "path": "long.txt",
+        "reviewed": True,
+        "diffKey": seen["diffKey"],
+    }
+    without_key = (
+        await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "fresh.txt", "reviewed": True})
+    )["setFileReviewed"]
     assert without_key["reviewed"]
     now = await files(gql, task_id)
     assert now["long.txt"]["reviewed"] and now["fresh.txt"]["reviewed"]
+    [repository] = (await gql(FILES, id=task_id, scope="ALL"))["task"]["changes"]["repositories"]
+    assert repository["reviewedFiles"] == 2
 
     (folder / "long.txt").write_text("second version, longer\n")
     os.utime(folder / "long.txt", ns=(1, 1))
     later = await files(gql, task_id)
     assert not later["long.txt"]["reviewed"] and later["fresh.txt"]["reviewed"]
 
-    unmarked = (await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "fresh.txt",
-                                       "reviewed": False}))["setFileReviewed"]
+    unmarked = (
+        await gql(
+            REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "fresh.txt", "reviewed": False}
+        )
+    )["setFileReviewed"]
     assert not unmarked["reviewed"] and unmarked["diffKey"] is None
     assert not (await files(gql, task_id))["fresh.txt"]["reviewed"]
-    unchanged = (await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "keep.txt",
-                                        "reviewed": True}))["setFileReviewed"]
+    unchanged = (
+        await gql(REVIEWED, i={"taskId": task_id, "repositoryId": repository_id, "path": "keep.txt", "reviewed": True})
+    )["setFileReviewed"]
     assert unchanged["code"] == "NOT_FOUND"

@@ -4,7 +4,6 @@ caller's last choice of repositories, base branches and profiles (written by the
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 from kandev.domain.context import Principal
 from kandev.domain.services import Services
@@ -17,7 +16,8 @@ BRANCHES = """query($w: ID!, $startsWith: String, $first: Int) { repositories(wo
   name defaultBranch branches(startsWith: $startsWith, first: $first) } }"""
 CHOICE = """query { workspaces { id lastTaskChoice { executorProfileId agentProfileId
   repositories { repositoryId baseBranch } } } }"""
-CREATE = """mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename ... on CreateTaskPayload { task { id } } } }"""
+CREATE = """mutation($i: CreateTaskInput!) { createTask(input: $i) { __typename
+  ... on CreateTaskPayload { task { id } } } }"""
 
 
 async def test_branches_come_default_first_with_the_remotes_and_filter_by_prefix(gql, services, workspace_id, tmp_path):
@@ -39,15 +39,25 @@ async def test_branches_come_default_first_with_the_remotes_and_filter_by_prefix
     assert refused.errors and refused.errors[0].extensions["code"] == "VALIDATION"
 
 
-async def test_a_persons_create_is_remembered_as_their_next_choice(gql: GraphQLCaller, services, workspace_id, tmp_path):
-    repository = await services.repositories.create(workspace_id, "app", str(make_repository(tmp_path / "app", branches=("dev",))))
+async def test_a_persons_create_is_remembered_as_their_next_choice(
+    gql: GraphQLCaller, services, workspace_id, tmp_path
+):
+    repository = await services.repositories.create(
+        workspace_id, "app", str(make_repository(tmp_path / "app", branches=("dev",)))
+    )
     executor = (await services.executor_profiles.list(workspace_id))[0]
     [before] = (await gql(CHOICE))["workspaces"]
     assert before["lastTaskChoice"] is None
 
-    created = await gql(CREATE, i={"workspaceId": workspace_id, "title": "One",
-                                   "repositories": [{"repositoryId": repository.id, "baseBranch": "dev"}],
-                                   "executorProfileId": executor.id})
+    created = await gql(
+        CREATE,
+        i={
+            "workspaceId": workspace_id,
+            "title": "One",
+            "repositories": [{"repositoryId": repository.id, "baseBranch": "dev"}],
+            "executorProfileId": executor.id,
+        },
+    )
     [after] = (await gql(CHOICE))["workspaces"]
     assert after["lastTaskChoice"] == {
         "executorProfileId": executor.id,
@@ -57,10 +67,20 @@ async def test_a_persons_create_is_remembered_as_their_next_choice(gql: GraphQLC
 
     # An agent's subtask is not the person's choice.
     task_id = created["createTask"]["task"]["id"]
-    agent = Services(services.ctx.with_principal(Principal(
-        user_id=services.principal.user_id, login="agent", session_id="s1", task_id=task_id,
-        workspace_id=workspace_id)))
-    await agent.tasks.create(CreateTask(workspace_id=workspace_id, title="Sub", parent_id=task_id, origin=TaskOrigin.AGENT))
+    agent = Services(
+        services.ctx.with_principal(
+            Principal(
+                user_id=services.principal.user_id,
+                login="agent",
+                session_id="s1",
+                task_id=task_id,
+                workspace_id=workspace_id,
+            )
+        )
+    )
+    await agent.tasks.create(
+        CreateTask(workspace_id=workspace_id, title="Sub", parent_id=task_id, origin=TaskOrigin.AGENT)
+    )
     [still] = (await gql(CHOICE))["workspaces"]
     assert still["lastTaskChoice"] == after["lastTaskChoice"]
 
@@ -71,9 +91,12 @@ async def test_a_persons_create_is_remembered_as_their_next_choice(gql: GraphQLC
 
 async def test_each_person_has_their_own_last_choice(services, bob, bob_workspace, tmp_path):
     repository = await bob.repositories.create(bob_workspace, "bobs", str(make_repository(tmp_path / "bobs")))
-    await GraphQLCaller(bob)(CREATE, i={"workspaceId": bob_workspace, "title": "Bob's",
-                                        "repositories": [{"repositoryId": repository.id}]})
+    await GraphQLCaller(bob)(
+        CREATE, i={"workspaceId": bob_workspace, "title": "Bob's", "repositories": [{"repositoryId": repository.id}]}
+    )
     bobs = {w["id"]: w for w in (await GraphQLCaller(bob)(CHOICE))["workspaces"]}
-    assert bobs[bob_workspace]["lastTaskChoice"]["repositories"] == [{"repositoryId": repository.id, "baseBranch": None}]
+    assert bobs[bob_workspace]["lastTaskChoice"]["repositories"] == [
+        {"repositoryId": repository.id, "baseBranch": None}
+    ]
     mine = {w["id"]: w for w in (await GraphQLCaller(services)(CHOICE))["workspaces"]}
     assert mine[bob_workspace]["lastTaskChoice"] is None  # the local user sees the workspace, chose nothing there

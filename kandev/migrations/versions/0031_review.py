@@ -1,8 +1,8 @@
-"""Reviewing a task's changes: review threads and their comments, files marked reviewed, the change stats a worker
-measured, and each person's last choice of where a new task works
+"""Reviewing a task's changes: review threads and their comments, files marked reviewed, the last measure of a
+task's changes (its totals on the task row), and each person's last choice of where a new task works
 
-Revision ID: 0030_review
-Revises: 0029_explicit_all_repositories
+Revision ID: 0031_review
+Revises: 0030_usage_and_budgets
 Create Date: 2026-12-07
 """
 
@@ -14,8 +14,8 @@ from sqlalchemy.dialects import postgresql
 
 import kandev.models.base
 
-revision: str = '0030_review'
-down_revision: str | None = '0029_explicit_all_repositories'
+revision: str = '0031_review'
+down_revision: str | None = '0030_usage_and_budgets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -75,9 +75,6 @@ def upgrade() -> None:
     )
     op.create_table('task_change_stats',
     sa.Column('task_id', sa.String(length=36), nullable=False),
-    sa.Column('files', sa.Integer(), nullable=False),
-    sa.Column('additions', sa.Integer(), nullable=False),
-    sa.Column('deletions', sa.Integer(), nullable=False),
     sa.Column('digest', JSON, nullable=False),
     sa.Column('computed_at', kandev.models.base.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['task_id'], ['tasks.id'], name=op.f('fk_task_change_stats_task_id_tasks'), ondelete='CASCADE'),
@@ -98,9 +95,19 @@ def upgrade() -> None:
     with op.batch_alter_table('review_comments', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_review_comments_thread_id'), ['thread_id'], unique=False)
 
+    with op.batch_alter_table('tasks', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('change_files', sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column('change_additions', sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column('change_deletions', sa.Integer(), nullable=True))
+
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('tasks', schema=None) as batch_op:
+        batch_op.drop_column('change_deletions')
+        batch_op.drop_column('change_additions')
+        batch_op.drop_column('change_files')
+
     with op.batch_alter_table('review_comments', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_review_comments_thread_id'))
 
