@@ -242,9 +242,11 @@ async def test_new_commits_since_the_card_was_shown_refuse_the_merge(
 ):
     ship = await pushed_task(services, gql, workspace_id, tmp_path, github, git_server)
     await open_pr(gql, ship.task_id)
-    (ship.folder / "more.txt").write_text("more\n")
-    await gql(COMMIT, input={"taskId": ship.task_id, "message": "More"})
-    assert (await gql(PUSH, input={"taskId": ship.task_id}))["pushTaskBranch"]["__typename"] == "PushPayload"
+    # Someone pushes to the branch on the code host, not through Kandev (a push through Kandev moves what it shows).
+    tree = git(ship.bare, "rev-parse", f"{ship.head}^{{tree}}")
+    env = ("-c", "user.name=Other", "-c", "user.email=other@example.com")
+    outside = git(ship.bare, *env, "commit-tree", tree, "-p", ship.head, "-m", "Pushed elsewhere")
+    git(ship.bare, "update-ref", f"refs/heads/{ship.branch}", outside, ship.head)
     refused = await merge_pr(gql, ship.task_id)
     assert (refused["code"], refused["fields"]["reason"]) == ("PROVIDER_ERROR", "head_moved"), refused
     assert github.merges == []
