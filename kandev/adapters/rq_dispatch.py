@@ -29,6 +29,7 @@ from kandev.platform.job_queues import (
     DELIVER_WEBHOOKS_JOB,
     FIX_ROUND_JOB,
     LAUNCH_RUN_JOB,
+    NOTIFY_JOB,
     PREFLIGHT_JOB,
     REFRESH_REQUESTS_JOB,
     RETAIN_WORKTREES_JOB,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 CLEANUP_TIMEOUT_SECONDS = 300
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
+# One notification attempt: bounded by the notifier's own timeouts (KANDEV_NOTIFICATION_TIMEOUT_SECONDS).
+NOTIFY_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
 DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
@@ -193,6 +196,19 @@ class RqDispatcher:
                 answer: dict[str, Any] = json.loads(popped[1])
                 return answer
         return None
+
+    async def enqueue_notification(self, delivery_id: str) -> None:
+        """The job that attempts one notification delivery (kandev.domain.notifications.deliveries), on the
+        default queue: never a turn's."""
+        await asyncio.to_thread(
+            enqueue,
+            DEFAULT,
+            NOTIFY_JOB,
+            delivery_id,
+            job_timeout=NOTIFY_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=f"notification delivery={delivery_id}",
+        )
 
     async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
 

@@ -158,6 +158,8 @@ class JobDispatcher(Protocol):
         answer within `timeout` seconds (the request then expires unread)."""
         ...
 
+    async def enqueue_notification(self, delivery_id: str) -> None: ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.platform.metrics.RedisCounters)."""

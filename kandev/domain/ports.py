@@ -1,5 +1,5 @@
 """What the domain needs from the outside world, named as protocols that adapters implement and the composition
-root registers (kandev.wiring): code hosts now; executors and notifiers follow the same shape. A new code host
+root registers (kandev.wiring): code hosts and the notifier now; executors follow the same shape. A new code host
 (Gitea, Bitbucket, ...) is one more adapter registered here, and no domain module changes."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from kandev.domain.code_requests import (
     RequestStatus,
 )
 from kandev.domain.errors import UnprocessableError
+from kandev.domain.outbound import OutboundPolicy
 from kandev.platform.log_redaction import remember_secrets
 from kandev.platform.settings import Settings
 
@@ -218,3 +219,59 @@ class CodeHosts:
 
 
 CODE_HOSTS = CodeHosts()
+
+
+# --- notifications -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotificationTarget:
+    """What may be shown of a channel's URL: the service and its host, never a token."""
+
+    service: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One message to a person: `key` is the same on every attempt, so a receiver can drop a repeat."""
+
+    title: str
+    body: str
+    key: str
+
+
+class NotificationFailed(Exception):
+    """A target refused, failed or timed out; the text is safe to show (no URL, no token)."""
+
+
+class Notifier(Protocol):
+    """Sends to the services people use (Slack, Discord, e-mail, ntfy, webhooks, ...), addressed by URL.
+
+    `policy` is the outbound rule for a URL a non-admin saved (None: an admin's, trusted): every connection the
+    send makes is checked by it and goes to an address it validated."""
+
+    def check(self, url: str, policy: OutboundPolicy | None, field: str) -> NotificationTarget:
+        """The URL's service and host; ValidationError (naming `field`, never echoing the URL) when it is no
+        URL of a service this notifier knows, or `policy` refuses where it would connect."""
+
+    def send(self, url: str, note: Notification, policy: OutboundPolicy | None, timeout: float) -> None:
+        """Deliver `note` (blocking, bounded by `timeout` per connection); NotificationFailed when it was not."""
+
+
+class NotifierSlot:
+    """The notifier this process registered (kandev.wiring)."""
+
+    def __init__(self) -> None:
+        self._notifier: Notifier | None = None
+
+    def use(self, notifier: Notifier | None) -> None:
+        self._notifier = notifier
+
+    def get(self) -> Notifier:
+        if self._notifier is None:
+            raise RuntimeError("no notifier is registered (kandev.wiring registers one)")
+        return self._notifier
+
+
+NOTIFIER = NotifierSlot()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.access.tokens import AccessTokenService
+from kandev.domain.attachments.service import AttachmentService
 from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
 from kandev.domain.changes.service import ChangesService
@@ -18,6 +19,7 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
+from kandev.domain.notifications.channels import NotificationChannelService
 from kandev.domain.reviews.service import ReviewService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
@@ -71,6 +73,14 @@ class Services:
     @cached_property
     def tasks(self) -> TaskService:
         return TaskService(self.ctx)
+
+    @cached_property
+    def attachments(self) -> AttachmentService:
+        return AttachmentService(self.ctx)
+
+    @cached_property
+    def notification_channels(self) -> NotificationChannelService:
+        return NotificationChannelService(self.ctx)
 
     @cached_property
     def workspaces(self) -> WorkspaceService:

@@ -14,6 +14,7 @@ from kandev.graphql.resolvers import dependencies as dependency_resolvers
 from kandev.graphql.resolvers import github as github_resolvers
 from kandev.graphql.resolvers import gitlab as gitlab_resolvers
 from kandev.graphql.resolvers import mcp_servers as mcp_resolvers
+from kandev.graphql.resolvers import notifications as notification_resolvers
 from kandev.graphql.resolvers import profiles as profile_resolvers
 from kandev.graphql.resolvers import review_threads as review_thread_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
@@ -72,6 +73,10 @@ class Query:
     )
     repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
+    notification_channels = strawberry.field(
+        resolver=notification_resolvers.notification_channels,
+        description="Where a workspace's notifications go, with how each one's last attempt went.",
+    )
     mcp_servers = strawberry.field(
         resolver=mcp_resolvers.mcp_servers,
         description="A workspace's MCP server definitions (delivered to agents) and the server-wide ones.",
@@ -274,6 +279,17 @@ class Mutation:
         description="Set a new value for a secret (its name stays; the value is never returned).",
     )
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
+    create_notification_channel = strawberry.mutation(
+        resolver=notification_resolvers.create_notification_channel,
+        description="Add where a workspace's notifications go. A non-admin's URL must not point to this machine "
+        "or a private network (checked now and at every send).",
+    )
+    update_notification_channel = strawberry.mutation(resolver=notification_resolvers.update_notification_channel)
+    delete_notification_channel = strawberry.mutation(resolver=notification_resolvers.delete_notification_channel)
+    test_notification_channel = strawberry.mutation(
+        resolver=notification_resolvers.test_notification_channel,
+        description="Send a test notification now and answer whether it arrived (the channel keeps the outcome).",
+    )
     create_mcp_server = strawberry.mutation(
         resolver=mcp_resolvers.create_mcp_server,
         description="Define an MCP server for agents; saving starts, downloads and connects to nothing.",

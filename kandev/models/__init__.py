@@ -1,5 +1,6 @@
 """ORM tables, one module per aggregate; importing this package registers them all on Base.metadata."""
 
+from kandev.models.attachments import Attachment, PromptAttachment
 from kandev.models.automations import (
     Automation,
     AutomationRepository,
@@ -22,6 +23,7 @@ from kandev.models.github import (
 )
 from kandev.models.gitlab import GitlabConnection, TaskMergeRequest
 from kandev.models.mcp_servers import McpServer, McpServerSelection
+from kandev.models.notifications import NotificationChannel, NotificationDelivery
 from kandev.models.profiles import AgentProfile, ExecutorProfile
 from kandev.models.reviews import ReviewComment, ReviewedFile, ReviewThread, TaskChangeStats
 from kandev.models.secrets import Secret
@@ -46,6 +48,7 @@ __all__ = [
     "AccessToken",
     "AgentIdentity",
     "AgentProfile",
+    "Attachment",
     "Automation",
     "AutomationRepository",
     "AutomationRun",
@@ -67,8 +70,11 @@ __all__ = [
     "McpServer",
     "McpServerSelection",
     "Message",
+    "NotificationChannel",
+    "NotificationDelivery",
     "ParentQuestion",
     "PermissionRequest",
+    "PromptAttachment",
     "QueuedPrompt",
     "Repository",
     "ReviewComment",

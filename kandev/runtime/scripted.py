@@ -21,6 +21,8 @@ ignored, the `<kandev-context>` block stripped first):
     /permission TITLE     (extra, for tests) ask `session/request_permission` and say the outcome
     /usage JSON           (extra, for tests) `tokens` (ACP Usage fields) are added to the prompt answer's
                           `usage`; the other fields (`used`, `size`, `cost`) go out verbatim as a `usage_update`
+    /attachments          (extra, for tests) say, as JSON, the image and resource blocks the prompt carried
+                          (type, mime type, uri, size and sha256 of their bytes)
 
 A parent question is recognised by a line holding a JSON object with string fields `task_id` and
 `reply_to_question_id` (the reply shape of `message_task_kandev`), anywhere in a later prompt, e.g.
@@ -34,11 +36,15 @@ Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default s
 the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt", "pid"}` per prompt;
 `KANDEV_SCRIPTED_AUTH=launch` acts as an agent that is not signed in (it offers a sign-in method and answers
 `session/new` and `session/load` with ACP's auth_required error, as Claude Code does without a login),
-`KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error).
+`KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error);
+`KANDEV_SCRIPTED_PROMPT_CAPABILITIES=image,embeddedContext` (either or both) advertises those
+promptCapabilities, so a client may send it image content and embedded resources.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
 import os
@@ -128,7 +134,7 @@ class _Turn:
 
 
 class _Session:
-    __slots__ = ("cwd", "mcp", "mode", "servers", "turn")
+    __slots__ = ("blocks", "cwd", "mcp", "mode", "servers", "turn")
 
     def __init__(self, cwd: str, mcp: McpTarget | None, servers: Any = None) -> None:
         self.cwd = cwd
@@ -137,6 +143,8 @@ class _Session:
         self.servers: list[dict[str, Any]] = [s for s in servers or [] if isinstance(s, dict)]
         self.mode = "default"
         self.turn: _Turn | None = None
+        # The content blocks of the prompt being run.
+        self.blocks: list[Any] = []
 
 
 class _Pending:
@@ -197,6 +205,29 @@ def mcp_report(servers: list[dict[str, Any]]) -> str:
     return json.dumps({"mcp_servers": report}, sort_keys=True)
 
 
+def attachments_report(blocks: list[Any]) -> str:
+    """`/attachments`: the image and resource blocks received, with the size and sha256 of their bytes."""
+    report = []
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") not in ("image", "resource"):
+            continue
+        source = block if block["type"] == "image" else block.get("resource") or {}
+        if "text" in source:
+            data = str(source["text"]).encode()
+        else:
+            data = base64.b64decode(str(source.get("data") or source.get("blob") or ""))
+        report.append(
+            {
+                "type": block["type"],
+                "mime_type": source.get("mimeType"),
+                "uri": source.get("uri"),
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    return json.dumps({"attachments": report}, sort_keys=True)
+
+
 def _modes(current: str) -> dict[str, Any]:
     return {"currentModeId": current, "availableModes": [{"id": i, "name": n} for i, n in MODES]}
 
@@ -222,6 +253,8 @@ class ScriptedAgent:
         self._load = os.environ.get("KANDEV_SCRIPTED_LOAD") == "1"
         self._log = os.environ.get("KANDEV_SCRIPTED_LOG")
         self._auth = os.environ.get("KANDEV_SCRIPTED_AUTH", "")
+        caps = {c.strip() for c in os.environ.get("KANDEV_SCRIPTED_PROMPT_CAPABILITIES", "").split(",")}
+        self._prompt_caps = {"image": "image" in caps, "embeddedContext": "embeddedContext" in caps}
 
     # -- transport: newline-delimited JSON-RPC 2.0 ---------------------------------------------------
 
@@ -330,7 +363,11 @@ class ScriptedAgent:
     def initialize(self) -> dict[str, Any]:
         return {
             "protocolVersion": PROTOCOL_VERSION,
-            "agentCapabilities": {"loadSession": self._load, "mcpCapabilities": {"http": True}},
+            "agentCapabilities": {
+                "loadSession": self._load,
+                "mcpCapabilities": {"http": True},
+                "promptCapabilities": self._prompt_caps,
+            },
             "authMethods": [{"id": "scripted-login", "name": "Scripted login"}] if self._auth else [],
             "agentInfo": {"name": self.NAME, "version": __version__},
         }
@@ -371,6 +408,7 @@ class ScriptedAgent:
         text = "\n".join(block_text(block) for block in prompt)
         self._record(session_id, text)
         session.turn = turn = _Turn()
+        session.blocks = prompt
         self._turns.add(turn)
         try:
             self._run(turn, session_id, session, text)
@@ -430,6 +468,8 @@ class ScriptedAgent:
             self._change_file(session_id, session, step)
         elif step.kind == "run":
             self._run_command(turn, session_id, session, step)
+        elif step.kind == "attachments":
+            self._say(session_id, attachments_report(session.blocks))
         elif step.kind == "usage":
             self._usage(turn, session_id, step.text)
 

@@ -11,7 +11,9 @@ from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
 _DIRECTIVE = re.compile(
-    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|write|delete|run)(?:\s+(.*))?$", re.S
+    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|attachments|write|delete|run)"
+    r"(?:\s+(.*))?$",
+    re.S,
 )
 END_WRITE = "/end-write"
 # A short utility request from Kandev (a commit message for the task's changes): answered with a fixed text, and
@@ -32,6 +34,7 @@ StepKind = Literal[
     "permission",
     "mcp-servers",
     "usage",
+    "attachments",
     "write",
     "delete",
     "run",

@@ -131,7 +131,27 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "CreateNotificationChannelInput": {
+    "events": {
+      "maxItems": 3,
+      "minItems": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "url": {
+      "maxLength": 2000,
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "CreateTaskInput": {
+    "attachmentIds": {
+      "maxItems": 10
+    },
     "blockedBy": {
       "maxItems": 50
     },
@@ -340,6 +360,9 @@ export const LIMITS = {
     }
   },
   "SendMessageInput": {
+    "attachmentIds": {
+      "maxItems": 10
+    },
     "prompt": {
       "minLength": 1
     },
@@ -500,6 +523,23 @@ export const LIMITS = {
     },
     "triggers": {
       "maxItems": 2
+    }
+  },
+  "UpdateNotificationChannelInput": {
+    "channelId": {
+      "minLength": 1
+    },
+    "events": {
+      "maxItems": 3,
+      "minItems": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "url": {
+      "maxLength": 2000,
+      "minLength": 1
     }
   },
   "UpdateRepositoryBaseBranchInput": {

@@ -75,6 +75,13 @@ graphql(`
     seq
     createdAt
     updatedAt
+    attachments {
+      id
+      name
+      size
+      contentType
+      url
+    }
   }
 `);
 

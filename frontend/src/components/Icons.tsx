@@ -55,3 +55,13 @@ export function MenuGlyph({ size = 18 }: IconProps) {
     </svg>
   );
 }
+
+export function FileGlyph({ size = 14 }: IconProps) {
+  // A sheet with a folded corner: an attached file.
+  return (
+    <svg width={size} height={size} viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d="M3.5 1.5h6l3 3v10h-9Z" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinejoin="round" />
+      <path d="M9.5 1.5v3h3" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinejoin="round" />
+    </svg>
+  );
+}

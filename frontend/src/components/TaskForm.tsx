@@ -15,6 +15,8 @@ import { t } from "../i18n";
 import { InfoGlyph } from "./Icons";
 import { InlineError } from "./LoadState";
 import { ExecutorSelect, RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
+import { AttachmentPicker, attachmentHandlers, PendingAttachments, useAttachments } from "./Attachments";
+import { askForBrowserNotificationsOnce } from "../state/browserNotify";
 
 export function TaskForm(props: {
   parentId?: string;
@@ -35,6 +37,8 @@ export function TaskForm(props: {
   const [mcpServers, setMcpServers] = useState<McpServerRow[]>([]);
   const [mcpChosen, setMcpChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  // Files go with the task's first prompt.
+  const attachments = useAttachments();
   const [error, setError] = useState<string | null>(null);
   const [repositories, setRepositories] = useState<PlacementRepository[]>([]);
   const [executors, setExecutors] = useState<PlacementExecutor[]>([]);
@@ -77,6 +81,11 @@ export function TaskForm(props: {
       setError("A title is required.");
       return;
     }
+    if (attachments.uploading || attachments.failed) {
+      setError(attachments.uploading ? "Wait for the attached files to finish uploading." : "Remove the files that could not be attached first.");
+      return;
+    }
+    askForBrowserNotificationsOnce();
     setBusy(true);
     setError(null);
     try {
@@ -87,6 +96,7 @@ export function TaskForm(props: {
         // With MCP servers chosen, the agent starts once they are selected at the task, so its first turn has them.
         startAgent: willStart && mcpChosen.length === 0,
         agentProfileId: profileId || null,
+        attachmentIds: attachments.ids.length ? attachments.ids : null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
       if (!subtask) {
@@ -140,8 +150,13 @@ export function TaskForm(props: {
           onChange={(e) => setPrompt(e.target.value)}
           name="prompt"
           placeholder="What should the agent do? With the Scripted agent try: /say hello"
+          {...attachmentHandlers(attachments)}
         />
       </label>
+      <div className="field-row">
+        <AttachmentPicker state={attachments} disabled={busy} />
+        <PendingAttachments state={attachments} />
+      </div>
       <div className="field-row">
         <label className="field">
           <span>Agent</span>

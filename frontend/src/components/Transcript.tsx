@@ -4,6 +4,7 @@ import { lazy, Suspense, useEffect, useLayoutEffect, useRef } from "react";
 import { jsonObject } from "../api/graphql";
 import type { Message, SessionState } from "../api/ops";
 import { t, tn } from "../i18n";
+import { SentAttachments } from "./Attachments";
 import { presentationOf, RichOutput } from "./RichOutput";
 
 // The Markdown renderer is a chunk of its own, loaded with the first transcript: the board never pays for it.
@@ -143,6 +144,7 @@ function MessageView({ message, taskId }: { message: Message; taskId: string | n
         <div className="msg msg-user" data-testid="msg-user">
           <span className="msg-who">{sourceLabel(jsonObject(message.data))}</span>
           <div className="msg-text">{message.text}</div>
+          <SentAttachments attachments={message.attachments} />
         </div>
       );
     case "AGENT":

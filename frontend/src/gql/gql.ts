@@ -68,10 +68,15 @@ type Documents = {
     "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": typeof types.McpRegistryFieldsFragmentDoc,
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": typeof types.SessionMcpServersDocument,
+    "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n": typeof types.NotificationChannelsDocument,
+    "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.CreateNotificationChannelDocument,
+    "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.UpdateNotificationChannelDocument,
+    "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.DeleteNotificationChannelDocument,
+    "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": typeof types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
-    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": typeof types.MessageFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": typeof types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": typeof types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": typeof types.BootDocument,
@@ -190,10 +195,15 @@ const documents: Documents = {
     "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": types.McpRegistryFieldsFragmentDoc,
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": types.SessionMcpServersDocument,
+    "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n": types.NotificationChannelsDocument,
+    "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.CreateNotificationChannelDocument,
+    "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.UpdateNotificationChannelDocument,
+    "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.DeleteNotificationChannelDocument,
+    "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
     "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
-    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": types.MessageFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": types.BootDocument,
@@ -474,6 +484,26 @@ export function graphql(source: "\n  query SessionMcpServers($s: ID!) {\n    ses
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n"): typeof import('./graphql').NotificationChannelsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').DeleteNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n"): typeof import('./graphql').TestNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n"): typeof import('./graphql').ErrorFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -486,7 +516,7 @@ export function graphql(source: "\n  fragment SessionFields on Session {\n    id
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n"): typeof import('./graphql').MessageFieldsFragmentDoc;
+export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n"): typeof import('./graphql').MessageFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

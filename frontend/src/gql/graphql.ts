@@ -256,6 +256,17 @@ export type CreateMcpServerInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+export type CreateNotificationChannelInput = {
+  /** What it is told about. */
+  events: Array<NotificationEvent>;
+  /** A name people recognise. */
+  name: string;
+  /** The target in Apprise's URL form: json://host[:port]/path (a generic JSON webhook; jsons:// for https), slack://..., discord://..., mailto://user:pass@host, ntfy://topic, ... Stored encrypted. */
+  url: string;
+  /** The workspace. */
+  workspaceId: string | number;
+};
+
 export type CreateRepositoryInput = {
   defaultBranch?: string | null | undefined;
   name: string;
@@ -275,6 +286,8 @@ export type CreateSecretInput = {
 export type CreateTaskInput = {
   /** Agent profile. Default: the workspace default. */
   agentProfileId?: string | number | null | undefined;
+  /** Files uploaded with POST /api/v1/attachments (at most 10), or attachments the task already has. They go with the task's first prompt. */
+  attachmentIds?: Array<string | number> | null | undefined;
   /** Work on its own, asking only its parent; fixed after creation. */
   autopilot?: boolean | null | undefined;
   /** Tasks this one waits on ('self': the calling session's task). A start requested while any has not completed is recorded and fires once every one has. */
@@ -461,6 +474,22 @@ export type NextRunState =
   | 'SCHEDULED'
   | 'WEBHOOK';
 
+/** How the channel's last attempt went. */
+export type NotificationChannelStatus =
+  | 'FAILING'
+  | 'NEW'
+  | 'OK'
+  | 'SLOW';
+
+/** What a channel is told about. */
+export type NotificationEvent =
+  /** An agent asks a question or a permission. */
+  | 'NEEDS_INPUT'
+  /** A task reached review. */
+  | 'REVIEW_READY'
+  /** A turn failed. */
+  | 'TURN_FAILED';
+
 /** What the task waits on, most urgent first. */
 export type PendingAction =
   | 'BUDGET_REACHED'
@@ -553,6 +582,8 @@ export type RunAutomationNowInput = {
 };
 
 export type SendMessageInput = {
+  /** Files uploaded with POST /api/v1/attachments (at most 10), or attachments the task already has. */
+  attachmentIds?: Array<string | number> | null | undefined;
   /** QUEUED waits for the running turn; INTERRUPT cancels it first. */
   deliveryMode?: DeliveryMode;
   /** The message. */
@@ -740,6 +771,20 @@ export type UpdateMcpServerInput = {
   mcpServerId: string | number;
   name?: string | null | undefined;
   package?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
+/** Only the fields given change. */
+export type UpdateNotificationChannelInput = {
+  /** The channel. */
+  channelId: string | number;
+  /** false: nothing is sent to it. */
+  enabled?: boolean | null | undefined;
+  /** What it is told about. */
+  events?: Array<NotificationEvent> | null | undefined;
+  /** A new name. */
+  name?: string | null | undefined;
+  /** The target in Apprise's URL form: json://host[:port]/path (a generic JSON webhook; jsons:// for https), slack://..., discord://..., mailto://user:pass@host, ntfy://topic, ... Stored encrypted. */
   url?: string | null | undefined;
 };
 
@@ -1330,6 +1375,65 @@ export type SessionMcpServersQueryVariables = Exact<{
 
 export type SessionMcpServersQuery = { sessionMcpServers: { sessionId: string, desiredRevision: number, appliedRevision: number, servers: Array<{ id: string, name: string, kind: McpServerKind, origins: Array<{ scope: McpScope, id: string }> }> } };
 
+export type NotificationChannelsQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type NotificationChannelsQuery = { notificationChannels: Array<{ id: string, name: string, service: string, target: string, events: Array<NotificationEvent>, enabled: boolean, status: NotificationChannelStatus, lastAttemptAt: string | null, lastDeliveredAt: string | null, lastError: string | null, lastDurationMs: number | null, pendingDeliveries: number, failedDeliveries: number }> };
+
+export type CreateNotificationChannelMutationVariables = Exact<{
+  i: CreateNotificationChannelInput;
+}>;
+
+
+export type CreateNotificationChannelMutation = { createNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateNotificationChannelMutationVariables = Exact<{
+  i: UpdateNotificationChannelInput;
+}>;
+
+
+export type UpdateNotificationChannelMutation = { updateNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteNotificationChannelMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteNotificationChannelMutation = { deleteNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TestNotificationChannelMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TestNotificationChannelMutation = { testNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TestNotificationPayload', delivered: boolean, error: string | null }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
 type ErrorFields_NotFoundError_Fragment = { message: string, code: string };
@@ -1349,7 +1453,7 @@ export type TaskFieldsFragment = { id: string, title: string, state: TaskState, 
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
-export type MessageFieldsFragment = { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string };
+export type MessageFieldsFragment = { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> };
 
 export type TurnFieldsFragment = { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null };
 
@@ -1403,7 +1507,7 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
 
 export type OlderMessagesQueryVariables = Exact<{
   id: string | number;
@@ -1412,7 +1516,7 @@ export type OlderMessagesQueryVariables = Exact<{
 }>;
 
 
-export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } } } };
+export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> }>, pageInfo: { hasNextPage: boolean } } } };
 
 export type SessionStatusQueryVariables = Exact<{
   id: string | number;
@@ -1441,7 +1545,7 @@ export type SessionEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type SessionEventsSubscription = { sessionEvents: { kind: SessionEventKind, session: { id: string, state: SessionState, completionPending: boolean }, message: { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string } | null, turn: { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null } | null } };
+export type SessionEventsSubscription = { sessionEvents: { kind: SessionEventKind, session: { id: string, state: SessionState, completionPending: boolean }, message: { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> } | null, turn: { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null } | null } };
 
 export type CreateTaskMutationVariables = Exact<{
   i: CreateTaskInput;
@@ -2310,6 +2414,13 @@ export const MessageFieldsFragmentDoc = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
     `, {"fragmentName":"MessageFields"}) as unknown as TypedDocumentString<MessageFieldsFragment, unknown>;
 export const SessionFieldsFragmentDoc = new TypedDocumentString(`
@@ -3636,6 +3747,88 @@ export const SessionMcpServersDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SessionMcpServersQuery, SessionMcpServersQueryVariables>;
+export const NotificationChannelsDocument = new TypedDocumentString(`
+    query NotificationChannels($w: ID!) {
+  notificationChannels(workspaceId: $w) {
+    id
+    name
+    service
+    target
+    events
+    enabled
+    status
+    lastAttemptAt
+    lastDeliveredAt
+    lastError
+    lastDurationMs
+    pendingDeliveries
+    failedDeliveries
+  }
+}
+    `) as unknown as TypedDocumentString<NotificationChannelsQuery, NotificationChannelsQueryVariables>;
+export const CreateNotificationChannelDocument = new TypedDocumentString(`
+    mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {
+  createNotificationChannel(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateNotificationChannelMutation, CreateNotificationChannelMutationVariables>;
+export const UpdateNotificationChannelDocument = new TypedDocumentString(`
+    mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {
+  updateNotificationChannel(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateNotificationChannelMutation, UpdateNotificationChannelMutationVariables>;
+export const DeleteNotificationChannelDocument = new TypedDocumentString(`
+    mutation DeleteNotificationChannel($id: ID!) {
+  deleteNotificationChannel(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteNotificationChannelMutation, DeleteNotificationChannelMutationVariables>;
+export const TestNotificationChannelDocument = new TypedDocumentString(`
+    mutation TestNotificationChannel($id: ID!) {
+  testNotificationChannel(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on TestNotificationPayload {
+      delivered
+      error
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<TestNotificationChannelMutation, TestNotificationChannelMutationVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
@@ -3827,6 +4020,13 @@ fragment MessageFields on Message {
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
 fragment TurnFields on Turn {
   id
@@ -3870,6 +4070,13 @@ export const OlderMessagesDocument = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }`) as unknown as TypedDocumentString<OlderMessagesQuery, OlderMessagesQueryVariables>;
 export const SessionStatusDocument = new TypedDocumentString(`
     query SessionStatus($id: ID!) {
@@ -4024,6 +4231,13 @@ export const SessionEventsDocument = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
 fragment TurnFields on Turn {
   id

@@ -2,6 +2,7 @@
 import { ApiError, errorText, gql, unwrap } from "../api/graphql";
 import { subscribe } from "../api/live";
 import { BOOT, TASK_EVENTS, TASKS, WORKSPACE, MOVE_TASK } from "../api/ops";
+import { notifyTaskChange } from "./browserNotify";
 import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/ops";
 import { WORKSPACE_EVENTS } from "../api/settingsOps";
 import type { TasksQuery, WorkspaceEventKind } from "../gql/graphql";
@@ -256,6 +257,7 @@ function newer(current: Task | undefined, incoming: Task): boolean {
 export function applyTaskEvent(event: TaskEvent): void {
   const { task } = event;
   if (!task) return;
+  if (event.kind === "UPDATED") notifyTaskChange(app.get().tasks[task.id], task);
   const removed = event.kind === "DELETED" || event.kind === "ARCHIVED" || Boolean(task.archivedAt);
   changedDuringLoad?.set(task.id, removed ? null : task);
   if (removed) gone.add(task.id);

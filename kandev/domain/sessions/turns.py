@@ -9,9 +9,11 @@ from functools import partial
 from sqlalchemy import func, select
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.attachments.service import prompt_attachments
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import TurnFailed
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.prompts import (
     REVIEW_SOURCE,
@@ -47,6 +49,8 @@ class ClaimedTurn:
     prompt_text: str
     prompt_source: str
     agent_profile_id: str | None
+    # The attachments the prompt carries, in order.
+    attachment_ids: tuple[str, ...] = ()
 
 
 async def _emit_task(ctx: ServiceContext, uow: UnitOfWork, task: Task, state: TaskState) -> None:
@@ -101,6 +105,9 @@ async def claim_turn(
         session.updated_at = now
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
         kind, data = _prompt_message(prompt)
+        carried = await prompt_attachments(uow.db, prompt.id)
+        if carried:
+            data["attachments"] = [a.summary() for a in carried]
         await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data=data)
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
@@ -122,6 +129,7 @@ async def claim_turn(
             prompt_text=prompt.text,
             prompt_source=prompt.source,
             agent_profile_id=session.agent_profile_id,
+            attachment_ids=tuple(a.id for a in carried),
         )
 
 
@@ -207,6 +215,8 @@ async def _end_turn(
     turn.lease_expires_at = None
     if error:
         await append_message(uow, session, MessageKind.ERROR, error, turn_id=turn.id)
+    if turn.state == TurnState.FAILED:
+        await ctx.publish(uow, TurnFailed(session.task_id, turn.id, error or "the turn failed"))
     await _cancel_open_permissions(uow, turn.id)
     if not is_terminal(session):
         session.state = SessionState.WAITING_FOR_INPUT

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_task, load_workflow, load_workspace
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.attachments.service import bind, delete_task_attachments
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.mcp.selections import forget_task_selections
@@ -64,6 +65,8 @@ class CreateTask:
     blocked_by: list[str] = field(default_factory=list)
     # False: link to blocked_by without recording a start at all.
     start_when_unblocked: bool | None = None
+    # Uploads of the caller's that go with the task's first prompt.
+    attachment_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,7 @@ class TaskService:
                         if existing is not None:
                             return _deduplicated(existing)
                     task = await self._new_task(uow, command, workspace_id, title, external_id)
+                    await bind(uow.db, self.ctx.principal, task, command.attachment_ids, waiting=True)
                     for position, contribution in contributions.items():
                         await attach_contribution(self.ctx.settings, uow, task, contribution, position, undo)
                     start = command.start_agent
@@ -507,6 +511,7 @@ async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     waits made stale, the DELETED event."""
     task.deleted_at = task.updated_at = utcnow()
     await forget_task_selections(uow.db, Task.id == task.id)
+    await delete_task_attachments(uow.db, task.id)
     for session in await task_sessions(uow.db, task.id):
         await revoke_session_tokens(uow, session.id)
     await make_stale(uow, task_id=task.id, reason="the task was deleted")

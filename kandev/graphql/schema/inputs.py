@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.attachments.content import MAX_PER_MESSAGE
 from kandev.domain.shipping.fix_rounds import DEFAULT_ROUNDS as DEFAULT_FIX_ROUNDS
 from kandev.domain.shipping.fix_rounds import MAX_ROUNDS as MAX_FIX_ROUNDS
 from kandev.domain.tasks.dependencies import MAX_BLOCKERS
@@ -23,6 +24,15 @@ def _optional(value: object) -> str | None:
 
 
 TASK_ID_FOR_AGENTS = "The task's id ('self' for the task this session works on)."
+
+
+ATTACHMENTS_FOR_PEOPLE = (
+    f"Files uploaded with POST /api/v1/attachments (at most {MAX_PER_MESSAGE}), or attachments the task already has."
+)
+ATTACHMENTS_FOR_AGENTS = (
+    "Ids of attachments the target task already has (listed on its conversation's messages), to hand its agent "
+    "again with this message."
+)
 
 
 TaskIdArgument = Annotated[strawberry.ID, argument("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)]
@@ -117,6 +127,12 @@ class CreateTaskInput:
         default=None,
         agent="With blocked_by: false links without recording any start. Default: true.",
     )
+    attachment_ids: list[strawberry.ID] | None = arg(
+        ATTACHMENTS_FOR_PEOPLE + " They go with the task's first prompt.",
+        default=None,
+        agent=ATTACHMENTS_FOR_AGENTS,
+        max_items=MAX_PER_MESSAGE,
+    )
 
     def to_command(self) -> CreateTask:
         return CreateTask(
@@ -134,6 +150,7 @@ class CreateTaskInput:
             blocked_by=[str(i) for i in self.blocked_by or []],
             start_when_unblocked=self.start_when_unblocked,
             repositories=[_repository_choice(r) for r in self.repositories or []],
+            attachment_ids=[str(i) for i in self.attachment_ids or []],
         )
 
 
@@ -206,6 +223,9 @@ class SendMessageInput:
     )
     reply_to_question_id: strawberry.ID | None = arg(
         "When answering a question, its id.", default=None, agent="When answering a question, its question_id."
+    )
+    attachment_ids: list[strawberry.ID] | None = arg(
+        ATTACHMENTS_FOR_PEOPLE, default=None, agent=ATTACHMENTS_FOR_AGENTS, max_items=MAX_PER_MESSAGE
     )
 
 

@@ -105,6 +105,8 @@ register(
         f"""... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
           task {{ {TASK} blocked_by: blockedBy {{ id }} }} }}""",
         _created,
+        # An attachment belongs to one task: an agent's own task's files can't go with a new one.
+        without=("attachment_ids",),
     ),
     command_tool(
         "update_task_kandev",

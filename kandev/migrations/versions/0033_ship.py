@@ -2,8 +2,8 @@
 them, one-at-a-time claims of shipping operations, durable check-fix rounds, the task's fix-failing-checks and
 auto-merge settings, each person's commit identity, and review threads made from code-host review comments
 
-Revision ID: 0032_ship
-Revises: 0031_review
+Revision ID: 0033_ship
+Revises: 0032_attachments
 Create Date: 2026-12-07
 """
 
@@ -15,8 +15,8 @@ from sqlalchemy.dialects import postgresql
 
 import kandev.models.base
 
-revision: str = '0032_ship'
-down_revision: str | None = '0031_review'
+revision: str = '0033_ship'
+down_revision: str | None = '0032_attachments'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
