@@ -1,14 +1,17 @@
 """A local fake of the GitLab REST API v4 (the parts Kandev's client uses), served by uvicorn on a free port.
 
 Projects, merge requests, approvals and pipelines live in memory; tests add and change them through the object.
-Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), like GitLab."""
+Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), like GitLab. A project may be backed
+by a real bare repository (`git_roots`): its open merge requests then follow their source branch as pushed there."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -67,6 +70,8 @@ class FakeGitLab:
     # project path -> branches that exist (None: any), and those GitLab protects.
     branches: dict[str, set[str]] = field(default_factory=dict)
     protected: dict[str, set[str]] = field(default_factory=dict)
+    # project path -> a bare repository whose branches its merge requests follow.
+    git_roots: dict[str, Path] = field(default_factory=dict)
 
     def add_project(self, path: str) -> int:
         return self.projects.setdefault(path, len(self.projects) + 100)
@@ -85,7 +90,23 @@ class FakeGitLab:
     def _username(self, user_id: int) -> str:
         return next((name for name, uid in self.users.items() if uid == user_id), f"user{user_id}")
 
+    def _follow(self, project: str, mr: FakeMergeRequest) -> None:
+        """An open merge request follows its source branch as pushed to the project's bare repository."""
+        bare = self.git_roots.get(project)
+        if bare is None or mr.state != "opened":
+            return
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{mr.source_branch}"],
+            cwd=bare,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if (head := done.stdout.strip()) and head != mr.sha:
+            mr.sha, mr.updated_at = head, _now()
+
     def mr_json(self, project: str, mr: FakeMergeRequest) -> dict[str, Any]:
+        self._follow(project, mr)
         target = self.projects[project]
         pipeline = {"id": 1000 + mr.iid, "status": mr.pipeline_status} if mr.pipeline_status or mr.jobs else None
         return {
@@ -251,6 +272,7 @@ class FakeGitLab:
         project, mr = found
         body = await request.json()
         self.writes.append(("PUT", request.url.path, body))
+        self._follow(project, mr)
         if mr.state != "opened" or mr.merge_status not in ("mergeable", "can_be_merged"):
             return JSONResponse({"message": "405 Method Not Allowed"}, 405)
         if body.get("sha") and body["sha"] != mr.sha:
