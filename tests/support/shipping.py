@@ -60,6 +60,17 @@ async def shippable_task(
     return await materialized_task(services, workspace_id, repository, title)
 
 
+async def commit_and_push(gql: Any, task_id: str, folder: Path) -> str:
+    """A new file in the task's worktree committed and pushed through the Ship panel's calls: the commit's sha."""
+    (folder / "hello.txt").write_text("hello\n")
+    done = (await gql(COMMIT, input={"taskId": task_id, "message": "Greet"}))["commitTaskChanges"]
+    assert done["__typename"] == "CommitPayload", done
+    pushed = (await gql(PUSH, input={"taskId": task_id}))["pushTaskBranch"]
+    assert pushed["__typename"] == "PushPayload", pushed
+    sha: str = done["commit"]["sha"]
+    return sha
+
+
 async def task_branch(services: Any, task_id: str) -> str:
     async with services.ctx.read() as db:
         branch = await db.scalar(select(TaskRepository.branch).where(TaskRepository.task_id == task_id))

@@ -15,11 +15,10 @@ from tests.support.fake_gitlab import FakeGitLab
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server
 from tests.support.git_repos import git, make_repository
 from tests.support.shipping import (
-    COMMIT,
     MERGE,
     OPEN,
     PULL_REQUESTS,
-    PUSH,
+    commit_and_push,
     ref,
     shippable_task,
     task_branch,
@@ -56,12 +55,8 @@ async def pushed_task(
     gitlab.git_roots[PROJECT] = bare
     git(work, "remote", "add", "origin", server.repository_url(PROJECT))
     task_id, folder = await shippable_task(services, workspace_id, work, title="Add the greeting")
-    (folder / "hello.txt").write_text("hello\n")
-    done = (await gql(COMMIT, input={"taskId": task_id, "message": "Greet"}))["commitTaskChanges"]
-    assert done["__typename"] == "CommitPayload", done
-    pushed = (await gql(PUSH, input={"taskId": task_id}))["pushTaskBranch"]
-    assert pushed["__typename"] == "PushPayload", pushed
-    return task_id, await task_branch(services, task_id), done["commit"]["sha"], bare
+    head = await commit_and_push(gql, task_id, folder)
+    return task_id, await task_branch(services, task_id), head, bare
 
 
 async def test_a_task_branch_is_pushed_to_gitlab_opened_as_a_merge_request_and_merged_to_done(

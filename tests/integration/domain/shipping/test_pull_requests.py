@@ -23,11 +23,10 @@ from tests.support.fake_github import FakeGitHub, Fault
 from tests.support.git_http import GitHttpServer, bare_from, git_http_server
 from tests.support.git_repos import git, make_repository
 from tests.support.shipping import (
-    COMMIT,
     MERGE,
     OPEN,
     PULL_REQUESTS,
-    PUSH,
+    commit_and_push,
     ref,
     shippable_task,
     task_branch,
@@ -66,12 +65,8 @@ async def pushed_task(
     github.git_roots[REPO] = bare
     git(work, "remote", "add", "origin", server.repository_url(REPO))
     task_id, folder = await shippable_task(services, workspace_id, work, title="Add the greeting")
-    (folder / "hello.txt").write_text("hello\n")
-    done = (await gql(COMMIT, input={"taskId": task_id, "message": "Greet"}))["commitTaskChanges"]
-    assert done["__typename"] == "CommitPayload", done
-    pushed = (await gql(PUSH, input={"taskId": task_id}))["pushTaskBranch"]
-    assert pushed["__typename"] == "PushPayload", pushed
-    return Shipping(task_id, folder, await task_branch(services, task_id), done["commit"]["sha"], bare)
+    head = await commit_and_push(gql, task_id, folder)
+    return Shipping(task_id, folder, await task_branch(services, task_id), head, bare)
 
 
 async def open_pr(gql: Any, task_id: str, **fields: Any) -> dict[str, Any]:
