@@ -23,6 +23,7 @@ from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.events import (
     AgentProfileDeleting,
     AgentProfileSaved,
+    CheckRunCompleted,
     Reactions,
     TaskNeedsPerson,
     TaskReachedReview,
@@ -33,6 +34,7 @@ from kandev.domain.gitlab.api import use_gitlab_api
 from kandev.domain.notifications import deliveries as notifications
 from kandev.domain.ports import CODE_HOSTS, NOTIFIER
 from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.shipping import requests as shipped_requests
 from kandev.domain.workspace import settings_events
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
@@ -56,6 +58,7 @@ REACTIONS = (
     .watch(settings_events.watch)
     .on(AgentProfileSaved, profile_checks.profile_saved)
     .on(AgentProfileDeleting, profile_checks.profile_deleting)
+    .on(CheckRunCompleted, shipped_requests.check_run_completed)
     .on(TaskNeedsPerson, notifications.task_needs_person)
     .on(TurnFailed, notifications.turn_failed)
     .on(TaskReachedReview, notifications.task_reached_review)

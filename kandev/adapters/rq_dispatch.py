@@ -25,14 +25,17 @@ from kandev.models import Session, Task
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
     AGENT_INSTALL_JOB,
+    AUTO_MERGE_JOB,
     AUTOMATIONS,
     CLEAN_UP_TASK_JOB,
     DEFAULT,
     DELIVER_JOB,
     DELIVER_WEBHOOKS_JOB,
+    FIX_ROUND_JOB,
     LAUNCH_RUN_JOB,
     NOTIFY_JOB,
     PREFLIGHT_JOB,
+    REFRESH_REQUESTS_JOB,
     RETAIN_WORKTREES_JOB,
     TURN_JOB,
     TURNS,
@@ -61,6 +64,8 @@ DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
 # Asking the registry for a version (60 s) and npm's install (300 s, kandev.runtime.mcp_delivery), with room.
 AGENT_INSTALL_TIMEOUT_SECONDS = 600
+# A fix round (reading check logs), a refresh or an auto-merge: code-host calls bounded well below it.
+SHIP_JOB_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
 _REPLY_SLICE_SECONDS = 2.0
 
@@ -163,6 +168,29 @@ class RqDispatcher:
     async def enqueue_preflight(self, automation_id: str) -> None:
         """The job that checks an automation's pre-flight and stores its ack (kandev.domain.automations.preflight)."""
         await self._enqueue_automation_job(PREFLIGHT_JOB, automation_id, f"pre-flight automation={automation_id}")
+
+    async def enqueue_fix_round(self, round_id: str) -> None:
+        await self._enqueue_default(FIX_ROUND_JOB, (round_id,), f"fix round={round_id}")
+
+    async def enqueue_auto_merge(self, task_id: str, repository_id: str) -> None:
+        await self._enqueue_default(AUTO_MERGE_JOB, (task_id, repository_id), f"auto-merge task={task_id}")
+
+    async def enqueue_request_refresh(self, task_id: str, repository_id: str) -> None:
+        await self._enqueue_default(
+            REFRESH_REQUESTS_JOB, ([[task_id, repository_id]],), f"refresh request task={task_id}"
+        )
+
+    async def _enqueue_default(self, func_path: str, args: tuple[Any, ...], description: str) -> None:
+        """A shipping job on the default queue (git and code-host calls, no agent)."""
+        await asyncio.to_thread(
+            enqueue,
+            DEFAULT,
+            func_path,
+            *args,
+            job_timeout=SHIP_JOB_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=description,
+        )
 
     async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """A read job on the worker's reads queue, and its answer awaited on its reply list (bounded)."""

@@ -146,6 +146,19 @@ class JobDispatcher(Protocol):
     async def enqueue_agent_install(self, agent_id: str, update: bool) -> None: ...
 
     async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]: ...
+
+    async def enqueue_fix_round(self, round_id: str) -> None:
+        """The job that reads a fix round's check logs and queues its prompt (kandev.domain.shipping.fix_rounds)."""
+        ...
+
+    async def enqueue_auto_merge(self, task_id: str, repository_id: str) -> None:
+        """The job that merges a green, approved request of a task that asks for it."""
+        ...
+
+    async def enqueue_request_refresh(self, task_id: str, repository_id: str) -> None:
+        """The job that asks the code host about a task's request now (a check event arrived)."""
+        ...
+
     async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """Have the named worker answer a read (kandev.jobs.reads) on its own reads queue; None when it did not
         answer within `timeout` seconds (the request then expires unread)."""

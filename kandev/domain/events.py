@@ -51,6 +51,15 @@ class AgentProfileDeleting:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckRunCompleted:
+    """A code host told Kandev (a verified webhook delivery) that a check of a commit finished."""
+
+    provider: str
+    repository: str  # owner/name (GitLab: the project path)
+    head_sha: str
+
+
+@dataclass(frozen=True, slots=True)
 class TaskNeedsPerson:
     """An agent waits on a person: a question (ask_user_question_kandev) or a permission request. `key` names
     that wait, once."""

@@ -38,6 +38,8 @@ class TaskRecord:
     change_files: int | None = None
     change_additions: int | None = None
     change_deletions: int | None = None
+    # Shipping: merge its pull requests once green and approved (kandev.domain.shipping).
+    auto_merge: bool = False
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:

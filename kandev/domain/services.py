@@ -28,6 +28,7 @@ from kandev.domain.sessions.pending_actions import PendingActionService
 from kandev.domain.sessions.permissions import PermissionService
 from kandev.domain.sessions.rich_output import RichOutputService
 from kandev.domain.sessions.service import SessionService
+from kandev.domain.shipping.service import ShipService
 from kandev.domain.tasks.dependencies import DependencyService
 from kandev.domain.tasks.file_preview import FilePreviewService
 from kandev.domain.tasks.service import TaskService
@@ -156,6 +157,10 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def ship(self) -> ShipService:
+        return ShipService(self.ctx)
 
     @cached_property
     def changes(self) -> ChangesService:

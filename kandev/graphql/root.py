@@ -20,6 +20,7 @@ from kandev.graphql.resolvers import review_threads as review_thread_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
 from kandev.graphql.resolvers import runs as run_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
+from kandev.graphql.resolvers import ship as ship_resolvers
 from kandev.graphql.resolvers import subscriptions as subscription_resolvers
 from kandev.graphql.resolvers import tasks as task_resolvers
 from kandev.graphql.resolvers import usage as usage_resolvers
@@ -40,6 +41,9 @@ from kandev.graphql.schema.plain_fields import PlainFieldExecutor
 @strawberry.type
 class Query:
     workspaces = strawberry.field(resolver=workspace_resolvers.workspaces, description="Workspaces the caller can see.")
+    account = strawberry.field(
+        resolver=ship_resolvers.account, description="The caller's own account (its commit identity)."
+    )
     access_tokens = strawberry.field(
         resolver=account_resolvers.access_tokens,
         description="The caller's personal access tokens (never their values).",
@@ -488,6 +492,57 @@ class Mutation:
         description="Undo uncommitted changes in the task's worktree: files back to the branch's last commit, or one "
         "hunk. ConflictError while a turn runs (reason turn_running) or when the hunk is no longer there "
         "(stale_hunk); a path outside the worktree is a ValidationError.",
+    )
+    update_account = strawberry.mutation(
+        resolver=ship_resolvers.update_account,
+        description="Set the name and email your commits from Kandev are authored by (asked for at the first commit).",
+    )
+    commit_task_changes = strawberry.mutation(
+        resolver=ship_resolvers.commit_task_changes,
+        description="Commit the task's changes (all, or the paths given) on its branch, authored by you (your "
+        "account's commit identity: ConflictError reason identity_missing until set) with an Agent/Co-authored-by "
+        "trailer naming the agent; an empty message takes the agent's suggestion. ConflictError while a turn runs "
+        "(turn_running) or with nothing to commit (nothing_to_commit). The agent's commit_changes_kandev: under its "
+        "permission policy.",
+    )
+    suggest_commit_message = strawberry.mutation(
+        resolver=ship_resolvers.suggest_commit_message,
+        description="A commit message for the uncommitted changes, from a short utility turn of the task's agent in an "
+        "ACP session of its own (the task's conversation is neither read nor continued), on the worker holding the "
+        "worktree; nothing is committed.",
+    )
+    push_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.push_task_branch,
+        description="Push the task's branch to the repository's remote (a pull request's source branch for a task made "
+        "from one), with the code host's credential handed to git for that one call. Never to the default, base or a "
+        "protected branch (ConflictError protected_branch); a rejected push is UNPROCESSABLE (push_rejected, "
+        "stale_lease, auth, unreachable) and changes nothing. A push already under way: ConflictError in_progress.",
+    )
+    open_pull_request = strawberry.mutation(
+        resolver=ship_resolvers.open_pull_request,
+        description="Open the repository's pull request (GitHub) or merge request (GitLab) from the pushed task "
+        "branch, linked to the task; one per repository. An open one from the branch (a lost earlier attempt's) is "
+        "taken up instead of opening another. Refusals: already_open, no_code_host, and the host's (PROVIDER_ERROR: "
+        "duplicate_request, base_missing, auth, unreachable, ...).",
+    )
+    update_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.update_task_branch,
+        description="Merge or rebase the base branch's newest commits into the task's branch in its worktree. "
+        "Conflicts are left there as UNMERGED files (Task.changes) for someone to resolve; the branch moves only once "
+        "they are.",
+    )
+    merge_pull_request = strawberry.mutation(
+        resolver=ship_resolvers.merge_pull_request,
+        description="Merge the task's pull request on its code host; refused with the host's reason when it is not "
+        "mergeable, was merged or closed outside Kandev, or got new commits since it was shown (head_moved). Once "
+        "every request of the task is merged it moves to its workflow's final step (a workspace setting) and its "
+        "worktrees are removed (branches kept).",
+    )
+    merge_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.merge_task_branch,
+        description="For a repository on no code host: merge the task's branch into its base (on the repository's "
+        "local remote when it has one, else in the repository when the base is not checked out); conflicts refuse it "
+        "(merge_conflict) and change nothing.",
     )
     update_task_merge_request = strawberry.mutation(
         resolver=review_resolvers.update_task_merge_request,

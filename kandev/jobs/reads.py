@@ -16,14 +16,18 @@ from rq import Queue
 from rq.exceptions import DequeueTimeout
 
 from kandev.domain.reviews.service import ReviewService
+from kandev.domain.shipping import local as shipping
+from kandev.jobs.utility import UTILITY_SECONDS, suggest_commit_message
 from kandev.jobs.worker_loop import current_loop
 from kandev.platform.job_queues import get_queue, reads_queue_name, reply_key
 from kandev.wiring import SYSTEM
 
 log = logging.getLogger("kandev.jobs.reads")
 
-# Longer than any asker waits: a read still running past it is of no use to anyone.
+# Longer than any asker waits: a read still running past it is of no use to anyone. Shipping (a push, an update
+# from the base) and a suggested commit message take longer, and their askers wait longer.
 READ_SECONDS = 30.0
+SHIP_SECONDS = 300.0
 REPLY_TTL_SECONDS = 30
 
 
@@ -32,8 +36,12 @@ def answer_read(request: dict[str, Any]) -> dict[str, Any]:
     worker = current_loop()
     if worker is None:
         return {"error": "reads are answered by `kandev worker` processes"}
-    service = ReviewService(worker.ctx.with_principal(SYSTEM))
-    return worker.call(service.answer_worker_request(request), timeout=READ_SECONDS)
+    ctx = worker.ctx.with_principal(SYSTEM)
+    if request.get("op") == "ship":
+        return worker.call(shipping.answer(ctx, request), timeout=SHIP_SECONDS)
+    if request.get("op") == "suggest_message":
+        return worker.call(suggest_commit_message(ctx, request), timeout=UTILITY_SECONDS + 10)
+    return worker.call(ReviewService(ctx).answer_worker_request(request), timeout=READ_SECONDS)
 
 
 class ReadAnswerer:

@@ -37,6 +37,7 @@ from kandev.models.sessions import (
     SessionToken,
     Turn,
 )
+from kandev.models.shipping import CheckFixRound, ShipOperation, TaskShipRequest
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
 from kandev.models.usage import Budget, TurnUsage
 from kandev.models.users import AccessToken, AgentIdentity, User
@@ -55,6 +56,7 @@ __all__ = [
     "AutomationTrigger",
     "Base",
     "Budget",
+    "CheckFixRound",
     "Clarification",
     "ExecutorProfile",
     "GithubApp",
@@ -81,6 +83,7 @@ __all__ = [
     "Secret",
     "Session",
     "SessionToken",
+    "ShipOperation",
     "StepTransition",
     "Task",
     "TaskChangeStats",
@@ -91,6 +94,7 @@ __all__ = [
     "TaskContribution",
     "TaskPullRequest",
     "TaskRepository",
+    "TaskShipRequest",
     "Turn",
     "TurnUsage",
     "User",

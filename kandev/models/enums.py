@@ -106,6 +106,7 @@ class TransitionTrigger(StrEnum):
     CHILDREN_COMPLETED = "children_completed"
     CREATE = "create"
     STEP_DELETED = "step_deleted"
+    MERGED = "merged"
 
 
 class AutomationDestination(StrEnum):

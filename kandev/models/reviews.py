@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from kandev.models.base import Base, JSONType, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -17,7 +17,11 @@ class ReviewThread(Base):
     follow the anchored lines as the file changes; the anchor keeps the lines as they were when it was opened."""
 
     __tablename__ = "review_threads"
-    __table_args__ = (Index("ix_review_threads_task_state", "task_id", "state"),)
+    __table_args__ = (
+        Index("ix_review_threads_task_state", "task_id", "state"),
+        # A code host's review comment becomes one thread, whatever how often it is read.
+        UniqueConstraint("task_id", "external_id"),
+    )
 
     id: Mapped[str] = id_column()
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
@@ -30,8 +34,10 @@ class ReviewThread(Base):
     side: Mapped[str] = mapped_column(String(3), default="NEW")
     # OPEN, RESOLVED, OUTDATED
     state: Mapped[str] = mapped_column(String(10), default="OPEN")
-    # PERSON or AGENT: who opened it.
+    # PERSON or AGENT: who opened it; GITHUB or GITLAB: a review comment made on the code host.
     origin: Mapped[str] = mapped_column(String(10), default="PERSON")
+    # The code host's id of the comment it came from (origin GITHUB / GITLAB).
+    external_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     anchor_commit: Mapped[str | None] = mapped_column(String(40), nullable=True)
     anchor_line: Mapped[int | None] = mapped_column(Integer, nullable=True)
     anchor_text: Mapped[str] = mapped_column(Text, default="")

@@ -67,6 +67,12 @@ class Task(Base):
     change_files: Mapped[int | None] = mapped_column(Integer, nullable=True)
     change_additions: Mapped[int | None] = mapped_column(Integer, nullable=True)
     change_deletions: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Fix failing checks of its pull requests (off by default): at most `fix_checks_max_rounds` rounds counted
+    # from `fix_checks_since` (when it was last turned on). Auto-merge when green and approved is separate.
+    fix_checks_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    fix_checks_max_rounds: Mapped[int] = mapped_column(Integer, default=3, server_default=text("3"))
+    fix_checks_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    auto_merge: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class TaskCleanup(Base):

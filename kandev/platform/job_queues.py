@@ -26,6 +26,9 @@ RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 AGENT_INSTALL_JOB = "kandev.jobs.agent_installs.install_agent"
 READ_JOB = "kandev.jobs.reads.answer_read"
+FIX_ROUND_JOB = "kandev.jobs.shipping.run_fix_round"
+AUTO_MERGE_JOB = "kandev.jobs.shipping.auto_merge"
+REFRESH_REQUESTS_JOB = "kandev.jobs.shipping.refresh_requests"
 NOTIFY_JOB = "kandev.jobs.notifications.deliver_notification"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.

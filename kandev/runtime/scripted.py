@@ -28,7 +28,9 @@ A parent question is recognised by a line holding a JSON object with string fiel
 `reply_to_question_id` (the reply shape of `message_task_kandev`), anywhere in a later prompt, e.g.
 `{"tool": "message_task_kandev", "task_id": "T1", "reply_to_question_id": "Q1"}`; with an answer
 remembered it becomes `/tool message_task_kandev {"task_id": ..., "reply_to_question_id": ...,
-"prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line.
+"prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line; a
+Kandev utility request (a prompt opening with `<kandev-utility`, e.g. for a commit message) gets the fixed answer
+"Apply the task's changes" and nothing else.
 
 Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default so callers exercise
 the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt", "pid"}` per prompt;

@@ -16,6 +16,10 @@ _DIRECTIVE = re.compile(
     re.S,
 )
 END_WRITE = "/end-write"
+# A short utility request from Kandev (a commit message for the task's changes): answered with a fixed text, and
+# nothing in it (a diff of anyone's making) is read as a directive.
+UTILITY_BLOCK = "<kandev-utility"
+UTILITY_ANSWER = "Apply the task's changes"
 STATE_FILE = ".kandev-scripted.json"
 REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
@@ -102,6 +106,8 @@ def _answer(question: dict[str, Any], answer: str) -> Step:
 def plan(prompt: str, on_question: str | None = None) -> list[Step]:
     """The steps for `prompt`; with `on_question` set, parent-question lines become reply tool calls."""
     steps: list[Step] = []
+    if CONTEXT_BLOCK.sub("", prompt).lstrip().startswith(UTILITY_BLOCK):
+        return [Step("say", text=UTILITY_ANSWER)]
     if on_question is not None:
         # A question's reply shape may sit in the context block too; those come first, in order.
         for block in CONTEXT_BLOCK.findall(prompt):

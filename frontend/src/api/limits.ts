@@ -69,6 +69,19 @@ export const LIMITS = {
       "maxLength": 64
     }
   },
+  "CommitTaskChangesInput": {
+    "message": {
+      "maxLength": 20000
+    },
+    "paths": {
+      "maxItems": 100,
+      "maxLength": 1000,
+      "minItems": 1
+    },
+    "taskId": {
+      "minLength": 1
+    }
+  },
   "ConnectGithubInput": {
     "token": {
       "maxLength": 1000,
@@ -226,11 +239,46 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "FixFailingChecksInput": {
+    "maxRounds": {
+      "maximum": 10,
+      "minimum": 1
+    }
+  },
+  "MergePullRequestInput": {
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "MergeTaskBranchInput": {
+    "taskId": {
+      "minLength": 1
+    }
+  },
   "MoveTaskInput": {
     "taskId": {
       "minLength": 1
     },
     "workflowStepId": {
+      "minLength": 1
+    }
+  },
+  "OpenPullRequestInput": {
+    "base": {
+      "maxLength": 255
+    },
+    "body": {
+      "maxLength": 65536
+    },
+    "taskId": {
+      "minLength": 1
+    },
+    "title": {
+      "maxLength": 256
+    }
+  },
+  "PushTaskBranchInput": {
+    "taskId": {
       "minLength": 1
     }
   },
@@ -439,6 +487,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "UpdateAccountInput": {
+    "gitEmail": {
+      "maxLength": 320,
+      "minLength": 3
+    },
+    "gitName": {
+      "maxLength": 200,
+      "minLength": 1
+    }
+  },
   "UpdateAutomationInput": {
     "automationId": {
       "minLength": 1
@@ -491,6 +549,11 @@ export const LIMITS = {
     "repositoryId": {
       "minLength": 1
     },
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "UpdateTaskBranchInput": {
     "taskId": {
       "minLength": 1
     }

@@ -411,6 +411,14 @@ export type FileStatus =
   | 'TYPE_CHANGED'
   | 'UNMERGED';
 
+/** Fix failing checks of the task's pull requests (off by default). */
+export type FixFailingChecksInput = {
+  /** Turn it on (rounds are counted afresh) or off. */
+  enabled?: boolean | null | undefined;
+  /** At most this many rounds (1 to 10; default 3). */
+  maxRounds?: number | null | undefined;
+};
+
 export type ImportWorkflowInput = {
   workspaceId: string | number;
   /** A document as exportWorkflow writes it. */
@@ -680,6 +688,8 @@ export type TaskEventKind =
   | 'CREATED'
   | 'DELETED'
   | 'MOVED'
+  /** A pull (merge) request of the task was opened or refreshed: read task.pullRequests again. */
+  | 'PULL_REQUEST'
   /** A review thread was opened or changed; carries reviewThread as it is now. */
   | 'REVIEW_THREAD'
   /** A review thread went with its last comment; carries it as it was. */
@@ -807,10 +817,14 @@ export type UpdateRepositoryBaseBranchInput = {
 
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
+  /** Merge the task's pull requests once green and approved (a person's setting). */
+  autoMerge?: boolean | null | undefined;
   /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
   budget?: BudgetInput | null | undefined;
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
+  /** Fix failing checks of the task's pull requests (a person's setting; agents can not change it). */
+  fixFailingChecks?: FixFailingChecksInput | null | undefined;
   /** New state. */
   state?: TaskState | null | undefined;
   /** The task's id. */
@@ -856,6 +870,8 @@ export type UpdateWorkflowStepInput = {
 export type UpdateWorkspaceInput = {
   /** The agent profile tasks and automations naming none run on (the workspace's own or a server-wide one); omitted: unchanged. The automations that follow it are acknowledged again. */
   defaultAgentProfileId?: string | number | null | undefined;
+  /** Move a task to its workflow's final step once its pull requests are merged; omitted: unchanged. */
+  moveMergedTasksToFinalStep?: boolean | null | undefined;
   /** New name; omitted: unchanged. */
   name?: string | null | undefined;
   workspaceId: string | number;

@@ -171,6 +171,21 @@ def run(
 ) -> bytes:
     """git's stdout for `args` at `place`; GitReadError when it fails (with `check`), runs longer than `timeout`
     or prints more than `limit` bytes."""
+    code, out, err = run_result(place, *args, limit=limit, timeout=timeout, stdin=stdin)
+    if check and code != 0:
+        first = err.decode("utf-8", "replace").strip().splitlines()[:1]
+        raise GitReadError(f"git {args[0]} failed: {first[0][:300] if first else f'exit {code}'}")
+    return out
+
+
+def run_result(
+    place: GitPlace,
+    *args: str,
+    limit: int = DEFAULT_LIMIT,
+    timeout: float = DEFAULT_TIMEOUT,
+    stdin: bytes | None = None,
+) -> tuple[int, bytes, bytes]:
+    """git's exit status, stdout and (the tail of) stderr for `args` at `place`, within the same bounds as run."""
     who = place.run_as
     process = subprocess.Popen(
         ["git", "--no-pager", *SAFE_OPTIONS, *args],
@@ -191,10 +206,7 @@ def run(
         if process.poll() is None:
             process.kill()
         process.wait()
-    if check and process.returncode != 0:
-        first = err.decode("utf-8", "replace").strip().splitlines()[:1]
-        raise GitReadError(f"git {args[0]} failed: {first[0][:300] if first else f'exit {process.returncode}'}")
-    return out
+    return process.returncode, out, err
 
 
 def _collect(process: subprocess.Popen[bytes], stdin: bytes | None, limit: int, timeout: float) -> tuple[bytes, bytes]:

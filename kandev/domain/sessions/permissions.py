@@ -154,9 +154,10 @@ class PermissionService:
             uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
             emit_task_event(uow, "UPDATED", task)
             pending_changed(uow, task.id)
-            await deliver_or_continue(
-                self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
-            )
+            if not (request.tool_call or {}).get("waits_in_call"):  # a Kandev tool call waits for it itself
+                await deliver_or_continue(
+                    self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
+                )
             return request
 
 

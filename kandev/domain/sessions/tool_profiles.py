@@ -86,6 +86,9 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "list_review_comments_kandev",
         "reply_review_comment_kandev",
         "resolve_review_comment_kandev",
+        "commit_changes_kandev",
+        "push_branch_kandev",
+        "open_pull_request_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (

@@ -124,10 +124,18 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
     services = info.context.services
+    fix = input.fix_failing_checks
 
     async def update() -> Any:
         if input.budget is not None:
             await services.usage.set_task_budget(str(input.task_id), input.budget.limit_tokens, input.budget.limit_usd)
+        if fix is not None or input.auto_merge is not None:
+            await services.ship.configure(
+                str(input.task_id),
+                fix_enabled=fix.enabled if fix else None,
+                max_rounds=fix.max_rounds if fix else None,
+                auto_merge=input.auto_merge,
+            )
         return await services.tasks.update(
             str(input.task_id), title=input.title, state=state, deferred_launch_prompt=input.deferred_launch_prompt
         )

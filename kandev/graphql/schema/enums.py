@@ -113,6 +113,10 @@ class TaskEventKind(Enum):
     REVIEW_THREAD_DELETED = strawberry.enum_value(
         "REVIEW_THREAD_DELETED", description="A review thread went with its last comment; carries it as it was."
     )
+    PULL_REQUEST = strawberry.enum_value(
+        "PULL_REQUEST",
+        description="A pull (merge) request of the task was opened or refreshed: read task.pullRequests again.",
+    )
 
 
 @strawberry.enum(description="What happened to a run in an automationEvents message.")

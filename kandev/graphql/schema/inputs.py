@@ -8,6 +8,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from kandev.domain.attachments.content import MAX_PER_MESSAGE
+from kandev.domain.shipping.fix_rounds import DEFAULT_ROUNDS as DEFAULT_FIX_ROUNDS
+from kandev.domain.shipping.fix_rounds import MAX_ROUNDS as MAX_FIX_ROUNDS
 from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
@@ -152,6 +154,17 @@ class CreateTaskInput:
         )
 
 
+@strawberry.input(description="Fix failing checks of the task's pull requests (off by default).")
+class FixFailingChecksInput:
+    enabled: bool | None = arg("Turn it on (rounds are counted afresh) or off.", default=None)
+    max_rounds: int | None = arg(
+        f"At most this many rounds (1 to {MAX_FIX_ROUNDS}; default {DEFAULT_FIX_ROUNDS}).",
+        default=None,
+        minimum=1,
+        maximum=MAX_FIX_ROUNDS,
+    )
+
+
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")
 class UpdateTaskInput:
     task_id: strawberry.ID = arg("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)
@@ -163,6 +176,12 @@ class UpdateTaskInput:
         agent="New prompt for the start recorded behind blocked_by (agent and executor are kept). Refused once "
         "the task has started: send new context with message_task_kandev instead.",
         min_length=1,
+    )
+    fix_failing_checks: FixFailingChecksInput | None = arg(
+        "Fix failing checks of the task's pull requests (a person's setting; agents can not change it).", default=None
+    )
+    auto_merge: bool | None = arg(
+        "Merge the task's pull requests once green and approved (a person's setting).", default=None
     )
     budget: BudgetInput | None = arg(
         "Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing "

@@ -14,6 +14,7 @@ from kandev.domain.changes.stats import change_stats_of
 from kandev.domain.records import SessionRecord, TaskRecord
 from kandev.domain.reviews.records import ThreadRecord
 from kandev.domain.sessions.service import only_session
+from kandev.domain.shipping.requests import MOVE_SETTING
 from kandev.domain.tasks.activity import TaskActivity as ActivityRecord
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
@@ -26,8 +27,10 @@ from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
+from kandev.graphql.schema.review_types import TaskPullRequestView
 from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.session_types import Session
+from kandev.graphql.schema.ship_types import CheckFixRound, FixFailingChecks
 from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
@@ -52,6 +55,11 @@ class Workspace:
     default_agent_profile_id: strawberry.ID | None = strawberry.field(
         description="What tasks and automations naming no agent profile run on."
     )
+    move_merged_tasks_to_final_step: bool = strawberry.field(
+        default=True,
+        description="Once every pull request of a task is merged, the task moves to its workflow's final step (and "
+        "its worktrees are removed, branches kept). On by default.",
+    )
 
     @classmethod
     def of(cls, row: WorkspaceRow) -> Workspace:
@@ -61,6 +69,7 @@ class Workspace:
             name=row.name,
             default_workflow_id=_id(row.default_workflow_id),
             default_agent_profile_id=_id(row.default_agent_profile_id),
+            move_merged_tasks_to_final_step=bool((row.settings or {}).get(MOVE_SETTING, True)),
         )
 
     @described(
@@ -272,6 +281,7 @@ class Task:
             created_at=record.created_at,
             updated_at=record.updated_at,
             archived_at=record.archived_at,
+            auto_merge=record.auto_merge,
         )
 
     @strawberry.field
@@ -331,6 +341,33 @@ class Task:
             if found is None
             else ChangeStats(files=found.files, additions=found.additions, deletions=found.deletions)
         )
+
+    auto_merge: bool = strawberry.field(
+        default=False,
+        description="Merge the task's pull requests once their checks pass and they are approved (separate from "
+        "fixFailingChecks); set with updateTask.",
+    )
+
+    @described(
+        "The task's pull (merge) requests opened from Kandev, one per repository, as the code host last showed them "
+        "(refreshed by polling and webhooks): the PR card and the board badge. Read for a whole page at once."
+    )
+    async def pull_requests(self, info: Info) -> list[TaskPullRequestView]:
+        records = await self._loaders(info).ship_requests.load(self.record.id)
+        return [TaskPullRequestView.of_request(r) for r in records]
+
+    @described(
+        "Fix failing checks of the task's pull requests: on, how many rounds at most, and why rounds stopped (if)."
+    )
+    async def fix_failing_checks(self, info: Info) -> FixFailingChecks:
+        return FixFailingChecks.of(await info.context.services.ship.fix_settings(self.record.id))
+
+    @described(
+        "The rounds in which the agent was asked to fix failing checks, oldest first (each one prompt, for one "
+        "failing commit)."
+    )
+    async def check_fix_rounds(self, info: Info) -> list[CheckFixRound]:
+        return [CheckFixRound.of(r) for r in await info.context.services.ship.rounds(self.record.id)]
 
     @described("The task's review threads, oldest first, with their comments.")
     async def review_threads(self, info: Info, state: ReviewThreadState | None = None) -> list[ReviewThread]:

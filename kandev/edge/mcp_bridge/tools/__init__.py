@@ -9,6 +9,7 @@ from kandev.edge.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     reviews,
     rich_output,
     sessions,
+    ship,
     tasks,
     workflow_engine,
     workflows,  # noqa: F401

@@ -117,6 +117,8 @@ register(
         _task,
         # A task's external_id is fixed at creation; an update carrying it leaves the identity as it is.
         ignored={"external_id": {"type": ["string", "null"]}},
+        # How its checks are fixed and merged is a person's choice (the task page's).
+        without=("fix_failing_checks", "auto_merge"),
     ),
     command_tool(
         "move_task_kandev",
