@@ -21,7 +21,15 @@ from tests.integration.rest.conftest import rest_client
 # Mutation tools whose arguments are not exactly their mutation's: each keeps a small adapter, checked below.
 ADAPTED = {"answer_question_kandev", "show_rich_output_kandev"}
 # Arguments a tool leaves out of its mutation's (an agent never sends them).
-WITHOUT = {"create_task_kandev": ("attachment_ids",)}
+# What a tool leaves out of its mutation's input: an agent's attachments belong to one task, how a task's checks are
+# fixed and merged is a person's choice, and the ship tools act on the calling agent's own task (the session names it).
+WITHOUT = {
+    "create_task_kandev": ("attachment_ids",),
+    "update_task_kandev": ("fix_failing_checks", "auto_merge"),
+    "commit_changes_kandev": ("task_id",),
+    "push_branch_kandev": ("task_id",),
+    "open_pull_request_kandev": ("task_id",),
+}
 MUTATION = re.compile(r"^mutation(?:\([^)]*\))?\s*\{\s*(?:\w+:\s*)?(\w+)\(")
 CREATE = """mutation($input: CreateTaskInput!) { createTask(input: $input) { __typename
   ... on Error { message } ... on ValidationError { field } } }"""

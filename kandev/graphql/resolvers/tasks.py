@@ -10,6 +10,7 @@ from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.activity import NO_ACTIVITY
 from kandev.domain.tasks.activity import TaskActivity as TaskActivityRecord
 from kandev.domain.tasks.service import CreatedTask, TaskFilter
+from kandev.domain.usage.service import UsageTotals
 from kandev.graphql.resolvers.common import attempt, optional_id
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.declare import argument
@@ -104,6 +105,7 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
         loaders.blockers_by_task.prime(value.task.id, value.blocked_by)
         loaders.pending_action.prime(value.task.id, PendingAction.NONE)
         loaders.task_activity.prime(value.task.id, NO_ACTIVITY)  # no session yet: nothing to read
+        loaders.task_usage.prime(value.task.id, UsageTotals.none(value.task.id))  # no turn yet: nothing spent
     return CreateTaskPayload(
         task=Task.of(value.task),
         deduplicated=value.deduplicated,
