@@ -16,24 +16,33 @@ from kandev.adapters.gitlab.client import GitLabClient
 from kandev.adapters.gitlab.code_host import GitLabCodeHost
 from kandev.adapters.notifiers.apprise_notifier import AppriseNotifier
 from kandev.adapters.rq_dispatch import RqDispatcher
+from kandev.domain.access import session_tokens
 from kandev.domain.access.bootstrap import bootstrap
+from kandev.domain.automations import pending as pending_runs
 from kandev.domain.automations import profile_checks
+from kandev.domain.automations import settle as run_settling
 from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.events import (
     AgentProfileDeleting,
     AgentProfileSaved,
     CheckRunCompleted,
+    CodeHostsChanged,
+    DefaultAgentProfileChanged,
     Reactions,
+    SessionEnded,
     TaskNeedsPerson,
     TaskReachedReview,
+    TurnEnded,
     TurnFailed,
+    TurnStarted,
 )
 from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
 from kandev.domain.notifications import deliveries as notifications
 from kandev.domain.ports import CODE_HOSTS, NOTIFIER
 from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.sessions import tool_profiles
 from kandev.domain.shipping import requests as shipped_requests
 from kandev.domain.workspace import settings_events
 from kandev.platform.database import Database
@@ -56,12 +65,19 @@ NOTIFIER.use(AppriseNotifier())
 REACTIONS = (
     Reactions()
     .watch(settings_events.watch)
+    .watch(pending_runs.watch)
     .on(AgentProfileSaved, profile_checks.profile_saved)
     .on(AgentProfileDeleting, profile_checks.profile_deleting)
+    .on(DefaultAgentProfileChanged, profile_checks.default_changed)
     .on(CheckRunCompleted, shipped_requests.check_run_completed)
     .on(TaskNeedsPerson, notifications.task_needs_person)
     .on(TurnFailed, notifications.turn_failed)
     .on(TaskReachedReview, notifications.task_reached_review)
+    .on(SessionEnded, session_tokens.session_ended)
+    .on(SessionEnded, run_settling.stop_session_runs)
+    .on(TurnStarted, run_settling.bind_run_turn)
+    .on(TurnEnded, run_settling.settle_run)
+    .on(CodeHostsChanged, tool_profiles.code_hosts_changed)
 )
 
 

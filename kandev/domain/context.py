@@ -16,7 +16,7 @@ from kandev.platform.event_bus import Channel, P
 from kandev.platform.session_access import PersonChange, announce
 
 if TYPE_CHECKING:
-    from kandev.models import Task, WorkflowStep
+    from kandev.models import QueuedPrompt, Session, Task, WorkflowStep
     from kandev.platform.event_bus import EventBus
     from kandev.platform.job_queues import InstallProgress
     from kandev.platform.settings import Settings
@@ -89,6 +89,16 @@ class Principal:
         return self.workspace_id
 
 
+def is_admin(principal: Principal) -> bool:
+    """An admin acting in person: an agent's session never has an admin's rights, whoever owns it."""
+    return principal.admin and principal.session_id is None
+
+
+def ensure_admin(principal: Principal, what: str, field: str | None = None) -> None:
+    if not is_admin(principal):
+        raise PermissionDeniedError(f"only an admin can {what}", field=field)
+
+
 @dataclass
 class Event:
     channel: Channel[Any]
@@ -109,8 +119,14 @@ class UnitOfWork:
     # Work that must happen last inside the transaction, once every change is made (e.g. announcing the
     # pending actions of automation runs); it may still write and emit.
     before_commit: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # Tasks whose pending action may have changed in this transaction (kandev.domain.automations.pending).
+    # Tasks whose pending action may have changed in this transaction, read before commit by whoever watches
+    # units of work for it (the automations' run indicators, kandev.domain.automations.pending).
     pending_tasks: set[str] = field(default_factory=set)
+
+    def note_pending_action(self, task_id: str) -> None:
+        """The task's pending action may have changed here (a question asked, answered or cancelled, a permission
+        request, a parent question, completion pending): call where the rows it derives from change state."""
+        self.pending_tasks.add(task_id)
 
     def emit(self, channel: Channel[P], payload: P) -> None:
         self.events.append(Event(channel, payload))
@@ -174,9 +190,10 @@ class Counters(Protocol):
 
 
 class MoveHooks(Protocol):
-    """What a step move sets off in the modules above `transitions` (the start rule, the end of the task's
-    sessions, the engine's reaction to a state change); handed in with the ServiceContext, so the move's
-    one writer imports none of them and the workflow modules never import each other in a circle."""
+    """The workflow's starts and what a step move sets off (the start rule, starting a task or its agent, the
+    end of the task's sessions, the engine's reaction to a state change); handed in with the ServiceContext,
+    so the move's one writer and the aggregates that start agents (tasks, sessions, reviews, shipping,
+    automations) import none of the workflow's modules, and those never import each other in a circle."""
 
     async def check_start(self, uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> object: ...
 
@@ -189,7 +206,12 @@ class MoveHooks(Protocol):
         *,
         source: str,
         agent_profile_id: str | None = None,
-    ) -> object: ...
+        sender: dict[str, Any] | None = None,
+    ) -> tuple[Session, QueuedPrompt]: ...
+
+    async def begin_task(
+        self, ctx: ServiceContext, uow: UnitOfWork, task: Task, prompt: str | None, agent_profile_id: str | None
+    ) -> tuple[Session, QueuedPrompt]: ...
 
     async def complete_task_sessions(
         self, ctx: ServiceContext, uow: UnitOfWork, task: Task, final_step: WorkflowStep

@@ -51,6 +51,16 @@ class AgentProfileDeleting:
 
 
 @dataclass(frozen=True, slots=True)
+class DefaultAgentProfileChanged:
+    """A workspace's default agent profile became another one (flushed, not yet committed); the names are
+    for what people are told."""
+
+    workspace_id: str
+    before: str | None
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
 class CheckRunCompleted:
     """A code host told Kandev (a verified webhook delivery) that a check of a commit finished."""
 
@@ -85,6 +95,44 @@ class TaskReachedReview:
 
     task_id: str
     key: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded:
+    """A session's agent is gone for good (the session ended or failed, or its task was deleted): what it was
+    allowed to do ends with it."""
+
+    session_id: str
+    # A person stopped it (stopTask), rather than it ending, failing or going with its task.
+    stopped: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A worker claimed a session's next prompt and its turn began (flushed, not yet committed); the prompt's
+    source and idempotency key say whose prompt it answers."""
+
+    turn_id: str
+    session_id: str
+    prompt_source: str
+    prompt_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """A turn ended COMPLETED, FAILED or CANCELLED (flushed, not yet committed)."""
+
+    turn_id: str
+    state: str
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CodeHostsChanged:
+    """A workspace's code-host connections changed (made, re-keyed or forgotten): the hosts that count as
+    GitHub or GitLab changed with them (flushed, not yet committed)."""
+
+    workspace_id: str
 
 
 @dataclass

@@ -37,7 +37,7 @@ from kandev.domain.usage.service import UsageService
 from kandev.domain.workflow.engine import after_task_state_change
 from kandev.domain.workflow.service import WorkflowService
 from kandev.domain.workflow.signals import SignalService
-from kandev.domain.workflow.starts import check_start, start_agent
+from kandev.domain.workflow.starts import begin_task, check_start, start_agent
 from kandev.domain.workspace.agent_profiles import AgentProfileService
 from kandev.domain.workspace.executor_profiles import ExecutorProfileService
 from kandev.domain.workspace.repositories import RepositoryService
@@ -51,6 +51,7 @@ class WorkflowHooks:
 
     check_start = staticmethod(check_start)
     start_agent = staticmethod(start_agent)
+    begin_task = staticmethod(begin_task)
     complete_task_sessions = staticmethod(complete_task_sessions)
     after_task_state_change = staticmethod(after_task_state_change)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 
 from kandev.domain.access.tokens import hash_token
-from kandev.domain.sessions.prompts import is_terminal
+from kandev.domain.session_rows import is_terminal
 from kandev.models import Session, SessionToken, Turn
 from kandev.platform.job_queues import agent_key
 from kandev.runtime.base import AgentUpdate, PermissionHandler, PermissionRequest, UpdateHandler

@@ -39,7 +39,7 @@ class Automation(Base):
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     created_via: Mapped[str] = mapped_column(String(10), default="form")
     created_by: Mapped[str] = mapped_column(String(200))
-    # The webhook trigger's secret, encrypted with the server key (kandev.domain.workspace.secrets.cipher).
+    # The webhook trigger's secret, encrypted with the server key (kandev.domain.sealed_secrets.cipher).
     webhook_secret_ciphertext: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     # The last pre-flight acknowledgement (kandev.domain.automations.preflight.Ack as JSON; null: never checked),
     # the fingerprint of the inputs it answers for, and the attempts the pending check has taken.

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from kandev.domain.access.tokens import hash_token
 from kandev.domain.context import Principal
+from kandev.domain.sealed_secrets import session_secret_values
 from kandev.domain.sessions.tool_profiles import McpProfile, Surface, profile_from_columns
-from kandev.domain.workspace.secrets import session_secret_values
 from kandev.models import Session, SessionToken, Task, User, Workspace
 from kandev.models.enums import TERMINAL_SESSION_STATES
 

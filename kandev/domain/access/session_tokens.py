@@ -16,7 +16,8 @@ from kandev.models.base import new_id, utcnow
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from kandev.domain.context import UnitOfWork
+    from kandev.domain.context import ServiceContext, UnitOfWork
+    from kandev.domain.events import SessionEnded
 
 PREFIX = "kst_"
 
@@ -43,6 +44,10 @@ async def revoke_session_tokens(uow: UnitOfWork, session_id: str) -> None:
         .execution_options(synchronize_session=False)
     )
     announce_access_change(uow, session_id)
+
+
+async def session_ended(ctx: ServiceContext, uow: UnitOfWork, event: SessionEnded) -> None:
+    await revoke_session_tokens(uow, event.session_id)
 
 
 async def token_is_live(db: AsyncSession, session_id: str, token: str) -> bool:

@@ -8,8 +8,8 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.context import LOCAL_LOGIN, Principal
-from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.context import LOCAL_LOGIN
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.models import AccessToken, Session, Task, User, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TERMINAL_SESSION_STATES
@@ -27,16 +27,6 @@ def clean_login(value: str | None) -> str:
             "a login is 1-100 letters, digits, '.', '_' or '-' and starts with a letter or digit", field="user"
         )
     return login
-
-
-def is_admin(principal: Principal) -> bool:
-    """An admin acting in person: an agent's session never has an admin's rights, whoever owns it."""
-    return principal.admin and principal.session_id is None
-
-
-def ensure_admin(principal: Principal, what: str, field: str | None = None) -> None:
-    if not is_admin(principal):
-        raise PermissionDeniedError(f"only an admin can {what}", field=field)
 
 
 async def find_user(db: AsyncSession, login: str) -> User:

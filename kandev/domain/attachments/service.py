@@ -14,7 +14,6 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import undefer
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.attachments.content import (
     MAX_PER_MESSAGE,
     AttachmentRefused,
@@ -24,6 +23,7 @@ from kandev.domain.attachments.content import (
 )
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, QuotaExceededError
+from kandev.domain.scope import load_task
 from kandev.models import Attachment, PromptAttachment, Task
 from kandev.models.base import new_id, utcnow
 

@@ -9,15 +9,14 @@ from enum import StrEnum
 
 from sqlalchemy import literal, select
 
-from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.automations.author_draft import Conversation, Draft
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError
 from kandev.domain.records import TaskRecord
+from kandev.domain.scope import load_task, load_workspace
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.tasks.service import CreateTask, TaskService
 from kandev.domain.validation import check_prompt
-from kandev.domain.workflow.starts import start_agent
 from kandev.domain.workspace.agent_profiles import author_profile
 from kandev.models import Automation, Message, Session
 from kandev.models.enums import AutomationCreatedVia, MessageKind, TaskOrigin
@@ -43,7 +42,9 @@ async def start_authoring(
             start_agent=False,
         )
         task = await TaskService(ctx).create_within(uow, command)
-        session, queued = await start_agent(ctx, uow, task, prompt, source="user", agent_profile_id=agent_profile_id)
+        session, queued = await ctx.hooks.start_agent(
+            ctx, uow, task, prompt, source="user", agent_profile_id=agent_profile_id
+        )
         return Delivery(TaskRecord.of(task), session, queued)
 
 

@@ -23,8 +23,9 @@ from sqlalchemy.engine import CursorResult
 
 from kandev.domain.automations.retention import running_turn
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.session_rows import is_terminal, lock_session, task_sessions
 from kandev.domain.sessions.ends import end_session
-from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
+from kandev.domain.sessions.prompts import cancel_queued
 from kandev.domain.tasks.service import delete_task
 from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
 from kandev.models import AutomationRun, Task, TaskCleanup

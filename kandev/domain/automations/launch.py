@@ -28,12 +28,12 @@ from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.templates import render
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import DomainError
+from kandev.domain.feeds import emit_session_event
 from kandev.domain.github.remotes import parse_remote
 from kandev.domain.ports import NO_CONNECTION, Contribution, ContributionError, EventCheckout
-from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, is_terminal, task_sessions
-from kandev.domain.sessions.transcript import emit_session_event
+from kandev.domain.session_rows import is_terminal, task_sessions
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt
 from kandev.domain.tasks.service import CreateTask, TaskService
-from kandev.domain.workflow.starts import start_agent
 from kandev.domain.workspace.contributions import Undo, attach_contribution, resolve_event_checkout, target_repository
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import Automation, AutomationRepository, AutomationRun, Repository, Session, Task, TaskRepository
@@ -87,7 +87,7 @@ async def launch_run(ctx: ServiceContext, run_id: str) -> str:
                 emit_session_event(uow, "PROMPT_QUEUED", session)
             else:
                 task = await _new_task(ctx, uow, automation, run, profile_id, event[1] if event else None, undo)
-                session, _ = await start_agent(
+                session, _ = await ctx.hooks.start_agent(
                     ctx, uow, task, prompt, source=PROMPT_SOURCE, agent_profile_id=profile_id
                 )
             run.task_id, run.session_id = task.id, session.id

@@ -1,6 +1,6 @@
-"""Live pending indicators of runs: every change of a task's pending action (a question asked, answered or
-cancelled, a permission request, a parent question, completion pending) is noted on the unit of work, and
-just before commit the newest run of each noted automation task is announced once as RUN_UPDATED."""
+"""Live pending indicators of runs: every change of a task's pending action is noted on the unit of work
+(UnitOfWork.note_pending_action, by whichever aggregate changed it), and just before commit the newest run of
+each noted automation task is announced once as RUN_UPDATED."""
 
 from __future__ import annotations
 
@@ -18,12 +18,10 @@ _AUTOMATION_ORIGINS = (TaskOrigin.AUTOMATION, TaskOrigin.AUTOMATION_RUN)
 _RUN_KINDS = ("RUN_CREATED", "RUN_UPDATED")
 
 
-def pending_changed(uow: UnitOfWork, task_id: str) -> None:
-    """The task's pending action may have changed in this transaction (call where the rows it derives from
-    change state); costs nothing until commit, and nothing at all for a task no automation fired."""
-    if not uow.pending_tasks:
-        uow.before_commit.append(lambda: announce_pending(uow))
-    uow.pending_tasks.add(task_id)
+def watch(uow: UnitOfWork) -> None:
+    """Every unit of work announces, just before commit, the runs whose tasks it noted (costs nothing when it
+    noted none)."""
+    uow.before_commit.append(lambda: announce_pending(uow))
 
 
 def _maybe_automation_task(uow: UnitOfWork, task_id: str) -> bool:

@@ -34,10 +34,10 @@ from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.events import AgentProfileSnapshot
 from kandev.domain.github.api import GitHubAuthError, GitHubRateLimitedError, GitHubUnreachableError, github_api
 from kandev.domain.github.connections import workspace_token
+from kandev.domain.sealed_secrets import referenced_names
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
 from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
-from kandev.domain.workspace.secrets import referenced_names
 from kandev.models import AgentProfile, Automation, ExecutorProfile, Repository, Secret, Session, Task
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin, ThreadKind, TriggerType

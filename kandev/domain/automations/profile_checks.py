@@ -25,7 +25,7 @@ from sqlalchemy import and_, func, or_, select, update
 from kandev.domain.automations import thread
 from kandev.domain.automations.preflight import PENDING, Ack, AckStatus, ProfileState, announce, profile_state
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved
+from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, DefaultAgentProfileChanged
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.models import AgentProfile, Automation, Workspace
 from kandev.models.enums import ThreadKind
@@ -107,13 +107,14 @@ async def _users(uow: UnitOfWork, profile_id: str) -> list[tuple[str, str]]:
     return [(row[0], row[1]) for row in rows.all()]
 
 
-async def default_changed(uow: UnitOfWork, ctx: ServiceContext, workspace_id: str, text: str) -> int:
+async def default_changed(ctx: ServiceContext, uow: UnitOfWork, event: DefaultAgentProfileChanged) -> int:
     """In the transaction that changed the workspace's default agent profile: re-ack the automations that follow
     it; how many."""
+    text = default_text(event.before, event.after)
     ids = await uow.db.scalars(
         select(Automation.id)
         .where(
-            Automation.workspace_id == workspace_id,
+            Automation.workspace_id == event.workspace_id,
             Automation.agent_profile_id.is_(None),
             Automation.deleted_at.is_(None),
         )
@@ -121,7 +122,7 @@ async def default_changed(uow: UnitOfWork, ctx: ServiceContext, workspace_id: st
     )
     reacked = 0
     for automation_id in list(ids):
-        reacked += await _reack(uow, ctx, workspace_id, automation_id, text)
+        reacked += await _reack(uow, ctx, event.workspace_id, automation_id, text)
     return reacked
 
 

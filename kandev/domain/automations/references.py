@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from sqlalchemy import Select, and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import sees_workspace
 from kandev.domain.automations.records import AutomationRecord
 from kandev.domain.automations.rules import MAX_REPOSITORIES, check_branch
 from kandev.domain.context import Principal
 from kandev.domain.errors import NotFoundError, ValidationError
+from kandev.domain.scope import sees_workspace
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import (

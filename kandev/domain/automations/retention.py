@@ -21,7 +21,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
-from kandev.domain.sessions.prompts import lock_session, task_sessions
+from kandev.domain.session_rows import lock_session, task_sessions
 from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
 from kandev.models import AutomationRun, QueuedPrompt, Session, Task, TaskCleanup, Turn
 from kandev.models.base import utcnow

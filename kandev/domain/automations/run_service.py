@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations.cleanup import RUN_DELETED, capture_cleanups
 from kandev.domain.automations.firing import FireOutcome, fire
 from kandev.domain.automations.history import RunFilter, run_page
@@ -22,6 +21,7 @@ from kandev.domain.automations.run_events import emit_run_deleted, emit_run_even
 from kandev.domain.automations.runs import OPEN_STATUSES
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError
+from kandev.domain.scope import load_workspace
 from kandev.domain.sessions.ends import cancel_running_turn
 from kandev.domain.validation import check_first
 from kandev.models import Automation, AutomationRun, QueuedPrompt, Task, Turn

@@ -15,7 +15,6 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.automations import rules, thread
 from kandev.domain.automations.agenda import RECENT_RUNS, Agenda, upcoming
 from kandev.domain.automations.authoring import AuthoringDraft, authoring_draft, start_authoring
@@ -49,9 +48,10 @@ from kandev.domain.automations.thread import ThreadPage
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.quotas import check_automations, check_schedule_intervals
+from kandev.domain.scope import load_workspace
+from kandev.domain.sealed_secrets import cipher
 from kandev.domain.sessions.service import Delivery
 from kandev.domain.validation import check_first
-from kandev.domain.workspace.secrets import cipher
 from kandev.models import Automation, AutomationRepository, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import (

@@ -44,7 +44,7 @@ from kandev.domain.automations.webhooks import (
     trigger_data,
 )
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.workspace.secrets import cipher
+from kandev.domain.sealed_secrets import cipher
 from kandev.models import Automation, AutomationRun, AutomationTrigger, WebhookDelivery
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, TriggerType

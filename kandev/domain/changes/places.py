@@ -16,12 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.changes.git_reader import GitPlace, RunAs
 from kandev.domain.changes.reading import Checkout
-from kandev.domain.workspace.confined import LinkEscape, open_inside, read_at_most
 from kandev.domain.workspace.git import git
 from kandev.domain.workspace.workdirs import executor_kind, task_directory
 from kandev.models import AgentIdentity, Repository, Session, Task, TaskRepository, Turn, Workspace
 from kandev.models.enums import ExecutorKind
 from kandev.platform.agent_host import AgentUserError, resolve_agent_user
+from kandev.platform.confined_files import LinkEscape, open_inside, read_at_most
 from kandev.platform.settings import Settings
 
 NOT_STARTED = "the task's worktree is not created yet: its agent has not started"

@@ -29,7 +29,7 @@ from kandev.domain.changes.diffs import (
 )
 from kandev.domain.changes.git_reader import GitPlace, GitReadError, run
 from kandev.domain.changes.tree import WorkTree
-from kandev.domain.workspace.confined import read_at_most
+from kandev.platform.confined_files import read_at_most
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MAX_COMMITS = 200

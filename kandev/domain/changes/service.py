@@ -9,7 +9,6 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.changes.diffs import ChangeScope, FileDiff, FilePatch, FileStatus, Snapshot, worktree_path
 from kandev.domain.changes.git_reader import GitReadError, with_filters_emptied
 from kandev.domain.changes.places import Located, TaskPlaces, locate
@@ -23,6 +22,7 @@ from kandev.domain.errors import (
     UnprocessableError,
     ValidationError,
 )
+from kandev.domain.scope import load_task
 from kandev.models import ReviewedFile, Task
 
 WORKER_WAIT_SECONDS = 5.0

@@ -14,7 +14,7 @@ from kandev.domain.changes.places import TaskPlaces
 from kandev.domain.changes.reading import snapshot
 from kandev.domain.changes.service import prepared_checkout
 from kandev.domain.context import UnitOfWork
-from kandev.domain.workflow.transitions import emit_task_event
+from kandev.domain.feeds import emit_task_event
 from kandev.models import Task, TaskChangeStats
 from kandev.models.base import utcnow
 

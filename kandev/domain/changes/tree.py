@@ -10,7 +10,7 @@ import os
 import stat
 from types import TracebackType
 
-from kandev.domain.workspace.confined import read_at_most
+from kandev.platform.confined_files import read_at_most
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC

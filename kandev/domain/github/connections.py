@@ -12,15 +12,14 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, ensure_admin
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.events import CodeHostsChanged
 from kandev.domain.github.api import GitHubAuthError, GitHubError, GitHubRateLimitedError, github_api
 from kandev.domain.github.remotes import api_host
-from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
+from kandev.domain.scope import load_workspace
+from kandev.domain.sealed_secrets import cipher
 from kandev.domain.workspace.code_hosts import forget_connection
-from kandev.domain.workspace.secrets import cipher
 from kandev.models import GithubApp, GithubConnection, GithubInstallation, Secret
 from kandev.models.base import new_id, utcnow
 from kandev.platform.log_redaction import remember_secrets
@@ -163,7 +162,7 @@ class GithubService:
                 row.secret_id, row.login, row.host, row.updated_at = secret.id, user.login, host, utcnow()
             await uow.db.flush()
             # The connection's host (GitHub Enterprise) now counts as GitHub for the live sessions' tools.
-            await refresh_workspace_profiles(uow, workspace_id)
+            await self.ctx.publish(uow, CodeHostsChanged(workspace_id))
             return ConnectionRecord.of(row)
 
     async def disconnect(self, workspace_id: str) -> bool:
@@ -171,7 +170,7 @@ class GithubService:
         self._in_person("disconnect GitHub")
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
-            return await forget_connection(uow, GithubConnection, workspace_id)
+            return await forget_connection(self.ctx, uow, GithubConnection, workspace_id)
 
     async def set_app(self, app_id: str, private_key: str, webhook_secret: str) -> AppRecord:
         """The server-wide GitHub App (admins only); key and secret encrypted with the server key."""

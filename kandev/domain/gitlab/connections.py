@@ -13,14 +13,13 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, ensure_admin
 from kandev.domain.errors import PermissionDeniedError, UnprocessableError, ValidationError
+from kandev.domain.events import CodeHostsChanged
 from kandev.domain.gitlab.api import GitLabAuthError, GitLabError, gitlab_api
-from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
+from kandev.domain.scope import load_workspace
+from kandev.domain.sealed_secrets import cipher
 from kandev.domain.workspace.code_hosts import forget_connection
-from kandev.domain.workspace.secrets import cipher
 from kandev.models import GitlabConnection, Secret
 from kandev.models.base import new_id, utcnow
 from kandev.platform.log_redaction import remember_secrets
@@ -179,7 +178,7 @@ class GitlabService:
                 row.username, row.updated_at = user.username, utcnow()
             await uow.db.flush()
             # The instance's host now counts as GitLab: live sessions with repositories on it get the tools.
-            await refresh_workspace_profiles(uow, workspace_id)
+            await self.ctx.publish(uow, CodeHostsChanged(workspace_id))
             return GitlabConnectionRecord.of(row)
 
     async def disconnect(self, workspace_id: str) -> bool:
@@ -187,4 +186,4 @@ class GitlabService:
         self._in_person("disconnect GitLab")
         async with self.ctx.unit_of_work() as uow:
             await load_workspace(uow.db, self.ctx.principal, workspace_id)
-            return await forget_connection(uow, GitlabConnection, workspace_id)
+            return await forget_connection(self.ctx, uow, GitlabConnection, workspace_id)

@@ -11,9 +11,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin, is_admin
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, ensure_admin, is_admin
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.mcp.revisions import refresh_live_sessions
 from kandev.domain.mcp.rules import (
@@ -29,6 +27,7 @@ from kandev.domain.mcp.rules import (
     split_package,
 )
 from kandev.domain.outbound import outbound_policy
+from kandev.domain.scope import load_workspace
 from kandev.models import McpServer
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import McpServerKind

@@ -15,12 +15,12 @@ from typing import Any
 
 import httpx
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, ValidationError
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry_entries import MAX_ENTRIES, RegistryEntry, parse_page
 from kandev.domain.mcp.rules import McpServerFields
+from kandev.domain.scope import load_workspace
 from kandev.models import McpServer
 from kandev.models.enums import McpServerKind
 

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kandev.domain.mcp.rules import EXACT_VERSION, HEADER_NAME, PACKAGE_NAME, SERVER_NAME
-from kandev.domain.workspace.secrets import SECRET_NAME
+from kandev.domain.sealed_secrets import SECRET_NAME
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 MAX_ENTRIES = 500

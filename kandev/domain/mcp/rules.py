@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from kandev.domain.errors import ValidationError
+from kandev.domain.sealed_secrets import SECRET_REFERENCE
 from kandev.domain.validation import check_env
-from kandev.domain.workspace.secrets import SECRET_REFERENCE
 from kandev.models.enums import McpServerKind
 
 # Agents prefix tool names with the server name (mcp__NAME__tool), and `/tool SERVER/NAME` splits on '/'.

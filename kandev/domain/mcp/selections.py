@@ -10,11 +10,10 @@ from sqlalchemy import ColumnElement, and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_session, load_task, load_workspace
-from kandev.domain.access.users import ensure_admin
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, ensure_admin
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.mcp.revisions import effective_servers, refresh_live_sessions, selected_at, session_targets
+from kandev.domain.scope import load_session, load_task, load_workspace
 from kandev.models import (
     AgentProfile,
     McpServer,

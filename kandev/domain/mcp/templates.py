@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kandev.domain.workspace.secrets import SECRET_REFERENCE
+from kandev.domain.sealed_secrets import SECRET_REFERENCE
 from kandev.models.enums import McpServerKind
 
 

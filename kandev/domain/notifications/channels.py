@@ -14,12 +14,12 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.outbound import OutboundPolicy, outbound_policy
 from kandev.domain.ports import NOTIFIER, Notification, NotificationFailed, NotificationTarget
-from kandev.domain.workspace.secrets import cipher
+from kandev.domain.scope import load_workspace
+from kandev.domain.sealed_secrets import cipher
 from kandev.models import NotificationChannel, NotificationDelivery
 from kandev.models.base import new_id, utcnow
 from kandev.platform.log_redaction import remember_secrets

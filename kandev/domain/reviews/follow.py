@@ -15,9 +15,9 @@ from kandev.domain.changes.reading import file_lines
 from kandev.domain.changes.service import prepared_checkout
 from kandev.domain.changes.stats import Digest, changed_files, measure, store_measure
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.reviews.anchors import Anchor, follow
 from kandev.domain.reviews.records import Side, ThreadRecord, ThreadState
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import ReviewComment, ReviewThread, Task, TaskChangeStats
 from kandev.models.base import utcnow
 

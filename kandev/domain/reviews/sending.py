@@ -33,13 +33,13 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.reviews.follow import emit_thread
 from kandev.domain.reviews.records import AuthorKind, Side, ThreadRecord, ThreadState
-from kandev.domain.sessions.prompts import REVIEW_SOURCE, task_sessions
-from kandev.domain.workflow.starts import start_agent
+from kandev.domain.scope import load_task
+from kandev.domain.session_rows import task_sessions
+from kandev.domain.sessions.prompts import REVIEW_SOURCE
 from kandev.models import QueuedPrompt, ReviewComment, ReviewThread, Task
 from kandev.models.base import utcnow
 from kandev.models.enums import PromptState
@@ -150,7 +150,7 @@ async def send_review(ctx: ServiceContext, task_id: str, thread_ids: list[str] |
             return await _repeat(uow.db, task, wanted, comments, thread_ids is None)
         text = review_prompt([(t, comments[t.id]) for t in sending])
         sender = {"actor": ctx.principal.actor, "review": {"threads": [_summary(t, comments[t.id]) for t in sending]}}
-        _, queued = await start_agent(ctx, uow, task, text, source=REVIEW_SOURCE, sender=sender)
+        _, queued = await ctx.hooks.start_agent(ctx, uow, task, text, source=REVIEW_SOURCE, sender=sender)
         now = utcnow()
         records = []
         for thread in sending:

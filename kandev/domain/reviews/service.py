@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.changes.diffs import ChangeScope, worktree_path
 from kandev.domain.changes.discard import HunkChoice, discard_files, discard_hunk
 from kandev.domain.changes.places import Located, locate
@@ -31,6 +30,7 @@ from kandev.domain.reviews.anchors import anchor_at
 from kandev.domain.reviews.follow import REVIEW_THREAD_DELETED, emit_thread, refresh_changes
 from kandev.domain.reviews.records import Author, AuthorKind, Side, ThreadRecord, ThreadState
 from kandev.domain.reviews.sending import SentReview, send_review
+from kandev.domain.scope import load_task
 from kandev.models import ReviewComment, ReviewedFile, ReviewThread, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TurnState

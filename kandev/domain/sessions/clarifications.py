@@ -11,17 +11,17 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select
 
-from kandev.domain.access.scope import load_task, load_workspace
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.events import TaskNeedsPerson
+from kandev.domain.feeds import emit_task_event
+from kandev.domain.scope import load_task, load_workspace
+from kandev.domain.session_rows import lock_session
 from kandev.domain.sessions.ends import cancel_running_turn
 from kandev.domain.sessions.person_waits import deliver_or_continue
-from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, lock_session
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt
 from kandev.domain.sessions.questions import normalize_questions
 from kandev.domain.sessions.transcript import append_message
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import Clarification, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind
@@ -113,7 +113,7 @@ class ClarificationService:
             task = await uow.db.get(Task, session.task_id)
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
             asked = "; ".join(str(q["prompt"]) for q in normalized)
             await self.ctx.publish(uow, TaskNeedsPerson(task.id, f"question:{row.id}", "question", asked))
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
@@ -200,7 +200,7 @@ class ClarificationService:
             row.resolved_by = self.ctx.principal.actor
             uow.emit(clarification_channel(row.id), StateChange(state=state))
             emit_task_event(uow, "UPDATED", task)
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
             if row.detached:
                 await self._resume(uow, row)
             else:  # the asking turn still waits on its worker (the MCP call hands the agent the answer)

@@ -7,13 +7,13 @@ from typing import Any, cast
 from sqlalchemy import exists, select, update
 from sqlalchemy.engine import CursorResult
 
-from kandev.domain.access.session_tokens import revoke_session_tokens
-from kandev.domain.automations.pending import pending_changed
-from kandev.domain.automations.settle import stop_session_runs
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import SessionEnded
+from kandev.domain.feeds import emit_session_event
+from kandev.domain.session_rows import is_terminal, lock_session, task_sessions
 from kandev.domain.sessions.parent_questions import after_session_ended
-from kandev.domain.sessions.prompts import cancel_queued, is_terminal, lock_session, task_sessions
-from kandev.domain.sessions.transcript import append_message, emit_session_event
+from kandev.domain.sessions.prompts import cancel_queued
+from kandev.domain.sessions.transcript import append_message
 from kandev.models import Clarification, ParentQuestion, QueuedPrompt, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind, PromptState, SessionState, TurnState
@@ -86,7 +86,7 @@ async def cancel_clarifications(uow: UnitOfWork, session_id: str, actor: str) ->
         row.resolved_at = utcnow()
         row.resolved_by = actor
         uow.emit(clarification_channel(row.id), StateChange(state=row.state))
-        pending_changed(uow, row.task_id)
+        uow.note_pending_action(row.task_id)
 
 
 async def end_session(
@@ -97,12 +97,10 @@ async def end_session(
     await after_session_ended(ctx, uow, session, reason=why)
     await cancel_clarifications(uow, session.id, ctx.principal.actor)
     await cancel_running_turn(ctx, uow, session.id, note=note)
-    if state == SessionState.CANCELLED:
-        await stop_session_runs(uow, session.id)
     session.state = state
     session.ended_at = session.updated_at = utcnow()
     emit_session_event(uow, "STATE_CHANGED", session)
-    await revoke_session_tokens(uow, session.id)
+    await ctx.publish(uow, SessionEnded(session.id, stopped=state == SessionState.CANCELLED))
 
 
 async def complete_task_sessions(ctx: ServiceContext, uow: UnitOfWork, task: Task, step: WorkflowStep) -> None:

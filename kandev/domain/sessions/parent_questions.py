@@ -16,21 +16,13 @@ from typing import Any
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 
-from kandev.domain.access.scope import load_task
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.sessions.prompts import (
-    PARENT_STALE,
-    PromptSpec,
-    enqueue_prompt,
-    is_terminal,
-    lock_session,
-    open_session,
-)
+from kandev.domain.feeds import emit_session_event, emit_task_event
+from kandev.domain.scope import load_task
+from kandev.domain.session_rows import is_terminal, lock_session
+from kandev.domain.sessions.prompts import PARENT_STALE, PromptSpec, enqueue_prompt, open_session
 from kandev.domain.sessions.questions import normalize_questions
-from kandev.domain.sessions.transcript import emit_session_event
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.agent_profiles import ensure_available, resolve_agent_profile
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
@@ -101,7 +93,7 @@ async def _transition(uow: UnitOfWork, question_id: str, state: str, resolution:
 async def _announce(uow: UnitOfWork, session_id: str, task_id: str) -> None:
     session = await uow.db.get(Session, session_id)
     task = await uow.db.get(Task, task_id)
-    pending_changed(uow, task_id)
+    uow.note_pending_action(task_id)
     if session is not None:
         emit_session_event(uow, "STATE_CHANGED", session)
     if task is not None:

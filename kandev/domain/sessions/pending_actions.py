@@ -11,9 +11,9 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.pagination import decode_cursor, encode_cursor
+from kandev.domain.scope import load_workspace
 from kandev.domain.validation import check_first
 from kandev.models import Clarification, ParentQuestion, PermissionRequest, Task
 

@@ -8,14 +8,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.access.scope import load_task, load_workspace
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.events import TaskNeedsPerson
+from kandev.domain.feeds import emit_task_event
+from kandev.domain.scope import load_task, load_workspace
 from kandev.domain.sessions.person_waits import deliver_or_continue
 from kandev.domain.sessions.prompts import PromptSpec
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import PermissionRequest, Session, Task
 from kandev.models.base import new_id, utcnow
 from kandev.platform.event_bus import Channel, StateChange
@@ -55,7 +54,7 @@ async def record_request(
         assert task is not None
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)  # pendingAction is now PERMISSION
-        pending_changed(uow, task.id)
+        uow.note_pending_action(task.id)
         await ctx.publish(uow, TaskNeedsPerson(task.id, f"permission:{request.id}", "permission", title))
         return request.id
 
@@ -153,7 +152,7 @@ class PermissionService:
             request.resolved_at = task.updated_at = utcnow()
             uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
             emit_task_event(uow, "UPDATED", task)
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
             if not (request.tool_call or {}).get("waits_in_call"):  # a Kandev tool call waits for it itself
                 await deliver_or_continue(
                     self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.sessions.ends import cancel_running_turn
-from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, is_terminal, lock_session
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt
 from kandev.models import Turn
 from kandev.models.enums import TurnState
 

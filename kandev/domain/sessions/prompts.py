@@ -10,10 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.attachments.service import link_to_prompt
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.session_rows import is_terminal, lock_session, task_sessions
 from kandev.domain.sessions.job_labels import describe_turn
 from kandev.models import QueuedPrompt, Session, Task
 from kandev.models.base import new_id, utcnow
-from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionState
+from kandev.models.enums import PromptState, SessionState
 
 # The notice that a parent question went stale; the system (not a person or an agent) sends it.
 PARENT_STALE = "parent_stale"
@@ -21,27 +22,6 @@ PARENT_STALE = "parent_stale"
 SYSTEM_SOURCES = (PARENT_STALE,)
 # Review comments sent to the agent (kandev.domain.reviews.sending): one REVIEW message in the transcript.
 REVIEW_SOURCE = "review"
-
-
-def is_terminal(session: Session) -> bool:
-    return SessionState(session.state) in TERMINAL_SESSION_STATES
-
-
-async def lock_session(db: AsyncSession, session_id: str) -> Session | None:
-    """The session row, locked for this transaction (SQLite's BEGIN IMMEDIATE already serializes)."""
-    return await db.scalar(
-        select(Session).where(Session.id == session_id).with_for_update().execution_options(populate_existing=True)
-    )
-
-
-async def task_sessions(db: AsyncSession, task_id: str) -> list[Session]:
-    """Primary first, then newest first."""
-    rows = await db.scalars(
-        select(Session)
-        .where(Session.task_id == task_id)
-        .order_by(Session.is_primary.desc(), Session.created_at.desc(), Session.id.desc())
-    )
-    return list(rows)
 
 
 async def open_session(uow: UnitOfWork, task: Task, agent_profile_id: str | None) -> Session:

@@ -22,11 +22,11 @@ from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.sessions.prompts import is_terminal, lock_session
+from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.sessions.transcript import append_message
-from kandev.domain.workspace.confined import Escape, LinkEscape, open_inside, read_at_most
 from kandev.models import Message, Session, Turn
 from kandev.models.enums import MessageKind
+from kandev.platform.confined_files import Escape, LinkEscape, open_inside, read_at_most
 
 VERSION = 1
 MAX_INPUT_BYTES = 64 * 1024

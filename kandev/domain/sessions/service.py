@@ -9,27 +9,19 @@ from enum import StrEnum
 
 from sqlalchemy import func, select
 
-from kandev.domain.access.scope import load_session, load_task, owner_wide
 from kandev.domain.attachments.content import AttachmentRefused
 from kandev.domain.attachments.service import bind
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.feeds import emit_session_event, emit_task_event
 from kandev.domain.records import MessageRecord, TaskRecord
+from kandev.domain.scope import load_session, load_task, owner_wide
+from kandev.domain.session_rows import is_terminal, lock_session, task_sessions
 from kandev.domain.sessions.ends import cancel_running_turn, end_session, has_live_execution
 from kandev.domain.sessions.parent_questions import ParentQuestionService, supersede
-from kandev.domain.sessions.prompts import (
-    PromptSpec,
-    enqueue_prompt,
-    is_terminal,
-    lock_session,
-    task_sessions,
-)
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt
 from kandev.domain.sessions.tool_profiles import McpProfile, session_profile
-from kandev.domain.sessions.transcript import emit_session_event
 from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt
-from kandev.domain.workflow.starts import begin_task
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 from kandev.models import Message, QueuedPrompt, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
@@ -88,7 +80,7 @@ async def reopen_step(uow: UnitOfWork, session: Session) -> None:
     session.pending_signal = None
     if session.completion_pending:
         session.completion_pending = False
-        pending_changed(uow, session.task_id)
+        uow.note_pending_action(session.task_id)
     session.signal_floor_turn_seq = newest or 0
 
 
@@ -100,7 +92,7 @@ class SessionService:
         check_prompt(prompt)
         async with self.ctx.unit_of_work() as uow:
             task = await load_task(uow.db, self.ctx.principal, task_id)
-            session, queued = await begin_task(self.ctx, uow, task, prompt, agent_profile_id)
+            session, queued = await self.ctx.hooks.begin_task(self.ctx, uow, task, prompt, agent_profile_id)
             return Delivery(TaskRecord.of(task), session, queued)
 
     async def send_message(

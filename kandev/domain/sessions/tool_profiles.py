@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.session_tokens import announce_access_change
-from kandev.domain.context import UnitOfWork
-from kandev.domain.sessions.prompts import is_terminal
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import CodeHostsChanged
+from kandev.domain.session_rows import is_terminal
 from kandev.models import GithubConnection, GitlabConnection, Repository, Session, Task, TaskRepository
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskOrigin
@@ -255,9 +255,14 @@ async def refresh_profile(uow: UnitOfWork, session: Session, task: Task) -> bool
     if not store_profile(uow, session, profile):
         return False
     # Cached token checks (which carry the profile) are forgotten before clients are told to re-list.
-    announce_access_change(uow, session.id)
+    uow.access_changed.add(session.id)  # no process keeps a token check made under the old profile
     uow.emit(tools_channel(session.id), ToolsChange(revision=session.mcp_profile_revision))
     return True
+
+
+async def code_hosts_changed(ctx: ServiceContext, uow: UnitOfWork, event: CodeHostsChanged) -> None:
+    """The hosts that count as GitHub or GitLab changed: the live sessions' tool lists follow."""
+    await refresh_workspace_profiles(uow, event.workspace_id)
 
 
 async def refresh_workspace_profiles(uow: UnitOfWork, workspace_id: str) -> int:

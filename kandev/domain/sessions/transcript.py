@@ -7,27 +7,10 @@ from typing import Any
 from sqlalchemy import func, select
 
 from kandev.domain.context import UnitOfWork
-from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
-from kandev.domain.sessions.prompts import lock_session
-from kandev.models import Message, Session, Turn
+from kandev.domain.feeds import emit_session_event
+from kandev.domain.session_rows import lock_session
+from kandev.models import Message, Session
 from kandev.models.base import new_id, utcnow
-from kandev.platform.event_bus import SessionEventPayload, session_channel
-
-
-def emit_session_event(
-    uow: UnitOfWork,
-    kind: str,
-    session: Session,
-    *,
-    message: Message | None = None,
-    turn: Turn | None = None,
-) -> None:
-    payload = SessionEventPayload(kind=kind, session=SessionRecord.of(session).to_json())
-    if message is not None:
-        payload["message"] = MessageRecord.of(message).to_json()
-    if turn is not None:
-        payload["turn"] = TurnRecord.of(turn).to_json()
-    uow.emit(session_channel(session.id), payload)
 
 
 async def next_message_seq(uow: UnitOfWork, session_id: str) -> int:

@@ -16,6 +16,7 @@ from kandev.domain.access.session_tokens import mint_session_token
 from kandev.domain.context import ServiceContext
 from kandev.domain.mcp.outbound import checked_definitions
 from kandev.domain.mcp.revisions import refresh_desired
+from kandev.domain.sealed_secrets import SECRET_REFERENCE, named_secret_values, resolve_env
 from kandev.domain.sessions.agent_context import (
     CLOSE,
     context_block,
@@ -28,7 +29,6 @@ from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
 from kandev.domain.workspace.contributions import agent_git_credentials
-from kandev.domain.workspace.secrets import SECRET_REFERENCE, named_secret_values, resolve_env
 from kandev.domain.workspace.workdirs import prepare_home, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow

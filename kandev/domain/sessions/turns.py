@@ -8,21 +8,14 @@ from functools import partial
 
 from sqlalchemy import func, select
 
-from kandev.domain.access.session_tokens import revoke_session_tokens
 from kandev.domain.attachments.service import prompt_attachments
-from kandev.domain.automations.pending import pending_changed
-from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.events import TurnFailed
+from kandev.domain.events import SessionEnded, TurnEnded, TurnFailed, TurnStarted
+from kandev.domain.feeds import emit_session_event
+from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.sessions.parent_questions import after_session_ended
-from kandev.domain.sessions.prompts import (
-    REVIEW_SOURCE,
-    SYSTEM_SOURCES,
-    claim_next_prompt,
-    is_terminal,
-    lock_session,
-)
-from kandev.domain.sessions.transcript import append_message, emit_session_event
+from kandev.domain.sessions.prompts import REVIEW_SOURCE, SYSTEM_SOURCES, claim_next_prompt
+from kandev.domain.sessions.transcript import append_message
 from kandev.domain.usage.recording import mark_if_spent
 from kandev.domain.workflow.engine import change_task_state, on_turn_completed, on_turn_started
 from kandev.models import (
@@ -112,10 +105,10 @@ async def claim_turn(
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
-        await bind_run_turn(uow, prompt, turn)
+        await ctx.publish(uow, TurnStarted(turn.id, session.id, prompt.source, prompt.idempotency_key))
         if session.completion_pending:
             session.completion_pending = False
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
         await _emit_task(ctx, uow, task, TaskState.IN_PROGRESS)
         await on_turn_started(ctx, uow, session, task, prompt.source)
         # After the turn-start actions: a move they made is the step this turn works on (and may signal).
@@ -190,7 +183,7 @@ async def _supersede_questions(uow: UnitOfWork, session: Session, turn: Turn, pr
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
         row.resolved_by = "superseded"
-        pending_changed(uow, row.task_id)
+        uow.note_pending_action(row.task_id)
 
 
 async def _end_turn(
@@ -222,7 +215,7 @@ async def _end_turn(
         session.state = SessionState.WAITING_FOR_INPUT
     session.updated_at = now
     emit_session_event(uow, "TURN_ENDED", session, turn=turn)
-    await settle_run(ctx, uow, turn)
+    await ctx.publish(uow, TurnEnded(turn.id, turn.state, turn.error))
     task = await uow.db.get(Task, session.task_id)
     assert task is not None
     if not is_terminal(session):
@@ -240,7 +233,7 @@ async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:
     for row in rows:
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
-        pending_changed(uow, row.task_id)
+        uow.note_pending_action(row.task_id)
 
 
 async def reap_expired_turns(ctx: ServiceContext) -> list[str]:
@@ -314,7 +307,7 @@ async def fail_session_launch(ctx: ServiceContext, turn_id: str, error: str) -> 
         await after_session_ended(ctx, uow, session, reason="the session failed")
         await _end_turn(ctx, uow, session, turn, stop_reason="failed", error=error)
         emit_session_event(uow, "STATE_CHANGED", session)
-        await revoke_session_tokens(uow, session.id)
+        await ctx.publish(uow, SessionEnded(session.id))
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         # The same path as every state change: dependents see "failed", a parent's children may be done.

@@ -13,11 +13,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, PermissionDeniedError
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.sessions.permissions import CANCELLED, PENDING, RESOLVED, permission_channel
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import AgentProfile, PermissionRequest, Session, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import PermissionPolicy
@@ -85,7 +84,7 @@ async def agent_may(ctx: ServiceContext, tool: str, title: str, arguments: dict[
             assert task is not None
             task.updated_at = utcnow()
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now PERMISSION
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
         request_id = found.id
     chosen = await _answer(ctx, request_id)
     if chosen is None:

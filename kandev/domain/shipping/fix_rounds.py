@@ -24,9 +24,8 @@ from sqlalchemy.exc import IntegrityError
 from kandev.domain.code_requests import CheckLog, HostedRepository, RequestCheck
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.ports import CODE_HOSTS
-from kandev.domain.sessions.prompts import task_sessions
-from kandev.domain.workflow.starts import start_agent
-from kandev.domain.workspace.secrets import named_secret_values
+from kandev.domain.sealed_secrets import named_secret_values
+from kandev.domain.session_rows import task_sessions
 from kandev.models import CheckFixRound, QueuedPrompt, Secret, Task, TaskShipRequest
 from kandev.models.base import new_id, utcnow
 from kandev.platform.log_redaction import scrub
@@ -234,7 +233,7 @@ async def run_round(ctx: ServiceContext, round_id: str) -> str:
         secrets = await named_secret_values(uow.db, ctx.settings.server_key, task.workspace_id, names)
         text = round_prompt(task, request, row, checks, logs, list(secrets.values()))
         sender = {"check_fix": {"round_id": row.id, "round": row.round, "checks": [c.name for c in checks]}}
-        _, queued = await start_agent(ctx, uow, task, text, source=CHECK_FIX_SOURCE, sender=sender)
+        _, queued = await ctx.hooks.start_agent(ctx, uow, task, text, source=CHECK_FIX_SOURCE, sender=sender)
         row.state, row.prompt_id, row.prompted_at, row.last_error = PROMPTED, queued.id, utcnow(), None
     return "prompted"
 

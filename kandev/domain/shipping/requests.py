@@ -25,10 +25,11 @@ from kandev.domain.code_requests import (
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import DomainError
 from kandev.domain.events import CheckRunCompleted
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.ports import CODE_HOSTS, RequestApi
 from kandev.domain.shipping.fix_rounds import decide_round
 from kandev.domain.workflow.service import final_step_of, ordered_steps
-from kandev.domain.workflow.transitions import emit_task_event, move_task
+from kandev.domain.workflow.transitions import move_task
 from kandev.domain.workspace.reclaim import reclaim_task_directories, repository_paths
 from kandev.domain.workspace.service import MERGED_TO_FINAL_STEP
 from kandev.models import ReviewComment, ReviewThread, Task, TaskShipRequest, Workspace

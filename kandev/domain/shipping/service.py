@@ -27,6 +27,7 @@ from kandev.domain.code_requests import (
 )
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, DomainError, NotFoundError, UnavailableError, ValidationError
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.ports import CODE_HOSTS, Contribution
 from kandev.domain.reviews.service import running_turn
 from kandev.domain.shipping import local
@@ -52,7 +53,6 @@ from kandev.domain.shipping.targets import (
     task_for,
     trailer,
 )
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import Message, Session, Task, TaskShipRequest, User
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind

@@ -15,9 +15,9 @@ from kandev.domain.changes.reading import snapshot
 from kandev.domain.changes.service import prepared_checkout
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, UnprocessableError
+from kandev.domain.sealed_secrets import resolve_env
 from kandev.domain.shipping.targets import agent_profile_of, load_target
 from kandev.domain.workspace.agent_profiles import BUILTIN_PROGRAMS, launch_command, missing_command
-from kandev.domain.workspace.secrets import resolve_env
 from kandev.models import Task
 from kandev.platform.agent_host import AgentUser, scripted_requirements
 

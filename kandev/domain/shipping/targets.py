@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.changes.places import Located, locate
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.scope import load_task
 from kandev.domain.shipping.git_ship import GitIdentity
 from kandev.models import AgentProfile, Repository, Session, Task, TaskContribution, TaskRepository, User, Workspace
 

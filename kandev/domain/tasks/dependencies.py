@@ -14,12 +14,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, DomainError, PermissionDeniedError, ValidationError
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.records import TaskRecord
-from kandev.domain.workflow.starts import begin_task
-from kandev.domain.workflow.transitions import emit_task_event
+from kandev.domain.scope import load_task
 from kandev.models import Task, TaskDependency, Workspace
 from kandev.models.base import utcnow
 from kandev.models.enums import TaskState
@@ -154,7 +153,7 @@ async def _fire(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     marks = (len(uow.events), len(uow.after_commit))
     try:
         async with uow.db.begin_nested():
-            await begin_task(ctx, uow, task, launch.get("prompt"), launch.get("agent_profile_id"))
+            await ctx.hooks.begin_task(ctx, uow, task, launch.get("prompt"), launch.get("agent_profile_id"))
     except DomainError as error:
         del uow.events[marks[0] :]
         del uow.after_commit[marks[1] :]

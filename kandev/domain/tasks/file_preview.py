@@ -20,14 +20,14 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import NotFoundError, ValidationError
+from kandev.domain.scope import load_task
 from kandev.domain.sessions.rich_output import relative_path
-from kandev.domain.workspace.confined import Escape, LinkEscape, open_inside, read_at_most
 from kandev.domain.workspace.workdirs import executor_kind, scratch_directory, task_directory
 from kandev.models import Repository, Task, TaskRepository
 from kandev.models.enums import ExecutorKind
+from kandev.platform.confined_files import Escape, LinkEscape, open_inside, read_at_most
 
 MAX_PREVIEW_BYTES = 1024 * 1024
 FIELD = "path"

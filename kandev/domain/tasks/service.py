@@ -9,25 +9,25 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_step, load_task, load_workflow, load_workspace
-from kandev.domain.access.session_tokens import revoke_session_tokens
 from kandev.domain.attachments.service import bind, delete_task_attachments
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.events import SessionEnded
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.mcp.selections import forget_task_selections
 from kandev.domain.pagination import decode_cursor, encode_cursor
 from kandev.domain.ports import Contribution
 from kandev.domain.quotas import check_tasks
 from kandev.domain.records import TaskRecord
+from kandev.domain.scope import load_step, load_task, load_workflow, load_workspace
+from kandev.domain.session_rows import task_sessions
 from kandev.domain.sessions.parent_questions import make_stale, parent_gone
-from kandev.domain.sessions.prompts import task_sessions
 from kandev.domain.tasks.dependencies import after_predecessor_changed, gate_new_task
 from kandev.domain.tasks.titles import end_title_handoff, wants_generated_title
 from kandev.domain.validation import PAGE_SIZE_LIMIT, check_prompt, clean_external_id, clean_title
 from kandev.domain.workflow.engine import after_task_state_change
 from kandev.domain.workflow.service import final_step_of, ordered_steps, start_step_of
-from kandev.domain.workflow.starts import begin_task
-from kandev.domain.workflow.transitions import emit_task_event, move_task
+from kandev.domain.workflow.transitions import move_task
 from kandev.domain.workspace.agent_profiles import usable_in
 from kandev.domain.workspace.contributions import (
     Undo,
@@ -237,7 +237,9 @@ class TaskService:
                     emit_task_event(uow, "CREATED", task)
                     self._remember_choice(uow, command, workspace_id)
                     if start and not gated:
-                        await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
+                        await self.ctx.hooks.begin_task(
+                            self.ctx, uow, task, task.prompt or None, command.agent_profile_id
+                        )
                     return CreatedTask(
                         TaskRecord.of(task),
                         deduplicated=False,
@@ -513,7 +515,7 @@ async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     await forget_task_selections(uow.db, Task.id == task.id)
     await delete_task_attachments(uow.db, task.id)
     for session in await task_sessions(uow.db, task.id):
-        await revoke_session_tokens(uow, session.id)
+        await ctx.publish(uow, SessionEnded(session.id))
     await make_stale(uow, task_id=task.id, reason="the task was deleted")
     await parent_gone(ctx, uow, task.id, "the parent task was deleted")
     emit_task_event(uow, "DELETED", task)

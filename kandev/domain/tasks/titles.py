@@ -10,11 +10,11 @@ from sqlalchemy import select, update
 
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import PermissionDeniedError
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.records import TaskRecord
-from kandev.domain.sessions.prompts import lock_session
+from kandev.domain.session_rows import lock_session
 from kandev.domain.sessions.tool_profiles import owns_title, refresh_profile
 from kandev.domain.validation import clean_title
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.git import git
 from kandev.domain.workspace.workdirs import branch_name, executor_kind
 from kandev.models import Repository, Session, Task, TaskRepository, Workspace

@@ -11,9 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.feeds import emit_task_event
 from kandev.domain.usage import budgets
 from kandev.domain.usage.figures import bound
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import AgentProfile, AutomationRun, Session, Task, Turn, TurnUsage
 from kandev.models.base import utcnow
 

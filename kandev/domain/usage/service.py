@@ -13,15 +13,15 @@ from typing import Any
 from sqlalchemy import String, case, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.automations.preflight import mark_pending
 from kandev.domain.automations.references import load_automation
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import PermissionDeniedError, ValidationError
+from kandev.domain.feeds import emit_task_event
+from kandev.domain.scope import load_task, load_workspace
 from kandev.domain.usage import budgets
 from kandev.domain.usage.budgets import BudgetView
 from kandev.domain.usage.recording import mark_if_spent
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.models import QueuedPrompt, Session, Turn, TurnUsage
 from kandev.models.base import utcnow
 from kandev.models.enums import PromptState, TurnState

@@ -7,16 +7,16 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import AutopilotNeedsMcpError
 from kandev.domain.events import TaskReachedReview
+from kandev.domain.feeds import emit_session_event, emit_task_event
+from kandev.domain.session_rows import task_sessions
 from kandev.domain.sessions.parent_questions import parent_gone
-from kandev.domain.sessions.prompts import task_sessions
-from kandev.domain.sessions.transcript import append_message, emit_session_event
+from kandev.domain.sessions.transcript import append_message
 from kandev.domain.tasks.dependencies import after_predecessor_changed
 from kandev.domain.workflow.service import ordered_steps
-from kandev.domain.workflow.transitions import emit_task_event, move_task
+from kandev.domain.workflow.transitions import move_task
 from kandev.models import Clarification, ParentQuestion, Session, Task, Turn, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, TaskState, TransitionTrigger
@@ -159,7 +159,7 @@ async def on_turn_completed(
         if signal is None:
             session.completion_pending = True
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now COMPLETION_PENDING
-            pending_changed(uow, task.id)
+            uow.note_pending_action(task.id)
             return
         await consume_signal(ctx, uow, session, task, step, signal)
         return
@@ -180,7 +180,7 @@ async def consume_signal(
     session.pending_signal = None
     if session.completion_pending:
         session.completion_pending = False
-        pending_changed(uow, task.id)
+        uow.note_pending_action(task.id)
     session.updated_at = utcnow()
     source = signal.get("source", "agent")
     summary = signal.get("summary", "")

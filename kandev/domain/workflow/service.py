@@ -15,10 +15,10 @@ from typing import Any, TypeGuard, TypeVar
 from sqlalchemy import ColumnElement, and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_step, load_workflow, load_workspace
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.mcp.selections import forget_task_selections
+from kandev.domain.scope import load_step, load_workflow, load_workspace
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow import yaml_io as workflow_yaml
 from kandev.domain.workflow.rules import (  # noqa: F401 - the step event vocabulary, re-exported

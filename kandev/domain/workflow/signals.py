@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from kandev.domain.access.scope import load_task
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError
-from kandev.domain.sessions.prompts import is_terminal, lock_session
-from kandev.domain.sessions.transcript import emit_session_event
+from kandev.domain.feeds import emit_session_event
+from kandev.domain.scope import load_task
+from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.workflow.engine import consume_signal, current_turn_question_pending, valid_signal
 from kandev.models import AgentProfile, Clarification, Session, Task, Turn, WorkflowStep
 from kandev.models.base import utcnow

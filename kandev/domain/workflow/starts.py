@@ -7,10 +7,11 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, is_terminal, open_session, task_sessions
-from kandev.domain.sessions.transcript import emit_session_event
+from kandev.domain.feeds import emit_session_event, emit_task_event
+from kandev.domain.session_rows import is_terminal, task_sessions
+from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, open_session
 from kandev.domain.workflow.service import ordered_steps
-from kandev.domain.workflow.transitions import auto_start_action, emit_task_event, move_task
+from kandev.domain.workflow.transitions import auto_start_action, move_task
 from kandev.domain.workspace.agent_profiles import ensure_autopilot_capable, ensure_available, resolve_agent_profile
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task
 from kandev.models.base import utcnow

@@ -4,38 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
-from kandev.domain.records import TaskRecord
-from kandev.domain.sessions.prompts import is_terminal, task_sessions
-from kandev.domain.sessions.transcript import append_message, emit_session_event
+from kandev.domain.feeds import emit_session_event, emit_task_event
+from kandev.domain.session_rows import is_terminal, task_sessions
+from kandev.domain.sessions.transcript import append_message
 from kandev.models import StepTransition, Task, WorkflowStep
 from kandev.models.base import utcnow
-from kandev.models.enums import HIDDEN_ORIGINS, MessageKind, TaskState
-from kandev.platform.event_bus import TaskEventPayload, task_channel
+from kandev.models.enums import MessageKind, TaskState
 
 AUTO_START_AGENT = "auto_start_agent"
-
-
-def emit_task_event(
-    uow: UnitOfWork,
-    kind: str,
-    task: Task,
-    *,
-    changed_files: list[dict[str, str]] | None = None,
-    review_thread: dict[str, Any] | None = None,
-) -> None:
-    """Queue a taskEvents payload (published after commit) carrying the task's sidebar row (and what a CHANGES or
-    REVIEW_THREAD event is about); a hidden task (an automation run's, told by automationEvents; an authoring
-    chat's) has none."""
-    if task.origin in HIDDEN_ORIGINS:
-        return
-    payload = TaskEventPayload(kind=kind, task=TaskRecord.of(task).to_json())
-    if changed_files is not None:
-        payload["changed_files"] = changed_files
-    if review_thread is not None:
-        payload["review_thread"] = review_thread
-    uow.emit(task_channel(task.workspace_id), payload)
 
 
 def auto_start_action(step: WorkflowStep) -> dict[str, Any] | None:
@@ -105,7 +82,7 @@ async def _clear_completion_state(uow: UnitOfWork, task: Task) -> None:
     for session in await task_sessions(uow.db, task.id):
         if session.completion_pending or session.pending_signal is not None:
             if session.completion_pending:
-                pending_changed(uow, task.id)
+                uow.note_pending_action(task.id)
             session.completion_pending = False
             session.pending_signal = None
             session.updated_at = utcnow()

@@ -10,9 +10,7 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin, is_admin
-from kandev.domain.context import Principal, ServiceContext
+from kandev.domain.context import Principal, ServiceContext, ensure_admin, is_admin
 from kandev.domain.errors import (
     AutopilotNeedsMcpError,
     ConflictError,
@@ -21,9 +19,10 @@ from kandev.domain.errors import (
     ValidationError,
 )
 from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, AgentProfileSnapshot
-from kandev.domain.sessions.prompts import is_terminal
+from kandev.domain.scope import load_workspace
+from kandev.domain.sealed_secrets import SECRET_REFERENCE
+from kandev.domain.session_rows import is_terminal
 from kandev.domain.validation import check_env, clean_name
-from kandev.domain.workspace.secrets import SECRET_REFERENCE
 from kandev.models import AgentProfile, ExecutorProfile, McpServerSelection, Session, Task, Workspace
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import AgentKind, ExecutorKind, McpScope, PermissionPolicy, TaskState

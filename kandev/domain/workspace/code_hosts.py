@@ -6,12 +6,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.context import UnitOfWork
-from kandev.domain.sessions.tool_profiles import refresh_workspace_profiles
+from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import CodeHostsChanged
 from kandev.models import Secret
 
 
-async def forget_connection(uow: UnitOfWork, model: Any, workspace_id: str) -> bool:
+async def forget_connection(ctx: ServiceContext, uow: UnitOfWork, model: Any, workspace_id: str) -> bool:
     """Delete the workspace's connection row of `model` and its token secret; False when there was none.
     The hosts that count as providers change with it, so the live sessions' tool lists are recomputed."""
     row = await uow.db.scalar(select(model).where(model.workspace_id == workspace_id))
@@ -22,5 +22,5 @@ async def forget_connection(uow: UnitOfWork, model: Any, workspace_id: str) -> b
     if secret is not None:
         await uow.db.delete(secret)
     await uow.db.flush()
-    await refresh_workspace_profiles(uow, workspace_id)
+    await ctx.publish(uow, CodeHostsChanged(workspace_id))
     return True

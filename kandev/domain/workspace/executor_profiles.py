@@ -10,10 +10,9 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
-from kandev.domain.access.users import ensure_admin
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, ensure_admin
 from kandev.domain.errors import ConflictError, NotFoundError
+from kandev.domain.scope import load_workspace
 from kandev.domain.validation import clean_name
 from kandev.domain.workspace.agent_profiles import ensure_unique_server_wide
 from kandev.models import ExecutorProfile, Workspace

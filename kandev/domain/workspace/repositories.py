@@ -10,9 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, UnprocessableError, ValidationError
+from kandev.domain.scope import load_workspace
 from kandev.domain.validation import clean_name
 from kandev.domain.workspace.git import git
 from kandev.domain.workspace.source_roots import confine_repository, refuse_foreign

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.access.scope import (
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.events import DefaultAgentProfileChanged
+from kandev.domain.quotas import check_workspaces
+from kandev.domain.scope import (
     load_workspace,
     sees_workspace,
     visible_workspaces,
     visible_workspaces_in_order,
 )
-from kandev.domain.automations.profile_checks import default_changed, default_text
-from kandev.domain.context import ServiceContext
-from kandev.domain.errors import NotFoundError, PermissionDeniedError, ValidationError
-from kandev.domain.quotas import check_workspaces
 from kandev.domain.validation import clean_name
 from kandev.domain.workflow.service import DEFAULT_KANBAN_STEPS, DEFAULT_WORKFLOW_NAME, add_workflow
 from kandev.domain.workspace.agent_profiles import add_builtin_profiles, usable_in
@@ -109,9 +109,8 @@ class WorkspaceService:
                 before = await uow.db.get(AgentProfile, workspace.default_agent_profile_id or "")
                 workspace.default_agent_profile_id = profile.id
                 workspace.updated_at = utcnow()
-                await default_changed(
-                    uow, self.ctx, workspace.id, default_text(before.name if before else None, profile.name)
-                )
+                changed = DefaultAgentProfileChanged(workspace.id, before.name if before else None, profile.name)
+                await self.ctx.publish(uow, changed)
             if move_merged_to_final_step is not None:
                 workspace.settings = {**(workspace.settings or {}), MERGED_TO_FINAL_STEP: move_merged_to_final_step}
                 workspace.updated_at = utcnow()

@@ -25,9 +25,7 @@ from typing import Any
 from sqlalchemy import select
 
 from kandev.domain.access.agent_identities import task_agent_identity, workspace_agent_identity
-from kandev.domain.access.scope import load_task
-from kandev.domain.access.users import is_admin
-from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.context import ServiceContext, UnitOfWork, is_admin
 from kandev.domain.errors import (
     ConflictError,
     NotFoundError,
@@ -35,13 +33,13 @@ from kandev.domain.errors import (
     UnprocessableError,
     ValidationError,
 )
+from kandev.domain.feeds import emit_session_event, emit_task_event
 from kandev.domain.outbound import outbound_policy
 from kandev.domain.ports import GitCredential
 from kandev.domain.records import TaskRecord
-from kandev.domain.sessions.prompts import is_terminal, task_sessions
+from kandev.domain.scope import load_task
+from kandev.domain.session_rows import is_terminal, task_sessions
 from kandev.domain.sessions.tool_profiles import refresh_profile
-from kandev.domain.sessions.transcript import emit_session_event
-from kandev.domain.workflow.transitions import emit_task_event
 from kandev.domain.workspace.git import ALLOWED_PROTOCOLS, git, run_git
 from kandev.domain.workspace.git_credentials import (
     command_args,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
+from kandev.domain.scope import load_workspace
 from kandev.models import TaskChoice, User
 from kandev.models.base import utcnow
 from kandev.platform.database import dialect_insert

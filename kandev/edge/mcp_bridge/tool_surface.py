@@ -16,8 +16,8 @@ from mcp_types import INVALID_PARAMS
 from kandev.domain.access.session_grants import SessionPrincipal
 from kandev.domain.context import Principal
 from kandev.domain.errors import DomainError, NotFoundError
+from kandev.domain.sealed_secrets import session_secret_values
 from kandev.domain.sessions.tool_profiles import EXTERNAL_PROFILE, McpProfile
-from kandev.domain.workspace.secrets import session_secret_values
 from kandev.edge.arguments import ArgumentClash, argument_errors, resolve_aliases
 from kandev.edge.mcp_bridge import tools  # noqa: F401 - registers every tool in the catalogue
 from kandev.edge.mcp_bridge.catalogue import CATALOGUE, ToolCall, ToolInputError, ToolSpec

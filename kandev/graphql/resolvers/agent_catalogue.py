@@ -3,7 +3,7 @@ progress the catalogue shows)."""
 
 from __future__ import annotations
 
-from kandev.domain.access.users import ensure_admin
+from kandev.domain.context import ensure_admin
 from kandev.domain.errors import NotFoundError, ValidationError
 from kandev.graphql.resolvers.common import attempt
 from kandev.graphql.schema.catalogue_types import (

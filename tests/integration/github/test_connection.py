@@ -9,7 +9,7 @@ import logging
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.workspace.secrets import cipher
+from kandev.domain.sealed_secrets import cipher
 from kandev.models import GithubApp, GithubConnection, Secret
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for

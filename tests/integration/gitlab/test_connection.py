@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from kandev.domain.gitlab.connections import workspace_gitlab_credentials
-from kandev.domain.workspace.secrets import cipher
+from kandev.domain.sealed_secrets import cipher
 from kandev.models import GitlabConnection, Secret
 from tests.conftest import GraphQLCaller
 from tests.support.factories import settings_for

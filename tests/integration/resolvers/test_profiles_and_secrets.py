@@ -93,7 +93,7 @@ REPLACE_SECRET = """mutation($i: ReplaceSecretInput!) { replaceSecret(input: $i)
 async def test_a_secret_gets_a_new_value_under_its_name_and_a_bad_one_or_another_user_changes_nothing(
     gql, db, services, bob, workspace_id, caplog
 ):
-    from kandev.domain.workspace.secrets import resolve_env
+    from kandev.domain.sealed_secrets import resolve_env
     from tests.conftest import GraphQLCaller
 
     caplog.set_level(logging.DEBUG)
