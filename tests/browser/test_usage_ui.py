@@ -248,6 +248,10 @@ def _raise_a_spent_budget(page: Any, server: KandevServer, screenshots: Path, de
     expect(page.get_by_test_id("queued-count")).to_have_text("1 queued")
     card.scroll_into_view_if_needed()  # on a phone the dock scrolls, and sending left it at the composer
     page.screenshot(path=str(screenshots / f"{device}-budget-reached.png"), full_page=True)
+    # The dock gives way: nothing of the transcript lies under it (a phone once drew the last notice over the card).
+    transcript, dock = (page.locator(s).bounding_box() for s in ('[data-testid="transcript"]', ".dock"))
+    assert transcript is not None and dock is not None
+    assert transcript["y"] + transcript["height"] <= dock["y"] + 0.5, (transcript, dock)
     assert server.gql(TASK_STATE, id=task["id"])["task"]["pendingAction"] == "BUDGET_REACHED"
 
     # The board's card says so too, with what the task cost.

@@ -1,4 +1,5 @@
-"""Permission requests under the ASK policy: recorded durably, answered by an operator."""
+"""Permission requests under the ASK policy: recorded durably, answered by an operator, and kept in the
+transcript (asked, answered or withdrawn) so the conversation shows what the agent was allowed to do."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kandev.domain.context import ServiceContext
+from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.events import TaskNeedsPerson
 from kandev.domain.feeds import emit_task_event
 from kandev.domain.scope import load_task, load_workspace
 from kandev.domain.sessions.person_waits import deliver_or_continue
 from kandev.domain.sessions.prompts import PromptSpec
+from kandev.domain.sessions.transcript import append_message
 from kandev.models import PermissionRequest, Session, Task
 from kandev.models.base import new_id, utcnow
+from kandev.models.enums import MessageKind
 from kandev.platform.event_bus import Channel, StateChange
 
 PENDING, RESOLVED, CANCELLED = "PENDING", "RESOLVED", "CANCELLED"
@@ -50,6 +53,7 @@ async def record_request(
             created_at=utcnow(),
         )
         uow.db.add(request)
+        await note_in_transcript(uow, session, request, f"Permission asked: {title}")
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         task.updated_at = utcnow()
@@ -151,6 +155,11 @@ class PermissionService:
             request.resolved_by = self.ctx.principal.actor
             request.resolved_at = task.updated_at = utcnow()
             uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
+            session = await uow.db.get(Session, request.session_id)
+            assert session is not None
+            who = self.ctx.principal.login if self.ctx.principal.session_id is None else "an agent"
+            answer = f"Permission answered: {option_name(request, option_id)} (by {who})"
+            await note_in_transcript(uow, session, request, answer, option_id=option_id)
             emit_task_event(uow, "UPDATED", task)
             uow.note_pending_action(task.id)
             if not (request.tool_call or {}).get("waits_in_call"):  # a Kandev tool call waits for it itself
@@ -160,9 +169,21 @@ class PermissionService:
             return request
 
 
+async def note_in_transcript(
+    uow: UnitOfWork, session: Session, request: PermissionRequest, text: str, **fields: str
+) -> None:
+    """One step of a permission request as a SYSTEM line of the session's transcript (data names the request)."""
+    step = {"id": request.id, "title": request.title, "state": request.state, **fields}
+    await append_message(uow, session, MessageKind.SYSTEM, text, turn_id=request.turn_id, data={"permission": step})
+
+
+def option_name(request: PermissionRequest, option_id: str) -> str:
+    return str(next((o.get("name") for o in request.options if o.get("option_id") == option_id), option_id))
+
+
 def continuation_prompt(request: PermissionRequest, option_id: str) -> PromptSpec:
     """The answer as the next prompt, for when the waiting turn could not be woken on its worker."""
-    name = next((o.get("name") for o in request.options if o.get("option_id") == option_id), option_id)
+    name = option_name(request, option_id)
     text = (
         f'The user answered your permission request "{request.title}": {name}. The turn that asked was '
         "ended while it waited; continue your work with this answer."

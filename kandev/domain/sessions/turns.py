@@ -14,6 +14,7 @@ from kandev.domain.events import SessionEnded, TurnEnded, TurnFailed, TurnStarte
 from kandev.domain.feeds import emit_session_event
 from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.sessions.parent_questions import after_session_ended
+from kandev.domain.sessions.permissions import note_in_transcript
 from kandev.domain.sessions.prompts import REVIEW_SOURCE, SYSTEM_SOURCES, claim_next_prompt
 from kandev.domain.sessions.transcript import append_message
 from kandev.domain.usage.recording import mark_if_spent
@@ -210,7 +211,7 @@ async def _end_turn(
         await append_message(uow, session, MessageKind.ERROR, error, turn_id=turn.id)
     if turn.state == TurnState.FAILED:
         await ctx.publish(uow, TurnFailed(session.task_id, turn.id, error or "the turn failed"))
-    await _cancel_open_permissions(uow, turn.id)
+    await _cancel_open_permissions(uow, session, turn.id)
     if not is_terminal(session):
         session.state = SessionState.WAITING_FOR_INPUT
     session.updated_at = now
@@ -226,14 +227,15 @@ async def _end_turn(
             await on_turn_completed(ctx, uow, session, task, turn)
 
 
-async def _cancel_open_permissions(uow: UnitOfWork, turn_id: str) -> None:
+async def _cancel_open_permissions(uow: UnitOfWork, session: Session, turn_id: str) -> None:
     rows = await uow.db.scalars(
         select(PermissionRequest).where(PermissionRequest.turn_id == turn_id, PermissionRequest.state == "PENDING")
     )
-    for row in rows:
+    for row in list(rows):
         row.state = "CANCELLED"
         row.resolved_at = utcnow()
         uow.note_pending_action(row.task_id)
+        await note_in_transcript(uow, session, row, "Permission request withdrawn: the turn ended before an answer")
 
 
 async def reap_expired_turns(ctx: ServiceContext) -> list[str]:

@@ -161,6 +161,12 @@ def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any
     assert kandev_calls, nodes
     assert any(FINAL_TEXT in m["text"] for m in nodes if m["kind"] == "AGENT"), nodes
     assert run["granted"], "the agent asked no permission"
+    # Each permission the person granted is kept in the transcript, asked then answered.
+    notes = [m["text"] for m in nodes if m["kind"] == "SYSTEM" and "permission" in m["data"]]
+    answers = [i for i, text in enumerate(notes) if text.startswith("Permission answered: ") and "(by local)" in text]
+    assert len(answers) == len(run["granted"]), notes
+    for title, answer in zip(run["granted"], answers, strict=True):
+        assert notes.index(f"Permission asked: {title}") < answer, notes
     [written] = run["written"]
     assert written.read_text() == WRITTEN_TEXT
     return turn["usage"]

@@ -92,7 +92,12 @@ async def test_a_permission_wait_on_one_task_lets_five_other_tasks_turns_complet
         # A job on the worker's own queue took the answer and followed the turn to its end.
         assert await delivered(settings, await worker_key(bus, worker.pid)) == ["ran 1 turn(s)"]
     assert turn.state == "COMPLETED"
-    assert ("AGENT", f"permission {ASK.split(' ', 1)[1]}: allow") in await texts(db, waiting)
+    transcript = await texts(db, waiting)
+    assert ("AGENT", f"permission {ASK.split(' ', 1)[1]}: allow") in transcript
+    # The conversation keeps what was asked and who answered what, in order.
+    asked = transcript.index(("SYSTEM", "Permission asked: rm -rf build"))
+    answered = transcript.index(("SYSTEM", "Permission answered: Allow (by local)"))
+    assert asked < answered < transcript.index(("AGENT", "permission rm -rf build: allow"))
 
 
 async def test_an_answer_for_a_busy_worker_ends_the_wait_and_continues_the_session_on_a_free_worker(
@@ -133,4 +138,9 @@ async def test_stopping_a_task_whose_turn_waits_on_a_permission_cancels_it_over_
     assert result.status == "stopped"
     assert turn.state == "CANCELLED"
     assert not await services.permissions.pending(workspace_id, session_id=waiting)
-    assert request_id
+    transcript = await texts(db, waiting)
+    asked = transcript.index(("SYSTEM", "Permission asked: rm -rf build"))
+    assert transcript.index(("SYSTEM", "Permission request withdrawn: the turn ended before an answer")) > asked
+    async with db.read() as s:
+        notes = (await s.scalars(select(Message).where(Message.session_id == waiting, Message.kind == "SYSTEM"))).all()
+    assert {n.data["permission"]["id"] for n in notes if "permission" in n.data} == {request_id}
