@@ -4,13 +4,17 @@ turn's launch makes it) on a repository with (or without) a remote, and the Grap
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
+from kandev.domain.github.connections import GithubService
 from kandev.models import TaskRepository
 from tests.support.changes import materialized_task
+from tests.support.fake_github import FakeGitHub
+from tests.support.git_http import GitHttpServer, bare_from
 from tests.support.git_repos import git, make_repository
 
 NAME, EMAIL = "Ada Lovelace", "ada@example.com"
@@ -87,3 +91,48 @@ def ref(repository: Path, name: str) -> str | None:
 
 def show(repository: Path, revision: str, fmt: str) -> str:
     return git(repository, "log", "-1", f"--format={fmt}", revision)
+
+
+# A workspace connected to the fake GitHub, serving acme/app over TLS (tests/integration/domain/shipping/conftest.py).
+TOKEN = "tok-81be02f4-ship-prs"
+REPO = "acme/app"
+
+
+@dataclass
+class Shipping:
+    task_id: str
+    folder: Path
+    branch: str
+    head: str
+    bare: Path
+
+
+async def pushed_task(
+    services: Any, gql: Any, workspace_id: str, tmp_path: Path, github: FakeGitHub, server: GitHttpServer
+) -> Shipping:
+    """A connected workspace, acme/app served and backing the fake, a task with one commit pushed."""
+    await with_identity(gql)
+    github.tokens[TOKEN] = "maintainer"
+    await GithubService(services.ctx).connect(workspace_id, TOKEN)
+    work = make_repository(tmp_path / "app")
+    bare = bare_from(work, server, REPO)
+    github.git_roots[REPO] = bare
+    git(work, "remote", "add", "origin", server.repository_url(REPO))
+    task_id, folder = await shippable_task(services, workspace_id, work, title="Add the greeting")
+    head = await commit_and_push(gql, task_id, folder)
+    return Shipping(task_id, folder, await task_branch(services, task_id), head, bare)
+
+
+async def open_pr(gql: Any, task_id: str, **fields: Any) -> dict[str, Any]:
+    found: dict[str, Any] = (await gql(OPEN, input={"taskId": task_id, **fields}))["openPullRequest"]
+    return found
+
+
+async def merge_pr(gql: Any, task_id: str, method: str = "MERGE") -> dict[str, Any]:
+    found: dict[str, Any] = (await gql(MERGE, input={"taskId": task_id, "method": method}))["mergePullRequest"]
+    return found
+
+
+async def pull_requests(gql: Any, task_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = (await gql(PULL_REQUESTS, id=task_id))["task"]
+    return found

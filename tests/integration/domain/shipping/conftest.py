@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.support.factories import settings_for
 from tests.support.fake_github import FakeGitHub, fake_github
 from tests.support.fake_gitlab import FakeGitLab, fake_gitlab
+from tests.support.git_http import GitHttpServer, git_http_server
+from tests.support.shipping import TOKEN
 
 
 @pytest.fixture
@@ -26,3 +29,10 @@ async def gitlab() -> AsyncIterator[FakeGitLab]:
 @pytest.fixture
 def settings(database_url, redis_url, tmp_path, github):
     return settings_for(database_url, redis_url, tmp_path, github_api_url=github.url)
+
+
+@pytest.fixture
+def git_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHttpServer]:
+    with git_http_server(tmp_path / "git-http", read_tokens=set(), push_tokens={TOKEN}) as server:
+        monkeypatch.setenv("GIT_SSL_CAINFO", server.ca_file)
+        yield server

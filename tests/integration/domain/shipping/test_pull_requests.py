@@ -8,80 +8,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select
 
 from kandev.adapters.github.client import GitHubClient
 from kandev.domain.github import api as github_api_module
-from kandev.domain.github.connections import GithubService
 from kandev.models import Task, TaskPullRequest
-from tests.support.fake_github import FakeGitHub, Fault
-from tests.support.git_http import GitHttpServer, bare_from, git_http_server
-from tests.support.git_repos import git, make_repository
-from tests.support.shipping import (
-    MERGE,
-    OPEN,
-    PULL_REQUESTS,
-    commit_and_push,
-    ref,
-    shippable_task,
-    task_branch,
-    with_identity,
-)
-
-TOKEN = "tok-81be02f4-ship-prs"
-REPO = "acme/app"
-
-
-@pytest.fixture
-def git_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHttpServer]:
-    with git_http_server(tmp_path / "git-http", read_tokens=set(), push_tokens={TOKEN}) as server:
-        monkeypatch.setenv("GIT_SSL_CAINFO", server.ca_file)
-        yield server
-
-
-@dataclass
-class Shipping:
-    task_id: str
-    folder: Path
-    branch: str
-    head: str
-    bare: Path
-
-
-async def pushed_task(
-    services: Any, gql: Any, workspace_id: str, tmp_path: Path, github: FakeGitHub, server: GitHttpServer
-) -> Shipping:
-    """A connected workspace, acme/app served and backing the fake, a task with one commit pushed."""
-    await with_identity(gql)
-    github.tokens[TOKEN] = "maintainer"
-    await GithubService(services.ctx).connect(workspace_id, TOKEN)
-    work = make_repository(tmp_path / "app")
-    bare = bare_from(work, server, REPO)
-    github.git_roots[REPO] = bare
-    git(work, "remote", "add", "origin", server.repository_url(REPO))
-    task_id, folder = await shippable_task(services, workspace_id, work, title="Add the greeting")
-    head = await commit_and_push(gql, task_id, folder)
-    return Shipping(task_id, folder, await task_branch(services, task_id), head, bare)
-
-
-async def open_pr(gql: Any, task_id: str, **fields: Any) -> dict[str, Any]:
-    found: dict[str, Any] = (await gql(OPEN, input={"taskId": task_id, **fields}))["openPullRequest"]
-    return found
-
-
-async def merge_pr(gql: Any, task_id: str, method: str = "MERGE") -> dict[str, Any]:
-    found: dict[str, Any] = (await gql(MERGE, input={"taskId": task_id, "method": method}))["mergePullRequest"]
-    return found
-
-
-async def pull_requests(gql: Any, task_id: str) -> dict[str, Any]:
-    found: dict[str, Any] = (await gql(PULL_REQUESTS, id=task_id))["task"]
-    return found
+from tests.support.fake_github import Fault
+from tests.support.git_repos import git
+from tests.support.shipping import REPO, TOKEN, merge_pr, open_pr, pull_requests, pushed_task, ref
 
 
 async def test_a_pull_request_is_opened_from_the_tasks_branch_linked_and_shown_on_the_task(
