@@ -10,6 +10,9 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
+from kandev.adapters.executors.docker import DockerExecutor
+from kandev.adapters.executors.local import LocalExecutor
+from kandev.adapters.executors.sandbox import SandboxExecutor
 from kandev.adapters.github.client import GitHubClient
 from kandev.adapters.github.code_host import GitHubCodeHost
 from kandev.adapters.gitlab.client import GitLabClient
@@ -22,9 +25,10 @@ from kandev.domain.context import JobDispatcher, Principal, ServiceContext
 from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, Reactions
 from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
-from kandev.domain.ports import CODE_HOSTS
+from kandev.domain.ports import CODE_HOSTS, EXECUTORS
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.workspace import settings_events
+from kandev.models.enums import ExecutorKind
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.metrics import RedisCounters
@@ -37,6 +41,11 @@ use_gitlab_api(GitLabClient)
 # The code hosts tasks can come from and agents push to (kandev.domain.ports.CodeHost).
 CODE_HOSTS.register(GitHubCodeHost())
 CODE_HOSTS.register(GitLabCodeHost())
+# Where agents run (kandev.domain.ports.Executor): processes here, bubblewrap sandboxes, Docker containers.
+for _plain in (ExecutorKind.WORKTREE, ExecutorKind.LOCAL, ExecutorKind.SCRATCH):
+    EXECUTORS.register(LocalExecutor(_plain.value))
+EXECUTORS.register(SandboxExecutor())
+EXECUTORS.register(DockerExecutor())
 
 # Which aggregate reacts to which domain event (and who watches every unit of work): decided here, so the
 # publishing aggregate never imports the reacting one.

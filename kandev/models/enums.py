@@ -33,6 +33,8 @@ class PendingAction(StrEnum):
     CLARIFICATION = "CLARIFICATION"
     PERMISSION = "PERMISSION"
     COMPLETION_PENDING = "COMPLETION_PENDING"
+    # Its turn needs a worker capability (docker, sandbox, ...) no live worker offers.
+    WAITING_FOR_WORKER = "WAITING_FOR_WORKER"
 
 
 class SessionState(StrEnum):
@@ -89,6 +91,9 @@ class ExecutorKind(StrEnum):
     SCRATCH = "scratch"
     WORKTREE = "worktree"
     LOCAL = "local"
+    # A task's worktree in a box: Linux namespaces (bubblewrap), or a Docker container.
+    SANDBOX = "sandbox"
+    DOCKER = "docker"
 
 
 class TransitionTrigger(StrEnum):

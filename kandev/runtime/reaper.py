@@ -1,5 +1,5 @@
-"""The agent's keeper: `python -I -S reaper.py FD --cwd DIR [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib
-only).
+"""The agent's keeper: `python -I -S reaper.py FD --cwd DIR [--user UID GID GROUPS] [--limits as=N,nproc=N] --
+ARGV...` (Linux, stdlib only).
 
 It starts with an empty environment and reads the agent's from FD (`SIZE\n` then `NAME=VALUE\0`...):
 it runs as the worker's user, so loader variables meant for the agent (LD_PRELOAD, LD_LIBRARY_PATH,
@@ -172,12 +172,22 @@ def remove_cgroup(path: str) -> bool:
     return True
 
 
+def _set_limits(limits: dict[str, int]) -> None:
+    """The agent's resource limits (a sandbox profile's memory and processes), set in the child before exec."""
+    import resource
+
+    names = {"as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC}
+    for name, value in limits.items():
+        resource.setrlimit(names[name], (value, value))
+
+
 def _start_agent(
     argv: list[str],
     env: dict[bytes, bytes],
     cwd: str,
     identity: tuple[int, int, list[int]] | None,
     cgroup: str | None,
+    limits: dict[str, int] | None = None,
 ) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
@@ -200,6 +210,8 @@ def _start_agent(
                 # What it creates anywhere (a shared /tmp included) is its own to read: other identities' agents
                 # must not read what this one leaves behind.
                 os.umask(0o077)
+            if limits:
+                _set_limits(limits)
             # Entered as the agent: the path is the agent's, and so are the rights it is followed with.
             try:
                 os.chdir(cwd)
@@ -289,6 +301,10 @@ def main(args: list[str]) -> None:
     if rest[0] == "--user":
         identity = (int(rest[1]), int(rest[2]), [int(g) for g in rest[3].split(",") if g])
         rest = rest[4:]
+    limits = None
+    if rest[0] == "--limits":
+        limits = {k: int(v) for k, _, v in (item.partition("=") for item in rest[1].split(",") if item)}
+        rest = rest[2:]
     argv = rest[1:]  # after "--"
     env = read_env(lifeline)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -301,7 +317,7 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     cgroup = make_cgroup()
-    agent, failure = _start_agent(argv, env, cwd, identity, cgroup)
+    agent, failure = _start_agent(argv, env, cwd, identity, cgroup, limits)
     os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent} {cgroup or ''}\n".encode())
     if failure:
         if cgroup is not None:
