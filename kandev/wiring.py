@@ -27,6 +27,7 @@ from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
 from kandev.domain.ports import CODE_HOSTS, EXECUTORS
 from kandev.domain.services import MOVE_HOOKS, Services
+from kandev.domain.sessions.placement import record_waiting
 from kandev.domain.workspace import settings_events
 from kandev.models.enums import ExecutorKind
 from kandev.platform.database import Database
@@ -78,6 +79,15 @@ def service_context(
 SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
 
 
+def dispatcher(settings: Settings, db: Database, bus: EventBus) -> RqDispatcher:
+    """The job dispatcher, telling the sessions' service what a turn waits for as it enqueues it."""
+    assert settings.redis_url is not None
+    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+    ctx = service_context(db, bus, jobs, settings, SYSTEM)
+    jobs.on_waiting = lambda session_id, missing: record_waiting(ctx, session_id, missing)
+    return jobs
+
+
 class _NoRedis:
     """The bus and dispatcher of a CLI command run without KANDEV_REDIS_URL (the embedded default while no
     server runs): commands that only touch the database work; anything that would publish or enqueue fails."""
@@ -104,7 +114,7 @@ async def provide_services(
             await db.dispose()
         return
     bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
-    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+    jobs = dispatcher(settings, db, bus)
     try:
         yield Services(service_context(db, bus, jobs, settings, principal))
     finally:
@@ -137,7 +147,7 @@ class AppState:
         )
         bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
         principal = await bootstrap(db, settings)
-        jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+        jobs = dispatcher(settings, db, bus)
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:

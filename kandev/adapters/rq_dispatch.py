@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from redis import Redis
-from sqlalchemy import select
 
-from kandev.domain.sessions.job_labels import describe_turn
-from kandev.models import Session, Task
+from kandev.domain.sessions.placement import TurnRoute, turn_route
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
     AUTOMATIONS,
@@ -26,9 +24,11 @@ from kandev.platform.job_queues import (
     PREFLIGHT_JOB,
     RETAIN_WORKTREES_JOB,
     TURN_JOB,
-    TURNS,
+    capability_queue,
     enqueue,
     enqueue_many,
+    live_capabilities,
+    missing_capabilities,
     warm_worker_queue,
     worker_queue_name,
 )
@@ -46,19 +46,6 @@ DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
 log = logging.getLogger("kandev.jobs")
 
 
-async def turn_job_description(database: Database, session_id: str) -> str:
-    """`turn session=… task=… «title»`: what the RQ dashboard shows for a turn job."""
-    async with database.read() as db:
-        row = (
-            await db.execute(
-                select(Task.id, Task.title).join(Session, Session.task_id == Task.id).where(Session.id == session_id)
-            )
-        ).first()
-    if row is None:
-        return f"turn session={session_id}"
-    return describe_turn(session_id, row.id, row.title)
-
-
 class RqDispatcher:
     """Enqueues on RQ (a blocking client, so off the event loop) and publishes control nudges."""
 
@@ -66,17 +53,29 @@ class RqDispatcher:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=5)
         self._bus = bus
         self._turn_timeout = turn_timeout
-        self._db = db  # with it, turn jobs carry their task's id and title (for the RQ dashboard)
+        # With it, turn jobs carry their task's id and title (for the RQ dashboard) and go to a worker that has the
+        # capabilities their executor needs.
+        self._db = db
+        # Told what a session's turn waits for whenever it is enqueued ([]: nothing), set at composition
+        # (kandev.wiring): the task's pendingAction WAITING_FOR_WORKER.
+        self.on_waiting: Callable[[str, list[str]], Awaitable[None]] | None = None
 
     async def enqueue_turn(self, session_id: str, queue: str | None = None, *, description: str | None = None) -> None:
-        """`description` (describe_turn) when the caller has the task at hand; read here otherwise."""
-        if description is None:
-            description = await self._describe(session_id)
-        await asyncio.to_thread(self._enqueue_turn, session_id, queue, description)
+        """On the given queue, the worker's holding the session's agent warm, or the queue of the capabilities its
+        executor needs (where it waits until a worker offering them all takes it)."""
+        route = await self._route(session_id)
+        if description is None and route is not None:
+            description = route.description
+        needed = route.capabilities if route is not None else frozenset()
+        missing = await asyncio.to_thread(self._enqueue_turn, session_id, queue, description, needed)
+        if route is not None and self.on_waiting is not None and (missing or route.waiting_for):
+            await self.on_waiting(session_id, missing)
 
-    def _enqueue_turn(self, session_id: str, queue: str | None, description: str | None) -> None:
-
-        target = queue or warm_worker_queue(self._redis, session_id) or TURNS
+    def _enqueue_turn(
+        self, session_id: str, queue: str | None, description: str | None, needed: frozenset[str]
+    ) -> list[str]:
+        """Enqueue; returns the capabilities no live worker offers ([] when one can run the turn)."""
+        target = queue or warm_worker_queue(self._redis, session_id) or capability_queue(needed)
         enqueue(
             target,
             TURN_JOB,
@@ -85,6 +84,7 @@ class RqDispatcher:
             connection=self._redis,
             description=description,
         )
+        return missing_capabilities(needed, live_capabilities(self._redis)) if needed else []
 
     async def nudge_cancel(self, session_id: str) -> None:
         await self._bus.publish(control_channel(session_id), ControlMessage(action="cancel"))
@@ -158,12 +158,17 @@ class RqDispatcher:
         )
 
     async def _describe(self, session_id: str) -> str | None:
+        route = await self._route(session_id)
+        return route.description if route is not None else None
+
+    async def _route(self, session_id: str) -> TurnRoute | None:
         if self._db is None:
             return None
         try:
-            return await turn_job_description(self._db, session_id)
+            async with self._db.read() as db:
+                return await turn_route(db, session_id)
         except Exception:  # a label must never keep a turn from being enqueued
-            log.warning("could not describe the turn job of session %s", session_id, exc_info=True)
+            log.warning("could not read where the turn of session %s goes", session_id, exc_info=True)
             return None
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import BindParameter, CompoundSelect, bindparam, func, literal, select, union_all
+from sqlalchemy import BindParameter, CompoundSelect, String, bindparam, cast, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
@@ -31,7 +31,9 @@ from kandev.models import (
     Turn,
     WorkflowStep,
 )
-from kandev.models.enums import PendingAction, PromptState, TurnState
+from kandev.models.enums import PendingAction, PromptState, SessionState, TurnState
+
+TERMINAL = [SessionState.COMPLETED.value, SessionState.FAILED.value, SessionState.CANCELLED.value]
 
 
 class Lookups:
@@ -121,7 +123,12 @@ class Lookups:
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
-        order = [PendingAction.PERMISSION, PendingAction.CLARIFICATION, PendingAction.COMPLETION_PENDING]
+        order = [
+            PendingAction.PERMISSION,
+            PendingAction.CLARIFICATION,
+            PendingAction.COMPLETION_PENDING,
+            PendingAction.WAITING_FOR_WORKER,
+        ]
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
 
     async def task_activity(self, task_ids: Sequence[str]) -> list[TaskActivity]:
@@ -200,4 +207,8 @@ def _pending_statement() -> CompoundSelect[Any]:
     completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
         Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
     )
-    return union_all(permission, question, asked_parent, completion)
+    # A queued turn no live worker can run (the capabilities it waits for are recorded as it is enqueued).
+    waiting = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
+        Session.task_id.in_(task_ids), cast(Session.waiting_for, String) != "[]", Session.state.not_in(TERMINAL)
+    )
+    return union_all(permission, question, asked_parent, completion, waiting)

@@ -96,6 +96,13 @@ class ExecutorKind(StrEnum):
     DOCKER = "docker"
 
 
+class PullPolicy(StrEnum):
+    """Whether a DOCKER executor may pull its image: never (it must be on the worker), or when it is missing."""
+
+    NEVER = "NEVER"
+    IF_MISSING = "IF_MISSING"
+
+
 class TransitionTrigger(StrEnum):
     MANUAL = "manual"
     AUTO_COMPLETE = "auto_complete"

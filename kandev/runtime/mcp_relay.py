@@ -37,7 +37,7 @@ _ROOT_MODE, _FOLDER_MODE = 0o711, 0o755
 
 def bridge_folder(work_path: Path, session_id: str) -> Path:
     """A new folder for one launch's bridge (made by McpRelay.start): unguessable, so nothing planted can be it."""
-    return work_path / BOXES / f"{session_id}-{secrets.token_hex(8)}"
+    return work_path / BOXES / f"{session_id[:8]}-{secrets.token_hex(8)}"
 
 
 class McpRelay:
@@ -66,9 +66,15 @@ class McpRelay:
         ensure_dir(self.folder, _FOLDER_MODE)
         shutil.copyfile(_HELPER, self.folder / PROGRAM)
         (self.folder / PROGRAM).chmod(0o644)
-        path = str(self.folder / SOCKET)
-        self._server = await asyncio.start_unix_server(self._accept, path, limit=_LINE_LIMIT)
-        os.chmod(path, 0o666)  # the box's user, whoever it is, must connect; the token is the lock
+        # A socket's address holds at most 107 bytes, and a work dir may be deep: it is bound through the folder's
+        # descriptor, whose /proc name is short whatever the path.
+        folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            address = f"/proc/self/fd/{folder}/{SOCKET}"
+            self._server = await asyncio.start_unix_server(self._accept, address, limit=_LINE_LIMIT)
+        finally:
+            os.close(folder)
+        os.chmod(self.folder / SOCKET, 0o666)  # the box's user, whoever it is, must connect; the token is the lock
 
     async def close(self) -> None:
         if self._server is not None:
@@ -88,7 +94,7 @@ class McpRelay:
         try:
             async with asyncio.timeout(_TOKEN_SECONDS):
                 given = (await reader.readline()).rstrip(b"\n")
-            if not hmac.compare_digest(given, self._token):
+            if not self._token or not hmac.compare_digest(given, self._token):
                 log.warning("MCP bridge %s: a connection without this session's token was refused", self.folder.name)
                 return
             await self._carry(reader, writer)

@@ -161,24 +161,19 @@ class DockerExecutor:
             entry.size = len(data)
             archive.addfile(entry, io.BytesIO(data))
         context.seek(0)
-        network = "none" if config.network == NO_NETWORK else config.network
         lines: deque[str] = deque(maxlen=8)
         try:
+            # On the Engine's default build network (the client library offers no other); the box gets the profile's.
             async for chunk in docker.images.build(
-                fileobj=context,
-                tag=tag,
-                rm=True,
-                forcerm=True,
-                stream=True,
-                encoding="identity",
-                params={"networkmode": network},  # fmt: skip
+                fileobj=context, tag=tag, rm=True, forcerm=True, stream=True, encoding="identity"
             ):
                 if "error" in chunk:
                     lines.append(str(chunk["error"]).strip())
                     raise ExecutorError("the profile's Dockerfile did not build: " + " | ".join(lines), "build_failed")
                 lines.extend(line for line in str(chunk.get("stream", "")).splitlines() if line.strip())
         except aiodocker.DockerError as exc:
-            raise ExecutorError(f"the profile's Dockerfile did not build: {exc.message}", "build_failed") from None
+            said = " | ".join([*lines, str(exc.message).strip()][-4:])
+            raise ExecutorError(f"the profile's Dockerfile did not build: {said}", "build_failed") from None
         return tag
 
     def _container(self, request: BoxRequest, image: str, user: str) -> dict[str, Any]:

@@ -6,8 +6,6 @@ MCP package cache), and the labels every box carries."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -48,14 +46,8 @@ class BoxParts:
     secrets: tuple[str, ...]
 
 
-def instance_id(settings: Settings) -> str:
-    """Names this installation's boxes (their `kandev.instance` label) without revealing its key: two Kandevs on
-    one Docker host, or two test runs, never sweep each other's boxes."""
-    return hmac.new(settings.server_key, b"kandev-box-instance", hashlib.sha256).hexdigest()[:16]
-
-
 def box_labels(settings: Settings, session_id: str, task_id: str, worker: str) -> dict[str, str]:
-    return {MANAGED: "1", INSTANCE: instance_id(settings), SESSION: session_id, TASK: task_id, WORKER: worker}
+    return {MANAGED: "1", INSTANCE: settings.instance_label, SESSION: session_id, TASK: task_id, WORKER: worker}
 
 
 async def executor_of(db: AsyncSession, executor_id: str | None) -> tuple[str, dict[str, object]]:

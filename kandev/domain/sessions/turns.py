@@ -13,6 +13,7 @@ from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.parent_questions import after_session_ended
+from kandev.domain.sessions.placement import clear_waiting
 from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.sessions.transcript import append_message, emit_session_event
 from kandev.domain.workflow.engine import change_task_state, on_turn_completed, on_turn_started
@@ -90,6 +91,7 @@ async def claim_turn(
         await uow.db.flush()
         session.state = SessionState.RUNNING
         session.updated_at = now
+        await clear_waiting(uow, session)
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
         kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
         await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})

@@ -154,7 +154,7 @@ def _executor(row: Any) -> ExecutorProfilePayload:
 async def _create_executor(info: Info, input: CreateExecutorProfileInput) -> Any:
     workspace_id = _target_workspace(input.workspace_id)
     kind = StoredExecutorKind(input.kind.value)
-    return await info.context.services.executor_profiles.create(workspace_id, input.name, kind)
+    return await info.context.services.executor_profiles.create(workspace_id, input.name, kind, input.given())
 
 
 async def create_executor_profile(info: Info, input: CreateExecutorProfileInput) -> ExecutorProfileResult:
@@ -163,7 +163,9 @@ async def create_executor_profile(info: Info, input: CreateExecutorProfileInput)
 
 async def update_executor_profile(info: Info, input: UpdateExecutorProfileInput) -> ExecutorProfileResult:
     kind = StoredExecutorKind(input.kind.value) if input.kind else None
-    call = info.context.services.executor_profiles.update(str(input.executor_profile_id), name=input.name, kind=kind)
+    call = info.context.services.executor_profiles.update(
+        str(input.executor_profile_id), name=input.name, kind=kind, config=input.given() or None
+    )
     return await attempt(call, _executor)
 
 

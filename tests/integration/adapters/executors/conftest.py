@@ -1,0 +1,92 @@
+"""A whole system for the executor tests: the app on a real port (its MCP endpoint included) and a real worker
+that offers docker, sandbox and a capability of this test's own, whose boxes reach that app only through their
+MCP bridge."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kandev.domain.workspace.agent_profiles import AgentProfileFields
+from kandev.models.enums import AgentKind, ExecutorKind
+from kandev.platform.settings import Settings
+from tests.support.boxes import TEST_IMAGE, own_capability, with_probe
+from tests.support.factories import settings_for
+from tests.support.git_repos import git, make_repository
+from tests.support.server import running_server
+from tests.support.workers import running_worker
+
+
+@dataclass
+class LiveSystem:
+    settings: Settings
+    address: str
+    capability: str
+
+
+# Agents run as identities of their own (a root deployment's setting): a container's user is the identity.
+AGENT_UIDS = "61910-61919"
+
+
+@pytest.fixture
+def identities() -> bool:
+    """Whether agents run as their own identities (KANDEV_AGENT_UIDS); a module may say otherwise."""
+    return os.geteuid() == 0
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, tmp_path: Path, identities: bool) -> Settings:
+    uids = {"agent_uids": AGENT_UIDS} if identities else {}
+    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, **uids)
+
+
+@pytest.fixture
+def capability() -> str:
+    return own_capability()
+
+
+@pytest.fixture
+async def live(settings: Settings, capability: str) -> AsyncIterator[LiveSystem]:
+    async with running_server(settings) as address:
+        wired = settings.model_copy(update={"public_url": f"http://{address}"})
+        env = {"KANDEV_WORKER_CAPABILITIES": f"docker,sandbox,{capability}"}
+        if settings.agent_uids:
+            env["KANDEV_AGENT_UIDS"] = settings.agent_uids
+        with running_worker(wired, **env):
+            yield LiveSystem(wired, address, capability)
+
+
+@pytest.fixture
+def box_profile(services: Any, workspace_id: str, capability: str) -> Callable[..., Any]:
+    """Makes an executor profile of a box kind that only this test's worker can run."""
+
+    async def make(kind: ExecutorKind, **config: Any) -> str:
+        if kind == ExecutorKind.DOCKER:
+            config = {"image": TEST_IMAGE, **config}
+        config["capabilities"] = [capability, *config.get("capabilities", [])]
+        profile = await services.executor_profiles.create(workspace_id, f"{kind.value} box", kind, config)
+        return str(profile.id)
+
+    return make
+
+
+@pytest.fixture
+async def probe_repository(services: Any, workspace_id: str, tmp_path: Path) -> str:
+    """A repository whose worktrees hold the probe agent (tests/agents/box_probe.py)."""
+    folder = make_repository(tmp_path / "project")
+    with_probe(folder)
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "probe")
+    return str((await services.repositories.create(workspace_id, "project", str(folder))).id)
+
+
+@pytest.fixture
+async def probe_profile(services: Any) -> str:
+    """The probe agent, run by the box's Python from the task's worktree."""
+    fields = AgentProfileFields(name="Box probe", kind=AgentKind.ACP, command=["/usr/bin/python3", "box_probe.py"])
+    return str((await services.agent_profiles.create(None, fields)).id)
