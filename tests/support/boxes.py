@@ -8,7 +8,10 @@ import asyncio
 import os
 import secrets
 import shutil
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,18 +34,26 @@ async def _image_present(name: str) -> bool:
     return True
 
 
+def _run(coroutine: Any) -> Any:
+    """A coroutine run to its end from sync or async code alike (in a thread with a loop of its own)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+@cache
 def docker_missing() -> str | None:
     """Why the Docker tests can't run here, or None."""
-    reason = asyncio.run(DockerExecutor().available())
+    reason = _run(DockerExecutor().available())
     if reason is not None:
         return f"Docker: {reason}"
-    if not asyncio.run(_image_present(TEST_IMAGE)):
+    if not _run(_image_present(TEST_IMAGE)):
         return f"the test image {TEST_IMAGE} is not built: run `bash scripts/test_image.sh`"
     return None
 
 
+@cache
 def sandbox_missing() -> str | None:
-    reason = asyncio.run(SandboxExecutor().available())
+    reason = _run(SandboxExecutor().available())
     return None if reason is None else f"sandbox: {reason}"
 
 

@@ -17,7 +17,11 @@ from pathlib import Path
 
 from kandev.domain.ports import Box, BoxRequest, BoxState, ExecutorError
 from kandev.domain.workspace.executor_config import BRIDGE_DIR, FULL_NETWORK
+from kandev.platform.agent_host import AgentUser
+from kandev.runtime.confinement import blocked_path
 from kandev.runtime.process import AgentProcess, minimal_env
+
+_R, _W = 4, 2
 
 BWRAP = "bwrap"
 HOME = "/home/agent"
@@ -80,8 +84,10 @@ class SandboxExecutor:
         home = self.home(request)
         if home == HOME:
             args += ["--tmpfs", HOME]
-        readable = [p for p in request.readable if os.path.exists(p)]
-        writable = [request.workdir, *request.writable]
+        # What the agent's identity could not reach outside the box it does not get inside either (and bwrap,
+        # running as that identity, could not bind it).
+        readable = [p for p in request.readable if os.path.exists(p) and _reachable(p, request.run_as, _R)]
+        writable = [request.workdir, *(p for p in request.writable if _reachable(p, request.run_as, _R | _W))]
         if home != HOME:
             writable.append(home)
         for path in [*readable, *writable]:
@@ -93,8 +99,9 @@ class SandboxExecutor:
             args += ["--bind", path, path]
         if request.bridge_dir is not None:
             args += ["--ro-bind", request.bridge_dir, BRIDGE_DIR]
-        args += ["--chdir", request.workdir, "--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--"]
-        return args + request.argv
+        # Last: the box's own root is read-only too (its binds, /tmp and HOME keep their own modes).
+        args += ["--remount-ro", "/", "--chdir", request.workdir]
+        return [*args, "--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--", *request.argv]
 
     async def stop(self, box_id: str) -> None:
         return None  # a sandbox is a process tree under its keeper: its runtime ends it (kill_group)
@@ -129,6 +136,10 @@ class SandboxExecutor:
             said = stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
             return f"bubblewrap cannot make namespaces here: {said[0]}"
         return None
+
+
+def _reachable(path: str, user: AgentUser | None, bits: int) -> bool:
+    return user is None or blocked_path(path, user, bits) is None
 
 
 def _check_bindable(path: str, hidden: tuple[str, ...]) -> None:

@@ -5,7 +5,9 @@ MCP bridge."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ class LiveSystem:
     settings: Settings
     address: str
     capability: str
+    worker_pid: int
 
 
 # Agents run as identities of their own (a root deployment's setting): a container's user is the identity.
@@ -40,9 +43,19 @@ def identities() -> bool:
 
 
 @pytest.fixture
-def settings(database_url: str, redis_url: str, tmp_path: Path, identities: bool) -> Settings:
+def base(tmp_path: Path) -> Iterator[Path]:
+    """A world-traversable folder for the data dir, the work dir and the repositories: only kandev's own modes
+    (and the boxes) keep an agent identity out of what is not its own."""
+    folder = Path(tempfile.mkdtemp(prefix="kandev-boxes-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, base: Path, identities: bool) -> Settings:
     uids = {"agent_uids": AGENT_UIDS} if identities else {}
-    return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, **uids)
+    return settings_for(database_url, redis_url, base, turn_lease_seconds=5, **uids)
 
 
 @pytest.fixture
@@ -57,8 +70,8 @@ async def live(settings: Settings, capability: str) -> AsyncIterator[LiveSystem]
         env = {"KANDEV_WORKER_CAPABILITIES": f"docker,sandbox,{capability}"}
         if settings.agent_uids:
             env["KANDEV_AGENT_UIDS"] = settings.agent_uids
-        with running_worker(wired, **env):
-            yield LiveSystem(wired, address, capability)
+        with running_worker(wired, **env) as worker:
+            yield LiveSystem(wired, address, capability, worker.pid)
 
 
 @pytest.fixture
@@ -76,9 +89,9 @@ def box_profile(services: Any, workspace_id: str, capability: str) -> Callable[.
 
 
 @pytest.fixture
-async def probe_repository(services: Any, workspace_id: str, tmp_path: Path) -> str:
+async def probe_repository(services: Any, workspace_id: str, base: Path) -> str:
     """A repository whose worktrees hold the probe agent (tests/agents/box_probe.py)."""
-    folder = make_repository(tmp_path / "project")
+    folder = make_repository(base / "project")
     with_probe(folder)
     git(folder, "add", ".")
     git(folder, "commit", "-q", "-m", "probe")
