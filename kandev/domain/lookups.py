@@ -31,9 +31,7 @@ from kandev.models import (
     Turn,
     WorkflowStep,
 )
-from kandev.models.enums import PendingAction, PromptState, SessionState, TurnState
-
-TERMINAL = [SessionState.COMPLETED.value, SessionState.FAILED.value, SessionState.CANCELLED.value]
+from kandev.models.enums import TERMINAL_SESSION_STATES, PendingAction, PromptState, TurnState
 
 
 class Lookups:
@@ -209,6 +207,8 @@ def _pending_statement() -> CompoundSelect[Any]:
     )
     # A queued turn no live worker can run (the capabilities it waits for are recorded as it is enqueued).
     waiting = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
-        Session.task_id.in_(task_ids), cast(Session.waiting_for, String) != "[]", Session.state.not_in(TERMINAL)
+        Session.task_id.in_(task_ids),
+        cast(Session.waiting_for, String) != "[]",
+        Session.state.not_in([s.value for s in TERMINAL_SESSION_STATES]),
     )
     return union_all(permission, question, asked_parent, completion, waiting)

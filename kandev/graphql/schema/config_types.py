@@ -7,8 +7,8 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from kandev.domain.sessions.permissions import agent_pending_id
 from kandev.domain.access.users import is_admin
+from kandev.domain.sessions.permissions import agent_pending_id
 from kandev.domain.workspace.agent_profiles import mask_literals, missing_command, visible_env
 from kandev.domain.workspace.executor_config import BoxConfig, read_config, required_capabilities
 from kandev.graphql.schema.columns import column

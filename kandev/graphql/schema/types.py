@@ -19,6 +19,7 @@ from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
+from kandev.graphql.schema.executor_types import Placement
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.session_types import Session
@@ -26,6 +27,7 @@ from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
+from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
     from kandev.graphql.schema.workflow_engine_types import ParentQuestion
@@ -248,6 +250,24 @@ class Task:
         if self.pending is not None:
             return self.pending
         return self._loaders(info).pending_action.load(self.record.id)
+
+    @described(
+        "Where the task's agent runs (its live session's executor, worker and box) and what its queued turn waits "
+        "for; null before any session."
+    )
+    async def placement(self, info: Info) -> Placement | None:
+        sessions = await self._loaders(info).sessions_by_task.load(self.record.id)
+        live = [s for s in sessions if s.state not in TERMINAL_SESSION_STATES]
+        session = next((s for s in live if s.waiting_for), None) or next(iter(live or sessions), None)
+        if session is None:
+            return None
+        where = session.placement or {}
+        return Placement(
+            executor=where.get("kind"),
+            worker=where.get("worker"),
+            box_id=where.get("box"),
+            waiting_for=list(session.waiting_for or []),
+        )
 
     @described(
         "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "
