@@ -36,9 +36,9 @@ async def probe_turn(services, bus, db, started: Any, number: int, wanted: dict[
     async with db.read() as s:
         said = list(
             await s.scalars(
-                select(Message.text).where(Message.session_id == session_id, Message.kind == "AGENT").order_by(
-                    Message.seq
-                )
+                select(Message.text)
+                .where(Message.session_id == session_id, Message.kind == "AGENT")
+                .order_by(Message.seq)
             )
         )
     return turns[-1], json.loads(said[-1]) if said and turns[-1].state == "COMPLETED" else None

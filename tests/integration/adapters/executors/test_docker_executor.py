@@ -121,9 +121,7 @@ async def test_a_box_that_cannot_be_made_fails_the_launch_naming_the_cause_and_l
     assert not await containers(**{"kandev.session": started.session_id})
 
 
-async def test_a_mount_outside_the_source_roots_is_refused_when_the_profile_is_saved(
-    services, workspace_id, settings
-):
+async def test_a_mount_outside_the_source_roots_is_refused_when_the_profile_is_saved(services, workspace_id, settings):
     with pytest.raises(ValidationError) as refused:
         await services.executor_profiles.create(
             workspace_id,
