@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from redis import Redis
+from rq.job import Job, JobStatus
 
 from kandev.domain.sessions.placement import TurnRoute, turn_route
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
@@ -23,6 +25,7 @@ from kandev.platform.job_queues import (
     LAUNCH_RUN_JOB,
     PREFLIGHT_JOB,
     RETAIN_WORKTREES_JOB,
+    TEST_EXECUTOR_JOB,
     TURN_JOB,
     capability_queue,
     enqueue,
@@ -43,6 +46,8 @@ LAUNCH_RUN_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
 DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
+# Making a test box may build an image or run a prepare script: the caller waits this long at most.
+TEST_EXECUTOR_WAIT_SECONDS = 180
 log = logging.getLogger("kandev.jobs")
 
 
@@ -144,6 +149,39 @@ class RqDispatcher:
     async def enqueue_preflight(self, automation_id: str) -> None:
         """The job that checks an automation's pre-flight and stores its ack (kandev.domain.automations.preflight)."""
         await self._enqueue_automation_job(PREFLIGHT_JOB, automation_id, f"pre-flight automation={automation_id}")
+
+    async def test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
+        """The profile's test job on a worker offering `capabilities` (none live: said at once), awaited up to
+        TEST_EXECUTOR_WAIT_SECONDS."""
+        return await asyncio.to_thread(self._test_executor, profile_id, capabilities)
+
+    def _test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
+        missing = missing_capabilities(capabilities, live_capabilities(self._redis))
+        report: dict[str, Any] = {"ok": False, "worker": None, "findings": [], "error": None}
+        if missing:
+            report["error"] = f"no live worker offers {', '.join(missing)}"
+            return report
+        job_id = enqueue(
+            capability_queue(capabilities),
+            TEST_EXECUTOR_JOB,
+            profile_id,
+            job_timeout=TEST_EXECUTOR_WAIT_SECONDS,
+            connection=self._redis,
+            description=f"test executor profile={profile_id}",
+        )
+        deadline = time.monotonic() + TEST_EXECUTOR_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            job = Job.fetch(job_id, connection=self._redis)
+            status = job.get_status()
+            if status == JobStatus.FINISHED:
+                return dict(job.return_value() or report)
+            if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+                report["error"] = "the test job failed on its worker"
+                return report
+            time.sleep(0.1)
+        Job.fetch(job_id, connection=self._redis).cancel()
+        report["error"] = f"no worker finished the test within {TEST_EXECUTOR_WAIT_SECONDS}s"
+        return report
 
     async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
 

@@ -21,6 +21,7 @@ DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
 CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
+TEST_EXECUTOR_JOB = "kandev.jobs.executors.test_executor_profile"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
 RESULT_TTL_SECONDS = 3600

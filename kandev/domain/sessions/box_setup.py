@@ -14,15 +14,17 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kandev.domain.errors import ConflictError, ValidationError
+from kandev.domain.access.agent_identities import workspace_agent_identity
+from kandev.domain.context import ServiceContext
+from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
 from kandev.domain.workspace.executor_config import BOX_KINDS, BoxConfig, Mount, read_config
 from kandev.domain.workspace.git import git
-from kandev.domain.workspace.secrets import resolve_env
+from kandev.domain.workspace.secrets import SECRET_REFERENCE, resolve_env
 from kandev.domain.workspace.source_roots import confine_path
 from kandev.domain.workspace.workdirs import task_directory
 from kandev.models import ExecutorProfile, Repository, Task, TaskFolder, TaskRepository
 from kandev.models.enums import ExecutorKind
-from kandev.platform.agent_host import scripted_requirements
+from kandev.platform.agent_host import AgentUser, scripted_requirements
 from kandev.platform.settings import Settings
 
 # The labels of every box: Kandev's, which installation's, and whose (session, task, worker).
@@ -58,6 +60,44 @@ async def executor_of(db: AsyncSession, executor_id: str | None) -> tuple[str, d
     return profile.kind, dict(profile.config or {})
 
 
+@dataclass(frozen=True)
+class ProbeSetup:
+    """What testing an executor profile makes a box with."""
+
+    kind: str
+    config: BoxConfig
+    run_as: AgentUser | None
+
+
+async def probe_setup(ctx: ServiceContext, profile_id: str) -> ProbeSetup:
+    """A box profile's settings as a launch would use them (secrets resolved, mounts checked again), with the
+    identity its workspace owner's agents run as; ConflictError naming what can't be used."""
+    async with ctx.read() as db:
+        profile = await db.get(ExecutorProfile, profile_id)
+        if profile is None:
+            raise NotFoundError("executor profile", profile_id)
+        if profile.kind not in BOX_KINDS:
+            raise ConflictError("only SANDBOX and DOCKER profiles make boxes to test")
+        config = read_config(profile.kind, profile.config)
+        env, run_as = dict(config.env), None
+        if profile.workspace_id is not None:
+            env, _ = await resolve_env(db, ctx.settings.server_key, profile.workspace_id, config.env)
+            run_as = await workspace_agent_identity(db, ctx.settings, profile.workspace_id)
+        else:  # a server-wide profile: each workspace gives its own secrets, so none are resolved here
+            env = {k: v for k, v in env.items() if not SECRET_REFERENCE.search(v)}
+    return ProbeSetup(profile.kind, replace(config, env=env, mounts=_confined(ctx.settings, config)), run_as)
+
+
+def _confined(settings: Settings, config: BoxConfig) -> tuple[Mount, ...]:
+    try:
+        return tuple(
+            Mount(str(confine_path(settings, m.source, f"mounts.{i}.source")), m.target, m.read_only)
+            for i, m in enumerate(config.mounts)
+        )
+    except ValidationError as error:
+        raise ConflictError(f"the executor profile's mount can't be used: {error.message}") from None
+
+
 async def box_parts(
     db: AsyncSession, settings: Settings, task: Task, executor_id: str | None, workdir: Path, builtin: bool
 ) -> BoxParts | None:
@@ -67,13 +107,7 @@ async def box_parts(
         return None
     config = read_config(kind, stored)
     env, secrets = await resolve_env(db, settings.server_key, task.workspace_id, config.env)
-    try:
-        mounts = tuple(
-            Mount(str(confine_path(settings, m.source, f"mounts.{i}.source")), m.target, m.read_only)
-            for i, m in enumerate(config.mounts)
-        )
-    except ValidationError as error:
-        raise ConflictError(f"the executor profile's mount can't be used: {error.message}") from None
+    mounts = _confined(settings, config)
     readable = [str(settings.work_path / "mcp-packages")]
     if builtin:
         readable += scripted_requirements()

@@ -20,7 +20,7 @@ from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError
 from kandev.domain.validation import clean_name
 from kandev.domain.workspace.agent_profiles import ensure_unique_server_wide
-from kandev.domain.workspace.executor_config import check_config, required_capabilities
+from kandev.domain.workspace.executor_config import BOX_KINDS, check_config, required_capabilities
 from kandev.models import ExecutorProfile, Workspace
 from kandev.models.base import new_id
 from kandev.models.enums import ExecutorKind
@@ -44,6 +44,17 @@ class ExecutorProfileService:
             self._live = await live_capabilities_of(self.ctx.bus.redis)
         missing = missing_capabilities(needed, self._live)
         return f"no live worker offers {', '.join(missing)}" if missing else None
+
+    async def test(self, profile_id: str) -> dict[str, Any]:
+        """Start and stop a box of the profile on a worker able to run it; what it found ({ok, worker, findings,
+        error}). Admins only: it runs what the profile says."""
+        ensure_admin(self.ctx.principal, "test executor profiles")
+        async with self.ctx.read() as db:
+            profile = await self._load(db, profile_id)
+            if profile.kind not in BOX_KINDS:
+                raise ConflictError("only SANDBOX and DOCKER profiles make boxes to test", field="executor_profile_id")
+            needed = frozenset(required_capabilities(profile.kind, profile.config))
+        return await self.ctx.jobs.test_executor(profile_id, needed)
 
     async def list(self, workspace_id: str) -> list[ExecutorProfile]:
         async with self.ctx.read() as db:

@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis import Redis
 
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models.enums import AgentKind, ExecutorKind
+from kandev.platform.job_queues import live_capabilities
 from kandev.platform.settings import Settings
 from tests.support.boxes import TEST_IMAGE, own_capability, with_probe
 from tests.support.factories import settings_for
 from tests.support.git_repos import git, make_repository
 from tests.support.server import running_server
+from tests.support.waiting import wait_until
 from tests.support.workers import running_worker
 
 
@@ -71,7 +74,21 @@ async def live(settings: Settings, capability: str) -> AsyncIterator[LiveSystem]
         if settings.agent_uids:
             env["KANDEV_AGENT_UIDS"] = settings.agent_uids
         with running_worker(wired, **env) as worker:
+            await advertised(settings, capability)
             yield LiveSystem(wired, address, capability, worker.pid)
+
+
+async def advertised(settings: Settings, capability: str, timeout: float = 30) -> None:
+    """Until a live worker offers `capability` (a worker advertises once it has started)."""
+    redis = Redis.from_url(settings.redis_url or "")
+    try:
+
+        async def offered() -> bool:
+            return any(capability in offers for offers in live_capabilities(redis).values())
+
+        await wait_until(offered, timeout=timeout, interval=0.1)
+    finally:
+        redis.close()
 
 
 @pytest.fixture
