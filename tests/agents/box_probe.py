@@ -38,7 +38,7 @@ def outcome(action) -> dict:
 
 def read(path: str) -> str:
     with open(path, "rb") as file:
-        return file.read(256).hex()
+        return file.read(4096).hex()
 
 
 def write(path: str) -> str:

@@ -195,10 +195,34 @@ export type CreateAutomationInput = {
   workspaceId: string | number;
 };
 
-/** Admins only. */
+/** Admins only. The settings apply to SANDBOX and DOCKER profiles. */
 export type CreateExecutorProfileInput = {
+  /** Worker capabilities the profile needs besides its kind's own (docker, sandbox). */
+  capabilities?: Array<string> | null | undefined;
+  /** DOCKER: CPUs the container may use. */
+  cpus?: number | null | undefined;
+  /** DOCKER: a Dockerfile the image is built from (once per content) instead. */
+  dockerfile?: string | null | undefined;
+  /** DOCKER: environment in the container; values may reference ${secret:NAME}. */
+  env?: unknown;
+  /** DOCKER: the image to run, e.g. debian:bookworm. */
+  image?: string | null | undefined;
   kind: ExecutorKind;
+  /** Memory limit in MB (DOCKER: the container, no swap; SANDBOX: address space). */
+  memoryMb?: number | null | undefined;
+  /** DOCKER: extra folders. */
+  mounts?: Array<ExecutorMountInput> | null | undefined;
   name: string;
+  /** NONE (default); SANDBOX: or FULL; DOCKER: or the name of a Docker network. */
+  network?: string | null | undefined;
+  /** Most processes the box may hold. */
+  pids?: number | null | undefined;
+  /** DOCKER: a shell script run in the container before the agent; its failure fails. */
+  prepareScript?: string | null | undefined;
+  /** DOCKER: default NEVER. */
+  pullPolicy?: PullPolicy | null | undefined;
+  /** DOCKER: numeric uid[:gid]; default: the agent's identity (never root). */
+  user?: string | null | undefined;
   /** The workspace; null: a server-wide profile, listed in every workspace. */
   workspaceId?: string | number | null | undefined;
 };
@@ -302,11 +326,22 @@ export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
-/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
+/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory; SANDBOX: the task's worktree in Linux namespaces (bubblewrap); DOCKER: the task's worktree in a Docker container. */
 export type ExecutorKind =
+  | 'DOCKER'
   | 'LOCAL'
+  | 'SANDBOX'
   | 'SCRATCH'
   | 'WORKTREE';
+
+/** A host folder (under KANDEV_SOURCE_ROOTS) seen in a DOCKER executor's container. */
+export type ExecutorMountInput = {
+  readOnly?: boolean;
+  /** Absolute host path under the source roots. */
+  source: string;
+  /** Absolute path in the container (never /workspace or /run/kandev). */
+  target: string;
+};
 
 /** MISSING: no such file (or the task's files don't exist yet); NOT_A_FILE: a folder or special file; TOO_LARGE: over 1 MiB; BINARY: neither UTF-8 text nor a PNG, JPEG, GIF or WebP image. */
 export type FilePreviewUnavailableReason =
@@ -382,13 +417,19 @@ export type PendingAction =
   | 'CLARIFICATION'
   | 'COMPLETION_PENDING'
   | 'NONE'
-  | 'PERMISSION';
+  | 'PERMISSION'
+  | 'WAITING_FOR_WORKER';
 
 /** What happens when the agent asks permission: allow, deny, or ask an operator. */
 export type PermissionPolicy =
   | 'ALLOW'
   | 'ASK'
   | 'DENY';
+
+/** NEVER: the image must be on the worker; IF_MISSING: pulled when absent. */
+export type PullPolicy =
+  | 'IF_MISSING'
+  | 'NEVER';
 
 export type QuestionAnswerInput = {
   /** Free-text answer. */
@@ -585,11 +626,35 @@ export type UpdateAutomationInput = {
   workflowStepId?: string | number | null | undefined;
 };
 
-/** Admins only; only the fields given change. */
+/** Admins only; only the fields given change (a new kind starts from that kind's defaults). */
 export type UpdateExecutorProfileInput = {
+  /** Worker capabilities the profile needs besides its kind's own (docker, sandbox). */
+  capabilities?: Array<string> | null | undefined;
+  /** DOCKER: CPUs the container may use. */
+  cpus?: number | null | undefined;
+  /** DOCKER: a Dockerfile the image is built from (once per content) instead. */
+  dockerfile?: string | null | undefined;
+  /** DOCKER: environment in the container; values may reference ${secret:NAME}. */
+  env?: unknown;
   executorProfileId: string | number;
+  /** DOCKER: the image to run, e.g. debian:bookworm. */
+  image?: string | null | undefined;
   kind?: ExecutorKind | null | undefined;
+  /** Memory limit in MB (DOCKER: the container, no swap; SANDBOX: address space). */
+  memoryMb?: number | null | undefined;
+  /** DOCKER: extra folders. */
+  mounts?: Array<ExecutorMountInput> | null | undefined;
   name?: string | null | undefined;
+  /** NONE (default); SANDBOX: or FULL; DOCKER: or the name of a Docker network. */
+  network?: string | null | undefined;
+  /** Most processes the box may hold. */
+  pids?: number | null | undefined;
+  /** DOCKER: a shell script run in the container before the agent; its failure fails. */
+  prepareScript?: string | null | undefined;
+  /** DOCKER: default NEVER. */
+  pullPolicy?: PullPolicy | null | undefined;
+  /** DOCKER: numeric uid[:gid]; default: the agent's identity (never root). */
+  user?: string | null | undefined;
 };
 
 /** Only the fields given change; the kind can't. */

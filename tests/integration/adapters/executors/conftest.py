@@ -5,6 +5,7 @@ MCP bridge."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -99,7 +100,8 @@ def box_profile(services: Any, workspace_id: str, capability: str) -> Callable[.
         if kind == ExecutorKind.DOCKER:
             config = {"image": TEST_IMAGE, **config}
         config["capabilities"] = [capability, *config.get("capabilities", [])]
-        profile = await services.executor_profiles.create(workspace_id, f"{kind.value} box", kind, config)
+        name = f"{kind.value} box {secrets.token_hex(3)}"
+        profile = await services.executor_profiles.create(workspace_id, name, kind, config)
         return str(profile.id)
 
     return make

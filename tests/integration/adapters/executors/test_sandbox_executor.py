@@ -1,0 +1,77 @@
+"""The SANDBOX executor end to end, with the server's own identity (root here: the box alone confines it): the
+built-in scripted agent runs in bubblewrap on the worker's interpreter, reaches Kandev's MCP tools only through the
+stdio bridge, and the transcript says where it runs; combined with KANDEV_AGENT_UIDS it runs as the owner's
+identity."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from kandev.models import Message, Task
+from kandev.models.enums import ExecutorKind
+from tests.support.boxes import needs
+from tests.support.factories import started_task
+from tests.support.watch import watching
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def identities() -> bool:
+    return False
+
+
+@pytest.fixture(autouse=True)
+def sandbox_here() -> None:
+    needs("sandbox")
+
+
+async def test_the_scripted_agent_runs_in_a_sandbox_and_calls_kandev_tools_through_the_stdio_bridge(
+    live, services, bus, db, workspace_id, box_profile
+):
+    executor = await box_profile(ExecutorKind.SANDBOX)
+    prompt = '/say hello from the sandbox\n/tool create_task_kandev {"title": "made from inside a sandbox"}'
+    started = await started_task(services, workspace_id, prompt, executor_profile_id=executor)
+    async with watching(bus, db, started.session_id) as watch:
+        turn = await watch.next_turn_end(timeout=60)
+    assert turn.state == "COMPLETED", turn.error
+    async with db.read() as s:
+        rows = list(await s.scalars(select(Message).where(Message.session_id == started.session_id)))
+        made = await s.scalar(select(Task).where(Task.title == "made from inside a sandbox"))
+    assert [m.text for m in rows if m.kind == "AGENT"] == ["hello from the sandbox"]
+    [call] = [m for m in rows if m.kind == "TOOL_CALL"]
+    assert call.data["status"] == "completed", call.data.get("output")
+    assert made is not None
+    [placed] = [m for m in rows if m.kind == "SYSTEM" and "placement" in (m.data or {})]
+    assert placed.data["placement"]["kind"] == "sandbox" and "in a sandbox" in placed.text
+
+
+async def test_with_network_full_the_sandbox_keeps_the_hosts_network_and_with_none_only_its_loopback(
+    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository
+):
+    reports = {}
+    for network in ("NONE", "FULL"):
+        executor = await box_profile(ExecutorKind.SANDBOX, network=network)
+        started = await started_task(
+            services,
+            workspace_id,
+            'PROBE {"own": true, "read": ["/proc/net/dev"]}',
+            agent_profile_id=probe_profile,
+            executor_profile_id=executor,
+            repositories=[probe_repository],
+        )
+        async with watching(bus, db, started.session_id) as watch:
+            turn = await watch.next_turn_end(timeout=60)
+        assert turn.state == "COMPLETED", turn.error
+        async with db.read() as s:
+            said = await s.scalar(
+                select(Message.text).where(Message.session_id == started.session_id, Message.kind == "AGENT")
+            )
+        reports[network] = json.loads(said)
+    for network, report in reports.items():
+        devices = bytes.fromhex(report["read /proc/net/dev"]["value"]).decode()
+        assert ("lo:" in devices) and (devices.count(":") > 1) == (network == "FULL"), (network, devices)
+        assert report["own"]["uid"] == 0 and report["own"]["hostname"] == "kandev-box"
