@@ -15,6 +15,8 @@ const en = {
   live: "Live",
   signedOut: "Signed out",
   waitingOnParent: "Waiting on the parent task",
+  waitingForWorker: "waiting for a worker with {capabilities}",
+  runsOnWorker: "Runs on worker {worker}",
   // A card's status, as a person would say it (derive.ts cardStatus picks one).
   statusNotStarted: "Not started",
   statusStarting: "Starting",
@@ -65,6 +67,8 @@ const catalogs: Record<string, Record<StringKey, string>> = {
     live: "Live",
     signedOut: "Abgemeldet",
     waitingOnParent: "Wartet auf die übergeordnete Aufgabe",
+    waitingForWorker: "wartet auf einen Worker mit {capabilities}",
+    runsOnWorker: "Läuft auf Worker {worker}",
     statusNotStarted: "Nicht gestartet",
     statusStarting: "Startet",
     statusWorking: "Agent arbeitet",

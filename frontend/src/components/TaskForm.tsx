@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { CREATE_TASK, START_TASK } from "../api/ops";
 import { MCP_SERVERS, SELECT_MCP_SERVER, type McpServerRow } from "../api/mcpOps";
+import { EXECUTOR_PROFILES, type ExecutorRow } from "../api/settingsOps";
 import { LIMITS } from "../api/limits";
 import { errorText, gql, unwrap } from "../api/graphql";
 import type { Task } from "../api/ops";
@@ -32,6 +33,8 @@ export function TaskForm(props: {
   const [showInfo, setShowInfo] = useState(false);
   const [mcpServers, setMcpServers] = useState<McpServerRow[]>([]);
   const [mcpChosen, setMcpChosen] = useState<string[]>([]);
+  const [executors, setExecutors] = useState<ExecutorRow[]>([]);
+  const [executorId, setExecutorId] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
@@ -39,6 +42,7 @@ export function TaskForm(props: {
   const willStart = start && prompt.trim().length > 0;
   useEffect(() => {
     if (workspaceId) void gql(MCP_SERVERS, { w: workspaceId }).then((r) => setMcpServers(r.mcpServers), () => setMcpServers([]));
+    if (workspaceId) void gql(EXECUTOR_PROFILES, { w: workspaceId }).then((r) => setExecutors(r.executorProfiles), () => setExecutors([]));
   }, [workspaceId]);
   const toggleMcp = (serverId: string, on: boolean) => setMcpChosen((ids) => (on ? [...ids, serverId] : ids.filter((x) => x !== serverId)));
 
@@ -58,6 +62,7 @@ export function TaskForm(props: {
         // With MCP servers chosen, the agent starts once they are selected at the task, so its first turn has them.
         startAgent: willStart && mcpChosen.length === 0,
         agentProfileId: profileId || null,
+        executorProfileId: executorId || null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
       if (subtask) {
@@ -170,6 +175,18 @@ export function TaskForm(props: {
       )}
       <details className="field" data-testid="task-advanced">
         <summary>Advanced</summary>
+        <label className="field">
+          <span>Executor</span>
+          <select className="input" value={executorId} onChange={(e) => setExecutorId(e.target.value)} name="executor" data-testid="task-executor">
+            <option value="">The workspace's default</option>
+            {executors.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.name}
+                {x.unavailableReason ? ` (${x.unavailableReason})` : ""}
+              </option>
+            ))}
+          </select>
+        </label>
         <fieldset className="field" data-testid="task-mcp-selector">
           <legend>MCP servers for this task</legend>
           {mcpServers.length === 0 && <p className="muted">No MCP servers are configured (Settings → MCP servers).</p>}

@@ -56,7 +56,7 @@ type Documents = {
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": typeof types.SessionMcpServersDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": typeof types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
@@ -99,7 +99,8 @@ type Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": typeof types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": typeof types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RevokeAccessTokenDocument,
-    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": typeof types.ExecutorProfilesDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n      image\n      pullPolicy\n      dockerfile\n      env\n      mounts {\n        source\n        target\n        readOnly\n      }\n      cpus\n      memoryMb\n      pids\n      network\n      user\n      prepareScript\n      capabilities\n      unavailableReason\n    }\n  }\n": typeof types.ExecutorProfilesDocument,
+    "\n  mutation TestExecutorProfile($id: ID!) {\n    testExecutorProfile(executorProfileId: $id) {\n      __typename\n      ... on ExecutorTestPayload {\n        ok\n        worker\n        findings\n        error\n      }\n      ...ErrorFields\n    }\n  }\n": typeof types.TestExecutorProfileDocument,
     "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateExecutorProfileDocument,
     "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.UpdateExecutorProfileDocument,
     "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DeleteExecutorProfileDocument,
@@ -161,7 +162,7 @@ const documents: Documents = {
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": types.SessionMcpServersDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
     "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
@@ -204,7 +205,8 @@ const documents: Documents = {
     "\n  query AccessTokens {\n    accessTokens {\n      id\n      name\n      createdAt\n      lastUsedAt\n      revokedAt\n    }\n  }\n": types.AccessTokensDocument,
     "\n  mutation CreateAccessToken($name: String!) {\n    createAccessToken(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on CreateAccessTokenPayload {\n        token\n      }\n    }\n  }\n": types.CreateAccessTokenDocument,
     "\n  mutation RevokeAccessToken($id: ID!) {\n    revokeAccessToken(id: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RevokeAccessTokenDocument,
-    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n": types.ExecutorProfilesDocument,
+    "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n      image\n      pullPolicy\n      dockerfile\n      env\n      mounts {\n        source\n        target\n        readOnly\n      }\n      cpus\n      memoryMb\n      pids\n      network\n      user\n      prepareScript\n      capabilities\n      unavailableReason\n    }\n  }\n": types.ExecutorProfilesDocument,
+    "\n  mutation TestExecutorProfile($id: ID!) {\n    testExecutorProfile(executorProfileId: $id) {\n      __typename\n      ... on ExecutorTestPayload {\n        ok\n        worker\n        findings\n        error\n      }\n      ...ErrorFields\n    }\n  }\n": types.TestExecutorProfileDocument,
     "\n  mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {\n    createExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateExecutorProfileDocument,
     "\n  mutation UpdateExecutorProfile($i: UpdateExecutorProfileInput!) {\n    updateExecutorProfile(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.UpdateExecutorProfileDocument,
     "\n  mutation DeleteExecutorProfile($id: ID!) {\n    deleteExecutorProfile(executorProfileId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DeleteExecutorProfileDocument,
@@ -392,7 +394,7 @@ export function graphql(source: "\n  fragment ErrorFields on Error {\n    messag
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
+export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -564,7 +566,11 @@ export function graphql(source: "\n  mutation RevokeAccessToken($id: ID!) {\n   
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n    }\n  }\n"): typeof import('./graphql').ExecutorProfilesDocument;
+export function graphql(source: "\n  query ExecutorProfiles($w: ID!) {\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      builtin\n      serverWide\n      image\n      pullPolicy\n      dockerfile\n      env\n      mounts {\n        source\n        target\n        readOnly\n      }\n      cpus\n      memoryMb\n      pids\n      network\n      user\n      prepareScript\n      capabilities\n      unavailableReason\n    }\n  }\n"): typeof import('./graphql').ExecutorProfilesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TestExecutorProfile($id: ID!) {\n    testExecutorProfile(executorProfileId: $id) {\n      __typename\n      ... on ExecutorTestPayload {\n        ok\n        worker\n        findings\n        error\n      }\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').TestExecutorProfileDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

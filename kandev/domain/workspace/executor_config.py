@@ -102,8 +102,10 @@ def check_config(settings: Settings, kind: ExecutorKind, given: Mapping[str, Any
     """The settings `given` (snake_case names, as the command contract delivers them) checked for `kind`;
     ValidationError naming the first field that breaks a rule."""
     allowed = _ALLOWED.get(kind, frozenset({"capabilities"}))
+    defaults = BoxConfig()
     for name, value in given.items():
-        if name not in allowed and value not in (None, "", [], {}, ()):
+        unset = value in (None, "", [], {}, ()) or value == getattr(defaults, name, None)
+        if name not in allowed and not unset:
             raise ValidationError(f"{name} does not apply to a {kind.name} executor", field=name)
     config = BoxConfig(
         image=_image(given.get("image") or ""),

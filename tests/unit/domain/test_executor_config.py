@@ -82,3 +82,8 @@ def test_mounts_come_only_from_the_source_roots_and_never_over_the_boxs_own_fold
 def test_a_stored_config_reads_back_typed_with_unknown_keys_ignored():
     config = read_config("docker", {"image": "x:1", "memory_mb": 64, "from_a_later_version": 1})
     assert config == BoxConfig(image="x:1", memory_mb=64, capabilities=("docker",))
+
+
+def test_a_stored_sandbox_config_passes_its_own_check_again(settings):
+    stored = check_config(settings, SANDBOX, {"memory_mb": 512}).stored()
+    assert check_config(settings, SANDBOX, {**stored, "memory_mb": 768}).memory_mb == 768
