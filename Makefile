@@ -2,7 +2,8 @@
 #
 #   make install   create .venv (first python3 >= 3.11 found) and install kandev + test extras
 #   make run       install, (re)build the web client when its sources changed, then `kandev serve`
-#   make test      install, then run the whole test suite (PYTEST_ARGS="..." to pass options)
+#   make test      install, then run the whole test suite in TEST_WORKERS processes (PYTEST_ARGS="..." to pass
+#                  options; naming a test file runs it in one process)
 #   make lint      ruff check, then mypy (the config in pyproject.toml: strict for domain, mcp_bridge, schema)
 #   make schema    print the GraphQL schema into schema.graphql and regenerate the web client's types
 #   make bench     run the benchmarks (prints JSON)
@@ -16,6 +17,9 @@ VENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON_CANDIDATES := python3.13 python3.12 python3.11 python3
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist), each module in one of them (tests/support/parallel.py); 2 suits the 2-core CI
+# machine. Modules go out in collection order, so the many quick unit tests at the end even out the finish.
+TEST_WORKERS ?= 2
 KANDEV_ARGS ?=
 FRONTEND ?= frontend
 # The web client is rebuilt only when one of these is newer than its build.
@@ -60,10 +64,15 @@ $(WEB_CLIENT): $(WEB_SOURCES)
 		fi && npm run build && touch dist/index.html; \
 	fi
 
+# In parallel unless PYTEST_ARGS names a test file or test (one process: no start-up cost), sets -n itself or
+# turns xdist off (-p no:xdist).
+PARALLEL = $(if $(or $(filter %.py -n -n% --numprocesses% %no:xdist,$(PYTEST_ARGS)),$(findstring .py::,$(PYTEST_ARGS))),,\
+	-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
+
 # pytest's own exit code is the recipe's exit code: failures (1), errors (2-4) and
 # "no tests collected" (5) all fail `make test`.
 test: install
-	$(VENV_PY) -m pytest -q $(PYTEST_ARGS)
+	$(VENV_PY) -m pytest -q $(PARALLEL) $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check kandev tests

@@ -25,7 +25,7 @@ from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.settings import Settings
 from kandev.wiring import dispatcher, service_context
-from tests.support import databases
+from tests.support import databases, parallel
 from tests.support.factories import settings_for
 from tests.support.fake_dns import FakeDns
 
@@ -41,11 +41,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped under KANDEV_TEST_STRICT=1: {report.longrepr}"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return parallel.scheduler(config, log)
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     url = os.environ.get("KANDEV_TEST_REDIS_URL")
     if url:
-        yield url
+        yield parallel.worker_redis_url(url)  # parallel workers share the server, not a database
         return
     from kandev.platform.embedded_redis import start_embedded_redis
 
@@ -57,28 +62,27 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def _suite_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    url = databases.suite_database_url()
-    if url is None:
+def _suite_database(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[databases.SqliteTemplate | databases.PostgresSuiteDatabase]:
+    server = databases.suite_database_url()
+    if server is None:
         yield databases.SqliteTemplate(tmp_path_factory.mktemp("sqlite-template"))
         return
-    server = url
-    created = databases.run(databases.create_postgres_database(server))
-    from kandev.migrations import upgrade_to_head
-
-    upgrade_to_head(created)
+    suite = databases.PostgresSuiteDatabase(server)
     try:
-        yield created
+        yield suite
     finally:
-        databases.run(databases.drop_postgres_database(server, created))
+        suite.close()
 
 
 @pytest.fixture
-async def database_url(_suite_database: Any, tmp_path: Path) -> str:
-    if isinstance(_suite_database, databases.SqliteTemplate):
-        return _suite_database.fresh(tmp_path)
-    await databases.truncate_all(_suite_database)
-    return _suite_database
+def database_url(
+    _suite_database: databases.SqliteTemplate | databases.PostgresSuiteDatabase, tmp_path: Path
+) -> Iterator[str]:
+    """A migrated database with no rows: a copy of the SQLite template, or the session's PostgreSQL one emptied."""
+    yield _suite_database.fresh(tmp_path)
+    _suite_database.check_schema_kept()
 
 
 @pytest.fixture

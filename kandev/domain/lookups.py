@@ -21,6 +21,7 @@ from kandev.domain.sessions.service import MessagePage, read_messages
 from kandev.domain.tasks.activity import TaskActivity, read_activity
 from kandev.models import (
     AutomationRun,
+    Budget,
     Clarification,
     ParentQuestion,
     PermissionRequest,
@@ -114,14 +115,15 @@ class Lookups:
         return [grouped[i] for i in task_ids]
 
     async def pending_actions(self, task_ids: Sequence[str]) -> list[PendingAction]:
-        """Derived from durable waits; when several hold: PERMISSION, then CLARIFICATION, then
-        COMPLETION_PENDING. One statement for the whole batch."""
+        """Derived from durable waits; when several hold: BUDGET_REACHED (nothing moves until it is raised),
+        PERMISSION, CLARIFICATION, then COMPLETION_PENDING. One statement for the whole batch."""
         async with self.ctx.read() as db:
             rows = (await db.execute(_pending_statement(), {"task_ids": list(task_ids)})).all()
         best: dict[str, int] = {}
         for task_id, rank in rows:
             best[task_id] = min(rank, best.get(task_id, rank))
         order = [
+            PendingAction.BUDGET_REACHED,
             PendingAction.PERMISSION,
             PendingAction.CLARIFICATION,
             PendingAction.COMPLETION_PENDING,
@@ -193,22 +195,25 @@ class Lookups:
 def _pending_statement() -> CompoundSelect[Any]:
     """Built once, the ids an expanding parameter: it runs for every page and every live task event."""
     task_ids: BindParameter[list[str]] = bindparam("task_ids", expanding=True)
-    permission = select(PermissionRequest.task_id.label("task_id"), literal(0).label("rank")).where(
+    budget = select(Budget.subject_id.label("task_id"), literal(0).label("rank")).where(
+        Budget.subject_id.in_(task_ids), Budget.subject_kind == "task", Budget.reached_at.is_not(None)
+    )
+    permission = select(PermissionRequest.task_id.label("task_id"), literal(1).label("rank")).where(
         PermissionRequest.task_id.in_(task_ids), PermissionRequest.state == "PENDING"
     )
-    question = select(Clarification.task_id.label("task_id"), literal(1).label("rank")).where(
+    question = select(Clarification.task_id.label("task_id"), literal(2).label("rank")).where(
         Clarification.task_id.in_(task_ids), Clarification.state == "PENDING"
     )
-    asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(1).label("rank")).where(
+    asked_parent = select(ParentQuestion.child_task_id.label("task_id"), literal(2).label("rank")).where(
         ParentQuestion.child_task_id.in_(task_ids), ParentQuestion.state == "PENDING"
     )
-    completion = select(Session.task_id.label("task_id"), literal(2).label("rank")).where(
+    completion = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
         Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
     )
     # A queued turn no live worker can run (the capabilities it waits for are recorded as it is enqueued).
-    waiting = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
+    waiting = select(Session.task_id.label("task_id"), literal(4).label("rank")).where(
         Session.task_id.in_(task_ids),
         cast(Session.waiting_for, String) != "[]",
         Session.state.not_in([s.value for s in TERMINAL_SESSION_STATES]),
     )
-    return union_all(permission, question, asked_parent, completion, waiting)
+    return union_all(budget, permission, question, asked_parent, completion, waiting)

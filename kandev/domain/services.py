@@ -28,6 +28,7 @@ from kandev.domain.tasks.dependencies import DependencyService
 from kandev.domain.tasks.file_preview import FilePreviewService
 from kandev.domain.tasks.service import TaskService
 from kandev.domain.tasks.titles import TitleService
+from kandev.domain.usage.service import UsageService
 from kandev.domain.workflow.engine import after_task_state_change
 from kandev.domain.workflow.service import WorkflowService
 from kandev.domain.workflow.signals import SignalService
@@ -59,6 +60,10 @@ class Services:
     @property
     def principal(self) -> Principal:
         return self.ctx.principal
+
+    @cached_property
+    def usage(self) -> UsageService:
+        return UsageService(self.ctx)
 
     @cached_property
     def tasks(self) -> TaskService:

@@ -7,6 +7,7 @@ from typing import Any
 import strawberry
 
 from kandev.graphql.resolvers import account as account_resolvers
+from kandev.graphql.resolvers import agent_catalogue as catalogue_resolvers
 from kandev.graphql.resolvers import automations as automation_resolvers
 from kandev.graphql.resolvers import coordination as coordination_resolvers
 from kandev.graphql.resolvers import dependencies as dependency_resolvers
@@ -19,6 +20,7 @@ from kandev.graphql.resolvers import runs as run_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
 from kandev.graphql.resolvers import subscriptions as subscription_resolvers
 from kandev.graphql.resolvers import tasks as task_resolvers
+from kandev.graphql.resolvers import usage as usage_resolvers
 from kandev.graphql.resolvers import workflow_engine as engine_resolvers
 from kandev.graphql.resolvers import workflows as workflow_resolvers
 from kandev.graphql.resolvers import workspace_sources as source_resolvers
@@ -97,6 +99,15 @@ class Query:
     parent_questions = strawberry.field(
         resolver=engine_resolvers.parent_questions,
         description="An autopilot child's questions to its parent.",
+    )
+    agent_catalogue = strawberry.field(
+        resolver=catalogue_resolvers.agent_catalogue_entries,
+        description="ACP agents people use: command, install, environment keys, docs, and whether installed here.",
+    )
+    usage = strawberry.field(
+        resolver=usage_resolvers.usage,
+        description="A workspace's usage and cost added up over turns, sessions and replicas, grouped by session, "
+        "task, automation, agent, model, workspace or day.",
     )
     pending_permissions = strawberry.field(
         resolver=profile_resolvers.pending_permissions,
@@ -286,6 +297,20 @@ class Mutation:
         description="Add an active registry entry's remote or exact npm package as an MCP server definition.",
     )
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
+    install_agent = strawberry.mutation(
+        resolver=catalogue_resolvers.install_agent,
+        description="Install a catalogue agent's npm package (its pinned version) into the work dir, as the server, "
+        "with --ignore-scripts, read-only to agents; never globally. Admins only.",
+    )
+    update_agent = strawberry.mutation(
+        resolver=catalogue_resolvers.update_agent,
+        description="Install the registry's current version of a catalogue agent's npm package. Admins only.",
+    )
+    set_automation_budget = strawberry.mutation(
+        resolver=usage_resolvers.set_automation_budget,
+        description="Set, raise or remove an automation's monthly budget; once spent it does not fire until the "
+        "next month or a raised budget.",
+    )
     create_workflow = strawberry.mutation(resolver=workflow_resolvers.create_workflow)
     update_workflow = strawberry.mutation(resolver=workflow_resolvers.update_workflow)
     delete_workflow = strawberry.mutation(

@@ -27,6 +27,7 @@ from kandev.domain.sessions.placement import record_placement
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
+from kandev.domain.usage.recording import record_usage
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.boxes import box_launch
@@ -39,6 +40,7 @@ from kandev.runtime.base import (
     CANCELLED,
     FAILED,
     AgentLaunchError,
+    AgentUpdate,
     LaunchSpec,
     McpServerEntry,
     PermissionRequest,
@@ -55,6 +57,10 @@ log = logging.getLogger("kandev.jobs.turns")
 WORKER_SHUT_DOWN = (
     "The worker running this turn was shut down (a server or worker stop), so the turn was ended. "
     "Its prompt is not sent again: send a new message to continue."
+)
+BUDGET_SPENT = (
+    "This task's budget is spent, so its turn was ended. Nothing more is sent to its agent until a person "
+    "raises the budget."
 )
 JOB_STOPPED = (
     "The turn's job was stopped (it ran past its timeout, or its worker stopped at once), so the turn was "
@@ -236,6 +242,8 @@ class TurnRunner:
         self.parked = asyncio.Event()
         self.answered = asyncio.Event()
         self.attended = True
+        # Set when a usage report finds the task's budget spent: the running turn ends at once.
+        self.budget_spent = asyncio.Event()
 
     async def run(self) -> str:
         """Run claimed turns until the queue is empty; the agent is reused when warm, (re)launched when
@@ -265,7 +273,11 @@ class TurnRunner:
                 began = time.perf_counter()
                 # From the turn's claim until its prompt leaves for the agent (a launch's time included).
                 self.timings["ready_ms"] = round((began - claimed_at) * 1000, 3)
+                self.budget_spent.clear()
                 result = await self._prompt(text)
+                await self._record_usage(asdict(result.usage) if result.usage else {})
+                if self.budget_spent.is_set() and result.stop_reason == CANCELLED:
+                    await self.stream.note(MessageKind.SYSTEM, BUDGET_SPENT, {"budget_reached": True})
                 await self.stream.end_turn()
                 self.timings["prompt_ms"] = round((time.perf_counter() - began) * 1000, 3)
                 stop_reason, error = result.stop_reason, result.error
@@ -391,8 +403,28 @@ class TurnRunner:
         return setup
 
     def _bind(self) -> None:
-        self.binding.on_update = self.stream.on_update
+        self.binding.on_update = self._on_update
         self.binding.on_permission = self._ask_permission
+
+    async def _on_update(self, update: AgentUpdate) -> None:
+        if update.kind == "usage":
+            await self._record_usage(update.data)
+        else:
+            await self.stream.on_update(update)
+
+    async def _record_usage(self, report: dict[str, Any]) -> None:
+        """Record what the agent reported; a spent task budget ends the running turn. Usage that can't be
+        recorded is logged, never a reason for the turn to fail."""
+        try:
+            recorded = await record_usage(self.ctx, self.claimed.turn_id, report)
+        except Exception:
+            log.exception("could not record the usage of turn %s", self.claimed.turn_id)
+            return
+        if recorded.clamp_note:
+            text = f"The agent reported usage out of range, recorded clamped: {recorded.clamp_note}."
+            await self.stream.note(MessageKind.SYSTEM, text, {"usage_clamped": recorded.clamp_note})
+        if recorded.budget_reached:
+            self.budget_spent.set()
 
     async def _launch(self) -> bool | None:
         """Start the agent; True when it resumed the ACP session natively. None: launch failed."""
@@ -515,6 +547,7 @@ class TurnRunner:
             asyncio.create_task(self._heartbeat()),
             asyncio.create_task(self._listen_for_cancel()),
             asyncio.create_task(self.shutting_down.wait()),
+            asyncio.create_task(self.budget_spent.wait()),
         ]
         try:
             done, _ = await asyncio.wait([prompt, *watchers], return_when=asyncio.FIRST_COMPLETED)

@@ -35,6 +35,7 @@ from kandev.models.sessions import (
     Turn,
 )
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
+from kandev.models.usage import Budget, TurnUsage
 from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
 from kandev.models.workspaces import Repository, Workspace
@@ -49,6 +50,7 @@ __all__ = [
     "AutomationThreadMessage",
     "AutomationTrigger",
     "Base",
+    "Budget",
     "Clarification",
     "ExecutorProfile",
     "GithubApp",
@@ -78,6 +80,7 @@ __all__ = [
     "TaskPullRequest",
     "TaskRepository",
     "Turn",
+    "TurnUsage",
     "User",
     "Workflow",
     "WorkflowStep",

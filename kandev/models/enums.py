@@ -35,6 +35,8 @@ class PendingAction(StrEnum):
     COMPLETION_PENDING = "COMPLETION_PENDING"
     # Its turn needs a worker capability (docker, sandbox, ...) no live worker offers.
     WAITING_FOR_WORKER = "WAITING_FOR_WORKER"
+    # The task's budget is spent: nothing is sent to its agent until a person raises it.
+    BUDGET_REACHED = "BUDGET_REACHED"
 
 
 class SessionState(StrEnum):

@@ -19,6 +19,8 @@ from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import redis.asyncio as aioredis
 
+from kandev.platform.redis_client import pubsub_channel
+
 log = logging.getLogger("kandev.platform.event_bus")
 
 PREFIX = "kandev:events:"
@@ -164,6 +166,7 @@ def control_channel(session_id: str) -> Channel[ControlMessage]:
 class EventBus:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
+        self._prefix = pubsub_channel(redis, PREFIX)
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._queues: dict[str, set[asyncio.Queue[Any]]] = defaultdict(set)
@@ -175,8 +178,12 @@ class EventBus:
         """The bus's client, for the few other Redis uses (shared counters)."""
         return self._redis
 
+    def wire_name(self, channel: str) -> str:
+        """The Redis channel `channel` travels on."""
+        return self._prefix + channel
+
     async def publish(self, channel: Channel[P], payload: P) -> None:
-        await self._redis.publish(PREFIX + channel, json.dumps(payload, default=str))
+        await self._redis.publish(self._prefix + channel, json.dumps(payload, default=str))
 
     async def publish_all(self, events: Sequence[tuple[Channel[Any], Any]]) -> None:
         """Publish (channel, payload) pairs in order, in one round trip (a transaction's events)."""
@@ -185,7 +192,7 @@ class EventBus:
             return
         async with self._redis.pipeline(transaction=False) as pipe:
             for channel, payload in events:
-                pipe.publish(PREFIX + channel, json.dumps(payload, default=str))
+                pipe.publish(self._prefix + channel, json.dumps(payload, default=str))
             await pipe.execute()
 
     @asynccontextmanager
@@ -223,7 +230,7 @@ class EventBus:
             self._queues[channel].add(queue)
             if first:
                 self._confirmed[channel] = asyncio.Event()
-                await self._pubsub.subscribe(PREFIX + channel)
+                await self._pubsub.subscribe(self._prefix + channel)
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.create_task(self._read_loop(), name="kandev-event-reader")
             return self._confirmed[channel]
@@ -239,7 +246,7 @@ class EventBus:
                     del self._queues[channel]
                     self._confirmed.pop(channel, None)
                     with contextlib.suppress(Exception):
-                        await self._pubsub.unsubscribe(PREFIX + channel)
+                        await self._pubsub.unsubscribe(self._prefix + channel)
 
     async def _read_loop(self) -> None:
         while True:
@@ -253,7 +260,7 @@ class EventBus:
                 continue
             if message is None:
                 continue
-            channel = _text(message["channel"]).removeprefix(PREFIX)
+            channel = _text(message["channel"]).removeprefix(self._prefix)
             if message["type"] == "subscribe":
                 if channel in self._confirmed:
                     self._confirmed[channel].set()

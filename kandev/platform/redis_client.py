@@ -45,3 +45,11 @@ def async_redis(
         decode_responses=decode_responses,
         retry=reconnect_once(),
     )
+
+
+def pubsub_channel(client: aioredis.Redis, name: str) -> str:
+    """`name` as a channel on `client`'s server. Redis pub/sub ignores the database number, so on a database
+    other than 0 the channel carries it: deployments (or parallel test workers) sharing one server on different
+    databases must not hear each other's events. Database 0 keeps the bare name."""
+    database = int(client.connection_pool.connection_kwargs.get("db") or 0)
+    return name if database == 0 else f"db{database}:{name}"

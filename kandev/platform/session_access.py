@@ -33,6 +33,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
+from kandev.platform.redis_client import pubsub_channel
+
 log = logging.getLogger(__name__)
 
 PREFIX = "kandev:mcp:access:"
@@ -103,7 +105,7 @@ async def _announce_once(redis: aioredis.Redis, sessions: list[str], people: lis
     nonce = uuid.uuid4().hex
     message = json.dumps({"nonce": nonce, "sessions": sessions, "people": people})
     async with redis.pipeline(transaction=False) as pipe:
-        pipe.publish(CHANNEL, message)
+        pipe.publish(pubsub_channel(redis, CHANNEL), message)
         pipe.smembers(WATCHERS)  # read after publishing: a lease written later belongs to a later ping
         _, members = await pipe.execute()
     watchers = sorted(_text(m) for m in members)
@@ -149,6 +151,7 @@ class AccessWatch:
         self.id = uuid.uuid4().hex
         self.generation = 0
         self._redis = redis
+        self._channel = pubsub_channel(redis, CHANNEL)
         self._forget = forget
         self._people = people
         self._trusted_until = 0.0
@@ -205,7 +208,7 @@ class AccessWatch:
         ended = asyncio.Event()  # a renewal that outlived its cancel (see stop) still ends with its connection
         self._pubsub, self._reconnected = pubsub, False
         try:
-            await pubsub.subscribe(CHANNEL)
+            await pubsub.subscribe(self._channel)
             # redis-py quietly reconnects and resubscribes a dropped subscription: what was published
             # meanwhile is lost, so a reconnect must end trust at once, before another ping can be heard.
             assert pubsub.connection is not None  # subscribing connected it
@@ -238,7 +241,7 @@ class AccessWatch:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.set(lease_key(self.id), b"1", px=int(LEASE_SECONDS * 1000))
                 pipe.sadd(WATCHERS, self.id)
-                pipe.publish(CHANNEL, json.dumps({"ping": self.id, "n": ping}))
+                pipe.publish(self._channel, json.dumps({"ping": self.id, "n": ping}))
                 await pipe.execute()
             await asyncio.sleep(RENEW_EVERY_SECONDS)
 

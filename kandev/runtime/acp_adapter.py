@@ -44,6 +44,7 @@ from kandev.runtime.base import (
     PromptResult,
     Redactor,
     UpdateHandler,
+    UsageReport,
 )
 from kandev.runtime.confinement import check_can_run
 from kandev.runtime.mcp_relay import McpRelay
@@ -107,6 +108,15 @@ def _launch_info(
     return LaunchInfo(session_id, loaded, supports_load, mode_ids, modes.current_mode_id if modes else None, pid)
 
 
+def _model_of(answer: Any) -> str | None:
+    """The current value of the session's `model` config option, when the agent offers one."""
+    for option in getattr(answer, "config_options", None) or []:
+        if getattr(option, "category", None) == "model" or getattr(option, "id", None) == "model":
+            value = getattr(option, "current_value", None)
+            return str(value)[:200] if value else None
+    return None
+
+
 class AcpRuntime:
     """An AgentRuntime over an ACP agent subprocess (one process, one ACP session)."""
 
@@ -119,6 +129,8 @@ class AcpRuntime:
         self._redactor = Redactor(())
         self._turn_done: asyncio.Event | None = None
         self._closing: asyncio.Task[None] | None = None
+        # The model the agent says it uses (its `model` config option), for usage records.
+        self.model: str | None = None
         # The names of the sign-in methods the agent offered in `initialize`, for an auth_required error.
         self._auth_methods: tuple[str, ...] = ()
 
@@ -155,7 +167,9 @@ class AcpRuntime:
         self._proc = await self._start(spec)
         self._client = AcpClient(spec.permission_policy, self._redactor, on_update, on_permission)
         try:
-            self._conn = acp.connect_to_agent(cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout)
+            self._conn = acp.connect_to_agent(
+                cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout, observers=[self._client.observe]
+            )
             info = await self._race_exit(self._handshake(spec), spec.startup_timeout)
         except TimeoutError:
             await self.close()
@@ -265,12 +279,15 @@ class AcpRuntime:
                 # The agent lost that session: a new one it is, and the caller synthesizes history.
                 log.info("session/load refused, new session instead: %s", self._redactor.text(error_text(exc)))
             else:
+                self.model = _model_of(loaded)
                 modes = loaded.modes if loaded else None
                 return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid)
         created = await conn.new_session(cwd=proc.cwd, mcp_servers=servers)
+        self.model = _model_of(created)
         return _launch_info(created.session_id, False, supports_load, created.modes, proc.pid)
 
     async def _run_prompt(self, conn: Any, client: AcpClient, text: str) -> PromptResult:
+        client.begin_turn()
         request = conn.prompt(session_id=self._client_session(), prompt=[acp.text_block(text)])
         try:
             answer = await self._race_exit(request)
@@ -283,7 +300,25 @@ class AcpRuntime:
             if client.stopping:
                 return PromptResult(CANCELLED)
             return PromptResult(FAILED, str(exc), exc.exit_code)
-        return PromptResult(str(answer.stop_reason))
+        return PromptResult(str(answer.stop_reason), usage=self._usage(answer, client))
+
+    def _usage(self, answer: Any, client: AcpClient) -> UsageReport | None:
+        """The turn's usage: tokens from the answer (the acp package drops an invalid `usage`), the context
+        and cost from the turn's `usage_update`s."""
+        tokens = getattr(answer, "usage", None)
+        cost, (used, size) = client.turn_cost(), client.context
+        if tokens is None and cost is None and used is None and size is None:
+            return None
+        return UsageReport(
+            input_tokens=getattr(tokens, "input_tokens", None),
+            output_tokens=getattr(tokens, "output_tokens", None),
+            cache_read_tokens=getattr(tokens, "cached_read_tokens", None),
+            cache_write_tokens=getattr(tokens, "cached_write_tokens", None),
+            cost_usd=cost,
+            context_used=used,
+            context_size=size,
+            model=self.model,
+        )
 
     async def _race_exit(self, request: Awaitable[T], timeout: float | None = None) -> T:
         """Await `request` unless the agent exits (AgentProcessExited) or `timeout` passes (TimeoutError)."""

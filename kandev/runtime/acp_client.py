@@ -59,12 +59,17 @@ class AcpClient:
         self._on_update = on_update
         self._on_permission = on_permission
         self._queue: asyncio.Queue[AgentUpdate] = asyncio.Queue()
+        # The session's cost as the agent last told it, and where the running turn's began; the context now.
+        self._cost_total = self._cost_base = 0.0
+        self.context: tuple[Any, Any] = (None, None)
         self._pump = asyncio.create_task(self._deliver(), name="agent-updates")
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         # No await before the enqueue: notifications start in arrival order, so order is kept.
         if self.session_id is None or session_id != self.session_id:
             return
+        if getattr(update, "session_update", None) == "usage_update":
+            return  # read raw by `observe`: the acp package refuses some agents' usage updates
         try:
             self._queue.put_nowait(translate(update, self._redactor))
         except Exception:
@@ -77,6 +82,41 @@ class AcpClient:
         if chosen is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
+
+    def observe(self, event: Any) -> None:
+        """A raw incoming message (a connection observer): this session's `usage_update` becomes a `usage`
+        update, read leniently, since the acp package refuses one whose `used` is null (Claude Code sends that)."""
+        message = getattr(event, "message", None)
+        if not isinstance(message, dict) or message.get("method") != "session/update":
+            return
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return
+        update = params.get("update")
+        if not isinstance(update, dict) or update.get("sessionUpdate") != "usage_update":
+            return
+        if self.session_id is None or params.get("sessionId") != self.session_id:
+            return
+        cost = update.get("cost")
+        self.context = (update.get("used"), update.get("size"))
+        data: dict[str, Any] = {"context_used": self.context[0], "context_size": self.context[1]}
+        amount = cost.get("amount") if isinstance(cost, dict) and cost.get("currency", "USD") == "USD" else None
+        if isinstance(amount, int | float) and not isinstance(amount, bool):
+            # ACP's cost is the session's so far: the turn's is what it grew by since the turn began.
+            if amount < self._cost_base:
+                self._cost_base = 0.0  # the agent started counting again (a new process)
+            self._cost_total = float(amount)
+            data["cost_usd"] = self._cost_total - self._cost_base
+        self._queue.put_nowait(AgentUpdate("usage", "", data))
+
+    def begin_turn(self) -> None:
+        """A prompt is sent: the turn's cost counts from the session's cost so far."""
+        self._cost_base = self._cost_total
+        self.context = (None, None)
+
+    def turn_cost(self) -> float | None:
+        """What this turn cost so far, when the agent told."""
+        return self._cost_total - self._cost_base if self._cost_total != self._cost_base else None
 
     async def delivered(self) -> None:
         """Returns once every update received so far has been handed to `on_update`."""

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from kandev.runtime.mcp_relay import McpRelay
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
-UpdateKind = Literal["agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "other"]
+UpdateKind = Literal[
+    "agent_text", "thought", "tool_call", "tool_call_update", "plan", "user_text", "mode", "usage", "other"
+]
 
 # Our stop reason for a turn the agent could not finish (agent error, /fail, crash); the rest are ACP's.
 FAILED = "failed"
@@ -88,12 +90,28 @@ class AgentUpdate:
 
 
 @dataclass(slots=True)
+class UsageReport:
+    """Usage as the agent reported it, unchecked (the domain bounds it): a turn's tokens from the `session/prompt`
+    answer, the context and the turn's cost from `usage_update` notifications; any figure may be missing."""
+
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_read_tokens: Any = None
+    cache_write_tokens: Any = None
+    cost_usd: Any = None
+    context_used: Any = None
+    context_size: Any = None
+    model: str | None = None
+
+
+@dataclass(slots=True)
 class PromptResult:
-    """How a turn ended: an ACP stop reason, or `failed` with an error text."""
+    """How a turn ended: an ACP stop reason, or `failed` with an error text; and the turn's usage, if told."""
 
     stop_reason: str
     error: str | None = None
     exit_code: int | None = None
+    usage: UsageReport | None = None
 
 
 @dataclass(slots=True)

@@ -13,6 +13,8 @@ ignored, the `<kandev-context>` block stripped first):
     /on-question TEXT     remember TEXT (in `.kandev-scripted.json` in the session cwd) as the answer to
                           every later parent question
     /permission TITLE     (extra, for tests) ask `session/request_permission` and say the outcome
+    /usage JSON           (extra, for tests) `tokens` (ACP Usage fields) are added to the prompt answer's
+                          `usage`; the other fields (`used`, `size`, `cost`) go out verbatim as a `usage_update`
 
 A parent question is recognised by a line holding a JSON object with string fields `task_id` and
 `reply_to_question_id` (the reply shape of `message_task_kandev`), anywhere in a later prompt, e.g.
@@ -81,6 +83,8 @@ class _Turn:
         self._lock = threading.Lock()
         self._cancelled = False
         self._wakers: list[Callable[[], None]] = []
+        # `/usage` tokens, answered as the turn's `usage`.
+        self.usage: dict[str, Any] = {}
 
     @property
     def cancelled(self) -> bool:
@@ -361,7 +365,7 @@ class ScriptedAgent:
             self._turns.discard(turn)
             if session.turn is turn:
                 session.turn = None
-        return {"stopReason": END_TURN}
+        return {"stopReason": END_TURN, "usage": turn.usage} if turn.usage else {"stopReason": END_TURN}
 
     def cancel(self, session_id: Any) -> None:
         session = self._sessions.get(session_id) if isinstance(session_id, str) else None
@@ -407,6 +411,22 @@ class ScriptedAgent:
             self._permission(turn, session_id, step.text)
         elif step.kind == "mcp-servers":
             self._say(session_id, mcp_report(session.servers))
+        elif step.kind == "usage":
+            self._usage(turn, session_id, step.text)
+
+    def _usage(self, turn: _Turn, session_id: str, text: str) -> None:
+        try:
+            report = json.loads(text)
+        except ValueError:
+            return
+        if not isinstance(report, dict):
+            return
+        tokens = report.pop("tokens", None)
+        if isinstance(tokens, dict):
+            for key, value in tokens.items():
+                turn.usage[key] = turn.usage.get(key, 0) + value if isinstance(value, int) else value
+        if report:
+            self._update(session_id, {**report, "sessionUpdate": "usage_update"})
 
     def _say(self, session_id: str, text: str) -> None:
         """One agent message per `/say`: its own messageId tells the client where the message starts."""

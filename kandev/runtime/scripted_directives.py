@@ -10,12 +10,12 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
-_DIRECTIVE = re.compile(r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers)(?:\s+(.*))?$", re.S)
+_DIRECTIVE = re.compile(r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage)(?:\s+(.*))?$", re.S)
 STATE_FILE = ".kandev-scripted.json"
 REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
 
-StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers"]
+StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "usage"]
 
 
 class Step(NamedTuple):

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.parallel import one_at_a_time, worker_suffix
 from tests.support.serve import TEST_WORKERS
 from tests.support.server import free_port
 
@@ -30,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
 DIST = FRONTEND / "dist"
 BUILD = ROOT / "build"
+# Held while frontend/node_modules or frontend/dist is written: parallel test workers share them.
+WEB_CLIENT_LOCK = BUILD / "web-client.lock"
 # CI keeps these as artefacts (.ci/run prints where); KANDEV_SCREENSHOT_DIR puts them elsewhere.
 SCREENSHOTS = Path(os.environ.get("KANDEV_SCREENSHOT_DIR") or BUILD / "screenshots")
 CHROMIUM_ARGS = [
@@ -79,6 +82,11 @@ def npm_output(done: subprocess.CompletedProcess[str]) -> str:
 
 def install_web_dependencies() -> None:
     """`npm ci` when node_modules is missing or older than package-lock.json (as `make run` decides)."""
+    with one_at_a_time(WEB_CLIENT_LOCK):
+        _install_web_dependencies()
+
+
+def _install_web_dependencies() -> None:
     installed = FRONTEND / "node_modules" / ".package-lock.json"
     lock = FRONTEND / "package-lock.json"
     if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
@@ -89,7 +97,7 @@ def install_web_dependencies() -> None:
 
 
 def _build_web_client() -> None:
-    install_web_dependencies()
+    _install_web_dependencies()
     done = run_npm("run", "build")
     if done.returncode != 0:
         raise AssertionError(f"`npm run build` failed:\n{npm_output(done)}")
@@ -109,9 +117,10 @@ def chromium() -> str:
 
 @pytest.fixture(scope="session")
 def web_client(chromium: str) -> Path:
-    """frontend/dist, built once per test session when missing or older than its sources."""
-    if _dist_is_stale():
-        _build_web_client()
+    """frontend/dist, built once when missing or older than its sources (by one parallel worker; the others wait)."""
+    with one_at_a_time(WEB_CLIENT_LOCK):
+        if _dist_is_stale():
+            _build_web_client()
     assert (DIST / "index.html").exists()
     return DIST
 
@@ -156,7 +165,7 @@ def serve(log_name: str, **settings: str) -> Iterator[tuple[str, dict[str, str]]
     env.setdefault("KANDEV_WORKERS", TEST_WORKERS)  # one worker, unless a test is about the pool
     # The server's log stays in build/ after the run, for a failure's post-mortem.
     BUILD.mkdir(parents=True, exist_ok=True)
-    log_path = BUILD / log_name
+    log_path = BUILD / log_name.replace(".log", f"{worker_suffix()}.log")
     log = log_path.open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "kandev.cli", "serve", "--port", str(port)],

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.parallel import one_at_a_time
 from tests.support.serve import Served, serve_env, serving
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
@@ -48,7 +49,13 @@ INIT_TIMEOUT_SECONDS = "1"  # the auth-on server closes a silent socket (4408) q
 
 
 def _installed() -> None:
-    """`npm ci` from the lock file, unless node_modules already holds what the lock file names."""
+    """`npm ci` from the lock file, unless node_modules already holds what the lock file names (one parallel
+    worker installs, the others wait)."""
+    with one_at_a_time(HERE.parents[1] / "build" / "conformance-npm.lock"):
+        _install()
+
+
+def _install() -> None:
     stamp = MODULES / ".package-lock.json"
     if stamp.exists() and stamp.stat().st_mtime >= (HERE / "package-lock.json").stat().st_mtime:
         return

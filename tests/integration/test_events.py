@@ -1,7 +1,11 @@
 import asyncio
 import random
 
-from kandev.platform.event_bus import PREFIX, Channel, EventBus
+import pytest
+import redis.asyncio as aioredis
+
+from kandev.platform.event_bus import Channel, EventBus
+from tests.support.parallel import spare_redis_url
 
 ROUNDS = 300
 
@@ -26,5 +30,24 @@ async def test_subscribers_cancelled_while_subscribing_end_and_leave_no_subscrip
         _, still_waiting = await asyncio.wait(listeners, timeout=5)
         assert not still_waiting, "a cancelled subscriber kept waiting"
 
-    counts = dict(await bus.redis.pubsub_numsub(*(PREFIX + channel for channel in channels)))
+    counts = dict(await bus.redis.pubsub_numsub(*(bus.wire_name(channel) for channel in channels)))
     assert set(counts.values()) == {0}, counts
+
+
+async def test_a_bus_on_another_database_of_the_same_redis_hears_none_of_its_events(redis_url: str):
+    # Redis pub/sub ignores the database number: deployments (and parallel test workers) on one server tell
+    # their events apart by channel name.
+    first, other = EventBus(aioredis.from_url(redis_url)), EventBus(aioredis.from_url(spare_redis_url(redis_url)))
+    channel = Channel[dict[str, str]]("test:two-databases")
+    try:
+        async with first.subscribe(channel) as mine, other.subscribe(channel) as theirs:
+            await other.publish(channel, {"from": "other"})
+            await first.publish(channel, {"from": "first"})
+            assert await asyncio.wait_for(anext(mine), 5) == {"from": "first"}
+            assert await asyncio.wait_for(anext(theirs), 5) == {"from": "other"}
+            for subscription in (mine, theirs):  # a stray delivery would have arrived by now
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(anext(subscription), 0.2)
+    finally:
+        await first.close()
+        await other.close()

@@ -87,3 +87,26 @@ def test_make_run_asks_for_the_web_client_only_when_it_is_out_of_date(frontend: 
     assert "npm" not in dry_run() and "kandev serve" in dry_run()
     change(frontend, "src/main.tsx")
     assert "npm run build" in dry_run()
+
+
+def pytest_command(pytest_args: str) -> str:
+    """The pytest command `make test` runs with PYTEST_ARGS (a dry run)."""
+    command = ["make", "-n", "-C", str(ROOT), "test", f"PYTEST_ARGS={pytest_args}"]
+    # Not the settings of a `make test` this suite may be running under.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "TEST_WORKERS")}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return next(line for line in done.stdout.splitlines() if "-m pytest" in line)
+
+
+@pytest.mark.parametrize("pytest_args", ["", "tests/integration", "-x -k tasks", "-m 'not reliability'"])
+def test_make_test_runs_the_suite_or_a_folder_in_two_processes_keeping_each_module_in_one(pytest_args: str):
+    parallel = ["-n", "2", "--dist", "loadscope", "--no-loadscope-reorder"]
+    assert pytest_command(pytest_args).split("-m pytest", 1)[1].split() == ["-q", *parallel, *pytest_args.split()]
+
+
+@pytest.mark.parametrize(
+    "pytest_args", ["tests/unit/test_x.py", "tests/unit/test_x.py::test_y", "-p no:xdist", "-n 4", "--numprocesses=3"]
+)
+def test_make_test_runs_a_named_file_or_test_or_its_own_choice_of_processes_as_asked(pytest_args: str):
+    assert pytest_command(pytest_args).split("-m pytest", 1)[1].split() == ["-q", *pytest_args.split()]

@@ -17,8 +17,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from kandev.domain.context import Principal
 from kandev.edge.authentication import SessionCallers
 from kandev.platform import session_access
-from kandev.platform.redis_client import reconnect_once
+from kandev.platform.redis_client import pubsub_channel, reconnect_once
 from kandev.platform.session_access import announce
+from tests.support.parallel import spare_redis_url
 from tests.support.session_tokens import kept_checks
 
 
@@ -57,6 +58,22 @@ async def test_an_announcement_makes_every_watching_process_forget_the_session_b
         for callers in (first, second):
             assert callers.get(f"{ended}-hash") is None
             assert callers.get(f"{other}-hash") is not None
+
+
+async def test_an_announcement_is_not_heard_by_a_watcher_on_another_database_of_the_same_redis(redis, redis_url):
+    other_db = aioredis.from_url(spare_redis_url(redis_url))
+    ended = session()
+    try:
+        async with kept_checks(redis) as here, kept_checks(other_db) as there:
+            for callers in (here, there):
+                callers.put(f"{ended}-hash", caller(ended), callers.mark())
+            await announce(redis, [ended])
+            # Acknowledged by `there`, so heard after anything published before it: a stray delivery included.
+            await announce(other_db, [session()])
+            assert here.get(f"{ended}-hash") is None
+            assert there.get(f"{ended}-hash") is not None
+    finally:
+        await other_db.aclose()
 
 
 async def test_a_check_that_raced_an_announcement_is_not_kept(redis):
@@ -139,7 +156,7 @@ async def test_an_announcement_waits_for_a_leased_watcher_until_it_acknowledges(
     # A process holding a lease that is slow to answer: played by hand here, on the same channel.
     slow = uuid.uuid4().hex
     pubsub = redis.pubsub(ignore_subscribe_messages=True)
-    await pubsub.subscribe(session_access.CHANNEL)
+    await pubsub.subscribe(pubsub_channel(redis, session_access.CHANNEL))
     await redis.set(session_access.lease_key(slow), b"1", px=10_000)
     await redis.sadd(session_access.WATCHERS, slow)
     try:

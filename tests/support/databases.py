@@ -1,4 +1,4 @@
-"""Test databases: a migrated SQLite template copied per test, or a PostgreSQL database truncated per test."""
+"""Test databases: a migrated SQLite template copied per test, or a PostgreSQL database emptied per test."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import asyncpg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -64,17 +65,73 @@ class SqliteTemplate:
         shutil.copyfile(self.path, target)
         return sqlite_url(target)
 
-
-async def truncate_all(url: str) -> None:
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
-    engine = create_engine(url, pooled=False)
-    async with engine.begin() as conn:
-        await conn.execute(text(f"TRUNCATE {tables} CASCADE"))
-    await engine.dispose()
+    def check_schema_kept(self) -> None:
+        """Nothing to check: every test has a copy of its own."""
 
 
 def run(coro):  # noqa: ANN001, ANN201 - tiny sync bridge for session fixtures
     return asyncio.run(coro)
+
+
+# What a test could change in the shared database beyond its rows: columns (of tables and indexes), triggers and
+# functions. Compared after every test (a millisecond), so a test that leaves such a change fails, not a later one.
+_SCHEMA = """SELECT md5(coalesce(string_agg(item, ',' ORDER BY item), '')) FROM (
+    SELECT c.relkind::text || ':' || c.relname || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod)
+        AS item
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND a.attnum > 0 AND NOT a.attisdropped
+    UNION ALL SELECT 'trigger:' || tgname FROM pg_trigger WHERE NOT tgisinternal
+    UNION ALL SELECT 'function:' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public') AS items"""
+
+
+class PostgresSuiteDatabase:
+    """A migrated PostgreSQL database for the session (each parallel worker has its own), emptied before every
+    test over one kept connection: deleting the few rows a test leaves takes a millisecond, where a new
+    connection and a TRUNCATE of every table, or a copy of a template database, take about fifty."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        # Children before parents, in one implicit transaction (asyncpg runs a multi-statement text as one).
+        self._empty_all = "; ".join(f'DELETE FROM "{t.name}"' for t in reversed(Base.metadata.sorted_tables))
+        # A loop of its own: each test runs in a new one, and the kept connection belongs to this one.
+        self._loop = asyncio.new_event_loop()
+        self._create()
+
+    def _create(self) -> None:
+        self.url = run(create_postgres_database(self.server_url))
+        upgrade_to_head(self.url)
+        dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+        self._connection = self._run(asyncpg.connect(dsn))
+        self._schema = self._run(self._connection.fetchval(_SCHEMA))
+
+    def _drop(self) -> None:
+        self._run(self._connection.close())
+        run(drop_postgres_database(self.server_url, self.url))
+
+    def _run(self, coro):  # noqa: ANN001, ANN202 - awaits `coro` on the kept connection's loop, bounded
+        return self._loop.run_until_complete(asyncio.wait_for(coro, timeout=60))
+
+    def fresh(self, folder: Path) -> str:
+        self._run(self._connection.execute(self._empty_all))
+        return self.url
+
+    def check_schema_kept(self) -> None:
+        """After a test: fails it if it left the schema changed, after putting a new migrated database in place."""
+        if self._run(self._connection.fetchval(_SCHEMA)) == self._schema:
+            return
+        self._drop()
+        self._create()
+        raise AssertionError(
+            "this test changed the schema of the suite's PostgreSQL database (a column, index, trigger or function) "
+            "and left it so: undo such a change before the test ends, the next tests share the database"
+        )
+
+    def close(self) -> None:
+        try:
+            self._drop()
+        finally:
+            self._loop.close()
 
 
 # Both database kinds a race test runs on: SQLite always, PostgreSQL when KANDEV_TEST_POSTGRES_URL names a server.

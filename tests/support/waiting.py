@@ -16,10 +16,11 @@ async def subscribers_on(redis_url: str, channel: str) -> int:
     import redis.asyncio as aioredis
 
     from kandev.platform.event_bus import PREFIX
+    from kandev.platform.redis_client import pubsub_channel
 
     client = aioredis.from_url(redis_url)
     try:
-        counts = await client.pubsub_numsub(PREFIX + channel)
+        counts = await client.pubsub_numsub(pubsub_channel(client, PREFIX + channel))
         return int(counts[0][1]) if counts else 0
     finally:
         await client.aclose()

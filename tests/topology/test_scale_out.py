@@ -26,8 +26,9 @@ from tests.integration.mcp_transport.conftest import MODERN, Notifications, mcp_
 from tests.support.databases import create_postgres_database, drop_postgres_database, run
 from tests.support.factories import CREATE_TASK, served_task
 from tests.support.graphql_ws import GraphQLWebSocket
+from tests.support.parallel import spare_redis_url
 from tests.support.session_tokens import side_token
-from tests.topology.topology import ERRORS, Topology, redis_db, running_topology
+from tests.topology.topology import ERRORS, Topology, running_topology
 
 pytestmark = [pytest.mark.topology, pytest.mark.slow]
 
@@ -61,7 +62,7 @@ def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
         pytest.skip("the topology needs KANDEV_TEST_POSTGRES_URL and KANDEV_TEST_REDIS_URL")
     database_url = run(create_postgres_database(server, prefix="kandev_topology"))
     try:
-        with running_topology(database_url, redis_db(redis, 11), tmp_path_factory.mktemp("topology")) as topology:
+        with running_topology(database_url, spare_redis_url(redis), tmp_path_factory.mktemp("topology")) as topology:
             yield topology
     finally:
         run(drop_postgres_database(server, database_url))

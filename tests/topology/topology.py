@@ -127,12 +127,6 @@ def cli(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def redis_db(url: str, number: int) -> str:
-    """The same Redis server, another logical database: the topology's queues are its own."""
-    head, _, last = url.rstrip("/").rpartition("/")
-    return f"{head}/{number}" if last.isdigit() else f"{url.rstrip('/')}/{number}"
-
-
 def planned_topology(database_url: str, redis_url: str, home: Path) -> Topology:
     """The processes of the topology and their settings, not started: serve ×2, worker ×2, scheduler ×2."""
     env = base_env(database_url, redis_url, home)

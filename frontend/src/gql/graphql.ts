@@ -129,6 +129,14 @@ export type AutomationTriggerType =
   | 'SCHEDULED'
   | 'WEBHOOK';
 
+/** A budget's limits; leave both null to remove the budget. */
+export type BudgetInput = {
+  /** Input plus output tokens. */
+  limitTokens?: number | null | undefined;
+  /** US dollars, as agents report cost. */
+  limitUsd?: number | null | undefined;
+};
+
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
   /** A GitHub token (classic or fine-grained); stored encrypted as a workspace secret, never shown again. */
@@ -414,6 +422,7 @@ export type NextRunState =
 
 /** What the task waits on, most urgent first. */
 export type PendingAction =
+  | 'BUDGET_REACHED'
   | 'CLARIFICATION'
   | 'COMPLETION_PENDING'
   | 'NONE'
@@ -671,6 +680,8 @@ export type UpdateMcpServerInput = {
 
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
+  /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
+  budget?: BudgetInput | null | undefined;
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
   /** New state. */

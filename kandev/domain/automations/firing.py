@@ -22,6 +22,7 @@ from kandev.domain.automations.run_events import emit_run_event
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.automations.templates import TemplateContext, render
 from kandev.domain.context import ServiceContext
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.models import Automation, AutomationRun, AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import RunStatus, RunTriggerType, TriggerType
@@ -159,6 +160,8 @@ async def fire(
                 return FireOutcome(Admission.DEDUPLICATED, run_id=holder, reason=deduplicated_reason(dedup_key))
             now = utcnow()
             run = new_run(automation, trigger_id, trigger_type, occurrence or now, payload, dedup_key, active or 0, now)
+            if run.status != RunStatus.SKIPPED and (spent := await automation_refusal(db, automation.id, now)):
+                run.status, run.finished_at, run.reason, run.dedup_key = RunStatus.SKIPPED, now, spent, None
             db.add(run)
             await db.flush()
             await emit_run_event(uow, "RUN_CREATED", run, automation.workspace_id)

@@ -35,6 +35,7 @@ from kandev.domain.events import AgentProfileSnapshot
 from kandev.domain.github.api import GitHubAuthError, GitHubRateLimitedError, GitHubUnreachableError, github_api
 from kandev.domain.github.connections import workspace_token
 from kandev.domain.sessions.tool_profiles import compute_profile, provider_of
+from kandev.domain.usage.budgets import automation_refusal
 from kandev.domain.workspace.agent_profiles import missing_command, usable_in
 from kandev.domain.workspace.secrets import referenced_names
 from kandev.models import AgentProfile, Automation, ExecutorProfile, Repository, Secret, Session, Task
@@ -215,6 +216,8 @@ async def check(db: AsyncSession, settings: Settings, automation: AutomationReco
         tools = await _tools(db, automation, profile, found)
         await _secrets(db, automation.workspace_id, profile, found)
     await _github(db, settings, automation, found)
+    if automation.id and (spent := await automation_refusal(db, automation.id, now)):
+        found.blockers.append(f"it will not fire: {spent}")
     next_run = _next_run(automation, now, found)
     state = profile_state(profile) if profile is not None else None
     follows_default = automation.agent_profile_id is None and profile is not None

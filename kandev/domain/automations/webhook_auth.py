@@ -14,13 +14,13 @@ accepted once is refused again: seen signatures are rows of the database (`webho
 the transaction that records the delivery), so neither a restart nor a second replica accepts a replay. A row
 is kept until its timestamp is stale with a margin, when the window alone refuses the replay.
 
-Wrong secrets are rate-limited without locking out the right sender: only refusals for a missing or wrong secret or signature are counted, per webhook and source address (an IPv6
-source by its /64, which one host can fill with addresses), in a window kept in Redis so every replica counts
-together. Past KANDEV_WEBHOOK_FAILURE_LIMIT in KANDEV_WEBHOOK_FAILURE_WINDOW_SECONDS, a further wrong one is
-answered 429 with Retry-After instead of 401. A delivery that authenticates is never counted and never
-limited: it is verified as always, so an attacker who shares the right sender's address (a proxy, a NAT) or
-forges its address cannot lock it out; the attacker only gets 429s for its guesses, which a secret of 256 random
-bits leaves hopeless anyway."""
+Wrong secrets are rate-limited without locking out the right sender: only refusals for a missing or wrong secret or
+signature are counted, per webhook and source address (an IPv6 source by its /64, which one host can fill with
+addresses), in a window kept in Redis so every replica counts together. Past KANDEV_WEBHOOK_FAILURE_LIMIT in
+KANDEV_WEBHOOK_FAILURE_WINDOW_SECONDS, a further wrong one is answered 429 with Retry-After instead of 401. A
+delivery that authenticates is never counted and never limited: it is verified as always, so an attacker who shares
+the right sender's address (a proxy, a NAT) or forges its address cannot lock it out; the attacker only gets 429s
+for its guesses, which a secret of 256 random bits leaves hopeless anyway."""
 
 from __future__ import annotations
 

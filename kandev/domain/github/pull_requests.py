@@ -240,8 +240,6 @@ async def _record(
     return firings
 
 
-
-
 async def poll_github_now(ctx: ServiceContext, workspace_id: str) -> list[FireOutcome]:
     """Poll the workspace's pull requests and task PR links now and fire every due pending firing of it.
 

@@ -16,6 +16,7 @@ from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.placement import clear_waiting
 from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
 from kandev.domain.sessions.transcript import append_message, emit_session_event
+from kandev.domain.usage.recording import mark_if_spent
 from kandev.domain.workflow.engine import change_task_state, on_turn_completed, on_turn_started
 from kandev.models import (
     AgentProfile,
@@ -70,6 +71,8 @@ async def claim_turn(
         )
         if held is not None:
             return None
+        if await mark_if_spent(uow, session.task_id):
+            return None  # the task's budget is spent: its prompts wait until a person raises it
         turn_id = new_id()
         prompt = await claim_next_prompt(uow.db, session_id, turn_id)
         if prompt is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 
@@ -123,13 +123,16 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:
 
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
-    call = info.context.services.tasks.update(
-        str(input.task_id),
-        title=input.title,
-        state=state,
-        deferred_launch_prompt=input.deferred_launch_prompt,
-    )
-    return await attempt(call, _task_payload)
+    services = info.context.services
+
+    async def update() -> Any:
+        if input.budget is not None:
+            await services.usage.set_task_budget(str(input.task_id), input.budget.limit_tokens, input.budget.limit_usd)
+        return await services.tasks.update(
+            str(input.task_id), title=input.title, state=state, deferred_launch_prompt=input.deferred_launch_prompt
+        )
+
+    return await attempt(update(), _task_payload)
 
 
 async def move_task(info: Info, input: MoveTaskInput) -> MoveTaskResult:

@@ -31,6 +31,7 @@ from kandev.graphql.schema.enums import (
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.types import PageInfo
+from kandev.graphql.schema.usage_types import Budget
 from kandev.models.enums import RunStatus, RunTriggerType
 
 
@@ -344,6 +345,10 @@ class Automation:
         description="The last pre-flight acknowledgement (PENDING right after a save); null: never checked. "
         "automationEvents sends ACK_CHANGED whenever it is stored."
     )
+
+    @described("The monthly budget and this month's spend; null without one.")
+    async def budget(self, info: Info) -> Budget | None:
+        return Budget.of(await info.context.services.usage.automation_budget(self.record.id))
 
     @classmethod
     def of(cls, record: AutomationRecord) -> Automation:

@@ -13,7 +13,8 @@ from strawberry.types import Info as StrawberryInfo
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
 from kandev.domain.tasks.activity import TaskActivity
-from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, WorkflowStep
+from kandev.domain.usage.service import UsageTotals
+from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, TurnUsage, WorkflowStep
 from kandev.models.enums import PendingAction
 
 
@@ -23,6 +24,7 @@ class Loaders:
 
     def __init__(self, services: Services) -> None:
         self._lookups = services.lookups
+        self._usage = services.usage
 
     @cached_property
     def steps_by_workflow(self) -> DataLoader[str, list[WorkflowStep]]:
@@ -71,6 +73,14 @@ class Loaders:
     @cached_property
     def turns_by_session(self) -> DataLoader[str, list[Turn]]:
         return DataLoader(self._lookups.turns_by_session)
+
+    @cached_property
+    def turn_usage(self) -> DataLoader[str, TurnUsage | None]:
+        return DataLoader(self._usage.of_turns)
+
+    @cached_property
+    def task_usage(self) -> DataLoader[str, UsageTotals]:
+        return DataLoader(self._usage.of_tasks)
 
     @cached_property
     def queued_prompts_by_session(self) -> DataLoader[str, list[QueuedPrompt]]:

@@ -14,6 +14,7 @@ from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.graphql.schema.declare import arg, argument
 from kandev.graphql.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
 from kandev.graphql.schema.executor_types import ExecutorSettingsInput
+from kandev.graphql.schema.usage_types import BudgetInput
 
 
 def _optional(value: object) -> str | None:
@@ -146,6 +147,12 @@ class UpdateTaskInput:
         agent="New prompt for the start recorded behind blocked_by (agent and executor are kept). Refused once "
         "the task has started: send new context with message_task_kandev instead.",
         min_length=1,
+    )
+    budget: BudgetInput | None = arg(
+        "Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing "
+        "more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets.",
+        default=None,
+        agent="People only: an agent can't change budgets.",
     )
 
 

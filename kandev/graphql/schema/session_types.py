@@ -13,6 +13,7 @@ from kandev.domain.sessions.service import MessageOrder, encode_message_cursor
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState
 from kandev.graphql.schema.fields import described
+from kandev.graphql.schema.usage_types import TurnUsage
 
 
 @strawberry.type(description="One prompt and the agent's response to it.")
@@ -26,6 +27,11 @@ class Turn:
     error: str | None
     started_at: datetime
     ended_at: datetime | None
+
+    @described("What the turn used and cost, as its agent reported it; null until it reported.")
+    async def usage(self, info: Info) -> TurnUsage | None:
+        row = await info.context.loaders.turn_usage.load(self.id)
+        return TurnUsage.of(row) if row is not None else None
 
     @classmethod
     def of(cls, record: TurnRecord) -> Turn:

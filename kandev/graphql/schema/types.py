@@ -23,6 +23,7 @@ from kandev.graphql.schema.executor_types import Placement
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.session_types import Session
+from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
@@ -250,6 +251,14 @@ class Task:
         if self.pending is not None:
             return self.pending
         return self._loaders(info).pending_action.load(self.record.id)
+
+    @described("What the task's turns used and cost so far, over all its sessions (board cards).")
+    async def usage(self, info: Info) -> UsageTotals:
+        return UsageTotals.of(await self._loaders(info).task_usage.load(self.record.id))
+
+    @described("The task's budget and what was spent against it; null without one.")
+    async def budget(self, info: Info) -> Budget | None:
+        return Budget.of(await info.context.services.usage.task_budget(self.record.id))
 
     @described(
         "Where the task's agent runs (its live session's executor, worker and box) and what its queued turn waits "

@@ -5,6 +5,8 @@ automation is deleted; an automation saved before threads existed gets its creat
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -179,8 +181,10 @@ async def test_the_thread_pages_oldest_first_with_cursors(services, workspace_id
     assert kinds(everything) == [ThreadKind.CREATION_INTENT] + [ThreadKind.UPDATED] * 3
 
 
-async def refuse_thread_writes(db: Any) -> None:
-    """Make the database itself refuse every new thread entry (a real failure, not a stub)."""
+@asynccontextmanager
+async def thread_writes_refused(db: Any) -> AsyncIterator[None]:
+    """The database itself refuses every new thread entry (a real failure, not a stub) until the block ends; the
+    trigger goes with it, so the suite's shared PostgreSQL database is left as the migrations made it."""
     statements = (
         [
             "CREATE TRIGGER refuse_thread BEFORE INSERT ON automation_thread_messages "
@@ -194,9 +198,23 @@ async def refuse_thread_writes(db: Any) -> None:
             "FOR EACH ROW EXECUTE FUNCTION refuse_thread()",
         ]
     )
+    undo = (
+        ["DROP TRIGGER refuse_thread"]
+        if db.is_sqlite
+        else [
+            "DROP TRIGGER refuse_thread ON automation_thread_messages",
+            "DROP FUNCTION refuse_thread()",
+        ]
+    )
     async with db.transaction() as session:
         for statement in statements:
             await session.execute(text(statement))
+    try:
+        yield
+    finally:
+        async with db.transaction() as session:
+            for statement in undo:
+                await session.execute(text(statement))
 
 
 @pytest.mark.slow
@@ -205,16 +223,16 @@ async def test_a_thread_write_that_fails_is_logged_and_never_fails_the_run_its_l
 ):
     """NFR-2: publishing to the thread never blocks or fails what it records."""
     automation_id = await new_automation(services, workspace_id, prompt="/say still done")
-    await refuse_thread_writes(db)
-    outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
-    assert outcome.fired and outcome.run_id
-    with caplog.at_level("WARNING", logger="kandev.automations.thread"):
-        assert await launch_run(services.ctx, outcome.run_id) == "launched"
-    assert any("run_request entry" in r.getMessage() and automation_id in r.getMessage() for r in caplog.records)
-    with running_worker(settings):
-        async with bus.subscribe(automation_channel(workspace_id)) as events:
-            if (await services.automation_runs.get(outcome.run_id)).status == "task_created":
-                await until(events, settled)
-    run = await services.automation_runs.get(outcome.run_id)
-    assert run.status == "succeeded" and run.turn_id is not None
-    assert kinds(await thread(services, automation_id)) == [ThreadKind.CREATION_INTENT]
+    async with thread_writes_refused(db):
+        outcome = await fire(services.ctx, automation_id, trigger_id=None, trigger_type="manual")
+        assert outcome.fired and outcome.run_id
+        with caplog.at_level("WARNING", logger="kandev.automations.thread"):
+            assert await launch_run(services.ctx, outcome.run_id) == "launched"
+        assert any("run_request entry" in r.getMessage() and automation_id in r.getMessage() for r in caplog.records)
+        with running_worker(settings):
+            async with bus.subscribe(automation_channel(workspace_id)) as events:
+                if (await services.automation_runs.get(outcome.run_id)).status == "task_created":
+                    await until(events, settled)
+        run = await services.automation_runs.get(outcome.run_id)
+        assert run.status == "succeeded" and run.turn_id is not None
+        assert kinds(await thread(services, automation_id)) == [ThreadKind.CREATION_INTENT]

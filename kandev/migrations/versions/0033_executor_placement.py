@@ -2,8 +2,8 @@
 the worker capabilities its queued turn waits for while no live worker offers them (pendingAction
 WAITING_FOR_WORKER)
 
-Revision ID: 0031_executor_placement
-Revises: 0029_explicit_all_repositories
+Revision ID: 0033_executor_placement
+Revises: 0030_usage_and_budgets
 Create Date: 2026-12-07
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0031_executor_placement'
-down_revision: str | None = '0029_explicit_all_repositories'
+revision: str = '0033_executor_placement'
+down_revision: str | None = '0030_usage_and_budgets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
