@@ -94,19 +94,17 @@ def test_the_new_task_form_picks_the_executor_and_cards_show_where_the_agent_run
 
     needs("sandbox")
     sandbox_worker_lives(kandev_server)
-    create = CREATE
     workspace = kandev_server.workspace_id
-    boxed = unique("Boxed")
-    kandev_server.mutate(
-        create, "createExecutorProfile", i={"workspaceId": workspace, "name": boxed, "kind": "SANDBOX"}
-    )
     capability = own_capability()
-    waiting = unique("Needs a GPU")
-    kandev_server.mutate(
-        create,
-        "createExecutorProfile",
-        i={"workspaceId": workspace, "name": waiting, "kind": "SANDBOX", "capabilities": [capability]},
-    )
+    boxed, waiting = unique("Boxed"), unique("Needs a GPU")
+    ids = {}
+    for profile, needed in ((boxed, []), (waiting, [capability])):
+        made = kandev_server.mutate(
+            CREATE,
+            "createExecutorProfile",
+            i={"workspaceId": workspace, "name": profile, "kind": "SANDBOX", "capabilities": needed},
+        )
+        ids[profile] = made["executorProfile"]["id"]
     titles = {}
     for profile, prompt in ((boxed, "/say hello from the sandbox"), (waiting, "/say never")):
         open_app(page, kandev_server)  # the board: a created task opens its own page
@@ -116,7 +114,11 @@ def test_the_new_task_form_picks_the_executor_and_cards_show_where_the_agent_run
         form.locator('input[name="title"]').fill(title)
         form.locator('textarea[name="prompt"]').fill(prompt)
         form.get_by_test_id("task-advanced").locator("summary").click()
-        form.get_by_test_id("task-executor").select_option(label=profile)
+        choice = form.get_by_test_id("task-executor")
+        expect(choice.locator(f'option[value="{ids[waiting]}"]')).to_contain_text(
+            f"{waiting} (no live worker offers {capability}"
+        )
+        choice.select_option(value=ids[profile])
         form.get_by_test_id("create-task-submit").click()
         expect(page.get_by_test_id("new-task-dialog")).to_be_hidden()
         titles[profile] = title
