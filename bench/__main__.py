@@ -9,6 +9,7 @@ import sys
 from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
+from bench.executors import run as executors
 from bench.fanout import run as fanout
 from bench.foundation import run as foundation
 from bench.healing import run as healing
@@ -26,6 +27,7 @@ def main() -> None:
         "fanout": asyncio.run(fanout()),
         "writes": asyncio.run(writes()),
         "turns": asyncio.run(turns()),
+        "executors": asyncio.run(executors()),
         "mcp": asyncio.run(mcp()),
         "webhooks": asyncio.run(webhooks()),
         "healing": healing(),
