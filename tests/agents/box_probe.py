@@ -9,6 +9,7 @@ entries are {"ok": bool, "value" or "error"}:
     connect: [[host, port]]  open a TCP connection (loopback services: Redis, PostgreSQL, Kandev's HTTP port)
     unix: [paths]            connect to each Unix socket (the Docker socket)
     pids: [pids]             whether each host pid is visible in /proc (the worker's, the server's)
+    env: [names]             the values of these environment variables (None when unset)
     own: true                its own uid, cwd, HOME, a write in its cwd and /tmp, the processes it sees, its env
     alloc_mb: N              allocate and touch N MB (past a memory limit the box is stopped)
     spawn: N                 start N sleeping children (past a process limit the rest are refused)
@@ -107,6 +108,8 @@ def respond(prompt: str) -> dict:
         report[f"unix {path}"] = outcome(lambda path=path: unix(path))
     for pid in wanted.get("pids", []):
         report[f"pid {pid}"] = visible(pid)
+    for name in wanted.get("env", []):
+        report[f"env {name}"] = os.environ.get(name)
     if wanted.get("own"):
         report["own"] = own()
     if wanted.get("spawn"):

@@ -20,6 +20,8 @@ from tests.support.watch import watching
 
 pytestmark = pytest.mark.slow
 
+SECRET = "s3cret-value-for-the-box-7f1c"
+
 
 @pytest.fixture(autouse=True)
 def docker_here() -> None:
@@ -101,11 +103,55 @@ async def _inspect(box_id: str):
         return await docker.containers.container(box_id).show()
 
 
+async def test_a_container_built_from_the_profiles_dockerfile_is_prepared_gets_its_secret_and_mounts_read_only(
+    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository, base
+):
+    shared = base / "shared"
+    shared.mkdir()
+    (shared / "note.txt").write_text("shared data")
+    await services.secrets.create(workspace_id, "API_TOKEN", SECRET)
+    executor = await box_profile(
+        ExecutorKind.DOCKER,
+        image="",
+        dockerfile="FROM kandev-test-agent:1\nENV BUILT_FROM=dockerfile\n",
+        prepare_script="echo prepared > /tmp/prepared",
+        env={"API_TOKEN": "${secret:API_TOKEN}", "PLAIN": "as given"},
+        mounts=[{"source": str(shared), "target": "/shared"}],
+    )
+    probe = {
+        "env": ["API_TOKEN", "PLAIN", "BUILT_FROM"],
+        "read": ["/shared/note.txt", "/tmp/prepared"],
+        "write": ["/shared/from-the-box"],
+    }
+    started = await started_task(
+        services,
+        workspace_id,
+        f"PROBE {json.dumps(probe)}",
+        agent_profile_id=probe_profile,
+        executor_profile_id=executor,
+        repositories=[probe_repository],
+    )
+    async with watching(bus, db, started.session_id) as watch:
+        turn = await watch.next_turn_end(timeout=120)
+    assert turn.state == "COMPLETED", turn.error
+    [said] = await messages(db, started.session_id, "AGENT")
+    report = json.loads(said.text)
+    # The secret reached the box as its environment; what the agent says of it is redacted.
+    assert report["env API_TOKEN"] == "[REDACTED]" and SECRET not in said.text
+    assert (report["env PLAIN"], report["env BUILT_FROM"]) == ("as given", "dockerfile")
+    assert bytes.fromhex(report["read /shared/note.txt"]["value"]) == b"shared data"
+    assert bytes.fromhex(report["read /tmp/prepared"]["value"]) == b"prepared\n"
+    assert not report["write /shared/from-the-box"]["ok"] and not (shared / "from-the-box").exists()
+    async with db.read() as s:
+        texts = [m.text or "" for m in await s.scalars(select(Message).where(Message.session_id == started.session_id))]
+    assert not [t for t in texts if SECRET in t]
+
+
 @pytest.mark.parametrize(
     ("config", "reason"),
     [
         ({"image": "kandev-test-missing:never"}, "is not on this worker and the profile's pull policy is NEVER"),
-        ({"image": "", "dockerfile": "FROM kandev-test-agent:1\nRUN exit 3\n"}, "Dockerfile did not build"),
+        ({"image": "", "dockerfile": "FROM kandev-test-agent:1\nCOPY no-such-file /x\n"}, "Dockerfile did not build"),
         ({"prepare_script": "echo preparing; exit 5"}, "the prepare script failed: preparing"),
     ],
     ids=["missing-image", "failing-build", "failing-prepare-script"],
