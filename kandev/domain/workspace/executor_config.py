@@ -126,24 +126,23 @@ def check_config(settings: Settings, kind: ExecutorKind, given: Mapping[str, Any
     return _with_own_capability(kind, config) if kind in BOX_KINDS else config
 
 
-_DOCKER_FIELDS = frozenset(
-    {
-        "image",
-        "pull_policy",
-        "dockerfile",
-        "env",
-        "mounts",
-        "cpus",
-        "memory_mb",
-        "pids",
-        "network",
-        "user",
-        "prepare_script",
-        "capabilities",
-    }
+# Every setting a box profile has (a DOCKER profile takes them all), in the order the API lists them.
+BOX_SETTINGS = (
+    "image",
+    "pull_policy",
+    "dockerfile",
+    "env",
+    "mounts",
+    "cpus",
+    "memory_mb",
+    "pids",
+    "network",
+    "user",
+    "prepare_script",
+    "capabilities",
 )
 _ALLOWED = {
-    ExecutorKind.DOCKER: _DOCKER_FIELDS,
+    ExecutorKind.DOCKER: frozenset(BOX_SETTINGS),
     ExecutorKind.SANDBOX: frozenset({"network", "memory_mb", "pids", "capabilities"}),
 }
 

@@ -8,22 +8,8 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.workspace.executor_config import BOX_SETTINGS
 from kandev.graphql.schema.enums import PullPolicy
-
-_SETTINGS = (
-    "image",
-    "pull_policy",
-    "dockerfile",
-    "env",
-    "mounts",
-    "cpus",
-    "memory_mb",
-    "pids",
-    "network",
-    "user",
-    "prepare_script",
-    "capabilities",
-)
 
 
 @strawberry.input(description="A host folder (under KANDEV_SOURCE_ROOTS) seen in a DOCKER executor's container.")
@@ -72,7 +58,7 @@ class ExecutorSettingsInput:
     def given(self) -> dict[str, Any]:
         """The settings given, snake_case, as the profiles service takes them."""
         values: dict[str, Any] = {}
-        for name in _SETTINGS:
+        for name in BOX_SETTINGS:
             value = getattr(self, name)
             if value is None:
                 continue

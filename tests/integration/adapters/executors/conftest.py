@@ -4,6 +4,7 @@ MCP bridge."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -21,7 +22,7 @@ from kandev.models.enums import AgentKind, ExecutorKind
 from kandev.platform.job_queues import live_capabilities
 from kandev.platform.settings import Settings
 from tests.support.boxes import TEST_IMAGE, own_capability, with_probe
-from tests.support.factories import settings_for
+from tests.support.factories import Started, settings_for, started_task
 from tests.support.git_repos import git, make_repository
 from tests.support.server import running_server
 from tests.support.waiting import wait_until
@@ -122,3 +123,21 @@ async def probe_profile(services: Any) -> str:
     """The probe agent, run by the box's Python from the task's worktree."""
     fields = AgentProfileFields(name="Box probe", kind=AgentKind.ACP, command=["/usr/bin/python3", "box_probe.py"])
     return str((await services.agent_profiles.create(None, fields)).id)
+
+
+@pytest.fixture
+def start_probe(services: Any, workspace_id: str, probe_profile: str, probe_repository: str) -> Callable[..., Any]:
+    """Starts a task of the probe repository whose probe agent runs in the executor and first tries `wanted`."""
+
+    async def start(executor: str, wanted: dict[str, Any]) -> Started:
+        prompt = f"PROBE {json.dumps(wanted)}"
+        return await started_task(
+            services,
+            workspace_id,
+            prompt,
+            agent_profile_id=probe_profile,
+            executor_profile_id=executor,
+            repositories=[probe_repository],
+        )
+
+    return start

@@ -60,7 +60,7 @@ def loopback_services(settings, address: str) -> list[list[Any]]:
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.value)
 async def test_a_hostile_agent_in_a_box_is_refused_everything_outside_it(
-    live, services, bus, db, workspace_id, settings, box_profile, probe_profile, probe_repository, kind
+    live, services, bus, db, workspace_id, settings, box_profile, probe_profile, probe_repository, start_probe, kind
 ):
     needs(kind.value)
     # Another task of the same repository, on the plain worktree executor: its worktree is on this host.
@@ -76,14 +76,7 @@ async def test_a_hostile_agent_in_a_box_is_refused_everything_outside_it(
     key = settings.data_path / "server.key"
     key.write_text("0" * 64)
     executor = await box_profile(kind, memory_mb=512 if kind == ExecutorKind.SANDBOX else 256, pids=128)
-    started = await started_task(
-        services,
-        workspace_id,
-        'PROBE {"own": true}',
-        agent_profile_id=probe_profile,
-        executor_profile_id=executor,
-        repositories=[probe_repository],
-    )
+    started = await start_probe(executor, {"own": True})
     turn, own = await probe_turn(services, bus, db, started, 1, None)
     assert turn.state == "COMPLETED", turn.error
     own = own["own"]
@@ -131,36 +124,22 @@ async def test_a_hostile_agent_in_a_box_is_refused_everything_outside_it(
     ids=["docker", "sandbox"],
 )
 async def test_breaking_the_memory_limit_ends_the_turn_with_a_clear_error(
-    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository, kind, error
+    live, services, bus, db, workspace_id, box_profile, start_probe, kind, error
 ):
     needs(kind.value)
     # The sandbox limits address space (the interpreter alone maps ~30 MB); the container its memory, without swap.
     executor = await box_profile(kind, memory_mb=96 if kind == ExecutorKind.DOCKER else 160)
-    started = await started_task(
-        services,
-        workspace_id,
-        'PROBE {"alloc_mb": 400}',
-        agent_profile_id=probe_profile,
-        executor_profile_id=executor,
-        repositories=[probe_repository],
-    )
+    started = await start_probe(executor, {"alloc_mb": 400})
     turn, _ = await probe_turn(services, bus, db, started, 1, None)
     assert turn.state == "FAILED" and error in (turn.error or ""), turn.error
 
 
 async def test_a_container_past_its_process_limit_is_refused_more(
-    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository
+    live, services, bus, db, workspace_id, box_profile, start_probe
 ):
     needs("docker")
     executor = await box_profile(ExecutorKind.DOCKER, pids=24)
-    started = await started_task(
-        services,
-        workspace_id,
-        'PROBE {"spawn": 60}',
-        agent_profile_id=probe_profile,
-        executor_profile_id=executor,
-        repositories=[probe_repository],
-    )
+    started = await start_probe(executor, {"spawn": 60})
     turn, report = await probe_turn(services, bus, db, started, 1, None)
     assert turn.state == "COMPLETED", turn.error
     assert report["spawn"]["started"] < 24 and report["spawn"]["refused"], report

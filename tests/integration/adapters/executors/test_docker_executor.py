@@ -66,18 +66,11 @@ async def _gone(session_id: str) -> bool:
 
 
 async def test_the_container_has_no_network_its_limits_and_a_non_root_user(
-    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository
+    live, services, bus, db, workspace_id, box_profile, start_probe
 ):
     executor = await box_profile(ExecutorKind.DOCKER, memory_mb=128, pids=64, cpus=0.5)
     probe = {"own": True, "connect": [["1.1.1.1", 53]]}
-    started = await started_task(
-        services,
-        workspace_id,
-        f"PROBE {json.dumps(probe)}",
-        agent_profile_id=probe_profile,
-        executor_profile_id=executor,
-        repositories=[probe_repository],
-    )
+    started = await start_probe(executor, probe)
     async with watching(bus, db, started.session_id) as watch:
         turn = await watch.next_turn_end(timeout=90)
     assert turn.state == "COMPLETED", turn.error
@@ -104,7 +97,7 @@ async def _inspect(box_id: str):
 
 
 async def test_a_container_built_from_the_profiles_dockerfile_is_prepared_gets_its_secret_and_mounts_read_only(
-    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository, base
+    live, services, bus, db, workspace_id, box_profile, start_probe, base
 ):
     shared = base / "shared"
     shared.mkdir()
@@ -123,14 +116,7 @@ async def test_a_container_built_from_the_profiles_dockerfile_is_prepared_gets_i
         "read": ["/shared/note.txt", "/tmp/prepared"],
         "write": ["/shared/from-the-box"],
     }
-    started = await started_task(
-        services,
-        workspace_id,
-        f"PROBE {json.dumps(probe)}",
-        agent_profile_id=probe_profile,
-        executor_profile_id=executor,
-        repositories=[probe_repository],
-    )
+    started = await start_probe(executor, probe)
     async with watching(bus, db, started.session_id) as watch:
         turn = await watch.next_turn_end(timeout=120)
     assert turn.state == "COMPLETED", turn.error

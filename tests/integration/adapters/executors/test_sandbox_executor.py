@@ -50,19 +50,12 @@ async def test_the_scripted_agent_runs_in_a_sandbox_and_calls_kandev_tools_throu
 
 
 async def test_with_network_full_the_sandbox_keeps_the_hosts_network_and_with_none_only_its_loopback(
-    live, services, bus, db, workspace_id, box_profile, probe_profile, probe_repository
+    live, services, bus, db, workspace_id, box_profile, start_probe
 ):
     reports = {}
     for network in ("NONE", "FULL"):
         executor = await box_profile(ExecutorKind.SANDBOX, network=network)
-        started = await started_task(
-            services,
-            workspace_id,
-            'PROBE {"own": true, "read": ["/proc/net/dev"]}',
-            agent_profile_id=probe_profile,
-            executor_profile_id=executor,
-            repositories=[probe_repository],
-        )
+        started = await start_probe(executor, {"own": True, "read": ["/proc/net/dev"]})
         async with watching(bus, db, started.session_id) as watch:
             turn = await watch.next_turn_end(timeout=60)
         assert turn.state == "COMPLETED", turn.error
