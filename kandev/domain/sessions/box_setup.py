@@ -122,6 +122,15 @@ async def box_parts(
     )
 
 
+def with_mcp_commands(box: BoxParts, entries: list[dict[str, object]]) -> BoxParts:
+    """A sandbox also sees the command file of each executable MCP server handed to its agent, read-only (only the
+    file: what an admin keeps beside it stays out); a container runs the image's commands."""
+    if box.kind != ExecutorKind.SANDBOX:
+        return box
+    commands = [str(e["command"]) for e in entries if e.get("kind") == "EXECUTABLE" and e.get("command")]
+    return replace(box, readable=tuple(dict.fromkeys([*box.readable, *commands])))
+
+
 async def _writable(db: AsyncSession, settings: Settings, task: Task, workdir: Path) -> tuple[str, ...]:
     """The task directory around a worktree, each repository's git dir (a worktree's commits land there; found
     from the registered repository, never from the `.git` file the agent may rewrite) and attached folders."""

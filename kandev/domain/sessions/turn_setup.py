@@ -24,7 +24,7 @@ from kandev.domain.sessions.agent_context import (
     resume_history,
     step_handoff,
 )
-from kandev.domain.sessions.box_setup import BoxParts, box_parts
+from kandev.domain.sessions.box_setup import BoxParts, box_parts, with_mcp_commands
 from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
@@ -158,6 +158,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
         await refresh_desired(db, session, task)
+        if box is not None:
+            box = with_mcp_commands(box, [*(session.mcp_servers_desired or []), *(session.mcp_servers_applied or [])])
         mcp_secrets = await named_secret_values(
             db,
             ctx.settings.server_key,

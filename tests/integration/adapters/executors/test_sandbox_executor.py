@@ -1,7 +1,7 @@
 """The SANDBOX executor end to end, with the server's own identity (root here: the box alone confines it): the
 built-in scripted agent runs in bubblewrap on the worker's interpreter, reaches Kandev's MCP tools only through the
 stdio bridge, and the transcript says where it runs; combined with KANDEV_AGENT_UIDS it runs as the owner's
-identity."""
+identity. A workspace MCP server handed to the agent runs in the sandbox with it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import json
 import pytest
 from sqlalchemy import select
 
-from kandev.models import Message, Task
-from kandev.models.enums import ExecutorKind
+from kandev.domain.mcp.rules import McpServerFields
+from kandev.models import Message, Session, Task
+from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
 from tests.support.boxes import needs
-from tests.support.factories import started_task
+from tests.support.factories import new_task, started_task
+from tests.support.fake_mcp import FIXTURE_PACKAGE
 from tests.support.watch import watching
 
 pytestmark = pytest.mark.slow
@@ -68,3 +70,32 @@ async def test_with_network_full_the_sandbox_keeps_the_hosts_network_and_with_no
         devices = bytes.fromhex(report["read /proc/net/dev"]["value"]).decode()
         assert ("lo:" in devices) and (devices.count(":") > 1) == (network == "FULL"), (network, devices)
         assert report["own"]["uid"] == 0 and report["own"]["hostname"] == "kandev-box"
+
+
+async def test_a_workspace_mcp_server_the_agent_is_handed_runs_inside_the_sandbox(
+    live, services, bus, db, workspace_id, box_profile
+):
+    executor = await box_profile(ExecutorKind.SANDBOX)
+    # An admin's executable MCP server: its command file is all of its folder the sandbox sees.
+    fields = McpServerFields(
+        name="local",
+        kind=McpServerKind.EXECUTABLE,
+        command=str(FIXTURE_PACKAGE / "server.js"),
+        env={"FIXTURE_TOKEN": "from-the-definition"},
+    )
+    server = await services.mcp_servers.create(None, fields)
+    task_id = await new_task(services, workspace_id, "With MCP", executor_profile_id=executor)
+    await services.mcp_selections.select(server.id, McpScope.TASK, task_id)
+    session = (await services.sessions.start_task(task_id, "/tool local/whoami {}\n/tool local/where {}", None)).session
+    async with watching(bus, db, session.id) as watch:
+        turn = await watch.next_turn_end(timeout=60)
+    assert turn.state == "COMPLETED", turn.error
+    async with db.read() as s:
+        rows = list(await s.scalars(select(Message).where(Message.session_id == session.id).order_by(Message.seq)))
+        working_dir = (await s.get(Session, session.id)).working_dir
+    calls = [m for m in rows if m.kind == "TOOL_CALL"]
+    assert [c.data["status"] for c in calls] == ["completed", "completed"], [c.data.get("output") for c in calls]
+    outputs = [json.dumps(c.data.get("output")) for c in calls]
+    assert "token=from-the-definition" in outputs[0] and working_dir in outputs[1]
+    [placed] = [m for m in rows if m.kind == "SYSTEM" and "placement" in (m.data or {})]
+    assert placed.data["placement"]["kind"] == "sandbox"
