@@ -129,3 +129,8 @@ def test_the_new_task_form_picks_the_executor_and_cards_show_where_the_agent_run
         f"waiting for a worker with {capability}", timeout=30_000
     )
     page.screenshot(path=str(screenshots / "desktop-card-placement.png"))
+    # The task page says it too, in its head.
+    cards[boxed].get_by_role("link").first.click()
+    head = page.locator(".task-title-row")
+    expect(head).to_contain_text(titles[boxed])
+    expect(head.get_by_test_id("placement")).to_contain_text("sandbox ·")
