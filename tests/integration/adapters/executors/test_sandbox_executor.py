@@ -1,11 +1,14 @@
 """The SANDBOX executor end to end, with the server's own identity (root here: the box alone confines it): the
 built-in scripted agent runs in bubblewrap on the worker's interpreter, reaches Kandev's MCP tools only through the
 stdio bridge, and the transcript says where it runs; combined with KANDEV_AGENT_UIDS it runs as the owner's
-identity. A workspace MCP server handed to the agent runs in the sandbox with it."""
+identity. A workspace MCP server handed to the agent runs in the sandbox with it, and kill -9 of the worker takes
+the sandbox and everything in it along."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 
 import pytest
 from sqlalchemy import select
@@ -16,6 +19,8 @@ from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
 from tests.support.boxes import needs
 from tests.support.factories import new_task, started_task
 from tests.support.fake_mcp import FIXTURE_PACKAGE
+from tests.support.processes import descendants, wait_gone
+from tests.support.waiting import wait_until
 from tests.support.watch import watching
 
 pytestmark = pytest.mark.slow
@@ -99,3 +104,24 @@ async def test_a_workspace_mcp_server_the_agent_is_handed_runs_inside_the_sandbo
     assert "token=from-the-definition" in outputs[0] and working_dir in outputs[1]
     [placed] = [m for m in rows if m.kind == "SYSTEM" and "placement" in (m.data or {})]
     assert placed.data["placement"]["kind"] == "sandbox"
+
+
+async def test_the_sandbox_and_everything_in_it_die_with_its_killed_worker(
+    live, services, db, workspace_id, box_profile
+):
+    executor = await box_profile(ExecutorKind.SANDBOX)
+    started = await started_task(services, workspace_id, "/sleep 300", executor_profile_id=executor)
+    boxes: list[str] = []
+
+    async def placed() -> bool:
+        async with db.read() as s:
+            rows = await s.scalars(select(Message).where(Message.session_id == started.session_id))
+            boxes.extend(m.data["placement"]["box"] for m in rows if "placement" in (m.data or {}))
+        return bool(boxes)
+
+    await wait_until(placed, timeout=60, interval=0.2)
+    pid = int(boxes[0].removeprefix("sandbox:"))
+    inside = {pid, *descendants(pid)}
+    assert len(inside) >= 2, "the sandbox and the agent in it"
+    os.kill(live.worker_pid, signal.SIGKILL)
+    assert not wait_gone(inside, timeout=30), "a process of the sandbox outlived its worker"
