@@ -147,7 +147,7 @@ class DockerExecutor:
         return config.image
 
     async def _build(self, docker: aiodocker.Docker, config: BoxConfig) -> str:
-        """The profile's Dockerfile built once per content (its tag is its digest), with the box's network."""
+        """The profile's Dockerfile built once per content (its tag is its digest)."""
         import aiodocker
 
         tag = f"kandev-profile:{hashlib.sha256(config.dockerfile.encode()).hexdigest()[:16]}"
