@@ -97,9 +97,7 @@ UpdateAgentProfileResult: TypeAlias = Annotated[
 DeleteAgentProfileResult: TypeAlias = Annotated[
     AgentProfilePayload | ExpectedError, strawberry.union("DeleteAgentProfileResult")
 ]
-ExecutorTestResult: TypeAlias = Annotated[
-    ExecutorTestPayload | ExpectedError, strawberry.union("ExecutorTestResult")
-]
+ExecutorTestResult: TypeAlias = Annotated[ExecutorTestPayload | ExpectedError, strawberry.union("ExecutorTestResult")]
 ExecutorProfileResult: TypeAlias = Annotated[
     ExecutorProfilePayload | ExpectedError, strawberry.union("ExecutorProfileResult")
 ]

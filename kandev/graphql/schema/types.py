@@ -28,7 +28,6 @@ from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
 from kandev.models import WorkflowStep as StepRow
 from kandev.models import Workspace as WorkspaceRow
-from kandev.models.enums import TERMINAL_SESSION_STATES
 
 if TYPE_CHECKING:
     from kandev.graphql.schema.workflow_engine_types import ParentQuestion
@@ -261,21 +260,20 @@ class Task:
         return Budget.of(await info.context.services.usage.task_budget(self.record.id))
 
     @described(
-        "Where the task's agent runs (its live session's executor, worker and box) and what its queued turn waits "
-        "for; null before any session."
+        "Where the task's agent runs (its newest session's executor, worker and box) and what a queued turn of a "
+        "live session waits for; null before any session."
     )
     async def placement(self, info: Info) -> Placement | None:
-        sessions = await self._loaders(info).sessions_by_task.load(self.record.id)
-        live = [s for s in sessions if s.state not in TERMINAL_SESSION_STATES]
-        session = next((s for s in live if s.waiting_for), None) or next(iter(live or sessions), None)
-        if session is None:
+        # Read with the page's card activity: no statement of its own.
+        activity = self.held_activity or await self._loaders(info).task_activity.load(self.record.id)
+        if not activity.has_run:
             return None
-        where = session.placement or {}
+        where = activity.placement or {}
         return Placement(
             executor=where.get("kind"),
             worker=where.get("worker"),
             box_id=where.get("box"),
-            waiting_for=list(session.waiting_for or []),
+            waiting_for=list(activity.waiting_for),
         )
 
     @described(
