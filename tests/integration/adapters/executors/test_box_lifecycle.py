@@ -19,7 +19,7 @@ from tests.support.boxes import TEST_IMAGE, containers, needs
 from tests.support.factories import started_task
 from tests.support.waiting import wait_until
 from tests.support.watch import watching
-from tests.support.workers import running_worker
+from tests.support.workers import running_scheduler, running_worker
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,8 @@ async def test_the_containers_of_a_killed_worker_are_gone_within_30_seconds_of_a
     # Its worker is gone, its container is not (running, or stopped once its agent saw its stdin close).
     assert await containers(**label), "the container went with its worker"
     env = {"KANDEV_WORKER_CAPABILITIES": f"docker,{capability}", "KANDEV_AGENT_UIDS": live.settings.agent_uids or ""}
-    with running_worker(live.settings, **env):
+    # Recovery reaps the killed worker's turn (the scheduler's, as in production).
+    with running_worker(live.settings, **env), running_scheduler(live.settings):
         began = time.monotonic()
 
         async def gone() -> bool:
