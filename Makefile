@@ -71,7 +71,9 @@ PARALLEL = $(if $(or $(filter %.py -n -n% --numprocesses% %no:xdist,$(PYTEST_ARG
 
 # pytest's own exit code is the recipe's exit code: failures (1), errors (2-4) and
 # "no tests collected" (5) all fail `make test`.
-test: install
+# The web client is built before the tests start: a `kandev serve` a test starts would otherwise build it in
+# the middle of the run, emptying frontend/dist under a browser test's server.
+test: install $(if $(wildcard $(FRONTEND)/package.json),$(WEB_CLIENT))
 	$(VENV_PY) -m pytest -q $(PARALLEL) $(PYTEST_ARGS)
 
 lint: install

@@ -9,8 +9,11 @@ import sys
 from bench.acks import run as acks
 from bench.automations import run as automations
 from bench.board import run as board
+from bench.changes import run as changes
+from bench.diff_view import run as diff_view
 from bench.executors import run as executors
 from bench.fanout import run as fanout
+from bench.fix_rounds import run as fix_rounds
 from bench.foundation import run as foundation
 from bench.healing import run as healing
 from bench.mcp import run as mcp
@@ -33,7 +36,10 @@ def main() -> None:
         "healing": healing(),
         "automations": asyncio.run(automations()),
         "automation_acks": asyncio.run(acks()),
+        "changes": asyncio.run(changes()),
+        "diff_view": asyncio.run(diff_view()),
         "web": asyncio.run(web()),
+        "fix_rounds": asyncio.run(fix_rounds()),
     }
     json.dump(results, sys.stdout, indent=2)
     sys.stdout.write("\n")

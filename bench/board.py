@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -221,10 +223,9 @@ async def transcript(address: str, state: Any, session_id: str) -> dict[str, Any
         return {"messages": MESSAGES, "sql_statements": len(statements), **await side_by_side(graphql, plain)}
 
 
-async def measure(settings: Settings) -> dict[str, Any]:
-    app = create_app(settings)
-    app.router.routes.insert(0, plain_endpoint(app))
-    app.router.routes.insert(0, plain_transcript(app))
+@asynccontextmanager
+async def served(app: Any) -> AsyncIterator[str]:
+    """The app on a free loopback port, in this process, for the block: its address."""
     settle_heap()  # as `kandev serve` does once its app is built
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
@@ -233,6 +234,17 @@ async def measure(settings: Settings) -> dict[str, Any]:
         async with asyncio.timeout(30):
             while not server.started:
                 await asyncio.sleep(0.02)
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serving, timeout=30)
+
+
+async def measure(settings: Settings) -> dict[str, Any]:
+    app = create_app(settings)
+    app.router.routes.insert(0, plain_endpoint(app))
+    app.router.routes.insert(0, plain_transcript(app))
+    async with served(app) as address:
         state = app.state.kandev
         workspace_id = (await state.services(SYSTEM).workspaces.list())[0].id
         task_ids = await add_tasks(state.db, workspace_id, TASKS)
@@ -243,12 +255,8 @@ async def measure(settings: Settings) -> dict[str, Any]:
             async with state.db.engine.connect() as conn:
                 await conn.execution_options(isolation_level="AUTOCOMMIT")
                 await conn.exec_driver_sql("ANALYZE")
-        address = f"127.0.0.1:{port}"
         pages = [await compare(address, workspace_id, state.db.engine, first) for first in (50, 500)]
         session = await transcript(address, state, session_id)
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(serving, timeout=30)
     return {
         "tasks": TASKS,
         "pages": pages,

@@ -8,6 +8,8 @@ export default defineConfig({
   base: "/",
   plugins: [react()],
   build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 800 },
+  // The diff viewer highlights code in a module worker (its grammars load as chunks of their own).
+  worker: { format: "es" },
   server: {
     proxy: {
       "/graphql": { target: api, ws: true, changeOrigin: true },

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import signal
+import subprocess
+import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
@@ -180,9 +183,6 @@ def serve(
 def _ensure_web_client() -> None:
     """In a source checkout without `frontend/dist`, build the web client with npm (if there is one);
     when that fails the server still starts, serving the API only."""
-    import shutil
-    import subprocess
-
     from kandev.app import FRONTEND_DIST  # lazy: start-up: the whole app, only when building the client
 
     source = FRONTEND_DIST.parent
@@ -197,23 +197,37 @@ def _ensure_web_client() -> None:
     if not (source / "node_modules").is_dir():
         lock = (source / "package-lock.json").exists()
         steps.append([npm, "ci" if lock else "install", "--no-audit", "--no-fund"])
-    steps.append([npm, "run", "build"])
+    # Built beside dist/ and renamed into place: vite empties its output folder first, and another process (a
+    # second `kandev serve`, a test run) may be serving a dist/ built meanwhile.
+    staging = Path(tempfile.mkdtemp(prefix=".dist-", dir=source))
+    steps.append([npm, "run", "build", "--", "--outDir", str(staging), "--emptyOutDir"])
+    try:
+        if _run_build_steps(steps, source):
+            staging.rename(FRONTEND_DIST)
+            log.info("web client built into %s", FRONTEND_DIST)
+    except OSError:
+        log.info("%s appeared while building the web client: serving that one", FRONTEND_DIST)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _run_build_steps(steps: list[list[str]], source: Path) -> bool:
     for step in steps:
         try:
             done = subprocess.run(step, cwd=source, capture_output=True, text=True, timeout=600, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
             log.warning("building the web client failed (%s): serving the API only", type(error).__name__)
-            return
+            return False
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-15:]
             log.warning(
                 "building the web client failed (`%s` exited %s): serving the API only\n%s",
-                " ".join(step[1:]),
+                " ".join(step[1:3]),
                 done.returncode,
                 "\n".join(tail),
             )
-            return
-    log.info("web client built into %s", FRONTEND_DIST)
+            return False
+    return True
 
 
 def _report_executors() -> None:

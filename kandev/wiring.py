@@ -17,17 +17,28 @@ from kandev.adapters.github.client import GitHubClient
 from kandev.adapters.github.code_host import GitHubCodeHost
 from kandev.adapters.gitlab.client import GitLabClient
 from kandev.adapters.gitlab.code_host import GitLabCodeHost
+from kandev.adapters.notifiers.apprise_notifier import AppriseNotifier
 from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.automations import profile_checks
 from kandev.domain.automations.webhook_intake import WebhookIntake
 from kandev.domain.context import JobDispatcher, Principal, ServiceContext
-from kandev.domain.events import AgentProfileDeleting, AgentProfileSaved, Reactions
+from kandev.domain.events import (
+    AgentProfileDeleting,
+    AgentProfileSaved,
+    CheckRunCompleted,
+    Reactions,
+    TaskNeedsPerson,
+    TaskReachedReview,
+    TurnFailed,
+)
 from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
-from kandev.domain.ports import CODE_HOSTS, EXECUTORS
+from kandev.domain.notifications import deliveries as notifications
+from kandev.domain.ports import CODE_HOSTS, EXECUTORS, NOTIFIER
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.sessions.placement import record_waiting
+from kandev.domain.shipping import requests as shipped_requests
 from kandev.domain.workspace import settings_events
 from kandev.models.enums import ExecutorKind
 from kandev.platform.database import Database
@@ -47,6 +58,8 @@ for _plain in (ExecutorKind.WORKTREE, ExecutorKind.LOCAL, ExecutorKind.SCRATCH):
     EXECUTORS.register(LocalExecutor(_plain.value))
 EXECUTORS.register(SandboxExecutor())
 EXECUTORS.register(DockerExecutor())
+# Where outgoing notifications go out (kandev.domain.ports.Notifier).
+NOTIFIER.use(AppriseNotifier())
 
 # Which aggregate reacts to which domain event (and who watches every unit of work): decided here, so the
 # publishing aggregate never imports the reacting one.
@@ -55,6 +68,10 @@ REACTIONS = (
     .watch(settings_events.watch)
     .on(AgentProfileSaved, profile_checks.profile_saved)
     .on(AgentProfileDeleting, profile_checks.profile_deleting)
+    .on(CheckRunCompleted, shipped_requests.check_run_completed)
+    .on(TaskNeedsPerson, notifications.task_needs_person)
+    .on(TurnFailed, notifications.turn_failed)
+    .on(TaskReachedReview, notifications.task_reached_review)
 )
 
 

@@ -1,4 +1,4 @@
-// Client-side routes: "/" is the board, "/tasks/<id>" a task, "/settings/<section>" the settings. The server
+// Client-side routes: "/" is the board, "/tasks/<id>" a task, "/settings/<section>" the settings, "/stats" the Stats page. The server
 // answers index.html for all of them.
 import { useSyncExternalStore } from "react";
 
@@ -10,12 +10,14 @@ export type Route =
   | { name: "authoring"; taskId: string | null }
   | { name: "agenda" }
   | { name: "automation"; automationId: string }
-  | { name: "run"; runId: string };
+  | { name: "run"; runId: string }
+  | { name: "stats" };
 
 const listeners = new Set<() => void>();
 window.addEventListener("popstate", () => listeners.forEach((l) => l()));
 
 function parse(path: string): Route {
+  if (/^\/stats\/?$/.test(path)) return { name: "stats" };
   if (/^\/automations\/new\/?$/.test(path)) return { name: "automationEditor", automationId: null };
   const authoring = /^\/automations\/describe(?:\/([^/]+))?\/?$/.exec(path);
   if (authoring) return { name: "authoring", taskId: authoring[1] ? decodeURIComponent(authoring[1]) : null };

@@ -7,31 +7,46 @@ shared queue, and whichever worker takes it launches the agent fresh and resumes
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from redis import Redis
+from rq.exceptions import DuplicateJobError
 from rq.job import Job, JobStatus
 
 from kandev.domain.sessions.placement import TurnRoute, turn_route
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
+    AGENT_INSTALL_JOB,
+    AUTO_MERGE_JOB,
     AUTOMATIONS,
     CLEAN_UP_TASK_JOB,
+    DEFAULT,
     DELIVER_JOB,
     DELIVER_WEBHOOKS_JOB,
+    FIX_ROUND_JOB,
     LAUNCH_RUN_JOB,
+    NOTIFY_JOB,
     PREFLIGHT_JOB,
+    REFRESH_REQUESTS_JOB,
     RETAIN_WORKTREES_JOB,
     TEST_EXECUTOR_JOB,
     TURN_JOB,
+    InstallProgress,
+    agent_install_job_id,
     capability_queue,
     enqueue,
     enqueue_many,
+    enqueue_read,
+    install_progress,
     live_capabilities,
     missing_capabilities,
+    reply_key,
     warm_worker_queue,
     worker_queue_name,
 )
@@ -43,12 +58,19 @@ if TYPE_CHECKING:
 CLEANUP_TIMEOUT_SECONDS = 300
 # Creating a task and queueing its first prompt: database work only, the turn itself is its own job.
 LAUNCH_RUN_TIMEOUT_SECONDS = 300
+# One notification attempt: bounded by the notifier's own timeouts (KANDEV_NOTIFICATION_TIMEOUT_SECONDS).
+NOTIFY_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
 DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
 # Making a test box may build an image or run a prepare script: the caller waits this long at most.
 TEST_EXECUTOR_WAIT_SECONDS = 180
+# Asking the registry for a version (60 s) and npm's install (300 s, kandev.runtime.mcp_delivery), with room.
+AGENT_INSTALL_TIMEOUT_SECONDS = 600
+# A fix round (reading check logs), a refresh or an auto-merge: code-host calls bounded well below it.
+SHIP_JOB_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
+_REPLY_SLICE_SECONDS = 2.0
 
 
 class RqDispatcher:
@@ -183,6 +205,56 @@ class RqDispatcher:
         report["error"] = f"no worker finished the test within {TEST_EXECUTOR_WAIT_SECONDS}s"
         return report
 
+    async def enqueue_fix_round(self, round_id: str) -> None:
+        await self._enqueue_default(FIX_ROUND_JOB, (round_id,), f"fix round={round_id}")
+
+    async def enqueue_auto_merge(self, task_id: str, repository_id: str) -> None:
+        await self._enqueue_default(AUTO_MERGE_JOB, (task_id, repository_id), f"auto-merge task={task_id}")
+
+    async def enqueue_request_refresh(self, task_id: str, repository_id: str) -> None:
+        await self._enqueue_default(
+            REFRESH_REQUESTS_JOB, ([[task_id, repository_id]],), f"refresh request task={task_id}"
+        )
+
+    async def _enqueue_default(self, func_path: str, args: tuple[Any, ...], description: str) -> None:
+        """A shipping job on the default queue (git and code-host calls, no agent)."""
+        await asyncio.to_thread(
+            enqueue,
+            DEFAULT,
+            func_path,
+            *args,
+            job_timeout=SHIP_JOB_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=description,
+        )
+
+    async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """A read job on the worker's reads queue, and its answer awaited on its reply list (bounded)."""
+        deadline = time.monotonic() + timeout
+        job_id = await asyncio.to_thread(
+            enqueue_read, worker_name, request, wait_seconds=max(1, math.ceil(timeout)), connection=self._redis
+        )
+        # In slices: a client's socket timeout (redis-py's default is 5 s) must outlast each blocking read.
+        while (left := deadline - time.monotonic()) > 0:
+            popped = await self._bus.redis.blpop([reply_key(job_id)], timeout=min(_REPLY_SLICE_SECONDS, left))
+            if popped is not None:
+                answer: dict[str, Any] = json.loads(popped[1])
+                return answer
+        return None
+
+    async def enqueue_notification(self, delivery_id: str) -> None:
+        """The job that attempts one notification delivery (kandev.domain.notifications.deliveries), on the
+        default queue: never a turn's."""
+        await asyncio.to_thread(
+            enqueue,
+            DEFAULT,
+            NOTIFY_JOB,
+            delivery_id,
+            job_timeout=NOTIFY_TIMEOUT_SECONDS,
+            connection=self._redis,
+            description=f"notification delivery={delivery_id}",
+        )
+
     async def _enqueue_automation_job(self, func_path: str, argument: str, description: str) -> None:
 
         await asyncio.to_thread(
@@ -194,6 +266,37 @@ class RqDispatcher:
             connection=self._redis,
             description=description,
         )
+
+    async def enqueue_agent_install(self, agent_id: str, update: bool) -> None:
+        """The job that installs (or updates) a catalogue agent, unless one for that agent waits or runs already."""
+        await asyncio.to_thread(self._enqueue_agent_install, agent_id, update)
+
+    def _enqueue_agent_install(self, agent_id: str, update: bool) -> None:
+
+        job_id = agent_install_job_id(agent_id)
+        [current] = Job.fetch_many([job_id], connection=self._redis)
+        if current is not None and install_progress(current).active:
+            return
+        if current is not None:
+            current.delete()  # the ended one: its outcome makes way for this attempt's
+        with contextlib.suppress(DuplicateJobError):  # another request enqueued it a moment ago: that one runs
+            enqueue(
+                DEFAULT,
+                AGENT_INSTALL_JOB,
+                agent_id,
+                update,
+                job_timeout=AGENT_INSTALL_TIMEOUT_SECONDS,
+                connection=self._redis,
+                job_id=job_id,
+                unique=True,
+                description=f"agent {'update' if update else 'install'} agent={agent_id}",
+            )
+
+    async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]:
+        """The latest install job of each agent that had one in the last hour, by agent id."""
+        ids = list(agent_ids)
+        jobs = await asyncio.to_thread(Job.fetch_many, [agent_install_job_id(i) for i in ids], self._redis)
+        return {agent_id: install_progress(job) for agent_id, job in zip(ids, jobs, strict=True) if job is not None}
 
     async def _describe(self, session_id: str) -> str | None:
         route = await self._route(session_id)

@@ -18,6 +18,7 @@ from kandev.platform.session_access import PersonChange, announce
 if TYPE_CHECKING:
     from kandev.models import Task, WorkflowStep
     from kandev.platform.event_bus import EventBus
+    from kandev.platform.job_queues import InstallProgress
     from kandev.platform.settings import Settings
 
 LOCAL_LOGIN = "local"
@@ -119,7 +120,8 @@ class UnitOfWork:
 
 
 class JobDispatcher(Protocol):
-    """How the domain hands work to workers (kandev.adapters.rq_dispatch.RqDispatcher): turns, cancels, answers."""
+    """How the domain hands work to workers (kandev.adapters.rq_dispatch.RqDispatcher): turns, cancels, answers,
+    agent installs (and how those go)."""
 
     async def enqueue_turn(
         self, session_id: str, queue: str | None = None, *, description: str | None = None
@@ -140,6 +142,29 @@ class JobDispatcher(Protocol):
     async def enqueue_worktree_retention(self, automation_id: str) -> None: ...
 
     async def enqueue_preflight(self, automation_id: str) -> None: ...
+
+    async def enqueue_agent_install(self, agent_id: str, update: bool) -> None: ...
+
+    async def agent_installs(self, agent_ids: Sequence[str]) -> dict[str, InstallProgress]: ...
+
+    async def enqueue_fix_round(self, round_id: str) -> None:
+        """The job that reads a fix round's check logs and queues its prompt (kandev.domain.shipping.fix_rounds)."""
+        ...
+
+    async def enqueue_auto_merge(self, task_id: str, repository_id: str) -> None:
+        """The job that merges a green, approved request of a task that asks for it."""
+        ...
+
+    async def enqueue_request_refresh(self, task_id: str, repository_id: str) -> None:
+        """The job that asks the code host about a task's request now (a check event arrived)."""
+        ...
+
+    async def ask_worker(self, worker_name: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Have the named worker answer a read (kandev.jobs.reads) on its own reads queue; None when it did not
+        answer within `timeout` seconds (the request then expires unread)."""
+        ...
+
+    async def enqueue_notification(self, delivery_id: str) -> None: ...
 
     async def test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
         """Run the executor profile's test on a worker offering `capabilities` and wait (bounded) for its report

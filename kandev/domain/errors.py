@@ -60,6 +60,13 @@ class AutopilotNeedsMcpError(ConflictError):
     code = "AUTOPILOT_NEEDS_MCP"
 
 
+class UnavailableError(ConflictError):
+    """What holds the answer (the worker holding a task's worktree) did not answer in time; `worker` names it.
+    A ConflictError to mutations (code UNAVAILABLE); a query error with that code; HTTP 503."""
+
+    code = "UNAVAILABLE"
+
+
 class PermissionDeniedError(DomainError):
     code = "PERMISSION_DENIED"
 

@@ -50,6 +50,43 @@ class AgentProfileDeleting:
     profile: AgentProfile
 
 
+@dataclass(frozen=True, slots=True)
+class CheckRunCompleted:
+    """A code host told Kandev (a verified webhook delivery) that a check of a commit finished."""
+
+    provider: str
+    repository: str  # owner/name (GitLab: the project path)
+    head_sha: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskNeedsPerson:
+    """An agent waits on a person: a question (ask_user_question_kandev) or a permission request. `key` names
+    that wait, once."""
+
+    task_id: str
+    key: str
+    what: str  # "question" or "permission"
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
+    """A turn ended FAILED (an agent error, /fail, a crash, a reaped lease, a failed launch)."""
+
+    task_id: str
+    turn_id: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskReachedReview:
+    """A task's state became REVIEW (its agent finished a turn, or someone moved it there)."""
+
+    task_id: str
+    key: str
+
+
 @dataclass
 class Reactions:
     """Who reacts to which event, and who watches every unit of work as it starts (e.g. the workspace's

@@ -18,6 +18,7 @@ from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
 from kandev.domain.records import TaskRecord
 from kandev.domain.sessions.service import MessagePage, read_messages
+from kandev.domain.shipping.requests import RequestRecord
 from kandev.domain.tasks.activity import TaskActivity, read_activity
 from kandev.models import (
     AutomationRun,
@@ -29,6 +30,7 @@ from kandev.models import (
     Session,
     Task,
     TaskDependency,
+    TaskShipRequest,
     Turn,
     WorkflowStep,
 )
@@ -134,6 +136,15 @@ class Lookups:
     async def task_activity(self, task_ids: Sequence[str]) -> list[TaskActivity]:
         """Each task's card activity (agent, last activity, preview, attention), in one statement."""
         return await read_activity(self.ctx, task_ids)
+
+    async def ship_requests(self, task_ids: Sequence[str]) -> list[list[RequestRecord]]:
+        """Each task's pull and merge requests (board badges, the PR card), in one statement."""
+        async with self.ctx.read() as db:
+            rows = await db.scalars(select(TaskShipRequest).where(TaskShipRequest.task_id.in_(task_ids)))
+            found: dict[str, list[RequestRecord]] = {}
+            for row in rows:
+                found.setdefault(row.task_id, []).append(RequestRecord.of(row))
+        return [found.get(i, []) for i in task_ids]
 
     async def pending_parent_questions(self, task_ids: Sequence[str]) -> list[ParentQuestion | None]:
         async with self.ctx.read() as db:

@@ -1,19 +1,29 @@
 """What the domain needs from the outside world, named as protocols that adapters implement and the composition
-root registers (kandev.wiring): code hosts and executors; notifiers follow the same shape. A new code host
-(Gitea, Bitbucket, ...) or executor (Kubernetes) is one more adapter registered here, and no domain module
-changes."""
+root registers (kandev.wiring): code hosts, executors and the notifier. A new code host (Gitea, Bitbucket, ...)
+or executor (Kubernetes) is one more adapter registered here, and no domain module changes."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.domain.code_requests import (
+    CheckLog,
+    HostedRepository,
+    HostReviewComment,
+    MergeMethod,
+    NewRequest,
+    RequestCheck,
+    RequestStatus,
+)
 from kandev.domain.errors import UnprocessableError
+from kandev.domain.outbound import OutboundPolicy
 from kandev.domain.workspace.executor_config import BoxConfig
 from kandev.platform.agent_host import AgentUser
 from kandev.platform.log_redaction import remember_secrets
@@ -111,9 +121,45 @@ def env_name(host: str) -> str:
     return "KANDEV_GIT_TOKEN_" + re.sub(r"[^A-Z0-9]", "_", host.upper())
 
 
+class RequestApi(Protocol):
+    """One repository's pull or merge requests on a code host, with the workspace connection's token; an async
+    context manager. Every refusal is a CodeHostRefused (kandev.domain.code_requests) with its reason; nothing
+    is retried here, so a call reaches the host once."""
+
+    async def __aenter__(self) -> RequestApi: ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None: ...
+
+    async def open(self, new: NewRequest) -> RequestStatus:
+        """Open a request from `new.head_branch` into `new.base_branch` (reason duplicate_request when one is
+        open already, base_missing when the base is gone)."""
+
+    async def open_from(self, head_branch: str) -> list[RequestStatus]:
+        """The open requests whose head is `head_branch` of this repository (a check before opening again)."""
+
+    async def status(self, number: int) -> RequestStatus:
+        """The request now: state, draft, review decision, mergeability, its head commit's checks."""
+
+    async def merge(self, number: int, method: MergeMethod, head_sha: str) -> RequestStatus:
+        """Merge it if its head is still `head_sha` (reason not_mergeable with the host's word, head_moved,
+        closed or merged otherwise)."""
+
+    async def check_logs(self, head_sha: str, checks: Sequence[RequestCheck], limit: int) -> list[CheckLog]:
+        """The last `limit` bytes (at most) of the log of each of these checks of the commit `head_sha`."""
+
+    async def review_comments(self, number: int) -> list[HostReviewComment]:
+        """The review comments people made on the request, oldest first."""
+
+    async def protected(self, branch: str) -> bool:
+        """Whether the host protects `branch` (pushes to it are refused from Kandev)."""
+
+
 class CodeHost(Protocol):
     """A code host (GitHub, GitLab, ...): a task made from one of its pull or merge requests is resolved, linked
-    and pushed through it, and the agent's and Kandev's git reach it with the workspace's credential."""
+    and pushed through it, the agent's and Kandev's git reach it with the workspace's credential, and a task's
+    changes are shipped through its pull or merge requests."""
 
     provider: str
     # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
@@ -143,6 +189,17 @@ class CodeHost(Protocol):
         self, db: AsyncSession, settings: Settings, workspace_id: str, host: str
     ) -> GitCredential | None:
         """The workspace connection's token for `host` (lower-case, no port), when this host has one."""
+
+    async def hosted(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, remote_url: str | None
+    ) -> HostedRepository | None:
+        """The repository a remote URL names on this host, when the workspace is connected to it; else None."""
+
+    async def requests(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, repository: HostedRepository
+    ) -> RequestApi:
+        """The repository's requests with the workspace connection's token (ProviderNotConnectedError without
+        one)."""
 
 
 class CodeHosts:
@@ -292,3 +349,59 @@ class Executors:
 
 
 EXECUTORS = Executors()
+
+
+# --- notifications -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotificationTarget:
+    """What may be shown of a channel's URL: the service and its host, never a token."""
+
+    service: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One message to a person: `key` is the same on every attempt, so a receiver can drop a repeat."""
+
+    title: str
+    body: str
+    key: str
+
+
+class NotificationFailed(Exception):
+    """A target refused, failed or timed out; the text is safe to show (no URL, no token)."""
+
+
+class Notifier(Protocol):
+    """Sends to the services people use (Slack, Discord, e-mail, ntfy, webhooks, ...), addressed by URL.
+
+    `policy` is the outbound rule for a URL a non-admin saved (None: an admin's, trusted): every connection the
+    send makes is checked by it and goes to an address it validated."""
+
+    def check(self, url: str, policy: OutboundPolicy | None, field: str) -> NotificationTarget:
+        """The URL's service and host; ValidationError (naming `field`, never echoing the URL) when it is no
+        URL of a service this notifier knows, or `policy` refuses where it would connect."""
+
+    def send(self, url: str, note: Notification, policy: OutboundPolicy | None, timeout: float) -> None:
+        """Deliver `note` (blocking, bounded by `timeout` per connection); NotificationFailed when it was not."""
+
+
+class NotifierSlot:
+    """The notifier this process registered (kandev.wiring)."""
+
+    def __init__(self) -> None:
+        self._notifier: Notifier | None = None
+
+    def use(self, notifier: Notifier | None) -> None:
+        self._notifier = notifier
+
+    def get(self) -> Notifier:
+        if self._notifier is None:
+            raise RuntimeError("no notifier is registered (kandev.wiring registers one)")
+        return self._notifier
+
+
+NOTIFIER = NotifierSlot()

@@ -34,6 +34,12 @@ class TaskRecord:
     creation_completed_at: datetime | None = None
     # A start recorded behind dependencies: {"prompt", "agent_profile_id", "executor_profile_id"}.
     deferred_launch: dict[str, Any] | None = None
+    # What it changed, as last measured (kandev.domain.changes.stats); None until then.
+    change_files: int | None = None
+    change_additions: int | None = None
+    change_deletions: int | None = None
+    # Shipping: merge its pull requests once green and approved (kandev.domain.shipping).
+    auto_merge: bool = False
 
     @classmethod
     def of(cls, task: Task) -> TaskRecord:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from functools import cached_property
 
 from kandev.domain.access.tokens import AccessTokenService
+from kandev.domain.attachments.service import AttachmentService
 from kandev.domain.automations.run_service import AutomationRunService
 from kandev.domain.automations.service import AutomationService
+from kandev.domain.changes.service import ChangesService
 from kandev.domain.context import Principal, ServiceContext
 from kandev.domain.github.connections import GithubService
 from kandev.domain.github.task_review import TaskPullRequestService
@@ -17,6 +19,8 @@ from kandev.domain.lookups import Lookups
 from kandev.domain.mcp.definitions import McpServerService
 from kandev.domain.mcp.registry import McpRegistryService
 from kandev.domain.mcp.selections import McpSelectionService
+from kandev.domain.notifications.channels import NotificationChannelService
+from kandev.domain.reviews.service import ReviewService
 from kandev.domain.sessions.clarifications import ClarificationService
 from kandev.domain.sessions.ends import complete_task_sessions
 from kandev.domain.sessions.parent_questions import ParentQuestionService
@@ -24,6 +28,7 @@ from kandev.domain.sessions.pending_actions import PendingActionService
 from kandev.domain.sessions.permissions import PermissionService
 from kandev.domain.sessions.rich_output import RichOutputService
 from kandev.domain.sessions.service import SessionService
+from kandev.domain.shipping.service import ShipService
 from kandev.domain.tasks.dependencies import DependencyService
 from kandev.domain.tasks.file_preview import FilePreviewService
 from kandev.domain.tasks.service import TaskService
@@ -68,6 +73,14 @@ class Services:
     @cached_property
     def tasks(self) -> TaskService:
         return TaskService(self.ctx)
+
+    @cached_property
+    def attachments(self) -> AttachmentService:
+        return AttachmentService(self.ctx)
+
+    @cached_property
+    def notification_channels(self) -> NotificationChannelService:
+        return NotificationChannelService(self.ctx)
 
     @cached_property
     def workspaces(self) -> WorkspaceService:
@@ -144,6 +157,18 @@ class Services:
     @cached_property
     def rich_output(self) -> RichOutputService:
         return RichOutputService(self.ctx)
+
+    @cached_property
+    def ship(self) -> ShipService:
+        return ShipService(self.ctx)
+
+    @cached_property
+    def changes(self) -> ChangesService:
+        return ChangesService(self.ctx)
+
+    @cached_property
+    def reviews(self) -> ReviewService:
+        return ReviewService(self.ctx)
 
     @cached_property
     def file_previews(self) -> FilePreviewService:

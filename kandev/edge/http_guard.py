@@ -1,6 +1,10 @@
 """One ASGI middleware in front of every HTTP and WebSocket route: known Host only (421, no DNS rebinding),
 same-site Origin only (403), JSON bodies for state changes (415), no session token outside /mcp/session
-(401), and a cap on /graphql and REST bodies, the webhooks' included (413, before the rest is read)."""
+(401), and a cap on /graphql and REST bodies, the webhooks' included (413, before the rest is read).
+
+The one upload route takes multipart/form-data, but only with the header `Kandev-Upload: 1`: a cross-site
+form can post multipart, never set a header, so the JSON rule keeps its purpose (no state change a page on
+another site can make); its cap is an attachment's size, not KANDEV_MAX_BODY_BYTES."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kandev.domain.access.session_tokens import is_session_credential as is_session_token
+from kandev.domain.attachments.content import MAX_BYTES as MAX_ATTACHMENT_BYTES
 from kandev.platform.settings import Settings
 
 MIB = 1024 * 1024
@@ -25,6 +30,10 @@ _CAPPED = re.compile(r"/graphql|/api/v1/.+")
 # whatever content type they like.
 _WEBHOOKS = re.compile(r"/api/v1/automations/webhook/[^/]+|/api/v1/github/webhook")
 _SESSION_ENDPOINT = "/mcp/session"
+UPLOAD_PATH = "/api/v1/attachments"
+UPLOAD_HEADER = "kandev-upload"
+# An attachment and the multipart framing around it (its part headers, the boundaries).
+UPLOAD_LIMIT = MAX_ATTACHMENT_BYTES + 64 * 1024
 _STATE_CHANGING = frozenset({"POST", "PUT", "PATCH"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TOKEN_REFUSAL = "a valid personal access token is required"
@@ -104,7 +113,8 @@ class HttpGuard:
             await _refuse(scope, receive, send, *refusal)
             return
         if scope["type"] == "http" and _CAPPED.fullmatch(path):
-            await _capped(self.app, scope, receive, send, self._max_body)
+            limit = UPLOAD_LIMIT if _is_upload(scope) else self._max_body
+            await _capped(self.app, scope, receive, send, limit)
             return
         await self.app(scope, receive, send)
 
@@ -116,7 +126,10 @@ class HttpGuard:
             return None
         if scope["type"] == "http" and _needs_json(scope["method"], headers):
             media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-            if media_type != "application/json":
+            if _is_upload(scope):
+                if headers.get(UPLOAD_HEADER) != "1" or media_type != "multipart/form-data":
+                    return 415, "an upload is multipart/form-data with the header Kandev-Upload: 1"
+            elif media_type != "application/json":
                 return 415, "the body must be application/json"
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin, scope, host):
@@ -133,6 +146,10 @@ class HttpGuard:
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
         own = _Origin(scheme, host[0], host[1] or _DEFAULT_PORTS.get(scheme))
         return origin in (own, self._public_origin) or origin in self._origins
+
+
+def _is_upload(scope: Scope) -> bool:
+    return scope["type"] == "http" and scope.get("method") == "POST" and scope["path"] == UPLOAD_PATH
 
 
 def _listed(value: str) -> list[str]:

@@ -14,10 +14,13 @@ from kandev.graphql.resolvers import dependencies as dependency_resolvers
 from kandev.graphql.resolvers import github as github_resolvers
 from kandev.graphql.resolvers import gitlab as gitlab_resolvers
 from kandev.graphql.resolvers import mcp_servers as mcp_resolvers
+from kandev.graphql.resolvers import notifications as notification_resolvers
 from kandev.graphql.resolvers import profiles as profile_resolvers
+from kandev.graphql.resolvers import review_threads as review_thread_resolvers
 from kandev.graphql.resolvers import reviews as review_resolvers
 from kandev.graphql.resolvers import runs as run_resolvers
 from kandev.graphql.resolvers import sessions as session_resolvers
+from kandev.graphql.resolvers import ship as ship_resolvers
 from kandev.graphql.resolvers import subscriptions as subscription_resolvers
 from kandev.graphql.resolvers import tasks as task_resolvers
 from kandev.graphql.resolvers import usage as usage_resolvers
@@ -38,6 +41,9 @@ from kandev.graphql.schema.plain_fields import PlainFieldExecutor
 @strawberry.type
 class Query:
     workspaces = strawberry.field(resolver=workspace_resolvers.workspaces, description="Workspaces the caller can see.")
+    account = strawberry.field(
+        resolver=ship_resolvers.account, description="The caller's own account (its commit identity)."
+    )
     access_tokens = strawberry.field(
         resolver=account_resolvers.access_tokens,
         description="The caller's personal access tokens (never their values).",
@@ -67,6 +73,10 @@ class Query:
     )
     repositories = strawberry.field(resolver=profile_resolvers.repositories)
     secrets = strawberry.field(resolver=profile_resolvers.secrets, description="Secret names; values never leave.")
+    notification_channels = strawberry.field(
+        resolver=notification_resolvers.notification_channels,
+        description="Where a workspace's notifications go, with how each one's last attempt went.",
+    )
     mcp_servers = strawberry.field(
         resolver=mcp_resolvers.mcp_servers,
         description="A workspace's MCP server definitions (delivered to agents) and the server-wide ones.",
@@ -161,6 +171,10 @@ class Query:
     )
     task_merge_request = strawberry.field(
         resolver=review_resolvers.task_merge_request, description="Agent only (get_task_mr_automation_kandev)."
+    )
+    review_threads = strawberry.field(
+        resolver=review_thread_resolvers.review_threads,
+        description="A task's review threads, oldest first, as Task.reviewThreads (list_review_comments_kandev).",
     )
 
 
@@ -271,6 +285,17 @@ class Mutation:
         description="Set a new value for a secret (its name stays; the value is never returned).",
     )
     delete_secret = strawberry.mutation(resolver=profile_resolvers.delete_secret)
+    create_notification_channel = strawberry.mutation(
+        resolver=notification_resolvers.create_notification_channel,
+        description="Add where a workspace's notifications go. A non-admin's URL must not point to this machine "
+        "or a private network (checked now and at every send).",
+    )
+    update_notification_channel = strawberry.mutation(resolver=notification_resolvers.update_notification_channel)
+    delete_notification_channel = strawberry.mutation(resolver=notification_resolvers.delete_notification_channel)
+    test_notification_channel = strawberry.mutation(
+        resolver=notification_resolvers.test_notification_channel,
+        description="Send a test notification now and answer whether it arrived (the channel keeps the outcome).",
+    )
     create_mcp_server = strawberry.mutation(
         resolver=mcp_resolvers.create_mcp_server,
         description="Define an MCP server for agents; saving starts, downloads and connects to nothing.",
@@ -299,12 +324,15 @@ class Mutation:
     resolve_permission = strawberry.mutation(resolver=profile_resolvers.resolve_permission)
     install_agent = strawberry.mutation(
         resolver=catalogue_resolvers.install_agent,
-        description="Install a catalogue agent's npm package (its pinned version) into the work dir, as the server, "
-        "with --ignore-scripts, read-only to agents; never globally. Admins only.",
+        description="Start installing a catalogue agent's npm package (its pinned version) into the work dir: a "
+        "worker installs it as the server's user, with --ignore-scripts, read-only to agents, never globally. "
+        "Answers at once; the entry's installJob tells how it goes (a second request while one waits or runs "
+        "joins it). Admins only.",
     )
     update_agent = strawberry.mutation(
         resolver=catalogue_resolvers.update_agent,
-        description="Install the registry's current version of a catalogue agent's npm package. Admins only.",
+        description="Start installing the registry's current version of a catalogue agent's npm package, as "
+        "installAgent does. Admins only.",
     )
     set_automation_budget = strawberry.mutation(
         resolver=usage_resolvers.set_automation_budget,
@@ -428,6 +456,99 @@ class Mutation:
     update_task_pull_request = strawberry.mutation(
         resolver=review_resolvers.update_task_pull_request,
         description="Agent only (update_task_pr_automation_kandev).",
+    )
+    add_review_comment = strawberry.mutation(
+        resolver=review_thread_resolvers.add_review_comment,
+        description="Open a review thread on lines of a changed file (side NEW: the working tree; OLD: the base), a "
+        "whole file or the whole task. The lines must exist in that version (ValidationError naming line or endLine "
+        "otherwise); the thread keeps them as its anchor and follows them as the file changes.",
+    )
+    reply_to_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.reply_to_review_thread,
+        description="Add a comment at the end of a thread (reply_review_comment_kandev for the task's agent).",
+    )
+    resolve_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.resolve_review_thread,
+        description="Mark a thread addressed (resolvedBy says who); a note is added as a comment first. Resolving a "
+        "resolved thread changes nothing (resolve_review_comment_kandev for the task's agent).",
+    )
+    reopen_review_thread = strawberry.mutation(
+        resolver=review_thread_resolvers.reopen_review_thread,
+        description="Open a resolved or outdated thread again.",
+    )
+    delete_review_comment = strawberry.mutation(
+        resolver=review_thread_resolvers.delete_review_comment,
+        description="Delete one of your own comments (PermissionDeniedError otherwise); a thread's last comment takes "
+        "the thread with it (threadDeleted).",
+    )
+    send_review_to_agent = strawberry.mutation(
+        resolver=review_thread_resolvers.send_review_to_agent,
+        description="Queue the threads as one prompt in the task's primary session (behind a running turn; the "
+        "transcript shows it as one REVIEW message), marking them sent. A repeat while that prompt still waits "
+        "answers it again (a double click queues one prompt); nothing left to send is a ConflictError (reason "
+        "nothing_to_send). The prompt's format: docs/review.md.",
+    )
+    set_file_reviewed = strawberry.mutation(
+        resolver=review_thread_resolvers.set_file_reviewed,
+        description="Mark a changed file reviewed at its diff (FileChange.reviewed turns false when the file changes "
+        "again), or unmark it.",
+    )
+    discard_changes = strawberry.mutation(
+        resolver=review_thread_resolvers.discard_changes,
+        description="Undo uncommitted changes in the task's worktree: files back to the branch's last commit, or one "
+        "hunk. ConflictError while a turn runs (reason turn_running) or when the hunk is no longer there "
+        "(stale_hunk); a path outside the worktree is a ValidationError.",
+    )
+    update_account = strawberry.mutation(
+        resolver=ship_resolvers.update_account,
+        description="Set the name and email your commits from Kandev are authored by (asked for at the first commit).",
+    )
+    commit_task_changes = strawberry.mutation(
+        resolver=ship_resolvers.commit_task_changes,
+        description="Commit the task's changes (all, or the paths given) on its branch, authored by you (your "
+        "account's commit identity: ConflictError reason identity_missing until set) with an Agent/Co-authored-by "
+        "trailer naming the agent; an empty message takes the agent's suggestion. ConflictError while a turn runs "
+        "(turn_running) or with nothing to commit (nothing_to_commit). The agent's commit_changes_kandev: under its "
+        "permission policy.",
+    )
+    suggest_commit_message = strawberry.mutation(
+        resolver=ship_resolvers.suggest_commit_message,
+        description="A commit message for the uncommitted changes, from a short utility turn of the task's agent in an "
+        "ACP session of its own (the task's conversation is neither read nor continued), on the worker holding the "
+        "worktree; nothing is committed.",
+    )
+    push_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.push_task_branch,
+        description="Push the task's branch to the repository's remote (a pull request's source branch for a task made "
+        "from one), with the code host's credential handed to git for that one call. Never to the default, base or a "
+        "protected branch (ConflictError protected_branch); a rejected push is UNPROCESSABLE (push_rejected, "
+        "stale_lease, auth, unreachable) and changes nothing. A push already under way: ConflictError in_progress.",
+    )
+    open_pull_request = strawberry.mutation(
+        resolver=ship_resolvers.open_pull_request,
+        description="Open the repository's pull request (GitHub) or merge request (GitLab) from the pushed task "
+        "branch, linked to the task; one per repository. An open one from the branch (a lost earlier attempt's) is "
+        "taken up instead of opening another. Refusals: already_open, no_code_host, and the host's (PROVIDER_ERROR: "
+        "duplicate_request, base_missing, auth, unreachable, ...).",
+    )
+    update_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.update_task_branch,
+        description="Merge or rebase the base branch's newest commits into the task's branch in its worktree. "
+        "Conflicts are left there as UNMERGED files (Task.changes) for someone to resolve; the branch moves only once "
+        "they are.",
+    )
+    merge_pull_request = strawberry.mutation(
+        resolver=ship_resolvers.merge_pull_request,
+        description="Merge the task's pull request on its code host; refused with the host's reason when it is not "
+        "mergeable, was merged or closed outside Kandev, or got new commits since it was shown (head_moved). Once "
+        "every request of the task is merged it moves to its workflow's final step (a workspace setting) and its "
+        "worktrees are removed (branches kept).",
+    )
+    merge_task_branch = strawberry.mutation(
+        resolver=ship_resolvers.merge_task_branch,
+        description="For a repository on no code host: merge the task's branch into its base (on the repository's "
+        "local remote when it has one, else in the repository when the base is not checked out); conflicts refuse it "
+        "(merge_conflict) and change nothing.",
     )
     update_task_merge_request = strawberry.mutation(
         resolver=review_resolvers.update_task_merge_request,

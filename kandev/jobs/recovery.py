@@ -1,15 +1,18 @@
 """Recovery from the database, the only source of truth: reap turns whose worker died, and enqueue
 again every session that has queued prompts, every admitted automation run not launched yet, every webhook
-delivery not fired yet and every task cleanup that is due (a restarted Redis may have lost their jobs)."""
+delivery not fired yet, every task cleanup and notification delivery that is due (a restarted Redis may have
+lost their jobs); and forget uploads no task took within a day."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
+from kandev.domain.attachments.service import forget_unbound
 from kandev.domain.automations.cleanup import due_cleanups
 from kandev.domain.automations.launch import runs_to_launch
 from kandev.domain.automations.webhooks import unprocessed_deliveries
+from kandev.domain.notifications.deliveries import due_deliveries
 from kandev.domain.sessions.turns import reap_expired_turns, sessions_with_pending_work
 from kandev.platform.settings import Settings
 from kandev.wiring import SYSTEM, provide_services
@@ -33,15 +36,20 @@ async def recover(settings: Settings) -> dict[str, int]:
         cleanups = await due_cleanups(ctx)
         for task_id in cleanups:
             await ctx.jobs.enqueue_task_cleanup(task_id)
-    if reaped or pending or launches or deliveries or cleanups:
+        notifications = await due_deliveries(ctx)
+        for delivery_id in notifications:
+            await ctx.jobs.enqueue_notification(delivery_id)
+        await forget_unbound(ctx)
+    if reaped or pending or launches or deliveries or cleanups or notifications:
         log.info(
             "recovery: reaped %d turn(s), re-enqueued %d session(s), %d automation run(s), %d webhook delivery(ies) "
-            "and %d task cleanup(s)",
+            "%d task cleanup(s) and %d notification(s)",
             len(reaped),
             len(pending),
             len(launches),
             len(deliveries),
             len(cleanups),
+            len(notifications),
         )
     return {
         "reaped": len(reaped),
@@ -49,6 +57,7 @@ async def recover(settings: Settings) -> dict[str, int]:
         "launches": len(launches),
         "deliveries": len(deliveries),
         "cleanups": len(cleanups),
+        "notifications": len(notifications),
     }
 
 

@@ -21,6 +21,7 @@ from kandev.domain.automations.scheduling import run_schedules
 from kandev.jobs.github_triggers import github_tick
 from kandev.jobs.profile_checks import profile_tick
 from kandev.jobs.recovery import recover_sync
+from kandev.jobs.shipping import ship_tick
 from kandev.platform.clock import clock_of
 from kandev.platform.settings import Settings
 from kandev.wiring import SYSTEM, provide_services
@@ -41,6 +42,7 @@ def _recover(settings: Settings) -> object:
 tick_hooks: list[Callable[[Settings], object]] = [_recover]
 tick_hooks.append(github_tick)  # GitHub: pending firings and PR polls (kandev.jobs.github_triggers)
 tick_hooks.append(profile_tick)  # agent profiles changed outside Kandev re-ack (kandev.jobs.profile_checks)
+tick_hooks.append(ship_tick)  # requests polled, fix rounds a dead job left enqueued again (kandev.jobs.shipping)
 
 
 class _StopFlag:

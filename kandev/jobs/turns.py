@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from rq import get_current_job
 
 from kandev.domain.access.session_tokens import token_is_live
+from kandev.domain.attachments.handover import hand_over
+from kandev.domain.attachments.service import attachment_files
 from kandev.domain.automations.settle import fail_run_on_permission
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import DomainError
@@ -31,9 +33,11 @@ from kandev.domain.usage.recording import record_usage
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
 from kandev.jobs.boxes import box_launch
+from kandev.jobs.change_watch import ChangeWatch, ends_a_tool_call
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
 from kandev.platform.event_bus import WAITING, control_channel
+from kandev.platform.handover import Owner
 from kandev.platform.job_queues import warm_worker_queue, worker_queue_name
 from kandev.platform.settings import Settings
 from kandev.runtime.base import (
@@ -44,6 +48,7 @@ from kandev.runtime.base import (
     LaunchSpec,
     McpServerEntry,
     PermissionRequest,
+    PromptFile,
     PromptResult,
 )
 from kandev.runtime.mcp_delivery import McpApplyError, deliverable
@@ -228,6 +233,7 @@ class TurnRunner:
         self.ctx = ctx
         self.claimed = claimed
         self.stream = TranscriptStream(ctx, claimed.session_id, claimed.turn_id)
+        self.changes = ChangeWatch(ctx, claimed.task_id)
         self.runtime: AcpRuntime | None = None
         self.setup: TurnSetup | None = None
         self.timings: dict[str, float] = {}
@@ -274,7 +280,8 @@ class TurnRunner:
                 # From the turn's claim until its prompt leaves for the agent (a launch's time included).
                 self.timings["ready_ms"] = round((began - claimed_at) * 1000, 3)
                 self.budget_spent.clear()
-                result = await self._prompt(text)
+                text, files = await self._attachments(text)
+                result = await self._prompt(text, files)
                 await self._record_usage(asdict(result.usage) if result.usage else {})
                 if self.budget_spent.is_set() and result.stop_reason == CANCELLED:
                     await self.stream.note(MessageKind.SYSTEM, BUDGET_SPENT, {"budget_reached": True})
@@ -286,6 +293,7 @@ class TurnRunner:
                 await finish_turn(
                     self.ctx, self.claimed.turn_id, stop_reason=stop_reason, error=error, timings=self.timings
                 )
+                self.changes.poke(delay=0)
                 self.timings = {}
                 turns += 1
                 if stop_reason != CANCELLED and (error is not None or stop_reason == FAILED):
@@ -324,6 +332,7 @@ class TurnRunner:
             await self._release(keep and not self.shutting_down.is_set())
             # Updates delivered while the agent closed may have left text held for redaction.
             await self._end_stream()
+            await self.changes.close()
 
     def _setup(self) -> TurnSetup:
         assert self.setup is not None
@@ -409,8 +418,10 @@ class TurnRunner:
     async def _on_update(self, update: AgentUpdate) -> None:
         if update.kind == "usage":
             await self._record_usage(update.data)
-        else:
-            await self.stream.on_update(update)
+            return
+        await self.stream.on_update(update)
+        if ends_a_tool_call(update.kind, update.data):
+            self.changes.poke()
 
     async def _record_usage(self, report: dict[str, Any]) -> None:
         """Record what the agent reported; a spent task budget ends the running turn. Usage that can't be
@@ -538,11 +549,32 @@ class TurnRunner:
         await fail_session_launch(self.ctx, self.claimed.turn_id, error)
         self.failures.append(f"turn {self.claimed.turn_seq} failed: {error}")
 
-    async def _prompt(self, text: str) -> PromptResult:
+    async def _attachments(self, text: str) -> tuple[str, list[PromptFile]]:
+        """The claimed prompt's attachments: in the prompt when the agent takes them, else written into its
+        working directory and named after the text (kandev.domain.attachments.handover)."""
+        runtime, setup = self.runtime, self.setup
+        if not self.claimed.attachment_ids or runtime is None or runtime.info is None or setup is None:
+            return text, []
+        found = await attachment_files(self.ctx, list(self.claimed.attachment_ids))
+        user = setup.run_as
+        given = await asyncio.to_thread(
+            hand_over,
+            found,
+            image_prompts=runtime.info.image_prompts,
+            embedded_context=runtime.info.embedded_context,
+            cwd=setup.cwd,
+            owner=Owner(user.uid, user.gid) if user is not None else None,
+        )
+        if given.refused:
+            await self.stream.note(MessageKind.SYSTEM, given.refused, {"attachments_refused": True})
+        files = [PromptFile(f.name, f.content_type, f.data, f.uri, f.as_image) for f in given.files]
+        return (f"{text}\n\n{given.note}" if given.note else text), files
+
+    async def _prompt(self, text: str, files: list[PromptFile]) -> PromptResult:
         """Send the prompt while watching for cancellation (a Redis nudge or the lease check)."""
         runtime = self.runtime
         assert runtime is not None
-        prompt = asyncio.create_task(runtime.prompt(text))
+        prompt = asyncio.create_task(runtime.prompt(text, files))
         watchers = [
             asyncio.create_task(self._heartbeat()),
             asyncio.create_task(self._listen_for_cancel()),

@@ -18,6 +18,7 @@ from rq.job import Job
 from rq.worker import WorkerStatus
 
 from kandev.jobs.capabilities import Advertiser, worker_capabilities
+from kandev.jobs.reads import ReadAnswerer
 from kandev.jobs.recovery import recover_sync
 from kandev.jobs.worker_loop import WorkerLoop
 from kandev.platform.job_queues import ALL, TURN_JOB, capability_queues, get_queue, running_key, worker_queue_name
@@ -174,12 +175,15 @@ def run_worker(
     advertiser = Advertiser(connection, name, capabilities)
     advertiser.start()  # before the loop starts: its first box sweep must not see this worker as dead
     worker.worker_loop = WorkerLoop(settings, name, capabilities).start()
+    # Replicas' reads of this worker's worktrees, answered while a turn runs.
+    reads = ReadAnswerer(sync_redis(settings.redis_url), name).start()
     log.info("worker %s offers [%s], listening on %s", name, ",".join(sorted(capabilities)), ", ".join(names))
     # rq replaces these for good; put them back so an embedding process (a test, a burst run) is unchanged.
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return worker.work(burst=burst, logging_level="INFO")
     finally:
+        reads.stop()
         # Its agents die here, before the worker's process ends.
         worker.worker_loop.stop()
         advertiser.stop()

@@ -1,5 +1,6 @@
 """ORM tables, one module per aggregate; importing this package registers them all on Base.metadata."""
 
+from kandev.models.attachments import Attachment, PromptAttachment
 from kandev.models.automations import (
     Automation,
     AutomationRepository,
@@ -22,7 +23,9 @@ from kandev.models.github import (
 )
 from kandev.models.gitlab import GitlabConnection, TaskMergeRequest
 from kandev.models.mcp_servers import McpServer, McpServerSelection
+from kandev.models.notifications import NotificationChannel, NotificationDelivery
 from kandev.models.profiles import AgentProfile, ExecutorProfile
+from kandev.models.reviews import ReviewComment, ReviewedFile, ReviewThread, TaskChangeStats
 from kandev.models.secrets import Secret
 from kandev.models.sessions import (
     Clarification,
@@ -34,16 +37,18 @@ from kandev.models.sessions import (
     SessionToken,
     Turn,
 )
+from kandev.models.shipping import CheckFixRound, ShipOperation, TaskShipRequest
 from kandev.models.tasks import StepTransition, Task, TaskCleanup, TaskDependency, TaskFolder, TaskRepository
 from kandev.models.usage import Budget, TurnUsage
 from kandev.models.users import AccessToken, AgentIdentity, User
 from kandev.models.workflows import Workflow, WorkflowStep
-from kandev.models.workspaces import Repository, Workspace
+from kandev.models.workspaces import Repository, TaskChoice, Workspace
 
 __all__ = [
     "AccessToken",
     "AgentIdentity",
     "AgentProfile",
+    "Attachment",
     "Automation",
     "AutomationRepository",
     "AutomationRun",
@@ -51,6 +56,7 @@ __all__ = [
     "AutomationTrigger",
     "Base",
     "Budget",
+    "CheckFixRound",
     "Clarification",
     "ExecutorProfile",
     "GithubApp",
@@ -64,21 +70,31 @@ __all__ = [
     "McpServer",
     "McpServerSelection",
     "Message",
+    "NotificationChannel",
+    "NotificationDelivery",
     "ParentQuestion",
     "PermissionRequest",
+    "PromptAttachment",
     "QueuedPrompt",
     "Repository",
+    "ReviewComment",
+    "ReviewThread",
+    "ReviewedFile",
     "Secret",
     "Session",
     "SessionToken",
+    "ShipOperation",
     "StepTransition",
     "Task",
+    "TaskChangeStats",
+    "TaskChoice",
     "TaskCleanup",
     "TaskDependency",
     "TaskFolder",
     "TaskContribution",
     "TaskPullRequest",
     "TaskRepository",
+    "TaskShipRequest",
     "Turn",
     "TurnUsage",
     "User",

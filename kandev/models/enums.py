@@ -75,6 +75,8 @@ class MessageKind(StrEnum):
     SYSTEM = "SYSTEM"
     ERROR = "ERROR"
     RICH_OUTPUT = "RICH_OUTPUT"
+    # Review comments sent to the agent (sendReviewToAgent): one message listing the threads.
+    REVIEW = "REVIEW"
 
 
 class AgentKind(StrEnum):
@@ -116,6 +118,7 @@ class TransitionTrigger(StrEnum):
     CHILDREN_COMPLETED = "children_completed"
     CREATE = "create"
     STEP_DELETED = "step_deleted"
+    MERGED = "merged"
 
 
 class AutomationDestination(StrEnum):

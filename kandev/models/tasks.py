@@ -62,6 +62,17 @@ class Task(Base):
     # Its checkout directories were reclaimed (automation worktree retention); the next turn re-creates them
     # from the task's branches and clears this.
     worktree_reclaimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # What it changed over its repositories (files, +, −) as last measured where its worktrees are
+    # (kandev.domain.changes.stats); null until first measured, and always for a task without a repository.
+    change_files: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    change_additions: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    change_deletions: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Fix failing checks of its pull requests (off by default): at most `fix_checks_max_rounds` rounds counted
+    # from `fix_checks_since` (when it was last turned on). Auto-merge when green and approved is separate.
+    fix_checks_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    fix_checks_max_rounds: Mapped[int] = mapped_column(Integer, default=3, server_default=text("3"))
+    fix_checks_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    auto_merge: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class TaskCleanup(Base):

@@ -18,6 +18,9 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(200), default="")
     # Admins decide what the machine runs: agent commands and env, executors, local MCP servers.
     admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    # Who their commits are by (account settings, asked for at their first commit from Kandev).
+    git_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    git_email: Mapped[str | None] = mapped_column(String(320), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
     # Removed (`kandev user remove`): none of the user's tokens, nor their agents' session tokens, works any more;
     # the login stays taken and their workspaces stay for an admin to look at.

@@ -38,3 +38,18 @@ class Repository(Base):
     # The `origin` remote, when it has one: it tells which code host (provider) the repository is on.
     remote_url: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     created_at: Mapped[datetime] = created_at_column()
+
+
+class TaskChoice(Base):
+    """Where a person last had a task work (repositories with base branches, executor and agent profiles), per
+    workspace: the new-task form starts from it. Written when that person creates a task."""
+
+    __tablename__ = "task_choices"
+
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    # [{"repository_id": ..., "base_branch": ...}] in the order chosen.
+    repositories: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    executor_profile_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    agent_profile_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    updated_at: Mapped[datetime] = updated_at_column()

@@ -34,10 +34,14 @@ class Channel(str, Generic[P]):
 
 
 class TaskEventPayload(TypedDict):
-    """taskEvents: what happened (a TaskEventKind value) and the task's sidebar row (TaskRecord.to_json)."""
+    """taskEvents: what happened (a TaskEventKind value) and the task's sidebar row (TaskRecord.to_json); CHANGES
+    names the files whose diff changed ({repository_id, path}), REVIEW_THREAD(_DELETED) carries the thread
+    (kandev.domain.reviews.records.ThreadRecord.to_json)."""
 
     kind: str
     task: dict[str, Any]
+    changed_files: NotRequired[list[dict[str, str]]]
+    review_thread: NotRequired[dict[str, Any]]
 
 
 class SessionEventPayload(TypedDict):

@@ -3,10 +3,13 @@ the worker holding its agent, and the one enqueue helper, so every job gets an e
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from redis import Redis
 from rq import Queue, Worker
+from rq.job import Job, JobStatus
 
 DEFAULT = "kandev-default"
 TURNS = "kandev-turns"
@@ -22,6 +25,12 @@ CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
 TEST_EXECUTOR_JOB = "kandev.jobs.executors.test_executor_profile"
+AGENT_INSTALL_JOB = "kandev.jobs.agent_installs.install_agent"
+READ_JOB = "kandev.jobs.reads.answer_read"
+FIX_ROUND_JOB = "kandev.jobs.shipping.run_fix_round"
+AUTO_MERGE_JOB = "kandev.jobs.shipping.auto_merge"
+REFRESH_REQUESTS_JOB = "kandev.jobs.shipping.refresh_requests"
+NOTIFY_JOB = "kandev.jobs.notifications.deliver_notification"
 
 # Results are only read shortly after a job ends (tests, debugging); failures stay longer for inspection.
 RESULT_TTL_SECONDS = 3600
@@ -31,6 +40,17 @@ FAILURE_TTL_SECONDS = 7 * 24 * 3600
 def worker_queue_name(worker_name: str) -> str:
     """A worker's own queue: sessions whose working tree lives on that worker are routed here."""
     return f"kandev-worker-{worker_name}"
+
+
+def reads_queue_name(worker_name: str) -> str:
+    """A worker's queue of reads a replica waits on (a task's changes from the worktree it holds): served beside
+    its turns, never behind them."""
+    return f"kandev-reads-{worker_name}"
+
+
+def reply_key(job_id: str) -> str:
+    """The Redis list a read's answer is pushed to, for the replica waiting on it."""
+    return f"kandev-reply:{job_id}"
 
 
 def agent_key(session_id: str) -> str:
@@ -74,6 +94,20 @@ def enqueue(
         result_ttl=RESULT_TTL_SECONDS,
         failure_ttl=FAILURE_TTL_SECONDS,
         description=description,
+    )
+    return job.id
+
+
+def enqueue_read(worker_name: str, request: dict[str, Any], *, wait_seconds: int, connection: Redis) -> str:
+    """A read for the named worker; it expires unread once the asker stopped waiting (`wait_seconds`)."""
+    job = get_queue(reads_queue_name(worker_name), connection).enqueue_call(
+        func=READ_JOB,
+        args=(request,),
+        timeout=60,
+        ttl=wait_seconds,
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL_SECONDS,
+        description=f"read {request.get('op')} task={request.get('task_id')}",
     )
     return job.id
 
@@ -172,3 +206,54 @@ def missing_capabilities(needed: frozenset[str], live: dict[str, frozenset[str]]
         return []
     best = max(live.values(), key=lambda offered: len(needed & offered), default=frozenset())
     return sorted(needed - best)
+
+
+def agent_install_job_id(agent_id: str) -> str:
+    """One install job per catalogue agent at a time: its id names the agent."""
+    return f"kandev-agent-install-{agent_id}"
+
+
+_WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.CREATED)
+
+
+@dataclass(frozen=True)
+class InstallProgress:
+    """Where a catalogue agent's install job is: QUEUED, RESOLVING (an update asks the registry for the current
+    version), INSTALLING, then DONE or FAILED with a message safe to show. Kept for an hour after it ends."""
+
+    state: str
+    update: bool
+    error: str | None
+    enqueued_at: datetime | None
+    started_at: datetime | None
+    ended_at: datetime | None
+
+    @property
+    def active(self) -> bool:
+        return self.state not in ("DONE", "FAILED")
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def install_progress(job: Job) -> InstallProgress:
+    """The progress an install job's status and meta (written by kandev.jobs.agent_installs) tell."""
+    status = job.get_status(refresh=False)
+    phase, error = job.meta.get("phase"), job.meta.get("error")
+    if status in _WAITING:
+        state = "QUEUED"
+    elif status == JobStatus.STARTED:
+        state = phase if phase in ("RESOLVING", "INSTALLING") else "INSTALLING"
+    elif status == JobStatus.FINISHED and phase in ("DONE", "FAILED"):
+        state = phase
+    else:  # failed, stopped or lost without a word: a bug or a dead worker, never npm's own failure
+        state, error = "FAILED", error or "the install stopped before it finished; the worker's log says why"
+    return InstallProgress(
+        state=state,
+        update=bool(job.args[1]) if len(job.args) > 1 else False,
+        error=error if state == "FAILED" else None,
+        enqueued_at=_utc(job.enqueued_at),
+        started_at=_utc(job.started_at),
+        ended_at=_utc(job.ended_at) if state in ("DONE", "FAILED") else None,
+    )

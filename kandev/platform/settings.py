@@ -148,6 +148,15 @@ class Settings(BaseSettings):
     preflight_backoff_seconds: float = Field(
         default=0.5, ge=0, description="wait before the pre-flight's second try, doubling for each next one"
     )
+    notification_attempts: int = Field(
+        default=5, ge=1, le=20, description="tries of an outgoing notification before it is recorded as failed"
+    )
+    notification_backoff_seconds: float = Field(
+        default=5.0, ge=0, description="wait before a notification's second try, doubling for each next one"
+    )
+    notification_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=120, description="how long one notification attempt may wait on its target"
+    )
     profile_recheck_seconds: float = Field(
         default=300.0,
         gt=0,

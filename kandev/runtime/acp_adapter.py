@@ -9,10 +9,11 @@ with the error's `data.details` appended after ": " when it adds something.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import os
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar, cast
 
 import acp
@@ -41,6 +42,7 @@ from kandev.runtime.base import (
     LaunchSpec,
     McpServerEntry,
     PermissionHandler,
+    PromptFile,
     PromptResult,
     Redactor,
     UpdateHandler,
@@ -102,10 +104,35 @@ def _workspace_server(entry: McpServerEntry) -> Any:
 
 
 def _launch_info(
-    session_id: str, loaded: bool, supports_load: bool, modes: SessionModeState | None, pid: int
+    session_id: str, loaded: bool, supports_load: bool, modes: SessionModeState | None, pid: int, init: Any
 ) -> LaunchInfo:
     mode_ids = [m.id for m in modes.available_modes] if modes else []
-    return LaunchInfo(session_id, loaded, supports_load, mode_ids, modes.current_mode_id if modes else None, pid)
+    caps = init.agent_capabilities.prompt_capabilities if init.agent_capabilities else None
+    return LaunchInfo(
+        session_id,
+        loaded,
+        supports_load,
+        mode_ids,
+        modes.current_mode_id if modes else None,
+        pid,
+        image_prompts=bool(caps and caps.image),
+        embedded_context=bool(caps and caps.embedded_context),
+    )
+
+
+def prompt_blocks(text: str, files: Sequence[PromptFile]) -> list[Any]:
+    """The prompt's text, then each file as ACP image content or an embedded resource (text when it is text)."""
+    blocks: list[Any] = [acp.text_block(text)]
+    for file in files:
+        if file.as_image:
+            blocks.append(acp.image_block(base64.b64encode(file.data).decode(), file.content_type, uri=file.uri))
+        elif file.content_type.startswith("text/"):
+            resource: Any = acp.embedded_text_resource(file.uri, file.data.decode(), mime_type=file.content_type)
+            blocks.append(acp.resource_block(resource))
+        else:
+            blob = base64.b64encode(file.data).decode()
+            blocks.append(acp.resource_block(acp.embedded_blob_resource(file.uri, blob, mime_type=file.content_type)))
+    return blocks
 
 
 def _model_of(answer: Any) -> str | None:
@@ -212,14 +239,14 @@ class AcpRuntime:
                 raise AgentLaunchError(f"the box's MCP bridge could not be opened: {exc.strerror or exc}") from None
             raise
 
-    async def prompt(self, text: str) -> PromptResult:
+    async def prompt(self, text: str, files: Sequence[PromptFile] = ()) -> PromptResult:
         """Run one turn; every update of it has reached `on_update` when this returns."""
         conn, client = self._require()
         if self._turn_done is not None and not self._turn_done.is_set():
             raise AgentRuntimeError("a prompt is already running on this agent")
         self._turn_done = done = asyncio.Event()
         try:
-            result = await self._run_prompt(conn, client, text)
+            result = await self._run_prompt(conn, client, prompt_blocks(text, files))
         finally:
             done.set()
         await client.delivered()
@@ -281,14 +308,14 @@ class AcpRuntime:
             else:
                 self.model = _model_of(loaded)
                 modes = loaded.modes if loaded else None
-                return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid)
+                return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid, init)
         created = await conn.new_session(cwd=proc.cwd, mcp_servers=servers)
         self.model = _model_of(created)
-        return _launch_info(created.session_id, False, supports_load, created.modes, proc.pid)
+        return _launch_info(created.session_id, False, supports_load, created.modes, proc.pid, init)
 
-    async def _run_prompt(self, conn: Any, client: AcpClient, text: str) -> PromptResult:
+    async def _run_prompt(self, conn: Any, client: AcpClient, blocks: list[Any]) -> PromptResult:
         client.begin_turn()
-        request = conn.prompt(session_id=self._client_session(), prompt=[acp.text_block(text)])
+        request = conn.prompt(session_id=self._client_session(), prompt=blocks)
         try:
             answer = await self._race_exit(request)
         except acp.RequestError as exc:

@@ -5,19 +5,22 @@ keyed by version and integrity hash (kandev.runtime.mcp_delivery), never globall
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from kandev.runtime.mcp_delivery import McpApplyError, materialize
+from kandev.runtime.mcp_delivery import McpApplyError, materialize, tarball_name
 from kandev.runtime.process import minimal_env
 
 CACHE_FOLDER = "agent-packages"
 _VIEW_TIMEOUT = 60.0
+_SEMVER = re.compile(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?")
 
 
 class AgentInstallError(Exception):
@@ -72,11 +75,33 @@ def installed_command(item: CatalogueEntry, work_path: Path) -> list[str] | None
     return [found, *item.command[1:]] if found else None
 
 
-def latest_version(package: str) -> str:
-    """The registry's current version of `package` (`npm view`)."""
+def _version_key(version: str) -> tuple[tuple[int, ...], int, str]:
+    """Semantic-version order: release numbers, then a release above its pre-releases."""
+    release, _, pre = version.partition("-")
+    numbers = tuple(int(part) if part.isdigit() else 0 for part in release.split("."))
+    return numbers, 0 if pre else 1, pre
+
+
+def _newest_packed(package: str, folder: Path) -> str | None:
+    """The newest version of `package` among the folder's `npm pack` tarballs."""
+    suffix = ".tgz"
+    prefix = tarball_name(package, "").removesuffix(suffix)
+    versions = [p.name[len(prefix) : -len(suffix)] for p in folder.glob(f"{prefix}*{suffix}")]
+    versions = [v for v in versions if _SEMVER.fullmatch(v)]  # not a longer package name that shares the prefix
+    return max(versions, key=_version_key) if versions else None
+
+
+def latest_version(package: str, source: str | None = None) -> str:
+    """The current version of `package` where installs come from: the newest tarball in a package folder, else the
+    registry's (`npm view`, at the configured registry when there is one)."""
+    if source and not source.startswith(("http://", "https://")):
+        if newest := _newest_packed(package, Path(source)):
+            return newest
+        raise AgentInstallError(f"npm package {package} is not in the configured package source")
+    registry = ["--registry", source] if source else []
     try:
         done = subprocess.run(
-            ["npm", "view", package, "version", "--json"],
+            ["npm", "view", package, "version", "--json", *registry],
             env=minimal_env(),
             capture_output=True,
             text=True,
@@ -91,16 +116,33 @@ def latest_version(package: str) -> str:
     return version
 
 
-def install(item: CatalogueEntry, work_path: Path, npm_source: str | None, *, update: bool = False) -> list[str]:
-    """Install the catalogue's pinned version (or, for an update, the registry's current one) into the work dir's
-    agent package cache; the argv to run it. A failed install leaves nothing half-installed in use."""
+def require_npm(item: CatalogueEntry) -> tuple[str, str]:
+    """The agent's npm package and pinned version; AgentInstallError when it is installed another way."""
     if not item.npm_package or not item.version:
         raise AgentInstallError(
             f"{item.name} is not an npm package: install it from {item.binary_url or item.docs_url}"
         )
-    version = latest_version(item.npm_package) if update else item.version
+    return item.npm_package, item.version
+
+
+def install(
+    item: CatalogueEntry,
+    work_path: Path,
+    npm_source: str | None,
+    *,
+    update: bool = False,
+    on_phase: Callable[[str], None] = lambda phase: None,
+) -> list[str]:
+    """Install the catalogue's pinned version (or, for an update, the package source's current one) into the work dir's
+    agent package cache; the argv to run it. A failed install leaves nothing half-installed in use. `on_phase` hears
+    RESOLVING (asking the package source for the current version) and INSTALLING (npm at work) as they begin."""
+    package, pinned = require_npm(item)
+    if update:
+        on_phase("RESOLVING")
+    version = latest_version(package, npm_source) if update else pinned
+    on_phase("INSTALLING")
     try:
-        binary = materialize(item.npm_package, version, work_path / CACHE_FOLDER, npm_source)
+        binary = materialize(package, version, work_path / CACHE_FOLDER, npm_source)
     except McpApplyError as exc:
         raise AgentInstallError(str(exc).replace("MCP ", "")) from None
     return [binary, *item.command[1:]]

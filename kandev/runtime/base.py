@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -78,6 +78,21 @@ class LaunchInfo:
     modes: list[str]
     current_mode: str | None
     pid: int
+    # The initialize answer's promptCapabilities: which content besides text a prompt may carry.
+    image_prompts: bool = False
+    embedded_context: bool = False
+
+
+@dataclass(slots=True)
+class PromptFile:
+    """An attachment handed to the agent inside the prompt: an image block, or an embedded resource (text or
+    blob) at `uri`."""
+
+    name: str
+    content_type: str
+    data: bytes
+    uri: str
+    as_image: bool
 
 
 @dataclass(slots=True)
@@ -170,7 +185,7 @@ class AgentRuntime(Protocol):
         self, spec: LaunchSpec, on_update: UpdateHandler, on_permission: PermissionHandler | None = None
     ) -> LaunchInfo: ...
 
-    async def prompt(self, text: str) -> PromptResult: ...
+    async def prompt(self, text: str, files: Sequence[PromptFile] = ()) -> PromptResult: ...
 
     async def cancel(self, grace_seconds: float = 1.0) -> None: ...
 

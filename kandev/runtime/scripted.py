@@ -12,28 +12,44 @@ ignored, the `<kandev-context>` block stripped first):
     /end                  end the turn now (end_turn)
     /on-question TEXT     remember TEXT (in `.kandev-scripted.json` in the session cwd) as the answer to
                           every later parent question
+    /write PATH           write the lines that follow, up to a line `/end-write`, to PATH (relative to the
+                          session cwd; folders made as needed): an `edit` tool call
+    /delete PATH          delete the file (or link) PATH: a `delete` tool call
+    /run COMMAND          run COMMAND with /bin/sh in the session cwd once the client allows it (ACP
+                          `session/request_permission`, which the profile's permission policy answers: ALLOW,
+                          DENY, or ASK a person): an `execute` tool call with its output and exit status
     /permission TITLE     (extra, for tests) ask `session/request_permission` and say the outcome
     /usage JSON           (extra, for tests) `tokens` (ACP Usage fields) are added to the prompt answer's
                           `usage`; the other fields (`used`, `size`, `cost`) go out verbatim as a `usage_update`
+    /attachments          (extra, for tests) say, as JSON, the image and resource blocks the prompt carried
+                          (type, mime type, uri, size and sha256 of their bytes)
 
 A parent question is recognised by a line holding a JSON object with string fields `task_id` and
 `reply_to_question_id` (the reply shape of `message_task_kandev`), anywhere in a later prompt, e.g.
 `{"tool": "message_task_kandev", "task_id": "T1", "reply_to_question_id": "Q1"}`; with an answer
 remembered it becomes `/tool message_task_kandev {"task_id": ..., "reply_to_question_id": ...,
-"prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line.
+"prompt": TEXT}`. A prompt with no directive gets one agent message echoing its first non-empty line; a
+Kandev utility request (a prompt opening with `<kandev-utility`, e.g. for a commit message) gets the fixed answer
+"Apply the task's changes" and nothing else.
 
 Environment: `KANDEV_SCRIPTED_LOAD=1` advertises `loadSession` (off by default so callers exercise
 the synthesized-history path); `KANDEV_SCRIPTED_LOG=FILE` appends `{"session_id", "prompt", "pid"}` per prompt;
 `KANDEV_SCRIPTED_AUTH=launch` acts as an agent that is not signed in (it offers a sign-in method and answers
 `session/new` and `session/load` with ACP's auth_required error, as Claude Code does without a login),
-`KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error).
+`KANDEV_SCRIPTED_AUTH=prompt` as one whose sign-in expired (every `session/prompt` gets that error);
+`KANDEV_SCRIPTED_PROMPT_CAPABILITIES=image,embeddedContext` (either or both) advertises those
+promptCapabilities, so a client may send it image content and embedded resources.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
 import os
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -55,6 +71,8 @@ _REQUIRED = {
     "session/prompt": ("prompt", "sessionId"),
 }
 _AUTH_DETAILS = {"details": "Invalid API key · Please run /login"}
+# The tail of a `/run` command's output the tool call reports.
+_RUN_OUTPUT = 64 * 1024
 
 
 class RpcError(Exception):
@@ -116,7 +134,7 @@ class _Turn:
 
 
 class _Session:
-    __slots__ = ("cwd", "mcp", "mode", "servers", "turn")
+    __slots__ = ("blocks", "cwd", "mcp", "mode", "servers", "turn")
 
     def __init__(self, cwd: str, mcp: McpTarget | StdioTarget | None, servers: Any = None) -> None:
         self.cwd = cwd
@@ -125,6 +143,8 @@ class _Session:
         self.servers: list[dict[str, Any]] = [s for s in servers or [] if isinstance(s, dict)]
         self.mode = "default"
         self.turn: _Turn | None = None
+        # The content blocks of the prompt being run.
+        self.blocks: list[Any] = []
 
 
 class _Pending:
@@ -182,6 +202,29 @@ def mcp_report(servers: list[dict[str, Any]]) -> str:
     return json.dumps({"mcp_servers": report}, sort_keys=True)
 
 
+def attachments_report(blocks: list[Any]) -> str:
+    """`/attachments`: the image and resource blocks received, with the size and sha256 of their bytes."""
+    report = []
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") not in ("image", "resource"):
+            continue
+        source = block if block["type"] == "image" else block.get("resource") or {}
+        if "text" in source:
+            data = str(source["text"]).encode()
+        else:
+            data = base64.b64decode(str(source.get("data") or source.get("blob") or ""))
+        report.append(
+            {
+                "type": block["type"],
+                "mime_type": source.get("mimeType"),
+                "uri": source.get("uri"),
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    return json.dumps({"attachments": report}, sort_keys=True)
+
+
 def _modes(current: str) -> dict[str, Any]:
     return {"currentModeId": current, "availableModes": [{"id": i, "name": n} for i, n in MODES]}
 
@@ -207,6 +250,8 @@ class ScriptedAgent:
         self._load = os.environ.get("KANDEV_SCRIPTED_LOAD") == "1"
         self._log = os.environ.get("KANDEV_SCRIPTED_LOG")
         self._auth = os.environ.get("KANDEV_SCRIPTED_AUTH", "")
+        caps = {c.strip() for c in os.environ.get("KANDEV_SCRIPTED_PROMPT_CAPABILITIES", "").split(",")}
+        self._prompt_caps = {"image": "image" in caps, "embeddedContext": "embeddedContext" in caps}
 
     # -- transport: newline-delimited JSON-RPC 2.0 ---------------------------------------------------
 
@@ -315,7 +360,11 @@ class ScriptedAgent:
     def initialize(self) -> dict[str, Any]:
         return {
             "protocolVersion": PROTOCOL_VERSION,
-            "agentCapabilities": {"loadSession": self._load, "mcpCapabilities": {"http": True}},
+            "agentCapabilities": {
+                "loadSession": self._load,
+                "mcpCapabilities": {"http": True},
+                "promptCapabilities": self._prompt_caps,
+            },
             "authMethods": [{"id": "scripted-login", "name": "Scripted login"}] if self._auth else [],
             "agentInfo": {"name": self.NAME, "version": __version__},
         }
@@ -356,6 +405,7 @@ class ScriptedAgent:
         text = "\n".join(block_text(block) for block in prompt)
         self._record(session_id, text)
         session.turn = turn = _Turn()
+        session.blocks = prompt
         self._turns.add(turn)
         try:
             self._run(turn, session_id, session, text)
@@ -411,6 +461,12 @@ class ScriptedAgent:
             self._permission(turn, session_id, step.text)
         elif step.kind == "mcp-servers":
             self._say(session_id, mcp_report(session.servers))
+        elif step.kind in ("write", "delete"):
+            self._change_file(session_id, session, step)
+        elif step.kind == "run":
+            self._run_command(turn, session_id, session, step)
+        elif step.kind == "attachments":
+            self._say(session_id, attachments_report(session.blocks))
         elif step.kind == "usage":
             self._usage(turn, session_id, step.text)
 
@@ -427,6 +483,94 @@ class ScriptedAgent:
                 turn.usage[key] = turn.usage.get(key, 0) + value if isinstance(value, int) else value
         if report:
             self._update(session_id, {**report, "sessionUpdate": "usage_update"})
+
+    def _tool_call(self, session_id: str, kind: str, title: str, raw_input: dict[str, Any], **extra: Any) -> str:
+        """Announce a tool call (pending); returns its id."""
+        call_id = f"call-{next(self._tool_ids)}"
+        start = {"toolCallId": call_id, "title": title, "kind": kind, "status": "pending", "rawInput": raw_input}
+        self._update(session_id, {**start, **extra, "sessionUpdate": "tool_call"})
+        return call_id
+
+    def _tool_done(self, session_id: str, call_id: str, ok: bool, text: str, raw: dict[str, Any]) -> None:
+        done = {
+            "toolCallId": call_id,
+            "status": "completed" if ok else "failed",
+            "content": [{"content": _text(text), "type": "content"}],
+            "rawOutput": raw,
+            "sessionUpdate": "tool_call_update",
+        }
+        self._update(session_id, done)
+
+    def _change_file(self, session_id: str, session: _Session, step: Step) -> None:
+        """`/write` and `/delete`: an edit or delete tool call on a file of the working directory."""
+        path = os.path.join(session.cwd, step.text)
+        writing = step.kind == "write"
+        title = f"{'Write' if writing else 'Delete'} {step.text}"
+        locations = [{"path": path}]
+        call_id = self._tool_call(
+            session_id, "edit" if writing else "delete", title, {"path": step.text}, locations=locations
+        )
+        if step.error is not None:
+            self._tool_done(session_id, call_id, False, step.error, {"error": step.error})
+            return
+        try:
+            if writing:
+                os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+                with open(path, "w", encoding="utf-8") as file:
+                    file.write(step.content)
+                said = f"wrote {len(step.content.encode('utf-8'))} bytes to {step.text}"
+            else:
+                os.remove(path)
+                said = f"deleted {step.text}"
+        except OSError as exc:
+            failed = f"{step.kind} {step.text}: {exc.strerror or exc}"
+            self._tool_done(session_id, call_id, False, failed, {"error": failed})
+            return
+        self._tool_done(session_id, call_id, True, said, {"path": step.text})
+
+    def _run_command(self, turn: _Turn, session_id: str, session: _Session, step: Step) -> None:
+        """`/run`: asks permission for the command (the client's policy answers), then runs it in the cwd."""
+        title = f"Run: {step.text}"
+        call_id = self._tool_call(session_id, "execute", title, {"command": step.text})
+        if step.error is not None:
+            self._tool_done(session_id, call_id, False, step.error, {"error": step.error})
+            return
+        asked = {"title": title, "kind": "execute", "rawInput": {"command": step.text}}
+        if self._ask(turn, session_id, call_id, asked) != "allow":
+            refused = f"not permitted to run: {step.text}"
+            self._tool_done(session_id, call_id, False, refused, {"error": refused})
+            return
+        process = subprocess.Popen(
+            ["/bin/sh", "-c", step.text],
+            cwd=session.cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        turn.on_cancel(lambda: _kill_group(process))
+        output, _ = process.communicate()
+        turn.check()
+        text = output[-_RUN_OUTPUT:].decode("utf-8", "replace")
+        said = f"{text}{'' if not text or text.endswith(chr(10)) else chr(10)}exit status {process.returncode}"
+        self._tool_done(
+            session_id, call_id, process.returncode == 0, said, {"exit_code": process.returncode, "output": text}
+        )
+
+    def _ask(self, turn: _Turn, session_id: str, call_id: str, tool_call: dict[str, Any]) -> str | None:
+        """The option the client chose for a permission request about `tool_call` (None: cancelled)."""
+        options = [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ]
+        tool_call = {**tool_call, "toolCallId": call_id}
+        params = {"sessionId": session_id, "toolCall": tool_call, "options": options}
+        answer = self._request(turn, "session/request_permission", params)
+        outcome = answer.get("outcome") if isinstance(answer, dict) else None
+        if not isinstance(outcome, dict) or outcome.get("outcome") not in ("selected", "cancelled"):
+            raise _invalid_params({"details": f"not a permission outcome: {answer!r}"})
+        chosen = outcome.get("optionId")
+        return chosen if isinstance(chosen, str) else None
 
     def _say(self, session_id: str, text: str) -> None:
         """One agent message per `/say`: its own messageId tells the client where the message starts."""
@@ -464,18 +608,16 @@ class ScriptedAgent:
         return outcome
 
     def _permission(self, turn: _Turn, session_id: str, title: str) -> None:
-        call_id = f"call-{next(self._tool_ids)}"
-        options = [
-            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-        ]
-        params = {"sessionId": session_id, "toolCall": {"toolCallId": call_id, "title": title}, "options": options}
-        answer = self._request(turn, "session/request_permission", params)
-        outcome = answer.get("outcome") if isinstance(answer, dict) else None
-        if not isinstance(outcome, dict) or outcome.get("outcome") not in ("selected", "cancelled"):
-            raise _invalid_params({"details": f"not a permission outcome: {answer!r}"})
-        chosen = outcome.get("optionId")
-        self._say(session_id, f"permission {title}: {chosen if chosen else outcome['outcome']}")
+        chosen = self._ask(turn, session_id, f"call-{next(self._tool_ids)}", {"title": title})
+        self._say(session_id, f"permission {title}: {chosen or 'cancelled'}")
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """The command and everything it started (its own process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _call_tool(

@@ -5,17 +5,40 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 CONTEXT_BLOCK = re.compile(r"<kandev-context>.*?(?:</kandev-context>|\Z)", re.S)
-_DIRECTIVE = re.compile(r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage)(?:\s+(.*))?$", re.S)
+_DIRECTIVE = re.compile(
+    r"^/(say|tool|sleep|fail|end|on-question|permission|mcp-servers|usage|attachments|write|delete|run)"
+    r"(?:\s+(.*))?$",
+    re.S,
+)
+END_WRITE = "/end-write"
+# A short utility request from Kandev (a commit message for the task's changes): answered with a fixed text, and
+# nothing in it (a diff of anyone's making) is read as a directive.
+UTILITY_BLOCK = "<kandev-utility"
+UTILITY_ANSWER = "Apply the task's changes"
 STATE_FILE = ".kandev-scripted.json"
 REPLY_TOOL = "message_task_kandev"
 REPLY_KEYS = ("task_id", "reply_to_question_id")
 
-StepKind = Literal["say", "tool", "sleep", "fail", "end", "on-question", "permission", "mcp-servers", "usage"]
+StepKind = Literal[
+    "say",
+    "tool",
+    "sleep",
+    "fail",
+    "end",
+    "on-question",
+    "permission",
+    "mcp-servers",
+    "usage",
+    "attachments",
+    "write",
+    "delete",
+    "run",
+]
 
 
 class Step(NamedTuple):
@@ -27,6 +50,8 @@ class Step(NamedTuple):
     tool: str = ""
     arguments: Mapping[str, Any] = MappingProxyType({})  # read-only: a shared default
     error: str | None = None
+    # `/write`: the file's content (the lines up to `/end-write`, each ending in a newline).
+    content: str = ""
 
 
 def reply_shape(line: str) -> dict[str, Any] | None:
@@ -81,24 +106,41 @@ def _answer(question: dict[str, Any], answer: str) -> Step:
 def plan(prompt: str, on_question: str | None = None) -> list[Step]:
     """The steps for `prompt`; with `on_question` set, parent-question lines become reply tool calls."""
     steps: list[Step] = []
+    if CONTEXT_BLOCK.sub("", prompt).lstrip().startswith(UTILITY_BLOCK):
+        return [Step("say", text=UTILITY_ANSWER)]
     if on_question is not None:
         # A question's reply shape may sit in the context block too; those come first, in order.
         for block in CONTEXT_BLOCK.findall(prompt):
             steps += [_answer(q, on_question) for line in block.splitlines() if (q := reply_shape(line))]
     body = CONTEXT_BLOCK.sub("", prompt)
     first_line: str | None = None
-    for raw in body.splitlines():
+    lines = iter(body.splitlines())
+    for raw in lines:
         line = raw.strip()
         if not line:
             continue
         first_line = line if first_line is None else first_line
         if (step := _directive(line)) is not None:
+            if step.kind == "write":
+                step = step._replace(content=_content(lines))
+            if step.kind in ("write", "delete", "run") and not step.text:
+                step = step._replace(error=f"/{step.kind} needs a {'command' if step.kind == 'run' else 'path'}")
             steps.append(step)
         elif on_question is not None and (question := reply_shape(line)) is not None:
             steps.append(_answer(question, on_question))
     if not steps and first_line is not None:
         steps.append(Step("say", text=first_line))
     return steps
+
+
+def _content(lines: Iterator[str]) -> str:
+    """A `/write` block: the lines as they are up to a line `/end-write` (or the prompt's end)."""
+    taken = []
+    for raw in lines:
+        if raw.strip() == END_WRITE:
+            break
+        taken.append(raw + "\n")
+    return "".join(taken)
 
 
 def load_answer(cwd: str) -> str | None:

@@ -238,9 +238,13 @@ def browser(chromium: str) -> Iterator[Any]:
 DESKTOP = {"width": 1280, "height": 800}
 
 
-def _new_page(browser: Any, locale: str = "en-US", **context_options: Any) -> Iterator[Any]:
+def _new_page(
+    browser: Any, locale: str = "en-US", init_script: str | None = None, **context_options: Any
+) -> Iterator[Any]:
     context = browser.new_context(locale=locale, **context_options)
     context.set_default_timeout(UI_TIMEOUT_MS)
+    if init_script is not None:
+        context.add_init_script(init_script)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -5,13 +5,16 @@ also saved as a screenshot (desktop-*.png at 1280 px, mobile-*.png at 375 px), k
 from __future__ import annotations
 
 import json
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser.conftest import FRONTEND, SCREENSHOTS, KandevServer
 from tests.browser.test_automations_ui import create_automation
+from tests.browser.test_changes_panel import agent_task, comment, repository, write
 from tests.browser.test_web_client import open_app, unique
 from tests.support.factories import served_task
 
@@ -56,19 +59,33 @@ RICH = {
 PAGES = [
     "/",
     "/tasks/{task}",
+    "/tasks/{changes}",
     *(f"/settings/{section}" for section in SETTINGS),
     "/automations",
     "/automations/{automation}",
     "/automations/new",
     "/automations/describe",
+    "/stats",
 ]
+# A usage report, so the task page shows its context gauge and cost, and the Stats page has something to draw.
+USAGE = {
+    "tokens": {"inputTokens": 120, "outputTokens": 30, "totalTokens": 150},
+    "used": 900,
+    "size": 2000,
+    "cost": {"amount": 0.12, "currency": "USD"},
+}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def screenshot_name(page: Any, path: str) -> str:
     """desktop-board.png, mobile-settings-secrets.png: the device by the page's width, then the page."""
     device = "mobile" if page.viewport_size["width"] < 600 else "desktop"
-    named = {"/": "board", "/tasks/{task}": "task", "/automations/{automation}": "automation"}
+    named = {
+        "/": "board",
+        "/tasks/{task}": "task",
+        "/tasks/{changes}": "changes",
+        "/automations/{automation}": "automation",
+    }
     slug = named.get(path) or path.strip("/").replace("/", "-")
     return f"{device}-{slug}.png"
 
@@ -100,10 +117,15 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
     open_app(page, server, f"/tasks/{task['id']}")
     page.get_by_test_id("composer-text").fill(
         "/say An **accessible** answer with `code` and [a link](https://example.com)\n"
-        f"/tool show_rich_output_kandev {json.dumps(RICH)}"
+        f"/tool show_rich_output_kandev {json.dumps(RICH)}\n"
+        f"/usage {json.dumps(USAGE)}"
     )
     page.get_by_test_id("start-task").click()
     expect(page.get_by_test_id("msg-agent")).to_contain_text("accessible answer")
+    # A task in review with changes and a thread: its page opens on the Changes panel.
+    repo = repository(server, Path(tempfile.mkdtemp(prefix="kandev-a11y-")), {"app.py": "a = 1\nb = 2\n"})
+    changed = agent_task(server, repo, "\n".join([write("app.py", "a = 1\nb = 3\n"), write("NEW.md", "# New\n")]))
+    comment(server, changed["id"], "app.py", 2, "Why **3**?")
     automation = create_automation(
         server, "/say An automation's answer", triggers=[{"type": "SCHEDULED", "expression": "@daily", "timezone": ""}]
     )
@@ -112,15 +134,24 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
     expect(page.get_by_test_id("msg-agent")).to_contain_text("automation's answer")
     found = {}
     for path in PAGES:
-        open_app(page, server, path.format(task=task["id"], automation=automation["id"]))
+        open_app(page, server, path.format(task=task["id"], changes=changed["id"], automation=automation["id"]))
         if path.startswith("/settings"):
             expect(page.get_by_test_id("settings")).to_be_visible()
-        if path.startswith("/tasks"):  # the rich output drawn, its data table open, a file preview answered
+        if path == "/tasks/{task}":  # the rich output drawn, its data table open, a file preview answered
             rich = page.get_by_test_id("msg-rich")
             expect(rich.locator("canvas")).to_have_count(1)
             rich.locator("summary", has_text="Data table").click()
             rich.get_by_role("button", name="Preview Missing file").click()
             expect(rich.get_by_test_id("rich-file-unavailable")).to_be_visible()
+            expect(page.get_by_test_id("context-gauge")).to_be_visible()
+        if path == "/settings/agents":
+            expect(page.get_by_test_id("catalogue-entry").first).to_be_visible()
+        if path == "/stats":
+            expect(page.get_by_test_id("stats-page").locator("canvas").first).to_be_visible()
+        if path == "/tasks/{changes}":  # the file list (on a phone: behind a button), the diff and its thread drawn
+            files = page.get_by_test_id("open-file-sheet" if page.viewport_size["width"] < 600 else "file-tree")
+            expect(files).to_be_visible()
+            expect(page.get_by_test_id("review-thread")).to_have_count(1)
         if path == "/automations":
             expect(page.get_by_test_id("agenda-recent")).to_be_visible()
         if path == "/automations/{automation}":
@@ -140,6 +171,20 @@ def scan_every_page(page: Any, server: KandevServer, shots: list[str]) -> dict[s
             expect(page.get_by_test_id("shortcuts")).to_be_visible()
             found["/ with the shortcuts dialog"] = serious_violations(page)
             page.keyboard.press("Escape")
+            page.get_by_role("button", name="New task").first.click()  # the form with its repository picker
+            expect(page.get_by_test_id("repository-picker")).to_be_visible()
+            found["/ with the new-task dialog"] = serious_violations(page)
+            page.keyboard.press("Escape")
+        if path == "/tasks/{changes}":  # the discard confirmation, and on a phone the file sheet
+            page.get_by_test_id("discard-open").click()
+            expect(page.get_by_test_id("discard-dialog")).to_be_visible()
+            found[f"{path} with the discard dialog"] = serious_violations(page)
+            page.keyboard.press("Escape")
+            if page.viewport_size["width"] < 600:
+                page.get_by_test_id("open-file-sheet").click()
+                expect(page.get_by_test_id("file-sheet")).to_be_visible()
+                found[f"{path} with the file sheet"] = serious_violations(page)
+                page.keyboard.press("Escape")
     return {path: violations for path, violations in found.items() if violations}
 
 

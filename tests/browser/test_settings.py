@@ -143,6 +143,7 @@ def test_a_workspace_is_created_switched_to_and_renamed_and_settings_fit_a_phone
         for section in ("workspace", "agents", "executors", "repositories", "secrets", "tokens"):
             phone.goto(f"{base}/settings/{section}")
             expect(phone.get_by_test_id("settings")).to_be_visible()
+            phone.wait_for_load_state("networkidle")  # what the section loads is laid out before it is measured
             no_horizontal_scroll(phone)
         phone.screenshot(path=str(screenshots / "mobile-settings.png"))
 

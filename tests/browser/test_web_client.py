@@ -58,7 +58,11 @@ def open_app(page: Any, server: KandevServer, path: str = "/") -> None:
 def no_horizontal_scroll(page: Any) -> None:
     overflow = page.evaluate(
         "() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,"
-        " body: document.body.scrollWidth })"
+        " body: document.body.scrollWidth, url: location.pathname,"
+        # The element reaching furthest right, to say what overflows.
+        " widest: [...document.querySelectorAll('body *')].map(e => [e.getBoundingClientRect().right,"
+        " e.tagName + (e.dataset.testid ? '[' + e.dataset.testid + ']' : '') + '.' + e.className])"
+        ".sort((a, b) => b[0] - a[0])[0] })"
     )
     assert overflow["scroll"] <= overflow["client"], overflow
     assert overflow["body"] <= overflow["client"], overflow

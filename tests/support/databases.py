@@ -101,24 +101,34 @@ class PostgresSuiteDatabase:
     def _create(self) -> None:
         self.url = run(create_postgres_database(self.server_url))
         upgrade_to_head(self.url)
-        dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
-        self._connection = self._run(asyncpg.connect(dsn))
-        self._schema = self._run(self._connection.fetchval(_SCHEMA))
+        self._dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+        self._connection = self._run(asyncpg.connect(self._dsn))
+        self._schema = self._on_connection(lambda c: c.fetchval(_SCHEMA))
+
+    def _on_connection(self, query):  # noqa: ANN001, ANN202 - `query(connection)` on the kept connection
+        """Runs `query` on the kept connection, on a new one if a test ended it (the reliability tests terminate
+        every backend of the database to prove the worker reconnects; this connection is one of them)."""
+        try:
+            return self._run(query(self._connection))
+        except (asyncpg.InterfaceError, asyncpg.InternalClientError, asyncpg.PostgresConnectionError, ConnectionError):
+            self._connection.terminate()
+            self._connection = self._run(asyncpg.connect(self._dsn))
+            return self._run(query(self._connection))
 
     def _drop(self) -> None:
-        self._run(self._connection.close())
+        self._connection.terminate()
         run(drop_postgres_database(self.server_url, self.url))
 
     def _run(self, coro):  # noqa: ANN001, ANN202 - awaits `coro` on the kept connection's loop, bounded
         return self._loop.run_until_complete(asyncio.wait_for(coro, timeout=60))
 
     def fresh(self, folder: Path) -> str:
-        self._run(self._connection.execute(self._empty_all))
+        self._on_connection(lambda c: c.execute(self._empty_all))
         return self.url
 
     def check_schema_kept(self) -> None:
         """After a test: fails it if it left the schema changed, after putting a new migrated database in place."""
-        if self._run(self._connection.fetchval(_SCHEMA)) == self._schema:
+        if self._on_connection(lambda c: c.fetchval(_SCHEMA)) == self._schema:
             return
         self._drop()
         self._create()

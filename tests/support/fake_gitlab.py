@@ -1,20 +1,23 @@
 """A local fake of the GitLab REST API v4 (the parts Kandev's client uses), served by uvicorn on a free port.
 
 Projects, merge requests, approvals and pipelines live in memory; tests add and change them through the object.
-Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), like GitLab."""
+Every call needs one of the known tokens in PRIVATE-TOKEN (or a Bearer header), like GitLab. A project may be backed
+by a real bare repository (`git_roots`): its open merge requests then follow their source branch as pushed there."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from tests.support.server import free_port, served_in_thread, serving
@@ -43,6 +46,11 @@ class FakeMergeRequest:
     approvals_required: int = 0
     merged_at: str | None = None
     updated_at: str = field(default_factory=_now)
+    # The head pipeline's jobs: {"id", "name", "status", "log"}; and people's comments: {"id", "author", "body",
+    # "path", "line"}.
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    merge_status: str = "mergeable"
 
 
 @dataclass
@@ -59,6 +67,11 @@ class FakeGitLab:
     requests: list[str] = field(default_factory=list)
     writes: list[tuple[str, str, Any]] = field(default_factory=list)
     url: str = ""
+    # project path -> branches that exist (None: any), and those GitLab protects.
+    branches: dict[str, set[str]] = field(default_factory=dict)
+    protected: dict[str, set[str]] = field(default_factory=dict)
+    # project path -> a bare repository whose branches its merge requests follow.
+    git_roots: dict[str, Path] = field(default_factory=dict)
 
     def add_project(self, path: str) -> int:
         return self.projects.setdefault(path, len(self.projects) + 100)
@@ -77,9 +90,25 @@ class FakeGitLab:
     def _username(self, user_id: int) -> str:
         return next((name for name, uid in self.users.items() if uid == user_id), f"user{user_id}")
 
+    def _follow(self, project: str, mr: FakeMergeRequest) -> None:
+        """An open merge request follows its source branch as pushed to the project's bare repository."""
+        bare = self.git_roots.get(project)
+        if bare is None or mr.state != "opened":
+            return
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{mr.source_branch}"],
+            cwd=bare,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if (head := done.stdout.strip()) and head != mr.sha:
+            mr.sha, mr.updated_at = head, _now()
+
     def mr_json(self, project: str, mr: FakeMergeRequest) -> dict[str, Any]:
+        self._follow(project, mr)
         target = self.projects[project]
-        pipeline = {"id": 1, "status": mr.pipeline_status} if mr.pipeline_status else None
+        pipeline = {"id": 1000 + mr.iid, "status": mr.pipeline_status} if mr.pipeline_status or mr.jobs else None
         return {
             "iid": mr.iid,
             "project_id": target,
@@ -100,6 +129,9 @@ class FakeGitLab:
             "head_pipeline": pipeline,
             "updated_at": mr.updated_at,
             "merged_at": mr.merged_at,
+            "detailed_merge_status": mr.merge_status,
+            "has_conflicts": mr.merge_status == "conflict",
+            "user_notes_count": len(mr.notes),
         }
 
     def app(self) -> Starlette:
@@ -107,8 +139,13 @@ class FakeGitLab:
             routes=[
                 Route("/api/v4/user", self._user),
                 Route("/api/v4/users", self._users),
-                Route("/api/v4/projects/{project:path}/merge_requests", self._list_mrs),
+                Route("/api/v4/projects/{project:path}/merge_requests", self._list_mrs, methods=["GET", "POST"]),
                 Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}", self._mr, methods=["GET", "PUT"]),
+                Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/merge", self._merge, methods=["PUT"]),
+                Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/discussions", self._discussions),
+                Route("/api/v4/projects/{project:path}/pipelines/{pipeline:int}/jobs", self._jobs),
+                Route("/api/v4/projects/{project:path}/jobs/{job:int}/trace", self._trace),
+                Route("/api/v4/projects/{project:path}/protected_branches/{branch:path}", self._protected),
                 Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/approvals", self._approvals),
                 Route("/api/v4/projects/{project:path}/merge_requests/{iid:int}/pipelines", self._pipelines),
                 Route("/api/v4/projects/{project:path}", self._project),
@@ -170,6 +207,8 @@ class FakeGitLab:
         project = self._project_path(request)
         if project is None:
             return JSONResponse({"message": "404 Project Not Found"}, 404)
+        if request.method == "POST":
+            return await self._create(request, project)
         state = request.query_params.get("state", "all")
         branch = request.query_params.get("source_branch")
         found = [
@@ -201,6 +240,106 @@ class FakeGitLab:
                 mr.reviewer_ids = list(body["reviewer_ids"])
             mr.updated_at = _now()
         return JSONResponse(self.mr_json(project, mr))
+
+    async def _create(self, request: Request, project: str) -> JSONResponse:
+        body = await request.json()
+        self.writes.append(("POST", request.url.path, body))
+        source, target = str(body.get("source_branch") or ""), str(body.get("target_branch") or "")
+        if any(
+            m.source_branch == source and m.state == "opened" for m in self.merge_requests.get(project, {}).values()
+        ):
+            message = [f"Another open merge request already exists for this source branch: !{source}"]
+            return JSONResponse({"message": message}, 409)
+        known = self.branches.get(project)
+        if known is not None and target not in known:
+            return JSONResponse({"message": ["Target branch is invalid"]}, 422)
+        mr = self.add_mr(
+            project,
+            title=str(body.get("title") or ""),
+            description=str(body.get("description") or ""),
+            source_branch=source,
+            target_branch=target,
+            author=next(iter(self.tokens.values()), "tanuki"),
+        )
+        return JSONResponse(self.mr_json(project, mr), 201)
+
+    async def _merge(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        found = self._find(request)
+        if found is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        project, mr = found
+        body = await request.json()
+        self.writes.append(("PUT", request.url.path, body))
+        self._follow(project, mr)
+        if mr.state != "opened" or mr.merge_status not in ("mergeable", "can_be_merged"):
+            return JSONResponse({"message": "405 Method Not Allowed"}, 405)
+        if body.get("sha") and body["sha"] != mr.sha:
+            return JSONResponse({"message": "SHA does not match HEAD of source branch"}, 409)
+        mr.state, mr.merged_at, mr.updated_at = "merged", _now(), _now()
+        return JSONResponse(self.mr_json(project, mr))
+
+    async def _discussions(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        found = self._find(request)
+        if found is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        _, mr = found
+        discussions = []
+        for note in mr.notes:
+            position = {"new_path": note["path"], "new_line": note.get("line")} if note.get("path") else None
+            item = {
+                "id": note["id"],
+                "body": note["body"],
+                "author": {"username": note.get("author", "reviewer-ann")},
+                "system": False,
+                "position": position,
+                "created_at": _now(),
+            }
+            discussions.append({"id": f"d{note['id']}", "notes": [item]})
+        return JSONResponse(discussions)
+
+    def _jobs_of(self, request: Request) -> list[dict[str, Any]]:
+        project = self._project_path(request) or ""
+        return [job for mr in self.merge_requests.get(project, {}).values() for job in mr.jobs]
+
+    async def _jobs(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        project = self._project_path(request) or ""
+        pipeline = request.path_params["pipeline"]
+        mrs = [mr for mr in self.merge_requests.get(project, {}).values() if 1000 + mr.iid == pipeline]
+        if not mrs:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        jobs = [
+            {
+                "id": j["id"],
+                "name": j["name"],
+                "status": j["status"],
+                "web_url": f"{self.url}/{project}/-/jobs/{j['id']}",
+            }
+            for j in mrs[0].jobs
+        ]
+        return JSONResponse(jobs)
+
+    async def _trace(self, request: Request) -> Response:
+        if refused := self._refused(request):
+            return refused
+        job = next((j for j in self._jobs_of(request) if j["id"] == request.path_params["job"]), None)
+        if job is None:
+            return JSONResponse({"message": "404 Not found"}, 404)
+        return PlainTextResponse(job.get("log", ""))
+
+    async def _protected(self, request: Request) -> JSONResponse:
+        if refused := self._refused(request):
+            return refused
+        project = self._project_path(request) or ""
+        branch = request.path_params["branch"]
+        if branch not in self.protected.get(project, set()):
+            return JSONResponse({"message": "404 Not found"}, 404)
+        return JSONResponse({"name": branch})
 
     async def _approvals(self, request: Request) -> JSONResponse:
         if refused := self._refused(request):

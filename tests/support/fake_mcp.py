@@ -45,14 +45,19 @@ async def remote_mcp() -> AsyncIterator[RemoteMcp]:
         yield recorder
 
 
-def pack_fixture(destination: Path) -> Path:
-    """`npm pack` the fixture package into `destination` (the folder KANDEV_MCP_NPM_SOURCE points at)."""
+def npm_pack(package: Path, destination: Path) -> None:
+    """`npm pack` the package folder into `destination`, a folder of tarballs KANDEV_MCP_NPM_SOURCE can name."""
     destination.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        ["npm", "pack", str(FIXTURE_PACKAGE), "--pack-destination", str(destination)],
+        ["npm", "pack", str(package), "--pack-destination", str(destination)],
         check=True,
         capture_output=True,
         timeout=120,
         cwd=destination,
     )
+
+
+def pack_fixture(destination: Path) -> Path:
+    """`npm pack` the fixture package into `destination` (the folder KANDEV_MCP_NPM_SOURCE points at)."""
+    npm_pack(FIXTURE_PACKAGE, destination)
     return destination

@@ -15,7 +15,7 @@ from tests.topology.topology import planned_topology
 
 COMPOSE = Path(__file__).resolve().parents[2] / "compose.yaml"
 # Settings only a test on one machine needs (fast leases and ticks, a data dir per process).
-TEST_ONLY = {"KANDEV_DATA_DIR", "KANDEV_TURN_LEASE_SECONDS", "KANDEV_SCHEDULER_INTERVAL_SECONDS"}
+TEST_ONLY = {"KANDEV_DATA_DIR", "KANDEV_TURN_LEASE_SECONDS", "KANDEV_SCHEDULER_INTERVAL_SECONDS", "KANDEV_SOURCE_ROOTS"}
 
 
 def compose_services() -> dict[str, dict[str, Any]]:

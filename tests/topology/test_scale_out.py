@@ -25,10 +25,11 @@ from kandev.platform.database import Database
 from tests.integration.mcp_transport.conftest import MODERN, Notifications, mcp_client
 from tests.support.databases import create_postgres_database, drop_postgres_database, run
 from tests.support.factories import CREATE_TASK, served_task
+from tests.support.git_repos import make_repository
 from tests.support.graphql_ws import GraphQLWebSocket
 from tests.support.parallel import spare_redis_url
 from tests.support.session_tokens import side_token
-from tests.topology.topology import ERRORS, Topology, running_topology
+from tests.topology.topology import ERRORS, GraphQLError, Topology, running_topology
 
 pytestmark = [pytest.mark.topology, pytest.mark.slow]
 
@@ -244,6 +245,68 @@ async def test_a_killed_workers_turn_is_reaped_and_the_next_prompt_resumes_on_th
     # The fresh agent on the other worker resumed the conversation (synthesized history: no session/load).
     assert "The conversation so far" in prompts[1] and "started" in prompts[1]
     print(f"\ntopology: killed worker's turn reaped after {reap_seconds:.1f}s (lease 3s)")
+
+
+CREATE_REPOSITORY = mutation("createRepository", "CreateRepositoryInput", "RepositoryPayload", "repository { id }")
+CHANGES = """query($id: ID!) { task(id: $id) { changes { repositories { note stats { files additions }
+  files { nodes { path status hunks { lines { kind text } } } } } } } }"""
+
+
+async def test_a_replica_without_the_worktree_reads_changes_through_the_worker_holding_it(
+    topology: Topology, tmp_path: Path
+):
+    """A third replica on another machine (no working trees) answers Task.changes by asking the worker that
+    holds the task's worktree; with that worker gone it answers UNAVAILABLE naming it, within the 5 s wait."""
+    source = make_repository(topology.home / "sources" / "changes-repo")
+    repository = await asyncio.to_thread(
+        topology.mutate,
+        0,
+        CREATE_REPOSITORY,
+        "createRepository",
+        i={"workspaceId": topology.workspace_id, "name": "changes-repo", "path": str(source)},
+    )
+    task_id = (
+        await asyncio.to_thread(
+            served_task,
+            partial(topology.mutate, 0),
+            topology.workspace_id,
+            "Changes elsewhere",
+            repositories=[{"repositoryId": repository["repository"]["id"]}],
+        )
+    )["id"]
+    started = await asyncio.to_thread(
+        topology.mutate,
+        0,
+        START_TASK,
+        "startTask",
+        i={"taskId": task_id, "prompt": "/write notes.txt\nhello\nthere\n/end-write\n/say written"},
+    )
+    session_id = started["session"]["id"]
+    await asyncio.to_thread(wait_for, lambda: "written" in texts(transcript(topology, 0, session_id), "AGENT"))
+    [owner] = await turn_workers(topology, session_id)
+    assert owner is not None
+    elsewhere = topology.add_replica("serve-elsewhere", work_dir=tmp_path / "no-worktrees-here")
+    try:
+        [repo] = (await asyncio.to_thread(topology.gql, elsewhere, CHANGES, id=task_id))["task"]["changes"][
+            "repositories"
+        ]
+        assert repo["note"] is None and repo["stats"] == {"files": 1, "additions": 2}
+        [file] = repo["files"]["nodes"]
+        assert (file["path"], file["status"]) == ("notes.txt", "ADDED")
+        assert [x["text"] for x in file["hunks"][0]["lines"]] == ["hello", "there"]
+
+        topology.kill(owner)
+        try:
+            began = time.monotonic()
+            with pytest.raises(GraphQLError) as refused:
+                await asyncio.to_thread(topology.gql, elsewhere, CHANGES, id=task_id)
+            waited = time.monotonic() - began
+        finally:
+            topology.start(topology.roles[owner])  # the rest of the module keeps two workers
+    finally:
+        topology.remove_replica("serve-elsewhere")
+    assert "UNAVAILABLE" in str(refused.value) and owner in str(refused.value)
+    assert 4.5 <= waited < 10
 
 
 def test_a_replica_killed_mid_burst_loses_no_acknowledged_create(topology: Topology):

@@ -51,6 +51,7 @@ class Topology:
     token: str = ""
     workspace_id: str = ""
     roles: dict[str, Role] = field(default_factory=dict)
+    home: Path = Path("/nonexistent")
 
     def gql(self, replica: int, query: str, timeout: float = 30, **variables: Any) -> dict[str, Any]:
         response = httpx.post(
@@ -79,6 +80,32 @@ class Topology:
             stdout=subprocess.DEVNULL,
             stderr=None,
         )
+
+    def add_replica(self, name: str, *, work_dir: Path) -> int:
+        """Another `kandev serve` replica, as on a machine of its own without the workers' working trees (its own
+        work dir); its index in `replicas` once it is healthy."""
+        port = free_port()
+        env = {
+            **base_env(self.database_url, self.redis_url, self.home),
+            "KANDEV_PUBLIC_URL": f"http://127.0.0.1:{port}",
+            "KANDEV_DATA_DIR": str(self.home / name),
+            "KANDEV_WORK_DIR": str(work_dir),
+        }
+        role = self.roles[name] = Role(name, ["serve", "--port", str(port)], env)
+        self.start(role)
+        assert role.process is not None
+        self.replicas.append(f"http://127.0.0.1:{port}")
+        wait_healthy(self.replicas[-1], role.process)
+        return len(self.replicas) - 1
+
+    def remove_replica(self, name: str) -> None:
+        role = self.roles.pop(name)
+        url = f"http://127.0.0.1:{role.args[-1]}"
+        if role.process is not None and role.process.poll() is None:
+            with suppress(ProcessLookupError):
+                os.killpg(role.process.pid, signal.SIGTERM)
+            role.process.wait(timeout=20)
+        self.replicas.remove(url)
 
     def kill(self, name: str) -> None:
         """kill -9 of the role's process and of its whole group (a worker's job process and agents)."""
@@ -114,6 +141,8 @@ def base_env(database_url: str, redis_url: str, home: Path) -> dict[str, str]:
         # One machine plays every host: the working trees are shared, as a network volume would be.
         KANDEV_WORK_DIR=str(home / "work"),
         KANDEV_TURN_LEASE_SECONDS="3",
+        # Repositories a test registers live under the topology's home.
+        KANDEV_SOURCE_ROOTS=str(home / "sources"),
         KANDEV_SCHEDULER_INTERVAL_SECONDS="0.5",
     )
     return env
@@ -131,7 +160,7 @@ def planned_topology(database_url: str, redis_url: str, home: Path) -> Topology:
     """The processes of the topology and their settings, not started: serve ×2, worker ×2, scheduler ×2."""
     env = base_env(database_url, redis_url, home)
     ports = [free_port(), free_port()]
-    topology = Topology(database_url, redis_url, [f"http://127.0.0.1:{p}" for p in ports])
+    topology = Topology(database_url, redis_url, [f"http://127.0.0.1:{p}" for p in ports], home=home)
     for index, port in enumerate(ports, 1):
         own = {**env, "KANDEV_PUBLIC_URL": f"http://127.0.0.1:{port}", "KANDEV_DATA_DIR": str(home / f"serve-{index}")}
         topology.roles[f"serve-{index}"] = Role(f"serve-{index}", ["serve", "--port", str(port)], own)

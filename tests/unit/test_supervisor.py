@@ -240,7 +240,9 @@ def test_scheduler_process_exits_promptly_on_a_stop_signal(tmp_path: Path, sig: 
         assert wait_until(ticked.exists, 20)
         started = time.monotonic()
         proc.send_signal(sig)
-        assert proc.wait(timeout=5) == 0
-        assert time.monotonic() - started < 2
+        assert proc.wait(timeout=10) == 0
+        # Promptly: well inside the 60 s interval it would otherwise sleep out (interpreter shutdown included,
+        # which takes seconds on a loaded 2-core machine running the suite in parallel).
+        assert time.monotonic() - started < 5
     finally:
         stop_process_group(proc, timeout=1)

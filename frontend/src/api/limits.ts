@@ -20,6 +20,24 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "AddReviewCommentInput": {
+    "body": {
+      "maxLength": 10000,
+      "minLength": 1
+    },
+    "endLine": {
+      "minimum": 1
+    },
+    "line": {
+      "minimum": 1
+    },
+    "path": {
+      "maxLength": 1000
+    },
+    "taskId": {
+      "minLength": 1
+    }
+  },
   "AddWorkspaceSourcesInput": {
     "sources": {
       "maxItems": 20,
@@ -49,6 +67,19 @@ export const LIMITS = {
     },
     "timezone": {
       "maxLength": 64
+    }
+  },
+  "CommitTaskChangesInput": {
+    "message": {
+      "maxLength": 20000
+    },
+    "paths": {
+      "maxItems": 100,
+      "maxLength": 1000,
+      "minItems": 1
+    },
+    "taskId": {
+      "minLength": 1
     }
   },
   "ConnectGithubInput": {
@@ -100,7 +131,27 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "CreateNotificationChannelInput": {
+    "events": {
+      "maxItems": 3,
+      "minItems": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "url": {
+      "maxLength": 2000,
+      "minLength": 1
+    },
+    "workspaceId": {
+      "minLength": 1
+    }
+  },
   "CreateTaskInput": {
+    "attachmentIds": {
+      "maxItems": 10
+    },
     "blockedBy": {
       "maxItems": 50
     },
@@ -155,6 +206,29 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "DiscardChangesInput": {
+    "paths": {
+      "maxItems": 500,
+      "maxLength": 1000,
+      "minItems": 1
+    },
+    "repositoryId": {
+      "minLength": 1
+    },
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "DiscardHunkInput": {
+    "header": {
+      "maxLength": 2000,
+      "minLength": 5
+    },
+    "path": {
+      "maxLength": 1000,
+      "minLength": 1
+    }
+  },
   "DisconnectGithubInput": {
     "workspaceId": {
       "minLength": 1
@@ -165,11 +239,46 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "FixFailingChecksInput": {
+    "maxRounds": {
+      "maximum": 10,
+      "minimum": 1
+    }
+  },
+  "MergePullRequestInput": {
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "MergeTaskBranchInput": {
+    "taskId": {
+      "minLength": 1
+    }
+  },
   "MoveTaskInput": {
     "taskId": {
       "minLength": 1
     },
     "workflowStepId": {
+      "minLength": 1
+    }
+  },
+  "OpenPullRequestInput": {
+    "base": {
+      "maxLength": 255
+    },
+    "body": {
+      "maxLength": 65536
+    },
+    "taskId": {
+      "minLength": 1
+    },
+    "title": {
+      "maxLength": 256
+    }
+  },
+  "PushTaskBranchInput": {
+    "taskId": {
       "minLength": 1
     }
   },
@@ -209,6 +318,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "ReplyToReviewThreadInput": {
+    "body": {
+      "maxLength": 10000,
+      "minLength": 1
+    },
+    "threadId": {
+      "maxLength": 36,
+      "minLength": 1
+    }
+  },
   "ResolvePermissionInput": {
     "optionId": {
       "minLength": 1
@@ -241,11 +360,23 @@ export const LIMITS = {
     }
   },
   "SendMessageInput": {
+    "attachmentIds": {
+      "maxItems": 10
+    },
     "prompt": {
       "minLength": 1
     },
     "taskId": {
       "minLength": 1
+    }
+  },
+  "SendReviewToAgentInput": {
+    "taskId": {
+      "minLength": 1
+    },
+    "threadIds": {
+      "maxItems": 100,
+      "minItems": 1
     }
   },
   "SetAutomationEnabledInput": {
@@ -255,6 +386,21 @@ export const LIMITS = {
   },
   "SetAutomationTriggerEnabledInput": {
     "triggerId": {
+      "minLength": 1
+    }
+  },
+  "SetFileReviewedInput": {
+    "diffKey": {
+      "maxLength": 64
+    },
+    "path": {
+      "maxLength": 1000,
+      "minLength": 1
+    },
+    "repositoryId": {
+      "minLength": 1
+    },
+    "taskId": {
       "minLength": 1
     }
   },
@@ -341,6 +487,16 @@ export const LIMITS = {
       "minLength": 1
     }
   },
+  "UpdateAccountInput": {
+    "gitEmail": {
+      "maxLength": 320,
+      "minLength": 3
+    },
+    "gitName": {
+      "maxLength": 200,
+      "minLength": 1
+    }
+  },
   "UpdateAutomationInput": {
     "automationId": {
       "minLength": 1
@@ -369,6 +525,23 @@ export const LIMITS = {
       "maxItems": 2
     }
   },
+  "UpdateNotificationChannelInput": {
+    "channelId": {
+      "minLength": 1
+    },
+    "events": {
+      "maxItems": 3,
+      "minItems": 1
+    },
+    "name": {
+      "maxLength": 200,
+      "minLength": 1
+    },
+    "url": {
+      "maxLength": 2000,
+      "minLength": 1
+    }
+  },
   "UpdateRepositoryBaseBranchInput": {
     "baseBranch": {
       "minLength": 1
@@ -376,6 +549,11 @@ export const LIMITS = {
     "repositoryId": {
       "minLength": 1
     },
+    "taskId": {
+      "minLength": 1
+    }
+  },
+  "UpdateTaskBranchInput": {
     "taskId": {
       "minLength": 1
     }

@@ -43,6 +43,16 @@ graphql(`
       boxId
       waitingFor
     }
+    usage {
+      inputTokens
+      outputTokens
+      costUsd
+    }
+    changeStats {
+      files
+      additions
+      deletions
+    }
     activity {
       agentProfileId
       agentName
@@ -76,6 +86,13 @@ graphql(`
     seq
     createdAt
     updatedAt
+    attachments {
+      id
+      name
+      size
+      contentType
+      url
+    }
   }
 `);
 
@@ -177,6 +194,7 @@ export const TASK = graphql(`
     task(id: $id) {
       ...TaskFields
       prompt
+      executorProfileId
       lastTurnError {
         message
         endedAt
@@ -262,6 +280,13 @@ export const TASK_EVENTS = graphql(`
       kind
       task {
         ...TaskFields
+      }
+      changedFiles {
+        repositoryId
+        path
+      }
+      reviewThread {
+        ...ReviewThreadFields
       }
     }
   }

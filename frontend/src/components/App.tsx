@@ -23,6 +23,7 @@ import { TaskSwitcher } from "./TaskSwitcher";
 // Loaded when first opened: most visits never edit an automation.
 const AutomationEditor = lazy(() => import("./automations/AutomationEditor").then((m) => ({ default: m.AutomationEditor })));
 const AuthoringChat = lazy(() => import("./automations/AuthoringChat").then((m) => ({ default: m.AuthoringChat })));
+const StatsPage = lazy(() => import("./usage/StatsPage"));
 
 function useTokenNeeded(): boolean {
   return useSyncExternalStore(onAuthChange, tokenNeeded);
@@ -92,6 +93,10 @@ export function App() {
             ) : route.name === "authoring" ? (
               <Suspense fallback={<LoadState state="loading" what="the chat" />}>
                 <AuthoringChat taskId={route.taskId} />
+              </Suspense>
+            ) : route.name === "stats" ? (
+              <Suspense fallback={<LoadState state="loading" what={t("stats")} />}>
+                <StatsPage />
               </Suspense>
             ) : route.name === "agenda" ? (
               <AgendaPage />
@@ -184,6 +189,9 @@ function Header({ onOpenSwitcher, onOpenHelp }: { onOpenSwitcher: () => void; on
       <button type="button" className="btn btn-small" onClick={onOpenHelp} aria-label={t("shortcuts")} title={t("shortcuts")} aria-keyshortcuts="?" data-testid="open-shortcuts">
         ?
       </button>
+      <a className="btn btn-small" href="/stats" onClick={linkClick("/stats")} data-testid="open-stats">
+        {t("stats")}
+      </a>
       <a className="btn btn-small" href="/settings" onClick={linkClick("/settings")} data-testid="open-settings">
         Settings
       </a>

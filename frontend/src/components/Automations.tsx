@@ -31,6 +31,7 @@ import { Checkouts } from "./Checkouts";
 import { Composer } from "./Composer";
 import { LoadState } from "./LoadState";
 import { Transcript } from "./Transcript";
+import { AutomationBudgetNotice } from "./usage/AutomationBudget";
 
 export function automationPath(id: string, runId?: string): string {
   return `/automations/${encodeURIComponent(id)}${runId ? `?run=${encodeURIComponent(runId)}` : ""}`;
@@ -413,6 +414,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
           <HealthDot row={row} />
         </div>
         <NextRun row={row} now={now} />
+        <AutomationBudgetNotice automationId={row.id} refresh={list.length - list.filter(isRunning).length} />
         <div className="auto-actions">
           <AckBadge row={row} />
           <span className="spacer" />

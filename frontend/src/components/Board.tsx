@@ -2,7 +2,7 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
 import type { Task, Workflow, WorkflowStep } from "../api/ops";
 import { errorText } from "../api/graphql";
-import { t } from "../i18n";
+import { t, tn } from "../i18n";
 import { useNow } from "../hooks/useNow";
 import { app, loadMoreTasks, moveTask, refetchTasks } from "../state/app";
 import { cardStatus, completionPending, timeAgo } from "../state/derive";
@@ -13,6 +13,7 @@ import { Dialog } from "./Dialog";
 import { TaskMarkers } from "./TaskBadges";
 import { LoadState } from "./LoadState";
 import { NewTaskDialog } from "./NewTaskDialog";
+import { TaskCost } from "./usage/TaskCost";
 import { FIRST_TASK, Onboarding } from "./Onboarding";
 
 const DRAG_TYPE = "application/x-kandev-task";
@@ -283,6 +284,7 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
   const now = useNow();
   const status = cardStatus(task);
   const { agentName, lastActivityAt, preview } = task.activity;
+  const changes = task.changeStats;
   const index = steps.findIndex((s) => s.id === step.id);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (!e.altKey || (e.key !== "ArrowLeft" && e.key !== "ArrowRight")) return;
@@ -327,11 +329,18 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
               {timeAgo(lastActivityAt, now)}
             </time>
           )}
+          <TaskCost task={task} />
         </div>
       )}
       {preview && (
         <p className="card-preview" title={preview} data-testid="card-preview">
           {preview}
+        </p>
+      )}
+      {changes && changes.files > 0 && (
+        <p className="card-changes" data-testid="card-changes">
+          <span aria-hidden="true">{tn("cardChanges", changes.files, { add: changes.additions, del: changes.deletions })}</span>
+          <span className="sr-only">{tn("cardChangesLabel", changes.files, { add: changes.additions, del: changes.deletions })}</span>
         </p>
       )}
       <div className="card-meta">

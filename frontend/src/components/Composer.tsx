@@ -10,6 +10,8 @@ import { useStore } from "../state/store";
 import { t } from "../i18n";
 import { useHasKeyboard } from "../hooks/useMedia";
 import { InlineError } from "./LoadState";
+import { AttachmentPicker, attachmentHandlers, PendingAttachments, useAttachments } from "./Attachments";
+import { askForBrowserNotificationsOnce } from "../state/browserNotify";
 
 export function Composer(props: {
   task: Task;
@@ -27,6 +29,8 @@ export function Composer(props: {
   const running = props.sessionState === "RUNNING" || props.sessionState === "STARTING";
   // Only where a keyboard is likely: on a phone "Ctrl+Enter" names a key nobody has.
   const keyboard = useHasKeyboard();
+  // Files go with a message; a first start takes the task's own prompt and no files.
+  const attachments = useAttachments();
 
   const act = async (mode: "START" | "QUEUED" | "INTERRUPT") => {
     const prompt = text.trim();
@@ -34,6 +38,15 @@ export function Composer(props: {
       setError("Write a message first.");
       return;
     }
+    if (attachments.uploading) {
+      setError("Wait for the attached files to finish uploading.");
+      return;
+    }
+    if (attachments.failed) {
+      setError("Remove the files that could not be attached first.");
+      return;
+    }
+    askForBrowserNotificationsOnce();
     setBusy(true);
     setError(null);
     try {
@@ -46,9 +59,16 @@ export function Composer(props: {
         if (payload.session) props.onStarted(payload.session);
       } else {
         const data = await gql(SEND_MESSAGE, {
-          i: { taskId: props.task.id, prompt, sessionId: props.session?.id ?? null, deliveryMode: mode },
+          i: {
+            taskId: props.task.id,
+            prompt,
+            sessionId: props.session?.id ?? null,
+            deliveryMode: mode,
+            attachmentIds: attachments.ids.length ? attachments.ids : null,
+          },
         });
         unwrap(data.sendMessage);
+        attachments.clear();
         props.onSent();
       }
       setText("");
@@ -86,7 +106,9 @@ export function Composer(props: {
         }}
         aria-keyshortcuts="Control+Enter"
         data-testid="composer-text"
+        {...(needsStart ? {} : attachmentHandlers(attachments))}
       />
+      {!needsStart && <PendingAttachments state={attachments} />}
       <InlineError error={error} />
       <div className="composer-actions">
         {needsStart ? (
@@ -114,6 +136,7 @@ export function Composer(props: {
               {running ? `${keyboard ? " " : ""}(queued after the current turn)` : ""}
             </span>
             <span className="spacer" />
+            <AttachmentPicker state={attachments} disabled={busy} />
             {running && (
               <button type="button" className="btn" disabled={busy} onClick={() => void act("INTERRUPT")} data-testid="send-interrupt">
                 Interrupt &amp; send

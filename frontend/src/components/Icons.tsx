@@ -55,3 +55,23 @@ export function MenuGlyph({ size = 18 }: IconProps) {
     </svg>
   );
 }
+
+export function CoinGlyph({ size = 14 }: IconProps) {
+  // A coin: money, for a spent budget.
+  return (
+    <svg width={size} height={size} viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <circle cx="8" cy="8" r="7.2" fill="currentColor" />
+      <path d="M10.2 5.6c-.4-.6-1.2-1-2.2-1-1.3 0-2.2.7-2.2 1.6 0 2.2 4.6 1.2 4.6 3.5 0 1-1 1.7-2.4 1.7-1 0-1.9-.4-2.3-1.1M8 3.4v9.2" stroke="#fff" strokeWidth="1.3" fill="none" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+export function FileGlyph({ size = 14 }: IconProps) {
+  // A sheet with a folded corner: an attached file.
+  return (
+    <svg width={size} height={size} viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d="M3.5 1.5h6l3 3v10h-9Z" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinejoin="round" />
+      <path d="M9.5 1.5v3h3" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinejoin="round" />
+    </svg>
+  );
+}

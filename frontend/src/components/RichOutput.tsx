@@ -139,7 +139,8 @@ function ChartTable({ chart }: { chart: ChartBlock }) {
   );
 }
 
-function Chart({ chart, chartKey }: { chart: ChartBlock; chartKey: string | null }) {
+/** A chart with its title, summary and its numbers as a table (the transcript's and the Stats page's). */
+export function Chart({ chart, chartKey }: { chart: ChartBlock; chartKey: string | null }) {
   return (
     <figure className="rich-chart" data-testid="rich-chart">
       <figcaption className="rich-block-title">{chart.title}</figcaption>

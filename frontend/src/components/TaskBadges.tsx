@@ -1,9 +1,9 @@
-// The markers a task carries in every list: autopilot identity, a pending question or permission,
+// The markers a task carries in every list: autopilot identity, a pending question or permission, a spent budget,
 // and a pending completion. The same components serve the board, the sidebar and the mobile switcher.
 import { useId } from "react";
 import type { Task } from "../api/ops";
 import { t } from "../i18n";
-import { AutopilotGlyph, FlagGlyph, QuestionGlyph, ShieldGlyph } from "./Icons";
+import { AutopilotGlyph, CoinGlyph, FlagGlyph, QuestionGlyph, ShieldGlyph } from "./Icons";
 
 /** A focusable icon whose label shows on hover and on keyboard focus; assistive tech reads the label. */
 function LabelledIcon(props: { label: string; className: string; testId: string; children: React.ReactNode }) {
@@ -45,6 +45,13 @@ export function AttentionIndicator({ task }: { task: Task }) {
     return (
       <LabelledIcon label={t("permissionPending")} className="marker-permission" testId="question-indicator">
         <ShieldGlyph />
+      </LabelledIcon>
+    );
+  }
+  if (task.pendingAction === "BUDGET_REACHED") {
+    return (
+      <LabelledIcon label={t("budgetReached")} className="marker-budget" testId="budget-indicator">
+        <CoinGlyph />
       </LabelledIcon>
     );
   }

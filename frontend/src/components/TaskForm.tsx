@@ -3,7 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { CREATE_TASK, START_TASK } from "../api/ops";
 import { MCP_SERVERS, SELECT_MCP_SERVER, type McpServerRow } from "../api/mcpOps";
-import { EXECUTOR_PROFILES, type ExecutorRow } from "../api/settingsOps";
+import { TASK_PLACEMENT_CHOICES, type PlacementExecutor, type PlacementRepository } from "../api/placementOps";
 import { LIMITS } from "../api/limits";
 import { errorText, gql, unwrap } from "../api/graphql";
 import type { Task } from "../api/ops";
@@ -14,6 +14,9 @@ import { useStore } from "../state/store";
 import { t } from "../i18n";
 import { InfoGlyph } from "./Icons";
 import { InlineError } from "./LoadState";
+import { ExecutorSelect, RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
+import { AttachmentPicker, attachmentHandlers, PendingAttachments, useAttachments } from "./Attachments";
+import { askForBrowserNotificationsOnce } from "../state/browserNotify";
 
 export function TaskForm(props: {
   parentId?: string;
@@ -33,17 +36,43 @@ export function TaskForm(props: {
   const [showInfo, setShowInfo] = useState(false);
   const [mcpServers, setMcpServers] = useState<McpServerRow[]>([]);
   const [mcpChosen, setMcpChosen] = useState<string[]>([]);
-  const [executors, setExecutors] = useState<ExecutorRow[]>([]);
-  const [executorId, setExecutorId] = useState("");
   const [busy, setBusy] = useState(false);
+  // Files go with the task's first prompt.
+  const attachments = useAttachments();
   const [error, setError] = useState<string | null>(null);
+  const [repositories, setRepositories] = useState<PlacementRepository[]>([]);
+  const [executors, setExecutors] = useState<PlacementExecutor[]>([]);
+  const [chosenRepositories, setChosenRepositories] = useState<RepositoryChoice[]>([]);
+  const [executorId, setExecutorId] = useState("");
   const id = useId();
   const subtask = Boolean(props.parentId);
   const willStart = start && prompt.trim().length > 0;
   useEffect(() => {
     if (workspaceId) void gql(MCP_SERVERS, { w: workspaceId }).then((r) => setMcpServers(r.mcpServers), () => setMcpServers([]));
-    if (workspaceId) void gql(EXECUTOR_PROFILES, { w: workspaceId }).then((r) => setExecutors(r.executorProfiles), () => setExecutors([]));
   }, [workspaceId]);
+  // Where a top-level task works, starting from where this person's last task did.
+  useEffect(() => {
+    if (!workspaceId || subtask) return;
+    let cancelled = false;
+    gql(TASK_PLACEMENT_CHOICES, { w: workspaceId }).then(
+      (data) => {
+        if (cancelled) return;
+        setRepositories(data.repositories);
+        setExecutors(data.executorProfiles);
+        const last = data.workspaces.find((w) => w.id === workspaceId)?.lastTaskChoice;
+        if (!last) return;
+        const known = (repoId: string) => data.repositories.some((r) => r.id === repoId);
+        setChosenRepositories(last.repositories.filter((r) => known(r.repositoryId)).map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch ?? null })));
+        if (last.executorProfileId && data.executorProfiles.some((x) => x.id === last.executorProfileId)) setExecutorId(last.executorProfileId);
+        if (last.agentProfileId && profiles.some((p) => p.id === last.agentProfileId && p.available)) setProfileId(last.agentProfileId);
+      },
+      () => {},
+    );
+    return () => {
+      cancelled = true;
+    };
+    // The profiles list only decides whether the remembered agent is still offered; read it once.
+  }, [workspaceId, subtask]);
   const toggleMcp = (serverId: string, on: boolean) => setMcpChosen((ids) => (on ? [...ids, serverId] : ids.filter((x) => x !== serverId)));
 
   const submit = async (e: React.FormEvent) => {
@@ -52,6 +81,11 @@ export function TaskForm(props: {
       setError("A title is required.");
       return;
     }
+    if (attachments.uploading || attachments.failed) {
+      setError(attachments.uploading ? "Wait for the attached files to finish uploading." : "Remove the files that could not be attached first.");
+      return;
+    }
+    askForBrowserNotificationsOnce();
     setBusy(true);
     setError(null);
     try {
@@ -62,9 +96,13 @@ export function TaskForm(props: {
         // With MCP servers chosen, the agent starts once they are selected at the task, so its first turn has them.
         startAgent: willStart && mcpChosen.length === 0,
         agentProfileId: profileId || null,
-        executorProfileId: executorId || null,
+        attachmentIds: attachments.ids.length ? attachments.ids : null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
+      if (!subtask) {
+        input.repositories = chosenRepositories.map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch }));
+        input.executorProfileId = executorId || null;
+      }
       if (subtask) {
         input.parentId = props.parentId;
         input.autopilot = autopilot;
@@ -112,8 +150,13 @@ export function TaskForm(props: {
           onChange={(e) => setPrompt(e.target.value)}
           name="prompt"
           placeholder="What should the agent do? With the Scripted agent try: /say hello"
+          {...attachmentHandlers(attachments)}
         />
       </label>
+      <div className="field-row">
+        <AttachmentPicker state={attachments} disabled={busy} />
+        <PendingAttachments state={attachments} />
+      </div>
       <div className="field-row">
         <label className="field">
           <span>Agent</span>
@@ -137,6 +180,12 @@ export function TaskForm(props: {
           <span>Start the agent now</span>
         </label>
       </div>
+      {!subtask && (
+        <>
+          <RepositoryPicker workspaceId={workspaceId} repositories={repositories} value={chosenRepositories} onChange={setChosenRepositories} />
+          <ExecutorSelect executors={executors} value={executorId} onChange={setExecutorId} />
+        </>
+      )}
       {subtask && (
         <div className="autopilot-field">
           <span className="switch-wrap">
@@ -175,18 +224,6 @@ export function TaskForm(props: {
       )}
       <details className="field" data-testid="task-advanced">
         <summary>Advanced</summary>
-        <label className="field">
-          <span>Executor</span>
-          <select className="input" value={executorId} onChange={(e) => setExecutorId(e.target.value)} name="executor" data-testid="task-executor">
-            <option value="">The workspace's default</option>
-            {executors.map((x) => (
-              <option key={x.id} value={x.id}>
-                {x.name}
-                {x.unavailableReason ? ` (${x.unavailableReason})` : ""}
-              </option>
-            ))}
-          </select>
-        </label>
         <fieldset className="field" data-testid="task-mcp-selector">
           <legend>MCP servers for this task</legend>
           {mcpServers.length === 0 && <p className="muted">No MCP servers are configured (Settings → MCP servers).</p>}

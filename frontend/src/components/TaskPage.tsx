@@ -1,5 +1,5 @@
 // A task: its transcript live from sessionEvents, what it waits on, its status row and composer.
-import { useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { errorText, gql, unwrap } from "../api/graphql";
 import { ARCHIVE_TASK } from "../api/ops";
 import type { SessionSummary, Task } from "../api/ops";
@@ -17,9 +17,17 @@ import { ClarificationCards, ParentWait, PermissionCards } from "./ActionCards";
 import { Composer } from "./Composer";
 import { LoadState } from "./LoadState";
 import { SubtaskDialog } from "./NewTaskDialog";
+import { PlacementDialog } from "./PlacementDialog";
 import { StatusRow } from "./StatusRow";
 import { TaskMarkers } from "./TaskBadges";
 import { Transcript } from "./Transcript";
+import { BudgetReached, TaskUsageLine } from "./usage/TaskUsageSlots";
+import { t } from "../i18n";
+import { Counts } from "./changes/Counts";
+
+// The Changes panel and its diff viewer are a chunk of their own, loaded when the panel first shows.
+const ChangesPanel = lazy(() => import("./changes/ChangesPanel"));
+type Tab = "conversation" | "changes";
 
 export function TaskPage({ taskId }: { taskId: string }) {
   const { detail, load, error, notFound, reload } = useTaskDetail(taskId);
@@ -30,10 +38,13 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const [chosenSession, setChosenSession] = useState<string | null>(null);
   const [extraSession, setExtraSession] = useState<SessionSummary | null>(null);
   const [subtaskOpen, setSubtaskOpen] = useState(false);
+  const [chosenTab, setChosenTab] = useState<Tab | null>(null);
+  const [placementOpen, setPlacementOpen] = useState(false);
 
   useEffect(() => {
     setChosenSession(null);
     setExtraSession(null);
+    setChosenTab(null);
   }, [taskId]);
 
   // The live row (from taskEvents) is fresher than the detail fetch for the fields both have.
@@ -74,9 +85,13 @@ export function TaskPage({ taskId }: { taskId: string }) {
   }
 
   const step = stepOf(workflows, task);
+  // Review first: a task waiting for review that changed something opens on its changes.
+  const tab: Tab = chosenTab ?? (task.state === "REVIEW" && (task.changeStats?.files ?? 0) > 0 ? "changes" : "conversation");
   const workflow = workflows.find((w) => w.id === task.workflowId);
   const parent = task.parentId ? allTasks[task.parentId] : undefined;
   const completion = completionPending(task, sessionState ? { completionPending: view.completionPending } : null);
+  // Idle: no turn runs, so where the task works may change.
+  const idle = !["RUNNING", "STARTING"].includes(sessionState ?? "") && !["IN_PROGRESS", "SCHEDULING"].includes(task.state);
 
   const archive = async () => {
     try {
@@ -112,7 +127,15 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </h1>
           <TaskMarkers task={task} completion={completion} />
         </div>
-        <Checkouts repositories={detail?.repositories} />
+        <div className="task-placement">
+          <Checkouts repositories={detail?.repositories} />
+          {detail && idle && (
+            <button type="button" className="btn-link small" onClick={() => setPlacementOpen(true)} data-testid="change-placement">
+              {t("changePlacement")}
+              <span className="sr-only"> {t("whereItWorks")}</span>
+            </button>
+          )}
+        </div>
         <div className="task-actions">
           {workflow && (
             <label className="field-inline">
@@ -143,6 +166,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             Archive
           </button>
         </div>
+        <TaskUsageLine task={task} sessionId={selected?.id ?? null} turns={view.turns} />
         {task.blockReason && <p className="notice">Blocked: {task.blockReason}</p>}
         {detail?.lastTurnError && sessionState !== "RUNNING" && (
           <p className="msg-error turn-error" role="alert" data-testid="turn-error">
@@ -152,58 +176,97 @@ export function TaskPage({ taskId }: { taskId: string }) {
       </header>
 
       <div className="task-body">
-        <div className="task-main">
-          {sessions.length > 1 && (
-            <div className="session-tabs" role="tablist" aria-label="Sessions">
-              {sessions.map((s) => (
-                <button
-                  key={s.id}
-                  type="button"
-                  role="tab"
-                  aria-selected={s.id === selected?.id}
-                  className={`tab${s.id === selected?.id ? " is-current" : ""}`}
-                  onClick={() => setChosenSession(s.id)}
-                >
-                  {s.name || (s.isPrimary ? "Primary" : "Session")} · {stateLabel(s.state)}
-                </button>
-              ))}
-            </div>
-          )}
-          {selected && workspaceId && <SessionMcpServers key={selected.id} workspaceId={workspaceId} sessionId={selected.id} />}
-          {!detail ? (
-            <div className="transcript">
-              {load === "error" ? (
-                <LoadState state="error" what="the task" error={error} onRetry={reload} />
-              ) : (
-                <LoadState state="loading" what="the task" />
+        <div className="task-main" data-tab={tab}>
+          <div className="task-tabs" role="tablist" aria-label={t("taskViews")}>
+            <button
+              type="button"
+              role="tab"
+              id="tab-conversation"
+              aria-selected={tab === "conversation"}
+              aria-controls="panel-conversation"
+              className={`task-tab${tab === "conversation" ? " is-current" : ""}`}
+              onClick={() => setChosenTab("conversation")}
+              data-testid="tab-conversation"
+            >
+              {t("tabConversation")}
+            </button>
+            <button
+              type="button"
+              role="tab"
+              id="tab-changes"
+              aria-selected={tab === "changes"}
+              aria-controls="panel-changes"
+              className={`task-tab${tab === "changes" ? " is-current" : ""}`}
+              onClick={() => setChosenTab("changes")}
+              data-testid="tab-changes"
+            >
+              {t("tabChanges")}
+              {task.changeStats && task.changeStats.files > 0 && (
+                <Counts additions={task.changeStats.additions} deletions={task.changeStats.deletions} />
               )}
+            </button>
+          </div>
+          {tab === "changes" ? (
+            <div className="tab-panel" role="tabpanel" id="panel-changes" aria-labelledby="tab-changes">
+              <Suspense fallback={<LoadState state="loading" what={t("changesWhat")} />}>
+                <ChangesPanel taskId={taskId} />
+              </Suspense>
             </div>
-          ) : selected ? (
-            view.load === "error" ? (
-              <div className="transcript">
-                <LoadState state="error" what="the transcript" error={view.error} onRetry={view.reload} />
-              </div>
-            ) : view.load === "loading" && view.messages.length === 0 ? (
-              <div className="transcript">
-                <LoadState state="loading" what="the transcript" />
-              </div>
-            ) : (
-              <Transcript
-                messages={view.messages}
-                taskId={taskId}
-                state={sessionState}
-                hasOlder={view.hasOlder}
-                loadingOlder={view.loadingOlder}
-                onLoadOlder={() => void view.loadOlder()}
-              />
-            )
           ) : (
-            <div className="transcript transcript-empty">
-              <p className="muted pad">
-                No agent has worked on this task yet. Choose an agent below and start it
-                {detail?.prompt ? " with the task's prompt, or write a first prompt." : "."}
-              </p>
-              {detail?.prompt && <pre className="task-prompt">{detail.prompt}</pre>}
+            <div className="tab-panel" role="tabpanel" id="panel-conversation" aria-labelledby="tab-conversation">
+              {sessions.length > 1 && (
+                <div className="session-tabs" role="tablist" aria-label="Sessions">
+                  {sessions.map((s) => (
+                    <button
+                      key={s.id}
+                      type="button"
+                      role="tab"
+                      aria-selected={s.id === selected?.id}
+                      className={`tab${s.id === selected?.id ? " is-current" : ""}`}
+                      onClick={() => setChosenSession(s.id)}
+                    >
+                      {s.name || (s.isPrimary ? "Primary" : "Session")} · {stateLabel(s.state)}
+                    </button>
+                  ))}
+                </div>
+              )}
+              {selected && workspaceId && <SessionMcpServers key={selected.id} workspaceId={workspaceId} sessionId={selected.id} />}
+              {!detail ? (
+                <div className="transcript">
+                  {load === "error" ? (
+                    <LoadState state="error" what="the task" error={error} onRetry={reload} />
+                  ) : (
+                    <LoadState state="loading" what="the task" />
+                  )}
+                </div>
+              ) : selected ? (
+                view.load === "error" ? (
+                  <div className="transcript">
+                    <LoadState state="error" what="the transcript" error={view.error} onRetry={view.reload} />
+                  </div>
+                ) : view.load === "loading" && view.messages.length === 0 ? (
+                  <div className="transcript">
+                    <LoadState state="loading" what="the transcript" />
+                  </div>
+                ) : (
+                  <Transcript
+                    messages={view.messages}
+                    taskId={taskId}
+                    state={sessionState}
+                    hasOlder={view.hasOlder}
+                    loadingOlder={view.loadingOlder}
+                    onLoadOlder={() => void view.loadOlder()}
+                  />
+                )
+              ) : (
+                <div className="transcript transcript-empty">
+                  <p className="muted pad">
+                    No agent has worked on this task yet. Choose an agent below and start it
+                    {detail?.prompt ? " with the task's prompt, or write a first prompt." : "."}
+                  </p>
+                  {detail?.prompt && <pre className="task-prompt">{detail.prompt}</pre>}
+                </div>
+              )}
             </div>
           )}
           {view.liveError && <p className="inline-error" role="alert">Live transcript stopped: {view.liveError}</p>}
@@ -212,6 +275,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             <ParentWait task={task} />
             <PermissionCards task={task} />
             <ClarificationCards task={task} />
+            <BudgetReached task={task} />
             {view.queued.length > 0 && (
               <details className="queued" data-testid="queued-prompts">
                 <summary>{view.queued.length} queued message{view.queued.length === 1 ? "" : "s"}</summary>
@@ -260,6 +324,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </aside>
         )}
       </div>
+      {placementOpen && detail && <PlacementDialog task={detail} onClose={() => setPlacementOpen(false)} onChanged={reload} />}
       <SubtaskDialog open={subtaskOpen} onClose={() => setSubtaskOpen(false)} parentId={task.id} />
     </section>
   );

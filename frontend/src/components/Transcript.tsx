@@ -3,6 +3,8 @@
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef } from "react";
 import { jsonObject } from "../api/graphql";
 import type { Message, SessionState } from "../api/ops";
+import { t, tn } from "../i18n";
+import { SentAttachments } from "./Attachments";
 import { presentationOf, RichOutput } from "./RichOutput";
 
 // The Markdown renderer is a chunk of its own, loaded with the first transcript: the board never pays for it.
@@ -48,11 +50,49 @@ const STATUS_LABEL: Record<string, string> = {
   failed: "Failed",
 };
 
+interface FileDiff {
+  path: string;
+  old_text?: string | null;
+  new_text: string;
+}
+
+function fileDiffs(content: unknown): FileDiff[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter(
+    (item): item is FileDiff => jsonObject(item).type === "diff" && typeof jsonObject(item).path === "string" && typeof jsonObject(item).new_text === "string",
+  );
+}
+
+/** The lines a change replaced and the ones it wrote, between the lines it kept at both ends. */
+function changedLines({ old_text, new_text }: FileDiff): string[] {
+  const lines = (text: string) => text.replace(/\n$/, "").split("\n"); // a final newline ends a line, not starts one
+  const before = old_text ? lines(old_text) : [];
+  const after = lines(new_text);
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  const removed = before.slice(head, before.length - tail).map((line) => `- ${line}`);
+  const added = after.slice(head, after.length - tail).map((line) => `+ ${line}`);
+  return [...removed, ...added];
+}
+
+/** An ACP diff of a tool call: the file it changed (or created) and the lines that changed. */
+function FileChange({ diff }: { diff: FileDiff }) {
+  return (
+    <div className="tool-diff" data-testid="tool-diff" data-path={diff.path}>
+      <code>{diff.path}</code> {diff.old_text == null && <span className="muted small">(new file)</span>}
+      <pre>{changedLines(diff).join("\n")}</pre>
+    </div>
+  );
+}
+
 function ToolCall({ message }: { message: Message }) {
   const data = jsonObject(message.data);
   const status = typeof data.status === "string" ? data.status : "pending";
   const input = json(data.raw_input);
   const output = json(data.output) || json(data.raw_output);
+  const diffs = fileDiffs(data.content);
   return (
     <details className={`msg msg-tool tool-${status}`} data-testid="msg-tool">
       <summary>
@@ -60,6 +100,14 @@ function ToolCall({ message }: { message: Message }) {
         <span className="tool-title">{message.text || "Tool call"}</span>
       </summary>
       <div className="tool-body">
+        {diffs.length > 0 && (
+          <>
+            <h4>Changes</h4>
+            {diffs.map((diff, i) => (
+              <FileChange key={i} diff={diff} />
+            ))}
+          </>
+        )}
         {input && (
           <>
             <h4>Input</h4>
@@ -95,6 +143,46 @@ function Plan({ message }: { message: Message }) {
   );
 }
 
+interface SentThread {
+  thread_id?: string;
+  path?: string | null;
+  line?: number | null;
+  end_line?: number | null;
+  side?: string;
+  comments?: { author?: string; body?: string }[];
+}
+
+function threadPlace(thread: SentThread): string {
+  if (!thread.path) return t("reviewWholeTask");
+  if (thread.line == null) return thread.path;
+  const lines = thread.end_line != null && thread.end_line !== thread.line ? `${thread.line}–${thread.end_line}` : `${thread.line}`;
+  return `${thread.path}:${lines}${thread.side === "OLD" ? ` (${t("reviewOldSide")})` : ""}`;
+}
+
+/** A review sent to the agent (sendReviewToAgent): one message listing its threads, not the prompt's text. */
+function ReviewMessage({ message }: { message: Message }) {
+  const review = jsonObject(jsonObject(message.data).review);
+  const threads = (Array.isArray(review.threads) ? review.threads : []) as SentThread[];
+  return (
+    <div className="msg msg-review" data-testid="msg-review">
+      <span className="msg-who">{tn("reviewMessage", threads.length)}</span>
+      <ol className="review-list">
+        {threads.map((thread, i) => (
+          <li key={thread.thread_id ?? i} data-testid="msg-review-thread">
+            <code>{threadPlace(thread)}</code>
+            {(thread.comments ?? []).map((c, j) => (
+              <div key={j} className="review-comment">
+                <strong>{c.author}</strong>
+                <Markdown text={c.body ?? ""} />
+              </div>
+            ))}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 function MessageView({ message, taskId }: { message: Message; taskId: string | null }) {
   switch (message.kind) {
     case "USER":
@@ -102,6 +190,7 @@ function MessageView({ message, taskId }: { message: Message; taskId: string | n
         <div className="msg msg-user" data-testid="msg-user">
           <span className="msg-who">{sourceLabel(jsonObject(message.data))}</span>
           <div className="msg-text">{message.text}</div>
+          <SentAttachments attachments={message.attachments} />
         </div>
       );
     case "AGENT":
@@ -119,6 +208,8 @@ function MessageView({ message, taskId }: { message: Message; taskId: string | n
       );
     case "TOOL_CALL":
       return <ToolCall message={message} />;
+    case "REVIEW":
+      return <ReviewMessage message={message} />;
     case "PLAN":
       return <Plan message={message} />;
     case "ERROR":

@@ -37,6 +37,23 @@ type Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": typeof types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": typeof types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": typeof types.WorkspaceRunsDocument,
+    "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n": typeof types.CatalogueFieldsFragmentDoc,
+    "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n": typeof types.AgentCatalogueDocument,
+    "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": typeof types.InstallAgentDocument,
+    "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": typeof types.UpdateAgentDocument,
+    "\n  fragment FileChangeFields on FileChange {\n    path\n    oldPath\n    status\n    additions\n    deletions\n    binary\n    tooLarge\n    reviewed\n    diffKey\n    oldMode\n    newMode\n    symlink\n    submodule\n    untracked\n  }\n": typeof types.FileChangeFieldsFragmentDoc,
+    "\n  fragment ReviewThreadFields on ReviewThread {\n    id\n    repositoryId\n    path\n    line\n    endLine\n    side\n    state\n    origin\n    anchor {\n      line\n      endLine\n      lineText\n    }\n    comments {\n      id\n      author {\n        kind\n        login\n      }\n      body\n      createdAt\n    }\n    resolvedBy {\n      kind\n      login\n    }\n    resolvedAt\n    sentInPromptId\n    sentAt\n    createdAt\n    updatedAt\n  }\n": typeof types.ReviewThreadFieldsFragmentDoc,
+    "\n  query TaskChanges($id: ID!, $first: Int!, $after: String) {\n    task(id: $id) {\n      id\n      changes {\n        reason\n        repositories {\n          repositoryId\n          name\n          branch\n          baseBranch\n          ahead\n          behind\n          note\n          stats {\n            files\n            additions\n            deletions\n          }\n          files(first: $first, after: $after) {\n            totalCount\n            pageInfo {\n              hasNextPage\n              endCursor\n            }\n            nodes {\n              ...FileChangeFields\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.TaskChangesDocument,
+    "\n  query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {\n    task(id: $id) {\n      id\n      changes(scope: $scope, paths: $paths) {\n        repositories {\n          repositoryId\n          files(first: 10) {\n            nodes {\n              ...FileChangeFields\n              invalidUtf8\n              submoduleChange {\n                oldCommit\n                newCommit\n              }\n              hunks(context: $context, includeLarge: $large) {\n                header\n                oldStart\n                oldLines\n                newStart\n                newLines\n                lines {\n                  kind\n                  oldNumber\n                  newNumber\n                  text\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.FileHunksDocument,
+    "\n  query ReviewThreads($id: ID!) {\n    task(id: $id) {\n      id\n      reviewThreads {\n        ...ReviewThreadFields\n      }\n    }\n  }\n": typeof types.ReviewThreadsDocument,
+    "\n  mutation AddReviewComment($i: AddReviewCommentInput!) {\n    addReviewComment(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.AddReviewCommentDocument,
+    "\n  mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {\n    replyToReviewThread(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.ReplyToReviewThreadDocument,
+    "\n  mutation ResolveReviewThread($id: ID!) {\n    resolveReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.ResolveReviewThreadDocument,
+    "\n  mutation ReopenReviewThread($id: ID!) {\n    reopenReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.ReopenReviewThreadDocument,
+    "\n  mutation DeleteReviewComment($id: ID!) {\n    deleteReviewComment(commentId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        threadDeleted\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.DeleteReviewCommentDocument,
+    "\n  mutation SendReviewToAgent($i: SendReviewToAgentInput!) {\n    sendReviewToAgent(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendReviewPayload {\n        promptId\n        threads {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": typeof types.SendReviewToAgentDocument,
+    "\n  mutation SetFileReviewed($i: SetFileReviewedInput!) {\n    setFileReviewed(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on FileReviewedPayload {\n        repositoryId\n        path\n        reviewed\n        diffKey\n      }\n    }\n  }\n": typeof types.SetFileReviewedDocument,
+    "\n  mutation DiscardChanges($i: DiscardChangesInput!) {\n    discardChanges(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on DiscardChangesPayload {\n        repositoryId\n        paths\n      }\n    }\n  }\n": typeof types.DiscardChangesDocument,
     "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n": typeof types.CodeHostConnectionsDocument,
     "\n  mutation ConnectGithub($i: ConnectGithubInput!) {\n    connectGithub(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.ConnectGithubDocument,
     "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.DisconnectGithubDocument,
@@ -55,22 +72,27 @@ type Documents = {
     "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": typeof types.McpRegistryFieldsFragmentDoc,
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": typeof types.SessionMcpServersDocument,
+    "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n": typeof types.NotificationChannelsDocument,
+    "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.CreateNotificationChannelDocument,
+    "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.UpdateNotificationChannelDocument,
+    "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": typeof types.DeleteNotificationChannelDocument,
+    "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": typeof types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": typeof types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": typeof types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": typeof types.SessionFieldsFragmentDoc,
-    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": typeof types.MessageFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": typeof types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": typeof types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": typeof types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": typeof types.BootDocument,
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": typeof types.CreateWorkspaceDocument,
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n        autoStartsAgent\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": typeof types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.TasksDocument,
-    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      executorProfileId\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": typeof types.TaskDocument,
     "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.SessionDocument,
     "\n  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {\n    session(id: $id) {\n      id\n      messages(first: $page, order: DESC, beforeMessageId: $before) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.OlderMessagesDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": typeof types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": typeof types.PendingPermissionsDocument,
-    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": typeof types.TaskEventsDocument,
+    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n      changedFiles {\n        repositoryId\n        path\n      }\n      reviewThread {\n        ...ReviewThreadFields\n      }\n    }\n  }\n": typeof types.TaskEventsDocument,
     "\n  subscription SessionEvents($s: ID!) {\n    sessionEvents(sessionId: $s) {\n      kind\n      session {\n        id\n        state\n        completionPending\n      }\n      message {\n        ...MessageFields\n      }\n      turn {\n        ...TurnFields\n      }\n    }\n  }\n": typeof types.SessionEventsDocument,
     "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.CreateTaskDocument,
     "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": typeof types.MoveTaskDocument,
@@ -86,6 +108,10 @@ type Documents = {
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": typeof types.ParentQuestionDocument,
     "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n": typeof types.FilePreviewDocument,
+    "\n  query TaskPlacementChoices($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      defaultBranch\n    }\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      capabilities\n      unavailableReason\n    }\n    workspaces {\n      id\n      lastTaskChoice {\n        repositories {\n          repositoryId\n          baseBranch\n        }\n        executorProfileId\n        agentProfileId\n      }\n    }\n  }\n": typeof types.TaskPlacementChoicesDocument,
+    "\n  query RepositoryBranches($w: ID!, $first: Int!) {\n    repositories(workspaceId: $w) {\n      id\n      branches(first: $first)\n    }\n  }\n": typeof types.RepositoryBranchesDocument,
+    "\n  mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {\n    updateRepositoryBaseBranch(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on UpdateRepositoryBaseBranchPayload {\n        baseBranch\n      }\n    }\n  }\n": typeof types.UpdateRepositoryBaseBranchDocument,
+    "\n  mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {\n    addWorkspaceSources(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AddWorkspaceSourcesPayload {\n        changed\n      }\n    }\n  }\n": typeof types.AddWorkspaceSourcesDocument,
     "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": typeof types.ProfileFieldsFragmentDoc,
     "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": typeof types.AgentProfilesDocument,
     "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": typeof types.CreateAgentProfileDocument,
@@ -107,6 +133,13 @@ type Documents = {
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": typeof types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": typeof types.CreateRepositoryDocument,
     "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": typeof types.WorkspaceEventsDocument,
+    "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n": typeof types.BudgetFieldsFragmentDoc,
+    "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n": typeof types.UsageDocument,
+    "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": typeof types.TaskBudgetDocument,
+    "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n": typeof types.SetTaskBudgetDocument,
+    "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n": typeof types.TurnContextDocument,
+    "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": typeof types.AutomationBudgetDocument,
+    "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n": typeof types.SetAutomationBudgetDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": typeof types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": typeof types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": typeof types.WorkflowEditorDocument,
@@ -143,6 +176,23 @@ const documents: Documents = {
     "\n  mutation StopRun($i: StopRunInput!) {\n    stopRun(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationRunPayload {\n        run {\n          ...RunRow\n        }\n      }\n    }\n  }\n": types.StopRunDocument,
     "\n  mutation ReackAutomation($i: ReackAutomationInput!) {\n    reackAutomation(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationPayload {\n        automation {\n          ...AutomationRow\n        }\n      }\n    }\n  }\n": types.ReackAutomationDocument,
     "\n  query WorkspaceRuns($w: ID!, $after: String) {\n    runs(workspaceId: $w, first: 100, after: $after) {\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        automationId\n      }\n    }\n  }\n": types.WorkspaceRunsDocument,
+    "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n": types.CatalogueFieldsFragmentDoc,
+    "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n": types.AgentCatalogueDocument,
+    "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": types.InstallAgentDocument,
+    "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n": types.UpdateAgentDocument,
+    "\n  fragment FileChangeFields on FileChange {\n    path\n    oldPath\n    status\n    additions\n    deletions\n    binary\n    tooLarge\n    reviewed\n    diffKey\n    oldMode\n    newMode\n    symlink\n    submodule\n    untracked\n  }\n": types.FileChangeFieldsFragmentDoc,
+    "\n  fragment ReviewThreadFields on ReviewThread {\n    id\n    repositoryId\n    path\n    line\n    endLine\n    side\n    state\n    origin\n    anchor {\n      line\n      endLine\n      lineText\n    }\n    comments {\n      id\n      author {\n        kind\n        login\n      }\n      body\n      createdAt\n    }\n    resolvedBy {\n      kind\n      login\n    }\n    resolvedAt\n    sentInPromptId\n    sentAt\n    createdAt\n    updatedAt\n  }\n": types.ReviewThreadFieldsFragmentDoc,
+    "\n  query TaskChanges($id: ID!, $first: Int!, $after: String) {\n    task(id: $id) {\n      id\n      changes {\n        reason\n        repositories {\n          repositoryId\n          name\n          branch\n          baseBranch\n          ahead\n          behind\n          note\n          stats {\n            files\n            additions\n            deletions\n          }\n          files(first: $first, after: $after) {\n            totalCount\n            pageInfo {\n              hasNextPage\n              endCursor\n            }\n            nodes {\n              ...FileChangeFields\n            }\n          }\n        }\n      }\n    }\n  }\n": types.TaskChangesDocument,
+    "\n  query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {\n    task(id: $id) {\n      id\n      changes(scope: $scope, paths: $paths) {\n        repositories {\n          repositoryId\n          files(first: 10) {\n            nodes {\n              ...FileChangeFields\n              invalidUtf8\n              submoduleChange {\n                oldCommit\n                newCommit\n              }\n              hunks(context: $context, includeLarge: $large) {\n                header\n                oldStart\n                oldLines\n                newStart\n                newLines\n                lines {\n                  kind\n                  oldNumber\n                  newNumber\n                  text\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.FileHunksDocument,
+    "\n  query ReviewThreads($id: ID!) {\n    task(id: $id) {\n      id\n      reviewThreads {\n        ...ReviewThreadFields\n      }\n    }\n  }\n": types.ReviewThreadsDocument,
+    "\n  mutation AddReviewComment($i: AddReviewCommentInput!) {\n    addReviewComment(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.AddReviewCommentDocument,
+    "\n  mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {\n    replyToReviewThread(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.ReplyToReviewThreadDocument,
+    "\n  mutation ResolveReviewThread($id: ID!) {\n    resolveReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.ResolveReviewThreadDocument,
+    "\n  mutation ReopenReviewThread($id: ID!) {\n    reopenReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.ReopenReviewThreadDocument,
+    "\n  mutation DeleteReviewComment($id: ID!) {\n    deleteReviewComment(commentId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        threadDeleted\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.DeleteReviewCommentDocument,
+    "\n  mutation SendReviewToAgent($i: SendReviewToAgentInput!) {\n    sendReviewToAgent(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendReviewPayload {\n        promptId\n        threads {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n": types.SendReviewToAgentDocument,
+    "\n  mutation SetFileReviewed($i: SetFileReviewedInput!) {\n    setFileReviewed(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on FileReviewedPayload {\n        repositoryId\n        path\n        reviewed\n        diffKey\n      }\n    }\n  }\n": types.SetFileReviewedDocument,
+    "\n  mutation DiscardChanges($i: DiscardChangesInput!) {\n    discardChanges(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on DiscardChangesPayload {\n        repositoryId\n        paths\n      }\n    }\n  }\n": types.DiscardChangesDocument,
     "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n": types.CodeHostConnectionsDocument,
     "\n  mutation ConnectGithub($i: ConnectGithubInput!) {\n    connectGithub(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.ConnectGithubDocument,
     "\n  mutation DisconnectGithub($w: ID!) {\n    disconnectGithub(input: { workspaceId: $w }) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.DisconnectGithubDocument,
@@ -161,22 +211,27 @@ const documents: Documents = {
     "\n  fragment McpRegistryFields on McpRegistry {\n    status\n    fetchedAt\n    checkedAt\n    error\n    entries {\n      key\n      name\n      title\n      description\n      version\n      publisher\n      websiteUrl\n      suggestedName\n      installable\n      options {\n        index\n        kind\n        label\n        url\n        package\n        transport\n        installable\n        reason\n        secrets\n      }\n    }\n  }\n": types.McpRegistryFieldsFragmentDoc,
     "\n  mutation AddMcpRegistryEntry($i: AddMcpRegistryEntryInput!) {\n    addMcpRegistryEntry(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.AddMcpRegistryEntryDocument,
     "\n  query SessionMcpServers($s: ID!) {\n    sessionMcpServers(sessionId: $s) {\n      sessionId\n      desiredRevision\n      appliedRevision\n      servers {\n        id\n        name\n        kind\n        origins {\n          scope\n          id\n        }\n      }\n    }\n  }\n": types.SessionMcpServersDocument,
+    "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n": types.NotificationChannelsDocument,
+    "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.CreateNotificationChannelDocument,
+    "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.UpdateNotificationChannelDocument,
+    "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n": types.DeleteNotificationChannelDocument,
+    "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n": types.TestNotificationChannelDocument,
     "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n": types.ErrorFieldsFragmentDoc,
-    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
+    "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n": types.TaskFieldsFragmentDoc,
     "\n  fragment SessionFields on Session {\n    id\n    name\n    state\n    isPrimary\n    agentProfileId\n    createdAt\n  }\n": types.SessionFieldsFragmentDoc,
-    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n": types.MessageFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n": types.MessageFieldsFragmentDoc,
     "\n  fragment TurnFields on Turn {\n    id\n    seq\n    state\n    stopReason\n    error\n  }\n": types.TurnFieldsFragmentDoc,
     "\n  fragment SessionStatusFields on Session {\n    ...SessionFields\n    completionPending\n    turns {\n      ...TurnFields\n    }\n    queuedPrompts {\n      id\n      text\n      source\n    }\n  }\n": types.SessionStatusFieldsFragmentDoc,
     "\n  query Boot {\n    workspaces {\n      id\n      name\n      defaultWorkflowId\n    }\n  }\n": types.BootDocument,
     "\n  mutation CreateWorkspace($name: String!) {\n    createWorkspace(input: { name: $name }) {\n      __typename\n      ...ErrorFields\n      ... on WorkspacePayload {\n        workspace {\n          id\n          name\n          defaultWorkflowId\n        }\n      }\n    }\n  }\n": types.CreateWorkspaceDocument,
     "\n  query Workspace($w: ID!) {\n    workflows(workspaceId: $w) {\n      id\n      name\n      steps {\n        id\n        name\n        position\n        isStartStep\n        isFinalStep\n        autoAdvanceRequiresSignal\n        allowManualMove\n        autoStartsAgent\n      }\n    }\n    agentProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      available\n      missingCommand\n    }\n  }\n": types.WorkspaceDocument,
     "\n  query Tasks($w: ID!, $step: ID, $first: Int!, $after: String) {\n    tasks(workspaceId: $w, workflowStepId: $step, first: $first, after: $after, archived: false) {\n      nodes {\n        ...TaskFields\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.TasksDocument,
-    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
+    "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      executorProfileId\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n": types.TaskDocument,
     "\n  query Session($id: ID!, $page: Int!) {\n    session(id: $id) {\n      ...SessionStatusFields\n      messages(first: $page, order: DESC) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.SessionDocument,
     "\n  query OlderMessages($id: ID!, $page: Int!, $before: ID!) {\n    session(id: $id) {\n      id\n      messages(first: $page, order: DESC, beforeMessageId: $before) {\n        nodes {\n          ...MessageFields\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.OlderMessagesDocument,
     "\n  query SessionStatus($id: ID!) {\n    session(id: $id) {\n      ...SessionStatusFields\n    }\n  }\n": types.SessionStatusDocument,
     "\n  query PendingPermissions($w: ID!, $t: ID) {\n    pendingPermissions(workspaceId: $w, taskId: $t) {\n      id\n      taskId\n      sessionId\n      title\n      toolCall\n      options {\n        optionId\n        name\n        kind\n      }\n    }\n  }\n": types.PendingPermissionsDocument,
-    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n": types.TaskEventsDocument,
+    "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n      changedFiles {\n        repositoryId\n        path\n      }\n      reviewThread {\n        ...ReviewThreadFields\n      }\n    }\n  }\n": types.TaskEventsDocument,
     "\n  subscription SessionEvents($s: ID!) {\n    sessionEvents(sessionId: $s) {\n      kind\n      session {\n        id\n        state\n        completionPending\n      }\n      message {\n        ...MessageFields\n      }\n      turn {\n        ...TurnFields\n      }\n    }\n  }\n": types.SessionEventsDocument,
     "\n  mutation CreateTask($i: CreateTaskInput!) {\n    createTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateTaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.CreateTaskDocument,
     "\n  mutation MoveTask($i: MoveTaskInput!) {\n    moveTask(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n        }\n      }\n    }\n  }\n": types.MoveTaskDocument,
@@ -192,6 +247,10 @@ const documents: Documents = {
     "\n  mutation RejectClarification($id: ID!) {\n    rejectClarification(clarificationId: $id) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.RejectClarificationDocument,
     "\n  query ParentQuestion($id: ID!) {\n    task(id: $id) {\n      pendingParentQuestion {\n        id\n        context\n        questions\n      }\n    }\n  }\n": types.ParentQuestionDocument,
     "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n": types.FilePreviewDocument,
+    "\n  query TaskPlacementChoices($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      defaultBranch\n    }\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      capabilities\n      unavailableReason\n    }\n    workspaces {\n      id\n      lastTaskChoice {\n        repositories {\n          repositoryId\n          baseBranch\n        }\n        executorProfileId\n        agentProfileId\n      }\n    }\n  }\n": types.TaskPlacementChoicesDocument,
+    "\n  query RepositoryBranches($w: ID!, $first: Int!) {\n    repositories(workspaceId: $w) {\n      id\n      branches(first: $first)\n    }\n  }\n": types.RepositoryBranchesDocument,
+    "\n  mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {\n    updateRepositoryBaseBranch(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on UpdateRepositoryBaseBranchPayload {\n        baseBranch\n      }\n    }\n  }\n": types.UpdateRepositoryBaseBranchDocument,
+    "\n  mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {\n    addWorkspaceSources(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AddWorkspaceSourcesPayload {\n        changed\n      }\n    }\n  }\n": types.AddWorkspaceSourcesDocument,
     "\n  fragment ProfileFields on AgentProfile {\n    id\n    name\n    kind\n    command\n    env\n    supportsMcp\n    permissionPolicy\n    builtin\n    serverWide\n    available\n    missingCommand\n  }\n": types.ProfileFieldsFragmentDoc,
     "\n  query AgentProfiles($w: ID!) {\n    agentProfiles(workspaceId: $w) {\n      ...ProfileFields\n    }\n  }\n": types.AgentProfilesDocument,
     "\n  mutation CreateAgentProfile($i: CreateAgentProfileInput!) {\n    createAgentProfile(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on CreateAgentProfilePayload {\n        agentProfile {\n          ...ProfileFields\n        }\n      }\n    }\n  }\n": types.CreateAgentProfileDocument,
@@ -213,6 +272,13 @@ const documents: Documents = {
     "\n  query Repositories($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      path\n      defaultBranch\n    }\n  }\n": types.RepositoriesDocument,
     "\n  mutation CreateRepository($i: CreateRepositoryInput!) {\n    createRepository(input: $i) {\n      __typename\n      ...ErrorFields\n    }\n  }\n": types.CreateRepositoryDocument,
     "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n": types.WorkspaceEventsDocument,
+    "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n": types.BudgetFieldsFragmentDoc,
+    "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n": types.UsageDocument,
+    "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": types.TaskBudgetDocument,
+    "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n": types.SetTaskBudgetDocument,
+    "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n": types.TurnContextDocument,
+    "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n": types.AutomationBudgetDocument,
+    "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n": types.SetAutomationBudgetDocument,
     "\n  fragment EditorStepFields on WorkflowStep {\n    id\n    name\n    position\n    isStartStep\n    isFinalStep\n    autoAdvanceRequiresSignal\n    allowManualMove\n    prompt\n    wipLimit\n    events\n  }\n": types.EditorStepFieldsFragmentDoc,
     "\n  fragment EditorWorkflowFields on Workflow {\n    id\n    name\n    description\n    warnings\n    steps {\n      ...EditorStepFields\n    }\n  }\n": types.EditorWorkflowFieldsFragmentDoc,
     "\n  query WorkflowEditor($w: ID!) {\n    workflows(workspaceId: $w) {\n      ...EditorWorkflowFields\n    }\n  }\n": types.WorkflowEditorDocument,
@@ -318,6 +384,74 @@ export function graphql(source: "\n  query WorkspaceRuns($w: ID!, $after: String
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment CatalogueFields on AgentCatalogueEntry {\n    id\n    name\n    command\n    install {\n      npmPackage\n      version\n      binaryUrl\n    }\n    envKeys\n    docsUrl\n    verified\n    installed\n    installedCommand\n    installJob {\n      state\n      update\n      error\n      startedAt\n      endedAt\n    }\n  }\n"): typeof import('./graphql').CatalogueFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentCatalogue {\n    agentCatalogue {\n      ...CatalogueFields\n    }\n  }\n"): typeof import('./graphql').AgentCatalogueDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstallAgent($id: String!) {\n    installAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').InstallAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAgent($id: String!) {\n    updateAgent(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on AgentInstallPayload {\n        agent {\n          ...CatalogueFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment FileChangeFields on FileChange {\n    path\n    oldPath\n    status\n    additions\n    deletions\n    binary\n    tooLarge\n    reviewed\n    diffKey\n    oldMode\n    newMode\n    symlink\n    submodule\n    untracked\n  }\n"): typeof import('./graphql').FileChangeFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ReviewThreadFields on ReviewThread {\n    id\n    repositoryId\n    path\n    line\n    endLine\n    side\n    state\n    origin\n    anchor {\n      line\n      endLine\n      lineText\n    }\n    comments {\n      id\n      author {\n        kind\n        login\n      }\n      body\n      createdAt\n    }\n    resolvedBy {\n      kind\n      login\n    }\n    resolvedAt\n    sentInPromptId\n    sentAt\n    createdAt\n    updatedAt\n  }\n"): typeof import('./graphql').ReviewThreadFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TaskChanges($id: ID!, $first: Int!, $after: String) {\n    task(id: $id) {\n      id\n      changes {\n        reason\n        repositories {\n          repositoryId\n          name\n          branch\n          baseBranch\n          ahead\n          behind\n          note\n          stats {\n            files\n            additions\n            deletions\n          }\n          files(first: $first, after: $after) {\n            totalCount\n            pageInfo {\n              hasNextPage\n              endCursor\n            }\n            nodes {\n              ...FileChangeFields\n            }\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').TaskChangesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {\n    task(id: $id) {\n      id\n      changes(scope: $scope, paths: $paths) {\n        repositories {\n          repositoryId\n          files(first: 10) {\n            nodes {\n              ...FileChangeFields\n              invalidUtf8\n              submoduleChange {\n                oldCommit\n                newCommit\n              }\n              hunks(context: $context, includeLarge: $large) {\n                header\n                oldStart\n                oldLines\n                newStart\n                newLines\n                lines {\n                  kind\n                  oldNumber\n                  newNumber\n                  text\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').FileHunksDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReviewThreads($id: ID!) {\n    task(id: $id) {\n      id\n      reviewThreads {\n        ...ReviewThreadFields\n      }\n    }\n  }\n"): typeof import('./graphql').ReviewThreadsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AddReviewComment($i: AddReviewCommentInput!) {\n    addReviewComment(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').AddReviewCommentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {\n    replyToReviewThread(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ReplyToReviewThreadDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResolveReviewThread($id: ID!) {\n    resolveReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ResolveReviewThreadDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReopenReviewThread($id: ID!) {\n    reopenReviewThread(threadId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ReopenReviewThreadDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteReviewComment($id: ID!) {\n    deleteReviewComment(commentId: $id) {\n      __typename\n      ...ErrorFields\n      ... on ReviewThreadPayload {\n        threadDeleted\n        thread {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').DeleteReviewCommentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SendReviewToAgent($i: SendReviewToAgentInput!) {\n    sendReviewToAgent(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on SendReviewPayload {\n        promptId\n        threads {\n          ...ReviewThreadFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SendReviewToAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetFileReviewed($i: SetFileReviewedInput!) {\n    setFileReviewed(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on FileReviewedPayload {\n        repositoryId\n        path\n        reviewed\n        diffKey\n      }\n    }\n  }\n"): typeof import('./graphql').SetFileReviewedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DiscardChanges($i: DiscardChangesInput!) {\n    discardChanges(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on DiscardChangesPayload {\n        repositoryId\n        paths\n      }\n    }\n  }\n"): typeof import('./graphql').DiscardChangesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query CodeHostConnections($w: ID!) {\n    githubConnection(workspaceId: $w) {\n      login\n      host\n      connectedAt\n    }\n    gitlabConnection(workspaceId: $w) {\n      username\n      baseUrl\n      host\n      connectedAt\n    }\n  }\n"): typeof import('./graphql').CodeHostConnectionsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -390,11 +524,31 @@ export function graphql(source: "\n  query SessionMcpServers($s: ID!) {\n    ses
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query NotificationChannels($w: ID!) {\n    notificationChannels(workspaceId: $w) {\n      id\n      name\n      service\n      target\n      events\n      enabled\n      status\n      lastAttemptAt\n      lastDeliveredAt\n      lastError\n      lastDurationMs\n      pendingDeliveries\n      failedDeliveries\n    }\n  }\n"): typeof import('./graphql').NotificationChannelsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {\n    createNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CreateNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {\n    updateNotificationChannel(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteNotificationChannel($id: ID!) {\n    deleteNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on NotificationChannelPayload {\n        channel {\n          id\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').DeleteNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TestNotificationChannel($id: ID!) {\n    testNotificationChannel(id: $id) {\n      __typename\n      ...ErrorFields\n      ... on TestNotificationPayload {\n        delivered\n        error\n      }\n    }\n  }\n"): typeof import('./graphql').TestNotificationChannelDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment ErrorFields on Error {\n    message\n    code\n  }\n"): typeof import('./graphql').ErrorFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
+export function graphql(source: "\n  fragment TaskFields on Task {\n    id\n    title\n    state\n    autopilot\n    parentId\n    pendingAction\n    workflowId\n    workflowStepId\n    externalId\n    archivedAt\n    createdAt\n    updatedAt\n    blockReason\n    placement {\n      executor\n      worker\n      boxId\n      waitingFor\n    }\n    usage {\n      inputTokens\n      outputTokens\n      costUsd\n    }\n    changeStats {\n      files\n      additions\n      deletions\n    }\n    activity {\n      agentProfileId\n      agentName\n      lastActivityAt\n      preview\n      hasRun\n      lastTurnFailed\n      needsAnswer\n    }\n  }\n"): typeof import('./graphql').TaskFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -402,7 +556,7 @@ export function graphql(source: "\n  fragment SessionFields on Session {\n    id
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n  }\n"): typeof import('./graphql').MessageFieldsFragmentDoc;
+export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    kind\n    text\n    data\n    turnId\n    seq\n    createdAt\n    updatedAt\n    attachments {\n      id\n      name\n      size\n      contentType\n      url\n    }\n  }\n"): typeof import('./graphql').MessageFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -430,7 +584,7 @@ export function graphql(source: "\n  query Tasks($w: ID!, $step: ID, $first: Int
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskDocument;
+export function graphql(source: "\n  query Task($id: ID!) {\n    task(id: $id) {\n      ...TaskFields\n      prompt\n      executorProfileId\n      lastTurnError {\n        message\n        endedAt\n      }\n      repositories {\n        repositoryId\n        name\n        baseBranch\n        branch\n        sourceBranch\n        pullRequest\n        url\n      }\n      sessions {\n        ...SessionFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -450,7 +604,7 @@ export function graphql(source: "\n  query PendingPermissions($w: ID!, $t: ID) {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskEventsDocument;
+export function graphql(source: "\n  subscription TaskEvents($w: ID!) {\n    taskEvents(workspaceId: $w) {\n      kind\n      task {\n        ...TaskFields\n      }\n      changedFiles {\n        repositoryId\n        path\n      }\n      reviewThread {\n        ...ReviewThreadFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskEventsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -511,6 +665,22 @@ export function graphql(source: "\n  query ParentQuestion($id: ID!) {\n    task(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query FilePreview($taskId: ID!, $path: String!, $repository: String) {\n    filePreview(taskId: $taskId, path: $path, repository: $repository) {\n      __typename\n      ... on TextFilePreview {\n        path\n        size\n        text\n      }\n      ... on ImageFilePreview {\n        path\n        size\n        mimeType\n        dataBase64\n      }\n      ... on FilePreviewUnavailable {\n        path\n        reason\n        message\n      }\n      ...ErrorFields\n    }\n  }\n"): typeof import('./graphql').FilePreviewDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TaskPlacementChoices($w: ID!) {\n    repositories(workspaceId: $w) {\n      id\n      name\n      defaultBranch\n    }\n    executorProfiles(workspaceId: $w) {\n      id\n      name\n      kind\n      capabilities\n      unavailableReason\n    }\n    workspaces {\n      id\n      lastTaskChoice {\n        repositories {\n          repositoryId\n          baseBranch\n        }\n        executorProfileId\n        agentProfileId\n      }\n    }\n  }\n"): typeof import('./graphql').TaskPlacementChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RepositoryBranches($w: ID!, $first: Int!) {\n    repositories(workspaceId: $w) {\n      id\n      branches(first: $first)\n    }\n  }\n"): typeof import('./graphql').RepositoryBranchesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {\n    updateRepositoryBaseBranch(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on UpdateRepositoryBaseBranchPayload {\n        baseBranch\n      }\n    }\n  }\n"): typeof import('./graphql').UpdateRepositoryBaseBranchDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {\n    addWorkspaceSources(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AddWorkspaceSourcesPayload {\n        changed\n      }\n    }\n  }\n"): typeof import('./graphql').AddWorkspaceSourcesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -595,6 +765,34 @@ export function graphql(source: "\n  mutation CreateRepository($i: CreateReposit
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription WorkspaceEvents($w: ID!) {\n    workspaceEvents(workspaceId: $w) {\n      kind\n      id\n    }\n  }\n"): typeof import('./graphql').WorkspaceEventsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment BudgetFields on Budget {\n    period\n    limitTokens\n    limitUsd\n    reached\n    spent {\n      tokens\n      costUsd\n    }\n  }\n"): typeof import('./graphql').BudgetFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {\n    usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {\n      key\n      turns\n      completedTurns\n      failedTurns\n      inputTokens\n      outputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      costUsd\n    }\n  }\n"): typeof import('./graphql').UsageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TaskBudget($id: ID!) {\n    task(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n"): typeof import('./graphql').TaskBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {\n    updateTask(input: { taskId: $id, budget: $budget }) {\n      __typename\n      ...ErrorFields\n      ... on TaskPayload {\n        task {\n          ...TaskFields\n          budget {\n            ...BudgetFields\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SetTaskBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TurnContext($id: ID!) {\n    session(id: $id) {\n      id\n      turns {\n        id\n        seq\n        usage {\n          contextUsed\n          contextSize\n          model\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').TurnContextDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AutomationBudget($id: ID!) {\n    automation(id: $id) {\n      id\n      budget {\n        ...BudgetFields\n      }\n    }\n  }\n"): typeof import('./graphql').AutomationBudgetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {\n    setAutomationBudget(input: $i) {\n      __typename\n      ...ErrorFields\n      ... on AutomationBudgetPayload {\n        budget {\n          ...BudgetFields\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').SetAutomationBudgetDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -25,6 +25,39 @@ export type AddMcpRegistryEntryInput = {
   workspaceId: string | number;
 };
 
+/** A comment opening a thread: on lines line..endLine of `side` of a file, on a whole file (no line), or on the whole task (no path). */
+export type AddReviewCommentInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** Last line (default: line); at most 500 lines in all. */
+  endLine?: number | null | undefined;
+  /** First line (1-based, of side); null: a comment on the whole file. */
+  line?: number | null | undefined;
+  /** The file, relative to the repository (for side OLD its path in the base: a renamed file's oldPath); null: a comment on the whole task. */
+  path?: string | null | undefined;
+  /** The file's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** Which version the lines count in: NEW (default), or OLD (the base). */
+  side?: ReviewSide;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** An atomic batch of sources for an idle task. */
+export type AddWorkspaceSourcesInput = {
+  sources: Array<WorkspaceSourceInput>;
+  /** Default (and in a task session: your own task or your direct child). */
+  taskId?: string | number | null | undefined;
+};
+
+/** QUEUED: waiting for a worker; RESOLVING: an update asks the package source for the current version; INSTALLING: npm at work; DONE; FAILED (the job's error says why). */
+export type AgentInstallState =
+  | 'DONE'
+  | 'FAILED'
+  | 'INSTALLING'
+  | 'QUEUED'
+  | 'RESOLVING';
+
 /** SCRIPTED: the built-in agent that follows directives; AUTHOR: the built-in automation-authoring agent (no model), the default of startAutomationAuthoring; ACP: a command to spawn. */
 export type AgentKind =
   | 'ACP'
@@ -136,6 +169,12 @@ export type BudgetInput = {
   /** US dollars, as agents report cost. */
   limitUsd?: number | null | undefined;
 };
+
+/** Which changes: ALL (the branch's commits plus uncommitted and untracked work, against the merge base with the base branch), UNCOMMITTED (against the branch's last commit, untracked files included), COMMITTED (the branch's commits only). */
+export type ChangeScope =
+  | 'ALL'
+  | 'COMMITTED'
+  | 'UNCOMMITTED';
 
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
@@ -249,6 +288,17 @@ export type CreateMcpServerInput = {
   workspaceId?: string | number | null | undefined;
 };
 
+export type CreateNotificationChannelInput = {
+  /** What it is told about. */
+  events: Array<NotificationEvent>;
+  /** A name people recognise. */
+  name: string;
+  /** The target in Apprise's URL form: json://host[:port]/path (a generic JSON webhook; jsons:// for https), slack://..., discord://..., mailto://user:pass@host, ntfy://topic, ... Stored encrypted. */
+  url: string;
+  /** The workspace. */
+  workspaceId: string | number;
+};
+
 export type CreateRepositoryInput = {
   defaultBranch?: string | null | undefined;
   name: string;
@@ -268,6 +318,8 @@ export type CreateSecretInput = {
 export type CreateTaskInput = {
   /** Agent profile. Default: the workspace default. */
   agentProfileId?: string | number | null | undefined;
+  /** Files uploaded with POST /api/v1/attachments (at most 10), or attachments the task already has. They go with the task's first prompt. */
+  attachmentIds?: Array<string | number> | null | undefined;
   /** Work on its own, asking only its parent; fixed after creation. */
   autopilot?: boolean | null | undefined;
   /** Tasks this one waits on ('self': the calling session's task). A start requested while any has not completed is recorded and fires once every one has. */
@@ -334,6 +386,32 @@ export type DeliveryMode =
   | 'INTERRUPT'
   | 'QUEUED';
 
+/** What a line of a hunk is. */
+export type DiffLineKind =
+  | 'ADD'
+  | 'CONTEXT'
+  | 'DELETE';
+
+/** Undo uncommitted changes in the task's worktree: whole files, or one hunk. */
+export type DiscardChangesInput = {
+  /** Instead of paths: one hunk of a tracked file. */
+  hunk?: DiscardHunkInput | null | undefined;
+  /** Files (1 to 500) back to the branch's last commit (a new file is deleted, a rename undone); committed changes stay. */
+  paths?: Array<string> | null | undefined;
+  /** The repository. */
+  repositoryId: string | number;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** One hunk of a file's uncommitted changes, by its header. */
+export type DiscardHunkInput = {
+  /** The hunk's header (DiffHunk.header, its `@@ -a,b +c,d @@` part counts) as read with scope UNCOMMITTED. */
+  header: string;
+  /** The file. */
+  path: string;
+};
+
 /** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory; SANDBOX: the task's worktree in Linux namespaces (bubblewrap); DOCKER: the task's worktree in a Docker container. */
 export type ExecutorKind =
   | 'DOCKER'
@@ -357,6 +435,24 @@ export type FilePreviewUnavailableReason =
   | 'MISSING'
   | 'NOT_A_FILE'
   | 'TOO_LARGE';
+
+/** How a file changed: RENAMED and COPIED name the source in oldPath; TYPE_CHANGED is a file that became a link, a submodule or the reverse; UNMERGED is a file a merge left in conflict. */
+export type FileStatus =
+  | 'ADDED'
+  | 'COPIED'
+  | 'DELETED'
+  | 'MODIFIED'
+  | 'RENAMED'
+  | 'TYPE_CHANGED'
+  | 'UNMERGED';
+
+/** Fix failing checks of the task's pull requests (off by default). */
+export type FixFailingChecksInput = {
+  /** Turn it on (rounds are counted afresh) or off. */
+  enabled?: boolean | null | undefined;
+  /** At most this many rounds (1 to 10; default 3). */
+  maxRounds?: number | null | undefined;
+};
 
 export type ImportWorkflowInput = {
   workspaceId: string | number;
@@ -397,6 +493,7 @@ export type MessageKind =
   | 'AGENT'
   | 'ERROR'
   | 'PLAN'
+  | 'REVIEW'
   | 'RICH_OUTPUT'
   | 'SYSTEM'
   | 'THOUGHT'
@@ -419,6 +516,22 @@ export type NextRunState =
   | 'RUNNING'
   | 'SCHEDULED'
   | 'WEBHOOK';
+
+/** How the channel's last attempt went. */
+export type NotificationChannelStatus =
+  | 'FAILING'
+  | 'NEW'
+  | 'OK'
+  | 'SLOW';
+
+/** What a channel is told about. */
+export type NotificationEvent =
+  /** An agent asks a question or a permission. */
+  | 'NEEDS_INPUT'
+  /** A task reached review. */
+  | 'REVIEW_READY'
+  /** A turn failed. */
+  | 'TURN_FAILED';
 
 /** What the task waits on, most urgent first. */
 export type PendingAction =
@@ -468,6 +581,14 @@ export type ReplaceSecretInput = {
   value: string;
 };
 
+/** A reply at the end of a thread. */
+export type ReplyToReviewThreadInput = {
+  /** Markdown, 1 to 10000 characters. */
+  body: string;
+  /** The thread. */
+  threadId: string | number;
+};
+
 export type ResolvePermissionInput = {
   /** The chosen option. */
   optionId: string;
@@ -480,6 +601,22 @@ export type ResolvePermissionInput = {
   /** Optional check: the request's task (another task's id answers not found). */
   taskId?: string | number | null | undefined;
 };
+
+/** A person, or the task's agent. */
+export type ReviewAuthorKind =
+  | 'AGENT'
+  | 'PERSON';
+
+/** Which version of a file a comment's lines count in: OLD, the base (the merge base with the base branch); NEW, the working tree now. */
+export type ReviewSide =
+  | 'NEW'
+  | 'OLD';
+
+/** OPEN: waiting to be addressed; RESOLVED: someone (a person or the agent) marked it addressed; OUTDATED: its lines changed or went since it was opened (it keeps showing them as they were). */
+export type ReviewThreadState =
+  | 'OPEN'
+  | 'OUTDATED'
+  | 'RESOLVED';
 
 /** What a firing did: FIRED (a run started), SKIPPED (the concurrency cap was reached; a skipped run says why), DEDUPLICATED (that occurrence already fired), REFUSED (the automation or trigger is disabled; nothing was written). */
 export type RunAdmission =
@@ -494,6 +631,8 @@ export type RunAutomationNowInput = {
 };
 
 export type SendMessageInput = {
+  /** Files uploaded with POST /api/v1/attachments (at most 10), or attachments the task already has. */
+  attachmentIds?: Array<string | number> | null | undefined;
   /** QUEUED waits for the running turn; INTERRUPT cancels it first. */
   deliveryMode?: DeliveryMode;
   /** The message. */
@@ -504,6 +643,14 @@ export type SendMessageInput = {
   sessionId?: string | number | null | undefined;
   /** The task's id. */
   taskId: string | number;
+};
+
+/** Send review threads to the task's agent as one prompt. */
+export type SendReviewToAgentInput = {
+  /** The task. */
+  taskId: string | number;
+  /** The threads (1 to 100); null: every OPEN thread not sent yet (or commented on since). */
+  threadIds?: Array<string | number> | null | undefined;
 };
 
 /** What happened in a sessionEvents message. */
@@ -527,6 +674,29 @@ export type SessionState =
   | 'RUNNING'
   | 'STARTING'
   | 'WAITING_FOR_INPUT';
+
+/** An automation's monthly budget; both limits null remove it. */
+export type SetAutomationBudgetInput = {
+  automationId: string | number;
+  /** Input plus output tokens per UTC month. */
+  limitTokens?: number | null | undefined;
+  /** US dollars per UTC month. */
+  limitUsd?: number | null | undefined;
+};
+
+/** Mark a changed file reviewed, or not. */
+export type SetFileReviewedInput = {
+  /** The FileChange.diffKey the person saw (recommended: a change made meanwhile then reads unreviewed); default: the file's current diff. */
+  diffKey?: string | null | undefined;
+  /** The changed file. */
+  path: string;
+  /** The file's repository. */
+  repositoryId: string | number;
+  /** true: reviewed at this diff; false: not reviewed. */
+  reviewed: boolean;
+  /** The task. */
+  taskId: string | number;
+};
 
 /** The operator's first message of a 'describe an automation' chat. */
 export type StartAutomationAuthoringInput = {
@@ -554,9 +724,17 @@ export type StopRunInput = {
 /** What happened to the task in a taskEvents message. */
 export type TaskEventKind =
   | 'ARCHIVED'
+  /** What the task changed (task.changeStats) is new; changedFiles names the files whose diff changed (empty: too many to list, refetch all). */
+  | 'CHANGES'
   | 'CREATED'
   | 'DELETED'
   | 'MOVED'
+  /** A pull (merge) request of the task was opened or refreshed: read task.pullRequests again. */
+  | 'PULL_REQUEST'
+  /** A review thread was opened or changed; carries reviewThread as it is now. */
+  | 'REVIEW_THREAD'
+  /** A review thread went with its last comment; carries it as it was. */
+  | 'REVIEW_THREAD_DELETED'
   /** The first message of every subscription: the server listens from now on. Load (or reload) the snapshot after it, and nothing that happens meanwhile is missed; it comes again after a reconnect. Carries no task. */
   | 'SUBSCRIBED'
   | 'UPDATED';
@@ -678,12 +856,40 @@ export type UpdateMcpServerInput = {
   url?: string | null | undefined;
 };
 
+/** Only the fields given change. */
+export type UpdateNotificationChannelInput = {
+  /** The channel. */
+  channelId: string | number;
+  /** false: nothing is sent to it. */
+  enabled?: boolean | null | undefined;
+  /** What it is told about. */
+  events?: Array<NotificationEvent> | null | undefined;
+  /** A new name. */
+  name?: string | null | undefined;
+  /** The target in Apprise's URL form: json://host[:port]/path (a generic JSON webhook; jsons:// for https), slack://..., discord://..., mailto://user:pass@host, ntfy://topic, ... Stored encrypted. */
+  url?: string | null | undefined;
+};
+
+/** The base branch Kandev diffs a task's repository against. */
+export type UpdateRepositoryBaseBranchInput = {
+  /** An existing branch (or ref) of the repository. */
+  baseBranch: string;
+  /** Needed when the task has more than one repository. */
+  repositoryId?: string | number | null | undefined;
+  /** Default: your own task. */
+  taskId?: string | number | null | undefined;
+};
+
 /** Fields to change; state COMPLETED moves the task to its final step. */
 export type UpdateTaskInput = {
+  /** Merge the task's pull requests once green and approved (a person's setting). */
+  autoMerge?: boolean | null | undefined;
   /** Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing more (pendingAction BUDGET_REACHED) until it is raised. People only: an agent can't change budgets. */
   budget?: BudgetInput | null | undefined;
   /** Replace the prompt of the start waiting on dependencies; refused once the task started. */
   deferredLaunchPrompt?: string | null | undefined;
+  /** Fix failing checks of the task's pull requests (a person's setting; agents can not change it). */
+  fixFailingChecks?: FixFailingChecksInput | null | undefined;
   /** New state. */
   state?: TaskState | null | undefined;
   /** The task's id. */
@@ -729,10 +935,22 @@ export type UpdateWorkflowStepInput = {
 export type UpdateWorkspaceInput = {
   /** The agent profile tasks and automations naming none run on (the workspace's own or a server-wide one); omitted: unchanged. The automations that follow it are acknowledged again. */
   defaultAgentProfileId?: string | number | null | undefined;
+  /** Move a task to its workflow's final step once its pull requests are merged; omitted: unchanged. */
+  moveMergedTasksToFinalStep?: boolean | null | undefined;
   /** New name; omitted: unchanged. */
   name?: string | null | undefined;
   workspaceId: string | number;
 };
+
+/** What usage totals are grouped by (DAY: the UTC day a turn began, as YYYY-MM-DD). */
+export type UsageGroupBy =
+  | 'AGENT'
+  | 'AUTOMATION'
+  | 'DAY'
+  | 'MODEL'
+  | 'SESSION'
+  | 'TASK'
+  | 'WORKSPACE';
 
 /** Which part of the workspace's configuration a workspaceEvents message is about; refetch that list. */
 export type WorkspaceEventKind =
@@ -751,6 +969,31 @@ export type WorkspaceEventKind =
   | 'WORKFLOW'
   /** A workspace was renamed or changed, or (told to its owner only) created. */
   | 'WORKSPACE';
+
+/** One source. A repository names exactly one of repositoryId (saved in the workspace), localPath (a git checkout on this machine) or remoteUrl (cloned), plus optional baseBranch (diff base; default the repository's default branch) and branch (an existing branch to work on; default a new Kandev branch). A folder takes an absolute path and an optional display name. */
+export type WorkspaceSourceInput = {
+  /** Branch Kandev diffs against. Default: the repository's default branch. */
+  baseBranch?: string | null | undefined;
+  /** An existing branch to work on. Default: a new Kandev branch for the task. */
+  branch?: string | null | undefined;
+  /** Absolute path of a git checkout on this machine, under the server's source roots. */
+  localPath?: string | null | undefined;
+  /** Folder sources: display name (default: the folder's name). */
+  name?: string | null | undefined;
+  /** Folder sources: absolute path of the folder, under the server's source roots. */
+  path?: string | null | undefined;
+  /** A repository URL to clone (https, ssh, git@host:path, or file:// or an absolute path under the server's source roots). */
+  remoteUrl?: string | null | undefined;
+  /** A repository saved in the task's workspace. */
+  repositoryId?: string | number | null | undefined;
+  /** What the source is. */
+  type: WorkspaceSourceType;
+};
+
+/** A git repository (worktree or in place) or a plain folder. */
+export type WorkspaceSourceType =
+  | 'FOLDER'
+  | 'REPOSITORY';
 
 export type AutomationEditFieldsFragment = { id: string, name: string, description: string, prompt: string, titleTemplate: string, agentProfileId: string | null, destination: AutomationDestination, workflowId: string | null, workflowStepId: string | null, context: AutomationContext, maxConcurrentRuns: number, enabled: boolean, hasWebhookSecret: boolean, triggers: Array<{ id: string, type: AutomationTriggerType, enabled: boolean, expression: string | null, timezone: string | null, filters: unknown, requireSignature: boolean | null }>, repositories: Array<{ repositoryId: string, baseBranch: string }> };
 
@@ -908,6 +1151,174 @@ export type WorkspaceRunsQueryVariables = Exact<{
 
 
 export type WorkspaceRunsQuery = { runs: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, automationId: string }> } };
+
+export type CatalogueFieldsFragment = { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null };
+
+export type AgentCatalogueQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AgentCatalogueQuery = { agentCatalogue: Array<{ id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null }> };
+
+export type InstallAgentMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type InstallAgentMutation = { installAgent:
+    | { __typename: 'AgentInstallPayload', agent: { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateAgentMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UpdateAgentMutation = { updateAgent:
+    | { __typename: 'AgentInstallPayload', agent: { id: string, name: string, command: Array<string>, envKeys: Array<string>, docsUrl: string, verified: string, installed: boolean, installedCommand: Array<string> | null, install: { npmPackage: string | null, version: string | null, binaryUrl: string | null }, installJob: { state: AgentInstallState, update: boolean, error: string | null, startedAt: string | null, endedAt: string | null } | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type FileChangeFieldsFragment = { path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean };
+
+export type ReviewThreadFieldsFragment = { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null };
+
+export type TaskChangesQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type TaskChangesQuery = { task: { id: string, changes: { reason: string | null, repositories: Array<{ repositoryId: string, name: string, branch: string | null, baseBranch: string, ahead: number, behind: number, note: string | null, stats: { files: number, additions: number, deletions: number }, files: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean }> } }> } } };
+
+export type FileHunksQueryVariables = Exact<{
+  id: string | number;
+  paths?: Array<string> | string | null | undefined;
+  scope?: ChangeScope | null | undefined;
+  context: number;
+  large: boolean;
+}>;
+
+
+export type FileHunksQuery = { task: { id: string, changes: { repositories: Array<{ repositoryId: string, files: { nodes: Array<{ invalidUtf8: boolean, path: string, oldPath: string | null, status: FileStatus, additions: number, deletions: number, binary: boolean, tooLarge: boolean, reviewed: boolean, diffKey: string, oldMode: string | null, newMode: string | null, symlink: boolean, submodule: boolean, untracked: boolean, submoduleChange: { oldCommit: string | null, newCommit: string | null } | null, hunks: Array<{ header: string, oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<{ kind: DiffLineKind, oldNumber: number | null, newNumber: number | null, text: string }> }> }> } }> } } };
+
+export type ReviewThreadsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewThreadsQuery = { task: { id: string, reviewThreads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> } };
+
+export type AddReviewCommentMutationVariables = Exact<{
+  i: AddReviewCommentInput;
+}>;
+
+
+export type AddReviewCommentMutation = { addReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReplyToReviewThreadMutationVariables = Exact<{
+  i: ReplyToReviewThreadInput;
+}>;
+
+
+export type ReplyToReviewThreadMutation = { replyToReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ResolveReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResolveReviewThreadMutation = { resolveReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type ReopenReviewThreadMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReopenReviewThreadMutation = { reopenReviewThread:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteReviewCommentMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteReviewCommentMutation = { deleteReviewComment:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ReviewThreadPayload', threadDeleted: boolean, thread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SendReviewToAgentMutationVariables = Exact<{
+  i: SendReviewToAgentInput;
+}>;
+
+
+export type SendReviewToAgentMutation = { sendReviewToAgent:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SendReviewPayload', promptId: string, threads: Array<{ id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null }> }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SetFileReviewedMutationVariables = Exact<{
+  i: SetFileReviewedInput;
+}>;
+
+
+export type SetFileReviewedMutation = { setFileReviewed:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'FileReviewedPayload', repositoryId: string, path: string, reviewed: boolean, diffKey: string | null }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DiscardChangesMutationVariables = Exact<{
+  i: DiscardChangesInput;
+}>;
+
+
+export type DiscardChangesMutation = { discardChanges:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'DiscardChangesPayload', repositoryId: string, paths: Array<string> }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type CodeHostConnectionsQueryVariables = Exact<{
   w: string | number;
@@ -1089,6 +1500,65 @@ export type SessionMcpServersQueryVariables = Exact<{
 
 export type SessionMcpServersQuery = { sessionMcpServers: { sessionId: string, desiredRevision: number, appliedRevision: number, servers: Array<{ id: string, name: string, kind: McpServerKind, origins: Array<{ scope: McpScope, id: string }> }> } };
 
+export type NotificationChannelsQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type NotificationChannelsQuery = { notificationChannels: Array<{ id: string, name: string, service: string, target: string, events: Array<NotificationEvent>, enabled: boolean, status: NotificationChannelStatus, lastAttemptAt: string | null, lastDeliveredAt: string | null, lastError: string | null, lastDurationMs: number | null, pendingDeliveries: number, failedDeliveries: number }> };
+
+export type CreateNotificationChannelMutationVariables = Exact<{
+  i: CreateNotificationChannelInput;
+}>;
+
+
+export type CreateNotificationChannelMutation = { createNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateNotificationChannelMutationVariables = Exact<{
+  i: UpdateNotificationChannelInput;
+}>;
+
+
+export type UpdateNotificationChannelMutation = { updateNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type DeleteNotificationChannelMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteNotificationChannelMutation = { deleteNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'NotificationChannelPayload', channel: { id: string } }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TestNotificationChannelMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TestNotificationChannelMutation = { testNotificationChannel:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TestNotificationPayload', delivered: boolean, error: string | null }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 type ErrorFields_ConflictError_Fragment = { message: string, code: string };
 
 type ErrorFields_NotFoundError_Fragment = { message: string, code: string };
@@ -1104,11 +1574,11 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
-export type MessageFieldsFragment = { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string };
+export type MessageFieldsFragment = { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> };
 
 export type TurnFieldsFragment = { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null };
 
@@ -1147,14 +1617,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1162,7 +1632,7 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
+export type SessionQuery = { session: { completionPending: boolean, id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> }>, pageInfo: { hasNextPage: boolean } }, turns: Array<{ id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null }>, queuedPrompts: Array<{ id: string, text: string, source: string }> } };
 
 export type OlderMessagesQueryVariables = Exact<{
   id: string | number;
@@ -1171,7 +1641,7 @@ export type OlderMessagesQueryVariables = Exact<{
 }>;
 
 
-export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean } } } };
+export type OlderMessagesQuery = { session: { id: string, messages: { nodes: Array<{ id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> }>, pageInfo: { hasNextPage: boolean } } } };
 
 export type SessionStatusQueryVariables = Exact<{
   id: string | number;
@@ -1193,14 +1663,14 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
 }>;
 
 
-export type SessionEventsSubscription = { sessionEvents: { kind: SessionEventKind, session: { id: string, state: SessionState, completionPending: boolean }, message: { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string } | null, turn: { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null } | null } };
+export type SessionEventsSubscription = { sessionEvents: { kind: SessionEventKind, session: { id: string, state: SessionState, completionPending: boolean }, message: { id: string, kind: MessageKind, text: string, data: unknown, turnId: string | null, seq: number, createdAt: string, updatedAt: string, attachments: Array<{ id: string, name: string, size: number, contentType: string, url: string }> } | null, turn: { id: string, seq: number, state: TurnState, stopReason: string | null, error: string | null } | null } };
 
 export type CreateTaskMutationVariables = Exact<{
   i: CreateTaskInput;
@@ -1209,7 +1679,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1224,7 +1694,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1237,7 +1707,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1247,7 +1717,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1263,7 +1733,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1375,6 +1845,47 @@ export type FilePreviewQuery = { filePreview:
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'TextFilePreview', path: string, size: number, text: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TaskPlacementChoicesQueryVariables = Exact<{
+  w: string | number;
+}>;
+
+
+export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, capabilities: Array<string>, unavailableReason: string | null }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
+
+export type RepositoryBranchesQueryVariables = Exact<{
+  w: string | number;
+  first: number;
+}>;
+
+
+export type RepositoryBranchesQuery = { repositories: Array<{ id: string, branches: Array<string> }> };
+
+export type UpdateRepositoryBaseBranchMutationVariables = Exact<{
+  i: UpdateRepositoryBaseBranchInput;
+}>;
+
+
+export type UpdateRepositoryBaseBranchMutation = { updateRepositoryBaseBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'UpdateRepositoryBaseBranchPayload', baseBranch: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type AddWorkspaceSourcesMutationVariables = Exact<{
+  i: AddWorkspaceSourcesInput;
+}>;
+
+
+export type AddWorkspaceSourcesMutation = { addWorkspaceSources:
+    | { __typename: 'AddWorkspaceSourcesPayload', changed: boolean }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1601,6 +2112,66 @@ export type WorkspaceEventsSubscriptionVariables = Exact<{
 
 
 export type WorkspaceEventsSubscription = { workspaceEvents: { kind: WorkspaceEventKind, id: string | null } };
+
+export type BudgetFieldsFragment = { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } };
+
+export type UsageQueryVariables = Exact<{
+  w: string | number;
+  from: string;
+  to: string;
+  by: UsageGroupBy;
+}>;
+
+
+export type UsageQuery = { usage: Array<{ key: string | null, turns: number, completedTurns: number, failedTurns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number }> };
+
+export type TaskBudgetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TaskBudgetQuery = { task: { id: string, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null } };
+
+export type SetTaskBudgetMutationVariables = Exact<{
+  id: string | number;
+  budget: BudgetInput;
+}>;
+
+
+export type SetTaskBudgetMutation = { updateTask:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type TurnContextQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TurnContextQuery = { session: { id: string, turns: Array<{ id: string, seq: number, usage: { contextUsed: number | null, contextSize: number | null, model: string | null } | null }> } };
+
+export type AutomationBudgetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type AutomationBudgetQuery = { automation: { id: string, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null } };
+
+export type SetAutomationBudgetMutationVariables = Exact<{
+  i: SetAutomationBudgetInput;
+}>;
+
+
+export type SetAutomationBudgetMutation = { setAutomationBudget:
+    | { __typename: 'AutomationBudgetPayload', budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type EditorStepFieldsFragment = { id: string, name: string, position: number, isStartStep: boolean, isFinalStep: boolean, autoAdvanceRequiresSignal: boolean, allowManualMove: boolean, prompt: string, wipLimit: number | null, events: unknown };
 
@@ -1911,6 +2482,83 @@ fragment NextRunRow on NextRunIndicator {
   slowAfterSeconds
   slow
 }`, {"fragmentName":"AutomationRow"}) as unknown as TypedDocumentString<AutomationRowFragment, unknown>;
+export const CatalogueFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+    `, {"fragmentName":"CatalogueFields"}) as unknown as TypedDocumentString<CatalogueFieldsFragment, unknown>;
+export const FileChangeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}
+    `, {"fragmentName":"FileChangeFields"}) as unknown as TypedDocumentString<FileChangeFieldsFragment, unknown>;
+export const ReviewThreadFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"ReviewThreadFields"}) as unknown as TypedDocumentString<ReviewThreadFieldsFragment, unknown>;
 export const McpRegistryFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRegistryFields on McpRegistry {
   status
@@ -1968,6 +2616,16 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
     boxId
     waitingFor
   }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -1989,6 +2647,13 @@ export const MessageFieldsFragmentDoc = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
     `, {"fragmentName":"MessageFields"}) as unknown as TypedDocumentString<MessageFieldsFragment, unknown>;
 export const SessionFieldsFragmentDoc = new TypedDocumentString(`
@@ -2053,6 +2718,18 @@ export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
   missingCommand
 }
     `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
+export const BudgetFieldsFragmentDoc = new TypedDocumentString(`
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}
+    `, {"fragmentName":"BudgetFields"}) as unknown as TypedDocumentString<BudgetFieldsFragment, unknown>;
 export const EditorStepFieldsFragmentDoc = new TypedDocumentString(`
     fragment EditorStepFields on WorkflowStep {
   id
@@ -2596,6 +3273,579 @@ export const WorkspaceRunsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceRunsQuery, WorkspaceRunsQueryVariables>;
+export const AgentCatalogueDocument = new TypedDocumentString(`
+    query AgentCatalogue {
+  agentCatalogue {
+    ...CatalogueFields
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}`) as unknown as TypedDocumentString<AgentCatalogueQuery, AgentCatalogueQueryVariables>;
+export const InstallAgentDocument = new TypedDocumentString(`
+    mutation InstallAgent($id: String!) {
+  installAgent(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on AgentInstallPayload {
+      agent {
+        ...CatalogueFields
+      }
+    }
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<InstallAgentMutation, InstallAgentMutationVariables>;
+export const UpdateAgentDocument = new TypedDocumentString(`
+    mutation UpdateAgent($id: String!) {
+  updateAgent(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on AgentInstallPayload {
+      agent {
+        ...CatalogueFields
+      }
+    }
+  }
+}
+    fragment CatalogueFields on AgentCatalogueEntry {
+  id
+  name
+  command
+  install {
+    npmPackage
+    version
+    binaryUrl
+  }
+  envKeys
+  docsUrl
+  verified
+  installed
+  installedCommand
+  installJob {
+    state
+    update
+    error
+    startedAt
+    endedAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateAgentMutation, UpdateAgentMutationVariables>;
+export const TaskChangesDocument = new TypedDocumentString(`
+    query TaskChanges($id: ID!, $first: Int!, $after: String) {
+  task(id: $id) {
+    id
+    changes {
+      reason
+      repositories {
+        repositoryId
+        name
+        branch
+        baseBranch
+        ahead
+        behind
+        note
+        stats {
+          files
+          additions
+          deletions
+        }
+        files(first: $first, after: $after) {
+          totalCount
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+          nodes {
+            ...FileChangeFields
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<TaskChangesQuery, TaskChangesQueryVariables>;
+export const FileHunksDocument = new TypedDocumentString(`
+    query FileHunks($id: ID!, $paths: [String!], $scope: ChangeScope, $context: Int!, $large: Boolean!) {
+  task(id: $id) {
+    id
+    changes(scope: $scope, paths: $paths) {
+      repositories {
+        repositoryId
+        files(first: 10) {
+          nodes {
+            ...FileChangeFields
+            invalidUtf8
+            submoduleChange {
+              oldCommit
+              newCommit
+            }
+            hunks(context: $context, includeLarge: $large) {
+              header
+              oldStart
+              oldLines
+              newStart
+              newLines
+              lines {
+                kind
+                oldNumber
+                newNumber
+                text
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    fragment FileChangeFields on FileChange {
+  path
+  oldPath
+  status
+  additions
+  deletions
+  binary
+  tooLarge
+  reviewed
+  diffKey
+  oldMode
+  newMode
+  symlink
+  submodule
+  untracked
+}`) as unknown as TypedDocumentString<FileHunksQuery, FileHunksQueryVariables>;
+export const ReviewThreadsDocument = new TypedDocumentString(`
+    query ReviewThreads($id: ID!) {
+  task(id: $id) {
+    id
+    reviewThreads {
+      ...ReviewThreadFields
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ReviewThreadsQuery, ReviewThreadsQueryVariables>;
+export const AddReviewCommentDocument = new TypedDocumentString(`
+    mutation AddReviewComment($i: AddReviewCommentInput!) {
+  addReviewComment(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddReviewCommentMutation, AddReviewCommentMutationVariables>;
+export const ReplyToReviewThreadDocument = new TypedDocumentString(`
+    mutation ReplyToReviewThread($i: ReplyToReviewThreadInput!) {
+  replyToReviewThread(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReplyToReviewThreadMutation, ReplyToReviewThreadMutationVariables>;
+export const ResolveReviewThreadDocument = new TypedDocumentString(`
+    mutation ResolveReviewThread($id: ID!) {
+  resolveReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ResolveReviewThreadMutation, ResolveReviewThreadMutationVariables>;
+export const ReopenReviewThreadDocument = new TypedDocumentString(`
+    mutation ReopenReviewThread($id: ID!) {
+  reopenReviewThread(threadId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<ReopenReviewThreadMutation, ReopenReviewThreadMutationVariables>;
+export const DeleteReviewCommentDocument = new TypedDocumentString(`
+    mutation DeleteReviewComment($id: ID!) {
+  deleteReviewComment(commentId: $id) {
+    __typename
+    ...ErrorFields
+    ... on ReviewThreadPayload {
+      threadDeleted
+      thread {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteReviewCommentMutation, DeleteReviewCommentMutationVariables>;
+export const SendReviewToAgentDocument = new TypedDocumentString(`
+    mutation SendReviewToAgent($i: SendReviewToAgentInput!) {
+  sendReviewToAgent(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on SendReviewPayload {
+      promptId
+      threads {
+        ...ReviewThreadFields
+      }
+    }
+  }
+}
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SendReviewToAgentMutation, SendReviewToAgentMutationVariables>;
+export const SetFileReviewedDocument = new TypedDocumentString(`
+    mutation SetFileReviewed($i: SetFileReviewedInput!) {
+  setFileReviewed(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on FileReviewedPayload {
+      repositoryId
+      path
+      reviewed
+      diffKey
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SetFileReviewedMutation, SetFileReviewedMutationVariables>;
+export const DiscardChangesDocument = new TypedDocumentString(`
+    mutation DiscardChanges($i: DiscardChangesInput!) {
+  discardChanges(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on DiscardChangesPayload {
+      repositoryId
+      paths
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DiscardChangesMutation, DiscardChangesMutationVariables>;
 export const CodeHostConnectionsDocument = new TypedDocumentString(`
     query CodeHostConnections($w: ID!) {
   githubConnection(workspaceId: $w) {
@@ -2846,6 +4096,88 @@ export const SessionMcpServersDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SessionMcpServersQuery, SessionMcpServersQueryVariables>;
+export const NotificationChannelsDocument = new TypedDocumentString(`
+    query NotificationChannels($w: ID!) {
+  notificationChannels(workspaceId: $w) {
+    id
+    name
+    service
+    target
+    events
+    enabled
+    status
+    lastAttemptAt
+    lastDeliveredAt
+    lastError
+    lastDurationMs
+    pendingDeliveries
+    failedDeliveries
+  }
+}
+    `) as unknown as TypedDocumentString<NotificationChannelsQuery, NotificationChannelsQueryVariables>;
+export const CreateNotificationChannelDocument = new TypedDocumentString(`
+    mutation CreateNotificationChannel($i: CreateNotificationChannelInput!) {
+  createNotificationChannel(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CreateNotificationChannelMutation, CreateNotificationChannelMutationVariables>;
+export const UpdateNotificationChannelDocument = new TypedDocumentString(`
+    mutation UpdateNotificationChannel($i: UpdateNotificationChannelInput!) {
+  updateNotificationChannel(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateNotificationChannelMutation, UpdateNotificationChannelMutationVariables>;
+export const DeleteNotificationChannelDocument = new TypedDocumentString(`
+    mutation DeleteNotificationChannel($id: ID!) {
+  deleteNotificationChannel(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on NotificationChannelPayload {
+      channel {
+        id
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<DeleteNotificationChannelMutation, DeleteNotificationChannelMutationVariables>;
+export const TestNotificationChannelDocument = new TypedDocumentString(`
+    mutation TestNotificationChannel($id: ID!) {
+  testNotificationChannel(id: $id) {
+    __typename
+    ...ErrorFields
+    ... on TestNotificationPayload {
+      delivered
+      error
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<TestNotificationChannelMutation, TestNotificationChannelMutationVariables>;
 export const BootDocument = new TypedDocumentString(`
     query Boot {
   workspaces {
@@ -2936,6 +4268,16 @@ export const TasksDocument = new TypedDocumentString(`
     boxId
     waitingFor
   }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -2951,6 +4293,7 @@ export const TaskDocument = new TypedDocumentString(`
   task(id: $id) {
     ...TaskFields
     prompt
+    executorProfileId
     lastTurnError {
       message
       endedAt
@@ -2988,6 +4331,16 @@ export const TaskDocument = new TypedDocumentString(`
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3038,6 +4391,13 @@ fragment MessageFields on Message {
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
 fragment TurnFields on Turn {
   id
@@ -3081,6 +4441,13 @@ export const OlderMessagesDocument = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }`) as unknown as TypedDocumentString<OlderMessagesQuery, OlderMessagesQueryVariables>;
 export const SessionStatusDocument = new TypedDocumentString(`
     query SessionStatus($id: ID!) {
@@ -3138,9 +4505,49 @@ export const TaskEventsDocument = new TypedDocumentString(`
     task {
       ...TaskFields
     }
+    changedFiles {
+      repositoryId
+      path
+    }
+    reviewThread {
+      ...ReviewThreadFields
+    }
   }
 }
-    fragment TaskFields on Task {
+    fragment ReviewThreadFields on ReviewThread {
+  id
+  repositoryId
+  path
+  line
+  endLine
+  side
+  state
+  origin
+  anchor {
+    line
+    endLine
+    lineText
+  }
+  comments {
+    id
+    author {
+      kind
+      login
+    }
+    body
+    createdAt
+  }
+  resolvedBy {
+    kind
+    login
+  }
+  resolvedAt
+  sentInPromptId
+  sentAt
+  createdAt
+  updatedAt
+}
+fragment TaskFields on Task {
   id
   title
   state
@@ -3159,6 +4566,16 @@ export const TaskEventsDocument = new TypedDocumentString(`
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3196,6 +4613,13 @@ export const SessionEventsDocument = new TypedDocumentString(`
   seq
   createdAt
   updatedAt
+  attachments {
+    id
+    name
+    size
+    contentType
+    url
+  }
 }
 fragment TurnFields on Turn {
   id
@@ -3239,6 +4663,16 @@ fragment TaskFields on Task {
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3286,6 +4720,16 @@ fragment TaskFields on Task {
     boxId
     waitingFor
   }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
+  }
   activity {
     agentProfileId
     agentName
@@ -3331,6 +4775,16 @@ fragment TaskFields on Task {
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3378,6 +4832,16 @@ fragment TaskFields on Task {
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3427,6 +4891,16 @@ fragment TaskFields on Task {
     worker
     boxId
     waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
   }
   activity {
     agentProfileId
@@ -3587,6 +5061,69 @@ export const FilePreviewDocument = new TypedDocumentString(`
   message
   code
 }`) as unknown as TypedDocumentString<FilePreviewQuery, FilePreviewQueryVariables>;
+export const TaskPlacementChoicesDocument = new TypedDocumentString(`
+    query TaskPlacementChoices($w: ID!) {
+  repositories(workspaceId: $w) {
+    id
+    name
+    defaultBranch
+  }
+  executorProfiles(workspaceId: $w) {
+    id
+    name
+    kind
+    capabilities
+    unavailableReason
+  }
+  workspaces {
+    id
+    lastTaskChoice {
+      repositories {
+        repositoryId
+        baseBranch
+      }
+      executorProfileId
+      agentProfileId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TaskPlacementChoicesQuery, TaskPlacementChoicesQueryVariables>;
+export const RepositoryBranchesDocument = new TypedDocumentString(`
+    query RepositoryBranches($w: ID!, $first: Int!) {
+  repositories(workspaceId: $w) {
+    id
+    branches(first: $first)
+  }
+}
+    `) as unknown as TypedDocumentString<RepositoryBranchesQuery, RepositoryBranchesQueryVariables>;
+export const UpdateRepositoryBaseBranchDocument = new TypedDocumentString(`
+    mutation UpdateRepositoryBaseBranch($i: UpdateRepositoryBaseBranchInput!) {
+  updateRepositoryBaseBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on UpdateRepositoryBaseBranchPayload {
+      baseBranch
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateRepositoryBaseBranchMutation, UpdateRepositoryBaseBranchMutationVariables>;
+export const AddWorkspaceSourcesDocument = new TypedDocumentString(`
+    mutation AddWorkspaceSources($i: AddWorkspaceSourcesInput!) {
+  addWorkspaceSources(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AddWorkspaceSourcesPayload {
+      changed
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<AddWorkspaceSourcesMutation, AddWorkspaceSourcesMutationVariables>;
 export const AgentProfilesDocument = new TypedDocumentString(`
     query AgentProfiles($w: ID!) {
   agentProfiles(workspaceId: $w) {
@@ -3878,6 +5415,170 @@ export const WorkspaceEventsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
+export const UsageDocument = new TypedDocumentString(`
+    query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {
+  usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {
+    key
+    turns
+    completedTurns
+    failedTurns
+    inputTokens
+    outputTokens
+    cacheReadTokens
+    cacheWriteTokens
+    costUsd
+  }
+}
+    `) as unknown as TypedDocumentString<UsageQuery, UsageQueryVariables>;
+export const TaskBudgetDocument = new TypedDocumentString(`
+    query TaskBudget($id: ID!) {
+  task(id: $id) {
+    id
+    budget {
+      ...BudgetFields
+    }
+  }
+}
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<TaskBudgetQuery, TaskBudgetQueryVariables>;
+export const SetTaskBudgetDocument = new TypedDocumentString(`
+    mutation SetTaskBudget($id: ID!, $budget: BudgetInput!) {
+  updateTask(input: {taskId: $id, budget: $budget}) {
+    __typename
+    ...ErrorFields
+    ... on TaskPayload {
+      task {
+        ...TaskFields
+        budget {
+          ...BudgetFields
+        }
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment TaskFields on Task {
+  id
+  title
+  state
+  autopilot
+  parentId
+  pendingAction
+  workflowId
+  workflowStepId
+  externalId
+  archivedAt
+  createdAt
+  updatedAt
+  blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
+  usage {
+    inputTokens
+    outputTokens
+    costUsd
+  }
+  changeStats {
+    files
+    additions
+    deletions
+  }
+  activity {
+    agentProfileId
+    agentName
+    lastActivityAt
+    preview
+    hasRun
+    lastTurnFailed
+    needsAnswer
+  }
+}
+fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<SetTaskBudgetMutation, SetTaskBudgetMutationVariables>;
+export const TurnContextDocument = new TypedDocumentString(`
+    query TurnContext($id: ID!) {
+  session(id: $id) {
+    id
+    turns {
+      id
+      seq
+      usage {
+        contextUsed
+        contextSize
+        model
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<TurnContextQuery, TurnContextQueryVariables>;
+export const AutomationBudgetDocument = new TypedDocumentString(`
+    query AutomationBudget($id: ID!) {
+  automation(id: $id) {
+    id
+    budget {
+      ...BudgetFields
+    }
+  }
+}
+    fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<AutomationBudgetQuery, AutomationBudgetQueryVariables>;
+export const SetAutomationBudgetDocument = new TypedDocumentString(`
+    mutation SetAutomationBudget($i: SetAutomationBudgetInput!) {
+  setAutomationBudget(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AutomationBudgetPayload {
+      budget {
+        ...BudgetFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment BudgetFields on Budget {
+  period
+  limitTokens
+  limitUsd
+  reached
+  spent {
+    tokens
+    costUsd
+  }
+}`) as unknown as TypedDocumentString<SetAutomationBudgetMutation, SetAutomationBudgetMutationVariables>;
 export const WorkflowEditorDocument = new TypedDocumentString(`
     query WorkflowEditor($w: ID!) {
   workflows(workspaceId: $w) {

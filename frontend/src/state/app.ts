@@ -2,6 +2,7 @@
 import { ApiError, errorText, gql, unwrap } from "../api/graphql";
 import { subscribe } from "../api/live";
 import { BOOT, TASK_EVENTS, TASKS, WORKSPACE, MOVE_TASK } from "../api/ops";
+import { notifyTaskChange } from "./browserNotify";
 import type { AgentProfile, Task, TaskEvent, Workflow, Workspace } from "../api/ops";
 import { WORKSPACE_EVENTS } from "../api/settingsOps";
 import type { TasksQuery, WorkspaceEventKind } from "../gql/graphql";
@@ -62,6 +63,15 @@ let stopWorkspaceEvents: (() => void) | null = null;
 
 type ConfigListener = (kind: WorkspaceEventKind) => void;
 const configListeners = new Set<ConfigListener>();
+type TaskEventListener = (event: TaskEvent) => void;
+const taskEventListeners = new Set<TaskEventListener>();
+
+/** Hear every task event of the current workspace (an open Changes panel follows its task's CHANGES and
+ *  REVIEW_THREAD events); SUBSCRIBED again after a reconnect. Returns the unsubscribe. */
+export function onTaskEvent(listener: TaskEventListener): () => void {
+  taskEventListeners.add(listener);
+  return () => taskEventListeners.delete(listener);
+}
 
 /** Hear which part of the current workspace's configuration changed (in this tab or any other), and
  *  SUBSCRIBED again after a reconnect (anything may have changed meanwhile). Returns the unsubscribe. */
@@ -141,6 +151,7 @@ export async function selectWorkspace(workspaceId: string): Promise<void> {
     (data) => {
       if (data.taskEvents.kind === "SUBSCRIBED") void refetchTasks();
       else applyTaskEvent(data.taskEvents);
+      taskEventListeners.forEach((l) => l(data.taskEvents));
     },
     (message) => {
       void refetchTasks().then(() => app.set({ tasksError: `Live task updates failed: ${message}` }));
@@ -246,6 +257,7 @@ function newer(current: Task | undefined, incoming: Task): boolean {
 export function applyTaskEvent(event: TaskEvent): void {
   const { task } = event;
   if (!task) return;
+  if (event.kind === "UPDATED") notifyTaskChange(app.get().tasks[task.id], task);
   const removed = event.kind === "DELETED" || event.kind === "ARCHIVED" || Boolean(task.archivedAt);
   changedDuringLoad?.set(task.id, removed ? null : task);
   if (removed) gone.add(task.id);

@@ -57,6 +57,7 @@ export type CardTone = "attention" | "working" | "failed" | "idle" | "done";
 export function cardStatus(task: Task): { label: string; tone: CardTone } {
   const say = (key: StringKey, tone: CardTone) => ({ label: t(key), tone });
   if (task.pendingAction === "PERMISSION") return say("statusNeedsApproval", "attention");
+  if (task.pendingAction === "BUDGET_REACHED") return say("statusBudgetReached", "attention");
   if (task.pendingAction === "CLARIFICATION" || task.activity.needsAnswer) return say("statusNeedsAnswer", "attention");
   switch (task.state) {
     case "IN_PROGRESS":

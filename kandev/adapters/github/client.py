@@ -8,7 +8,7 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -20,16 +20,22 @@ from kandev.domain.github.api import (
     GitHubError,
     GitHubNotFoundError,
     GitHubRateLimitedError,
+    GitHubRefusedError,
+    GitHubTimeoutError,
     GitHubUnreachableError,
     GitHubUser,
     PullRequest,
+    ReviewComment,
     check_repository,
 )
+from kandev.platform.tls import client_tls
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
 MAX_PAGES = 50  # 5,000 items: a bound on one listing, whatever the server's links say
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+MAX_DETAIL = 300
+_METHODS = {"MERGE": "merge", "SQUASH": "squash", "REBASE": "rebase"}
 
 
 def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
@@ -55,7 +61,44 @@ def pull_request_of(repository: str, item: Mapping[str, Any]) -> PullRequest:
         base_clone_url=str(base_repo.get("clone_url") or ""),
         maintainer_can_modify=item.get("maintainer_can_modify") is True,
         can_push=(base_repo.get("permissions") or {}).get("push") is True,
+        mergeable=item.get("mergeable") if isinstance(item.get("mergeable"), bool) else None,
+        mergeable_state=str(item.get("mergeable_state") or ""),
+        review_comments=int(item.get("review_comments") or 0),
     )
+
+
+def check_run_of(item: Mapping[str, Any]) -> CheckRun:
+    output = item.get("output") or {}
+    text = "\n".join(str(output.get(k) or "") for k in ("title", "summary", "text") if output.get(k))
+    return CheckRun(
+        id=int(item["id"]),
+        name=str(item.get("name") or ""),
+        status=str(item.get("status") or ""),
+        conclusion=item.get("conclusion"),
+        head_sha=str(item.get("head_sha") or ""),
+        url=str(item.get("html_url") or item.get("details_url") or ""),
+        app=str((item.get("app") or {}).get("slug") or ""),
+        output=text,
+    )
+
+
+def refusal_detail(response: httpx.Response) -> str:
+    """GitHub's own short reason for a refusal: its message and each error's message or code, bounded."""
+    try:
+        data = response.json()
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    parts = [str(data.get("message") or "")]
+    for error in data.get("errors") or ():
+        if isinstance(error, dict):
+            said = error.get("message") or " ".join(str(error[k]) for k in ("field", "code") if error.get(k))
+            parts.append(str(said or ""))
+        elif isinstance(error, str):
+            parts.append(error)
+    text = "; ".join(p for p in parts if p)
+    return "".join(c for c in text if c.isprintable())[:MAX_DETAIL]
 
 
 def _rate_limit(response: httpx.Response) -> GitHubRateLimitedError | None:
@@ -88,6 +131,7 @@ class GitHubClient:
         split = urlsplit(self._base)
         self._origin = (split.scheme, split.netloc)
         self._http = httpx.AsyncClient(
+            verify=client_tls(),
             base_url=self._base + "/",
             timeout=timeout,
             transport=transport,
@@ -141,18 +185,7 @@ class GitHubClient:
     async def check_runs(self, repository: str, ref: str) -> list[CheckRun]:
         """The check runs of a commit, branch or tag."""
         path = f"repos/{check_repository(repository)}/commits/{quote(ref, safe='')}/check-runs"
-        runs = []
-        async for item in self._pages(path, {"per_page": str(PER_PAGE)}, key="check_runs"):
-            runs.append(
-                CheckRun(
-                    id=int(item["id"]),
-                    name=str(item.get("name") or ""),
-                    status=str(item.get("status") or ""),
-                    conclusion=item.get("conclusion"),
-                    head_sha=str(item.get("head_sha") or ""),
-                )
-            )
-        return runs
+        return [check_run_of(item) async for item in self._pages(path, {"per_page": str(PER_PAGE)}, key="check_runs")]
 
     async def _pages(
         self, path: str, params: Mapping[str, str], key: str | None = None
@@ -226,6 +259,64 @@ class GitHubClient:
         if not isinstance(answer, dict) or answer.get("errors"):
             raise GitHubError("GitHub refused to change the pull request's draft state")
 
+    async def create_pull_request(
+        self, repository: str, head: str, base: str, title: str, body: str, draft: bool
+    ) -> PullRequest:
+        """Open a pull request from `head` (a branch of the repository itself) into `base`."""
+        path = f"repos/{check_repository(repository)}/pulls"
+        request = {"title": title, "head": head, "base": base, "body": body, "draft": draft}
+        return pull_request_of(repository, (await self._send("POST", path, request)).json())
+
+    async def merge_pull_request(self, repository: str, number: int, method: str, sha: str) -> None:
+        """Merge it (merge, squash or rebase) if its head is still `sha`; GitHubRefusedError 405 (not mergeable)
+        or 409 (the head moved) otherwise."""
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}/merge"
+        await self._send("PUT", path, {"merge_method": _METHODS[method], "sha": sha})
+
+    async def review_comments(self, repository: str, number: int) -> list[ReviewComment]:
+        path = f"repos/{check_repository(repository)}/pulls/{int(number)}/comments"
+        found = []
+        async for item in self._pages(path, {"per_page": str(PER_PAGE)}):
+            line = item.get("line")
+            found.append(
+                ReviewComment(
+                    id=int(item["id"]),
+                    author=str((item.get("user") or {}).get("login") or ""),
+                    body=str(item.get("body") or ""),
+                    path=str(item.get("path") or ""),
+                    line=line if isinstance(line, int) and not isinstance(line, bool) else None,
+                    side=str(item.get("side") or "RIGHT"),
+                    url=str(item.get("html_url") or ""),
+                    created_at=api_time(item.get("created_at")),
+                )
+            )
+        return found
+
+    async def branch_protected(self, repository: str, branch: str) -> bool:
+        """Whether the branch is protected (an unknown branch is not)."""
+        try:
+            response = await self._get(f"repos/{check_repository(repository)}/branches/{quote(branch, safe='')}")
+        except GitHubNotFoundError:
+            return False
+        return response.json().get("protected") is True
+
+    async def job_log(self, repository: str, job_id: int, limit: int) -> tuple[str, bool]:
+        """The last `limit` bytes of an Actions job's log and whether it was cut. GitHub answers with a redirect
+        to a short-lived storage URL: followed once, without the token (it never leaves for another origin)."""
+        path = f"repos/{check_repository(repository)}/actions/jobs/{int(job_id)}/logs"
+        try:
+            response = await self._http.get(path)
+        except httpx.TimeoutException:
+            raise GitHubTimeoutError("GitHub did not answer in time") from None
+        except httpx.HTTPError:
+            raise GitHubUnreachableError("GitHub could not be reached") from None
+        if response.status_code in (301, 302, 303, 307, 308) and response.headers.get("location"):
+            return await _tail(response.headers["location"], limit)
+        if response.status_code >= 300:
+            self._raise(response)
+        data = response.content
+        return data[-limit:].decode("utf-8", "replace"), len(data) > limit
+
     def _graphql_url(self) -> str:
         base = self._base
         return base[: -len("/v3")] + "/graphql" if base.endswith("/api/v3") else base + "/graphql"
@@ -242,12 +333,15 @@ class GitHubClient:
         try:
             response = await self._http.request(method, path, params=params, json=json)
         except httpx.TimeoutException:
-            raise GitHubUnreachableError("GitHub did not answer in time") from None
+            raise GitHubTimeoutError("GitHub did not answer in time") from None
         except httpx.HTTPError:
             raise GitHubUnreachableError("GitHub could not be reached") from None
-        status = response.status_code
-        if status < 300:
+        if response.status_code < 300:
             return response
+        self._raise(response)
+
+    def _raise(self, response: httpx.Response) -> NoReturn:
+        status = response.status_code
         if (limited := _rate_limit(response)) is not None:
             raise limited
         if status == 401:
@@ -257,7 +351,36 @@ class GitHubClient:
         if status == 404:
             raise GitHubNotFoundError("not found on GitHub (or not visible to this token)", status)
         if status == 422:
-            raise GitHubError("GitHub refused the change (422: e.g. an unknown reviewer or a closed PR)", status)
+            raise GitHubRefusedError(
+                "GitHub refused the change (422: e.g. an unknown reviewer or a closed PR)",
+                status,
+                refusal_detail(response),
+            )
+        if status in (405, 409):
+            raise GitHubRefusedError(f"GitHub refused this ({status})", status, refusal_detail(response))
         if status >= 500:
             raise GitHubUnreachableError(f"GitHub answered {status}", status)
         raise GitHubError(f"GitHub answered {status}", status)
+
+
+async def _tail(url: str, limit: int) -> tuple[str, bool]:
+    """The last `limit` bytes of what `url` serves (no credential sent), read as a stream: never more than
+    twice `limit` held at once."""
+    kept = b""
+    cut = False
+    try:
+        async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, follow_redirects=False, verify=client_tls()) as plain:
+            async with plain.stream("GET", url) as response:
+                if response.status_code >= 300:
+                    raise GitHubUnreachableError(f"the log's storage answered {response.status_code}")
+                async for chunk in response.aiter_bytes():
+                    kept += chunk
+                    if len(kept) > 2 * limit:
+                        kept, cut = kept[-limit:], True
+    except httpx.TimeoutException:
+        raise GitHubTimeoutError("the log's storage did not answer in time") from None
+    except httpx.HTTPError:
+        raise GitHubUnreachableError("the log's storage could not be reached") from None
+    if len(kept) > limit:
+        kept, cut = kept[-limit:], True
+    return kept.decode("utf-8", "replace"), cut

@@ -10,6 +10,9 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.requests import GitHubRequests
+from kandev.domain.code_requests import HostedRepository
+from kandev.domain.errors import ProviderNotConnectedError
 from kandev.domain.github.api import (
     GitHubAuthError,
     GitHubError,
@@ -169,3 +172,26 @@ class GitHubCodeHost:
         if found is None or found[0].host.lower() != host.lower():
             return None
         return GitCredential(host=host.lower(), username=GITHUB_GIT_USERNAME, token=found[1])
+
+    async def hosted(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, remote_url: str | None
+    ) -> HostedRepository | None:
+        parsed = parse_remote(remote_url)
+        if parsed is None:
+            return None
+        found = await workspace_token(db, settings, workspace_id)
+        if found is None or found[0].host.lower() != parsed[0]:
+            return None
+        return HostedRepository("github", parsed[0], parsed[1])
+
+    async def requests(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, repository: HostedRepository
+    ) -> GitHubRequests:
+        found = await workspace_token(db, settings, workspace_id)
+        if found is None or found[0].host.lower() != repository.host:
+            raise ProviderNotConnectedError(
+                "this workspace has no GitHub connection for the repository's host: connect GitHub in the "
+                "workspace settings",
+                provider="github",
+            )
+        return GitHubRequests(github_api(settings.github_api_url, found[1]), repository.target)

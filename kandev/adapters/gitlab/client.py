@@ -11,13 +11,16 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from kandev.domain.api_times import api_time
 from kandev.domain.gitlab.api import (
     Approvals,
+    DiffNote,
     GitLabAuthError,
-    GitLabError,
     GitLabNotFoundError,
+    GitLabRefusedError,
     GitLabUnreachableError,
     GitLabUser,
+    Job,
     MergeRequest,
     Pipeline,
     Project,
@@ -26,9 +29,22 @@ from kandev.domain.gitlab.api import (
     int_or_none,
     merge_request_of,
 )
+from kandev.platform.tls import client_tls
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 PER_PAGE = 100
+MAX_DETAIL = 300
+
+
+def _detail(response: httpx.Response) -> str:
+    """GitLab's own short reason for a refusal (its `message`, or `error`), bounded."""
+    try:
+        data = response.json()
+    except ValueError:
+        return ""
+    found = data.get("message") or data.get("error") if isinstance(data, dict) else ""
+    text = "; ".join(str(m) for m in found) if isinstance(found, list) else str(found or "")
+    return "".join(c for c in text if c.isprintable())[:MAX_DETAIL]
 
 
 def _project_ref(project: str | int) -> str:
@@ -54,6 +70,7 @@ class GitLabClient:
         if split.scheme not in ("http", "https") or not split.hostname or split.username or split.password:
             raise ValueError("a GitLab base URL is an http(s) URL without credentials")
         self._http = httpx.AsyncClient(
+            verify=client_tls(),
             base_url=self._api + "/",
             timeout=timeout,
             transport=transport,
@@ -161,6 +178,69 @@ class GitLabClient:
             if isinstance(item, dict) and int_or_none(item.get("id")) is not None
         ]
 
+    async def create_merge_request(
+        self, project: str, source: str, target: str, title: str, description: str
+    ) -> MergeRequest:
+        """Open a merge request from `source` into `target` of the same project."""
+        path = f"projects/{_project_ref(project)}/merge_requests"
+        body = {"source_branch": source, "target_branch": target, "title": title, "description": description}
+        return merge_request_of(project, (await self._call("POST", path, json=body)).json())
+
+    async def accept_merge_request(self, project: str, iid: int, sha: str, squash: bool) -> MergeRequest:
+        """Merge it if its head is still `sha` (GitLab's 405/406/409/422 otherwise)."""
+        path = f"projects/{_project_ref(project)}/merge_requests/{int(iid)}/merge"
+        return merge_request_of(project, (await self._call("PUT", path, json={"sha": sha, "squash": squash})).json())
+
+    async def pipeline_jobs(self, project: str, pipeline_id: int) -> list[Job]:
+        path = f"projects/{_project_ref(project)}/pipelines/{int(pipeline_id)}/jobs"
+        found = (await self._call("GET", path, params={"per_page": str(PER_PAGE)})).json()
+        return [
+            Job(
+                int(item["id"]),
+                str(item.get("name") or ""),
+                str(item.get("status") or ""),
+                str(item.get("web_url") or ""),
+            )
+            for item in (found if isinstance(found, list) else ())
+            if isinstance(item, dict) and int_or_none(item.get("id")) is not None
+        ]
+
+    async def job_trace(self, project: str, job_id: int, limit: int) -> tuple[str, bool]:
+        """The last `limit` bytes of a job's log, and whether it was cut."""
+        data = (await self._call("GET", f"projects/{_project_ref(project)}/jobs/{int(job_id)}/trace")).content
+        return data[-limit:].decode("utf-8", "replace"), len(data) > limit
+
+    async def diff_notes(self, project: str, iid: int) -> list[DiffNote]:
+        """People's comments on the merge request (system notes left out), oldest first."""
+        path = f"projects/{_project_ref(project)}/merge_requests/{int(iid)}/discussions"
+        found = (await self._call("GET", path, params={"per_page": str(PER_PAGE)})).json()
+        notes = []
+        for discussion in found if isinstance(found, list) else ():
+            for note in (discussion.get("notes") or ()) if isinstance(discussion, dict) else ():
+                if not isinstance(note, dict) or note.get("system") or int_or_none(note.get("id")) is None:
+                    continue
+                position = note["position"] if isinstance(note.get("position"), dict) else {}
+                new_line, old_line = int_or_none(position.get("new_line")), int_or_none(position.get("old_line"))
+                notes.append(
+                    DiffNote(
+                        id=int(note["id"]),
+                        author=str((note.get("author") or {}).get("username") or ""),
+                        body=str(note.get("body") or ""),
+                        path=(position.get("new_path") or position.get("old_path") or None) if position else None,
+                        line=new_line if new_line is not None else old_line,
+                        old_side=new_line is None and old_line is not None,
+                        created_at=api_time(note.get("created_at")),
+                    )
+                )
+        return notes
+
+    async def branch_protected(self, project: str, branch: str) -> bool:
+        try:
+            await self._call("GET", f"projects/{_project_ref(project)}/protected_branches/{quote(branch, safe='')}")
+        except GitLabNotFoundError:
+            return False
+        return True
+
     async def _call(
         self,
         method: str,
@@ -186,4 +266,4 @@ class GitLabClient:
             raise GitLabNotFoundError("not found on GitLab (or not visible to this token)", status)
         if status < 400 or status >= 500:
             raise GitLabUnreachableError(f"GitLab answered {status}", status)
-        raise GitLabError(f"GitLab answered {status}", status)
+        raise GitLabRefusedError(f"GitLab answered {status}", status, _detail(response))

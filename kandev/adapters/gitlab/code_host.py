@@ -12,6 +12,9 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.gitlab.requests import GitLabRequests
+from kandev.domain.code_requests import HostedRepository
+from kandev.domain.errors import ProviderNotConnectedError
 from kandev.domain.gitlab.api import (
     DEVELOPER,
     GitLabAuthError,
@@ -150,3 +153,27 @@ class GitLabCodeHost:
         if found is None or found.host.lower() != host.lower():
             return None
         return GitCredential(host=host.lower(), username=GITLAB_GIT_USERNAME, token=found.token)
+
+    async def hosted(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, remote_url: str | None
+    ) -> HostedRepository | None:
+        found = await workspace_gitlab_credentials(db, settings, workspace_id)
+        if found is None:
+            return None
+        base_path = urlsplit(found.base_url).path.rstrip("/")
+        parsed = parse_gitlab_remote(remote_url, base_path)
+        if parsed is None or parsed[0] != found.host.lower():
+            return None
+        return HostedRepository("gitlab", parsed[0], parsed[1], base_path)
+
+    async def requests(
+        self, db: AsyncSession, settings: Settings, workspace_id: str, repository: HostedRepository
+    ) -> GitLabRequests:
+        found = await workspace_gitlab_credentials(db, settings, workspace_id)
+        if found is None or found.host.lower() != repository.host:
+            raise ProviderNotConnectedError(
+                "this workspace has no GitLab connection for the repository's host: connect GitLab in the "
+                "workspace settings",
+                provider="gitlab",
+            )
+        return GitLabRequests(gitlab_api(found.base_url, found.token), repository.target)

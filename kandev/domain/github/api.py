@@ -43,6 +43,19 @@ class GitHubUnreachableError(GitHubError):
     """No usable answer: connection refused, timeout, TLS failure, or a 5xx."""
 
 
+class GitHubTimeoutError(GitHubUnreachableError):
+    """No answer in time: the call may or may not have taken effect on GitHub."""
+
+
+class GitHubRefusedError(GitHubError):
+    """GitHub understood the call and refused it (405, 409, 422): `detail` is GitHub's own short reason (its
+    `message` and error codes, bounded), never a token."""
+
+    def __init__(self, message: str, status: int | None, detail: str = "") -> None:
+        super().__init__(message, status)
+        self.detail = detail
+
+
 @dataclass(frozen=True)
 class GitHubUser:
     login: str
@@ -74,6 +87,11 @@ class PullRequest:
     base_clone_url: str = ""
     maintainer_can_modify: bool = False
     can_push: bool = False
+    # True, False, or None while GitHub computes it; `mergeable_state` is GitHub's word (clean, dirty, blocked,
+    # behind, unstable, draft, unknown).
+    mergeable: bool | None = None
+    mergeable_state: str = ""
+    review_comments: int = 0
 
     @property
     def status(self) -> str:
@@ -88,6 +106,24 @@ class CheckRun:
     status: str
     conclusion: str | None
     head_sha: str
+    url: str = ""
+    # The app that ran it (github-actions: its log is the Actions job's), and its own text output.
+    app: str = ""
+    output: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    """A review comment on a line of a pull request's diff."""
+
+    id: int
+    author: str
+    body: str
+    path: str
+    line: int | None
+    side: str  # LEFT (the base) or RIGHT
+    url: str
+    created_at: datetime | None
 
 
 def check_repository(full_name: str) -> str:
@@ -131,6 +167,18 @@ class GitHubApi(Protocol):
     async def review_decision(self, repository: str, number: int, requested: list[str] | None = None) -> str: ...
 
     async def set_draft(self, repository: str, number: int, draft: bool) -> None: ...
+
+    async def create_pull_request(
+        self, repository: str, head: str, base: str, title: str, body: str, draft: bool
+    ) -> PullRequest: ...
+
+    async def merge_pull_request(self, repository: str, number: int, method: str, sha: str) -> None: ...
+
+    async def review_comments(self, repository: str, number: int) -> list[ReviewComment]: ...
+
+    async def branch_protected(self, repository: str, branch: str) -> bool: ...
+
+    async def job_log(self, repository: str, job_id: int, limit: int) -> tuple[str, bool]: ...
 
 
 _connect: list[Callable[[str, str], GitHubApi]] = []

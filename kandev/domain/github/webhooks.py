@@ -39,6 +39,7 @@ from kandev.domain.automations.webhook_auth import count_wrong_secret
 from kandev.domain.automations.webhooks import Refusal, WebhookRefused
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ValidationError
+from kandev.domain.events import CheckRunCompleted
 from kandev.domain.github.connections import app_webhook_secret
 from kandev.domain.github.firings import deliver_pending, record_firing
 from kandev.domain.github.remotes import parse_remote
@@ -268,6 +269,8 @@ async def handle_delivery(
                 outcome.duplicate = True
                 return outcome
             uow.db.add(GithubWebhookDelivery(delivery_id=delivery, event=event, body_digest=body_digest))
+            if decided.trigger_type == TriggerType.GITHUB_CI and isinstance(decided.data.get("sha"), str):
+                await ctx.publish(uow, CheckRunCompleted("github", repository, decided.data["sha"]))
             workspace_ids = list(
                 await uow.db.scalars(
                     select(GithubInstallation.workspace_id)

@@ -40,6 +40,15 @@ class GitLabUnreachableError(GitLabError):
     """No usable answer: connection refused, timeout, TLS failure, a redirect, or a 5xx."""
 
 
+class GitLabRefusedError(GitLabError):
+    """GitLab understood the call and refused it (400, 405, 406, 409, 422): `detail` is GitLab's own short reason
+    (its `message`, bounded), never a token."""
+
+    def __init__(self, message: str, status: int | None, detail: str = "") -> None:
+        super().__init__(message, status)
+        self.detail = detail
+
+
 @dataclass(frozen=True)
 class GitLabUser:
     username: str
@@ -73,6 +82,35 @@ class MergeRequest:
     merged_at: datetime | None
     # The source project's HTTPS clone URL (the fork's, for a fork's MR); "" when not asked for.
     source_clone_url: str = ""
+    # GitLab's word on merging it now (mergeable, conflict, ci_must_pass, not_approved, draft_status, checking,
+    # need_rebase, ...), whether it conflicts, its head pipeline and how many comments it has.
+    merge_status: str = ""
+    has_conflicts: bool = False
+    pipeline_id: int | None = None
+    notes: int = 0
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job of a pipeline (what a merge request's checks are on GitLab)."""
+
+    id: int
+    name: str
+    status: str  # created, pending, running, success, failed, canceled, skipped, manual
+    url: str
+
+
+@dataclass(frozen=True)
+class DiffNote:
+    """A comment on a merge request: on a line of its diff (`path`, `line`) or on the whole request."""
+
+    id: int
+    author: str
+    body: str
+    path: str | None
+    line: int | None
+    old_side: bool
+    created_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -156,6 +194,10 @@ def merge_request_of(project: str, item: Mapping[str, Any], source_clone_url: st
         updated_at=api_time(item.get("updated_at")),
         merged_at=api_time(item.get("merged_at")),
         source_clone_url=source_clone_url,
+        merge_status=str(item.get("detailed_merge_status") or item.get("merge_status") or ""),
+        has_conflicts=item.get("has_conflicts") is True,
+        pipeline_id=int_or_none(pipeline.get("id")) if isinstance(pipeline, dict) else None,
+        notes=int_or_none(item.get("user_notes_count")) or 0,
     )
 
 
@@ -195,6 +237,20 @@ class GitLabApi(Protocol):
     async def approvals(self, project: str, iid: int) -> Approvals: ...
 
     async def pipelines(self, project: str, iid: int) -> list[Pipeline]: ...
+
+    async def create_merge_request(
+        self, project: str, source: str, target: str, title: str, description: str
+    ) -> MergeRequest: ...
+
+    async def accept_merge_request(self, project: str, iid: int, sha: str, squash: bool) -> MergeRequest: ...
+
+    async def pipeline_jobs(self, project: str, pipeline_id: int) -> list[Job]: ...
+
+    async def job_trace(self, project: str, job_id: int, limit: int) -> tuple[str, bool]: ...
+
+    async def diff_notes(self, project: str, iid: int) -> list[DiffNote]: ...
+
+    async def branch_protected(self, project: str, branch: str) -> bool: ...
 
 
 _connect: list[Callable[[str, str], GitLabApi]] = []

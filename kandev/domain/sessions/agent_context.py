@@ -14,7 +14,8 @@ from kandev.models.enums import MessageKind, TaskOrigin
 OPEN, CLOSE = "<kandev-context>", "</kandev-context>"
 HISTORY_LIMIT = 50
 HISTORY_MESSAGE_CHARS = 2000
-HISTORY_KINDS = (MessageKind.USER, MessageKind.AGENT)
+# A sent review is the person's words to the agent, as a message is.
+HISTORY_KINDS = (MessageKind.USER, MessageKind.REVIEW, MessageKind.AGENT)
 RICH_OUTPUT_TOOL = "show_rich_output_kandev"
 AUTOPILOT_CONTRACT = [
     "This task is in autopilot mode: you work on your own.",
@@ -164,7 +165,7 @@ def resume_history(messages: Sequence[Message]) -> str:
         return ""
     lines = ["The conversation so far (you are resuming it):"]
     for message in kept:
-        who = "User" if message.kind == MessageKind.USER else "You"
+        who = "You" if message.kind == MessageKind.AGENT else "User"
         text = message.text.strip()
         if len(text) > HISTORY_MESSAGE_CHARS:
             text = text[:HISTORY_MESSAGE_CHARS] + " …"

@@ -15,6 +15,7 @@ from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from kandev.domain.events import TaskNeedsPerson
 from kandev.domain.sessions.ends import cancel_running_turn
 from kandev.domain.sessions.person_waits import deliver_or_continue
 from kandev.domain.sessions.prompts import PromptSpec, enqueue_prompt, lock_session
@@ -113,6 +114,8 @@ class ClarificationService:
             assert task is not None
             emit_task_event(uow, "UPDATED", task)  # pendingAction is now CLARIFICATION
             pending_changed(uow, task.id)
+            asked = "; ".join(str(q["prompt"]) for q in normalized)
+            await self.ctx.publish(uow, TaskNeedsPerson(task.id, f"question:{row.id}", "question", asked))
             # The turn's job in the worker ends; the agent stays alive with this MCP call open.
             uow.emit(control_channel(session_id), ControlMessage(action=WAITING))
             return row

@@ -12,6 +12,7 @@ from kandev.domain.access.scope import load_task, load_workspace
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext
 from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.events import TaskNeedsPerson
 from kandev.domain.sessions.person_waits import deliver_or_continue
 from kandev.domain.sessions.prompts import PromptSpec
 from kandev.domain.workflow.transitions import emit_task_event
@@ -55,6 +56,7 @@ async def record_request(
         task.updated_at = utcnow()
         emit_task_event(uow, "UPDATED", task)  # pendingAction is now PERMISSION
         pending_changed(uow, task.id)
+        await ctx.publish(uow, TaskNeedsPerson(task.id, f"permission:{request.id}", "permission", title))
         return request.id
 
 
@@ -152,9 +154,10 @@ class PermissionService:
             uow.emit(permission_channel(request.id), StateChange(state=RESOLVED))
             emit_task_event(uow, "UPDATED", task)
             pending_changed(uow, task.id)
-            await deliver_or_continue(
-                self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
-            )
+            if not (request.tool_call or {}).get("waits_in_call"):  # a Kandev tool call waits for it itself
+                await deliver_or_continue(
+                    self.ctx, uow, request.session_id, request.turn_id, continuation_prompt(request, option_id)
+                )
             return request
 
 

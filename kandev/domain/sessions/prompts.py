@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.domain.attachments.service import link_to_prompt
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.sessions.job_labels import describe_turn
 from kandev.models import QueuedPrompt, Session, Task
@@ -18,6 +19,8 @@ from kandev.models.enums import TERMINAL_SESSION_STATES, PromptState, SessionSta
 PARENT_STALE = "parent_stale"
 # Prompts the system sends: shown as SYSTEM messages in the transcript.
 SYSTEM_SOURCES = (PARENT_STALE,)
+# Review comments sent to the agent (kandev.domain.reviews.sending): one REVIEW message in the transcript.
+REVIEW_SOURCE = "review"
 
 
 def is_terminal(session: Session) -> bool:
@@ -89,6 +92,8 @@ class PromptSpec:
     idempotency_key: str | None = None
     reply_to_question_id: str | None = None
     sender: dict[str, Any] | None = None
+    # Attachments of the task the prompt carries to the agent (already bound to it).
+    attachment_ids: tuple[str, ...] = ()
 
 
 async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session, spec: PromptSpec) -> QueuedPrompt:
@@ -119,6 +124,7 @@ async def enqueue_prompt(ctx: ServiceContext, uow: UnitOfWork, session: Session,
     )
     uow.db.add(prompt)
     await uow.db.flush()
+    await link_to_prompt(uow.db, session.task_id, prompt.id, list(spec.attachment_ids))
     session_id = session.id
     # Usually already loaded by the caller: the job's label costs no read of its own.
     task = await uow.db.get(Task, session.task_id)

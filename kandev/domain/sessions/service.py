@@ -10,6 +10,8 @@ from enum import StrEnum
 from sqlalchemy import func, select
 
 from kandev.domain.access.scope import load_session, load_task, owner_wide
+from kandev.domain.attachments.content import AttachmentRefused
+from kandev.domain.attachments.service import bind
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
@@ -109,9 +111,12 @@ class SessionService:
         session_id: str | None = None,
         delivery_mode: DeliveryMode = DeliveryMode.QUEUED,
         reply_to_question_id: str | None = None,
+        attachment_ids: Sequence[str] = (),
     ) -> Delivery:
         text = _clean_prompt(prompt)
         if reply_to_question_id is not None:
+            if attachment_ids:
+                raise AttachmentRefused("an answer to a question carries no attachments", "answer", "attachmentIds")
             return await self._answer_parent_question(task_id, reply_to_question_id, text, session_id)
         async with self.ctx.unit_of_work() as uow:
             # The spec's one way out of an agent's workspace: a message naming a task by its full id may
@@ -120,6 +125,7 @@ class SessionService:
             self.ctx.principal.refuse_own_run_task(task.id, "message")
             self._check_agent_message(task, session_id, delivery_mode)
             session = await self._target_session(uow, task, session_id)
+            attached = await bind(uow.db, self.ctx.principal, task, list(attachment_ids))
             await reopen_step(uow, session)
             # Operator input and the parent's messages supersede a pending parent question; a peer's
             # message queues behind the question's gate.
@@ -130,7 +136,12 @@ class SessionService:
                 self.ctx,
                 uow,
                 session,
-                PromptSpec(text=text, source=self._source(), sender={"actor": self.ctx.principal.actor}),
+                PromptSpec(
+                    text=text,
+                    source=self._source(),
+                    sender={"actor": self.ctx.principal.actor},
+                    attachment_ids=tuple(attached),
+                ),
             )
             if delivery_mode == DeliveryMode.INTERRUPT:
                 interrupted = (

@@ -83,6 +83,12 @@ SURFACE_TOOLS: dict[Surface, tuple[str, ...]] = {
         "add_workspace_sources_kandev",
         "add_branch_to_task_kandev",
         "update_repository_base_branch_kandev",
+        "list_review_comments_kandev",
+        "reply_review_comment_kandev",
+        "resolve_review_comment_kandev",
+        "commit_changes_kandev",
+        "push_branch_kandev",
+        "open_pull_request_kandev",
     ),
     Surface.CONFIGURATION: _CONFIGURATION,
     Surface.EXTERNAL: (

@@ -9,12 +9,20 @@ from functools import partial
 from sqlalchemy import func, select
 
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.attachments.service import prompt_attachments
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.automations.settle import bind_run_turn, settle_run
 from kandev.domain.context import ServiceContext, UnitOfWork
+from kandev.domain.events import TurnFailed
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.placement import clear_waiting
-from kandev.domain.sessions.prompts import SYSTEM_SOURCES, claim_next_prompt, is_terminal, lock_session
+from kandev.domain.sessions.prompts import (
+    REVIEW_SOURCE,
+    SYSTEM_SOURCES,
+    claim_next_prompt,
+    is_terminal,
+    lock_session,
+)
 from kandev.domain.sessions.transcript import append_message, emit_session_event
 from kandev.domain.usage.recording import mark_if_spent
 from kandev.domain.workflow.engine import change_task_state, on_turn_completed, on_turn_started
@@ -42,6 +50,8 @@ class ClaimedTurn:
     prompt_text: str
     prompt_source: str
     agent_profile_id: str | None
+    # The attachments the prompt carries, in order.
+    attachment_ids: tuple[str, ...] = ()
 
 
 async def _emit_task(ctx: ServiceContext, uow: UnitOfWork, task: Task, state: TaskState) -> None:
@@ -96,8 +106,11 @@ async def claim_turn(
         session.updated_at = now
         await clear_waiting(uow, session)
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
-        kind = MessageKind.SYSTEM if prompt.source in SYSTEM_SOURCES else MessageKind.USER
-        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data={"source": prompt.source})
+        kind, data = _prompt_message(prompt)
+        carried = await prompt_attachments(uow.db, prompt.id)
+        if carried:
+            data["attachments"] = [a.summary() for a in carried]
+        await append_message(uow, session, kind, prompt.text, turn_id=turn.id, data=data)
         task = await uow.db.get(Task, session.task_id)
         assert task is not None
         await _supersede_questions(uow, session, turn, prompt)
@@ -118,7 +131,19 @@ async def claim_turn(
             prompt_text=prompt.text,
             prompt_source=prompt.source,
             agent_profile_id=session.agent_profile_id,
+            attachment_ids=tuple(a.id for a in carried),
         )
+
+
+def _prompt_message(prompt: QueuedPrompt) -> tuple[MessageKind, dict[str, object]]:
+    """How a claimed prompt shows in the transcript: the system's as SYSTEM, a sent review as one REVIEW message
+    listing its threads (the prompt's sender carries them), anything else as USER."""
+    data: dict[str, object] = {"source": prompt.source}
+    if prompt.source in SYSTEM_SOURCES:
+        return MessageKind.SYSTEM, data
+    if prompt.source == REVIEW_SOURCE:
+        return MessageKind.REVIEW, {**data, "review": (prompt.sender or {}).get("review")}
+    return MessageKind.USER, data
 
 
 async def renew_lease(ctx: ServiceContext, turn_id: str, lease_seconds: float) -> bool:
@@ -192,6 +217,8 @@ async def _end_turn(
     turn.lease_expires_at = None
     if error:
         await append_message(uow, session, MessageKind.ERROR, error, turn_id=turn.id)
+    if turn.state == TurnState.FAILED:
+        await ctx.publish(uow, TurnFailed(session.task_id, turn.id, error or "the turn failed"))
     await _cancel_open_permissions(uow, turn.id)
     if not is_terminal(session):
         session.state = SessionState.WAITING_FOR_INPUT

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_step, load_task, load_workflow, load_workspace
 from kandev.domain.access.session_tokens import revoke_session_tokens
+from kandev.domain.attachments.service import bind, delete_task_attachments
 from kandev.domain.context import Principal, ServiceContext, UnitOfWork
 from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from kandev.domain.mcp.selections import forget_task_selections
@@ -35,6 +36,7 @@ from kandev.domain.workspace.contributions import (
     resolve_contribution,
 )
 from kandev.domain.workspace.repositories import RepositoryChoice, TaskCheckout, attach_repositories, task_checkouts
+from kandev.domain.workspace.task_choices import ChosenRepository, LastChoice, remember_choice
 from kandev.models import AgentProfile, AutomationRun, ExecutorProfile, Task, Workflow, WorkflowStep
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import HIDDEN_ORIGINS, RunTriggerType, TaskOrigin, TaskState, TransitionTrigger
@@ -63,6 +65,8 @@ class CreateTask:
     blocked_by: list[str] = field(default_factory=list)
     # False: link to blocked_by without recording a start at all.
     start_when_unblocked: bool | None = None
+    # Uploads of the caller's that go with the task's first prompt.
+    attachment_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,7 @@ class TaskService:
                         if existing is not None:
                             return _deduplicated(existing)
                     task = await self._new_task(uow, command, workspace_id, title, external_id)
+                    await bind(uow.db, self.ctx.principal, task, command.attachment_ids, waiting=True)
                     for position, contribution in contributions.items():
                         await attach_contribution(self.ctx.settings, uow, task, contribution, position, undo)
                     start = command.start_agent
@@ -230,6 +235,7 @@ class TaskService:
                         agent_profile_id=command.agent_profile_id,
                     )
                     emit_task_event(uow, "CREATED", task)
+                    self._remember_choice(uow, command, workspace_id)
                     if start and not gated:
                         await begin_task(self.ctx, uow, task, task.prompt or None, command.agent_profile_id)
                     return CreatedTask(
@@ -251,6 +257,16 @@ class TaskService:
                     return _deduplicated(existing)
                 # The holder was deleted or released in between: the identity is free again, try anew.
         raise ConflictError("the external_id is being created and released concurrently; retry")
+
+    def _remember_choice(self, uow: UnitOfWork, command: CreateTask, workspace_id: str) -> None:
+        """A person's create is their new-task form's next default (kandev.domain.workspace.task_choices)."""
+        if self.ctx.principal.session_id is not None or command.origin != TaskOrigin.USER:
+            return
+        repositories = [
+            ChosenRepository(c.repository_id, c.base_branch) for c in command.repositories if c.repository_id
+        ]
+        choice = LastChoice(repositories, command.executor_profile_id, command.agent_profile_id)
+        uow.then(lambda: remember_choice(self.ctx, workspace_id, choice))
 
     async def _contributions(
         self, command: CreateTask, workspace_id: str, external_id: str | None
@@ -495,6 +511,7 @@ async def delete_task(ctx: ServiceContext, uow: UnitOfWork, task: Task) -> None:
     waits made stale, the DELETED event."""
     task.deleted_at = task.updated_at = utcnow()
     await forget_task_selections(uow.db, Task.id == task.id)
+    await delete_task_attachments(uow.db, task.id)
     for session in await task_sessions(uow.db, task.id):
         await revoke_session_tokens(uow, session.id)
     await make_stale(uow, task_id=task.id, reason="the task was deleted")

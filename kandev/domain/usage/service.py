@@ -53,6 +53,11 @@ class UsageTotals:
     cache_write_tokens: int
     cost_usd: float
 
+    @classmethod
+    def none(cls, key: str | None) -> UsageTotals:
+        """The totals of a group with no turns (a task just created, for one)."""
+        return cls(key, 0, 0, 0, 0, 0, 0, 0, 0.0)
+
 
 def _day(sqlite: bool) -> Any:
     """The UTC calendar day of a turn's usage, as text, on either database."""
@@ -91,7 +96,7 @@ class UsageService:
         """Each task's totals over all its sessions and turns; for tasks the caller already holds."""
         async with self.ctx.read() as db:
             found = {t.key: t for t in await _totals(db, TurnUsage.task_id, TurnUsage.task_id.in_(task_ids))}
-        return [found.get(i) or UsageTotals(i, 0, 0, 0, 0, 0, 0, 0, 0.0) for i in task_ids]
+        return [found.get(i) or UsageTotals.none(i) for i in task_ids]
 
     async def totals(
         self, workspace_id: str, start: datetime, end: datetime, group_by: UsageGroup

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from kandev.domain.automations.pending import pending_changed
 from kandev.domain.context import ServiceContext, UnitOfWork
 from kandev.domain.errors import AutopilotNeedsMcpError
+from kandev.domain.events import TaskReachedReview
 from kandev.domain.sessions.parent_questions import parent_gone
 from kandev.domain.sessions.prompts import task_sessions
 from kandev.domain.sessions.transcript import append_message, emit_session_event
@@ -17,7 +18,7 @@ from kandev.domain.tasks.dependencies import after_predecessor_changed
 from kandev.domain.workflow.service import ordered_steps
 from kandev.domain.workflow.transitions import emit_task_event, move_task
 from kandev.models import Clarification, ParentQuestion, Session, Task, Turn, WorkflowStep
-from kandev.models.base import utcnow
+from kandev.models.base import new_id, utcnow
 from kandev.models.enums import MessageKind, TaskState, TransitionTrigger
 
 MOVES = ("move_to_next", "move_to_previous", "move_to_step")
@@ -223,6 +224,8 @@ async def change_task_state(ctx: ServiceContext, uow: UnitOfWork, task: Task, st
     task.state = state
     task.updated_at = utcnow()
     emit_task_event(uow, "UPDATED", task)
+    if state == TaskState.REVIEW:
+        await ctx.publish(uow, TaskReachedReview(task.id, f"review:{task.id}:{new_id()}"))
     await after_task_state_change(ctx, uow, task)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 
 from kandev.domain.context import ServiceContext, UnitOfWork
@@ -39,14 +41,15 @@ async def start_agent(
     *,
     source: str,
     agent_profile_id: str | None = None,
+    sender: dict[str, Any] | None = None,
 ) -> tuple[Session, QueuedPrompt]:
     """Queue `prompt` on the task's live session (opening one if needed); fails before any row if the
-    profile can't run here."""
+    profile can't run here. `sender` is stored with the prompt (what its transcript message shows)."""
     profile = await check_start(uow, task, agent_profile_id)
     session = await open_session(uow, task, profile.id)
     if agent_profile_id is not None and session.agent_profile_id != profile.id and session.state == "CREATED":
         session.agent_profile_id = profile.id
-    queued = await enqueue_prompt(ctx, uow, session, PromptSpec(text=prompt, source=source))
+    queued = await enqueue_prompt(ctx, uow, session, PromptSpec(text=prompt, source=source, sender=sender))
     # Any start consumes a start recorded behind dependencies, so the gate can't fire a second one.
     task.deferred_launch = None
     if task.state not in (TaskState.IN_PROGRESS, TaskState.COMPLETED):

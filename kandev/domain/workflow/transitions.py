@@ -17,12 +17,25 @@ from kandev.platform.event_bus import TaskEventPayload, task_channel
 AUTO_START_AGENT = "auto_start_agent"
 
 
-def emit_task_event(uow: UnitOfWork, kind: str, task: Task) -> None:
-    """Queue a taskEvents payload (published after commit) carrying the task's sidebar row; a hidden
-    task (an automation run's, told by automationEvents; an authoring chat's) has none."""
+def emit_task_event(
+    uow: UnitOfWork,
+    kind: str,
+    task: Task,
+    *,
+    changed_files: list[dict[str, str]] | None = None,
+    review_thread: dict[str, Any] | None = None,
+) -> None:
+    """Queue a taskEvents payload (published after commit) carrying the task's sidebar row (and what a CHANGES or
+    REVIEW_THREAD event is about); a hidden task (an automation run's, told by automationEvents; an authoring
+    chat's) has none."""
     if task.origin in HIDDEN_ORIGINS:
         return
-    uow.emit(task_channel(task.workspace_id), TaskEventPayload(kind=kind, task=TaskRecord.of(task).to_json()))
+    payload = TaskEventPayload(kind=kind, task=TaskRecord.of(task).to_json())
+    if changed_files is not None:
+        payload["changed_files"] = changed_files
+    if review_thread is not None:
+        payload["review_thread"] = review_thread
+    uow.emit(task_channel(task.workspace_id), payload)
 
 
 def auto_start_action(step: WorkflowStep) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kandev.domain.access.scope import load_workspace
 from kandev.domain.context import ServiceContext
-from kandev.domain.errors import ConflictError, NotFoundError, ValidationError
+from kandev.domain.errors import ConflictError, NotFoundError, UnprocessableError, ValidationError
 from kandev.domain.validation import clean_name
 from kandev.domain.workspace.git import git
 from kandev.domain.workspace.source_roots import confine_repository, refuse_foreign
@@ -121,9 +121,41 @@ async def free_repository_name(db: AsyncSession, workspace_id: str, name: str) -
     return candidate
 
 
+MAX_BRANCHES = 500
+
+
+def list_branches(path: str, default_branch: str) -> list[str]:
+    """The repository's branches, its default first, then the most recently committed to: local branches and
+    the `origin` remote's (by their own name; a task based on one starts from it). Reading refs runs nothing."""
+    try:
+        listed = git(
+            "for-each-ref",
+            "--sort=-committerdate",
+            "--format=%(refname)",
+            "refs/heads/",
+            "refs/remotes/origin/",
+            cwd=path,
+        )
+    except (subprocess.CalledProcessError, OSError):
+        raise UnprocessableError("the repository's branches could not be read on this machine") from None
+    names = [
+        ref.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")
+        for ref in listed.splitlines()
+        if ref and ref != "refs/remotes/origin/HEAD"
+    ]
+    return list(dict.fromkeys([default_branch, *names] if default_branch in names else names))
+
+
 class RepositoryService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+
+    async def branches(self, repository: Repository, prefix: str | None, first: int) -> list[str]:
+        """Branches of a repository the caller already read (its default first), those starting with `prefix`."""
+        if not 1 <= first <= MAX_BRANCHES:
+            raise ValidationError(f"first must be between 1 and {MAX_BRANCHES}", field="first")
+        names = await asyncio.to_thread(list_branches, repository.path, repository.default_branch)
+        return [name for name in names if prefix is None or name.startswith(prefix)][:first]
 
     async def list(self, workspace_id: str) -> list[Repository]:
         async with self.ctx.read() as db:

@@ -21,6 +21,8 @@ from kandev.models import AgentProfile, Workspace
 from kandev.models.base import new_id, utcnow
 
 DEFAULT_SETTINGS = {"agent_generated_titles": True}
+# A task whose pull requests are all merged moves to its workflow's final step (kandev.domain.shipping.requests).
+MERGED_TO_FINAL_STEP = "move_merged_to_final_step"
 
 
 async def add_workspace(db: AsyncSession, owner_id: str, name: str) -> Workspace:
@@ -84,7 +86,12 @@ class WorkspaceService:
             return await add_workspace(uow.db, self.ctx.principal.user_id, name)
 
     async def update(
-        self, workspace_id: str, *, name: str | None = None, default_agent_profile_id: str | None = None
+        self,
+        workspace_id: str,
+        *,
+        name: str | None = None,
+        default_agent_profile_id: str | None = None,
+        move_merged_to_final_step: bool | None = None,
     ) -> Workspace:
         """Change the given fields of a workspace the caller may see (another user's is not found). A new default
         agent profile re-acks the automations that follow it (those naming no profile)."""
@@ -105,5 +112,8 @@ class WorkspaceService:
                 await default_changed(
                     uow, self.ctx, workspace.id, default_text(before.name if before else None, profile.name)
                 )
+            if move_merged_to_final_step is not None:
+                workspace.settings = {**(workspace.settings or {}), MERGED_TO_FINAL_STEP: move_merged_to_final_step}
+                workspace.updated_at = utcnow()
             await uow.db.flush()
             return workspace

@@ -5,12 +5,14 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from kandev.domain.automations.records import WEBHOOK_ROUTE
-from kandev.edge.rest import exports, github_webhook, tasks, webhooks, workspace_sources
+from kandev.edge.rest import attachments, exports, github_webhook, tasks, webhooks, workspace_sources
 
 
 def routes() -> list[Route]:
     return [
         Route("/api/v1/tasks", tasks.create_task, methods=["POST"]),
+        Route("/api/v1/attachments", attachments.upload_attachment, methods=["POST"]),
+        Route("/api/v1/attachments/{attachment_id}", attachments.download_attachment, methods=["GET"]),
         # No personal access token: the App's HMAC signature is the credential.
         Route("/api/v1/github/webhook", github_webhook.github_webhook, methods=["POST"]),
         Route(

@@ -17,6 +17,7 @@ from kandev.domain.errors import (
     NotFoundError,
     PermissionDeniedError,
     QuotaExceededError,
+    UnavailableError,
     UnprocessableError,
     ValidationError,
 )
@@ -35,6 +36,7 @@ STATUS: dict[type[DomainError], int] = {
     PermissionDeniedError: 403,
     NotFoundError: 404,
     UnprocessableError: 422,
+    UnavailableError: 503,
     ConflictError: 409,
 }
 # A mutation's error member carries its domain error's code and type name (the schema names its error types

@@ -52,6 +52,7 @@ async def update_workspace(info: Info, input: UpdateWorkspaceInput) -> UpdateWor
             str(input.workspace_id),
             name=input.name,
             default_agent_profile_id=str(input.default_agent_profile_id) if input.default_agent_profile_id else None,
+            move_merged_to_final_step=input.move_merged_tasks_to_final_step,
         ),
         lambda w: WorkspacePayload(workspace=Workspace.of(w)),
     )

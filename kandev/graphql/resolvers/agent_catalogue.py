@@ -1,8 +1,7 @@
-"""The agent catalogue and npm installs of its agents (admins only: the server installs what agents run)."""
+"""The agent catalogue and npm installs of its agents (admins only: a worker installs what agents run, as a job whose
+progress the catalogue shows)."""
 
 from __future__ import annotations
-
-import asyncio
 
 from kandev.domain.access.users import ensure_admin
 from kandev.domain.errors import NotFoundError, ValidationError
@@ -10,15 +9,17 @@ from kandev.graphql.resolvers.common import attempt
 from kandev.graphql.schema.catalogue_types import (
     AgentCatalogueEntry,
     AgentInstall,
+    AgentInstallJob,
     AgentInstallPayload,
     AgentInstallResult,
 )
 from kandev.graphql.schema.context import Info
+from kandev.platform.job_queues import InstallProgress
 from kandev.runtime import agent_catalogue
 from kandev.runtime.agent_catalogue import AgentInstallError, CatalogueEntry
 
 
-def _view(item: CatalogueEntry, info: Info) -> AgentCatalogueEntry:
+def _view(item: CatalogueEntry, info: Info, progress: InstallProgress | None) -> AgentCatalogueEntry:
     command = agent_catalogue.installed_command(item, info.context.services.ctx.settings.work_path)
     return AgentCatalogueEntry(
         id=item.id,
@@ -30,11 +31,14 @@ def _view(item: CatalogueEntry, info: Info) -> AgentCatalogueEntry:
         verified=item.verified,
         installed=command is not None,
         installed_command=command,
+        install_job=AgentInstallJob.of(progress),
     )
 
 
 async def agent_catalogue_entries(info: Info) -> list[AgentCatalogueEntry]:
-    return [_view(item, info) for item in agent_catalogue.catalogue()]
+    items = agent_catalogue.catalogue()
+    installs = await info.context.services.ctx.jobs.agent_installs([item.id for item in items])
+    return [_view(item, info, installs.get(item.id)) for item in items]
 
 
 async def _install(info: Info, agent_id: str, update: bool) -> AgentCatalogueEntry:
@@ -42,14 +46,13 @@ async def _install(info: Info, agent_id: str, update: bool) -> AgentCatalogueEnt
     item = agent_catalogue.entry(agent_id)
     if item is None:
         raise NotFoundError("agent", agent_id)
-    settings = info.context.services.ctx.settings
     try:
-        await asyncio.to_thread(
-            agent_catalogue.install, item, settings.work_path, settings.mcp_npm_source, update=update
-        )
+        agent_catalogue.require_npm(item)
     except AgentInstallError as exc:
         raise ValidationError(str(exc), field="id") from None
-    return _view(item, info)
+    jobs = info.context.services.ctx.jobs
+    await jobs.enqueue_agent_install(item.id, update)
+    return _view(item, info, (await jobs.agent_installs([item.id])).get(item.id))
 
 
 async def install_agent(info: Info, id: str) -> AgentInstallResult:

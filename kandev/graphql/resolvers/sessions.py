@@ -63,6 +63,7 @@ async def send_message(info: Info, input: SendMessageInput) -> SendMessageResult
         session_id=optional_id(input.session_id),
         delivery_mode=DeliveryMode(input.delivery_mode.value),
         reply_to_question_id=optional_id(input.reply_to_question_id),
+        attachment_ids=[str(i) for i in input.attachment_ids or []],
     )
     return await attempt(call, _sent)
 

@@ -65,7 +65,9 @@ async def workspace_events(info: Info, workspace_id: strawberry.ID) -> AsyncGene
 
 def task_event(payload: TaskEventPayload, services: Services) -> TaskEvent:
     task = Task.of(TaskRecord.from_json(payload["task"]), loaders=Loaders(services))
-    return TaskEvent(kind=TaskEventKind(payload["kind"]), task=task)
+    return TaskEvent.of(
+        TaskEventKind(payload["kind"]), task, payload.get("changed_files"), payload.get("review_thread")
+    )
 
 
 def session_event(payload: SessionEventPayload, services: Services) -> SessionEvent:

@@ -10,6 +10,7 @@ from kandev.domain.records import TaskRecord
 from kandev.domain.tasks.activity import NO_ACTIVITY
 from kandev.domain.tasks.activity import TaskActivity as TaskActivityRecord
 from kandev.domain.tasks.service import CreatedTask, TaskFilter
+from kandev.domain.usage.service import UsageTotals
 from kandev.graphql.resolvers.common import attempt, optional_id
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.declare import argument
@@ -104,6 +105,7 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
         loaders.blockers_by_task.prime(value.task.id, value.blocked_by)
         loaders.pending_action.prime(value.task.id, PendingAction.NONE)
         loaders.task_activity.prime(value.task.id, NO_ACTIVITY)  # no session yet: nothing to read
+        loaders.task_usage.prime(value.task.id, UsageTotals.none(value.task.id))  # no turn yet: nothing spent
     return CreateTaskPayload(
         task=Task.of(value.task),
         deduplicated=value.deduplicated,
@@ -124,10 +126,18 @@ async def create_task(info: Info, input: CreateTaskInput) -> CreateTaskResult:
 async def update_task(info: Info, input: UpdateTaskInput) -> UpdateTaskResult:
     state = StoredTaskState(input.state.value) if input.state else None
     services = info.context.services
+    fix = input.fix_failing_checks
 
     async def update() -> Any:
         if input.budget is not None:
             await services.usage.set_task_budget(str(input.task_id), input.budget.limit_tokens, input.budget.limit_usd)
+        if fix is not None or input.auto_merge is not None:
+            await services.ship.configure(
+                str(input.task_id),
+                fix_enabled=fix.enabled if fix else None,
+                max_rounds=fix.max_rounds if fix else None,
+                auto_merge=input.auto_merge,
+            )
         return await services.tasks.update(
             str(input.task_id), title=input.title, state=state, deferred_launch_prompt=input.deferred_launch_prompt
         )

@@ -56,6 +56,10 @@ class UpdateWorkspaceInput:
         description="The agent profile tasks and automations naming none run on (the workspace's own or a "
         "server-wide one); omitted: unchanged. The automations that follow it are acknowledged again.",
     )
+    move_merged_tasks_to_final_step: bool | None = strawberry.field(
+        default=None,
+        description="Move a task to its workflow's final step once its pull requests are merged; omitted: unchanged.",
+    )
 
 
 @strawberry.type

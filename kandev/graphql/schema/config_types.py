@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
@@ -195,3 +196,16 @@ class Repository:
     name: str = column("name", str)
     path: str = column("path", str)
     default_branch: str = column("default_branch", str)
+
+    @described(
+        "The repository's branches (local and the origin remote's, by name), its default branch first, then the "
+        "most recently committed to; `startsWith` filters them (a picker's search). Reads git: select it for the "
+        "repository being picked, not for a whole list."
+    )
+    async def branches(
+        self,
+        info: Info,
+        first: Annotated[int, strawberry.argument(description="1 to 500.")] = 100,
+        starts_with: str | None = None,
+    ) -> list[str]:
+        return await info.context.services.repositories.branches(self.row, starts_with, first)

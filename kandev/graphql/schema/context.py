@@ -12,6 +12,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from kandev.domain.records import TaskRecord
 from kandev.domain.services import Services
+from kandev.domain.shipping.requests import RequestRecord
 from kandev.domain.tasks.activity import TaskActivity
 from kandev.domain.usage.service import UsageTotals
 from kandev.models import ParentQuestion, QueuedPrompt, Session, Turn, TurnUsage, WorkflowStep
@@ -53,6 +54,10 @@ class Loaders:
     @cached_property
     def task_activity(self) -> DataLoader[str, TaskActivity]:
         return DataLoader(self._lookups.task_activity)
+
+    @cached_property
+    def ship_requests(self) -> DataLoader[str, list[RequestRecord]]:
+        return DataLoader(self._lookups.ship_requests)
 
     @cached_property
     def pending_parent_question(self) -> DataLoader[str, ParentQuestion | None]:

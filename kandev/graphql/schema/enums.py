@@ -105,6 +105,21 @@ class TaskEventKind(Enum):
     MOVED = "MOVED"
     ARCHIVED = "ARCHIVED"
     DELETED = "DELETED"
+    CHANGES = strawberry.enum_value(
+        "CHANGES",
+        description="What the task changed (task.changeStats) is new; changedFiles names the files whose diff changed "
+        "(empty: too many to list, refetch all).",
+    )
+    REVIEW_THREAD = strawberry.enum_value(
+        "REVIEW_THREAD", description="A review thread was opened or changed; carries reviewThread as it is now."
+    )
+    REVIEW_THREAD_DELETED = strawberry.enum_value(
+        "REVIEW_THREAD_DELETED", description="A review thread went with its last comment; carries it as it was."
+    )
+    PULL_REQUEST = strawberry.enum_value(
+        "PULL_REQUEST",
+        description="A pull (merge) request of the task was opened or refreshed: read task.pullRequests again.",
+    )
 
 
 @strawberry.enum(description="What happened to a run in an automationEvents message.")

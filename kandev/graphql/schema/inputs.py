@@ -7,6 +7,9 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.attachments.content import MAX_PER_MESSAGE
+from kandev.domain.shipping.fix_rounds import DEFAULT_ROUNDS as DEFAULT_FIX_ROUNDS
+from kandev.domain.shipping.fix_rounds import MAX_ROUNDS as MAX_FIX_ROUNDS
 from kandev.domain.tasks.dependencies import MAX_BLOCKERS
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
@@ -22,6 +25,15 @@ def _optional(value: object) -> str | None:
 
 
 TASK_ID_FOR_AGENTS = "The task's id ('self' for the task this session works on)."
+
+
+ATTACHMENTS_FOR_PEOPLE = (
+    f"Files uploaded with POST /api/v1/attachments (at most {MAX_PER_MESSAGE}), or attachments the task already has."
+)
+ATTACHMENTS_FOR_AGENTS = (
+    "Ids of attachments the target task already has (listed on its conversation's messages), to hand its agent "
+    "again with this message."
+)
 
 
 TaskIdArgument = Annotated[strawberry.ID, argument("The task's id.", agent=TASK_ID_FOR_AGENTS, min_length=1)]
@@ -116,6 +128,12 @@ class CreateTaskInput:
         default=None,
         agent="With blocked_by: false links without recording any start. Default: true.",
     )
+    attachment_ids: list[strawberry.ID] | None = arg(
+        ATTACHMENTS_FOR_PEOPLE + " They go with the task's first prompt.",
+        default=None,
+        agent=ATTACHMENTS_FOR_AGENTS,
+        max_items=MAX_PER_MESSAGE,
+    )
 
     def to_command(self) -> CreateTask:
         return CreateTask(
@@ -133,7 +151,19 @@ class CreateTaskInput:
             blocked_by=[str(i) for i in self.blocked_by or []],
             start_when_unblocked=self.start_when_unblocked,
             repositories=[_repository_choice(r) for r in self.repositories or []],
+            attachment_ids=[str(i) for i in self.attachment_ids or []],
         )
+
+
+@strawberry.input(description="Fix failing checks of the task's pull requests (off by default).")
+class FixFailingChecksInput:
+    enabled: bool | None = arg("Turn it on (rounds are counted afresh) or off.", default=None)
+    max_rounds: int | None = arg(
+        f"At most this many rounds (1 to {MAX_FIX_ROUNDS}; default {DEFAULT_FIX_ROUNDS}).",
+        default=None,
+        minimum=1,
+        maximum=MAX_FIX_ROUNDS,
+    )
 
 
 @strawberry.input(description="Fields to change; state COMPLETED moves the task to its final step.")
@@ -147,6 +177,12 @@ class UpdateTaskInput:
         agent="New prompt for the start recorded behind blocked_by (agent and executor are kept). Refused once "
         "the task has started: send new context with message_task_kandev instead.",
         min_length=1,
+    )
+    fix_failing_checks: FixFailingChecksInput | None = arg(
+        "Fix failing checks of the task's pull requests (a person's setting; agents can not change it).", default=None
+    )
+    auto_merge: bool | None = arg(
+        "Merge the task's pull requests once green and approved (a person's setting).", default=None
     )
     budget: BudgetInput | None = arg(
         "Set, raise or remove (both limits null) the task's budget; once spent the task's agent gets nothing "
@@ -188,6 +224,9 @@ class SendMessageInput:
     )
     reply_to_question_id: strawberry.ID | None = arg(
         "When answering a question, its id.", default=None, agent="When answering a question, its question_id."
+    )
+    attachment_ids: list[strawberry.ID] | None = arg(
+        ATTACHMENTS_FOR_PEOPLE, default=None, agent=ATTACHMENTS_FOR_AGENTS, max_items=MAX_PER_MESSAGE
     )
 
 

@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 
 from kandev.domain.records import MessageRecord, SessionRecord, TurnRecord
 from kandev.domain.sessions.service import MessageOrder, encode_message_cursor
+from kandev.graphql.schema.attachment_types import Attachment, message_attachments
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import MessageKind, SessionEventKind, SessionState, SortOrder, TurnState
 from kandev.graphql.schema.fields import described
@@ -61,6 +62,10 @@ class Message:
     seq: int
     created_at: datetime
     updated_at: datetime
+
+    @described("Files the prompt carried to the agent (USER messages).")
+    def attachments(self) -> list[Attachment]:
+        return message_attachments(self.record.data)
 
     @classmethod
     def of(cls, record: MessageRecord) -> Message:

@@ -5,24 +5,33 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.changes.stats import change_stats_of
 from kandev.domain.records import SessionRecord, TaskRecord
+from kandev.domain.reviews.records import ThreadRecord
 from kandev.domain.sessions.service import only_session
+from kandev.domain.shipping.requests import MOVE_SETTING
 from kandev.domain.tasks.activity import TaskActivity as ActivityRecord
 from kandev.domain.tasks.service import TaskFilter
 from kandev.domain.workflow.rules import loop_warnings
 from kandev.domain.workflow.transitions import auto_start_action
 from kandev.domain.workspace.repositories import TaskCheckout as TaskCheckoutRecord
+from kandev.domain.workspace.task_choices import last_choice
+from kandev.graphql.schema.change_types import ChangeScope, ChangeStats, TaskChanges
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
 from kandev.graphql.schema.executor_types import Placement
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
+from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
+from kandev.graphql.schema.review_types import TaskPullRequestView
+from kandev.graphql.schema.selection import selects
 from kandev.graphql.schema.session_types import Session
+from kandev.graphql.schema.ship_types import CheckFixRound, FixFailingChecks
 from kandev.graphql.schema.usage_types import Budget, UsageTotals
 from kandev.graphql.schema.workflow_engine_types import ParentQuestion
 from kandev.models import Workflow as WorkflowRow
@@ -47,6 +56,11 @@ class Workspace:
     default_agent_profile_id: strawberry.ID | None = strawberry.field(
         description="What tasks and automations naming no agent profile run on."
     )
+    move_merged_tasks_to_final_step: bool = strawberry.field(
+        default=True,
+        description="Once every pull request of a task is merged, the task moves to its workflow's final step (and "
+        "its worktrees are removed, branches kept). On by default.",
+    )
 
     @classmethod
     def of(cls, row: WorkspaceRow) -> Workspace:
@@ -56,7 +70,39 @@ class Workspace:
             name=row.name,
             default_workflow_id=_id(row.default_workflow_id),
             default_agent_profile_id=_id(row.default_agent_profile_id),
+            move_merged_tasks_to_final_step=bool((row.settings or {}).get(MOVE_SETTING, True)),
         )
+
+    @described(
+        "Where the caller last had a task of this workspace work (the repositories with their base branches, the "
+        "executor and agent profiles as chosen, null meaning the workspace default): the new-task form's starting "
+        "point. Remembered by every createTask the caller makes as a person; null before the first."
+    )
+    async def last_task_choice(self, info: Info) -> TaskChoice | None:
+        found = await last_choice(info.context.services.ctx, self.row.id)
+        if found is None:
+            return None
+        return TaskChoice(
+            repositories=[
+                ChosenRepository(repository_id=strawberry.ID(r.repository_id), base_branch=r.base_branch)
+                for r in found.repositories
+            ],
+            executor_profile_id=_id(found.executor_profile_id),
+            agent_profile_id=_id(found.agent_profile_id),
+        )
+
+
+@strawberry.type(description="A repository as chosen for a task, with the base branch chosen for it.")
+class ChosenRepository:
+    repository_id: strawberry.ID
+    base_branch: str | None = strawberry.field(description="Null: the repository's default branch.")
+
+
+@strawberry.type(description="Where a person last had a task work (Workspace.lastTaskChoice).")
+class TaskChoice:
+    repositories: list[ChosenRepository]
+    executor_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
+    agent_profile_id: strawberry.ID | None = strawberry.field(description="Null: the workspace default.")
 
 
 @strawberry.type(description="One column of a workflow.")
@@ -236,6 +282,7 @@ class Task:
             created_at=record.created_at,
             updated_at=record.updated_at,
             archived_at=record.archived_at,
+            auto_merge=record.auto_merge,
         )
 
     @strawberry.field
@@ -299,6 +346,51 @@ class Task:
     async def _loaded_activity(self, info: Info) -> TaskActivity:
         return TaskActivity.of(await self._loaders(info).task_activity.load(self.record.id))
 
+    @described(
+        "What the task changed (files, +, −) over all its repositories, as last measured where its worktrees are (at "
+        "its agent's tool calls and turn ends, within a second; after a discard); null until first measured, and "
+        "always for a task without a repository. Stored with the task: board cards read it at no extra cost."
+    )
+    def change_stats(self) -> ChangeStats | None:
+        record = self.record
+        found = change_stats_of(record.change_files, record.change_additions, record.change_deletions)
+        return (
+            None
+            if found is None
+            else ChangeStats(files=found.files, additions=found.additions, deletions=found.deletions)
+        )
+
+    auto_merge: bool = strawberry.field(
+        default=False,
+        description="Merge the task's pull requests once their checks pass and they are approved (separate from "
+        "fixFailingChecks); set with updateTask.",
+    )
+
+    @described(
+        "The task's pull (merge) requests opened from Kandev, one per repository, as the code host last showed them "
+        "(refreshed by polling and webhooks): the PR card and the board badge. Read for a whole page at once."
+    )
+    async def pull_requests(self, info: Info) -> list[TaskPullRequestView]:
+        records = await self._loaders(info).ship_requests.load(self.record.id)
+        return [TaskPullRequestView.of_request(r) for r in records]
+
+    @described(
+        "Fix failing checks of the task's pull requests: on, how many rounds at most, and why rounds stopped (if)."
+    )
+    async def fix_failing_checks(self, info: Info) -> FixFailingChecks:
+        return FixFailingChecks.of(await info.context.services.ship.fix_settings(self.record.id))
+
+    @described(
+        "The rounds in which the agent was asked to fix failing checks, oldest first (each one prompt, for one "
+        "failing commit)."
+    )
+    async def check_fix_rounds(self, info: Info) -> list[CheckFixRound]:
+        return [CheckFixRound.of(r) for r in await info.context.services.ship.rounds(self.record.id)]
+
+    @described("The task's review threads, oldest first, with their comments.")
+    async def review_threads(self, info: Info, state: ReviewThreadState | None = None) -> list[ReviewThread]:
+        return [ReviewThread.of(r) for r in await info.context.services.reviews.threads(self.record.id, state)]
+
     @described("The direct parent task, if any.")
     async def parent(self, info: Info) -> Task | None:
         if not self.record.parent_id:
@@ -345,6 +437,26 @@ class Task:
     async def repositories(self, info: Info) -> list[TaskCheckout]:
         records = await info.context.services.tasks.checkouts(self.record.id)
         return [TaskCheckout.of(r) for r in records]
+
+    @described(
+        "What the task changed, per repository, against its base (the merge base of the task's branch and the base "
+        "branch). Read where the worktree is: on this replica, else asked of the worker holding it (a query error "
+        "with code UNAVAILABLE naming the worker when it does not answer within 5 s). For one task at a time."
+    )
+    async def changes(
+        self,
+        info: Info,
+        scope: ChangeScope = ChangeScope.ALL,
+        paths: Annotated[
+            list[str] | None,
+            strawberry.argument(
+                description="Only these files (at most 100); give a renamed file's oldPath too, to keep it a rename."
+            ),
+        ] = None,
+    ) -> TaskChanges:
+        history = any(selects(info, "repositories", name) for name in ("commits", "ahead", "behind"))
+        found = await info.context.services.changes.changes(self.record.id, scope, paths, history=history)
+        return TaskChanges.of(found)
 
     @described("The start recorded to fire once every dependency completed, if any.")
     def deferred_launch(self) -> DeferredLaunch | None:
@@ -435,3 +547,26 @@ class WorkspaceEvent:
 class TaskEvent:
     kind: TaskEventKind
     task: Task | None = strawberry.field(description="The task as it is now; null only in the SUBSCRIBED message.")
+    changed_files: list[ChangedFile] | None = strawberry.field(
+        default=None, description="CHANGES: the files whose diff changed (empty: too many to list); null otherwise."
+    )
+    review_thread: ReviewThread | None = strawberry.field(
+        default=None,
+        description="REVIEW_THREAD: the thread as it is now; REVIEW_THREAD_DELETED: as it was; null otherwise.",
+    )
+
+    @classmethod
+    def of(
+        cls,
+        kind: TaskEventKind,
+        task: Task,
+        changed_files: list[dict[str, str]] | None = None,
+        review_thread: dict[str, Any] | None = None,
+    ) -> TaskEvent:
+        files = None
+        if changed_files is not None:
+            files = [
+                ChangedFile(repository_id=strawberry.ID(f["repository_id"]), path=f["path"]) for f in changed_files
+            ]
+        thread = ReviewThread.of(ThreadRecord.from_json(review_thread)) if review_thread is not None else None
+        return cls(kind=kind, task=task, changed_files=files, review_thread=thread)

@@ -142,8 +142,11 @@ def received(log: Path, session_id: str) -> list[str]:
 
 
 async def rows(db: Any, model: Any, *conditions: Any) -> list[Any]:
+    """The rows of `model` matching `conditions`, oldest first (PostgreSQL keeps no insertion order on its own)."""
+    oldest_first = getattr(model, "seq", None) or getattr(model, "created_at", None)
     async with db.read() as s:
-        return list(await s.scalars(select(model).where(*conditions)))
+        query = select(model).where(*conditions)
+        return list(await s.scalars(query if oldest_first is None else query.order_by(oldest_first)))
 
 
 async def user_messages(db: Any, session_id: str) -> list[Message]:

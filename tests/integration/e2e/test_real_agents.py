@@ -1,51 +1,27 @@
 """The real Claude Code and Codex ACP adapters (pinned in tests/real_agents) through a whole Kandev task, offline:
 `kandev serve` launches each against a local fake model API; the agent calls a Kandev MCP tool, asks permission
-for a file write that a person grants through GraphQL, writes the file in the task's worktree and reports usage."""
+for a file write that a person grants through GraphQL, writes the file in the task's worktree and reports usage;
+a screenshot and a text file attached to the task reach each model API as the agent's own image and text content."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+import base64
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from tests.support.attachments import NOTES, UPLOAD, UPLOAD_HEADERS, png
 from tests.support.fake_model_api import FINAL_TEXT, KANDEV_TOOL, USAGE, WRITTEN_FILE, WRITTEN_TEXT, fake_model_api
 from tests.support.git_repos import make_repository
-from tests.support.parallel import one_at_a_time
+from tests.support.real_agents import claude_code_env, codex_command, codex_env, installed_adapters
 from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.slow
-
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "real_agents"
-NPM_TIMEOUT = 600
-
-
-def installed_adapters() -> Path:
-    """tests/real_agents/node_modules, installed from its lock file when missing or older than the lock (by one
-    parallel test worker at a time)."""
-    with one_at_a_time(AGENTS_DIR.parents[1] / "build" / "real-agents-npm.lock"):
-        return _install_adapters()
-
-
-def _install_adapters() -> Path:
-    modules = AGENTS_DIR / "node_modules"
-    stamp = modules / ".package-lock.json"
-    if stamp.exists() and stamp.stat().st_mtime >= (AGENTS_DIR / "package-lock.json").stat().st_mtime:
-        return modules / ".bin"
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed: the real ACP adapters can't be installed")
-    subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-        cwd=AGENTS_DIR,
-        check=True,
-        timeout=NPM_TIMEOUT,
-        capture_output=True,
-    )
-    return modules / ".bin"
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +61,7 @@ def make_profile(served: Served, name: str, command: list[str], env: dict[str, s
     return created["agentProfile"]["id"]
 
 
-def start_task(served: Served, profile_id: str, repo: Path) -> tuple[str, str]:
+def start_task(served: Served, profile_id: str, repo: Path, attachment_ids: tuple[str, ...] = ()) -> tuple[str, str]:
     repository = gql(
         served,
         "mutation($i: CreateRepositoryInput!) { createRepository(input: $i) { __typename"
@@ -103,6 +79,7 @@ def start_task(served: Served, profile_id: str, repo: Path) -> tuple[str, str]:
             "prompt": f"List the Kandev tasks, then write {WRITTEN_FILE}.",
             "agentProfileId": profile_id,
             "repositories": [{"repositoryId": repository["repository"]["id"]}],
+            "attachmentIds": list(attachment_ids),
         },
     )["createTask"]
     assert created["__typename"] == "CreateTaskPayload", created
@@ -143,18 +120,32 @@ def grant_permissions_until_the_turn_ends(served: Served, task_id: str, session_
 
 
 def run_whole_task(
-    system: tuple[Served, Any, Path], tmp_path: Path, name: str, command: list[str], env: dict[str, str]
+    system: tuple[Served, Any, Path],
+    tmp_path: Path,
+    name: str,
+    command: list[str],
+    env: dict[str, str],
+    attachment_ids: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     served, fake, _ = system
-    repo = make_repository(tmp_path / f"{name.split()[0].lower()}-repo")
+    slug = "-".join(re.findall(r"\w+", name.lower()))  # one repository name per profile: names are unique
+    repo = make_repository(tmp_path / f"{slug}-repo")
     profile_id = make_profile(served, name, command, env)
     before, replies = set(served.work_dir.rglob(WRITTEN_FILE)), len(fake.steps())
-    task_id, session_id = start_task(served, profile_id, repo)
+    task_id, session_id = start_task(served, profile_id, repo, attachment_ids)
     granted = grant_permissions_until_the_turn_ends(served, task_id, session_id, timeout=180)
     session = gql(served, SESSION, id=session_id)["session"]
     written = set(served.work_dir.rglob(WRITTEN_FILE)) - before
     steps = fake.steps()[replies:]
-    return {"granted": granted, "session": session, "steps": steps, "written": written, "log": served.log}
+    requests = fake.requests[replies:]
+    return {
+        "granted": granted,
+        "session": session,
+        "steps": steps,
+        "requests": requests,
+        "written": written,
+        "log": served.log,
+    }
 
 
 def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any]:
@@ -175,19 +166,13 @@ def assert_whole_task(run: dict[str, Any], tool_name_part: str) -> dict[str, Any
     return turn["usage"]
 
 
+def claude_env(fake: Any, home: Path) -> dict[str, str]:
+    return claude_code_env(home, fake.base_url)
+
+
 def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
     served, fake, bins = system
-    home = tmp_path / "claude-home"
-    home.mkdir()
-    env = {
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-    }
+    env = claude_env(fake, tmp_path / "claude-home")
     run = run_whole_task(system, tmp_path, "Claude (real)", [str(bins / "claude-agent-acp")], env)
     usage = assert_whole_task(run, "Write")
     # Three model calls (the Kandev tool, the write, the answer), each with the fake's usage, added up by the agent.
@@ -203,28 +188,14 @@ def test_claude_code_runs_a_whole_task_offline(system, tmp_path):
     print("claude usage", usage)
 
 
+def codex(fake: Any, bins: Path, home: Path) -> tuple[list[str], dict[str, str]]:
+    """codex-acp's command, pointed at the fake's Responses API, and its environment."""
+    return codex_command(bins, fake.base_url), codex_env(home)
+
+
 def test_codex_runs_a_whole_task_offline(system, tmp_path):
     served, fake, bins = system
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    provider = (
-        f'model_providers.fake={{name="fake", base_url="{fake.base_url}/v1", env_key="FAKE_OPENAI_KEY",'
-        ' wire_api="responses", request_max_retries=0, stream_max_retries=0}'
-    )
-    command = [
-        str(bins / "codex-acp"),
-        "-c",
-        provider,
-        "-c",
-        'model_provider="fake"',
-        "-c",
-        'model="gpt-5.3-codex"',
-        "-c",
-        'approval_policy="on-request"',
-        "-c",
-        'sandbox_mode="read-only"',
-    ]
-    env = {"HOME": str(home), "CODEX_HOME": str(home), "FAKE_OPENAI_KEY": "sk-fake-key"}
+    command, env = codex(fake, bins, tmp_path / "codex-home")
     run = run_whole_task(system, tmp_path, "Codex (real)", command, env)
     usage = assert_whole_task(run, "printf")
     # codex-acp 0.16 reports the context window (usage_update) and the model, not the turn's tokens or cost.
@@ -232,3 +203,47 @@ def test_codex_runs_a_whole_task_offline(system, tmp_path):
     assert usage["contextUsed"] == USAGE["input"] + USAGE["cache_read"] + USAGE["output"]
     assert usage["contextSize"] and usage["contextSize"] > usage["contextUsed"]
     print("codex usage", usage)
+
+
+def upload(served: Served, name: str, data: bytes) -> str:
+    response = httpx.post(
+        f"{served.base}{UPLOAD}", files={"file": (name, data, "")}, headers=UPLOAD_HEADERS, timeout=15
+    )
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def test_claude_code_is_handed_an_attached_screenshot_and_notes_as_content_of_its_first_request(system, tmp_path):
+    served, fake, bins = system
+    screenshot = png(3, 2, (10, 200, 90))
+    ids = (upload(served, "screenshot.png", screenshot), upload(served, "notes.md", NOTES))
+    env = claude_env(fake, tmp_path / "claude-home")
+    run = run_whole_task(system, tmp_path, "Claude (attachments)", [str(bins / "claude-agent-acp")], env, ids)
+    assert_whole_task(run, "Write")
+    first = next(r["body"] for r in run["requests"] if r["path"].endswith("/messages") and r["body"].get("tools"))
+    blocks = [
+        b for m in first["messages"] if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"]
+    ]
+    images = [b["source"] for b in blocks if b.get("type") == "image"]
+    assert images == [{"type": "base64", "media_type": "image/png", "data": base64.b64encode(screenshot).decode()}]
+    texts = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    assert NOTES.decode() in texts and "notes.md" in texts
+    user = next(m for m in run["session"]["messages"]["nodes"] if m["kind"] == "USER")
+    assert [a["name"] for a in user["data"]["attachments"]] == ["screenshot.png", "notes.md"]
+
+
+def test_codex_is_handed_an_attached_screenshot_and_notes_as_content_of_its_first_request(system, tmp_path):
+    served, fake, bins = system
+    screenshot = png(3, 2, (10, 200, 90))
+    ids = (upload(served, "screenshot.png", screenshot), upload(served, "notes.md", NOTES))
+    command, env = codex(fake, bins, tmp_path / "codex-home")
+    run = run_whole_task(system, tmp_path, "Codex (attachments)", command, env, ids)
+    assert_whole_task(run, "printf")
+    first = next(r["body"] for r in run["requests"] if r["path"].endswith("/responses"))
+    parts = [p for m in first["input"] if m.get("role") == "user" for p in m.get("content") or []]
+    images = [p["image_url"] for p in parts if p.get("type") == "input_image"]
+    assert images == [f"data:image/png;base64,{base64.b64encode(screenshot).decode()}"]
+    texts = "\n".join(p.get("text", "") for p in parts if p.get("type") == "input_text")
+    assert NOTES.decode() in texts and "notes.md" in texts
+    user = next(m for m in run["session"]["messages"]["nodes"] if m["kind"] == "USER")
+    assert [a["name"] for a in user["data"]["attachments"]] == ["screenshot.png", "notes.md"]

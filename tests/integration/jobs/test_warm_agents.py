@@ -18,7 +18,7 @@ from kandev.domain.workflow.service import final_step_of
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.platform.job_queues import agent_key, worker_queue_name
 from kandev.platform.settings import Settings
-from tests.support.factories import settings_for, started_task
+from tests.support.factories import new_agent_profile, settings_for, started_task
 from tests.support.processes import alive, descendants, wait_gone
 from tests.support.watch import watching
 from tests.support.workers import running_scheduler, running_worker
@@ -32,11 +32,10 @@ def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
 
 
 async def logged_session(services: Any, workspace_id: str, log: Path, prompt: str, title: str = "Warm") -> str:
-    """A started session whose scripted agent logs every prompt with its process id (nothing runs yet)."""
-    session_id = (await started_task(services, workspace_id, prompt, title)).session_id
-    profile_id = (await services.sessions.get(session_id)).agent_profile_id
-    await services.agent_profiles.update(profile_id, AgentProfileFields(env={"KANDEV_SCRIPTED_LOG": str(log)}))
-    return session_id
+    """A started session whose scripted agent logs every prompt with its process id. The profile is its own and
+    has the log before the task starts: with a worker already running, the first turn may launch at once."""
+    profile = await new_agent_profile(services, workspace_id, f"{title} agent", env={"KANDEV_SCRIPTED_LOG": str(log)})
+    return (await started_task(services, workspace_id, prompt, title, agent_profile_id=profile.id)).session_id
 
 
 def prompts(log: Path) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from alembic import command
 from sqlalchemy import select, text
 
 from kandev.migrations import alembic_config, upgrade_to_head
-from kandev.models import AutomationTrigger, User, Workspace
+from kandev.models import AutomationTrigger
 from kandev.models.base import new_id, utcnow
 from kandev.platform.database import Database
 from tests.support import databases
@@ -31,12 +31,19 @@ async def configs_after_upgrade(url: str) -> dict[str, dict[str, object]]:
     ids: dict[str, str] = {}
     try:
         async with db.transaction() as s:
-            user = User(id=new_id(), login=f"u{new_id()[:8]}")
-            s.add(user)
-            await s.flush()
-            workspace = Workspace(id=new_id(), name="Old", owner_id=user.id)
-            s.add(workspace)
-            await s.flush()
+            # The rows as the schema had them at 0028 (today's models may have more columns).
+            user_id, workspace_id = new_id(), new_id()
+            await s.execute(
+                text("INSERT INTO users (id, login, name, admin, created_at) VALUES (:id, :login, '', false, :now)"),
+                {"id": user_id, "login": f"u{new_id()[:8]}", "now": utcnow()},
+            )
+            await s.execute(
+                text(
+                    "INSERT INTO workspaces (id, name, owner_id, settings, created_at, updated_at) "
+                    "VALUES (:id, 'Old', :owner, '{}', :now, :now)"
+                ),
+                {"id": workspace_id, "owner": user_id, "now": utcnow()},
+            )
             for label, (kind, config) in STAGED.items():
                 automation_id, ids[label] = new_id(), new_id()
                 now = utcnow()
@@ -47,7 +54,7 @@ async def configs_after_upgrade(url: str) -> dict[str, dict[str, object]]:
                         "created_at, updated_at) VALUES (:id, :ws, :name, '', 'hidden', 'p', '', 'new_task_per_run', "
                         "1, true, 'form', 'user:old', :now, :now)"
                     ),
-                    {"id": automation_id, "ws": workspace.id, "name": label, "now": now},
+                    {"id": automation_id, "ws": workspace_id, "name": label, "now": now},
                 )
                 s.add(
                     AutomationTrigger(

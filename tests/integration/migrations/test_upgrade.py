@@ -64,6 +64,16 @@ async def test_migrations_upgrade_an_empty_postgresql_database_to_head():
         await databases.drop_postgres_database(server, url)
 
 
+def test_every_revision_id_fits_alembics_version_column():
+    """Alembic records the revision in a VARCHAR(32); PostgreSQL refuses a longer id at upgrade time."""
+    too_long = [
+        script.revision
+        for script in ScriptDirectory.from_config(alembic_config("sqlite://")).walk_revisions()
+        if len(script.revision) > 32
+    ]
+    assert too_long == []
+
+
 async def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path):
     db = Database(databases.sqlite_url(tmp_path / "wal.db"))
     try:

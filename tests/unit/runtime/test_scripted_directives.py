@@ -103,3 +103,37 @@ def test_mcp_servers_is_a_directive_and_a_tool_may_name_its_server() -> None:
         Step("mcp-servers"),
         Step("tool", tool="docs/search", arguments={"q": "x"}),
     ]
+
+
+def test_write_takes_the_lines_up_to_end_write_as_they_are() -> None:
+    steps = plan("/write src/app.py\n  indented line\n\nlast line\n/end-write\n/say done")
+    assert steps == [
+        Step("write", text="src/app.py", content="  indented line\n\nlast line\n"),
+        Step("say", text="done"),
+    ]
+
+
+def test_directives_inside_a_write_block_are_content_not_directives() -> None:
+    [step] = plan("/write notes.md\n/say not said\n/end-write")
+    assert step.content == "/say not said\n"
+
+
+def test_a_write_without_end_write_takes_the_rest_of_the_prompt() -> None:
+    [step] = plan("/write a.txt\none\ntwo")
+    assert step.content == "one\ntwo\n"
+
+
+def test_delete_and_run_carry_their_path_and_command() -> None:
+    assert plan("/delete old.txt\n/run make test > out.txt") == [
+        Step("delete", text="old.txt"),
+        Step("run", text="make test > out.txt"),
+    ]
+
+
+def test_write_delete_and_run_without_an_argument_carry_an_error() -> None:
+    steps = plan("/write\n/end-write\n/delete\n/run")
+    assert [(s.kind, s.error) for s in steps] == [
+        ("write", "/write needs a path"),
+        ("delete", "/delete needs a path"),
+        ("run", "/run needs a command"),
+    ]

@@ -116,3 +116,25 @@ def test_only_fields_without_arguments_or_unmarked_resolvers_are_plain():
     assert plain_field(fields["computed"])[0] == "held"
     assert plain_field(fields["shout"]) is None
     assert plain_field(fast._schema.type_map["Query"].fields["items"]) is None
+
+
+def test_a_list_of_objects_with_only_plain_fields_is_answered_whole_with_the_same_answers():
+    full_paths.clear()
+    query = "{ items { name count mood } }"
+    answered = counted.execute_sync(query)
+    assert answered.errors is None and answered.data == slow.execute_sync(query).data
+    assert full_paths == ["Query.items"]  # no field of any item took graphql-core's path
+
+
+def test_an_object_needing_the_full_path_is_answered_by_it_with_the_same_error():
+    @strawberry.type
+    class Lists:
+        @strawberry.field
+        def items(self) -> list[Item]:
+            return [Item(name="a", count=1, mood=Mood.CALM), Item(name=None, count=2, mood=Mood.BUSY)]  # type: ignore[arg-type]
+
+    quick = strawberry.Schema(query=Lists, execution_context_class=PlainFieldExecutor)
+    plain = strawberry.Schema(query=Lists)
+    answered, expected = quick.execute_sync("{ items { name mood } }"), plain.execute_sync("{ items { name mood } }")
+    assert answered.data == expected.data
+    assert [e.path for e in answered.errors] == [e.path for e in expected.errors] == [["items", 1, "name"]]

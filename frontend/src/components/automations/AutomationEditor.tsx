@@ -20,6 +20,7 @@ import type {
   AutomationTriggerType,
   RepositoriesQuery,
 } from "../../gql/graphql";
+import { AutomationBudget } from "../usage/AutomationBudget";
 import { linkClick, navigate } from "../../router";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
@@ -544,6 +545,7 @@ export function AutomationEditor(props: { automationId: string | null }) {
           </button>
         </div>
       </form>
+      <AutomationBudget automationId={props.automationId} />
     </section>
   );
 }

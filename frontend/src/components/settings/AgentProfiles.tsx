@@ -1,7 +1,7 @@
 // Agent profiles: what each runs, whether it can run here (and what to do when not), and a form to add or
 // change one. The command is one argument per line; the environment one NAME=value per line, where a value
 // may reference a workspace secret as ${secret:NAME}. The server decides who may set kind, command and env.
-import { useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
 import { AGENT_PROFILES, CREATE_AGENT_PROFILE, DELETE_AGENT_PROFILE, UPDATE_AGENT_PROFILE, type ProfileRow } from "../../api/settingsOps";
 import type { AgentKind, PermissionPolicy } from "../../gql/graphql";
@@ -10,6 +10,11 @@ import { useStore } from "../../state/store";
 import { FormError, useAction } from "./useAction";
 import { McpSelector } from "./McpSelector";
 import { useConfigChange } from "../../hooks/useConfigChange";
+import type { CatalogueEntry } from "../../api/catalogueOps";
+import { t } from "../../i18n";
+
+// The catalogue is a chunk of its own: the profiles show at once, the catalogue a moment later.
+const AgentCatalogue = lazy(() => import("./AgentCatalogue").then((m) => ({ default: m.AgentCatalogue })));
 
 const KINDS: { value: AgentKind; label: string }[] = [
   { value: "ACP" as AgentKind, label: "ACP agent (a command to run)" },
@@ -55,6 +60,14 @@ function parseEnv(text: string): Record<string, string> {
   return env;
 }
 
+/** A new profile that runs an installed catalogue agent, its environment keys taken from secrets of the same name;
+ * named after the agent, or, when a profile has that name (the presets do), as the installed one. */
+function draftFromCatalogue(entry: CatalogueEntry, profiles: ProfileRow[]): Draft {
+  const env = entry.envKeys.map((key) => `${key}=\${secret:${key}}`).join("\n");
+  const name = profiles.some((p) => p.name === entry.name) ? t("catalogueProfileName", { name: entry.name }) : entry.name;
+  return { ...EMPTY, name, command: (entry.installedCommand ?? entry.command).join("\n"), env };
+}
+
 export function availability(p: ProfileRow): string {
   if (p.available) return "Available";
   return `Unavailable: '${p.missingCommand}' is not on the server's PATH. Install it there, or change the command.`;
@@ -63,7 +76,7 @@ export function availability(p: ProfileRow): string {
 export function AgentProfiles() {
   const workspaceId = useStore(app, (s) => s.workspaceId)!;
   const [profiles, setProfiles] = useState<ProfileRow[] | null>(null);
-  const [editing, setEditing] = useState<ProfileRow | "new" | null>(null);
+  const [editing, setEditing] = useState<ProfileRow | Draft | "new" | null>(null);
   const load = useAction();
   const reload = useCallback(
     () =>
@@ -106,21 +119,25 @@ export function AgentProfiles() {
       </div>
       {editing && (
         <ProfileForm
-          key={editing === "new" ? "new" : editing.id}
+          key={editing === "new" ? "new" : "id" in editing ? editing.id : `catalogue:${editing.name}`}
           workspaceId={workspaceId}
-          profile={editing === "new" ? null : editing}
+          profile={editing === "new" || !("id" in editing) ? null : editing}
+          initial={editing !== "new" && !("id" in editing) ? editing : undefined}
           onDone={() => {
             setEditing(null);
             void reload();
           }}
         />
       )}
+      <Suspense fallback={null}>
+        <AgentCatalogue onUse={(entry) => setEditing(draftFromCatalogue(entry, profiles ?? []))} onInstalled={reload} />
+      </Suspense>
     </div>
   );
 }
 
-function ProfileForm({ workspaceId, profile, onDone }: { workspaceId: string; profile: ProfileRow | null; onDone: () => void }) {
-  const [draft, setDraft] = useState<Draft>(profile ? draftOf(profile) : EMPTY);
+function ProfileForm({ workspaceId, profile, initial, onDone }: { workspaceId: string; profile: ProfileRow | null; initial?: Draft; onDone: () => void }) {
+  const [draft, setDraft] = useState<Draft>(profile ? draftOf(profile) : (initial ?? EMPTY));
   const save = useAction();
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const builtinProgram = draft.kind !== "ACP";
@@ -168,7 +185,7 @@ function ProfileForm({ workspaceId, profile, onDone }: { workspaceId: string; pr
       <div className="field-row">
         <label className="field">
           <span>Name</span>
-          <input className="input" value={draft.name} onChange={(e) => set("name", e.target.value)} maxLength={200} required data-testid="profile-name" />
+          <input className="input" value={draft.name} onChange={(e) => set("name", e.target.value)} maxLength={200} required autoFocus={Boolean(initial)} data-testid="profile-name" />
         </label>
         {(draft.kind as string) !== "AUTHOR" && (
           <label className="field">

@@ -1,5 +1,5 @@
 // /settings/<section>: the workspace, its workflows, agent and executor profiles, repositories, secrets, MCP servers,
-// code-host connections, automations and the user's access tokens.
+// code-host connections, automations, notifications and the user's access tokens.
 import { lazy, Suspense } from "react";
 import { linkClick } from "../../router";
 import { AgentProfiles } from "./AgentProfiles";
@@ -8,6 +8,7 @@ import { AutomationsSettings } from "./AutomationsSettings";
 import { Connections } from "./Connections";
 import { Executors } from "./Executors";
 import { McpServers } from "./McpServers";
+import { Notifications } from "./Notifications";
 import { Repositories } from "./Repositories";
 import { Secrets } from "./Secrets";
 import { Workspaces } from "./Workspaces";
@@ -25,6 +26,7 @@ export const SECTIONS = [
   { id: "connections", label: "Code hosts", view: Connections },
   { id: "mcp", label: "MCP servers", view: McpServers },
   { id: "automations", label: "Automations", view: AutomationsSettings },
+  { id: "notifications", label: "Notifications", view: Notifications },
   { id: "tokens", label: "Access tokens", view: AccessTokens },
 ] as const;
 

@@ -6,8 +6,10 @@ from kandev.edge.mcp_bridge.tools import (  # noqa: F401  # noqa: F401
     dependencies,
     permissions,
     provider_reviews,
+    reviews,
     rich_output,
     sessions,
+    ship,
     tasks,
     workflow_engine,
     workflows,  # noqa: F401

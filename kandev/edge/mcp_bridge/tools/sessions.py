@@ -8,7 +8,8 @@ from kandev.edge.mcp_bridge.catalogue import ToolCall, ToolInputError, ToolSpec,
 from kandev.edge.mcp_bridge.tools.fields import SESSION, TASK_ID, task_id_of
 from kandev.models.enums import MessageKind
 
-MESSAGE = "id kind text turn_id: turnId created_at: createdAt"
+# A message's attachments name the ids message_task_kandev can hand the task's agent again.
+MESSAGE = "id kind text turn_id: turnId created_at: createdAt attachments { id name size content_type: contentType }"
 
 
 def _sent(payload: dict[str, Any]) -> dict[str, Any]:
@@ -21,7 +22,7 @@ def _sent(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 # Message kinds as the tool takes them; "message" is the conversation proper (user and agent text).
-MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message": ["USER", "AGENT"]}
+MESSAGE_TYPES = {kind.lower(): [kind.value] for kind in MessageKind} | {"message": ["USER", "REVIEW", "AGENT"]}
 
 
 def _conversation_variables(call: ToolCall) -> dict[str, Any]:

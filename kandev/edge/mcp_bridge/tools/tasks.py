@@ -105,6 +105,8 @@ register(
         f"""... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
           task {{ {TASK} blocked_by: blockedBy {{ id }} }} }}""",
         _created,
+        # An attachment belongs to one task: an agent's own task's files can't go with a new one.
+        without=("attachment_ids",),
     ),
     command_tool(
         "update_task_kandev",
@@ -115,6 +117,8 @@ register(
         _task,
         # A task's external_id is fixed at creation; an update carrying it leaves the identity as it is.
         ignored={"external_id": {"type": ["string", "null"]}},
+        # How its checks are fixed and merged is a person's choice (the task page's).
+        without=("fix_failing_checks", "auto_merge"),
     ),
     command_tool(
         "move_task_kandev",

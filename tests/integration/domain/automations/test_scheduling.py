@@ -237,7 +237,7 @@ async def test_two_schedulers_over_a_thousand_schedules_and_thirty_due_minutes_n
 
         async with bus.subscribe(automation_channel(workspace_id)) as events:
             async with scheduler(one.ctx, clock), scheduler(two.ctx, clock):
-                async with asyncio.timeout(90):
+                async with asyncio.timeout(180):
                     await created_runs(events, 1000)
 
         async with databases[0].read() as s:

@@ -2,8 +2,8 @@
 the worker capabilities its queued turn waits for while no live worker offers them (pendingAction
 WAITING_FOR_WORKER)
 
-Revision ID: 0033_executor_placement
-Revises: 0030_usage_and_budgets
+Revision ID: 0034_executor_placement
+Revises: 0033_ship
 Create Date: 2026-12-07
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0033_executor_placement'
-down_revision: str | None = '0030_usage_and_budgets'
+revision: str = '0034_executor_placement'
+down_revision: str | None = '0033_ship'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

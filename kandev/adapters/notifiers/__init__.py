@@ -1,0 +1,1 @@
+"""Notifier adapters (kandev.domain.ports.Notifier)."""
