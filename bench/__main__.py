@@ -11,6 +11,7 @@ from bench.automations import run as automations
 from bench.board import run as board
 from bench.changes import run as changes
 from bench.diff_view import run as diff_view
+from bench.executors import run as executors
 from bench.fanout import run as fanout
 from bench.fix_rounds import run as fix_rounds
 from bench.foundation import run as foundation
@@ -29,6 +30,7 @@ def main() -> None:
         "fanout": asyncio.run(fanout()),
         "writes": asyncio.run(writes()),
         "turns": asyncio.run(turns()),
+        "executors": asyncio.run(executors()),
         "mcp": asyncio.run(mcp()),
         "webhooks": asyncio.run(webhooks()),
         "healing": healing(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import signal
@@ -152,6 +153,7 @@ def serve(
             "user exists; set KANDEV_AGENT_UIDS (e.g. 61000-61999) for a server with several users"
         )
     _ensure_web_client()
+    _report_executors()
     if settings.embedded_database:
         log.info("embedded database: %s", settings.resolved_database_url())
         upgrade_to_head(settings.resolved_database_url())
@@ -228,13 +230,33 @@ def _run_build_steps(steps: list[list[str]], source: Path) -> bool:
     return True
 
 
+def _report_executors() -> None:
+    """Whether this host can make sandboxes and containers (its workers detect the same, unless told otherwise)."""
+    from kandev.jobs.capabilities import host_executors  # lazy: start-up: the executors, for `serve` and workers
+
+    for kind, reason in asyncio.run(host_executors()).items():
+        if reason is None:
+            log.info("executor %s: boxes can be made on this host", kind)
+        else:
+            log.warning("executor %s: unavailable on this host: %s", kind, reason)
+
+
 @app.command(short_help="Run an RQ worker for agent turns and background jobs.")
-def worker(burst: bool = typer.Option(False, help="Exit once the queues are empty.")) -> None:
+def worker(
+    burst: bool = typer.Option(False, help="Exit once the queues are empty."),
+    capabilities: str = typer.Option(
+        None,
+        metavar="NAMES",
+        help="Comma-separated capabilities to advertise, e.g. docker,sandbox,gpu (default KANDEV_WORKER_CAPABILITIES; "
+        "unset: detected on this host). Turns whose executor profile needs them come only to workers that have them.",
+    ),
+) -> None:
     """Run an RQ worker for agent turns and background jobs (needs KANDEV_REDIS_URL)."""
     from kandev.jobs.worker import run_worker  # lazy: start-up: RQ and the jobs, for `worker` alone
 
     _setup_logging()
-    settings = _require_redis(load_settings())
+    overrides = {} if capabilities is None else {"worker_capabilities": capabilities}
+    settings = _require_redis(load_settings(**overrides))
     _prepare_dirs(settings)
     require_services(settings)
     settle_heap()

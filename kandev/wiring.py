@@ -10,6 +10,9 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
+from kandev.adapters.executors.docker import DockerExecutor
+from kandev.adapters.executors.local import LocalExecutor
+from kandev.adapters.executors.sandbox import SandboxExecutor
 from kandev.adapters.github.client import GitHubClient
 from kandev.adapters.github.code_host import GitHubCodeHost
 from kandev.adapters.gitlab.client import GitLabClient
@@ -40,11 +43,13 @@ from kandev.domain.events import (
 from kandev.domain.github.api import use_github_api
 from kandev.domain.gitlab.api import use_gitlab_api
 from kandev.domain.notifications import deliveries as notifications
-from kandev.domain.ports import CODE_HOSTS, NOTIFIER
+from kandev.domain.ports import CODE_HOSTS, EXECUTORS, NOTIFIER
 from kandev.domain.services import MOVE_HOOKS, Services
 from kandev.domain.sessions import tool_profiles
+from kandev.domain.sessions.placement import record_waiting
 from kandev.domain.shipping import requests as shipped_requests
 from kandev.domain.workspace import settings_events
+from kandev.models.enums import ExecutorKind
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.metrics import RedisCounters
@@ -57,6 +62,11 @@ use_gitlab_api(GitLabClient)
 # The code hosts tasks can come from and agents push to (kandev.domain.ports.CodeHost).
 CODE_HOSTS.register(GitHubCodeHost())
 CODE_HOSTS.register(GitLabCodeHost())
+# Where agents run (kandev.domain.ports.Executor): processes here, bubblewrap sandboxes, Docker containers.
+for _plain in (ExecutorKind.WORKTREE, ExecutorKind.LOCAL, ExecutorKind.SCRATCH):
+    EXECUTORS.register(LocalExecutor(_plain.value))
+EXECUTORS.register(SandboxExecutor())
+EXECUTORS.register(DockerExecutor())
 # Where outgoing notifications go out (kandev.domain.ports.Notifier).
 NOTIFIER.use(AppriseNotifier())
 
@@ -102,6 +112,15 @@ def service_context(
 SYSTEM = Principal(user_id="system", login="system", sees_everything=True)
 
 
+def dispatcher(settings: Settings, db: Database, bus: EventBus) -> RqDispatcher:
+    """The job dispatcher, telling the sessions' service what a turn waits for as it enqueues it."""
+    assert settings.redis_url is not None
+    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+    ctx = service_context(db, bus, jobs, settings, SYSTEM)
+    jobs.on_waiting = lambda session_id, missing: record_waiting(ctx, session_id, missing)
+    return jobs
+
+
 class _NoRedis:
     """The bus and dispatcher of a CLI command run without KANDEV_REDIS_URL (the embedded default while no
     server runs): commands that only touch the database work; anything that would publish or enqueue fails."""
@@ -128,7 +147,7 @@ async def provide_services(
             await db.dispose()
         return
     bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
-    jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+    jobs = dispatcher(settings, db, bus)
     try:
         yield Services(service_context(db, bus, jobs, settings, principal))
     finally:
@@ -161,7 +180,7 @@ class AppState:
         )
         bus = EventBus(aioredis.from_url(settings.redis_url, socket_connect_timeout=5, retry=reconnect_once()))
         principal = await bootstrap(db, settings)
-        jobs = RqDispatcher(settings.redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
+        jobs = dispatcher(settings, db, bus)
         return cls(settings=settings, db=db, bus=bus, redis=redis, local_principal=principal, jobs=jobs)
 
     def services(self, principal: Principal) -> Services:

@@ -24,7 +24,7 @@ from kandev.graphql.schema.context import Context
 from kandev.platform.database import Database
 from kandev.platform.event_bus import EventBus
 from kandev.platform.settings import Settings
-from kandev.wiring import service_context
+from kandev.wiring import dispatcher, service_context
 from tests.support import databases, parallel
 from tests.support.factories import settings_for
 from tests.support.fake_dns import FakeDns
@@ -113,9 +113,9 @@ async def principal(db: Database, settings: Settings) -> Principal:
 
 @pytest.fixture
 def jobs(redis_url: str, bus: EventBus, settings: Settings, db: Database) -> Iterator[RqDispatcher]:
-    dispatcher = RqDispatcher(redis_url, bus, turn_timeout=settings.turn_timeout_seconds, db=db)
-    yield dispatcher
-    dispatcher.close()
+    jobs = dispatcher(settings, db, bus)
+    yield jobs
+    jobs.close()
 
 
 @pytest.fixture

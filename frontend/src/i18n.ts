@@ -90,6 +90,8 @@ const en = {
   updateFailed: "Update failed",
   installDone: "Installed.",
   updateDone: "Updated.",
+  waitingForWorker: "waiting for a worker with {capabilities}",
+  runsOnWorker: "Runs on worker {worker}",
   // A card's status, as a person would say it (derive.ts cardStatus picks one).
   statusNotStarted: "Not started",
   statusStarting: "Starting",
@@ -313,6 +315,8 @@ const catalogs: Record<string, Record<StringKey, string>> = {
     updateFailed: "Aktualisierung fehlgeschlagen",
     installDone: "Installiert.",
     updateDone: "Aktualisiert.",
+    waitingForWorker: "wartet auf einen Worker mit {capabilities}",
+    runsOnWorker: "Läuft auf Worker {worker}",
     statusNotStarted: "Nicht gestartet",
     statusStarting: "Startet",
     statusWorking: "Agent arbeitet",

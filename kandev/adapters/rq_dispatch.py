@@ -12,16 +12,14 @@ import json
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from redis import Redis
 from rq.exceptions import DuplicateJobError
-from rq.job import Job
-from sqlalchemy import select
+from rq.job import Job, JobStatus
 
-from kandev.domain.sessions.job_labels import describe_turn
-from kandev.models import Session, Task
+from kandev.domain.sessions.placement import TurnRoute, turn_route
 from kandev.platform.event_bus import ControlMessage, EventBus, control_channel
 from kandev.platform.job_queues import (
     AGENT_INSTALL_JOB,
@@ -37,14 +35,17 @@ from kandev.platform.job_queues import (
     PREFLIGHT_JOB,
     REFRESH_REQUESTS_JOB,
     RETAIN_WORKTREES_JOB,
+    TEST_EXECUTOR_JOB,
     TURN_JOB,
-    TURNS,
     InstallProgress,
     agent_install_job_id,
+    capability_queue,
     enqueue,
     enqueue_many,
     enqueue_read,
     install_progress,
+    live_capabilities,
+    missing_capabilities,
     reply_key,
     warm_worker_queue,
     worker_queue_name,
@@ -62,25 +63,14 @@ NOTIFY_TIMEOUT_SECONDS = 300
 # Webhook deliveries fired by one job; each firing is a short admission transaction and an enqueue.
 DELIVERIES_PER_JOB = 200
 DELIVER_WEBHOOKS_TIMEOUT_SECONDS = 600
+# Making a test box may build an image or run a prepare script: the caller waits this long at most.
+TEST_EXECUTOR_WAIT_SECONDS = 180
 # Asking the registry for a version (60 s) and npm's install (300 s, kandev.runtime.mcp_delivery), with room.
 AGENT_INSTALL_TIMEOUT_SECONDS = 600
 # A fix round (reading check logs), a refresh or an auto-merge: code-host calls bounded well below it.
 SHIP_JOB_TIMEOUT_SECONDS = 300
 log = logging.getLogger("kandev.jobs")
 _REPLY_SLICE_SECONDS = 2.0
-
-
-async def turn_job_description(database: Database, session_id: str) -> str:
-    """`turn session=… task=… «title»`: what the RQ dashboard shows for a turn job."""
-    async with database.read() as db:
-        row = (
-            await db.execute(
-                select(Task.id, Task.title).join(Session, Session.task_id == Task.id).where(Session.id == session_id)
-            )
-        ).first()
-    if row is None:
-        return f"turn session={session_id}"
-    return describe_turn(session_id, row.id, row.title)
 
 
 class RqDispatcher:
@@ -90,17 +80,29 @@ class RqDispatcher:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=5)
         self._bus = bus
         self._turn_timeout = turn_timeout
-        self._db = db  # with it, turn jobs carry their task's id and title (for the RQ dashboard)
+        # With it, turn jobs carry their task's id and title (for the RQ dashboard) and go to a worker that has the
+        # capabilities their executor needs.
+        self._db = db
+        # Told what a session's turn waits for whenever it is enqueued ([]: nothing), set at composition
+        # (kandev.wiring): the task's pendingAction WAITING_FOR_WORKER.
+        self.on_waiting: Callable[[str, list[str]], Awaitable[None]] | None = None
 
     async def enqueue_turn(self, session_id: str, queue: str | None = None, *, description: str | None = None) -> None:
-        """`description` (describe_turn) when the caller has the task at hand; read here otherwise."""
-        if description is None:
-            description = await self._describe(session_id)
-        await asyncio.to_thread(self._enqueue_turn, session_id, queue, description)
+        """On the given queue, the worker's holding the session's agent warm, or the queue of the capabilities its
+        executor needs (where it waits until a worker offering them all takes it)."""
+        route = await self._route(session_id)
+        if description is None and route is not None:
+            description = route.description
+        needed = route.capabilities if route is not None else frozenset()
+        missing = await asyncio.to_thread(self._enqueue_turn, session_id, queue, description, needed)
+        if route is not None and self.on_waiting is not None and (missing or route.waiting_for):
+            await self.on_waiting(session_id, missing)
 
-    def _enqueue_turn(self, session_id: str, queue: str | None, description: str | None) -> None:
-
-        target = queue or warm_worker_queue(self._redis, session_id) or TURNS
+    def _enqueue_turn(
+        self, session_id: str, queue: str | None, description: str | None, needed: frozenset[str]
+    ) -> list[str]:
+        """Enqueue; returns the capabilities no live worker offers ([] when one can run the turn)."""
+        target = queue or warm_worker_queue(self._redis, session_id) or capability_queue(needed)
         enqueue(
             target,
             TURN_JOB,
@@ -109,6 +111,7 @@ class RqDispatcher:
             connection=self._redis,
             description=description,
         )
+        return missing_capabilities(needed, live_capabilities(self._redis)) if needed else []
 
     async def nudge_cancel(self, session_id: str) -> None:
         await self._bus.publish(control_channel(session_id), ControlMessage(action="cancel"))
@@ -168,6 +171,39 @@ class RqDispatcher:
     async def enqueue_preflight(self, automation_id: str) -> None:
         """The job that checks an automation's pre-flight and stores its ack (kandev.domain.automations.preflight)."""
         await self._enqueue_automation_job(PREFLIGHT_JOB, automation_id, f"pre-flight automation={automation_id}")
+
+    async def test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
+        """The profile's test job on a worker offering `capabilities` (none live: said at once), awaited up to
+        TEST_EXECUTOR_WAIT_SECONDS."""
+        return await asyncio.to_thread(self._test_executor, profile_id, capabilities)
+
+    def _test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
+        missing = missing_capabilities(capabilities, live_capabilities(self._redis))
+        report: dict[str, Any] = {"ok": False, "worker": None, "findings": [], "error": None}
+        if missing:
+            report["error"] = f"no live worker offers {', '.join(missing)}"
+            return report
+        job_id = enqueue(
+            capability_queue(capabilities),
+            TEST_EXECUTOR_JOB,
+            profile_id,
+            job_timeout=TEST_EXECUTOR_WAIT_SECONDS,
+            connection=self._redis,
+            description=f"test executor profile={profile_id}",
+        )
+        deadline = time.monotonic() + TEST_EXECUTOR_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            job = Job.fetch(job_id, connection=self._redis)
+            status = job.get_status()
+            if status == JobStatus.FINISHED:
+                return dict(job.return_value() or report)
+            if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+                report["error"] = "the test job failed on its worker"
+                return report
+            time.sleep(0.1)
+        Job.fetch(job_id, connection=self._redis).cancel()
+        report["error"] = f"no worker finished the test within {TEST_EXECUTOR_WAIT_SECONDS}s"
+        return report
 
     async def enqueue_fix_round(self, round_id: str) -> None:
         await self._enqueue_default(FIX_ROUND_JOB, (round_id,), f"fix round={round_id}")
@@ -263,12 +299,17 @@ class RqDispatcher:
         return {agent_id: install_progress(job) for agent_id, job in zip(ids, jobs, strict=True) if job is not None}
 
     async def _describe(self, session_id: str) -> str | None:
+        route = await self._route(session_id)
+        return route.description if route is not None else None
+
+    async def _route(self, session_id: str) -> TurnRoute | None:
         if self._db is None:
             return None
         try:
-            return await turn_job_description(self._db, session_id)
+            async with self._db.read() as db:
+                return await turn_route(db, session_id)
         except Exception:  # a label must never keep a turn from being enqueued
-            log.warning("could not describe the turn job of session %s", session_id, exc_info=True)
+            log.warning("could not read where the turn of session %s goes", session_id, exc_info=True)
             return None
 
     def close(self) -> None:

@@ -182,6 +182,11 @@ class JobDispatcher(Protocol):
 
     async def enqueue_notification(self, delivery_id: str) -> None: ...
 
+    async def test_executor(self, profile_id: str, capabilities: frozenset[str]) -> dict[str, Any]:
+        """Run the executor profile's test on a worker offering `capabilities` and wait (bounded) for its report
+        ({ok, worker, findings, error})."""
+        ...
+
 
 class Counters(Protocol):
     """Monotonic counters /metrics reports (kandev.platform.metrics.RedisCounters)."""

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import BindParameter, CompoundSelect, bindparam, func, literal, select, union_all
+from sqlalchemy import BindParameter, CompoundSelect, String, bindparam, cast, func, literal, select, union_all
 
 from kandev.domain.automations.runs import active_sql
 from kandev.domain.context import ServiceContext
@@ -34,7 +34,7 @@ from kandev.models import (
     Turn,
     WorkflowStep,
 )
-from kandev.models.enums import PendingAction, PromptState, TurnState
+from kandev.models.enums import TERMINAL_SESSION_STATES, PendingAction, PromptState, TurnState
 
 
 class Lookups:
@@ -129,6 +129,7 @@ class Lookups:
             PendingAction.PERMISSION,
             PendingAction.CLARIFICATION,
             PendingAction.COMPLETION_PENDING,
+            PendingAction.WAITING_FOR_WORKER,
         ]
         return [order[best[i]] if i in best else PendingAction.NONE for i in task_ids]
 
@@ -220,4 +221,10 @@ def _pending_statement() -> CompoundSelect[Any]:
     completion = select(Session.task_id.label("task_id"), literal(3).label("rank")).where(
         Session.task_id.in_(task_ids), Session.completion_pending.is_(True)
     )
-    return union_all(budget, permission, question, asked_parent, completion)
+    # A queued turn no live worker can run (the capabilities it waits for are recorded as it is enqueued).
+    waiting = select(Session.task_id.label("task_id"), literal(4).label("rank")).where(
+        Session.task_id.in_(task_ids),
+        cast(Session.waiting_for, String) != "[]",
+        Session.state.not_in([s.value for s in TERMINAL_SESSION_STATES]),
+    )
+    return union_all(budget, permission, question, asked_parent, completion, waiting)

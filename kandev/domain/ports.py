@@ -1,14 +1,15 @@
 """What the domain needs from the outside world, named as protocols that adapters implement and the composition
-root registers (kandev.wiring): code hosts and the notifier now; executors follow the same shape. A new code host
-(Gitea, Bitbucket, ...) is one more adapter registered here, and no domain module changes."""
+root registers (kandev.wiring): code hosts, executors and the notifier. A new code host (Gitea, Bitbucket, ...)
+or executor (Kubernetes) is one more adapter registered here, and no domain module changes."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,6 +24,8 @@ from kandev.domain.code_requests import (
 )
 from kandev.domain.errors import UnprocessableError
 from kandev.domain.outbound import OutboundPolicy
+from kandev.domain.workspace.executor_config import BoxConfig
+from kandev.platform.agent_host import AgentUser
 from kandev.platform.log_redaction import remember_secrets
 from kandev.platform.settings import Settings
 
@@ -219,6 +222,133 @@ class CodeHosts:
 
 
 CODE_HOSTS = CodeHosts()
+
+
+# --- executors ----------------------------------------------------------------------------------------------
+
+
+class ExecutorError(UnprocessableError):
+    """A box that could not be made or run; `reason` names the cause (unavailable, daemon_unavailable,
+    image_missing, build_failed, prepare_failed, mount_refused, no_user, start_failed); code UNPROCESSABLE on
+    every edge. Nothing the failed attempt started is left running."""
+
+    def __init__(self, message: str, reason: str, **fields: object) -> None:
+        super().__init__(message, reason=reason, **fields)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class BoxRequest:
+    """One session's box: the agent's command and environment (secrets already resolved), the host folder of its
+    worktree (read-write at the agent's working path), the profile's settings, the OS identity it runs as, the
+    host paths it must read (a built-in agent's package), and the folder holding the session's MCP socket."""
+
+    session_id: str
+    task_id: str
+    kind: str
+    argv: list[str]
+    env: dict[str, str]
+    workdir: str
+    config: BoxConfig
+    run_as: AgentUser | None = None
+    readable: tuple[str, ...] = ()
+    # Host folders the agent also writes at their own paths: its task directory, its repositories' git dirs.
+    writable: tuple[str, ...] = ()
+    bridge_dir: str | None = None
+    labels: dict[str, str] | None = None
+    # Folders no path given to the box may contain: the data dir (key, database) and the work dir (every task's).
+    hidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BoxState:
+    """What inspecting a box found: running or how it ended (an out-of-memory kill is named)."""
+
+    box_id: str
+    running: bool
+    exit_code: int | None = None
+    oom_killed: bool = False
+    labels: dict[str, str] | None = None
+
+
+class Box(Protocol):
+    """A running agent in a box, attached by its stdio: what the ACP runtime speaks to."""
+
+    @property
+    def box_id(self) -> str: ...
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def cwd(self) -> str:
+        """The agent's working directory as the agent sees it (what ACP's session/new names)."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def stdin(self) -> Any: ...  # write(bytes), async drain(): an asyncio.StreamWriter or alike
+
+    @property
+    def stdout(self) -> asyncio.StreamReader: ...
+
+    async def wait(self) -> int: ...
+
+    async def stderr_tail(self, lines: int = 20, settle: float = 0.5) -> list[str]: ...
+
+    async def kill_group(self, term_grace: float = 0.5) -> int | None:
+        """Stop the agent and everything it started, and remove the box; returns its status."""
+
+    async def exit_reason(self) -> str | None:
+        """Why the box ended when it was not the agent's own doing (a limit it broke), else None."""
+
+
+class Executor(Protocol):
+    """Where agents run: the plain kinds start a process on this host, the box kinds (SANDBOX, DOCKER) a box per
+    session, labelled with it. A Kubernetes executor (a pod per session) is one more adapter of this port."""
+
+    kind: str
+
+    async def launch(self, request: BoxRequest) -> Box:
+        """Make the box, start the agent in it and attach its stdio; ExecutorError (nothing left running)."""
+
+    async def stop(self, box_id: str) -> None:
+        """Stop a box by id (its agent and every process in it)."""
+
+    async def inspect(self, box_id: str) -> BoxState | None:
+        """The box's state, None when it is gone."""
+
+    async def remove(self, box_id: str) -> None:
+        """Remove a box by id, running or not; nothing when it is gone."""
+
+    async def boxes(self, labels: dict[str, str]) -> list[BoxState]:
+        """Every box carrying all of `labels` (what recovery sweeps)."""
+
+    async def available(self) -> str | None:
+        """None when boxes of this kind can be made on this host, else why not."""
+
+
+class Executors:
+    """The executors this process can run, by kind; the plain kinds use the default process launcher."""
+
+    def __init__(self) -> None:
+        self._executors: dict[str, Executor] = {}
+
+    def register(self, executor: Executor) -> None:
+        self._executors[executor.kind] = executor
+
+    def unregister(self, kind: str) -> None:
+        self._executors.pop(kind, None)
+
+    def get(self, kind: str) -> Executor | None:
+        return self._executors.get(kind)
+
+    def __iter__(self) -> Iterator[Executor]:
+        return iter(list(self._executors.values()))
+
+
+EXECUTORS = Executors()
 
 
 # --- notifications -------------------------------------------------------------------------------------------

@@ -268,6 +268,12 @@ class Mutation:
     update_executor_profile = strawberry.mutation(
         resolver=profile_resolvers.update_executor_profile, description="Admins only."
     )
+    test_executor_profile = strawberry.mutation(
+        resolver=profile_resolvers.test_executor_profile,
+        description="Admins only: start and stop a box of a SANDBOX or DOCKER profile on a worker that can run it, "
+        "and report what it found (its user, working directory, network, the MCP bridge's Python) or why it could "
+        "not be made.",
+    )
     delete_executor_profile = strawberry.mutation(
         resolver=profile_resolvers.delete_executor_profile,
         description="Admins only; refused for a workspace's default executor profile.",

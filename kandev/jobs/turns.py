@@ -25,12 +25,14 @@ from kandev.domain.errors import DomainError
 from kandev.domain.mcp.outbound import outward_entries, refusal_note
 from kandev.domain.outbound import outbound_policy
 from kandev.domain.sessions.permissions import chosen_option, record_request, wait_for_answer
+from kandev.domain.sessions.placement import record_placement
 from kandev.domain.sessions.transcript_stream import TranscriptStream
 from kandev.domain.sessions.turn_setup import TurnSetup, mark_mcp_applied, prepare_turn, remember_acp_session
 from kandev.domain.sessions.turns import ClaimedTurn, claim_turn, fail_session_launch, finish_turn, renew_lease
 from kandev.domain.usage.recording import record_usage
 from kandev.domain.workspace.contributions import write_preflight
 from kandev.jobs.agents import AgentBinding, AgentPool, WarmAgent
+from kandev.jobs.boxes import box_launch
 from kandev.jobs.change_watch import ChangeWatch, ends_a_tool_call
 from kandev.jobs.worker_loop import WorkerLoop, current_loop
 from kandev.models.enums import MessageKind, TaskOrigin
@@ -454,6 +456,12 @@ class TurnRunner:
             await self._fail_launch(f"the agent can't start: command '{setup.missing_command}' is not on PATH")
             return None
         mcp_extra = await self._mcp_servers(setup) if setup.supports_mcp else []
+        boxed = box_launch(self.ctx, setup, self.claimed.session_id, self._worker_name())
+        if boxed is None:
+            await self._fail_launch(
+                f"the agent can't start: this worker has no {setup.box.kind if setup.box else ''} executor"
+            )
+            return None
         spec = LaunchSpec(
             argv=setup.argv,
             cwd=setup.cwd,
@@ -466,6 +474,9 @@ class TurnRunner:
             run_as=setup.run_as,
             readable=setup.readable,
             mcp_extra=mcp_extra,
+            executor=boxed[0],
+            box=boxed[1],
+            relay=boxed[2],
         )
         self.runtime = AcpRuntime()
         # A fresh binding: an agent still warm elsewhere keeps its own.
@@ -479,6 +490,9 @@ class TurnRunner:
             await self._fail_launch(f"the agent could not be launched: {exc}")
             return None
         self.timings["launch_ms"] = round((time.perf_counter() - began) * 1000, 3)
+        if setup.box is not None and self.runtime.box is not None:
+            box_id = self.runtime.box.box_id
+            await record_placement(self.ctx, self.claimed.session_id, setup.box.kind, self._worker_name(), box_id)
         # Plan mode (a step's enable_plan_mode) maps to the agent's own plan mode when it has one.
         plan = next((m for m in info.modes if m.lower() == "plan"), None)
         if setup.plan_mode and plan is not None and info.current_mode != plan:
@@ -488,6 +502,9 @@ class TurnRunner:
         if setup.supports_mcp and setup.mcp_revision == setup.mcp_desired_revision:
             await mark_mcp_applied(self.ctx, self.claimed.session_id, setup.mcp_revision, setup.mcp_desired)
         return info.loaded
+
+    def _worker_name(self) -> str:
+        return self.pool.worker_name if self.pool is not None else self.ctx.settings.worker_name or worker_identity()
 
     async def _mcp_servers(self, setup: TurnSetup) -> list[McpServerEntry]:
         """The desired workspace MCP revision as the agent receives it; when it can't be applied (a missing

@@ -17,10 +17,11 @@ from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
 from rq.worker import WorkerStatus
 
+from kandev.jobs.capabilities import Advertiser, worker_capabilities
 from kandev.jobs.reads import ReadAnswerer
 from kandev.jobs.recovery import recover_sync
 from kandev.jobs.worker_loop import WorkerLoop
-from kandev.platform.job_queues import ALL, TURN_JOB, get_queue, running_key, worker_queue_name
+from kandev.platform.job_queues import ALL, TURN_JOB, capability_queues, get_queue, running_key, worker_queue_name
 from kandev.platform.redis_client import sync_redis
 from kandev.platform.settings import Settings
 
@@ -134,10 +135,10 @@ def worker_name(settings: Settings) -> str:
     return settings.worker_name or f"{socket.gethostname()}-{os.getpid()}"
 
 
-def worker_queues(name: str, extra_queues: Sequence[str] = ()) -> list[str]:
-    """The queues a worker named `name` listens on, highest priority first."""
-    # Its own queue first: only this worker can run what was routed there.
-    return [worker_queue_name(name), *ALL, *extra_queues]
+def worker_queues(name: str, extra_queues: Sequence[str] = (), capabilities: frozenset[str] = frozenset()) -> list[str]:
+    """The queues a worker named `name` offering `capabilities` listens on, highest priority first."""
+    # Its own queue first: only this worker can run what was routed there; then turns only workers like it can run.
+    return [worker_queue_name(name), *capability_queues(capabilities), *ALL, *extra_queues]
 
 
 def preload_job_modules() -> None:
@@ -167,13 +168,16 @@ def run_worker(
         except Exception:
             log.exception("worker start hook %s failed", getattr(hook, "__name__", hook))
     preload_job_modules()
-    names = worker_queues(name, extra_queues)
+    capabilities = worker_capabilities(settings)
+    names = worker_queues(name, extra_queues, capabilities)
     worker = KandevWorker([get_queue(n, connection) for n in names], connection=connection, name=name)
     worker.shutdown_grace_seconds = shutdown_grace_seconds
-    worker.worker_loop = WorkerLoop(settings, name).start()
+    advertiser = Advertiser(connection, name, capabilities)
+    advertiser.start()  # before the loop starts: its first box sweep must not see this worker as dead
+    worker.worker_loop = WorkerLoop(settings, name, capabilities).start()
     # Replicas' reads of this worker's worktrees, answered while a turn runs.
     reads = ReadAnswerer(sync_redis(settings.redis_url), name).start()
-    log.info("worker %s listening on %s", name, ", ".join(names))
+    log.info("worker %s offers [%s], listening on %s", name, ",".join(sorted(capabilities)), ", ".join(names))
     # rq replaces these for good; put them back so an embedding process (a test, a burst run) is unchanged.
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -182,6 +186,7 @@ def run_worker(
         reads.stop()
         # Its agents die here, before the worker's process ends.
         worker.worker_loop.stop()
+        advertiser.stop()
         connection.close()
         if threading.current_thread() is threading.main_thread():
             for sig, handler in previous.items():

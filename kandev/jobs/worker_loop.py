@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kandev.jobs.agents import AgentPool
+from kandev.jobs.boxes import BOX_CAPABILITIES, sweep_boxes, sweep_forever
 from kandev.platform.settings import Settings
 from kandev.wiring import SYSTEM, provide_services
 
@@ -58,9 +59,10 @@ class WorkerLoop:
     lives as long as the worker.
     """
 
-    def __init__(self, settings: Settings, name: str) -> None:
+    def __init__(self, settings: Settings, name: str, capabilities: frozenset[str] = frozenset()) -> None:
         self.settings = settings
         self.name = name
+        self.capabilities = capabilities
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name=f"kandev-loop-{name}", daemon=True)
         self._stack = AsyncExitStack()
@@ -71,6 +73,7 @@ class WorkerLoop:
         self.parked: dict[str, tuple[Any, asyncio.Task[str]]] = {}
         # Fire-and-forget tasks, referenced until done.
         self.background: set[asyncio.Future[Any]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
 
     def start(self) -> WorkerLoop:
         global _current
@@ -143,6 +146,10 @@ class WorkerLoop:
         self._ctx = (await self._stack.enter_async_context(services)).ctx
         self._pool = AgentPool(self._ctx, self.name)
         await self._pool.start()
+        if self.capabilities & BOX_CAPABILITIES:
+            # What a dead worker left in the Engine goes now, then every few seconds.
+            await sweep_boxes(self._ctx, self.name, starting=True)
+            self._sweeper = asyncio.create_task(sweep_forever(self._ctx, self.name), name="box-sweeper")
 
     async def _teardown(self) -> None:
         # Turns parked on a person end themselves, saying the worker stopped, before their agents go.
@@ -153,4 +160,6 @@ class WorkerLoop:
             await asyncio.wait(parked, timeout=_STOP_TIMEOUT / 2)
         if self._pool is not None:
             await self._pool.stop()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         await self._stack.aclose()

@@ -33,6 +33,8 @@ class PendingAction(StrEnum):
     CLARIFICATION = "CLARIFICATION"
     PERMISSION = "PERMISSION"
     COMPLETION_PENDING = "COMPLETION_PENDING"
+    # Its turn needs a worker capability (docker, sandbox, ...) no live worker offers.
+    WAITING_FOR_WORKER = "WAITING_FOR_WORKER"
     # The task's budget is spent: nothing is sent to its agent until a person raises it.
     BUDGET_REACHED = "BUDGET_REACHED"
 
@@ -93,6 +95,16 @@ class ExecutorKind(StrEnum):
     SCRATCH = "scratch"
     WORKTREE = "worktree"
     LOCAL = "local"
+    # A task's worktree in a box: Linux namespaces (bubblewrap), or a Docker container.
+    SANDBOX = "sandbox"
+    DOCKER = "docker"
+
+
+class PullPolicy(StrEnum):
+    """Whether a DOCKER executor may pull its image: never (it must be on the worker), or when it is missing."""
+
+    NEVER = "NEVER"
+    IF_MISSING = "IF_MISSING"
 
 
 class TransitionTrigger(StrEnum):

@@ -45,6 +45,10 @@ class Session(Base):
     # The last turn ended on a signal-gated step without a signal.
     completion_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     plan_mode: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    # Where its agent was last launched: {kind, worker, box} (the box: a container id, a sandbox's pid).
+    placement: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    # The worker capabilities its queued turn needs and no live worker offers ([]: none missing).
+    waiting_for: Mapped[list[str]] = mapped_column(JSONType, default=list, server_default="[]")
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = updated_at_column()
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -24,6 +24,7 @@ DELIVER_WEBHOOKS_JOB = "kandev.jobs.automations.deliver_webhooks"
 CLEAN_UP_TASK_JOB = "kandev.jobs.automations.clean_up_task"
 RETAIN_WORKTREES_JOB = "kandev.jobs.automations.retain_worktrees"
 PREFLIGHT_JOB = "kandev.jobs.automations.preflight_automation"
+TEST_EXECUTOR_JOB = "kandev.jobs.executors.test_executor_profile"
 AGENT_INSTALL_JOB = "kandev.jobs.agent_installs.install_agent"
 READ_JOB = "kandev.jobs.reads.answer_read"
 FIX_ROUND_JOB = "kandev.jobs.shipping.run_fix_round"
@@ -146,6 +147,65 @@ def warm_worker_queue(redis: Redis, session_id: str, expected: str | None = None
     if state in (b"idle", "idle") or running in (session_id.encode(), session_id):
         return worker_queue_name(name)
     return None
+
+
+# --- placement by capability -------------------------------------------------------------------------------
+# A turn whose executor needs worker capabilities (docker, sandbox, gpu, ...) waits in the queue named by exactly
+# that set; a worker listens on the queue of every non-empty subset of what it offers, so a turn only ever reaches
+# a worker that has all it needs, and waits in Redis (not in a worker) until one is there.
+CAPABILITY_QUEUE_PREFIX = f"{TURNS}@"
+MAX_CAPABILITIES = 6  # 63 queues for a worker offering all of them
+CAPABILITIES_TTL_SECONDS = 10
+
+
+def capability_queue(capabilities: frozenset[str] | set[str] | tuple[str, ...]) -> str:
+    """The queue of turns that need exactly `capabilities` (the shared turn queue when none)."""
+    return CAPABILITY_QUEUE_PREFIX + "+".join(sorted(capabilities)) if capabilities else TURNS
+
+
+def capability_queues(capabilities: frozenset[str]) -> list[str]:
+    """The queues a worker offering `capabilities` listens on besides the shared ones, most demanding first."""
+    names = sorted(capabilities)
+    subsets = [
+        frozenset(name for bit, name in enumerate(names) if mask >> bit & 1) for mask in range(1, 1 << len(names))
+    ]
+    return [capability_queue(s) for s in sorted(subsets, key=lambda s: (-len(s), sorted(s)))]
+
+
+def capabilities_key(worker_name: str) -> str:
+    """The Redis key naming what a live worker offers (it renews it; it expires when the worker dies)."""
+    return f"kandev-capabilities:{worker_name}"
+
+
+def live_capabilities(redis: Redis) -> dict[str, frozenset[str]]:
+    """What each live worker offers, by worker name."""
+    keys = list(redis.scan_iter(match=capabilities_key("*"), count=500))
+    return _offers(keys, redis.mget(keys) if keys else [])
+
+
+async def live_capabilities_of(redis: Any) -> dict[str, frozenset[str]]:
+    """live_capabilities over an asyncio Redis client."""
+    keys = [key async for key in redis.scan_iter(match=capabilities_key("*"), count=500)]
+    return _offers(keys, await redis.mget(keys) if keys else [])
+
+
+def _offers(keys: list[Any], values: list[Any]) -> dict[str, frozenset[str]]:
+    found = {}
+    for key, value in zip(keys, values, strict=True):
+        if value is None:
+            continue
+        name = (key.decode() if isinstance(key, bytes) else key).removeprefix(capabilities_key(""))
+        text = value.decode() if isinstance(value, bytes) else value
+        found[name] = frozenset(c for c in text.split(",") if c)
+    return found
+
+
+def missing_capabilities(needed: frozenset[str], live: dict[str, frozenset[str]]) -> list[str]:
+    """What no live worker offers together with the rest of `needed` ([] when one worker has it all)."""
+    if not needed:
+        return []
+    best = max(live.values(), key=lambda offered: len(needed & offered), default=frozenset())
+    return sorted(needed - best)
 
 
 def agent_install_job_id(agent_id: str) -> str:

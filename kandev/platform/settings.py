@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import re
 import secrets
 from functools import cached_property
 from pathlib import Path
@@ -100,6 +103,12 @@ class Settings(BaseSettings):
     )
     worker_name: str | None = Field(
         default=None, description="a stable worker name: sessions it runs are routed to its own queue"
+    )
+    worker_capabilities: str | None = Field(
+        default=None,
+        description="comma-separated capabilities this worker advertises (docker, sandbox, gpu, kubernetes...): "
+        "turns whose executor profile needs them come only to workers that have them all; unset: what this host "
+        "can run is detected (sandbox when bubblewrap makes a box, docker when the Docker daemon answers); empty: none",
     )
     agent_idle_seconds: float = Field(
         default=300.0, description="a worker closes a session's warm agent after this long without a turn"
@@ -213,6 +222,16 @@ class Settings(BaseSettings):
             )
         return value.rstrip("/")
 
+    @field_validator("worker_capabilities")
+    @classmethod
+    def _capabilities(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        names = sorted({name.strip() for name in value.split(",") if name.strip()})
+        if any(not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,31}", name) for name in names) or len(names) > 6:
+            raise ValueError("expected at most 6 comma-separated lower-case names, e.g. docker,sandbox,gpu")
+        return ",".join(names)
+
     @field_validator("agent_uids")
     @classmethod
     def _uid_range(cls, value: str | None) -> str | None:
@@ -257,6 +276,12 @@ class Settings(BaseSettings):
             return None
         first, last = parse_uid_range(self.agent_uids)
         return range(first, last + 1)
+
+    @property
+    def instance_label(self) -> str:
+        """Names this installation's boxes without revealing its key (two Kandevs on one Docker host, or two
+        test runs, never sweep each other's)."""
+        return hmac.new(self.server_key, b"kandev-box-instance", hashlib.sha256).hexdigest()[:16]
 
     @property
     def confines_agents(self) -> bool:

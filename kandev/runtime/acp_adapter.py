@@ -29,6 +29,7 @@ from acp.schema import (
 )
 
 from kandev import __version__
+from kandev.domain.ports import Box, ExecutorError
 from kandev.runtime.acp_client import AcpClient
 from kandev.runtime.base import (
     CANCELLED,
@@ -48,6 +49,7 @@ from kandev.runtime.base import (
     UsageReport,
 )
 from kandev.runtime.confinement import check_can_run
+from kandev.runtime.mcp_relay import McpRelay
 from kandev.runtime.process import AgentProcess, minimal_env
 
 log = logging.getLogger(__name__)
@@ -80,12 +82,16 @@ def error_text(exc: acp.RequestError, auth_methods: tuple[str, ...] = ()) -> str
 
 
 def mcp_servers(spec: LaunchSpec) -> list[Any]:
-    """The session's kandev MCP server (http, bearer token) when the spec has both URL and token, then the
-    workspace MCP servers selected for the session (their origins in `_meta.kandev`)."""
+    """The session's kandev MCP server (http, bearer token; in a box, the stdio bridge to the session's socket)
+    when the spec has both URL and token, then the workspace MCP servers selected for the session (their origins
+    in `_meta.kandev`)."""
     if not (spec.mcp_url and spec.mcp_token):
         return []
-    header = HttpHeader(name="Authorization", value=f"Bearer {spec.mcp_token}")
-    servers: list[Any] = [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
+    if spec.relay is not None:
+        servers = [_workspace_server(spec.relay.entry())]
+    else:
+        header = HttpHeader(name="Authorization", value=f"Bearer {spec.mcp_token}")
+        servers = [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
     return servers + [_workspace_server(entry) for entry in spec.mcp_extra]
 
 
@@ -143,7 +149,8 @@ class AcpRuntime:
 
     def __init__(self) -> None:
         self.info: LaunchInfo | None = None
-        self._proc: AgentProcess | None = None
+        self._proc: Box | None = None
+        self._relay: McpRelay | None = None
         self._conn: Any = None
         self._client: AcpClient | None = None
         self._redactor = Redactor(())
@@ -157,6 +164,11 @@ class AcpRuntime:
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
+
+    @property
+    def box(self) -> Box | None:
+        """Where the agent runs (its process, sandbox or container), once launched."""
+        return self._proc
 
     @property
     def alive(self) -> bool:
@@ -177,19 +189,14 @@ class AcpRuntime:
         self._redactor = Redactor(spec.secrets)
         if not os.path.isdir(spec.cwd):
             raise AgentLaunchError(f"working directory {spec.cwd!r} does not exist")
-        if spec.run_as is not None:
+        if spec.run_as is not None and (spec.executor is None or spec.executor.kind != "docker"):
             check_can_run(spec.run_as, spec.argv, spec.cwd, spec.readable)
-        try:
-            env = minimal_env(spec.env, spec.run_as)
-            self._proc = await AgentProcess.spawn(spec.argv, env, spec.cwd, user=spec.run_as)
-        except (OSError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise AgentLaunchError(self._redactor.text(f"cannot start {spec.argv[:1]}: {reason}")) from None
+        self._proc = await self._start(spec)
         self._client = AcpClient(spec.permission_policy, self._redactor, on_update, on_permission)
-        self._conn = acp.connect_to_agent(
-            cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout, observers=[self._client.observe]
-        )
         try:
+            self._conn = acp.connect_to_agent(
+                cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout, observers=[self._client.observe]
+            )
             info = await self._race_exit(self._handshake(spec), spec.startup_timeout)
         except TimeoutError:
             await self.close()
@@ -207,6 +214,30 @@ class AcpRuntime:
             raise
         self.info, self._client.session_id = info, info.acp_session_id
         return info
+
+    async def _start(self, spec: LaunchSpec) -> Box:
+        """The agent's box: a process here, or the spec's executor's box with the session's MCP bridge open."""
+        if spec.executor is None or spec.box is None:
+            try:
+                env = minimal_env(spec.env, spec.run_as)
+                return await AgentProcess.spawn(spec.argv, env, spec.cwd, user=spec.run_as)
+            except (OSError, ValueError) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                raise AgentLaunchError(self._redactor.text(f"cannot start {spec.argv[:1]}: {reason}")) from None
+        self._relay = spec.relay
+        try:
+            if spec.relay is not None:
+                await spec.relay.start()
+            return await spec.executor.launch(spec.box)
+        except BaseException as exc:
+            if spec.relay is not None:
+                await spec.relay.close()
+            self._relay = None
+            if isinstance(exc, ExecutorError):
+                raise AgentLaunchError(self._redactor.text(exc.message)) from None
+            if isinstance(exc, OSError):
+                raise AgentLaunchError(f"the box's MCP bridge could not be opened: {exc.strerror or exc}") from None
+            raise
 
     async def prompt(self, text: str, files: Sequence[PromptFile] = ()) -> PromptResult:
         """Run one turn; every update of it has reached `on_update` when this returns."""
@@ -270,7 +301,7 @@ class AcpRuntime:
         servers = mcp_servers(spec)
         if spec.resume_session_id and supports_load:
             try:
-                loaded = await conn.load_session(cwd=spec.cwd, session_id=spec.resume_session_id, mcp_servers=servers)
+                loaded = await conn.load_session(cwd=proc.cwd, session_id=spec.resume_session_id, mcp_servers=servers)
             except acp.RequestError as exc:
                 # The agent lost that session: a new one it is, and the caller synthesizes history.
                 log.info("session/load refused, new session instead: %s", self._redactor.text(error_text(exc)))
@@ -278,7 +309,7 @@ class AcpRuntime:
                 self.model = _model_of(loaded)
                 modes = loaded.modes if loaded else None
                 return _launch_info(spec.resume_session_id, True, supports_load, modes, proc.pid, init)
-        created = await conn.new_session(cwd=spec.cwd, mcp_servers=servers)
+        created = await conn.new_session(cwd=proc.cwd, mcp_servers=servers)
         self.model = _model_of(created)
         return _launch_info(created.session_id, False, supports_load, created.modes, proc.pid, init)
 
@@ -349,7 +380,7 @@ class AcpRuntime:
             # It closed its stdout but lives on: useless to us, so it goes.
             code = await proc.kill_group()
         tail = [self._redactor.text(line) for line in await proc.stderr_tail(20)]
-        return AgentProcessExited(code, tail)
+        return AgentProcessExited(code, tail, await proc.exit_reason())
 
     def _require(self) -> tuple[Any, AcpClient]:
         if self._conn is None or self._client is None or self._closing is not None or self.info is None:
@@ -364,6 +395,8 @@ class AcpRuntime:
             self._client.stopping = True
         if self._proc is not None:
             await self._proc.kill_group()
+        if self._relay is not None:
+            await self._relay.close()
         if self._conn is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2.0):

@@ -13,7 +13,9 @@ from kandev.runtime.wire_names import END_TURN as END_TURN
 from kandev.runtime.wire_names import MCP_SERVER_NAME as MCP_SERVER_NAME
 
 if TYPE_CHECKING:
+    from kandev.domain.ports import BoxRequest, Executor
     from kandev.platform.agent_host import AgentUser
+    from kandev.runtime.mcp_relay import McpRelay
 
 PermissionPolicy = Literal["ALLOW", "DENY", "ASK"]
 UpdateKind = Literal[
@@ -59,6 +61,11 @@ class LaunchSpec:
     readable: list[str] = field(default_factory=list)
     # Workspace MCP servers delivered beside `kandev` (when the profile supports MCP).
     mcp_extra: list[McpServerEntry] = field(default_factory=list)
+    # Where the agent runs: an executor and its box request (None: a plain process here, as `argv` in `cwd`), and
+    # a box's MCP bridge, which makes `kandev` a stdio server over the session's socket instead of http.
+    executor: Executor | None = None
+    box: BoxRequest | None = None
+    relay: McpRelay | None = None
 
 
 @dataclass(slots=True)
@@ -156,11 +163,11 @@ class AgentLaunchError(AgentRuntimeError):
 class AgentProcessExited(AgentRuntimeError):
     """The agent process ended while we still needed it."""
 
-    def __init__(self, exit_code: int | None, stderr_tail: list[str]) -> None:
+    def __init__(self, exit_code: int | None, stderr_tail: list[str], reason: str | None = None) -> None:
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
         status = "was killed" if exit_code is None else _describe_status(exit_code)
-        text = f"agent process {status}"
+        text = f"{reason}: agent process {status}" if reason else f"agent process {status}"
         if stderr_tail:
             text += "; last lines of its stderr:\n" + "\n".join(stderr_tail)
         super().__init__(text)

@@ -82,7 +82,12 @@ def _death_signal_setter() -> Callable[[], None] | None:
 
 
 class AgentProcess:
-    """A spawned agent: stdio pipes for the protocol, stderr tail for error reports."""
+    """A spawned agent: stdio pipes for the protocol, stderr tail for error reports. It is the box of the plain
+    executors (and, wrapped in bubblewrap, of the sandbox): kandev.domain.ports.Box."""
+
+    # The executor kind that made it, and the agent's working directory as the agent sees it.
+    kind = "process"
+    cwd = ""
 
     def __init__(
         self,
@@ -111,16 +116,27 @@ class AgentProcess:
         *,
         user: AgentUser | None = None,
         stderr_lines: int = 200,
+        limits: Mapping[str, int] | None = None,
     ) -> AgentProcess:
         """Start `argv` in a new session (own process group) whose whole tree dies with it and with us, as
-        `user` when given; OSError when it cannot be started, as from exec."""
+        `user` when given, under the resource `limits` (`as`: address space bytes, `nproc`: processes of its
+        identity; Linux only); OSError when it cannot be started, as from exec."""
         if keeper_available():
-            return await cls._spawn_kept(argv, env, cwd, user, stderr_lines)
-        return await cls._spawn_bare(argv, env, cwd, user, stderr_lines)
+            process = await cls._spawn_kept(argv, env, cwd, user, stderr_lines, limits or {})
+        else:
+            process = await cls._spawn_bare(argv, env, cwd, user, stderr_lines)
+        process.cwd = cwd
+        return process
 
     @classmethod
     async def _spawn_kept(
-        cls, argv: list[str], env: Mapping[str, str], cwd: str, user: AgentUser | None, stderr_lines: int
+        cls,
+        argv: list[str],
+        env: Mapping[str, str],
+        cwd: str,
+        user: AgentUser | None,
+        stderr_lines: int,
+        limits: Mapping[str, int],
     ) -> AgentProcess:
         environment = env_payload(env)
         ours, theirs = socket.socketpair()
@@ -129,6 +145,8 @@ class AgentProcess:
         keeper = [sys.executable, "-I", "-S", _KEEPER, str(theirs.fileno()), "--cwd", cwd]
         if user is not None:
             keeper += ["--user", str(user.uid), str(user.gid), ",".join(map(str, user.groups))]
+        if limits:
+            keeper += ["--limits", ",".join(f"{name}={value}" for name, value in sorted(limits.items()))]
         try:
             proc = await asyncio.create_subprocess_exec(
                 *keeper,
@@ -196,6 +214,13 @@ class AgentProcess:
     def pid(self) -> int:
         """The agent's pid, which leads its process group."""
         return self._pid
+
+    @property
+    def box_id(self) -> str:
+        return f"{self.kind}:{self._pid}"
+
+    async def exit_reason(self) -> str | None:
+        return None  # a process's own status and stderr say it all
 
     @property
     def returncode(self) -> int | None:

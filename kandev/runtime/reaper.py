@@ -1,5 +1,5 @@
-"""The agent's keeper: `python -I -S reaper.py FD --cwd DIR [--user UID GID GROUPS] -- ARGV...` (Linux, stdlib
-only).
+"""The agent's keeper: `python -I -S reaper.py FD --cwd DIR [--user UID GID GROUPS] [--limits as=N,nproc=N] --
+ARGV...` (Linux, stdlib only).
 
 It starts with an empty environment and reads the agent's from FD (`SIZE\n` then `NAME=VALUE\0`...):
 it runs as the worker's user, so loader variables meant for the agent (LD_PRELOAD, LD_LIBRARY_PATH,
@@ -172,12 +172,28 @@ def remove_cgroup(path: str) -> bool:
     return True
 
 
+def _limit_setter(limits: dict[str, int]) -> Callable[[], None]:
+    """What sets the agent's resource limits (a sandbox profile's memory and processes) in the child before exec;
+    made here, as the keeper's user: the agent's identity may not read the interpreter's modules."""
+    import resource
+
+    names = {"as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC}
+    pairs = [(names[name], value) for name, value in limits.items()]
+
+    def set_limits() -> None:
+        for limit, value in pairs:
+            resource.setrlimit(limit, (value, value))
+
+    return set_limits
+
+
 def _start_agent(
     argv: list[str],
     env: dict[bytes, bytes],
     cwd: str,
     identity: tuple[int, int, list[int]] | None,
     cgroup: str | None,
+    set_limits: Callable[[], None] | None = None,
 ) -> tuple[int, int]:
     """Fork and exec the agent in its own session; returns (pid, 0) or (0, errno of the failed exec)."""
     report_r, report_w = os.pipe()  # close-on-exec: EOF without data means exec succeeded
@@ -200,6 +216,8 @@ def _start_agent(
                 # What it creates anywhere (a shared /tmp included) is its own to read: other identities' agents
                 # must not read what this one leaves behind.
                 os.umask(0o077)
+            if set_limits is not None:
+                set_limits()
             # Entered as the agent: the path is the agent's, and so are the rights it is followed with.
             try:
                 os.chdir(cwd)
@@ -217,6 +235,8 @@ def _start_agent(
             os.execvpe(argv[0], argv, env)  # PATH is looked up in the agent's environment
         except OSError as exc:
             os.write(report_w, str(exc.errno or errno.EIO).encode())
+        except Exception:  # a limit the kernel refused: reported, never a silent exit
+            os.write(report_w, str(errno.EINVAL).encode())
         finally:
             os._exit(127)
     os.close(report_w)
@@ -289,6 +309,10 @@ def main(args: list[str]) -> None:
     if rest[0] == "--user":
         identity = (int(rest[1]), int(rest[2]), [int(g) for g in rest[3].split(",") if g])
         rest = rest[4:]
+    limits = None
+    if rest[0] == "--limits":
+        limits = {k: int(v) for k, _, v in (item.partition("=") for item in rest[1].split(",") if item)}
+        rest = rest[2:]
     argv = rest[1:]  # after "--"
     env = read_env(lifeline)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -301,7 +325,7 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     cgroup = make_cgroup()
-    agent, failure = _start_agent(argv, env, cwd, identity, cgroup)
+    agent, failure = _start_agent(argv, env, cwd, identity, cgroup, _limit_setter(limits) if limits else None)
     os.write(lifeline, f"!{failure}\n".encode() if failure else f"{agent} {cgroup or ''}\n".encode())
     if failure:
         if cgroup is not None:

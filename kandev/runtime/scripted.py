@@ -136,7 +136,7 @@ class _Turn:
 class _Session:
     __slots__ = ("blocks", "cwd", "mcp", "mode", "servers", "turn")
 
-    def __init__(self, cwd: str, mcp: McpTarget | None, servers: Any = None) -> None:
+    def __init__(self, cwd: str, mcp: McpTarget | StdioTarget | None, servers: Any = None) -> None:
         self.cwd = cwd
         self.mcp = mcp
         # Every MCP server entry of the last session/new or session/load, as received.
@@ -173,12 +173,9 @@ def block_text(block: Any) -> str:
     return ""
 
 
-def _kandev_server(servers: Any) -> McpTarget | None:
-    for server in servers or []:
-        if isinstance(server, dict) and server.get("name") == MCP_SERVER_NAME and server.get("url"):
-            headers = {h["name"]: h["value"] for h in server.get("headers") or []}
-            return McpTarget(server["url"], headers)
-    return None
+def _kandev_server(servers: Any) -> McpTarget | StdioTarget | None:
+    """The session's `kandev` server: http, or in a box the stdio bridge to the session's socket."""
+    return _server_target([s for s in servers or [] if isinstance(s, dict)], MCP_SERVER_NAME)
 
 
 def _server_target(servers: list[dict[str, Any]], name: str) -> McpTarget | StdioTarget | None:

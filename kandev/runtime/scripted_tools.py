@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 NO_SERVER = (
     "no kandev MCP server was given in session/new, so /tool {name} cannot run "
-    "(the session needs an http MCP server named 'kandev')"
+    "(the session needs an MCP server named 'kandev')"
 )
 
 

@@ -37,6 +37,12 @@ graphql(`
     createdAt
     updatedAt
     blockReason
+    placement {
+      executor
+      worker
+      boxId
+      waitingFor
+    }
     usage {
       inputTokens
       outputTokens

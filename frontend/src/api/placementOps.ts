@@ -14,6 +14,8 @@ export const TASK_PLACEMENT_CHOICES = graphql(`
       id
       name
       kind
+      capabilities
+      unavailableReason
     }
     workspaces {
       id

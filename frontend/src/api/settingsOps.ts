@@ -162,6 +162,38 @@ export const EXECUTOR_PROFILES = graphql(`
       kind
       builtin
       serverWide
+      image
+      pullPolicy
+      dockerfile
+      env
+      mounts {
+        source
+        target
+        readOnly
+      }
+      cpus
+      memoryMb
+      pids
+      network
+      user
+      prepareScript
+      capabilities
+      unavailableReason
+    }
+  }
+`);
+
+export const TEST_EXECUTOR_PROFILE = graphql(`
+  mutation TestExecutorProfile($id: ID!) {
+    testExecutorProfile(executorProfileId: $id) {
+      __typename
+      ... on ExecutorTestPayload {
+        ok
+        worker
+        findings
+        error
+      }
+      ...ErrorFields
     }
   }
 `);

@@ -162,6 +162,7 @@ export function ExecutorSelect(props: { executors: PlacementExecutor[]; value: s
         {props.executors.map((x) => (
           <option key={x.id} value={x.id}>
             {x.name}
+            {x.unavailableReason ? ` (${x.unavailableReason})` : ""}
           </option>
         ))}
       </select>

@@ -73,12 +73,34 @@ export function CompletionHint({ compact = false }: { compact?: boolean }) {
   );
 }
 
+/** Where the task's agent runs when it is boxed, or which worker capability its queued turn waits for. */
+export function PlacementMarker({ task }: { task: Task }) {
+  const placement = task.placement;
+  if (task.pendingAction === "WAITING_FOR_WORKER" && placement?.waitingFor.length) {
+    return (
+      <span className="placement placement-waiting" role="status" data-testid="placement-waiting">
+        {t("waitingForWorker", { capabilities: placement.waitingFor.join(", ") })}
+      </span>
+    );
+  }
+  if (placement?.executor === "docker" || placement?.executor === "sandbox") {
+    const where = placement.executor === "docker" ? `docker ${placement.boxId?.slice(0, 12) ?? ""}` : "sandbox";
+    return (
+      <span className="placement muted" title={t("runsOnWorker", { worker: placement.worker ?? "" })} data-testid="placement">
+        {where} · {placement.worker}
+      </span>
+    );
+  }
+  return null;
+}
+
 export function TaskMarkers({ task, completion }: { task: Task; completion: boolean }) {
   return (
     <span className="markers">
       {task.autopilot && <AutopilotIcon />}
       <AttentionIndicator task={task} />
       {completion && task.pendingAction !== "CLARIFICATION" && <CompletionHint compact />}
+      <PlacementMarker task={task} />
     </span>
   );
 }

@@ -242,10 +242,34 @@ export type CreateAutomationInput = {
   workspaceId: string | number;
 };
 
-/** Admins only. */
+/** Admins only. The settings apply to SANDBOX and DOCKER profiles. */
 export type CreateExecutorProfileInput = {
+  /** Worker capabilities the profile needs besides its kind's own (docker, sandbox). */
+  capabilities?: Array<string> | null | undefined;
+  /** DOCKER: CPUs the container may use. */
+  cpus?: number | null | undefined;
+  /** DOCKER: a Dockerfile the image is built from (once per content) instead. */
+  dockerfile?: string | null | undefined;
+  /** DOCKER: environment in the container; values may reference ${secret:NAME}. */
+  env?: unknown;
+  /** DOCKER: the image to run, e.g. debian:bookworm. */
+  image?: string | null | undefined;
   kind: ExecutorKind;
+  /** Memory limit in MB (DOCKER: the container, no swap; SANDBOX: address space). */
+  memoryMb?: number | null | undefined;
+  /** DOCKER: extra folders. */
+  mounts?: Array<ExecutorMountInput> | null | undefined;
   name: string;
+  /** NONE (default); SANDBOX: or FULL; DOCKER: or the name of a Docker network. */
+  network?: string | null | undefined;
+  /** Most processes the box may hold. */
+  pids?: number | null | undefined;
+  /** DOCKER: a shell script run in the container before the agent; its failure fails. */
+  prepareScript?: string | null | undefined;
+  /** DOCKER: default NEVER. */
+  pullPolicy?: PullPolicy | null | undefined;
+  /** DOCKER: numeric uid[:gid]; default: the agent's identity (never root). */
+  user?: string | null | undefined;
   /** The workspace; null: a server-wide profile, listed in every workspace. */
   workspaceId?: string | number | null | undefined;
 };
@@ -388,11 +412,22 @@ export type DiscardHunkInput = {
   path: string;
 };
 
-/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory. */
+/** WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory; SANDBOX: the task's worktree in Linux namespaces (bubblewrap); DOCKER: the task's worktree in a Docker container. */
 export type ExecutorKind =
+  | 'DOCKER'
   | 'LOCAL'
+  | 'SANDBOX'
   | 'SCRATCH'
   | 'WORKTREE';
+
+/** A host folder (under KANDEV_SOURCE_ROOTS) seen in a DOCKER executor's container. */
+export type ExecutorMountInput = {
+  readOnly?: boolean;
+  /** Absolute host path under the source roots. */
+  source: string;
+  /** Absolute path in the container (never /workspace or /run/kandev). */
+  target: string;
+};
 
 /** MISSING: no such file (or the task's files don't exist yet); NOT_A_FILE: a folder or special file; TOO_LARGE: over 1 MiB; BINARY: neither UTF-8 text nor a PNG, JPEG, GIF or WebP image. */
 export type FilePreviewUnavailableReason =
@@ -504,13 +539,19 @@ export type PendingAction =
   | 'CLARIFICATION'
   | 'COMPLETION_PENDING'
   | 'NONE'
-  | 'PERMISSION';
+  | 'PERMISSION'
+  | 'WAITING_FOR_WORKER';
 
 /** What happens when the agent asks permission: allow, deny, or ask an operator. */
 export type PermissionPolicy =
   | 'ALLOW'
   | 'ASK'
   | 'DENY';
+
+/** NEVER: the image must be on the worker; IF_MISSING: pulled when absent. */
+export type PullPolicy =
+  | 'IF_MISSING'
+  | 'NEVER';
 
 export type QuestionAnswerInput = {
   /** Free-text answer. */
@@ -772,11 +813,35 @@ export type UpdateAutomationInput = {
   workflowStepId?: string | number | null | undefined;
 };
 
-/** Admins only; only the fields given change. */
+/** Admins only; only the fields given change (a new kind starts from that kind's defaults). */
 export type UpdateExecutorProfileInput = {
+  /** Worker capabilities the profile needs besides its kind's own (docker, sandbox). */
+  capabilities?: Array<string> | null | undefined;
+  /** DOCKER: CPUs the container may use. */
+  cpus?: number | null | undefined;
+  /** DOCKER: a Dockerfile the image is built from (once per content) instead. */
+  dockerfile?: string | null | undefined;
+  /** DOCKER: environment in the container; values may reference ${secret:NAME}. */
+  env?: unknown;
   executorProfileId: string | number;
+  /** DOCKER: the image to run, e.g. debian:bookworm. */
+  image?: string | null | undefined;
   kind?: ExecutorKind | null | undefined;
+  /** Memory limit in MB (DOCKER: the container, no swap; SANDBOX: address space). */
+  memoryMb?: number | null | undefined;
+  /** DOCKER: extra folders. */
+  mounts?: Array<ExecutorMountInput> | null | undefined;
   name?: string | null | undefined;
+  /** NONE (default); SANDBOX: or FULL; DOCKER: or the name of a Docker network. */
+  network?: string | null | undefined;
+  /** Most processes the box may hold. */
+  pids?: number | null | undefined;
+  /** DOCKER: a shell script run in the container before the agent; its failure fails. */
+  prepareScript?: string | null | undefined;
+  /** DOCKER: default NEVER. */
+  pullPolicy?: PullPolicy | null | undefined;
+  /** DOCKER: numeric uid[:gid]; default: the agent's identity (never root). */
+  user?: string | null | undefined;
 };
 
 /** Only the fields given change; the kind can't. */
@@ -1509,7 +1574,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1552,14 +1617,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1598,7 +1663,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1614,7 +1679,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1629,7 +1694,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1642,7 +1707,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1652,7 +1717,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1668,7 +1733,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1788,7 +1853,7 @@ export type TaskPlacementChoicesQueryVariables = Exact<{
 }>;
 
 
-export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
+export type TaskPlacementChoicesQuery = { repositories: Array<{ id: string, name: string, defaultBranch: string }>, executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, capabilities: Array<string>, unavailableReason: string | null }>, workspaces: Array<{ id: string, lastTaskChoice: { executorProfileId: string | null, agentProfileId: string | null, repositories: Array<{ repositoryId: string, baseBranch: string | null }> } | null }> };
 
 export type RepositoryBranchesQueryVariables = Exact<{
   w: string | number;
@@ -1967,7 +2032,20 @@ export type ExecutorProfilesQueryVariables = Exact<{
 }>;
 
 
-export type ExecutorProfilesQuery = { executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, builtin: boolean, serverWide: boolean }> };
+export type ExecutorProfilesQuery = { executorProfiles: Array<{ id: string, name: string, kind: ExecutorKind, builtin: boolean, serverWide: boolean, image: string, pullPolicy: PullPolicy, dockerfile: string, env: unknown, cpus: number | null, memoryMb: number | null, pids: number | null, network: string, user: string, prepareScript: string, capabilities: Array<string>, unavailableReason: string | null, mounts: Array<{ source: string, target: string, readOnly: boolean }> }> };
+
+export type TestExecutorProfileMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TestExecutorProfileMutation = { testExecutorProfile:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ExecutorTestPayload', ok: boolean, worker: string | null, findings: Array<string>, error: string | null }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
 
 export type CreateExecutorProfileMutationVariables = Exact<{
   i: CreateExecutorProfileInput;
@@ -2064,7 +2142,7 @@ export type SetTaskBudgetMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -2532,6 +2610,12 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4178,6 +4262,12 @@ export const TasksDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4236,6 +4326,12 @@ export const TaskDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4465,6 +4561,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4556,6 +4658,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4606,6 +4714,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4656,6 +4770,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4707,6 +4827,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4760,6 +4886,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens
@@ -4940,6 +5072,8 @@ export const TaskPlacementChoicesDocument = new TypedDocumentString(`
     id
     name
     kind
+    capabilities
+    unavailableReason
   }
   workspaces {
     id
@@ -5182,9 +5316,43 @@ export const ExecutorProfilesDocument = new TypedDocumentString(`
     kind
     builtin
     serverWide
+    image
+    pullPolicy
+    dockerfile
+    env
+    mounts {
+      source
+      target
+      readOnly
+    }
+    cpus
+    memoryMb
+    pids
+    network
+    user
+    prepareScript
+    capabilities
+    unavailableReason
   }
 }
     `) as unknown as TypedDocumentString<ExecutorProfilesQuery, ExecutorProfilesQueryVariables>;
+export const TestExecutorProfileDocument = new TypedDocumentString(`
+    mutation TestExecutorProfile($id: ID!) {
+  testExecutorProfile(executorProfileId: $id) {
+    __typename
+    ... on ExecutorTestPayload {
+      ok
+      worker
+      findings
+      error
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<TestExecutorProfileMutation, TestExecutorProfileMutationVariables>;
 export const CreateExecutorProfileDocument = new TypedDocumentString(`
     mutation CreateExecutorProfile($i: CreateExecutorProfileInput!) {
   createExecutorProfile(input: $i) {
@@ -5314,6 +5482,12 @@ fragment TaskFields on Task {
   createdAt
   updatedAt
   blockReason
+  placement {
+    executor
+    worker
+    boxId
+    waitingFor
+  }
   usage {
     inputTokens
     outputTokens

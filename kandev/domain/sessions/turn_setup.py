@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from kandev.domain.sessions.agent_context import (
     resume_history,
     step_handoff,
 )
+from kandev.domain.sessions.box_setup import BoxParts, box_parts, with_mcp_commands
 from kandev.domain.sessions.tool_profiles import refresh_profile
 from kandev.domain.sessions.turns import ClaimedTurn
 from kandev.domain.tasks.titles import TITLE_INSTRUCTION, claim_title
@@ -32,6 +34,7 @@ from kandev.domain.workspace.contributions import agent_git_credentials
 from kandev.domain.workspace.workdirs import prepare_home, prepare_workdir
 from kandev.models import AgentProfile, Session, Task, WorkflowStep
 from kandev.models.base import utcnow
+from kandev.models.enums import ExecutorKind
 from kandev.platform.agent_host import AgentUser, scripted_requirements
 from kandev.platform.data_dir import prepare_work_dir
 
@@ -70,6 +73,9 @@ class TurnSetup:
     mcp_revision: int = 0
     # The remote definitions whose URL passes the outbound rule again at launch (a non-admin's).
     mcp_checked: frozenset[str] = frozenset()
+    # A box executor's settings and folders (SANDBOX, DOCKER); None: the agent is a plain process.
+    box: BoxParts | None = None
+    task_id: str = ""
 
     def fingerprint(self) -> str:
         """A digest of everything the agent process was launched with except its token: a warm agent
@@ -87,6 +93,7 @@ class TurnSetup:
             self.mcp_revision,
             sorted(self.mcp_secrets.items()),
             [user.uid, user.gid] if user is not None else None,
+            self.box.config.stored() if self.box is not None else None,
         ]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
@@ -137,10 +144,22 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             # Its checkout was reclaimed (automation worktree retention): it exists again, from its branch.
             if task.worktree_reclaimed_at is not None:
                 task.worktree_reclaimed_at = None
+        builtin = profile.kind in BUILTIN_PROGRAMS
+        box = await box_parts(db, ctx.settings, task, session.executor_profile_id, workdir, builtin)
+        argv = launch_command(profile)
+        if box is not None:
+            env.update(box.config.env)
+            secrets.extend(box.secrets)
+            if builtin:
+                # A container runs the image's Python (the package mounted read-only); a sandbox this host's
+                # interpreter itself, not a virtualenv's link to it: it sees only the folders it is given.
+                argv[0] = "python3" if box.kind == ExecutorKind.DOCKER else os.path.realpath(argv[0])
         # Rebuilt on every launch and resume; a change is announced to the session's MCP connection.
         title_owner = await claim_title(uow, session, task)
         await refresh_profile(uow, session, task)
         await refresh_desired(db, session, task)
+        if box is not None:
+            box = with_mcp_commands(box, [*(session.mcp_servers_desired or []), *(session.mcp_servers_applied or [])])
         mcp_secrets = await named_secret_values(
             db,
             ctx.settings.server_key,
@@ -155,7 +174,7 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             history = resume_history(await history_messages(db, session.id, claimed.turn_id))
         extra = [TITLE_INSTRUCTION] if title_owner else []
         return TurnSetup(
-            argv=launch_command(profile),
+            argv=argv,
             env=env,
             cwd=str(workdir),
             permission_policy=profile.permission_policy,
@@ -164,7 +183,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             mcp_token=mcp_token,
             resume_session_id=session.acp_session_id,
             secrets=secrets,
-            missing_command=missing_command(profile),
+            # A container's command is the image's business: only a process here must find its command here.
+            missing_command=None if box is not None and box.kind == "docker" else missing_command(profile),
             context=await _context(db, task, session, step, extra),
             context_extra=extra,
             history=history,
@@ -183,6 +203,8 @@ async def prepare_turn(ctx: ServiceContext, claimed: ClaimedTurn, *, mint_token:
             mcp_checked=await checked_definitions(
                 db, task.workspace_id, [*(session.mcp_servers_desired or []), *(session.mcp_servers_applied or [])]
             ),
+            box=box,
+            task_id=task.id,
         )
 
 

@@ -15,6 +15,7 @@ from kandev.domain.feeds import emit_session_event
 from kandev.domain.session_rows import is_terminal, lock_session
 from kandev.domain.sessions.parent_questions import after_session_ended
 from kandev.domain.sessions.permissions import note_in_transcript
+from kandev.domain.sessions.placement import clear_waiting
 from kandev.domain.sessions.prompts import REVIEW_SOURCE, SYSTEM_SOURCES, claim_next_prompt
 from kandev.domain.sessions.transcript import append_message
 from kandev.domain.usage.recording import mark_if_spent
@@ -97,6 +98,7 @@ async def claim_turn(
         await uow.db.flush()
         session.state = SessionState.RUNNING
         session.updated_at = now
+        await clear_waiting(uow, session)
         emit_session_event(uow, "TURN_STARTED", session, turn=turn)
         kind, data = _prompt_message(prompt)
         carried = await prompt_attachments(uow.db, prompt.id)

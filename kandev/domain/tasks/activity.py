@@ -1,5 +1,6 @@
 """What a board card says about a task's agent: who works on it, when it last did something, the gist of
-what it last said and whether a person is needed. Read for a whole page of tasks in one statement."""
+what it last said, whether a person is needed and where the agent runs. Read for a whole page of tasks in one
+statement."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, bindparam, exists, func, or_, select
+from sqlalchemy import Select, String, bindparam, cast, exists, func, or_, select
 
 from kandev.domain.context import ServiceContext
 from kandev.models import AgentProfile, Clarification, Message, PermissionRequest, Session, Task, Turn
-from kandev.models.enums import MessageKind, TurnState
+from kandev.models.enums import TERMINAL_SESSION_STATES, MessageKind, TurnState
 
 PREVIEW_CHARS = 140
 # Read from the database: enough for a preview line once markup is gone, without shipping whole essays.
@@ -30,6 +31,10 @@ class TaskActivity:
     has_run: bool
     last_turn_failed: bool
     needs_answer: bool
+    # Where its newest session's agent was launched ({kind, worker, box}), and the worker capabilities a queued
+    # turn of a live session waits for.
+    placement: dict[str, Any] | None = None
+    waiting_for: tuple[str, ...] = ()
 
 
 NO_ACTIVITY = TaskActivity(None, None, None, None, has_run=False, last_turn_failed=False, needs_answer=False)
@@ -70,7 +75,7 @@ async def read_activity(ctx: ServiceContext, task_ids: Sequence[str]) -> list[Ta
     async with ctx.read() as db:
         rows = (await db.execute(_activity_statement(), {"task_ids": list(task_ids)})).tuples().all()
     found: dict[str, TaskActivity] = {}
-    for task_id, ran, agent_id, agent_name, at_session, at_message, said, ended, asking in rows:
+    for task_id, ran, agent_id, agent_name, at_session, at_message, said, ended, asking, placed, waiting in rows:
         moments = [m for m in (at_session, at_message) if m is not None]
         found[task_id] = TaskActivity(
             agent_profile_id=agent_id,
@@ -80,6 +85,8 @@ async def read_activity(ctx: ServiceContext, task_ids: Sequence[str]) -> list[Ta
             has_run=bool(ran),
             last_turn_failed=ended == TurnState.FAILED,
             needs_answer=bool(asking),
+            placement=placed,
+            waiting_for=tuple(waiting or ()),
         )
     return [found.get(i, NO_ACTIVITY) for i in task_ids]
 
@@ -134,6 +141,30 @@ def _activity_statement() -> Select[Any]:
         exists().where(Clarification.task_id == Task.id, Clarification.state == "PENDING"),
         exists().where(PermissionRequest.task_id == Task.id, PermissionRequest.state == "PENDING"),
     )
+    placement = (
+        select(Session.placement).where(Session.task_id == Task.id).order_by(*newest_first).limit(1)
+    ).scalar_subquery()
+    waiting_for = (
+        select(Session.waiting_for)
+        .where(
+            Session.task_id == Task.id,
+            cast(Session.waiting_for, String) != "[]",
+            Session.state.not_in([s.value for s in TERMINAL_SESSION_STATES]),
+        )
+        .order_by(*newest_first)
+        .limit(1)
+        .scalar_subquery()
+    )
     return select(
-        Task.id, has_run, profile_id, profile_name, session_at, message_at, last_said, last_ended, asks
+        Task.id,
+        has_run,
+        profile_id,
+        profile_name,
+        session_at,
+        message_at,
+        last_said,
+        last_ended,
+        asks,
+        placement,
+        waiting_for,
     ).where(Task.id.in_(bindparam("task_ids", expanding=True)))

@@ -319,10 +319,10 @@ def visible_env(profile: AgentProfile, principal: Principal) -> dict[str, str]:
     (which they must define in their workspace) but none of the literal text an admin put beside them."""
     if profile.workspace_id is not None or is_admin(principal):
         return dict(profile.env)
-    return {key: _mask_literals(value) for key, value in profile.env.items()}
+    return {key: mask_literals(value) for key, value in profile.env.items()}
 
 
-def _mask_literals(value: str) -> str:
+def mask_literals(value: str) -> str:
     # With its one group, split alternates literal text and reference names: [text, name, text, ...].
     parts = SECRET_REFERENCE.split(value)
     return "".join(

@@ -11,6 +11,7 @@ from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.graphql.resolvers.common import attempt
 from kandev.graphql.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
 from kandev.graphql.schema.context import Info
+from kandev.graphql.schema.executor_types import ExecutorTestPayload
 from kandev.graphql.schema.inputs import (
     CreateAgentProfileInput,
     CreateExecutorProfileInput,
@@ -31,6 +32,7 @@ from kandev.graphql.schema.payloads import (
     DeleteSecretResult,
     ExecutorProfilePayload,
     ExecutorProfileResult,
+    ExecutorTestResult,
     ReplaceSecretResult,
     RepositoryPayload,
     ResolvePermissionPayload,
@@ -154,7 +156,7 @@ def _executor(row: Any) -> ExecutorProfilePayload:
 async def _create_executor(info: Info, input: CreateExecutorProfileInput) -> Any:
     workspace_id = _target_workspace(input.workspace_id)
     kind = StoredExecutorKind(input.kind.value)
-    return await info.context.services.executor_profiles.create(workspace_id, input.name, kind)
+    return await info.context.services.executor_profiles.create(workspace_id, input.name, kind, input.given())
 
 
 async def create_executor_profile(info: Info, input: CreateExecutorProfileInput) -> ExecutorProfileResult:
@@ -163,8 +165,19 @@ async def create_executor_profile(info: Info, input: CreateExecutorProfileInput)
 
 async def update_executor_profile(info: Info, input: UpdateExecutorProfileInput) -> ExecutorProfileResult:
     kind = StoredExecutorKind(input.kind.value) if input.kind else None
-    call = info.context.services.executor_profiles.update(str(input.executor_profile_id), name=input.name, kind=kind)
+    call = info.context.services.executor_profiles.update(
+        str(input.executor_profile_id), name=input.name, kind=kind, config=input.given() or None
+    )
     return await attempt(call, _executor)
+
+
+async def test_executor_profile(info: Info, executor_profile_id: strawberry.ID) -> ExecutorTestResult:
+    def found(report: dict[str, Any]) -> ExecutorTestPayload:
+        return ExecutorTestPayload(
+            ok=bool(report["ok"]), worker=report["worker"], findings=list(report["findings"]), error=report["error"]
+        )
+
+    return await attempt(info.context.services.executor_profiles.test(str(executor_profile_id)), found)
 
 
 async def delete_executor_profile(info: Info, executor_profile_id: strawberry.ID) -> ExecutorProfileResult:

@@ -8,11 +8,14 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
+from kandev.domain.context import is_admin
 from kandev.domain.sessions.permissions import agent_pending_id
-from kandev.domain.workspace.agent_profiles import missing_command, visible_env
+from kandev.domain.workspace.agent_profiles import mask_literals, missing_command, visible_env
+from kandev.domain.workspace.executor_config import BoxConfig, read_config, required_capabilities
 from kandev.graphql.schema.columns import column
 from kandev.graphql.schema.context import RUN_DOC, Info, run_at
-from kandev.graphql.schema.enums import AgentKind, ExecutorKind, PermissionPolicy
+from kandev.graphql.schema.enums import AgentKind, ExecutorKind, PermissionPolicy, PullPolicy
+from kandev.graphql.schema.executor_types import ExecutorMount
 from kandev.graphql.schema.fields import described
 from kandev.models import AgentProfile as AgentProfileRow
 from kandev.models import ExecutorProfile as ExecutorProfileRow
@@ -75,6 +78,64 @@ class ExecutorProfile:
     @described("Defined by an admin for the whole server, listed in every workspace.")
     def server_wide(self) -> bool:
         return self.row.workspace_id is None
+
+    def _config(self) -> BoxConfig:
+        return read_config(self.row.kind, self.row.config)
+
+    @described("DOCKER: the image to run (empty when built from the Dockerfile).")
+    def image(self) -> str:
+        return self._config().image
+
+    @described("DOCKER: whether the image may be pulled.")
+    def pull_policy(self) -> PullPolicy:
+        return PullPolicy(self._config().pull_policy)
+
+    @described("DOCKER: the Dockerfile the image is built from, when given.")
+    def dockerfile(self) -> str:
+        return self._config().dockerfile
+
+    @described("DOCKER: the container's environment; non-admins see only the ${secret:NAME} references.")
+    def env(self, info: Info) -> JSON:
+        env = self._config().env
+        if is_admin(info.context.services.principal):
+            return JSON(env)
+        return JSON({key: mask_literals(value) for key, value in env.items()})
+
+    @described("DOCKER: extra host folders in the container.")
+    def mounts(self) -> list[ExecutorMount]:
+        return [ExecutorMount(source=m.source, target=m.target, read_only=m.read_only) for m in self._config().mounts]
+
+    @described("DOCKER: CPUs the container may use; null: no limit.")
+    def cpus(self) -> float | None:
+        return self._config().cpus
+
+    @described("Memory limit in MB; null: none.")
+    def memory_mb(self) -> int | None:
+        return self._config().memory_mb
+
+    @described("Most processes in the box; null: no limit.")
+    def pids(self) -> int | None:
+        return self._config().pids
+
+    @described("NONE, FULL (SANDBOX) or a Docker network's name (DOCKER).")
+    def network(self) -> str:
+        return self._config().network
+
+    @described("DOCKER: the container's uid[:gid]; empty: the agent's identity.")
+    def user(self) -> str:
+        return self._config().user
+
+    @described("DOCKER: the script run in the container before the agent.")
+    def prepare_script(self) -> str:
+        return self._config().prepare_script
+
+    @described("Worker capabilities the profile needs (its kind's own included): its turns go only to such workers.")
+    def capabilities(self) -> list[str]:
+        return list(required_capabilities(self.row.kind, self.row.config))
+
+    @described("Why no live worker can run the profile now (its capabilities, named); null when one can.")
+    async def unavailable_reason(self, info: Info) -> str | None:
+        return await info.context.services.executor_profiles.unavailable_reason(self.row)
 
 
 @strawberry.type(description="A workspace secret; its value is never returned.")

@@ -29,8 +29,10 @@ strawberry.enum(
 strawberry.enum(m.McpScope, description="Where a workspace MCP server is selected, widest first.")
 strawberry.enum(
     m.ExecutorKind,
-    description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory.",
+    description="WORKTREE: a git worktree per task; LOCAL: the repository itself; SCRATCH: an empty directory; "
+    "SANDBOX: the task's worktree in Linux namespaces (bubblewrap); DOCKER: the task's worktree in a Docker container.",
 )
+strawberry.enum(m.PullPolicy, description="NEVER: the image must be on the worker; IF_MISSING: pulled when absent.")
 strawberry.enum(
     m.PermissionPolicy,
     description="What happens when the agent asks permission: allow, deny, or ask an operator.",
@@ -79,6 +81,7 @@ TurnState = m.TurnState
 AgentKind = m.AgentKind
 ExecutorKind = m.ExecutorKind
 PermissionPolicy = m.PermissionPolicy
+PullPolicy = m.PullPolicy
 AutomationDestination = m.AutomationDestination
 AutomationContext = m.AutomationContext
 AutomationCreatedVia = m.AutomationCreatedVia

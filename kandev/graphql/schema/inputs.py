@@ -16,6 +16,7 @@ from kandev.domain.validation import MAX_EXTERNAL_ID_LENGTH, MAX_TITLE_LENGTH
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.graphql.schema.declare import arg, argument
 from kandev.graphql.schema.enums import AgentKind, DeliveryMode, ExecutorKind, PermissionPolicy, TaskState
+from kandev.graphql.schema.executor_types import ExecutorSettingsInput
 from kandev.graphql.schema.usage_types import BudgetInput
 
 
@@ -259,8 +260,8 @@ class UpdateAgentProfileInput:
     permission_policy: PermissionPolicy | None = None
 
 
-@strawberry.input(description="Admins only.")
-class CreateExecutorProfileInput:
+@strawberry.input(description="Admins only. The settings apply to SANDBOX and DOCKER profiles.")
+class CreateExecutorProfileInput(ExecutorSettingsInput):
     workspace_id: strawberry.ID | None = strawberry.field(
         default=strawberry.UNSET,  # required, but null is a value: a server-wide profile
         description="The workspace; null: a server-wide profile, listed in every workspace.",
@@ -269,8 +270,10 @@ class CreateExecutorProfileInput:
     kind: ExecutorKind
 
 
-@strawberry.input(description="Admins only; only the fields given change.")
-class UpdateExecutorProfileInput:
+@strawberry.input(
+    description="Admins only; only the fields given change (a new kind starts from that kind's defaults)."
+)
+class UpdateExecutorProfileInput(ExecutorSettingsInput):
     executor_profile_id: strawberry.ID
     name: str | None = None
     kind: ExecutorKind | None = None

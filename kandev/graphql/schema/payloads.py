@@ -8,6 +8,7 @@ import strawberry
 
 from kandev.graphql.schema.config_types import AgentProfile, ExecutorProfile, PermissionRequest, Repository, Secret
 from kandev.graphql.schema.errors import ExpectedError
+from kandev.graphql.schema.executor_types import ExecutorTestPayload
 from kandev.graphql.schema.session_types import Session
 from kandev.graphql.schema.types import Task
 
@@ -96,6 +97,7 @@ UpdateAgentProfileResult: TypeAlias = Annotated[
 DeleteAgentProfileResult: TypeAlias = Annotated[
     AgentProfilePayload | ExpectedError, strawberry.union("DeleteAgentProfileResult")
 ]
+ExecutorTestResult: TypeAlias = Annotated[ExecutorTestPayload | ExpectedError, strawberry.union("ExecutorTestResult")]
 ExecutorProfileResult: TypeAlias = Annotated[
     ExecutorProfilePayload | ExpectedError, strawberry.union("ExecutorProfileResult")
 ]

@@ -24,6 +24,7 @@ from kandev.domain.workspace.task_choices import last_choice
 from kandev.graphql.schema.change_types import ChangeScope, ChangeStats, TaskChanges
 from kandev.graphql.schema.context import Info, Loaders
 from kandev.graphql.schema.enums import PendingAction, TaskEventKind, TaskOrigin, TaskState, WorkspaceEventKind
+from kandev.graphql.schema.executor_types import Placement
 from kandev.graphql.schema.fields import described
 from kandev.graphql.schema.plain_fields import held_in
 from kandev.graphql.schema.review_thread_types import ChangedFile, ReviewThread, ReviewThreadState
@@ -304,6 +305,23 @@ class Task:
     @described("The task's budget and what was spent against it; null without one.")
     async def budget(self, info: Info) -> Budget | None:
         return Budget.of(await info.context.services.usage.task_budget(self.record.id))
+
+    @described(
+        "Where the task's agent runs (its newest session's executor, worker and box) and what a queued turn of a "
+        "live session waits for; null before any session."
+    )
+    async def placement(self, info: Info) -> Placement | None:
+        # Read with the page's card activity: no statement of its own.
+        activity = self.held_activity or await self._loaders(info).task_activity.load(self.record.id)
+        if not activity.has_run:
+            return None
+        where = activity.placement or {}
+        return Placement(
+            executor=where.get("kind"),
+            worker=where.get("worker"),
+            box_id=where.get("box"),
+            waiting_for=list(activity.waiting_for),
+        )
 
     @described(
         "How the newest turn failed (agent error, `/fail`, a reaped or unlaunchable turn); "

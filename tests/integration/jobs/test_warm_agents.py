@@ -194,7 +194,9 @@ async def test_a_turn_job_taken_by_a_worker_without_the_agent_goes_to_the_idle_w
                 monkeypatch.setattr(
                     services.ctx.jobs,
                     "_enqueue_turn",
-                    lambda session, _queue, description: route(session, worker_queue_name(other_name), description),
+                    lambda session, _queue, description, needed: route(
+                        session, worker_queue_name(other_name), description, needed
+                    ),
                 )
                 await services.sessions.send_message(task_id, "/say two")
                 turns = await watch.turns_ended(2)

@@ -1,14 +1,17 @@
-// Executor profiles: where an agent works (a git worktree per task, the repository itself, or a scratch
-// folder). Only admins add, rename or delete them; for anyone else the server refuses, and the form says so.
+// Executor profiles: where an agent works (a git worktree per task, the repository itself, a scratch folder, a
+// sandbox or a Docker container). Only admins add, change, test or delete them; for anyone else the server refuses,
+// and the form says so. A box profile lists the worker capabilities it needs and says when no live worker has them.
 import { useCallback, useEffect, useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
 import {
   CREATE_EXECUTOR_PROFILE,
   DELETE_EXECUTOR_PROFILE,
   EXECUTOR_PROFILES,
+  TEST_EXECUTOR_PROFILE,
   UPDATE_EXECUTOR_PROFILE,
   type ExecutorRow,
 } from "../../api/settingsOps";
+import { BoxSettingsFields, EMPTY_BOX, draftOf, isBox, settingsOf, type BoxDraft } from "./BoxSettings";
 import type { ExecutorKind } from "../../gql/graphql";
 import { app } from "../../state/app";
 import { useStore } from "../../state/store";
@@ -19,6 +22,8 @@ const KINDS: { value: ExecutorKind; label: string }[] = [
   { value: "WORKTREE" as ExecutorKind, label: "Worktree: a git worktree per task" },
   { value: "LOCAL" as ExecutorKind, label: "Local: in the repository itself" },
   { value: "SCRATCH" as ExecutorKind, label: "Scratch: an empty folder, no git" },
+  { value: "SANDBOX" as ExecutorKind, label: "Sandbox: the worktree in Linux namespaces (bubblewrap)" },
+  { value: "DOCKER" as ExecutorKind, label: "Docker: the worktree in a container" },
 ];
 
 export function Executors() {
@@ -26,6 +31,7 @@ export function Executors() {
   const [rows, setRows] = useState<ExecutorRow[] | null>(null);
   const [name, setName] = useState("");
   const [kind, setKind] = useState<ExecutorKind>("WORKTREE" as ExecutorKind);
+  const [draft, setDraft] = useState<BoxDraft>(EMPTY_BOX);
   const load = useAction();
   const add = useAction();
   const reload = useCallback(
@@ -37,8 +43,10 @@ export function Executors() {
 
   const create = () =>
     add.run(async () => {
-      unwrap((await gql(CREATE_EXECUTOR_PROFILE, { i: { workspaceId, name, kind } })).createExecutorProfile);
+      const settings = isBox(kind) ? settingsOf(kind, draft) : {};
+      unwrap((await gql(CREATE_EXECUTOR_PROFILE, { i: { workspaceId, name, kind, ...settings } })).createExecutorProfile);
       setName("");
+      setDraft(EMPTY_BOX);
       await reload();
     });
 
@@ -73,15 +81,34 @@ export function Executors() {
             Add
           </button>
         </div>
+        {isBox(kind) && <BoxSettingsFields kind={kind} draft={draft} onChange={setDraft} />}
         <FormError error={add.error} testId="executor-error" />
       </form>
     </div>
   );
 }
 
+type TestReport = { ok: boolean; worker?: string | null; findings: string[]; error?: string | null };
+
 function ExecutorItem({ row, onChange }: { row: ExecutorRow; onChange: () => Promise<unknown> }) {
   const [name, setName] = useState(row.name);
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState<BoxDraft>(() => draftOf(row));
+  const [report, setReport] = useState<TestReport | null>(null);
   const action = useAction();
+  const testing = useAction();
+  const save = () =>
+    action.run(async () => {
+      const i = { executorProfileId: row.id, ...settingsOf(row.kind, draft) };
+      unwrap((await gql(UPDATE_EXECUTOR_PROFILE, { i })).updateExecutorProfile);
+      setEditing(false);
+      await onChange();
+    });
+  const test = () =>
+    testing.run(async () => {
+      setReport(null);
+      setReport(unwrap((await gql(TEST_EXECUTOR_PROFILE, { id: row.id })).testExecutorProfile));
+    });
   const rename = () =>
     action.run(async () => {
       unwrap((await gql(UPDATE_EXECUTOR_PROFILE, { i: { executorProfileId: row.id, name } })).updateExecutorProfile);
@@ -111,9 +138,51 @@ function ExecutorItem({ row, onChange }: { row: ExecutorRow; onChange: () => Pro
           </button>
         )}
       </form>
+      {isBox(row.kind) && (
+        <>
+          <button type="button" className="btn btn-small" onClick={() => setEditing((v) => !v)} aria-expanded={editing} data-testid="edit-executor">
+            Settings
+          </button>
+          <button type="button" className="btn btn-small" onClick={() => void test()} disabled={testing.busy} data-testid="test-executor">
+            {testing.busy ? "Testing…" : "Test this profile"}
+          </button>
+        </>
+      )}
       <button type="button" className="btn btn-small btn-danger" onClick={() => void remove()} data-testid="delete-executor">
         Delete
       </button>
+      {isBox(row.kind) && (
+        <p className="muted row-detail" data-testid="executor-capabilities">
+          Needs a worker with: {row.capabilities.join(", ")}
+          {row.unavailableReason && (
+            <span className="warn" data-testid="executor-unavailable">
+              {" "}
+              · {row.unavailableReason}
+            </span>
+          )}
+        </p>
+      )}
+      {editing && (
+        <form className="row-detail" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="executor-settings-form">
+          <BoxSettingsFields kind={row.kind} draft={draft} onChange={setDraft} />
+          <button className="btn btn-small btn-primary" disabled={action.busy} data-testid="save-executor-settings">
+            Save settings
+          </button>
+        </form>
+      )}
+      {report && (
+        <div className={`row-detail test-report ${report.ok ? "ok" : "failed"}`} role="status" data-testid="executor-test-report">
+          <strong>{report.ok ? "The box works" : "The box could not be made"}</strong>
+          {report.worker && <span className="muted"> · on worker {report.worker}</span>}
+          {report.error && <p data-testid="executor-test-error">{report.error}</p>}
+          <ul>
+            {report.findings.map((line, index) => (
+              <li key={index}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <FormError error={testing.error} testId="executor-test-failure" />
       <FormError error={action.error} testId="executor-row-error" />
     </li>
   );
