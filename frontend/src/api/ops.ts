@@ -56,6 +56,17 @@ graphql(`
       lastTurnFailed
       needsAnswer
     }
+    pullRequests {
+      repositoryId
+      number
+      url
+      state
+      draft
+      checks {
+        status
+        conclusion
+      }
+    }
   }
 `);
 
