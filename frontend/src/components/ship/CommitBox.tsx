@@ -16,6 +16,7 @@ export function CommitBox(props: {
   taskId: string;
   repositoryId: string;
   pending: PendingRepository | undefined;
+  unread: string | null;
   identity: GitIdentity | null;
   gate: RequestGate;
   onDone: () => void;
@@ -88,7 +89,11 @@ export function CommitBox(props: {
       )}
       {files.length === 0 ? (
         <p className="muted small" data-testid="commit-nothing">
-          {props.pending ? t("nothingUncommitted") : t("uncommittedUnknown")}
+          {props.pending
+            ? t("nothingUncommitted")
+            : props.unread
+              ? t("uncommittedUnread", { error: props.unread })
+              : t("uncommittedUnknown")}
         </p>
       ) : (
         <fieldset className="ship-files" data-testid="commit-files">

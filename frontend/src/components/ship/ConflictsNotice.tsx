@@ -4,7 +4,7 @@ import { useState } from "react";
 import { gql, unwrap } from "../../api/graphql";
 import { SEND_MESSAGE } from "../../api/ops";
 import { useRequest } from "../../hooks/useRequest";
-import { t } from "../../i18n";
+import { t, tn } from "../../i18n";
 import { Done, Refusal } from "./Done";
 
 /** What the agent is asked: the conflicted files, and to finish the merge or rebase once they are resolved. */
@@ -32,7 +32,7 @@ export function ConflictsNotice(props: { taskId: string; repository: string; bas
 
   return (
     <div className="notice conflicts" role="status" data-testid="conflicts" data-repository={props.repository}>
-      <p>{t("conflictsIn", { n: props.paths.length, repository: props.repository })}</p>
+      <p>{tn("conflictsIn", props.paths.length, { repository: props.repository })}</p>
       <ul className="conflict-files">
         {props.paths.map((p) => (
           <li key={p}>

@@ -2,10 +2,11 @@
 import type { RequestGate } from "../../hooks/useRequest";
 import { t, type StringKey } from "../../i18n";
 
-export function Done({ text, testId }: { text: string | null; testId: string }) {
+/** `warn`: it was done, but left something to do (an update that left conflicts). */
+export function Done({ text, testId, warn = false }: { text: string | null; testId: string; warn?: boolean }) {
   if (!text) return null;
   return (
-    <p className="ship-done small" role="status" data-testid={testId}>
+    <p className={`ship-done small${warn ? " ship-done-warn" : ""}`} role="status" data-testid={testId}>
       {text}
     </p>
   );

@@ -2,7 +2,7 @@
 // from the base, merge. One request at a time for the whole repository.
 import type { FixRound, GitIdentity, PendingRepository, PullRequest, ShipRepository, ShipTask } from "../../api/shipOps";
 import { useRequest } from "../../hooks/useRequest";
-import { t } from "../../i18n";
+import { t, tn } from "../../i18n";
 import { CommitBox } from "./CommitBox";
 import { ConflictsNotice } from "./ConflictsNotice";
 import { MergeBox } from "./MergeBox";
@@ -15,6 +15,8 @@ export function RepositoryShip(props: {
   task: ShipTask;
   repository: ShipRepository;
   pending: PendingRepository | undefined;
+  /** Why the uncommitted files could not be read, if they could not. */
+  unread: string | null;
   identity: GitIdentity | null;
   pr: PullRequest | undefined;
   rounds: FixRound[];
@@ -32,7 +34,7 @@ export function RepositoryShip(props: {
         <h2 id={`ship-${repository.repositoryId}`}>{repository.name}</h2>
         <span className="muted small">
           {branch ? <code>{branch}</code> : t("noBranchYet")} → <code>{repository.baseBranch ?? "?"}</code>
-          {pending && pending.ahead != null && ` · ${t("aheadOfBase", { n: pending.ahead })}`}
+          {pending && pending.ahead != null && ` · ${tn("aheadOfBase", pending.ahead)}`}
         </span>
         <span className="muted small" data-testid="ship-code-host">
           {repository.codeHost ? t("onCodeHost", { host: repository.codeHost === "gitlab" ? "GitLab" : "GitHub" }) : t("noCodeHost")}
@@ -41,7 +43,7 @@ export function RepositoryShip(props: {
       {pending?.note && <p className="muted small">{pending.note}</p>}
       <ConflictsNotice taskId={task.id} repository={repository.name} base={repository.baseBranch} paths={conflicts} />
       {!merged && (
-        <CommitBox taskId={task.id} repositoryId={repository.repositoryId} pending={pending} identity={props.identity} gate={gate} onDone={onDone} />
+        <CommitBox taskId={task.id} repositoryId={repository.repositoryId} pending={pending} unread={props.unread} identity={props.identity} gate={gate} onDone={onDone} />
       )}
       {!merged && <PushBox taskId={task.id} repository={repository} gate={gate} onDone={onDone} />}
       {pr ? (

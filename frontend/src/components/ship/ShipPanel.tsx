@@ -24,12 +24,7 @@ export default function ShipPanel({ taskId }: { taskId: string }) {
         </p>
       ) : (
         <>
-          <ShipSettings task={task} onDone={ship.reload} />
-          {ship.pending.load === "error" && (
-            <p className="inline-error" role="alert" data-testid="ship-changes-error">
-              {t("shipChangesUnread", { error: ship.pending.error ?? "" })}
-            </p>
-          )}
+          {task.repositories.some((r) => r.codeHost) && <ShipSettings task={task} onDone={ship.reload} />}
           {ship.pendingReason && <p className="muted small">{ship.pendingReason}</p>}
           {task.repositories.map((r) => (
             <RepositoryShip
@@ -37,6 +32,7 @@ export default function ShipPanel({ taskId }: { taskId: string }) {
               task={task}
               repository={r}
               pending={ship.pending.data?.[r.repositoryId]}
+              unread={ship.pending.load === "error" ? ship.pending.error : null}
               identity={ship.identity}
               pr={task.pullRequests.find((p) => p.repositoryId === r.repositoryId)}
               rounds={task.checkFixRounds.filter((x) => x.repositoryId === r.repositoryId)}

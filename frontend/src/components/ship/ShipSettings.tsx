@@ -16,18 +16,23 @@ type Change = { fixFailingChecks?: { enabled?: boolean; maxRounds?: number }; au
 
 export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => void }) {
   const gate = useRequest();
-  const [rounds, setRounds] = useState(String(task.fixFailingChecks.maxRounds));
-  useEffect(() => setRounds(String(task.fixFailingChecks.maxRounds)), [task.fixFailingChecks.maxRounds]);
+  const { enabled, maxRounds } = task.fixFailingChecks;
+  // Shown as chosen at once; back to what the server holds if it refuses.
+  const [shown, setShown] = useState({ enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) });
+  const held = { enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) };
+  useEffect(() => setShown({ enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) }), [enabled, maxRounds, task.autoMerge]);
 
-  const save = async (change: Change) => {
+  const save = async (change: Change, next: Partial<typeof shown>) => {
+    setShown((s) => ({ ...s, ...next }));
     const answer = await gate.run("settings", async () => unwrap((await gql(UPDATE_TASK, { i: { taskId: task.id, ...change } })).updateTask));
     if (answer?.task) applyTask(answer.task);
+    else setShown(held);
     onDone();
   };
   const saveRounds = () => {
-    const n = Number(rounds);
-    if (n === task.fixFailingChecks.maxRounds || !rounds.trim()) return setRounds(String(task.fixFailingChecks.maxRounds));
-    void save({ fixFailingChecks: { maxRounds: n } });
+    const n = Number(shown.rounds);
+    if (n === maxRounds || !shown.rounds.trim()) return setShown((s) => ({ ...s, rounds: String(maxRounds) }));
+    void save({ fixFailingChecks: { maxRounds: n } }, {});
   };
 
   return (
@@ -37,8 +42,8 @@ export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => v
         <label className="check small">
           <input
             type="checkbox"
-            checked={task.fixFailingChecks.enabled}
-            onChange={(e) => void save({ fixFailingChecks: { enabled: e.target.checked } })}
+            checked={shown.enabled}
+            onChange={(e) => void save({ fixFailingChecks: { enabled: e.target.checked } }, { enabled: e.target.checked })}
             data-testid="fix-checks-enabled"
           />
           {t("fixFailingChecks")}
@@ -50,8 +55,8 @@ export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => v
             type="number"
             min={ROUNDS.minimum}
             max={ROUNDS.maximum}
-            value={rounds}
-            onChange={(e) => setRounds(e.target.value)}
+            value={shown.rounds}
+            onChange={(e) => setShown((s) => ({ ...s, rounds: e.target.value }))}
             onBlur={saveRounds}
             onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), saveRounds())}
             data-testid="fix-checks-rounds"
@@ -59,7 +64,12 @@ export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => v
         </label>
       </div>
       <label className="check small">
-        <input type="checkbox" checked={task.autoMerge} onChange={(e) => void save({ autoMerge: e.target.checked })} data-testid="auto-merge" />
+        <input
+          type="checkbox"
+          checked={shown.autoMerge}
+          onChange={(e) => void save({ autoMerge: e.target.checked }, { autoMerge: e.target.checked })}
+          data-testid="auto-merge"
+        />
         {t("autoMerge")}
       </label>
       <Refusal gate={gate} action="settings" label="settingsRefused" />

@@ -5,7 +5,7 @@ import { gql, unwrap } from "../../api/graphql";
 import { UPDATE_TASK_BRANCH } from "../../api/shipOps";
 import type { ShipRepository, UpdateStrategy } from "../../api/shipOps";
 import type { RequestGate } from "../../hooks/useRequest";
-import { t } from "../../i18n";
+import { t, tn } from "../../i18n";
 import { Done, Refusal } from "./Done";
 
 export function UpdateBranch(props: {
@@ -17,7 +17,7 @@ export function UpdateBranch(props: {
 }) {
   const { taskId, repository, gate } = props;
   const [strategy, setStrategy] = useState<UpdateStrategy>("MERGE");
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<{ text: string; warn: boolean } | null>(null);
   const base = repository.baseBranch ?? "";
 
   const update = async () => {
@@ -25,16 +25,16 @@ export function UpdateBranch(props: {
     const i = { taskId, repositoryId: repository.repositoryId, strategy };
     const answer = await gate.run("update", async () => unwrap((await gql(UPDATE_TASK_BRANCH, { i })).updateTaskBranch));
     if (!answer) return;
-    if (answer.status === "UP_TO_DATE") setDone(t("updateUpToDate", { base }));
-    else if (answer.status === "CONFLICTS") setDone(t("updateConflicts", { n: answer.conflicts.length }));
-    else setDone(t("branchUpdated", { base, sha: (answer.head ?? "").slice(0, 10) }));
+    if (answer.status === "UP_TO_DATE") setDone({ text: t("updateUpToDate", { base }), warn: false });
+    else if (answer.status === "CONFLICTS") setDone({ text: tn("updateConflicts", answer.conflicts.length), warn: true });
+    else setDone({ text: t("branchUpdated", { base, sha: (answer.head ?? "").slice(0, 10) }), warn: false });
     props.onDone();
   };
 
   return (
     <section className="ship-step" aria-label={t("shipUpdate")} data-testid="update-branch">
       <h3>{t("shipUpdate")}</h3>
-      <p className="muted small">{props.behind ? t("behindBase", { n: props.behind, base }) : t("updateHint", { base })}</p>
+      <p className="muted small">{props.behind ? tn("behindBase", props.behind, { base }) : t("updateHint", { base })}</p>
       <div className="ship-actions">
         <div className="segmented" role="group" aria-label={t("updateStrategy")}>
           {(["MERGE", "REBASE"] as const).map((s) => (
@@ -56,7 +56,7 @@ export function UpdateBranch(props: {
         </button>
       </div>
       <Refusal gate={gate} action="update" label="updateRefused" />
-      <Done text={done} testId="update-done" />
+      <Done text={done?.text ?? null} warn={done?.warn} testId="update-done" />
     </section>
   );
 }
