@@ -260,12 +260,11 @@ def test_a_failing_check_shows_on_the_card_and_the_board_with_the_fix_round_the_
     settings = page.get_by_test_id("ship-settings")
     settings.get_by_test_id("fix-checks-enabled").check()
     expect(settings.get_by_test_id("fix-checks-enabled")).to_be_checked()
-    settings.get_by_test_id("fix-checks-rounds").fill("2")
-    settings.get_by_test_id("fix-checks-rounds").press("Enter")
+    settings.get_by_test_id("fix-checks-rounds").select_option("2")
     settings.get_by_test_id("auto-merge").check()
     expect(settings.get_by_test_id("auto-merge")).to_be_checked()
-    saved = server.wait_for(SETTINGS, lambda d: d["task"]["fixFailingChecks"]["maxRounds"] == 2, id=task["id"])
-    assert saved["task"] == {"autoMerge": True, "fixFailingChecks": {"enabled": True, "maxRounds": 2}}
+    wanted = {"autoMerge": True, "fixFailingChecks": {"enabled": True, "maxRounds": 2}}
+    server.wait_for(SETTINGS, lambda d: d["task"] == wanted, id=task["id"])
     settings.get_by_test_id("auto-merge").uncheck()
     server.wait_for(SETTINGS, lambda d: not d["task"]["autoMerge"], id=task["id"])
 

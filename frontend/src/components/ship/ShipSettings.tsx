@@ -1,78 +1,72 @@
 // The task's shipping settings: fix failing checks (the agent is prompted with a failing check's log, at most so
-// many rounds) and auto-merge once green and approved.
-import { useEffect, useState } from "react";
-import { gql, unwrap } from "../../api/graphql";
+// many rounds) and auto-merge once green and approved. Each change is saved in turn, shown as chosen meanwhile.
+import { useEffect, useRef, useState } from "react";
+import { errorText, gql, unwrap } from "../../api/graphql";
 import { LIMITS } from "../../api/limits";
 import { UPDATE_TASK } from "../../api/ops";
 import type { ShipTask } from "../../api/shipOps";
-import { useRequest } from "../../hooks/useRequest";
 import { t } from "../../i18n";
 import { applyTask } from "../../state/app";
-import { Refusal } from "./Done";
 
-const ROUNDS = LIMITS.FixFailingChecksInput.maxRounds;
+const { minimum, maximum } = LIMITS.FixFailingChecksInput.maxRounds;
+const ROUNDS = Array.from({ length: maximum - minimum + 1 }, (_, i) => minimum + i);
 
-type Change = { fixFailingChecks?: { enabled?: boolean; maxRounds?: number }; autoMerge?: boolean };
+type Shown = { enabled: boolean; maxRounds: number; autoMerge: boolean };
 
 export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => void }) {
-  const gate = useRequest();
   const { enabled, maxRounds } = task.fixFailingChecks;
-  // Shown as chosen at once; back to what the server holds if it refuses.
-  const [shown, setShown] = useState({ enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) });
-  const held = { enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) };
-  useEffect(() => setShown({ enabled, autoMerge: task.autoMerge, rounds: String(maxRounds) }), [enabled, maxRounds, task.autoMerge]);
+  const held: Shown = { enabled, maxRounds, autoMerge: task.autoMerge };
+  const [shown, setShown] = useState<Shown>(held);
+  const [error, setError] = useState<string | null>(null);
+  // Changes go one after another, so the server ends with the last one chosen.
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  useEffect(() => setShown({ enabled, maxRounds, autoMerge: task.autoMerge }), [enabled, maxRounds, task.autoMerge]);
 
-  const save = async (change: Change, next: Partial<typeof shown>) => {
+  const save = (next: Partial<Shown>) => {
     setShown((s) => ({ ...s, ...next }));
-    const answer = await gate.run("settings", async () => unwrap((await gql(UPDATE_TASK, { i: { taskId: task.id, ...change } })).updateTask));
-    if (answer?.task) applyTask(answer.task);
-    else setShown(held);
-    onDone();
-  };
-  const saveRounds = () => {
-    const n = Number(shown.rounds);
-    if (n === maxRounds || !shown.rounds.trim()) return setShown((s) => ({ ...s, rounds: String(maxRounds) }));
-    void save({ fixFailingChecks: { maxRounds: n } }, {});
+    setError(null);
+    const { autoMerge, ...fix } = next;
+    const i = { taskId: task.id, autoMerge: autoMerge ?? null, fixFailingChecks: Object.keys(fix).length ? fix : null };
+    queue.current = queue.current.then(async () => {
+      try {
+        const answer = unwrap((await gql(UPDATE_TASK, { i })).updateTask);
+        if (answer.task) applyTask(answer.task);
+      } catch (err) {
+        setError(t("settingsRefused", { error: errorText(err) }));
+        setShown(held);
+      }
+      onDone();
+    });
   };
 
   return (
-    <fieldset className="fieldset ship-settings" data-testid="ship-settings" disabled={gate.busy !== null}>
+    <fieldset className="fieldset ship-settings" data-testid="ship-settings">
       <legend>{t("shipSettings")}</legend>
       <div className="ship-actions">
         <label className="check small">
-          <input
-            type="checkbox"
-            checked={shown.enabled}
-            onChange={(e) => void save({ fixFailingChecks: { enabled: e.target.checked } }, { enabled: e.target.checked })}
-            data-testid="fix-checks-enabled"
-          />
+          <input type="checkbox" checked={shown.enabled} onChange={(e) => save({ enabled: e.target.checked })} data-testid="fix-checks-enabled" />
           {t("fixFailingChecks")}
         </label>
         <label className="field-inline">
           <span>{t("fixMaxRounds")}</span>
-          <input
-            className="input input-small ship-rounds"
-            type="number"
-            min={ROUNDS.minimum}
-            max={ROUNDS.maximum}
-            value={shown.rounds}
-            onChange={(e) => setShown((s) => ({ ...s, rounds: e.target.value }))}
-            onBlur={saveRounds}
-            onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), saveRounds())}
-            data-testid="fix-checks-rounds"
-          />
+          <select className="input input-small" value={shown.maxRounds} onChange={(e) => save({ maxRounds: Number(e.target.value) })} data-testid="fix-checks-rounds">
+            {ROUNDS.map((n) => (
+              <option key={n} value={n}>
+                {t("fixRoundsCount", { n })}
+              </option>
+            ))}
+          </select>
         </label>
       </div>
       <label className="check small">
-        <input
-          type="checkbox"
-          checked={shown.autoMerge}
-          onChange={(e) => void save({ autoMerge: e.target.checked }, { autoMerge: e.target.checked })}
-          data-testid="auto-merge"
-        />
+        <input type="checkbox" checked={shown.autoMerge} onChange={(e) => save({ autoMerge: e.target.checked })} data-testid="auto-merge" />
         {t("autoMerge")}
       </label>
-      <Refusal gate={gate} action="settings" label="settingsRefused" />
+      {error && (
+        <p className="inline-error" role="alert" data-testid="settings-error">
+          {error}
+        </p>
+      )}
     </fieldset>
   );
 }
