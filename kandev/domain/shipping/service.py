@@ -49,11 +49,12 @@ from kandev.domain.shipping.targets import (
     clean_identity,
     load_target,
     refuse_agent,
+    remote_of,
     task_for,
     trailer,
 )
 from kandev.domain.workflow.transitions import emit_task_event
-from kandev.models import Message, Repository, Session, Task, TaskRepository, TaskShipRequest, User
+from kandev.models import Message, Session, Task, TaskShipRequest, User
 from kandev.models.base import utcnow
 from kandev.models.enums import MessageKind
 
@@ -289,10 +290,7 @@ class ShipService:
         None for one on no code host (its branch is merged locally), or not the task's."""
         async with self.ctx.read() as db:
             task = await task_for(db, self.ctx.principal, task_id)
-            if await db.get(TaskRepository, (task.id, repository_id)) is None:
-                return None
-            repository = await db.get(Repository, repository_id)
-            found = await self._hosted_in(db, task.workspace_id, repository.remote_url if repository else None)
+            found = await self._hosted_in(db, task.workspace_id, await remote_of(db, task, repository_id))
         return found.provider if found is not None else None
 
     # --- pull / merge requests ----------------------------------------------------------------------------------
