@@ -46,10 +46,10 @@ export function RepositoryShip(props: {
         <CommitBox taskId={task.id} repositoryId={repository.repositoryId} pending={pending} unread={props.unread} identity={props.identity} gate={gate} onDone={onDone} />
       )}
       {!merged && <PushBox taskId={task.id} repository={repository} gate={gate} onDone={onDone} />}
-      {pr ? (
-        <PullRequestCard pr={pr} rounds={props.rounds} fix={task.fixFailingChecks} />
-      ) : (
-        repository.codeHost && <OpenPullRequest taskId={task.id} taskTitle={task.title} repository={repository} gate={gate} onDone={onDone} />
+      {pr && <PullRequestCard pr={pr} rounds={props.rounds} fix={task.fixFailingChecks} />}
+      {/* One open request per repository: another can be opened once it was closed unmerged. */}
+      {repository.codeHost && (!pr || pr.state === "closed") && (
+        <OpenPullRequest taskId={task.id} taskTitle={task.title} repository={repository} gate={gate} onDone={onDone} />
       )}
       {!merged && <UpdateBranch taskId={task.id} repository={repository} behind={pending?.behind ?? null} gate={gate} onDone={onDone} />}
       <MergeBox taskId={task.id} repository={repository} pr={pr} gate={gate} onDone={onDone} />
