@@ -1,8 +1,9 @@
 """The Ship panel on the task page, in a real headless Chromium against a real `kandev serve` whose scripted agent
 changes files in a real git worktree: commit with the agent's suggested message, push to a bare repository served
 over TLS, open a pull request on the fake GitHub, its checks shown live from a signed webhook delivery, merge, and
-the task moves to its final step; refusals shown in place and changing nothing; a repository on no code host merged
-locally from a phone; conflicts from an update sent to the agent to resolve."""
+the task moves to its final step; refusals shown in place and changing nothing; the task's settings, and a failing
+check with the fix round it started on the card and the board; a repository on no code host merged locally from a
+phone; conflicts from an update sent to the agent to resolve."""
 
 from __future__ import annotations
 
@@ -128,18 +129,12 @@ def open_ship(page: Any, server: KandevServer, task_id: str) -> Any:
     return panel
 
 
-def card_head(server: KandevServer, task_id: str) -> str:
-    head: str = server.gql("query($id: ID!) { task(id: $id) { pullRequests { headSha } } }", id=task_id)["task"][
-        "pullRequests"
-    ][0]["headSha"]
-    return head
-
-
-def card_number(server: KandevServer, task_id: str) -> int:
-    number: int = server.gql("query($id: ID!) { task(id: $id) { pullRequests { number } } }", id=task_id)["task"][
-        "pullRequests"
-    ][0]["number"]
-    return number
+def shown_pr(server: KandevServer, task_id: str) -> dict[str, Any]:
+    """The task's pull request as the server holds it (its number and head)."""
+    found: dict[str, Any] = server.gql(
+        "query($id: ID!) { task(id: $id) { pullRequests { number headSha } } }", id=task_id
+    )["task"]["pullRequests"][0]
+    return found
 
 
 def shipped(server: KandevServer, task_id: str) -> dict[str, Any]:
@@ -223,7 +218,7 @@ def test_a_change_ships_from_commit_to_a_merged_pull_request_whose_checks_show_l
     badge = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]').get_by_test_id("card-pr")
     expect(badge).to_have_attribute("data-state", "open")
     expect(badge).to_have_attribute("data-checks", "passing")
-    expect(badge).to_have_text(f"#{card_number(server, task['id'])}✓")
+    expect(badge).to_have_text(f"#{shown_pr(server, task['id'])['number']}✓")
 
     # Merged with a squash (one request for a double click): the task moves to its final step.
     repo = open_ship(page, server, task["id"]).get_by_test_id("ship-repository")
@@ -282,7 +277,7 @@ def test_a_failing_check_shows_on_the_card_and_the_board_with_the_fix_round_the_
     assert (github.created[-1]["title"], github.created[-1]["draft"]) == ("Fix the tests", True)
 
     # The check fails: the card shows it and the round the failure started; so does the board.
-    head = card_head(server, task["id"])
+    head = shown_pr(server, task["id"])["headSha"]
     run_id = github.add_check(name, head, "tests", "failure")
     deliver_check(server, name, head, run_id, "failure")
     expect(card.get_by_test_id("pr-checks-summary")).to_have_attribute("data-summary", "failing")
@@ -292,11 +287,18 @@ def test_a_failing_check_shows_on_the_card_and_the_board_with_the_fix_round_the_
     expect(card.get_by_test_id("fix-rounds")).to_contain_text("Fix rounds: 1 of at most 2")
     card.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshots / "desktop-ship-failing-check.png"))
+    # At a phone's width the settings, the card and the forms fit without scrolling sideways.
+    page.set_viewport_size({"width": 375, "height": 740})
+    expect(card.get_by_test_id("pr-check")).to_be_visible()
+    no_horizontal_scroll(page)
+    card.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "mobile-ship-failing-check.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
     open_app(page, server)
     badge = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]').get_by_test_id("card-pr")
     expect(badge).to_have_attribute("data-checks", "failing")
     expect(badge).to_have_attribute(
-        "aria-label", f"Pull request #{card_number(server, task['id'])}: Open · draft · checks failing"
+        "aria-label", f"Pull request #{shown_pr(server, task['id'])['number']}: Open · draft · checks failing"
     )
 
 
