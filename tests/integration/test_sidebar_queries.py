@@ -54,7 +54,7 @@ async def test_the_sidebar_query_uses_the_same_number_of_statements_for_10_and_1
     assert small <= 6
 
 
-async def test_the_web_clients_tasks_page_takes_five_statements_for_10_and_for_1000_tasks(gql, db, workspace_id):
+async def test_the_web_clients_tasks_page_takes_six_statements_for_10_and_for_1000_tasks(gql, db, workspace_id):
     tasks = client_operations()["TASKS"]
     await add_tasks(db, workspace_id, 10)
     small, data_small = await statements_for(gql, db, tasks, w=workspace_id, first=500)
@@ -62,8 +62,8 @@ async def test_the_web_clients_tasks_page_takes_five_statements_for_10_and_for_1
     large, data_large = await statements_for(gql, db, tasks, w=workspace_id, first=500)
     assert (len(data_small["tasks"]["nodes"]), len(data_large["tasks"]["nodes"])) == (10, 500)
     # the workspace check, the page, the page's pending actions, the page's card activity, the page's usage (the
-    # cards' cost): no total, since the client does not ask for it
-    assert small == large == 5
+    # cards' cost), the page's pull requests (the cards' badges): no total, since the client does not ask for it
+    assert small == large == 6
 
 
 async def test_the_tasks_page_reads_each_tasks_pending_action_with_the_page(gql, db, workspace_id):

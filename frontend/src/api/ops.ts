@@ -62,6 +62,17 @@ graphql(`
       lastTurnFailed
       needsAnswer
     }
+    pullRequests {
+      repositoryId
+      number
+      url
+      state
+      draft
+      checks {
+        status
+        conclusion
+      }
+    }
   }
 `);
 

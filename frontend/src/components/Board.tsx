@@ -11,6 +11,7 @@ import { toast } from "../state/toasts";
 import { linkClick, taskPath } from "../router";
 import { Dialog } from "./Dialog";
 import { TaskMarkers } from "./TaskBadges";
+import { PullRequestBadges } from "./ship/PullRequestBadge";
 import { LoadState } from "./LoadState";
 import { NewTaskDialog } from "./NewTaskDialog";
 import { TaskCost } from "./usage/TaskCost";
@@ -343,6 +344,7 @@ function Card({ task, step, steps }: { task: Task; step: WorkflowStep; steps: Wo
           <span className="sr-only">{tn("cardChangesLabel", changes.files, { add: changes.additions, del: changes.deletions })}</span>
         </p>
       )}
+      <PullRequestBadges task={task} />
       <div className="card-meta">
         <span className={`card-status status-${status.tone}`} data-testid="card-status">
           {status.label}

@@ -27,7 +27,8 @@ import { Counts } from "./changes/Counts";
 
 // The Changes panel and its diff viewer are a chunk of their own, loaded when the panel first shows.
 const ChangesPanel = lazy(() => import("./changes/ChangesPanel"));
-type Tab = "conversation" | "changes";
+const ShipPanel = lazy(() => import("./ship/ShipPanel"));
+type Tab = "conversation" | "changes" | "ship";
 
 export function TaskPage({ taskId }: { taskId: string }) {
   const { detail, load, error, notFound, reload } = useTaskDetail(taskId);
@@ -205,8 +206,26 @@ export function TaskPage({ taskId }: { taskId: string }) {
                 <Counts additions={task.changeStats.additions} deletions={task.changeStats.deletions} />
               )}
             </button>
+            <button
+              type="button"
+              role="tab"
+              id="tab-ship"
+              aria-selected={tab === "ship"}
+              aria-controls="panel-ship"
+              className={`task-tab${tab === "ship" ? " is-current" : ""}`}
+              onClick={() => setChosenTab("ship")}
+              data-testid="tab-ship"
+            >
+              {t("tabShip")}
+            </button>
           </div>
-          {tab === "changes" ? (
+          {tab === "ship" ? (
+            <div className="tab-panel" role="tabpanel" id="panel-ship" aria-labelledby="tab-ship">
+              <Suspense fallback={<LoadState state="loading" what={t("shipWhat")} />}>
+                <ShipPanel taskId={taskId} />
+              </Suspense>
+            </div>
+          ) : tab === "changes" ? (
             <div className="tab-panel" role="tabpanel" id="panel-changes" aria-labelledby="tab-changes">
               <Suspense fallback={<LoadState state="loading" what={t("changesWhat")} />}>
                 <ChangesPanel taskId={taskId} />

@@ -176,6 +176,20 @@ export type ChangeScope =
   | 'COMMITTED'
   | 'UNCOMMITTED';
 
+/** Commit the task's changes on its branch, as you, with the agent named in a trailer. */
+export type CommitTaskChangesInput = {
+  /** Amend the branch's last commit instead of adding one. */
+  amend?: boolean;
+  /** The commit message; empty or null: the task's agent suggests one (suggestCommitMessage). */
+  message?: string | null | undefined;
+  /** Only these files (relative to the repository); null: every uncommitted change. */
+  paths?: Array<string> | null | undefined;
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** The task. */
+  taskId: string | number;
+};
+
 /** Connect a workspace to GitHub with a token, verified with GitHub first. */
 export type ConnectGithubInput = {
   /** A GitHub token (classic or fine-grained); stored encrypted as a workspace secret, never shown again. */
@@ -488,6 +502,30 @@ export type McpServerKind =
   | 'NPM'
   | 'REMOTE';
 
+/** How a pull request is merged on its code host. */
+export type MergeMethod =
+  | 'MERGE'
+  | 'REBASE'
+  | 'SQUASH';
+
+/** Merge the task's pull request on its code host. */
+export type MergePullRequestInput = {
+  /** MERGE, SQUASH or REBASE (GitLab: MERGE or SQUASH). */
+  method?: MergeMethod;
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** The task. */
+  taskId: string | number;
+};
+
+/** For a repository on no code host: merge the task's branch into its base locally. */
+export type MergeTaskBranchInput = {
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** The task. */
+  taskId: string | number;
+};
+
 /** What a transcript message is. */
 export type MessageKind =
   | 'AGENT'
@@ -533,6 +571,22 @@ export type NotificationEvent =
   /** A turn failed. */
   | 'TURN_FAILED';
 
+/** Open the repository's pull request (GitHub) or merge request (GitLab) from the task. */
+export type OpenPullRequestInput = {
+  /** The branch to merge into; default: the task's base branch. */
+  base?: string | null | undefined;
+  /** Markdown; default: the agent's last summary. */
+  body?: string | null | undefined;
+  /** Open it as a draft. */
+  draft?: boolean;
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** The task. */
+  taskId: string | number;
+  /** Default: the task's title. */
+  title?: string | null | undefined;
+};
+
 /** What the task waits on, most urgent first. */
 export type PendingAction =
   | 'BUDGET_REACHED'
@@ -552,6 +606,16 @@ export type PermissionPolicy =
 export type PullPolicy =
   | 'IF_MISSING'
   | 'NEVER';
+
+/** Push the task's branch to the repository's remote. */
+export type PushTaskBranchInput = {
+  /** Replace the remote branch (after a rebase or an amend), only if it is still what Kandev last pushed. */
+  forceWithLease?: boolean;
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** The task. */
+  taskId: string | number;
+};
 
 export type QuestionAnswerInput = {
   /** Free-text answer. */
@@ -768,6 +832,14 @@ export type TurnState =
   | 'FAILED'
   | 'RUNNING';
 
+/** Set the name and email your commits from Kandev are authored by. */
+export type UpdateAccountInput = {
+  /** Your email as commits show it. */
+  gitEmail: string;
+  /** Your name as commits show it (1-200 characters). */
+  gitName: string;
+};
+
 /** Only the fields given change. Changing kind, command or env, or a server-wide profile, is for admins. */
 export type UpdateAgentProfileInput = {
   agentProfileId: string | number;
@@ -878,6 +950,21 @@ export type UpdateRepositoryBaseBranchInput = {
   repositoryId?: string | number | null | undefined;
   /** Default: your own task. */
   taskId?: string | number | null | undefined;
+};
+
+/** How updateTaskBranch brings the base's new commits into the task's branch. */
+export type UpdateStrategy =
+  | 'MERGE'
+  | 'REBASE';
+
+/** Bring the base branch's new commits into the task's branch. */
+export type UpdateTaskBranchInput = {
+  /** The task's repository; may be left out when the task has exactly one. */
+  repositoryId?: string | number | null | undefined;
+  /** MERGE (a merge commit) or REBASE (the task's commits replayed). */
+  strategy: UpdateStrategy;
+  /** The task. */
+  taskId: string | number;
 };
 
 /** Fields to change; state COMPLETED moves the task to its final step. */
@@ -1574,7 +1661,7 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } };
+export type TaskFieldsFragment = { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> };
 
 export type SessionFieldsFragment = { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string };
 
@@ -1617,14 +1704,14 @@ export type TasksQueryVariables = Exact<{
 }>;
 
 
-export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type TasksQuery = { tasks: { nodes: Array<{ id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type TaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } };
+export type TaskQuery = { task: { prompt: string, executorProfileId: string | null, id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, lastTurnError: { message: string, endedAt: string } | null, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, pullRequest: number | null, url: string | null }>, sessions: Array<{ id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string }>, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } };
 
 export type SessionQueryVariables = Exact<{
   id: string | number;
@@ -1663,7 +1750,7 @@ export type TaskEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
+export type TaskEventsSubscription = { taskEvents: { kind: TaskEventKind, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } | null, changedFiles: Array<{ repositoryId: string, path: string }> | null, reviewThread: { id: string, repositoryId: string | null, path: string | null, line: number | null, endLine: number | null, side: ReviewSide, state: ReviewThreadState, origin: ReviewAuthorKind, resolvedAt: string | null, sentInPromptId: string | null, sentAt: string | null, createdAt: string, updatedAt: string, anchor: { line: number | null, endLine: number | null, lineText: string } | null, comments: Array<{ id: string, body: string, createdAt: string, author: { kind: ReviewAuthorKind, login: string | null } }>, resolvedBy: { kind: ReviewAuthorKind, login: string | null } | null } | null } };
 
 export type SessionEventsSubscriptionVariables = Exact<{
   s: string | number;
@@ -1679,7 +1766,7 @@ export type CreateTaskMutationVariables = Exact<{
 
 export type CreateTaskMutation = { createTask:
     | { __typename: 'ConflictError', message: string, code: string }
-    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'CreateTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
     | { __typename: 'ValidationError', message: string, code: string }
@@ -1694,7 +1781,7 @@ export type MoveTaskMutation = { moveTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1707,7 +1794,7 @@ export type UpdateTaskMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -1717,7 +1804,7 @@ export type ArchiveTaskMutationVariables = Exact<{
 
 
 export type ArchiveTaskMutation = { archiveTask:
-    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'ArchiveTaskPayload', alreadyArchived: boolean, task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
@@ -1733,7 +1820,7 @@ export type StartTaskMutation = { startTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
+    | { __typename: 'StartTaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> }, session: { id: string, name: string, state: SessionState, isPrimary: boolean, agentProfileId: string | null, createdAt: string } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -2113,6 +2200,127 @@ export type WorkspaceEventsSubscriptionVariables = Exact<{
 
 export type WorkspaceEventsSubscription = { workspaceEvents: { kind: WorkspaceEventKind, id: string | null } };
 
+export type PullRequestFieldsFragment = { repositoryId: string | null, repository: string, provider: string, number: number, url: string, state: string, draft: boolean, title: string, headBranch: string, headSha: string, baseBranch: string, reviewDecision: string, mergeable: string | null, mergeableReason: string | null, reviewComments: number | null, mergedAt: string | null, refreshedAt: string | null, checks: Array<{ name: string, status: string, conclusion: string | null, url: string | null }> };
+
+export type ShipTaskQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ShipTaskQuery = { account: { gitIdentity: { name: string, email: string } | null }, task: { id: string, title: string, autoMerge: boolean, fixFailingChecks: { enabled: boolean, maxRounds: number, stopped: string | null }, checkFixRounds: Array<{ id: string, repositoryId: string, round: number, checkNames: Array<string>, state: string, createdAt: string }>, pullRequests: Array<{ repositoryId: string | null, repository: string, provider: string, number: number, url: string, state: string, draft: boolean, title: string, headBranch: string, headSha: string, baseBranch: string, reviewDecision: string, mergeable: string | null, mergeableReason: string | null, reviewComments: number | null, mergedAt: string | null, refreshedAt: string | null, checks: Array<{ name: string, status: string, conclusion: string | null, url: string | null }> }>, repositories: Array<{ repositoryId: string, name: string, baseBranch: string | null, branch: string | null, sourceBranch: string | null, codeHost: string | null }> } };
+
+export type ShipChangesQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ShipChangesQuery = { task: { id: string, changes: { reason: string | null, repositories: Array<{ repositoryId: string, ahead: number, behind: number, note: string | null, files: { totalCount: number, nodes: Array<{ path: string, oldPath: string | null, status: FileStatus }> } }> } } };
+
+export type SetGitIdentityMutationVariables = Exact<{
+  i: UpdateAccountInput;
+}>;
+
+
+export type SetGitIdentityMutation = { updateAccount:
+    | { __typename: 'AccountPayload', account: { gitIdentity: { name: string, email: string } | null } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type CommitTaskChangesMutationVariables = Exact<{
+  i: CommitTaskChangesInput;
+}>;
+
+
+export type CommitTaskChangesMutation = { commitTaskChanges:
+    | { __typename: 'CommitPayload', commit: { repositoryId: string, sha: string, message: string } }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type SuggestCommitMessageMutationVariables = Exact<{
+  taskId: string | number;
+  repositoryId?: string | number | null | undefined;
+}>;
+
+
+export type SuggestCommitMessageMutation = { suggestCommitMessage:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'SuggestedMessagePayload', message: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type PushTaskBranchMutationVariables = Exact<{
+  i: PushTaskBranchInput;
+}>;
+
+
+export type PushTaskBranchMutation = { pushTaskBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'PushPayload', push: { repositoryId: string, branch: string, sha: string, changed: boolean } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type OpenPullRequestMutationVariables = Exact<{
+  i: OpenPullRequestInput;
+}>;
+
+
+export type OpenPullRequestMutation = { openPullRequest:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'PullRequestPayload', pullRequest: { repositoryId: string | null, repository: string, provider: string, number: number, url: string, state: string, draft: boolean, title: string, headBranch: string, headSha: string, baseBranch: string, reviewDecision: string, mergeable: string | null, mergeableReason: string | null, reviewComments: number | null, mergedAt: string | null, refreshedAt: string | null, checks: Array<{ name: string, status: string, conclusion: string | null, url: string | null }> } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type MergePullRequestMutationVariables = Exact<{
+  i: MergePullRequestInput;
+}>;
+
+
+export type MergePullRequestMutation = { mergePullRequest:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'PullRequestPayload', pullRequest: { repositoryId: string | null, repository: string, provider: string, number: number, url: string, state: string, draft: boolean, title: string, headBranch: string, headSha: string, baseBranch: string, reviewDecision: string, mergeable: string | null, mergeableReason: string | null, reviewComments: number | null, mergedAt: string | null, refreshedAt: string | null, checks: Array<{ name: string, status: string, conclusion: string | null, url: string | null }> } }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type MergeTaskBranchMutationVariables = Exact<{
+  i: MergeTaskBranchInput;
+}>;
+
+
+export type MergeTaskBranchMutation = { mergeTaskBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'MergeTaskBranchPayload', sha: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
+export type UpdateTaskBranchMutationVariables = Exact<{
+  i: UpdateTaskBranchInput;
+}>;
+
+
+export type UpdateTaskBranchMutation = { updateTaskBranch:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PermissionDeniedError', message: string, code: string }
+    | { __typename: 'UpdateTaskBranchPayload', repositoryId: string, status: string, head: string | null, conflicts: Array<string> }
+    | { __typename: 'ValidationError', message: string, code: string }
+   };
+
 export type BudgetFieldsFragment = { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } };
 
 export type UsageQueryVariables = Exact<{
@@ -2142,7 +2350,7 @@ export type SetTaskBudgetMutation = { updateTask:
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'PermissionDeniedError', message: string, code: string }
-    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean } } }
+    | { __typename: 'TaskPayload', task: { id: string, title: string, state: TaskState, autopilot: boolean, parentId: string | null, pendingAction: PendingAction, workflowId: string, workflowStepId: string, externalId: string | null, archivedAt: string | null, createdAt: string, updatedAt: string, blockReason: string | null, budget: { period: string, limitTokens: number | null, limitUsd: number | null, reached: boolean, spent: { tokens: number, costUsd: number } } | null, placement: { executor: string | null, worker: string | null, boxId: string | null, waitingFor: Array<string> } | null, usage: { inputTokens: number, outputTokens: number, costUsd: number }, changeStats: { files: number, additions: number, deletions: number } | null, activity: { agentProfileId: string | null, agentName: string | null, lastActivityAt: string | null, preview: string | null, hasRun: boolean, lastTurnFailed: boolean, needsAnswer: boolean }, pullRequests: Array<{ repositoryId: string | null, number: number, url: string, state: string, draft: boolean, checks: Array<{ status: string, conclusion: string | null }> }> } }
     | { __typename: 'ValidationError', message: string, code: string }
    };
 
@@ -2635,6 +2843,17 @@ export const TaskFieldsFragmentDoc = new TypedDocumentString(`
     lastTurnFailed
     needsAnswer
   }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
+  }
 }
     `, {"fragmentName":"TaskFields"}) as unknown as TypedDocumentString<TaskFieldsFragment, unknown>;
 export const MessageFieldsFragmentDoc = new TypedDocumentString(`
@@ -2718,6 +2937,33 @@ export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
   missingCommand
 }
     `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
+export const PullRequestFieldsFragmentDoc = new TypedDocumentString(`
+    fragment PullRequestFields on TaskPullRequestView {
+  repositoryId
+  repository
+  provider
+  number
+  url
+  state
+  draft
+  title
+  headBranch
+  headSha
+  baseBranch
+  reviewDecision
+  mergeable
+  mergeableReason
+  reviewComments
+  mergedAt
+  refreshedAt
+  checks {
+    name
+    status
+    conclusion
+    url
+  }
+}
+    `, {"fragmentName":"PullRequestFields"}) as unknown as TypedDocumentString<PullRequestFieldsFragment, unknown>;
 export const BudgetFieldsFragmentDoc = new TypedDocumentString(`
     fragment BudgetFields on Budget {
   period
@@ -4287,6 +4533,17 @@ export const TasksDocument = new TypedDocumentString(`
     lastTurnFailed
     needsAnswer
   }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
+  }
 }`) as unknown as TypedDocumentString<TasksQuery, TasksQueryVariables>;
 export const TaskDocument = new TypedDocumentString(`
     query Task($id: ID!) {
@@ -4350,6 +4607,17 @@ export const TaskDocument = new TypedDocumentString(`
     hasRun
     lastTurnFailed
     needsAnswer
+  }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
   }
 }
 fragment SessionFields on Session {
@@ -4586,6 +4854,17 @@ fragment TaskFields on Task {
     lastTurnFailed
     needsAnswer
   }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
+  }
 }`) as unknown as TypedDocumentString<TaskEventsSubscription, TaskEventsSubscriptionVariables>;
 export const SessionEventsDocument = new TypedDocumentString(`
     subscription SessionEvents($s: ID!) {
@@ -4683,6 +4962,17 @@ fragment TaskFields on Task {
     lastTurnFailed
     needsAnswer
   }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
+  }
 }`) as unknown as TypedDocumentString<CreateTaskMutation, CreateTaskMutationVariables>;
 export const MoveTaskDocument = new TypedDocumentString(`
     mutation MoveTask($i: MoveTaskInput!) {
@@ -4738,6 +5028,17 @@ fragment TaskFields on Task {
     hasRun
     lastTurnFailed
     needsAnswer
+  }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
   }
 }`) as unknown as TypedDocumentString<MoveTaskMutation, MoveTaskMutationVariables>;
 export const UpdateTaskDocument = new TypedDocumentString(`
@@ -4795,6 +5096,17 @@ fragment TaskFields on Task {
     lastTurnFailed
     needsAnswer
   }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
+  }
 }`) as unknown as TypedDocumentString<UpdateTaskMutation, UpdateTaskMutationVariables>;
 export const ArchiveTaskDocument = new TypedDocumentString(`
     mutation ArchiveTask($id: ID!) {
@@ -4851,6 +5163,17 @@ fragment TaskFields on Task {
     hasRun
     lastTurnFailed
     needsAnswer
+  }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
   }
 }`) as unknown as TypedDocumentString<ArchiveTaskMutation, ArchiveTaskMutationVariables>;
 export const StartTaskDocument = new TypedDocumentString(`
@@ -4910,6 +5233,17 @@ fragment TaskFields on Task {
     hasRun
     lastTurnFailed
     needsAnswer
+  }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
   }
 }
 fragment SessionFields on Session {
@@ -5415,6 +5749,276 @@ export const WorkspaceEventsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
+export const ShipTaskDocument = new TypedDocumentString(`
+    query ShipTask($id: ID!) {
+  account {
+    gitIdentity {
+      name
+      email
+    }
+  }
+  task(id: $id) {
+    id
+    title
+    autoMerge
+    fixFailingChecks {
+      enabled
+      maxRounds
+      stopped
+    }
+    checkFixRounds {
+      id
+      repositoryId
+      round
+      checkNames
+      state
+      createdAt
+    }
+    pullRequests {
+      ...PullRequestFields
+    }
+    repositories {
+      repositoryId
+      name
+      baseBranch
+      branch
+      sourceBranch
+      codeHost
+    }
+  }
+}
+    fragment PullRequestFields on TaskPullRequestView {
+  repositoryId
+  repository
+  provider
+  number
+  url
+  state
+  draft
+  title
+  headBranch
+  headSha
+  baseBranch
+  reviewDecision
+  mergeable
+  mergeableReason
+  reviewComments
+  mergedAt
+  refreshedAt
+  checks {
+    name
+    status
+    conclusion
+    url
+  }
+}`) as unknown as TypedDocumentString<ShipTaskQuery, ShipTaskQueryVariables>;
+export const ShipChangesDocument = new TypedDocumentString(`
+    query ShipChanges($id: ID!) {
+  task(id: $id) {
+    id
+    changes(scope: UNCOMMITTED) {
+      reason
+      repositories {
+        repositoryId
+        ahead
+        behind
+        note
+        files(first: 500) {
+          totalCount
+          nodes {
+            path
+            oldPath
+            status
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ShipChangesQuery, ShipChangesQueryVariables>;
+export const SetGitIdentityDocument = new TypedDocumentString(`
+    mutation SetGitIdentity($i: UpdateAccountInput!) {
+  updateAccount(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on AccountPayload {
+      account {
+        gitIdentity {
+          name
+          email
+        }
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SetGitIdentityMutation, SetGitIdentityMutationVariables>;
+export const CommitTaskChangesDocument = new TypedDocumentString(`
+    mutation CommitTaskChanges($i: CommitTaskChangesInput!) {
+  commitTaskChanges(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on CommitPayload {
+      commit {
+        repositoryId
+        sha
+        message
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<CommitTaskChangesMutation, CommitTaskChangesMutationVariables>;
+export const SuggestCommitMessageDocument = new TypedDocumentString(`
+    mutation SuggestCommitMessage($taskId: ID!, $repositoryId: ID) {
+  suggestCommitMessage(taskId: $taskId, repositoryId: $repositoryId) {
+    __typename
+    ...ErrorFields
+    ... on SuggestedMessagePayload {
+      message
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<SuggestCommitMessageMutation, SuggestCommitMessageMutationVariables>;
+export const PushTaskBranchDocument = new TypedDocumentString(`
+    mutation PushTaskBranch($i: PushTaskBranchInput!) {
+  pushTaskBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on PushPayload {
+      push {
+        repositoryId
+        branch
+        sha
+        changed
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<PushTaskBranchMutation, PushTaskBranchMutationVariables>;
+export const OpenPullRequestDocument = new TypedDocumentString(`
+    mutation OpenPullRequest($i: OpenPullRequestInput!) {
+  openPullRequest(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on PullRequestPayload {
+      pullRequest {
+        ...PullRequestFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment PullRequestFields on TaskPullRequestView {
+  repositoryId
+  repository
+  provider
+  number
+  url
+  state
+  draft
+  title
+  headBranch
+  headSha
+  baseBranch
+  reviewDecision
+  mergeable
+  mergeableReason
+  reviewComments
+  mergedAt
+  refreshedAt
+  checks {
+    name
+    status
+    conclusion
+    url
+  }
+}`) as unknown as TypedDocumentString<OpenPullRequestMutation, OpenPullRequestMutationVariables>;
+export const MergePullRequestDocument = new TypedDocumentString(`
+    mutation MergePullRequest($i: MergePullRequestInput!) {
+  mergePullRequest(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on PullRequestPayload {
+      pullRequest {
+        ...PullRequestFields
+      }
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}
+fragment PullRequestFields on TaskPullRequestView {
+  repositoryId
+  repository
+  provider
+  number
+  url
+  state
+  draft
+  title
+  headBranch
+  headSha
+  baseBranch
+  reviewDecision
+  mergeable
+  mergeableReason
+  reviewComments
+  mergedAt
+  refreshedAt
+  checks {
+    name
+    status
+    conclusion
+    url
+  }
+}`) as unknown as TypedDocumentString<MergePullRequestMutation, MergePullRequestMutationVariables>;
+export const MergeTaskBranchDocument = new TypedDocumentString(`
+    mutation MergeTaskBranch($i: MergeTaskBranchInput!) {
+  mergeTaskBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on MergeTaskBranchPayload {
+      sha
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<MergeTaskBranchMutation, MergeTaskBranchMutationVariables>;
+export const UpdateTaskBranchDocument = new TypedDocumentString(`
+    mutation UpdateTaskBranch($i: UpdateTaskBranchInput!) {
+  updateTaskBranch(input: $i) {
+    __typename
+    ...ErrorFields
+    ... on UpdateTaskBranchPayload {
+      repositoryId
+      status
+      head
+      conflicts
+    }
+  }
+}
+    fragment ErrorFields on Error {
+  message
+  code
+}`) as unknown as TypedDocumentString<UpdateTaskBranchMutation, UpdateTaskBranchMutationVariables>;
 export const UsageDocument = new TypedDocumentString(`
     query Usage($w: ID!, $from: DateTime!, $to: DateTime!, $by: UsageGroupBy!) {
   usage(workspaceId: $w, from: $from, to: $to, groupBy: $by) {
@@ -5506,6 +6110,17 @@ fragment TaskFields on Task {
     hasRun
     lastTurnFailed
     needsAnswer
+  }
+  pullRequests {
+    repositoryId
+    number
+    url
+    state
+    draft
+    checks {
+      status
+      conclusion
+    }
   }
 }
 fragment BudgetFields on Budget {

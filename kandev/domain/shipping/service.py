@@ -50,6 +50,7 @@ from kandev.domain.shipping.targets import (
     clean_identity,
     load_target,
     refuse_agent,
+    remote_of,
     task_for,
     trailer,
 )
@@ -275,11 +276,22 @@ class ShipService:
 
     async def _hosted(self, target: ShipTarget, url: str | None) -> HostedRepository | None:
         async with self.ctx.read() as db:
-            for code_host in CODE_HOSTS:
-                found = await code_host.hosted(db, self.ctx.settings, target.workspace_id, url)
-                if found is not None:
-                    return found
+            return await self._hosted_in(db, target.workspace_id, url)
+
+    async def _hosted_in(self, db: AsyncSession, workspace_id: str, url: str | None) -> HostedRepository | None:
+        for code_host in CODE_HOSTS:
+            found = await code_host.hosted(db, self.ctx.settings, workspace_id, url)
+            if found is not None:
+                return found
         return None
+
+    async def code_host(self, task_id: str, repository_id: str) -> str | None:
+        """The connected code host ('github', 'gitlab') the task's repository is on, where its pull request opens;
+        None for one on no code host (its branch is merged locally), or not the task's."""
+        async with self.ctx.read() as db:
+            task = await task_for(db, self.ctx.principal, task_id)
+            found = await self._hosted_in(db, task.workspace_id, await remote_of(db, task, repository_id))
+        return found.provider if found is not None else None
 
     # --- pull / merge requests ----------------------------------------------------------------------------------
 

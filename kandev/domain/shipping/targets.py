@@ -145,6 +145,14 @@ async def agent_profile_of(db: AsyncSession, task: Task) -> AgentProfile | None:
     return await db.get(AgentProfile, profile_id) if profile_id else None
 
 
+async def remote_of(db: AsyncSession, task: Task, repository_id: str) -> str | None:
+    """The remote URL of the task's repository `repository_id`; None without one, or for a repository not the task's."""
+    if await db.get(TaskRepository, (task.id, repository_id)) is None:
+        return None
+    repository = await db.get(Repository, repository_id)
+    return repository.remote_url if repository is not None else None
+
+
 def refuse_agent(principal: Principal, action: str) -> None:
     if principal.session_id is not None:
         raise PermissionDeniedError(f"an agent can not {action}; a person does", reason="agent")

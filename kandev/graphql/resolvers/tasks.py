@@ -106,6 +106,7 @@ def _created(value: CreatedTask, loaders: Loaders) -> CreateTaskPayload:
         loaders.pending_action.prime(value.task.id, PendingAction.NONE)
         loaders.task_activity.prime(value.task.id, NO_ACTIVITY)  # no session yet: nothing to read
         loaders.task_usage.prime(value.task.id, UsageTotals.none(value.task.id))  # no turn yet: nothing spent
+        loaders.ship_requests.prime(value.task.id, [])  # nothing shipped yet: no pull request
     return CreateTaskPayload(
         task=Task.of(value.task),
         deduplicated=value.deduplicated,

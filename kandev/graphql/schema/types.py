@@ -436,7 +436,7 @@ class Task:
     )
     async def repositories(self, info: Info) -> list[TaskCheckout]:
         records = await info.context.services.tasks.checkouts(self.record.id)
-        return [TaskCheckout.of(r) for r in records]
+        return [TaskCheckout.of(r, self.record.id) for r in records]
 
     @described(
         "What the task changed, per repository, against its base (the merge base of the task's branch and the base "
@@ -480,10 +480,19 @@ class TaskCheckout:
     )
     pull_request: int | None = strawberry.field(description="The pull request it works on, by number.")
     url: str | None = strawberry.field(description="The pull request's (or the event branch's) page.")
+    task_id: strawberry.Private[str] = ""
+
+    @described(
+        "The connected code host its remote is on (github or gitlab), where the task's pull request opens and "
+        "merges; null: none, so the task's branch is merged locally (mergeTaskBranch)."
+    )
+    async def code_host(self, info: Info) -> str | None:
+        return await info.context.services.ship.code_host(self.task_id, str(self.repository_id))
 
     @classmethod
-    def of(cls, record: TaskCheckoutRecord) -> TaskCheckout:
+    def of(cls, record: TaskCheckoutRecord, task_id: str) -> TaskCheckout:
         return cls(
+            task_id=task_id,
             repository_id=strawberry.ID(record.repository_id),
             name=record.name,
             base_branch=record.base_branch,

@@ -19,6 +19,7 @@ import { DiscardDialog } from "./DiscardDialog";
 import { Counts } from "./Counts";
 import { FileTree, statusName, treeOrder } from "./FileTree";
 import { TaskComments } from "./TaskComments";
+import { ConflictsNotice } from "../ship/ConflictsNotice";
 
 const MODE_KEY = "kandev.diffMode";
 const POOL = { workerFactory: () => new DiffsWorker(), poolSize: 1 };
@@ -230,6 +231,15 @@ export default function ChangesPanel({ taskId }: { taskId: string }) {
           </button>
         </div>
         <TaskComments taskId={taskId} threads={review.threads.filter((x) => !x.path)} onThread={review.apply} onDeleted={review.remove} />
+        {changes.repositories.map((r) => (
+          <ConflictsNotice
+            key={r.repositoryId}
+            taskId={taskId}
+            repository={r.name}
+            base={r.baseBranch ?? null}
+            paths={(changes.files[r.repositoryId] ?? []).filter((f) => f.status === "UNMERGED").map((f) => f.path)}
+          />
+        ))}
         {changes.reason && <p className="muted pad">{changes.reason}</p>}
         {!changes.reason && total === 0 && (
           <p className="muted pad" data-testid="no-changes">

@@ -16,8 +16,8 @@ from kandev.adapters.github.client import GitHubClient
 from kandev.domain.github import api as github_api_module
 from kandev.models import Task, TaskPullRequest
 from tests.support.fake_github import Fault
-from tests.support.git_repos import git
-from tests.support.shipping import REPO, TOKEN, merge_pr, open_pr, pull_requests, pushed_task, ref
+from tests.support.git_repos import git, make_repository
+from tests.support.shipping import REPO, TOKEN, merge_pr, open_pr, pull_requests, pushed_task, ref, shippable_task
 
 
 async def test_a_pull_request_is_opened_from_the_tasks_branch_linked_and_shown_on_the_task(
@@ -43,6 +43,20 @@ async def test_a_pull_request_is_opened_from_the_tasks_branch_linked_and_shown_o
     again = await open_pr(gql, ship.task_id)
     assert (again["code"], again["fields"]["reason"]) == ("CONFLICT", "already_open")
     assert len(github.created) == 1
+
+
+CODE_HOSTS = "query($id: ID!) { task(id: $id) { repositories { name codeHost } } }"
+
+
+async def test_the_task_names_the_code_host_its_repository_is_on_and_none_for_one_without(
+    services, gql, workspace_id, tmp_path, github, git_server
+):
+    ship = await pushed_task(services, gql, workspace_id, tmp_path, github, git_server)
+    hosted = (await gql(CODE_HOSTS, id=ship.task_id))["task"]["repositories"]
+    assert [r["codeHost"] for r in hosted] == ["github"]
+    local_id, _ = await shippable_task(services, workspace_id, make_repository(tmp_path / "local"), title="Local")
+    local = (await gql(CODE_HOSTS, id=local_id))["task"]["repositories"]
+    assert [r["codeHost"] for r in local] == [None]
 
 
 async def test_a_double_click_opens_one_pull_request(services, gql, workspace_id, tmp_path, github, git_server):
