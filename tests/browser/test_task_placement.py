@@ -59,6 +59,8 @@ def test_the_new_task_form_picks_a_repository_and_its_base_branch_and_remembers_
     expect(branch).to_have_value("main")  # the repository's default branch first
     expect(branch.locator("option", has_text="release")).to_have_count(1)  # listed from the repository
     branch.select_option("release")
+    # The workspace default executor, whatever an earlier test on this server chose (the form remembers it).
+    form.get_by_test_id("executor-select").select_option(value="")
     title = unique("Placed")
     form.locator("input[name=title]").fill(title)
     form.locator("textarea[name=prompt]").fill(write("placed.txt", "here\n"))

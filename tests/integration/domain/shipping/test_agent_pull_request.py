@@ -9,13 +9,11 @@ from typing import Any
 
 from kandev.models import AgentProfile, Session
 from kandev.models.enums import PermissionPolicy
-from tests.integration.domain.shipping import test_pull_requests as github_shipping
-from tests.integration.domain.shipping.test_pull_requests import pull_requests, pushed_task
 from tests.integration.mcp_bridge import conftest as mcp_bridge
 from tests.integration.mcp_bridge.conftest import agent_on, call_tool
+from tests.support.shipping import pull_requests, pushed_task
 
-# Fixtures shared with the GitHub shipping tests and the MCP tool tests.
-git_server = github_shipping.git_server
+# The MCP tool tests' fixture (the GitHub shipping fixtures come from this folder's conftest).
 tool_surface = mcp_bridge.tool_surface
 
 
