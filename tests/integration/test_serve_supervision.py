@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from kandev.platform.job_queues import ALL, TURNS, worker_queue_name
+from kandev.platform.job_queues import ALL, TURNS, capabilities_key, capability_queues, worker_queue_name
 from tests.support.healing import kill_and_heal, redis_url_of, wait_for
 from tests.support.serve import Served, serving
 
@@ -35,7 +35,10 @@ def test_pooled_workers_have_own_names_and_queues_and_kill_9_of_every_child_of_s
         for name in workers:
             queues = wait_for(lambda name=name: client.hget(f"rq:worker:{name}", "queues"), what=f"{name} registered")
             assert isinstance(queues, bytes)
-            assert queues.decode().split(",") == [worker_queue_name(name), *ALL]
+            # Besides the shared queues, those of the box executors this host can run (docker, sandbox), if any.
+            offered = client.get(capabilities_key(name))
+            capabilities = frozenset(offered.decode().split(",")) - {""} if offered else frozenset()
+            assert queues.decode().split(",") == [worker_queue_name(name), *capability_queues(capabilities), *ALL]
         client.close()
         status, body = served.health()
         assert status == 200 and body["embedded"] == {

@@ -72,7 +72,9 @@ class ProbeSetup:
 async def probe_setup(ctx: ServiceContext, profile_id: str) -> ProbeSetup:
     """A box profile's settings as a launch would use them (secrets resolved, mounts checked again), with the
     identity its workspace owner's agents run as; ConflictError naming what can't be used."""
-    async with ctx.read() as db:
+    # A write transaction: the owner's agent identity may be given here for the first time (a row).
+    async with ctx.unit_of_work() as uow:
+        db = uow.db
         profile = await db.get(ExecutorProfile, profile_id)
         if profile is None:
             raise NotFoundError("executor profile", profile_id)

@@ -69,7 +69,9 @@ def clean_answer(text: str) -> str:
 async def utility_launch(ctx: ServiceContext, task_id: str, repository_id: str) -> UtilityLaunch:
     """On the worker holding the worktree: the agent of the task's newest session (or the task's or workspace's
     profile), launched as the task's agents are, and the prompt with the repository's uncommitted changes."""
-    async with ctx.read() as db:
+    # A write transaction: the owner's agent identity may be given here for the first time (a row).
+    async with ctx.unit_of_work() as uow:
+        db = uow.db
         task = await db.get(Task, task_id)
         if task is None or task.deleted_at is not None:
             raise NotFoundError("task", task_id)
