@@ -142,6 +142,28 @@ class KandevServer:
         assert not result["__typename"].endswith("Error"), result
         return result
 
+    def connect_github_app(
+        self, token: str, app_id: str, private_key: str, webhook_secret: str, installation: str
+    ) -> None:
+        """The workspace connected to GitHub with `token`, the server's GitHub App set, and the app's installation
+        routed to the workspace (as Settings → GitHub does)."""
+        errors = "__typename ... on Error { code message }"
+        self.mutate(
+            f"mutation($i: ConnectGithubInput!) {{ connectGithub(input: $i) {{ {errors} }} }}",
+            "connectGithub",
+            i={"workspaceId": self.workspace_id, "token": token},
+        )
+        self.mutate(
+            f"mutation($i: SetGithubAppInput!) {{ setGithubApp(input: $i) {{ {errors} }} }}",
+            "setGithubApp",
+            i={"appId": app_id, "privateKey": private_key, "webhookSecret": webhook_secret},
+        )
+        self.mutate(
+            f"mutation($i: RouteGithubInstallationInput!) {{ routeGithubInstallation(input: $i) {{ {errors} }} }}",
+            "routeGithubInstallation",
+            i={"workspaceId": self.workspace_id, "installationId": installation},
+        )
+
     def wait_for(self, query: str, check: Any, timeout: float = 20, **variables: Any) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:

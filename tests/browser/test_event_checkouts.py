@@ -67,21 +67,7 @@ def test_a_push_runs_on_the_pushed_branch_and_its_conversation_shows_which(
 
     server: KandevServer = github_world["server"]
     workspace = server.workspace_id
-    server.mutate(
-        f"mutation($i: ConnectGithubInput!) {{ connectGithub(input: $i) {{ {ERRORS} }} }}",
-        "connectGithub",
-        i={"workspaceId": workspace, "token": TOKEN},
-    )
-    server.mutate(
-        f"mutation($i: SetGithubAppInput!) {{ setGithubApp(input: $i) {{ {ERRORS} }} }}",
-        "setGithubApp",
-        i={"appId": "42", "privateKey": KEY, "webhookSecret": SECRET},
-    )
-    server.mutate(
-        f"mutation($i: RouteGithubInstallationInput!) {{ routeGithubInstallation(input: $i) {{ {ERRORS} }} }}",
-        "routeGithubInstallation",
-        i={"workspaceId": workspace, "installationId": INSTALLATION},
-    )
+    server.connect_github_app(TOKEN, "42", KEY, SECRET, INSTALLATION)
     profiles = server.gql("query($w: ID!) { agentProfiles(workspaceId: $w) { id kind } }", w=workspace)
     automation = server.mutate(
         f"""mutation($i: CreateAutomationInput!) {{ createAutomation(input: $i) {{ {ERRORS}

@@ -59,25 +59,8 @@ def github_world(web_client: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         workspaces = httpx.post(f"{base}/graphql", json={"query": "{ workspaces { id } }"}, timeout=10).json()
         server = KandevServer(base=base, workspace_id=workspaces["data"]["workspaces"][0]["id"])
         github.tokens[TOKEN] = "maintainer"
-        workspace = server.workspace_id
-        server.mutate(
-            f"mutation($i: ConnectGithubInput!) {{ connectGithub(input: $i) {{ {ERRORS} }} }}",
-            "connectGithub",
-            i={"workspaceId": workspace, "token": TOKEN},
-        )
-        server.mutate(
-            f"mutation($i: SetGithubAppInput!) {{ setGithubApp(input: $i) {{ {ERRORS} }} }}",
-            "setGithubApp",
-            i={
-                "appId": "43",
-                "privateKey": "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----",
-                "webhookSecret": SECRET,
-            },
-        )
-        server.mutate(
-            f"mutation($i: RouteGithubInstallationInput!) {{ routeGithubInstallation(input: $i) {{ {ERRORS} }} }}",
-            "routeGithubInstallation",
-            i={"workspaceId": workspace, "installationId": str(INSTALLATION)},
+        server.connect_github_app(
+            TOKEN, "43", "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", SECRET, str(INSTALLATION)
         )
         yield {"server": server, "github": github, "git": git_server, "folder": folder}
 

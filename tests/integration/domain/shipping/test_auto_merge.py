@@ -43,7 +43,7 @@ def queued_merges(redis_url: str) -> list[tuple[Any, ...]]:
         connection.close()
 
 
-async def green(github: Any, number: int, head: str, *, approved: bool) -> None:
+def green(github: Any, number: int, head: str, *, approved: bool) -> None:
     github.add_check(REPO, head, "tests", "success")
     github.update_pr(REPO, number, reviews=[("hubot", "APPROVED")] if approved else [], mergeable=True)
 
@@ -54,7 +54,7 @@ async def test_a_green_approved_pull_request_is_merged_once_by_a_worker_and_the_
     ship = await pushed_task(services, gql, workspace_id, tmp_path, github, git_server)
     number = (await open_pr(gql, ship.task_id))["pullRequest"]["number"]
     await set_auto_merge(gql, ship.task_id, True)
-    await green(github, number, ship.head, approved=True)
+    green(github, number, ship.head, approved=True)
     repository_id = await repository_of(services, ship.task_id)
     with running_worker(settings, KANDEV_GITHUB_API_URL=github.url, GIT_SSL_CAINFO=git_server.ca_file):
         await services.ship.refresh(ship.task_id, repository_id)
@@ -75,12 +75,12 @@ async def test_a_request_waiting_on_its_review_or_a_task_without_the_setting_que
     repository_id = await repository_of(services, ship.task_id)
     assert settings.redis_url
     empty_queues(settings.redis_url)
-    await green(github, number, ship.head, approved=False)
+    green(github, number, ship.head, approved=False)
     await set_auto_merge(gql, ship.task_id, True)
     await services.ship.refresh(ship.task_id, repository_id)
     assert queued_merges(settings.redis_url) == [], "not approved yet"
     await set_auto_merge(gql, ship.task_id, False)
-    await green(github, number, ship.head, approved=True)
+    green(github, number, ship.head, approved=True)
     await services.ship.refresh(ship.task_id, repository_id)
     assert queued_merges(settings.redis_url) == [], "the task does not ask for it"
     await set_auto_merge(gql, ship.task_id, True)
