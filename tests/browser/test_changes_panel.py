@@ -6,6 +6,7 @@ discard with a confirmation, the keyboard, and a phone's layout."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +232,61 @@ def test_a_file_marked_reviewed_counts_and_turns_unreviewed_when_the_agent_chang
     expect(file_row(page, "a.txt")).to_have_attribute("data-reviewed", "false", timeout=60_000)
     expect(page.get_by_test_id("reviewed-progress")).to_have_text("0 of 2 files reviewed")
     expect(file_row(page, "a.txt").locator(".counts")).to_have_text("+2 −0")
+
+
+DISCARD = (
+    "mutation($i: DiscardChangesInput!) { discardChanges(input: $i) { __typename ... on Error { code message } } }"
+)
+
+
+def test_a_board_column_read_before_a_change_does_not_hide_the_change_that_arrived_meanwhile(
+    page: Any, kandev_server: KandevServer, tmp_path: Path
+) -> None:
+    """The change stats are stored apart from the task's own edits, so their event can carry the same updatedAt
+    as a column page read just before them: the page must not put the old stats back when it lands last."""
+    from playwright.sync_api import expect
+
+    repo = repository(kandev_server, tmp_path)
+    task = agent_task(kandev_server, repo, "\n".join([write("a.txt", "a\n"), write("b.txt", "b\n")]), "Column")
+    step = kandev_server.wait_for(
+        "query($id: ID!) { task(id: $id) { workflowStepId changeStats { files } } }",
+        lambda d: (d["task"]["changeStats"] or {}).get("files") == 2,
+        id=task["id"],
+    )["task"]["workflowStepId"]
+
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
+    held: list[tuple[Any, Any]] = []
+
+    def hold_review_column(route: Any) -> None:
+        body = route.request.post_data_json or {}
+        is_page = "query Tasks(" in str(body.get("query"))
+        if not held and is_page and (body.get("variables") or {}).get("step") == step:
+            held.append((route, route.fetch()))  # read now, delivered after the change below
+        else:
+            route.continue_()
+
+    page.route("**/graphql", hold_review_column)
+    open_app(page, kandev_server)
+    until(page, lambda: bool(held), "the Review column's page was requested")
+
+    kandev_server.mutate(
+        DISCARD, "discardChanges", i={"taskId": task["id"], "repositoryId": repo["id"], "paths": ["b.txt"]}
+    )
+    until(page, lambda: any('"CHANGES"' in f and task["id"] in f for f in frames), "the CHANGES event reached the page")
+    route, response = held[0]
+    route.fulfill(response=response)
+
+    card = page.locator(f'[data-testid="task-card"][data-task-id="{task["id"]}"]')
+    expect(card.get_by_test_id("card-changes")).to_contain_text("+1 −0 · 1 file")
+
+
+def until(page: Any, check: Any, what: str, timeout: float = 20) -> None:
+    """Let the page run (its events and routes) until `check()` holds; fails naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within {timeout:g} s: {what}"
+        page.wait_for_timeout(20)
 
 
 def test_discarding_a_hunk_or_a_file_asks_first_and_the_panel_follows(

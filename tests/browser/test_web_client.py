@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -301,7 +302,7 @@ def test_a_permission_request_shows_an_allow_deny_card_and_its_indicator_clears(
 
 
 def release_permissions(server: KandevServer, task_id: str) -> None:
-    """Reject what the task still waits on: a waiting permission holds the one embedded worker."""
+    """Reject what the task still waits on: a waiting permission keeps its agent alive on the one embedded worker."""
     pending = server.gql(
         "query($w: ID!, $t: ID) { pendingPermissions(workspaceId: $w, taskId: $t) { id options { optionId kind } } }",
         w=server.workspace_id,
@@ -325,7 +326,11 @@ def _allow_in_the_ui(page: Any, kandev_server: KandevServer, screenshots: Path, 
     page.screenshot(path=str(screenshots / "desktop-permission.png"))
     card.get_by_test_id("permission-allow").first.click()
     expect(row.get_by_test_id("question-indicator")).to_have_count(0)
-    expect(page.get_by_test_id("msg-agent").filter(has_text="permission Delete files: allow")).to_be_visible()
+    # The answer reaches the agent: in the turn that asked when its worker is free, or, when the shared server's
+    # one worker is busy with another test's job at that moment, as the session's next prompt (person_waits),
+    # which the scripted agent echoes. Both are the documented outcome; which one depends on timing.
+    answered = re.compile(r'permission Delete files: allow|The user answered your permission request "Delete files"')
+    expect(page.get_by_test_id("msg-agent").filter(has_text=answered)).to_be_visible(timeout=60_000)
 
 
 def test_mark_complete_and_advance_moves_a_task_on_from_a_step_that_waits_for_a_signal(

@@ -223,7 +223,7 @@ export async function loadMoreTasks(step: string | null): Promise<void> {
     if (app.get().workspaceId !== workspaceId) return;
     app.set((s) => {
       const tasks = { ...s.tasks };
-      for (const task of data.tasks.nodes) if (!gone.has(task.id) && newer(tasks[task.id], task)) tasks[task.id] = task;
+      for (const task of data.tasks.nodes) if (!gone.has(task.id) && newerPage(tasks[task.id], task)) tasks[task.id] = task;
       return { tasks, ...withPaging(s, step, paging(data)) };
     });
   } catch (error) {
@@ -252,6 +252,13 @@ function bumpAll(versions: Record<string, number>, ids: string[]): Record<string
 /** Newer wins: an event or a response older than what we hold does not roll a task back. */
 function newer(current: Task | undefined, incoming: Task): boolean {
   return !current || incoming.updatedAt >= current.updatedAt;
+}
+
+/** A page replaces what we hold only when strictly newer. An event can carry a change without a newer
+ * updatedAt (the change stats are measured apart from the task's own edits), so on a tie the copy we hold,
+ * which may be that event's, is at least as new as a page read before it. */
+function newerPage(current: Task | undefined, incoming: Task): boolean {
+  return !current || incoming.updatedAt > current.updatedAt;
 }
 
 export function applyTaskEvent(event: TaskEvent): void {
