@@ -328,6 +328,10 @@ class Executor(Protocol):
     async def available(self) -> str | None:
         """None when boxes of this kind can be made on this host, else why not."""
 
+    def seen_inside(self, request: BoxRequest, arg: str) -> str:
+        """An argument naming a host path as the box's processes see it (a workspace MCP server's command and
+        arguments are handed to the agent, which starts them inside)."""
+
 
 class Executors:
     """The executors this process can run, by kind; the plain kinds use the default process launcher."""

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 import acp
@@ -92,7 +93,17 @@ def mcp_servers(spec: LaunchSpec) -> list[Any]:
     else:
         header = HttpHeader(name="Authorization", value=f"Bearer {spec.mcp_token}")
         servers = [HttpMcpServer(type="http", name=MCP_SERVER_NAME, url=spec.mcp_url, headers=[header])]
-    return servers + [_workspace_server(entry) for entry in spec.mcp_extra]
+    return servers + [_workspace_server(_inside(spec, entry)) for entry in spec.mcp_extra]
+
+
+def _inside(spec: LaunchSpec, entry: McpServerEntry) -> McpServerEntry:
+    """A stdio server as the agent starts it: inside its box, where a host path may read otherwise (a container
+    sees an installed npm package under the folder it reads host paths at)."""
+    executor, box = spec.executor, spec.box
+    if entry.transport != "stdio" or executor is None or box is None:
+        return entry
+    args = [executor.seen_inside(box, arg) for arg in entry.args]
+    return replace(entry, command=executor.seen_inside(box, entry.command), args=args)
 
 
 def _workspace_server(entry: McpServerEntry) -> Any:

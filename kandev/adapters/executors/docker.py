@@ -180,7 +180,7 @@ class DockerExecutor:
         config = request.config
         binds = [f"{request.workdir}:{WORKSPACE}:rw"]
         binds += [f"{path}:{path}:rw" for path in request.writable]
-        readable = [path for path in request.readable if os.path.exists(path)]
+        readable = _readable(request)
         binds += [f"{path}:{HOST}{path}:ro" for path in readable]
         binds += [f"{m.source}:{m.target}:{'ro' if m.read_only else 'rw'}" for m in config.mounts]
         if request.bridge_dir is not None:
@@ -219,6 +219,9 @@ class DockerExecutor:
             "Tty": False,
             "HostConfig": host,
         }
+
+    def seen_inside(self, request: BoxRequest, arg: str) -> str:
+        return _in_box(arg, _readable(request))
 
     async def stop(self, box_id: str) -> None:
         async with _client() as docker:
@@ -270,6 +273,11 @@ class DockerExecutor:
         if b" 200 " not in status:
             return f"the Docker daemon at {path} answered {status.decode('latin-1').strip()}"
         return None
+
+
+def _readable(request: BoxRequest) -> list[str]:
+    """The host folders the container reads, each under HOST."""
+    return [path for path in request.readable if os.path.exists(path)]
 
 
 def _in_box(arg: str, readable: list[str]) -> str:

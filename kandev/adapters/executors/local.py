@@ -40,3 +40,6 @@ class LocalExecutor:
 
     async def available(self) -> str | None:
         return None
+
+    def seen_inside(self, request: BoxRequest, arg: str) -> str:
+        return arg  # not boxed: the host's paths

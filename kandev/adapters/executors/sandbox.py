@@ -103,6 +103,9 @@ class SandboxExecutor:
         args += ["--remount-ro", "/", "--chdir", request.workdir]
         return [*args, "--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--", *request.argv]
 
+    def seen_inside(self, request: BoxRequest, arg: str) -> str:
+        return arg  # every host path the sandbox binds is bound at its own path
+
     async def stop(self, box_id: str) -> None:
         return None  # a sandbox is a process tree under its keeper: its runtime ends it (kill_group)
 

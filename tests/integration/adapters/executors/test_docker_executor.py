@@ -6,15 +6,19 @@ leave nothing running."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 from kandev.domain.errors import ValidationError
+from kandev.domain.mcp.rules import McpServerFields
 from kandev.models import Message, Task
-from kandev.models.enums import ExecutorKind
+from kandev.models.enums import ExecutorKind, McpScope, McpServerKind
 from tests.support.boxes import containers, needs
-from tests.support.factories import started_task
+from tests.support.factories import new_task, started_task
+from tests.support.git_repos import git, make_repository
 from tests.support.waiting import wait_until
 from tests.support.watch import watching
 
@@ -63,6 +67,45 @@ async def test_the_agent_runs_in_a_container_says_so_and_calls_kandev_tools_thro
 
 async def _gone(session_id: str) -> bool:
     return not await containers(**{"kandev.session": session_id})
+
+
+MCP_FIXTURE = Path(__file__).parents[3] / "support" / "mcp_fixture_server.py"
+
+
+async def test_a_workspace_mcp_server_the_agent_is_handed_runs_inside_the_container(
+    live, services, bus, db, workspace_id, box_profile, base
+):
+    executor = await box_profile(ExecutorKind.DOCKER)
+    folder = make_repository(base / "with-mcp")
+    shutil.copyfile(MCP_FIXTURE, folder / "fixture_mcp.py")
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "an MCP server")
+    repository = await services.repositories.create(workspace_id, "with-mcp", str(folder))
+    # An admin's executable MCP server: a container runs the image's command (its Python), here on the server the
+    # task's repository holds, at /workspace.
+    fields = McpServerFields(
+        name="local",
+        kind=McpServerKind.EXECUTABLE,
+        command="/usr/bin/python3",
+        args=["/workspace/fixture_mcp.py"],
+        env={"FIXTURE_TOKEN": "from-the-definition"},
+    )
+    server = await services.mcp_servers.create(None, fields)
+    task_id = await new_task(
+        services, workspace_id, "With MCP", executor_profile_id=executor, repositories=[str(repository.id)]
+    )
+    await services.mcp_selections.select(server.id, McpScope.TASK, task_id)
+    session = (await services.sessions.start_task(task_id, "/tool local/whoami {}\n/tool local/where {}", None)).session
+    async with watching(bus, db, session.id) as watch:
+        turn = await watch.next_turn_end(timeout=90)
+    assert turn.state == "COMPLETED", turn.error
+    calls = await messages(db, session.id, "TOOL_CALL")
+    assert [c.data["status"] for c in calls] == ["completed", "completed"], [c.data.get("output") for c in calls]
+    outputs = [json.dumps(c.data.get("output")) for c in calls]
+    assert "token=from-the-definition" in outputs[0]
+    assert "/workspace on kandev-box" in outputs[1]  # the container's working path and host name, not the worker's
+    [placed] = [m for m in await messages(db, session.id, "SYSTEM") if "placement" in (m.data or {})]
+    assert placed.data["placement"]["kind"] == "docker"
 
 
 async def test_the_container_has_no_network_its_limits_and_a_non_root_user(
