@@ -106,3 +106,51 @@ def test_an_idle_tasks_page_changes_the_base_branch_of_its_repository(
     dialog.get_by_role("button", name="Close").click()
     [checkout] = kandev_server.gql(CHECKOUTS, id=task["id"])["task"]["repositories"]
     assert checkout["baseBranch"] == "release"
+
+
+CREATE_EXECUTOR = """mutation($i: CreateExecutorProfileInput!) { createExecutorProfile(input: $i) {
+  __typename ... on ExecutorProfilePayload { executorProfile { id name } } } }"""
+EXECUTOR = "query($id: ID!) { task(id: $id) { executorProfileId } }"
+
+
+def test_a_subtask_runs_where_its_parent_does_unless_the_subtask_form_chooses_another_executor(
+    page: Any, kandev_server: KandevServer
+) -> None:
+    from playwright.sync_api import expect
+
+    made = [
+        kandev_server.mutate(
+            CREATE_EXECUTOR,
+            "createExecutorProfile",
+            i={"workspaceId": kandev_server.workspace_id, "name": unique(name), "kind": "SANDBOX"},
+        )["executorProfile"]
+        for name in ("Parent's box", "Other box")
+    ]
+    parents_box, other_box = made
+    parent = served_task(
+        kandev_server.mutate, kandev_server.workspace_id, unique("Boxed parent"), executorProfileId=parents_box["id"]
+    )
+    open_app(page, kandev_server, f"/tasks/{parent['id']}")
+
+    def subtask(title: str, executor: str | None) -> str:
+        page.get_by_test_id("new-subtask").click()
+        dialog = page.get_by_test_id("subtask-dialog")
+        select = dialog.get_by_test_id("executor-select")
+        expect(select.locator("option", has_text=other_box["name"])).to_have_count(1)
+        expect(select).to_have_value("")
+        expect(select.locator("option:checked")).to_have_text("Same as the parent task")
+        if executor:
+            select.select_option(executor)
+        dialog.locator('input[name="title"]').fill(title)
+        dialog.get_by_test_id("create-task-submit").click()
+        expect(dialog).to_be_hidden()
+        row = page.get_by_test_id("sidebar").get_by_test_id("task-row").filter(has_text=title)
+        expect(row).to_be_visible()
+        task_id = row.get_attribute("data-task-id")
+        assert task_id
+        return task_id
+
+    inheriting = subtask(unique("Inherits"), None)
+    elsewhere = subtask(unique("Elsewhere"), other_box["id"])
+    assert kandev_server.gql(EXECUTOR, id=inheriting)["task"]["executorProfileId"] == parents_box["id"]
+    assert kandev_server.gql(EXECUTOR, id=elsewhere)["task"]["executorProfileId"] == other_box["id"]

@@ -24,7 +24,7 @@ ADAPTED = {"answer_question_kandev", "show_rich_output_kandev"}
 # What a tool leaves out of its mutation's input: an agent's attachments belong to one task, how a task's checks are
 # fixed and merged is a person's choice, and the ship tools act on the calling agent's own task (the session names it).
 WITHOUT = {
-    "create_task_kandev": ("attachment_ids",),
+    "create_task_kandev": ("attachment_ids", "executor_profile_id"),
     "update_task_kandev": ("fix_failing_checks", "auto_merge"),
     "commit_changes_kandev": ("task_id",),
     "push_branch_kandev": ("task_id",),

@@ -146,7 +146,8 @@ export function RepositoryPicker(props: {
   );
 }
 
-export function ExecutorSelect(props: { executors: PlacementExecutor[]; value: string; onChange: (id: string) => void; disabled?: boolean }) {
+/** The executor of a new task; the empty choice is the workspace default, or, for a subtask, its parent's. */
+export function ExecutorSelect(props: { executors: PlacementExecutor[]; value: string; onChange: (id: string) => void; disabled?: boolean; subtask?: boolean }) {
   return (
     <label className="field">
       <span>{t("executorLabel")}</span>
@@ -158,7 +159,7 @@ export function ExecutorSelect(props: { executors: PlacementExecutor[]; value: s
         name="executor"
         data-testid="executor-select"
       >
-        <option value="">{t("workspaceDefault")}</option>
+        <option value="">{t(props.subtask ? "parentsExecutor" : "workspaceDefault")}</option>
         {props.executors.map((x) => (
           <option key={x.id} value={x.id}>
             {x.name}

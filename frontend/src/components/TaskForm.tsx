@@ -50,15 +50,17 @@ export function TaskForm(props: {
   useEffect(() => {
     if (workspaceId) void gql(MCP_SERVERS, { w: workspaceId }).then((r) => setMcpServers(r.mcpServers), () => setMcpServers([]));
   }, [workspaceId]);
-  // Where a top-level task works, starting from where this person's last task did.
+  // Where a top-level task works, starting from where this person's last task did; a subtask works in its
+  // parent's place and runs where its parent does unless another executor is chosen.
   useEffect(() => {
-    if (!workspaceId || subtask) return;
+    if (!workspaceId) return;
     let cancelled = false;
     gql(TASK_PLACEMENT_CHOICES, { w: workspaceId }).then(
       (data) => {
         if (cancelled) return;
-        setRepositories(data.repositories);
         setExecutors(data.executorProfiles);
+        if (subtask) return;
+        setRepositories(data.repositories);
         const last = data.workspaces.find((w) => w.id === workspaceId)?.lastTaskChoice;
         if (!last) return;
         const known = (repoId: string) => data.repositories.some((r) => r.id === repoId);
@@ -99,10 +101,8 @@ export function TaskForm(props: {
         attachmentIds: attachments.ids.length ? attachments.ids : null,
       };
       if (props.workflowId && !subtask) input.workflowId = props.workflowId;
-      if (!subtask) {
-        input.repositories = chosenRepositories.map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch }));
-        input.executorProfileId = executorId || null;
-      }
+      input.executorProfileId = executorId || null;
+      if (!subtask) input.repositories = chosenRepositories.map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch }));
       if (subtask) {
         input.parentId = props.parentId;
         input.autopilot = autopilot;
@@ -180,12 +180,8 @@ export function TaskForm(props: {
           <span>Start the agent now</span>
         </label>
       </div>
-      {!subtask && (
-        <>
-          <RepositoryPicker workspaceId={workspaceId} repositories={repositories} value={chosenRepositories} onChange={setChosenRepositories} />
-          <ExecutorSelect executors={executors} value={executorId} onChange={setExecutorId} />
-        </>
-      )}
+      {!subtask && <RepositoryPicker workspaceId={workspaceId} repositories={repositories} value={chosenRepositories} onChange={setChosenRepositories} />}
+      <ExecutorSelect executors={executors} value={executorId} onChange={setExecutorId} subtask={subtask} />
       {subtask && (
         <div className="autopilot-field">
           <span className="switch-wrap">

@@ -261,8 +261,9 @@ class TaskService:
         raise ConflictError("the external_id is being created and released concurrently; retry")
 
     def _remember_choice(self, uow: UnitOfWork, command: CreateTask, workspace_id: str) -> None:
-        """A person's create is their new-task form's next default (kandev.domain.workspace.task_choices)."""
-        if self.ctx.principal.session_id is not None or command.origin != TaskOrigin.USER:
+        """A person's create of a top-level task is their new-task form's next default
+        (kandev.domain.workspace.task_choices); a subtask's form offers no repositories to remember."""
+        if self.ctx.principal.session_id is not None or command.origin != TaskOrigin.USER or command.parent_id:
             return
         repositories = [
             ChosenRepository(c.repository_id, c.base_branch) for c in command.repositories if c.repository_id
@@ -332,6 +333,25 @@ class TaskService:
             emit_task_event(uow, "UPDATED", task)
             return TaskRecord.of(task)
 
+    async def _executor(
+        self, db: AsyncSession, chosen: str | None, workspace_id: str, parent: Task | None
+    ) -> str | None:
+        """Where the new task's agents run. An agent's tasks run where it runs, its own task's executor: an agent in
+        a box can't start one outside it. A person's choice is checked; a subtask without one takes its parent's."""
+        principal = self.ctx.principal
+        if principal.session_id is not None:
+            own = await db.get(Task, principal.task_id) if principal.task_id else None
+            inherited = own.executor_profile_id if own is not None else None
+            if chosen not in (None, inherited):
+                raise ValidationError(
+                    "an agent's tasks run where the agent runs: it can't choose their executor",
+                    field="executorProfileId",
+                )
+            return inherited
+        if chosen is None and parent is not None:
+            return parent.executor_profile_id
+        return await _profile_in(db, ExecutorProfile, chosen, workspace_id)
+
     async def _new_task(
         self, uow: UnitOfWork, command: CreateTask, workspace_id: str, title: str, external_id: str | None
     ) -> Task:
@@ -339,12 +359,13 @@ class TaskService:
         workspace = await load_workspace(db, principal, workspace_id)
         await check_tasks(db, self.ctx, workspace.owner_id)
         step = await self._initial_step(db, command, workspace.default_workflow_id)
+        parent = None
         if command.parent_id is not None:
             parent = await db.get(Task, command.parent_id)
             if parent is None or parent.deleted_at is not None or parent.workspace_id != workspace.id:
                 raise NotFoundError("parent task", command.parent_id)
         agent_profile_id = await _profile_in(db, AgentProfile, command.agent_profile_id, workspace.id)
-        executor_profile_id = await _profile_in(db, ExecutorProfile, command.executor_profile_id, workspace.id)
+        executor_profile_id = await self._executor(db, command.executor_profile_id, workspace.id, parent)
         if command.autopilot:
             profile = await db.get(AgentProfile, agent_profile_id or workspace.default_agent_profile_id or "")
             if profile is not None and not profile.supports_mcp:

@@ -105,8 +105,9 @@ register(
         f"""... on CreateTaskPayload {{ deduplicated creation_complete: creationComplete
           task {{ {TASK} blocked_by: blockedBy {{ id }} }} }}""",
         _created,
-        # An attachment belongs to one task: an agent's own task's files can't go with a new one.
-        without=("attachment_ids",),
+        # An attachment belongs to one task: an agent's own task's files can't go with a new one. An agent's tasks
+        # run where it runs (kandev.domain.tasks.service): it has no executor to choose.
+        without=("attachment_ids", "executor_profile_id"),
     ),
     command_tool(
         "update_task_kandev",
