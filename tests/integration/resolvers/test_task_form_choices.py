@@ -83,6 +83,10 @@ async def test_a_persons_create_is_remembered_as_their_next_choice(
     )
     [still] = (await gql(CHOICE))["workspaces"]
     assert still["lastTaskChoice"] == after["lastTaskChoice"]
+    # Nor is a person's subtask: its form chooses no repositories.
+    await gql(CREATE, i={"workspaceId": workspace_id, "title": "Person's sub", "parentId": task_id})
+    [kept] = (await gql(CHOICE))["workspaces"]
+    assert kept["lastTaskChoice"] == after["lastTaskChoice"]
 
     await gql(CREATE, i={"workspaceId": workspace_id, "title": "Two"})
     [latest] = (await gql(CHOICE))["workspaces"]
