@@ -4,11 +4,12 @@ become CodeHostRefused with a reason the Ship panel can explain."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from types import TracebackType
 
+from kandev.adapters.host_refusals import refusals as host_refusals
 from kandev.domain.code_requests import (
     CheckLog,
     CodeHostRefused,
@@ -24,12 +25,8 @@ from kandev.domain.code_requests import (
 from kandev.domain.github.api import (
     CheckRun,
     GitHubApi,
-    GitHubAuthError,
-    GitHubError,
     GitHubNotFoundError,
-    GitHubRateLimitedError,
     GitHubRefusedError,
-    GitHubTimeoutError,
     PullRequest,
 )
 
@@ -47,28 +44,7 @@ _BLOCKED = {
 }
 
 
-@asynccontextmanager
-async def refusals(action: str) -> AsyncIterator[None]:
-    """GitHub's errors as CodeHostRefused (the reason from the kind of error, the text safe to show)."""
-    try:
-        yield
-    except GitHubRefusedError as error:
-        detail = f": {error.detail}" if error.detail else ""
-        raise CodeHostRefused(f"GitHub refused to {action}{detail}", "refused", status=error.status) from None
-    except GitHubNotFoundError:
-        raise CodeHostRefused(
-            f"GitHub could not {action}: not found, or not visible to the connection", "not_found"
-        ) from None
-    except GitHubRateLimitedError as error:
-        raise CodeHostRefused(error.message, "rate_limited", reset_at=error.reset_at) from None
-    except GitHubAuthError as error:
-        raise CodeHostRefused(f"GitHub refused to {action}: {error.message}", "auth") from None
-    except GitHubTimeoutError:
-        raise CodeHostRefused(
-            f"GitHub did not answer in time to {action}; nothing is tried again until you ask", "unreachable"
-        ) from None
-    except GitHubError as error:
-        raise CodeHostRefused(f"GitHub could not {action}: {error.message}", "unreachable") from None
+refusals = partial(host_refusals, "GitHub")
 
 
 def _mergeable(pr: PullRequest) -> tuple[Mergeable, str]:

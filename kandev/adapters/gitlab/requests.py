@@ -4,11 +4,12 @@ refusals become CodeHostRefused with a reason the Ship panel can explain."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from types import TracebackType
 
+from kandev.adapters.host_refusals import refusals as host_refusals
 from kandev.domain.code_requests import (
     CheckLog,
     CodeHostRefused,
@@ -25,9 +26,6 @@ from kandev.domain.errors import ValidationError
 from kandev.domain.gitlab.api import (
     DRAFT_PREFIX,
     GitLabApi,
-    GitLabAuthError,
-    GitLabError,
-    GitLabNotFoundError,
     GitLabRefusedError,
     Job,
     MergeRequest,
@@ -54,21 +52,7 @@ _BLOCKED = {
 }
 
 
-@asynccontextmanager
-async def refusals(action: str) -> AsyncIterator[None]:
-    try:
-        yield
-    except GitLabRefusedError as error:
-        detail = f": {error.detail}" if error.detail else ""
-        raise CodeHostRefused(f"GitLab refused to {action}{detail}", "refused", status=error.status) from None
-    except GitLabNotFoundError:
-        raise CodeHostRefused(
-            f"GitLab could not {action}: not found, or not visible to the connection", "not_found"
-        ) from None
-    except GitLabAuthError as error:
-        raise CodeHostRefused(f"GitLab refused to {action}: {error.message}", "auth") from None
-    except GitLabError as error:
-        raise CodeHostRefused(f"GitLab could not {action}: {error.message}", "unreachable") from None
+refusals = partial(host_refusals, "GitLab")
 
 
 def _check(job: Job) -> RequestCheck:

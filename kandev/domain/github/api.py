@@ -11,49 +11,46 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol
 
+from kandev.domain.host_api_errors import (
+    HostApiError,
+    HostAuthError,
+    HostNotFoundError,
+    HostRateLimitedError,
+    HostRefusedError,
+    HostTimeoutError,
+    HostUnreachableError,
+)
+
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 
 
-class GitHubError(Exception):
+class GitHubError(HostApiError):
     """A GitHub call that did not succeed; the message is safe to show (no token, no response body)."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
-
-class GitHubAuthError(GitHubError):
+class GitHubAuthError(GitHubError, HostAuthError):
     """The token was refused (401) or lacks the rights for this call (403 without a rate limit)."""
 
 
-class GitHubNotFoundError(GitHubError):
+class GitHubNotFoundError(GitHubError, HostNotFoundError):
     """404: unknown, or invisible to this token (GitHub answers both alike)."""
 
 
-class GitHubRateLimitedError(GitHubError):
+class GitHubRateLimitedError(GitHubError, HostRateLimitedError):
     """The token's rate limit is spent; `reset_at` says when it refills, when GitHub said so."""
 
-    def __init__(self, message: str, status: int | None, reset_at: datetime | None) -> None:
-        super().__init__(message, status)
-        self.reset_at = reset_at
 
-
-class GitHubUnreachableError(GitHubError):
+class GitHubUnreachableError(GitHubError, HostUnreachableError):
     """No usable answer: connection refused, timeout, TLS failure, or a 5xx."""
 
 
-class GitHubTimeoutError(GitHubUnreachableError):
+class GitHubTimeoutError(GitHubUnreachableError, HostTimeoutError):
     """No answer in time: the call may or may not have taken effect on GitHub."""
 
 
-class GitHubRefusedError(GitHubError):
+class GitHubRefusedError(GitHubError, HostRefusedError):
     """GitHub understood the call and refused it (405, 409, 422): `detail` is GitHub's own short reason (its
     `message` and error codes, bounded), never a token."""
-
-    def __init__(self, message: str, status: int | None, detail: str = "") -> None:
-        super().__init__(message, status)
-        self.detail = detail
 
 
 @dataclass(frozen=True)

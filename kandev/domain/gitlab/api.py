@@ -12,6 +12,13 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from kandev.domain.api_times import api_time
+from kandev.domain.host_api_errors import (
+    HostApiError,
+    HostAuthError,
+    HostNotFoundError,
+    HostRefusedError,
+    HostUnreachableError,
+)
 
 DRAFT_PREFIX = "Draft: "
 _DRAFT = re.compile(r"^\s*(\[draft\]|\(draft\)|draft:|draft\s*-|wip:|\[wip\])\s*", re.IGNORECASE)
@@ -19,34 +26,25 @@ _DRAFT = re.compile(r"^\s*(\[draft\]|\(draft\)|draft:|draft\s*-|wip:|\[wip\])\s*
 _PROJECT = re.compile(r"[A-Za-z0-9_.-]{1,255}(/[A-Za-z0-9_.-]{1,255}){1,20}")
 
 
-class GitLabError(Exception):
+class GitLabError(HostApiError):
     """A GitLab call that did not succeed; the message is safe to show (no token, no response body)."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
-
-class GitLabAuthError(GitLabError):
+class GitLabAuthError(GitLabError, HostAuthError):
     """The token was refused (401) or lacks the rights for this call (403)."""
 
 
-class GitLabNotFoundError(GitLabError):
+class GitLabNotFoundError(GitLabError, HostNotFoundError):
     """404: unknown, or invisible to this token (GitLab answers both alike)."""
 
 
-class GitLabUnreachableError(GitLabError):
+class GitLabUnreachableError(GitLabError, HostUnreachableError):
     """No usable answer: connection refused, timeout, TLS failure, a redirect, or a 5xx."""
 
 
-class GitLabRefusedError(GitLabError):
+class GitLabRefusedError(GitLabError, HostRefusedError):
     """GitLab understood the call and refused it (400, 405, 406, 409, 422): `detail` is GitLab's own short reason
     (its `message`, bounded), never a token."""
-
-    def __init__(self, message: str, status: int | None, detail: str = "") -> None:
-        super().__init__(message, status)
-        self.detail = detail
 
 
 @dataclass(frozen=True)
