@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.factories import served_task
 from tests.support.parallel import one_at_a_time, worker_suffix
 from tests.support.serve import TEST_WORKERS
 from tests.support.server import free_port
@@ -301,3 +303,13 @@ def phone(browser: Any) -> Iterator[Any]:
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture
+def default_executor_after(kandev_server: KandevServer) -> Iterator[None]:
+    """The new-task form remembers the person's last executor; the other browser tests on this server expect the
+    workspace default, so a person's create without one restores it."""
+    yield
+    served_task(
+        kandev_server.mutate, kandev_server.workspace_id, f"Back on the default executor {uuid.uuid4().hex[:6]}"
+    )

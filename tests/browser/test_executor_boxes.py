@@ -6,7 +6,6 @@ or that its turn waits for a worker with the missing capability."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from tests.browser.conftest import KandevServer
 from tests.browser.test_settings import accept_dialogs
 from tests.browser.test_web_client import open_app, unique
 from tests.support.boxes import needs, own_capability
-from tests.support.factories import served_task
 
 pytestmark = pytest.mark.slow
 
@@ -87,14 +85,6 @@ def test_a_sandbox_profile_is_made_tested_and_changed_in_settings_and_an_unrunna
     bad = add_profile(page, unique("Host network"), "DOCKER", image="debian:bookworm", network="host")
     expect(page.get_by_test_id("executor-error")).to_contain_text("never host")
     expect(bad).to_have_count(0)
-
-
-@pytest.fixture
-def default_executor_after(kandev_server: KandevServer) -> Iterator[None]:
-    """The new-task form remembers the person's last executor; the other browser tests on this server expect the
-    workspace default, so a person's create without one restores it."""
-    yield
-    served_task(kandev_server.mutate, kandev_server.workspace_id, unique("Back on the default executor"))
 
 
 def test_the_new_task_form_picks_the_executor_and_cards_show_where_the_agent_runs_or_what_it_waits_for(

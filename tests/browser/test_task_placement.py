@@ -114,7 +114,7 @@ EXECUTOR = "query($id: ID!) { task(id: $id) { executorProfileId } }"
 
 
 def test_a_subtask_runs_where_its_parent_does_unless_the_subtask_form_chooses_another_executor(
-    page: Any, kandev_server: KandevServer
+    page: Any, kandev_server: KandevServer, default_executor_after: None
 ) -> None:
     from playwright.sync_api import expect
 
