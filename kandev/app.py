@@ -51,6 +51,10 @@ FRONTEND_DIST = Path(__file__).resolve().parent.parent / "frontend" / "dist"
 
 # A WebSocket's caller before its connection_init proves who it is: sees nothing.
 ANONYMOUS = Principal(user_id="", login="anonymous")
+# How long a stopping server lets open requests finish before it cancels them: an agent's MCP call can wait hours
+# on a person (a question, a permission), and the supervisor kills a child that has not exited 10 s after SIGTERM,
+# so the app's own shutdown (pools, subscriptions) must start well before that.
+GRACEFUL_SHUTDOWN_SECONDS = 5
 
 
 class KandevGraphQL(GraphQLOverHttp):

@@ -106,7 +106,7 @@ def serve(
     is alive."""
     import uvicorn
 
-    from kandev.app import create_app  # lazy: start-up: the whole app (1.5 s) only for `serve`
+    from kandev.app import GRACEFUL_SHUTDOWN_SECONDS, create_app  # lazy: start-up: the app (1.5 s), for serve
     from kandev.edge.http_guard import is_loopback  # lazy: start-up: Starlette, for `serve` alone
     from kandev.jobs.recovery import recover_sync  # lazy: start-up: with the app, for `serve` alone
     from kandev.migrations import upgrade_to_head
@@ -172,7 +172,12 @@ def serve(
         # No per-message deflate: live messages are small, and compressing each one for every subscriber
         # cost more than the rest of sending it.
         config = uvicorn.Config(
-            app, host=settings.host, port=settings.port, log_level="info", ws_per_message_deflate=False
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            ws_per_message_deflate=False,
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
         uvicorn.Server(config).run()
     finally:

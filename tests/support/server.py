@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import uvicorn
 
-from kandev.app import create_app
+from kandev.app import GRACEFUL_SHUTDOWN_SECONDS, create_app
 from kandev.platform.settings import Settings
 
 _T = TypeVar("_T")
@@ -62,7 +62,14 @@ def last_app_state() -> Any:
 async def serving(app: Any, port: int | None = None, lifespan: str = "auto") -> AsyncIterator[str]:
     """`app` served by uvicorn on a loopback port (a free one unless given) until the block ends: its address."""
     port = port or free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan=lifespan,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,  # as `kandev serve`: an agent's open MCP wait is cut
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
