@@ -338,7 +338,7 @@ export type CreateTaskInput = {
   autopilot?: boolean | null | undefined;
   /** Tasks this one waits on ('self': the calling session's task). A start requested while any has not completed is recorded and fires once every one has. */
   blockedBy?: Array<string | number> | null | undefined;
-  /** Executor profile. Default: the workspace default. */
+  /** Executor profile. Default: a subtask's parent's, else the workspace default. A task an agent creates runs where the agent runs: naming another executor is refused (VALIDATION). */
   executorProfileId?: string | number | null | undefined;
   /** Idempotency key, unique per workspace: a repeat returns the same task. */
   externalId?: string | null | undefined;

@@ -107,7 +107,11 @@ class CreateTaskInput:
     )
     workflow_step_id: strawberry.ID | None = arg("Step to enter. Default: the workflow's start step.", default=None)
     agent_profile_id: strawberry.ID | None = arg("Agent profile. Default: the workspace default.", default=None)
-    executor_profile_id: strawberry.ID | None = arg("Executor profile. Default: the workspace default.", default=None)
+    executor_profile_id: strawberry.ID | None = arg(
+        "Executor profile. Default: a subtask's parent's, else the workspace default. A task an agent creates runs "
+        "where the agent runs: naming another executor is refused (VALIDATION).",
+        default=None,
+    )
     repositories: list[TaskRepositoryInput] | None = arg(
         "Repositories to work in, each with an optional base branch.", default=None
     )
