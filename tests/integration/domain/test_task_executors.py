@@ -7,24 +7,16 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from kandev.domain.context import Principal
 from kandev.domain.errors import ValidationError
-from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import Task
 from kandev.models.enums import ExecutorKind, TaskOrigin
 from tests.support.factories import new_task
+from tests.support.users import as_agent
 
 
 async def boxed(services, workspace_id: str) -> str:
     return str((await services.executor_profiles.create(workspace_id, "Sandbox", ExecutorKind.SANDBOX, {})).id)
-
-
-def as_agent_of(services, workspace_id: str, task_id: str) -> Services:
-    principal = Principal(
-        user_id=services.principal.user_id, login="agent", session_id="s1", task_id=task_id, workspace_id=workspace_id
-    )
-    return Services(services.ctx.with_principal(principal))
 
 
 async def executor_of(db, task_id: str) -> str | None:
@@ -50,7 +42,7 @@ async def test_an_agents_tasks_run_where_the_agent_runs_and_it_cannot_choose_ano
     sandbox = await boxed(services, workspace_id)
     worktree = str((await services.executor_profiles.list(workspace_id))[0].id)
     own = await new_task(services, workspace_id, "Boxed agent's task", executor_profile_id=sandbox)
-    agent = as_agent_of(services, workspace_id, own)
+    agent = as_agent(services, "s1", own, workspace_id)
 
     top = await new_task(agent, workspace_id, "Made by the agent", origin=TaskOrigin.AGENT)
     sub = await new_task(agent, workspace_id, "Its subtask", parent_id=own, origin=TaskOrigin.AGENT)

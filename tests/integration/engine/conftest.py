@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.context import Principal
-from kandev.domain.services import Services
 from kandev.models import Message, StepTransition
 from kandev.platform.event_bus import session_channel
 from kandev.platform.settings import Settings
@@ -21,12 +19,6 @@ from tests.support.workflows import gate_in_progress
 @pytest.fixture
 def settings(database_url: str, redis_url: str, tmp_path: Path) -> Settings:
     return settings_for(database_url, redis_url, tmp_path, turn_lease_seconds=5, clarification_timeout_s=1.0)
-
-
-def as_agent(services: Services, session_id: str, task_id: str) -> Services:
-    """The services an agent's MCP calls run with: the session principal."""
-    agent = Principal(user_id=services.principal.user_id, login="agent", session_id=session_id, task_id=task_id)
-    return Services(services.ctx.with_principal(agent))
 
 
 async def next_event(events: Any, predicate: Any, timeout: float = 30) -> dict[str, Any]:
@@ -57,4 +49,4 @@ async def messages(db: Any, session_id: str, kind: str | None = None) -> list[Me
         return list(await s.scalars(query))
 
 
-__all__ = ["as_agent", "gate_in_progress", "history", "messages", "next_event", "session_channel", "turn_ended"]
+__all__ = ["gate_in_progress", "history", "messages", "next_event", "session_channel", "turn_ended"]

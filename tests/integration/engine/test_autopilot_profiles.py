@@ -14,8 +14,9 @@ from kandev.domain.sessions.turns import claim_turn, finish_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.agent_profiles import AgentProfileFields
 from kandev.models import AgentProfile, QueuedPrompt, Session, Task, WorkflowStep
-from tests.integration.engine.conftest import as_agent, history, messages
+from tests.integration.engine.conftest import history, messages
 from tests.support.factories import new_agent_profile
+from tests.support.users import as_agent
 from tests.support.workflows import steps_by_name
 
 

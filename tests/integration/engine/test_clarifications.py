@@ -12,7 +12,8 @@ from kandev.domain.sessions.clarifications import Answer
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import Clarification, QueuedPrompt, Turn
 from kandev.models.base import new_id, utcnow
-from tests.integration.engine.conftest import as_agent, messages
+from tests.integration.engine.conftest import messages
+from tests.support.users import as_agent
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 from tests.support.workflows import set_events, steps_by_name

@@ -10,8 +10,9 @@ from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workflow.service import MISSING, StepFields
 from kandev.models import Session, Task, WorkflowStep
 from kandev.platform import metrics
-from tests.integration.engine.conftest import as_agent, gate_in_progress, history, messages
+from tests.integration.engine.conftest import gate_in_progress, history, messages
 from tests.support import factories
+from tests.support.users import as_agent
 from tests.support.watch import watching
 from tests.support.workers import running_worker
 

@@ -13,8 +13,9 @@ from kandev.domain.sessions.turns import claim_turn, fail_session_launch, finish
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import ParentQuestion
 from kandev.models.enums import TaskState
-from tests.integration.engine.conftest import as_agent, messages
+from tests.integration.engine.conftest import messages
 from tests.integration.engine.test_parent_questions import QUESTIONS, family, prompts
+from tests.support.users import as_agent
 
 
 async def question_state(db: Any, question_id: str) -> str:

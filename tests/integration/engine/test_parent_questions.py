@@ -13,7 +13,7 @@ from kandev.domain.errors import ConflictError, NotFoundError, PermissionDeniedE
 from kandev.domain.sessions.turns import claim_turn, finish_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import ParentQuestion, QueuedPrompt
-from tests.integration.engine.conftest import as_agent
+from tests.support.users import as_agent
 
 QUESTIONS = [{"prompt": "Which API version?", "options": [{"label": "v1"}, {"label": "v2", "description": "new"}]}]
 

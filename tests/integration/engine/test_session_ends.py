@@ -14,9 +14,9 @@ from kandev.domain.workflow.service import final_step_of
 from kandev.models import Clarification, Message, QueuedPrompt, Session, SessionToken, Task, Turn
 from kandev.models.base import new_id, utcnow
 from kandev.models.enums import TaskState
-from tests.integration.engine.conftest import as_agent
 from tests.support.factories import started_task
 from tests.support.session_tokens import launch_token
+from tests.support.users import as_agent
 
 
 async def running(services: Any, workspace_id: str, **fields: Any) -> tuple[str, str, str]:

@@ -8,8 +8,8 @@ from kandev.domain.sessions.turn_setup import prepare_turn
 from kandev.domain.sessions.turns import claim_turn
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
-from tests.integration.engine.conftest import as_agent
 from tests.integration.jobs.test_turn_environment import make_repository
+from tests.support.users import as_agent
 
 
 async def launched(services, task_id):

@@ -20,9 +20,9 @@ from kandev.domain.workspace.sources import SourceRequest
 from kandev.domain.workspace.workdirs import prepare_workdir, task_directory
 from kandev.models import ExecutorProfile, Repository, Session, Task, TaskFolder, TaskRepository
 from kandev.platform.event_bus import tools_channel
-from tests.integration.engine.conftest import as_agent
 from tests.support.factories import new_task
 from tests.support.git_repos import git, make_repository
+from tests.support.users import as_agent
 
 
 def repo(**fields: str) -> SourceRequest:

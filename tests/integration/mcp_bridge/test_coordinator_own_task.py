@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from kandev.domain.context import Principal
 from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
 from kandev.domain.sessions.permissions import record_request
@@ -21,6 +20,7 @@ from kandev.edge.mcp_bridge.surface import McpCaller
 from kandev.edge.mcp_bridge.tool_surface import KandevToolSurface
 from kandev.models import Clarification, PermissionRequest, QueuedPrompt, Session, Task, TaskDependency, WorkflowStep
 from tests.integration.mcp_bridge.conftest import call_tool, run_session_caller, unknown_tool
+from tests.support.users import as_agent
 
 OPTIONS = [{"option_id": "allow", "name": "Allow", "kind": "allow_once"}]
 
@@ -87,18 +87,6 @@ async def assert_refused(surface: KandevToolSurface, db: Any, run: Run, tool: st
     assert await snapshot(db) == before, (tool, arguments)
 
 
-def as_agent_of(services: Services, session_id: str, task_id: str, workspace_id: str) -> Services:
-    """The services as that session's agent (a plain agent principal, for setting up what agents raise)."""
-    agent = Principal(
-        user_id=services.principal.user_id,
-        login="agent",
-        session_id=session_id,
-        task_id=task_id,
-        workspace_id=workspace_id,
-    )
-    return Services(services.ctx.with_principal(agent))
-
-
 async def test_a_subtask_of_its_own_task_or_a_task_waiting_on_it_is_refused_and_nothing_is_created(surface, db, run):
     for arguments in (
         {"title": "Child", "parent_id": "self"},
@@ -120,8 +108,8 @@ async def test_a_subtask_of_its_own_task_or_a_task_waiting_on_it_is_refused_and_
 async def test_questions_of_its_own_task_are_not_listed_and_cannot_be_answered_or_rejected(
     surface, services, db, run, workspace_id
 ):
-    own_agent = as_agent_of(services, run.session_id, run.task_id, workspace_id)
-    other_agent = as_agent_of(services, run.other_session_id, run.other_task_id, workspace_id)
+    own_agent = as_agent(services, run.session_id, run.task_id, workspace_id)
+    other_agent = as_agent(services, run.other_session_id, run.other_task_id, workspace_id)
     own = await own_agent.clarifications.ask([{"prompt": "Mine?", "options": [{"label": "Yes"}]}], None)
     theirs = await other_agent.clarifications.ask([{"prompt": "Theirs?", "options": [{"label": "Yes"}]}], None)
 
@@ -258,7 +246,7 @@ async def test_it_orders_interrupts_and_stops_other_tasks_which_a_plain_agent_ma
     assert not error and removed["removed"] and await links() == [], removed
 
     # A task's own agent (not the other task's parent) may neither interrupt nor stop it.
-    peer = as_agent_of(services, "peer-session", third.id, workspace_id)
+    peer = as_agent(services, "peer-session", third.id, workspace_id)
     with pytest.raises(PermissionDeniedError) as refused:
         await peer.sessions.stop_task(run.other_task_id)
     assert refused.value.fields["reason"] == "not_parent"

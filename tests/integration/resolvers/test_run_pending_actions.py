@@ -21,10 +21,10 @@ from kandev.graphql.schema.context import Context
 from kandev.models import Task
 from kandev.models.base import utcnow
 from kandev.models.enums import AutomationContext, AutomationDestination
-from tests.integration.engine.conftest import as_agent
 from tests.integration.test_sidebar_queries import counted_statements, statements_for
 from tests.support.factories import new_task
 from tests.support.pending import add_permission, add_question, launched, session_of
+from tests.support.users import as_agent
 from tests.support.workflows import gate_in_progress, steps_by_name
 
 RUN = "id status pendingAction"
