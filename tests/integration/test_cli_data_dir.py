@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import cli_processes
 from tests.support.server import free_port
 
 
@@ -33,13 +34,7 @@ def test_db_upgrade_tightens_a_loose_data_dir_and_creates_the_database_private(t
     data.chmod(0o755)
     (data / "server.key").write_text("0" * 64)
     (data / "server.key").chmod(0o644)
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", "db", "upgrade"],
-        env=kandev_env(data),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = cli_processes.run(["db", "upgrade"], kandev_env(data), timeout=120)
     assert done.returncode == 0, done.stderr
     assert mode(data) == 0o700
     files = {p.name: mode(p) for p in data.iterdir()}
@@ -50,9 +45,7 @@ def test_db_upgrade_tightens_a_loose_data_dir_and_creates_the_database_private(t
 @pytest.mark.parametrize("command", [["worker"], ["serve", "--port", "1"]])
 def test_an_unknown_agent_user_stops_the_command_with_one_clear_line(tmp_path: Path, command: list[str]) -> None:
     env = kandev_env(tmp_path / "data", KANDEV_AGENT_USER="no-such-kandev-user", KANDEV_REDIS_URL="redis://127.0.0.1:1")
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", *command], env=env, capture_output=True, text=True, timeout=60
-    )
+    done = cli_processes.run(command, env, timeout=60)
     assert done.returncode == 2
     assert "error: KANDEV_AGENT_USER names 'no-such-kandev-user', which is not a user on this machine" in done.stderr
 
@@ -60,12 +53,8 @@ def test_an_unknown_agent_user_stops_the_command_with_one_clear_line(tmp_path: P
 def test_serve_refuses_an_agent_user_with_the_embedded_redis_which_any_local_process_can_reach(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         pytest.skip("an agent user needs a root server (CI runs the suite as root)")
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", "serve", "--port", str(free_port())],
-        env=kandev_env(tmp_path / "data", KANDEV_AGENT_USER="nobody"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = cli_processes.run(
+        ["serve", "--port", str(free_port())], kandev_env(tmp_path / "data", KANDEV_AGENT_USER="nobody"), timeout=60
     )
     assert done.returncode == 2
     assert "error: KANDEV_AGENT_USER needs KANDEV_REDIS_URL" in done.stderr
@@ -85,9 +74,7 @@ def test_the_commands_refuse_an_unusable_agent_uid_range(tmp_path: Path, setting
         pytest.skip("agent identities need a root server (CI runs the suite as root)")
     for command in (["worker"], ["serve", "--port", str(free_port())]):
         env = kandev_env(tmp_path / "data", KANDEV_REDIS_URL="redis://127.0.0.1:1", **settings)
-        done = subprocess.run(
-            [sys.executable, "-m", "kandev.cli", *command], env=env, capture_output=True, text=True, timeout=60
-        )
+        done = cli_processes.run(command, env, timeout=60)
         assert done.returncode == 2, done.stderr
         assert words in done.stderr and "Traceback" not in done.stderr
 
@@ -95,11 +82,9 @@ def test_the_commands_refuse_an_unusable_agent_uid_range(tmp_path: Path, setting
 def test_serve_refuses_agent_identities_with_the_embedded_redis(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         pytest.skip("agent identities need a root server (CI runs the suite as root)")
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", "serve", "--port", str(free_port())],
-        env=kandev_env(tmp_path / "data", KANDEV_AGENT_UIDS="61000-61999"),
-        capture_output=True,
-        text=True,
+    done = cli_processes.run(
+        ["serve", "--port", str(free_port())],
+        kandev_env(tmp_path / "data", KANDEV_AGENT_UIDS="61000-61999"),
         timeout=60,
     )
     assert done.returncode == 2

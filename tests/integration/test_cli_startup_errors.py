@@ -13,17 +13,27 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.support import databases
+from tests.support import cli_processes, databases
 from tests.support.server import free_port
 
 PASSWORD = "s3cret-pw-never-shown"
 
 
-def kandev(tmp_path: Path, *args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+def _env(tmp_path: Path, **settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KANDEV_")}
-    env.update(KANDEV_DATA_DIR=str(tmp_path / "data"), COLUMNS="100", **settings)
+    return env | {"KANDEV_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "100", **settings}
+
+
+def kandev(tmp_path: Path, *args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    """`kandev ARGS` forked from the CLI zygote (tests/support/cli_processes.py): the same command, without
+    paying its imports for each of this file's many cases."""
+    return cli_processes.run(args, _env(tmp_path, **settings), timeout=120)
+
+
+def started_afresh(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m kandev.cli ARGS` as a person starts it: a new interpreter."""
     return subprocess.run(
-        [sys.executable, "-m", "kandev.cli", *args], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kandev.cli", *args], env=_env(tmp_path), capture_output=True, text=True, timeout=120
     )
 
 
@@ -95,7 +105,7 @@ def test_a_pinned_embedded_redis_port_in_use_is_refused_naming_its_setting(tmp_p
 
 
 def test_version_prints_the_installed_version(tmp_path: Path):
-    done = kandev(tmp_path, "--version")
+    done = started_afresh(tmp_path, "--version")
     assert done.returncode == 0 and done.stdout.strip() == f"kandev {version('kandev')}"
 
 

@@ -8,7 +8,6 @@ import os
 import re
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +19,8 @@ import pytest
 
 from kandev.platform.data_dir import EMBEDDED_REDIS_PORT_FILE
 from tests.integration.test_serve import wait_for_agent_text, wait_healthy
+from tests.support import cli_processes
+from tests.support.cli_processes import KandevProcess, spawn
 from tests.support.server import free_port
 from tests.support.workers import stop_gracefully
 
@@ -30,17 +31,15 @@ def kandev_env(data: Path, **settings: str) -> dict[str, str]:
 
 
 @contextmanager
-def running(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kandev.cli", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+def running(args: list[str], env: dict[str, str]) -> Iterator[KandevProcess]:
+    process = spawn(args, env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         yield process
     finally:
         stop_gracefully(process)
 
 
-def wait_answering(base: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+def wait_answering(base: str, process: KandevProcess, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -139,22 +138,14 @@ def test_the_dashboard_finds_the_embedded_redis_of_serve_and_shows_turns_by_task
 
 
 def test_without_a_running_server_or_redis_url_the_dashboard_says_what_to_do(tmp_path: Path):
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", "dashboard", "--port", str(free_port())],
-        env=kandev_env(tmp_path / "data"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = cli_processes.run(["dashboard", "--port", str(free_port())], kandev_env(tmp_path / "data"), timeout=60)
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert EMBEDDED_REDIS_PORT_FILE in line and "kandev serve" in line and "KANDEV_REDIS_URL" in line
 
 
 def cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "kandev.cli", *args], env=env, capture_output=True, text=True, timeout=120
-    )
+    done = cli_processes.run(args, env, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

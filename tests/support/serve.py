@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from tests.support import cli_processes
+from tests.support.cli_processes import KandevProcess
 from tests.support.processes import alive
 from tests.support.server import free_port
 
@@ -61,7 +63,7 @@ class Served:
     """A running `kandev serve`: its base URL, process and log file."""
 
     base: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | KandevProcess
     log_path: Path
 
     def log(self) -> str:
@@ -158,15 +160,15 @@ def serving(
     """`kandev serve` on a free port with its own data dir under `tmp_path`, healthy, stopped after."""
     port = free_port()
     log_path = tmp_path / "serve.log"
+    args, env = ["serve", "--port", str(port)], serve_env(tmp_path / "data", **settings)
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, *python_flags, "-m", "kandev.cli", "serve", "--port", str(port)],
-            env=serve_env(tmp_path / "data", **settings),
-            cwd=cwd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        streams: dict[str, Any] = {"cwd": cwd, "stdout": log, "stderr": subprocess.STDOUT, "start_new_session": True}
+        if python_flags:  # interpreter flags need an interpreter of its own
+            process: Any = subprocess.Popen(
+                [sys.executable, *python_flags, "-m", "kandev.cli", *args], env=env, **streams
+            )
+        else:
+            process = cli_processes.spawn(args, env, **streams)
     served = Served(f"http://127.0.0.1:{port}", process, log_path)
     try:
         wait_healthy(served)

@@ -1,19 +1,20 @@
-"""A real `kandev worker` process for end-to-end tests, on the test's database and Redis."""
+"""A real `kandev worker` process for end-to-end tests, on the test's database and Redis (forked from the CLI
+zygote: tests/support/cli_processes.py)."""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from subprocess import TimeoutExpired
 
 from redis import Redis
 from rq import Queue
 
 from kandev.platform.job_queues import ALL
 from kandev.platform.settings import Settings
+from tests.support.cli_processes import KandevProcess, spawn
 
 
 def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
@@ -37,27 +38,23 @@ def empty_queues(redis_url: str) -> None:
     connection.close()
 
 
-def stop_gracefully(process: subprocess.Popen[bytes]) -> None:
+def stop_gracefully(process: KandevProcess) -> None:
     """SIGTERM, up to 15 s to exit, then SIGKILL."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
+        except TimeoutExpired:
             process.kill()
             process.wait()
 
 
 @contextmanager
-def running_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
+def running_worker(settings: Settings, **extra_env: str) -> Iterator[KandevProcess]:
     """A worker for the duration of the block; queues are emptied first so other tests' jobs don't leak in."""
     assert settings.redis_url
     empty_queues(settings.redis_url)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kandev.cli", "worker"],
-        env=worker_env(settings, **extra_env),
-        start_new_session=True,
-    )
+    process = spawn(["worker"], worker_env(settings, **extra_env), start_new_session=True)
     try:
         yield process
     finally:
@@ -65,13 +62,10 @@ def running_worker(settings: Settings, **extra_env: str) -> Iterator[subprocess.
 
 
 @contextmanager
-def running_scheduler(settings: Settings, interval: float = 0.5, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
+def running_scheduler(settings: Settings, interval: float = 0.5, **extra_env: str) -> Iterator[KandevProcess]:
     """The scheduler, ticking fast so recovery (reaping, re-enqueueing) happens within a test's bounds."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kandev.cli", "scheduler"],
-        env=worker_env(settings, KANDEV_SCHEDULER_INTERVAL_SECONDS=str(interval), **extra_env),
-        start_new_session=True,
-    )
+    env = worker_env(settings, KANDEV_SCHEDULER_INTERVAL_SECONDS=str(interval), **extra_env)
+    process = spawn(["scheduler"], env, start_new_session=True)
     try:
         yield process
     finally:

@@ -41,9 +41,11 @@ class Clock:
 
     def __init__(self) -> None:
         self.heard: list[tuple[float, str, dict]] = []
+        self.subscribed = asyncio.Event()
 
     async def listen(self, bus, workspace_id: str, session_id: str) -> None:
         async with bus.subscribe_all(task_channel(workspace_id), session_channel(session_id)) as events:
+            self.subscribed.set()
             async for payload in events:
                 self.heard.append((time.monotonic(), payload["kind"], payload))
 
@@ -68,11 +70,14 @@ async def test_a_file_written_at_a_tool_call_reaches_task_events_within_a_second
     task_id = await task_on_repository(services, workspace_id, tmp_path)
     assert (await gql(STATS, id=task_id))["task"]["changeStats"] is None  # not measured yet
     clock = Clock()
+    # Subscribed before a worker starts (in milliseconds, and could finish the tool call first); the worker's
+    # start-up recovery enqueues the session's waiting prompt again.
+    started = await services.sessions.start_task(
+        task_id, "/write notes.txt\none\ntwo\nthree\n/end-write\n/sleep 30", None
+    )
+    listener = asyncio.create_task(clock.listen(bus, workspace_id, started.session.id))
+    await asyncio.wait_for(clock.subscribed.wait(), 10)
     with running_worker(settings):
-        started = await services.sessions.start_task(
-            task_id, "/write notes.txt\none\ntwo\nthree\n/end-write\n/sleep 30", None
-        )
-        listener = asyncio.create_task(clock.listen(bus, workspace_id, started.session.id))
         try:
             done_at, _ = await clock.until("MESSAGE_UPDATED", tool_call_done)
             changes_at, changes = await clock.until("CHANGES")
@@ -90,9 +95,10 @@ async def test_a_change_seen_at_a_turn_end_reaches_task_events_within_a_second(
 ):
     task_id = await task_on_repository(services, workspace_id, tmp_path)
     clock = Clock()
+    started = await services.sessions.start_task(task_id, "/sleep 2", None)
+    listener = asyncio.create_task(clock.listen(bus, workspace_id, started.session.id))
+    await asyncio.wait_for(clock.subscribed.wait(), 10)
     with running_worker(settings):
-        started = await services.sessions.start_task(task_id, "/sleep 2", None)
-        listener = asyncio.create_task(clock.listen(bus, workspace_id, started.session.id))
         try:
             folder = task_directory(settings.work_path, task_id) / "repo"
             async with asyncio.timeout(60):

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from kandev.platform.clock import clock_of
 from kandev.platform.event_bus import automation_channel
 from kandev.platform.settings import Settings
 from tests.integration.domain.automations.conftest import new_automation, runs_of
+from tests.support.cli_processes import spawn
 from tests.support.factories import settings_for
 
 
@@ -44,7 +43,7 @@ async def test_a_scheduler_process_fires_an_every_minute_schedule_within_a_secon
         "KANDEV_SCHEDULER_INTERVAL_SECONDS": "60",
     }
     async with bus.subscribe(automation_channel(workspace_id)) as events:
-        process = subprocess.Popen([sys.executable, "-m", "kandev.cli", "scheduler"], env=env)
+        process = spawn(["scheduler"], env)
         try:
             created = 0
             async with asyncio.timeout(30):
