@@ -22,10 +22,10 @@ from sqlalchemy import select
 
 from bench.backends import backends
 from bench.foundation import summary
+from kandev.adapters.github.deliveries import signature_of
 from kandev.adapters.rq_dispatch import RqDispatcher
 from kandev.domain.access.bootstrap import bootstrap
 from kandev.domain.github.connections import GithubService
-from kandev.domain.github.webhooks import signature_of
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.models import CheckFixRound, Message, QueuedPrompt, Repository, Session, Task, TaskShipRequest

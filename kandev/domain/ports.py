@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol
@@ -25,6 +25,7 @@ from kandev.domain.code_requests import (
 from kandev.domain.errors import UnprocessableError
 from kandev.domain.outbound import OutboundPolicy
 from kandev.domain.workspace.executor_config import BoxConfig
+from kandev.models.enums import TriggerType
 from kandev.platform.agent_host import AgentUser
 from kandev.platform.log_redaction import remember_secrets
 from kandev.platform.settings import Settings
@@ -156,6 +157,32 @@ class RequestApi(Protocol):
         """Whether the host protects `branch` (pushes to it are refused from Kandev)."""
 
 
+@dataclass(frozen=True)
+class HostDelivery:
+    """A code host's webhook delivery, verified and read: the trigger it may fire, the host's routing key for it
+    (a GitHub App installation), the repository it concerns (owner/name), the key that fires it once per
+    repository, and what the runs it starts see."""
+
+    trigger_type: TriggerType
+    route: int
+    repository: str
+    dedup_key: str
+    data: dict[str, Any]
+
+
+class DeliveryReader(Protocol):
+    """How a code host's webhook deliveries are checked and read. Nothing here touches the database: the domain
+    routes, deduplicates and fires what `read` returns (kandev.domain.github.webhooks)."""
+
+    def signed(self, secret: str, body: bytes, signature: str | None) -> bool:
+        """Whether `signature` (the delivery's signature header, None when missing) proves the raw `body` was
+        sent by someone holding `secret`; in constant time."""
+
+    def read(self, event: str, payload: Mapping[str, Any]) -> HostDelivery | str:
+        """The delivery of kind `event` (the host's event header) with its JSON object `payload`, or why it
+        fires nothing (an event no trigger listens for, a branch deletion, an unfinished check, ...)."""
+
+
 class CodeHost(Protocol):
     """A code host (GitHub, GitLab, ...): a task made from one of its pull or merge requests is resolved, linked
     and pushed through it, the agent's and Kandev's git reach it with the workspace's credential, and a task's
@@ -164,6 +191,8 @@ class CodeHost(Protocol):
     provider: str
     # The local branch's prefix: pr-<n>-<task> on GitHub, mr-<iid>-<task> on GitLab.
     branch_prefix: str
+    # Its webhook deliveries, when Kandev acts on them (GitHub's App deliveries); None: none are read.
+    deliveries: DeliveryReader | None
 
     def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
         """(host, owner/name or project path) of a repository's remote on this provider, else None."""

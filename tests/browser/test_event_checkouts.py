@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.domain.github.webhooks import signature_of
+from kandev.adapters.github.deliveries import signature_of
 from tests.browser.conftest import KandevServer, serve
 from tests.browser.test_web_client import open_app
 from tests.support.fake_github import FakeGitHub, fake_github

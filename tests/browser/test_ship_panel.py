@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kandev.domain.github.webhooks import signature_of
+from kandev.adapters.github.deliveries import signature_of
 from tests.browser.conftest import KandevServer, serve
 from tests.browser.test_changes_panel import agent_task, repository, write
 from tests.browser.test_web_client import no_horizontal_scroll, open_app, unique

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kandev.adapters.github.deliveries import GitHubDeliveries
 from kandev.adapters.github.requests import GitHubRequests
 from kandev.domain.code_requests import HostedRepository
 from kandev.domain.errors import ProviderNotConnectedError
@@ -27,6 +28,7 @@ from kandev.domain.ports import (
     Contribution,
     ContributionError,
     ContributionRef,
+    DeliveryReader,
     EventCheckout,
     GitCredential,
 )
@@ -64,6 +66,7 @@ GITHUB_GIT_USERNAME = "x-access-token"
 class GitHubCodeHost:
     provider = "github"
     branch_prefix = "pr"
+    deliveries: DeliveryReader | None = GitHubDeliveries()
 
     def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
         return parse_remote(remote_url)

@@ -27,7 +27,14 @@ from kandev.domain.gitlab.api import (
 from kandev.domain.gitlab.connections import workspace_gitlab_credentials
 from kandev.domain.gitlab.merge_requests import link_task_merge_request
 from kandev.domain.gitlab.remotes import parse_gitlab_remote
-from kandev.domain.ports import Contribution, ContributionError, ContributionRef, EventCheckout, GitCredential
+from kandev.domain.ports import (
+    Contribution,
+    ContributionError,
+    ContributionRef,
+    DeliveryReader,
+    EventCheckout,
+    GitCredential,
+)
 from kandev.platform.settings import Settings
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}"
@@ -58,6 +65,7 @@ GITLAB_GIT_USERNAME = "oauth2"
 class GitLabCodeHost:
     provider = "gitlab"
     branch_prefix = "mr"
+    deliveries: DeliveryReader | None = None  # GitLab's webhooks fire nothing yet
 
     def remote_target(self, remote_url: str | None, contribution: Contribution) -> tuple[str, str] | None:
         return parse_gitlab_remote(remote_url, contribution.base_path)

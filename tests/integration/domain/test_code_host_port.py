@@ -43,6 +43,7 @@ class GiteaDouble:
 
     provider = "gitea"
     branch_prefix = "gitea-pr"
+    deliveries = None
 
     def __init__(self, server: GitHttpServer, head: str) -> None:
         self.server, self.head = server, head

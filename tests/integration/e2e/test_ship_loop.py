@@ -16,8 +16,8 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from kandev.adapters.github.deliveries import signature_of
 from kandev.domain.github.connections import GithubService
-from kandev.domain.github.webhooks import signature_of
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.workspace.repositories import RepositoryChoice
 from kandev.models import CheckFixRound, Message, QueuedPrompt, Session, Task, TaskShipRequest, Turn

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from kandev.adapters.github.deliveries import signature_of
 from kandev.domain.automations.records import AutomationFields, TriggerFields
-from kandev.domain.github.webhooks import signature_of
 from kandev.models import AutomationRun, GithubInstallation, GithubWebhookDelivery
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from kandev.adapters.github.deliveries import GitHubDeliveries
 from kandev.domain.automations.launch import event_checkout, launch_run
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.github.pull_requests import poll_github_now
@@ -161,7 +162,7 @@ async def test_a_push_or_ci_run_works_on_the_events_branch_at_its_commit_and_pus
         )
     body = {**payload, **common}
     digest = hashlib.sha256(json.dumps(body).encode()).hexdigest()
-    delivered = await handle_delivery(services.ctx, event, new_id(), body, digest)
+    delivered = await handle_delivery(services.ctx, GitHubDeliveries().read(event, body), event, new_id(), digest)
     [fired] = delivered.fired
     assert fired.fired and fired.run_id
 

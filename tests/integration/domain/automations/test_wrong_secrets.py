@@ -17,10 +17,10 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from kandev.adapters.github.deliveries import signature_of as github_signature_of
 from kandev.app import create_app
 from kandev.domain.automations.records import AutomationFields, TriggerFields
 from kandev.domain.automations.webhook_auth import signature_of, source_key
-from kandev.domain.github.webhooks import signature_of as github_signature_of
 from kandev.models.base import new_id
 from kandev.models.enums import TriggerType
 from kandev.platform.settings import Settings
