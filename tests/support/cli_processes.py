@@ -165,7 +165,7 @@ class KandevProcess:
         return self.returncode
 
     def _finish(self, answer: str) -> None:
-        assert answer.startswith("exit "), f"the CLI zygote lost the child {self.pid}: {answer!r}"
+        assert answer.startswith("exit "), f"the CLI zygote ended before its child {self.pid}: {answer!r}"
         self.returncode = int(answer.split()[1])
         self._conn.close()
 

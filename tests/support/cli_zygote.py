@@ -4,15 +4,14 @@ scheduler and the app once, and forks a child per `kandev` command a test runs.
 Run as `python -m tests.support.cli_zygote SOCKET`. Each request is one SOCK_SEQPACKET message: JSON
 {args, env, cwd, new_session} with the child's stdin, stdout and stderr passed as descriptors (SCM_RIGHTS). The
 zygote answers `pid N`, and `exit CODE` (subprocess's convention: -N for a signal) when it reaps the child. It
-stays single-threaded and runs no event loop, so a fork copies nothing half-done; it ends with its parent (the
-test process) through PR_SET_PDEATHSIG.
+stays single-threaded and runs no event loop, so a fork copies nothing half-done; it ends within a second of its
+parent, the test process (PR_SET_PDEATHSIG would end it with the parent's thread that started it).
 """
 
 from __future__ import annotations
 
 import array
 import atexit
-import ctypes
 import json
 import os
 import selectors
@@ -28,14 +27,7 @@ import kandev.jobs.scheduler  # noqa: F401  (imported for the children: `schedul
 import kandev.jobs.worker  # noqa: F401  (imported for the children: `worker`)
 import kandev.migrations  # noqa: F401  (imported for the children: `db upgrade`)
 
-PR_SET_PDEATHSIG = 1
 MAX_REQUEST = 1 << 20
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() == 1:
-        os._exit(0)
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, object], list[int]] | None:
@@ -88,8 +80,7 @@ def _run_child(request: dict[str, object], fds: list[int]) -> None:
         os._exit(code if isinstance(code, int) else 0)
 
 
-def serve(path: str) -> None:
-    _die_with_parent()
+def serve(path: str, parent: int) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path)
     listener.listen(64)
@@ -103,8 +94,8 @@ def serve(path: str) -> None:
     selector.register(listener, selectors.EVENT_READ)
     selector.register(wake_read, selectors.EVENT_READ)
     print("ready", flush=True)
-    while True:
-        for key, _events in selector.select():
+    while os.getppid() == parent:
+        for key, _events in selector.select(timeout=1.0):
             if key.fileobj is listener:
                 conn, _ = listener.accept()
                 received = _receive(conn)
@@ -149,4 +140,4 @@ def _reap(children: dict[int, socket.socket]) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], os.getppid())
