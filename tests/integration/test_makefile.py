@@ -100,8 +100,8 @@ def pytest_command(pytest_args: str) -> str:
 
 
 @pytest.mark.parametrize("pytest_args", ["", "tests/integration", "-x -k tasks", "-m 'not reliability'"])
-def test_make_test_runs_the_suite_or_a_folder_in_two_processes_keeping_each_module_in_one(pytest_args: str):
-    parallel = ["-n", "2", "--dist", "loadscope", "--no-loadscope-reorder"]
+def test_make_test_runs_the_suite_or_a_folder_in_three_processes_keeping_each_module_in_one(pytest_args: str):
+    parallel = ["-n", "3", "--dist", "loadscope", "--no-loadscope-reorder"]
     assert pytest_command(pytest_args).split("-m pytest", 1)[1].split() == ["-q", *parallel, *pytest_args.split()]
 
 
