@@ -72,7 +72,7 @@ async def test_a_question_of_the_current_turn_blocks_advancing_even_with_a_signa
 ):
     with running_worker(settings):
         task = (await services.tasks.create(CreateTask(workspace_id=workspace_id, title="Gated"))).task
-        delivery = await services.sessions.start_task(task.id, "/say asking\n/sleep 1.5", None)
+        delivery = await services.sessions.start_task(task.id, "/say asking\n/sleep 3", None)
         session_id = delivery.session.id
         agent = as_agent(services, session_id, task.id)
         async with watching(bus, db, session_id) as watch:
