@@ -108,15 +108,15 @@ class KandevProcess:
         streams: list[int] = []
         for number, stream in ((0, stdin), (1, stdout), (2, stderr)):
             if stream == subprocess.PIPE:
+                assert number > 0, "no test writes to a command's standard input"
                 read_end, write_end = os.pipe()
-                ours, theirs = (write_end, read_end) if number == 0 else (read_end, write_end)
-                pipe = os.fdopen(ours, ("w" if number == 0 else "r") + ("" if text else "b"))
+                pipe = os.fdopen(read_end, "r" if text else "rb")
                 if number == 1:
                     self.stdout = pipe
-                elif number == 2:
+                else:
                     self.stderr = pipe
-                streams.append(theirs)
-                handed.append(theirs)
+                streams.append(write_end)
+                handed.append(write_end)
             elif stream == subprocess.STDOUT and number == 2:
                 streams.append(streams[1])
             else:
