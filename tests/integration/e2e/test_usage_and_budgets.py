@@ -14,11 +14,12 @@ from sqlalchemy import func, select
 from kandev.domain.automations.firing import Admission, fire
 from kandev.domain.automations.preflight import check_and_store
 from kandev.domain.automations.records import AutomationFields
+from kandev.domain.automations.runs import active_sql
 from kandev.domain.errors import PermissionDeniedError
 from kandev.domain.services import Services
 from kandev.domain.tasks.service import CreateTask
 from kandev.domain.usage.service import UsageGroup
-from kandev.models import Message, QueuedPrompt, TurnUsage
+from kandev.models import AutomationRun, Message, QueuedPrompt, TurnUsage
 from kandev.models.base import utcnow
 from kandev.wiring import SYSTEM, provide_services
 from tests.support.watch import watching
@@ -207,8 +208,15 @@ async def test_a_spent_automation_budget_stops_it_firing_until_the_budget_is_rai
                 )
             )
 
+    async def still_active() -> int:
+        async with db.read() as s:
+            active = select(func.count()).where(AutomationRun.automation_id == automation_id, active_sql())
+            return int(await s.scalar(active) or 0)
+
+    # Spent, and settled: the usage is recorded mid-turn, and a run still active would be refused for the
+    # automation's one-at-a-time cap before its budget is looked at.
     async with asyncio.timeout(60):
-        while await spent_by_automation() < 2.0:
+        while await spent_by_automation() < 2.0 or await still_active():
             await asyncio.sleep(0.2)
     budget = """mutation($i: SetAutomationBudgetInput!) { setAutomationBudget(input: $i) { __typename
       ... on AutomationBudgetPayload { budget { period limitUsd spent { tokens costUsd } reached } } } }"""
