@@ -20,11 +20,16 @@ export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => v
   const [error, setError] = useState<string | null>(null);
   // Changes go one after another, so the server ends with the last one chosen.
   const queue = useRef<Promise<void>>(Promise.resolve());
-  useEffect(() => setShown({ enabled, maxRounds, autoMerge: task.autoMerge }), [enabled, maxRounds, task.autoMerge]);
+  // While changes wait to be saved, what is chosen stays shown: an earlier change's answer must not undo a later one.
+  const pending = useRef(0);
+  useEffect(() => {
+    if (pending.current === 0) setShown({ enabled, maxRounds, autoMerge: task.autoMerge });
+  }, [enabled, maxRounds, task.autoMerge]);
 
   const save = (next: Partial<Shown>) => {
     setShown((s) => ({ ...s, ...next }));
     setError(null);
+    pending.current += 1;
     const { autoMerge, ...fix } = next;
     const i = { taskId: task.id, autoMerge: autoMerge ?? null, fixFailingChecks: Object.keys(fix).length ? fix : null };
     queue.current = queue.current.then(async () => {
@@ -34,6 +39,8 @@ export function ShipSettings({ task, onDone }: { task: ShipTask; onDone: () => v
       } catch (err) {
         setError(t("settingsRefused", { error: errorText(err) }));
         setShown(held);
+      } finally {
+        pending.current -= 1;
       }
       onDone();
     });
