@@ -1,14 +1,16 @@
 """`kandev` commands as real processes, forked from an interpreter that has already imported the CLI (the zygote,
 tests/support/cli_zygote.py) instead of started afresh.
 
-Each `python -m kandev.cli worker` costs about 1.4 s of CPU in imports before it does anything, and the suite
-starts a few hundred workers, schedulers and one-shot commands: on the 2-core CI machine that was a fifth of each
-pass. A forked child runs the same `kandev.cli.main()` with the test's arguments, environment, working directory
+Each `python -m kandev.cli worker` spends about 1.2 s importing before it does anything, and the suite starts a
+few hundred workers, schedulers and one-shot commands: the workers alone were about a quarter of a pass's CPU.
+A forked child runs the same `kandev.cli.main()` with the test's arguments, environment, working directory
 and standard streams, in its own session when asked, as a child of the zygote: signals, process groups and its
 own children work as for a started process. `KandevProcess` answers what the suite asks of a `subprocess.Popen`.
 
-The tests of the real entry point (`python -m kandev.cli`, what `kandev serve` and a person start) start it
-afresh: tests/integration/test_cli_startup_errors.py's version test and every `kandev serve` test.
+The real entry point (`python -m kandev.cli`, what a person and `kandev serve`'s supervisor start) is still started
+afresh by the version test of tests/integration/test_cli_startup_errors.py, the `kandev serve` processes of
+tests/integration/test_serve.py, the browser tests and test_no_orphans, `serving()` with interpreter flags, and
+every child a `kandev serve` supervises.
 """
 
 from __future__ import annotations
